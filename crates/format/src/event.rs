@@ -1,0 +1,155 @@
+//! The events of a process log (DESIGN §4): what one process did, in its own order.
+//!
+//! A log is one sequence of events per process; there is no global order. A
+//! message (and every other signal) is named by its sender and the sender's
+//! signal index: the k-th signal a process sends (counting messages, link,
+//! unlink, exit, monitor, demonitor and 'DOWN' signals alike, from 0) is
+//! `MsgId { sender, index: k }`. The index is implicit in the sender's log: it is
+//! the number of `Send` and `Signal` events before it.
+
+/// A process's dense index in one log (the entry process is 0).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct ProcId(pub u32);
+
+/// The identity of a signal (a message is a signal): its sender and the sender's
+/// signal index.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MsgId {
+    pub sender: ProcId,
+    pub index: u64,
+}
+
+/// A term in the External Term Format (with its leading 131 version byte).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Payload(pub Vec<u8>);
+
+impl Payload {
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Where a signal was sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dest {
+    /// A process of this log.
+    Proc(ProcId),
+    /// A pid that no process of this log had (`<0.N.0>` number); the signal went nowhere.
+    Foreign(u64),
+}
+
+/// Non-message signals (seed 002's signals, plus monitors).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SignalKind {
+    Link,
+    Unlink,
+    /// An exit signal. `linked` is true when it was sent because a linked process
+    /// ended (the "link-triggered" flag of seed 002), false for `exit/2`.
+    Exit {
+        reason: Option<Payload>,
+        linked: bool,
+    },
+    Monitor,
+    Demonitor,
+    /// The monitored process ended; delivered as a `{'DOWN', Ref, process, Pid, Reason}` message.
+    Down { reason: Option<Payload> },
+}
+
+/// What taking a signal did to the process that took it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SignalEffect {
+    /// Link, unlink, monitor or demonitor bookkeeping was updated.
+    Applied,
+    /// The signal had no effect (e.g. an exit signal with reason `normal` to a
+    /// process not trapping exits).
+    Ignored,
+    /// The signal became a message in the mailbox (`{'EXIT', From, Reason}` when
+    /// trapping exits, or `{'DOWN', ...}`); a later `Receive` names it by the same id.
+    Converted,
+    /// The process died of it; its `Exit` event follows.
+    Killed,
+}
+
+/// Which nondeterministic built-in produced a `Nondet` value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NondetKind {
+    /// erlang:monotonic_time/0,1
+    MonotonicTime,
+    /// erlang:system_time/0,1, os:system_time/0,1
+    SystemTime,
+    /// erlang:timestamp/0, os:timestamp/0, erlang:now/0
+    Timestamp,
+    /// erlang:unique_integer/0,1
+    UniqueInteger,
+    /// rand:uniform/0,1, rand:uniform_real/0 and other draws from the random source
+    Random,
+    /// erlang:whereis/1, and the name lookup of `Name ! Msg`
+    Whereis,
+    /// erlang:register/2 and unregister/1 (`true`, or the atom `badarg` when it failed)
+    Register,
+    /// erlang:registered/0
+    Registered,
+    /// erlang:is_process_alive/1
+    IsProcessAlive,
+    /// erlang:processes/0
+    Processes,
+    /// erlang:process_info/1,2
+    ProcessInfo,
+    /// Any other nondeterministic built-in; the log's header lists its name.
+    Other(u16),
+}
+
+/// One event of a process log.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Event {
+    /// This process created `child`; `pid` is the child's raw pid number (`<0.N.0>`).
+    Spawn {
+        child: ProcId,
+        pid: u64,
+        link: bool,
+        monitor: bool,
+    },
+    /// This process sent a message: its next signal index names it.
+    Send { to: Dest, payload: Option<Payload> },
+    /// A message entered this process's mailbox (only when deliveries are recorded).
+    Deliver { msg: MsgId },
+    /// A `receive` consumed the message `msg` (the nondeterministic choice).
+    Receive { msg: MsgId },
+    /// A `receive ... after` took its `after` branch.
+    Timeout,
+    /// This process sent a non-message signal; it takes the next signal index.
+    Signal { to: Dest, kind: SignalKind },
+    /// This process took the signal `signal` at this point of its steps.
+    SignalTaken { signal: MsgId, effect: SignalEffect },
+    /// The result of a nondeterministic built-in (always recorded: replay needs it).
+    Nondet { kind: NondetKind, value: Payload },
+    /// The process wrote to standard output. `seq` is the write's position among
+    /// all writes of the run (output order across processes is a choice too);
+    /// the bytes are present only when output is recorded.
+    Output { seq: u64, bytes: Option<Vec<u8>> },
+    /// The process ended with this reason (`normal` or the crash reason).
+    Exit { reason: Option<Payload> },
+}
+
+impl Event {
+    /// True for the events that take a signal index of this process.
+    pub fn sends_signal(&self) -> bool {
+        matches!(self, Event::Send { .. } | Event::Signal { .. })
+    }
+
+    /// A short lowercase name of the event's kind, as `trace stats` and `--json` show it.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Event::Spawn { .. } => "spawn",
+            Event::Send { .. } => "send",
+            Event::Deliver { .. } => "deliver",
+            Event::Receive { .. } => "receive",
+            Event::Timeout => "timeout",
+            Event::Signal { .. } => "signal",
+            Event::SignalTaken { .. } => "signal_taken",
+            Event::Nondet { .. } => "nondet",
+            Event::Output { .. } => "output",
+            Event::Exit { .. } => "exit",
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! The `trace` log format (docs/format.md): a versioned, compressed,
+//! crash-safe, random-access container of per-process event logs.
+
+pub mod event;
+
+pub use event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind};

@@ -1,0 +1,11 @@
+//! The Erlang source front end: lexer, preprocessor and parser producing the
+//! abstract syntax of [`ast`], with erlc-style `file:line:col` diagnostics.
+//!
+//! Data flow: source text → [`lexer`] tokens → [`preprocess`] (macros,
+//! includes, conditionals) → [`parser`] → [`ast::Module`]. The compiler in
+//! `trace-runtime` takes it from there.
+
+pub mod ast;
+pub mod diag;
+
+pub use diag::{DiagKind, Diagnostic, SourceMap};

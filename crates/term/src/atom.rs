@@ -1,0 +1,241 @@
+//! Atoms: interned names shared by every thread of the process.
+//!
+//! An [`Atom`] is an index into one global, append-only table. Interning takes a
+//! lock; reading a name back does not (the table is a list of chunks that are
+//! allocated once and never move), so printing and comparing atoms from many
+//! scheduler threads does not contend.
+
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex, OnceLock};
+
+/// An interned atom. Equality is identity; ordering by name is [`Atom::cmp_by_name`].
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Atom(u32);
+
+/// Upper bound on the number of atoms, as BEAM's default atom table limit.
+pub const MAX_ATOMS: usize = 1 << 21;
+
+const FIRST_CHUNK_BITS: u32 = 10;
+const CHUNKS: usize = 12; // 1024 * (2^12 - 1) > MAX_ATOMS
+
+struct Table {
+    index: Mutex<HashMap<&'static str, Atom>>,
+    chunks: [OnceLock<Box<[OnceLock<&'static str>]>>; CHUNKS],
+}
+
+fn locate(i: u32) -> (usize, usize) {
+    // Chunk k holds 1024 << k entries, starting at 1024 * (2^k - 1).
+    let n = (i >> FIRST_CHUNK_BITS) + 1;
+    let k = 31 - n.leading_zeros();
+    let start = ((1u32 << k) - 1) << FIRST_CHUNK_BITS;
+    (k as usize, (i - start) as usize)
+}
+
+static TABLE: LazyLock<Table> = LazyLock::new(|| {
+    let t = Table {
+        index: Mutex::new(HashMap::new()),
+        chunks: Default::default(),
+    };
+    {
+        let mut idx = t.index.lock().unwrap();
+        for (i, name) in PREDEFINED.iter().enumerate() {
+            let a = Atom(i as u32);
+            t.store(a, name);
+            idx.insert(name, a);
+        }
+    }
+    t
+});
+
+impl Table {
+    fn store(&self, a: Atom, name: &'static str) {
+        let (k, off) = locate(a.0);
+        let chunk = self.chunks[k].get_or_init(|| {
+            (0..(1usize << (k as u32 + FIRST_CHUNK_BITS)))
+                .map(|_| OnceLock::new())
+                .collect()
+        });
+        let _ = chunk[off].set(name);
+    }
+}
+
+/// The atom table is full (more than [`MAX_ATOMS`] distinct atoms).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AtomTableFull;
+
+impl std::fmt::Display for AtomTableFull {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "atom table full ({MAX_ATOMS} atoms)")
+    }
+}
+
+impl std::error::Error for AtomTableFull {}
+
+impl Atom {
+    /// Interns `name`. Panics only if the atom table is full; use [`Atom::try_intern`]
+    /// on untrusted input.
+    pub fn intern(name: &str) -> Atom {
+        Self::try_intern(name).expect("atom table full")
+    }
+
+    /// Interns `name`, or fails when the table already holds [`MAX_ATOMS`] atoms.
+    pub fn try_intern(name: &str) -> Result<Atom, AtomTableFull> {
+        let t = &*TABLE;
+        let mut idx = t.index.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&a) = idx.get(name) {
+            return Ok(a);
+        }
+        let n = idx.len();
+        if n >= MAX_ATOMS {
+            return Err(AtomTableFull);
+        }
+        let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+        let a = Atom(n as u32);
+        t.store(a, leaked);
+        idx.insert(leaked, a);
+        Ok(a)
+    }
+
+    /// Returns the atom named `name` if it already exists (like `list_to_existing_atom`).
+    pub fn existing(name: &str) -> Option<Atom> {
+        TABLE
+            .index
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .copied()
+    }
+
+    /// The atom's name.
+    pub fn name(self) -> &'static str {
+        let t = &*TABLE;
+        let (k, off) = locate(self.0);
+        t.chunks[k]
+            .get()
+            .and_then(|c| c[off].get())
+            .copied()
+            .expect("atom index without a name")
+    }
+
+    /// The atom's index in the table (stable for the life of the process).
+    pub fn index(self) -> u32 {
+        self.0
+    }
+
+    /// Term order between atoms: by name, codepoint by codepoint.
+    pub fn cmp_by_name(self, other: Atom) -> std::cmp::Ordering {
+        if self == other {
+            return std::cmp::Ordering::Equal;
+        }
+        self.name().cmp(other.name())
+    }
+
+    /// `true` or `false` as an atom.
+    pub fn from_bool(b: bool) -> Atom {
+        if b {
+            TRUE
+        } else {
+            FALSE
+        }
+    }
+}
+
+impl std::fmt::Debug for Atom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "'{}'", self.name())
+    }
+}
+
+macro_rules! predefined_atoms {
+    ($($id:ident = $name:literal),* $(,)?) => {
+        const PREDEFINED: &[&str] = &[$($name),*];
+        predefined_atoms!(@consts 0u32; $($id),*);
+    };
+    (@consts $n:expr; $id:ident $(, $rest:ident)*) => {
+        #[doc = concat!("The predefined atom `", stringify!($id), "`.")]
+        pub const $id: Atom = Atom($n);
+        predefined_atoms!(@consts $n + 1u32; $($rest),*);
+    };
+    (@consts $n:expr;) => {};
+}
+
+// Atoms the engine and the tools refer to by constant. Order is the table order.
+predefined_atoms! {
+    FALSE = "false", TRUE = "true", OK = "ok", ERROR = "error", UNDEFINED = "undefined",
+    NORMAL = "normal", KILL = "kill", KILLED = "killed", NOPROC = "noproc", EXIT = "exit",
+    THROW = "throw", EXIT_UPPER = "EXIT", DOWN = "DOWN", PROCESS = "process",
+    BADARG = "badarg", BADARITH = "badarith", BADMATCH = "badmatch",
+    FUNCTION_CLAUSE = "function_clause", CASE_CLAUSE = "case_clause", IF_CLAUSE = "if_clause",
+    TRY_CLAUSE = "try_clause", UNDEF = "undef", BADFUN = "badfun", BADARITY = "badarity",
+    BADKEY = "badkey", BADMAP = "badmap", BADRECORD = "badrecord", TIMEOUT_VALUE = "timeout_value",
+    SYSTEM_LIMIT = "system_limit", NOCATCH = "nocatch", INFINITY = "infinity",
+    TIMEOUT = "timeout", NONODE = "nonode@nohost", ERLANG = "erlang", TRAP_EXIT = "trap_exit",
+    FILE = "file", LINE = "line", ERROR_INFO = "error_info", BADGENERATOR = "badgenerator",
+    NAN = "nan", INTEGER = "integer", FLOAT = "float", BINARY = "binary", UTF8 = "utf8",
+    LATIN1 = "latin1", UNICODE = "unicode", ALL = "all", UNDEFINED_FUNCTION = "undefined_function",
+    MODULE = "module", NAME = "name", ARITY = "arity", ENV = "env", TYPE = "type",
+    LOCAL = "local", EXTERNAL = "external", BIG = "big", LITTLE = "little", SIGNED = "signed",
+    UNSIGNED = "unsigned", NATIVE = "native", APPLY = "apply", SECOND = "second",
+    MILLISECOND = "millisecond", MICROSECOND = "microsecond", NANOSECOND = "nanosecond",
+    PERF_COUNTER = "perf_counter", MONITOR = "monitor",
+    LINK = "link", NOCONNECTION = "noconnection", FLUSH = "flush", INFO = "info",
+    REGISTERED_NAME = "registered_name", MESSAGE_QUEUE_LEN = "message_queue_len",
+    MESSAGES = "messages", LINKS = "links", STATUS = "status", DICTIONARY = "dictionary",
+    WAITING = "waiting", RUNNING = "running", RUNNABLE = "runnable", EXITING = "exiting",
+    CURRENT_FUNCTION = "current_function", GROUP_LEADER = "group_leader",
+    DEFAULT = "default", POSITIVE = "positive",
+    MONOTONIC = "monotonic", BADFILE = "badfile", EMPTY = "empty", NONE = "none", VALUE = "value",
+    SAME = "same",
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn predefined_atoms_have_their_names() {
+        assert_eq!(TRUE.name(), "true");
+        assert_eq!(OK.name(), "ok");
+        assert_eq!(Atom::intern("badarg"), BADARG);
+        assert_eq!(SAME.name(), "same");
+    }
+
+    #[test]
+    fn interning_is_idempotent_and_ordered_by_name() {
+        let a = Atom::intern("zebra_atom_test");
+        let b = Atom::intern("apple_atom_test");
+        assert_eq!(a, Atom::intern("zebra_atom_test"));
+        assert_eq!(b.cmp_by_name(a), std::cmp::Ordering::Less);
+        assert_eq!(Atom::existing("apple_atom_test"), Some(b));
+        assert_eq!(Atom::existing("never_interned_atom_xyz"), None);
+    }
+
+    #[test]
+    fn chunk_location_covers_boundaries() {
+        assert_eq!(locate(0), (0, 0));
+        assert_eq!(locate(1023), (0, 1023));
+        assert_eq!(locate(1024), (1, 0));
+        assert_eq!(locate(1024 + 2047), (1, 2047));
+        assert_eq!(locate(1024 + 2048), (2, 0));
+        let (k, off) = locate(MAX_ATOMS as u32 - 1);
+        assert!(k < CHUNKS && off < (1 << (k as u32 + FIRST_CHUNK_BITS)));
+    }
+
+    #[test]
+    fn many_atoms_from_many_threads() {
+        let hs: Vec<_> = (0..4)
+            .map(|t| {
+                std::thread::spawn(move || {
+                    (0..3000)
+                        .map(|i| Atom::intern(&format!("thr{t}_{i}")))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for (t, h) in hs.into_iter().enumerate() {
+            for (i, a) in h.join().unwrap().into_iter().enumerate() {
+                assert_eq!(a.name(), format!("thr{t}_{i}"));
+            }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! Erlang terms for `trace`: the value type shared by the engine, the log and
+//! the analyses, with Erlang's term order, printing and the External Term Format.
+//!
+//! - [`Term`] is a 16-byte value; compound terms are immutable and reference
+//!   counted, so sending a message or reusing a literal shares rather than copies.
+//! - [`atom`] interns atom names in one table for the whole process.
+//! - [`order`] implements term order, `==` and `=:=`.
+//! - [`print`] prints terms as `~w` does.
+
+pub mod atom;
+pub mod bits;
+pub mod fun;
+pub mod map;
+pub mod order;
+pub mod print;
+mod term;
+
+pub use atom::Atom;
+pub use bits::{BitWriter, Bitstring};
+pub use fun::Fun;
+pub use map::MapRepr;
+pub use term::{Cons, ListIter, Pid, Ref, Term, Tuple};
+pub use triomphe::Arc;
+pub use num_bigint::BigInt;
