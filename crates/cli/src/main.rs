@@ -1,1 +1,66 @@
-fn main() {}
+//! `trace`: record, replay, diff and check concurrent Erlang programs.
+//!
+//! This binary parses arguments, wires the library crates together and prints
+//! their results. It computes nothing itself: each subcommand lives in
+//! [`cmd`] and calls into the crate that owns the work.
+
+mod cmd;
+mod exit;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "trace",
+    version,
+    about = "Record, replay, diff and check concurrent Erlang programs",
+    long_about = "Runs Erlang source on trace's own engine, records every nondeterministic \
+choice of a run into a compact binary log, replays it deterministically or replays only \
+the causes of one event, compares two runs up to causal equivalence, and checks a run \
+against runtime-verification patterns.",
+    after_help = "Exit status: see `trace help <command>`; 2 always means trouble \
+(bad arguments, unreadable input)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an Erlang program on the engine, without recording
+    Run(cmd::run::Args),
+    /// Run a program and record every nondeterministic choice into a log
+    Record(cmd::record::Args),
+    /// Replay a recorded run, or rebuild and check it from the log alone
+    Replay(cmd::replay::Args),
+    /// Compare two runs up to causal equivalence
+    Diff(cmd::diff::Args),
+    /// Check a run against runtime-verification properties
+    Check(cmd::check::Args),
+    /// Print a log's events, one per line
+    Dump(cmd::dump::Args),
+    /// Print figures about a log
+    Stats(cmd::stats::Args),
+    /// Convert another tool's log into a trace log
+    Import(cmd::import::Args),
+    /// Convert a trace log into another tool's format
+    Export(cmd::export::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Run(a) => cmd::run::run(a),
+        Command::Record(a) => cmd::record::run(a),
+        Command::Replay(a) => cmd::replay::run(a),
+        Command::Diff(a) => cmd::diff::run(a),
+        Command::Check(a) => cmd::check::run(a),
+        Command::Dump(a) => cmd::dump::run(a),
+        Command::Stats(a) => cmd::stats::run(a),
+        Command::Import(a) => cmd::import::run(a),
+        Command::Export(a) => cmd::export::run(a),
+    };
+    ExitCode::from(code)
+}

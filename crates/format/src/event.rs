@@ -52,7 +52,9 @@ pub enum SignalKind {
     Monitor,
     Demonitor,
     /// The monitored process ended; delivered as a `{'DOWN', Ref, process, Pid, Reason}` message.
-    Down { reason: Option<Payload> },
+    Down {
+        reason: Option<Payload>,
+    },
 }
 
 /// What taking a signal did to the process that took it.

@@ -39,15 +39,31 @@ pub enum Form {
 /// can list them, and are otherwise ignored.
 #[derive(Clone, Debug)]
 pub enum Attribute {
-    Module { pos: Pos, name: String },
-    Export { pos: Pos, funs: Vec<(String, usize)> },
-    Import { pos: Pos, module: String, funs: Vec<(String, usize)> },
+    Module {
+        pos: Pos,
+        name: String,
+    },
+    Export {
+        pos: Pos,
+        funs: Vec<(String, usize)>,
+    },
+    Import {
+        pos: Pos,
+        module: String,
+        funs: Vec<(String, usize)>,
+    },
     Record(RecordDef),
     /// `-compile(...)` with its argument as a term (e.g. `export_all`).
-    Compile { pos: Pos, options: Expr },
+    Compile {
+        pos: Pos,
+        options: Expr,
+    },
     /// `-spec`, `-type`, `-opaque`, `-callback`, `-export_type`, `-behaviour`,
     /// `-vsn`, `-author`, `-file`, custom attributes, ...: name and position only.
-    Other { pos: Pos, name: String },
+    Other {
+        pos: Pos,
+        name: String,
+    },
 }
 
 /// `-record(name, {field = Default :: type(), ...}).`
@@ -254,7 +270,10 @@ pub enum ExprKind {
         fields: Vec<RecordFieldInit>,
     },
     /// `#name.field`: the field's 1-based tuple position.
-    RecordIndex { name: String, field: String },
+    RecordIndex {
+        name: String,
+        field: String,
+    },
     /// `Expr#name.field`
     RecordField {
         expr: Box<Expr>,
@@ -269,7 +288,10 @@ pub enum ExprKind {
     UnOp(UnOp, Box<Expr>),
     /// A call. `fun` is an `Atom` (local call or auto-imported BIF), a `Remote`,
     /// or any other expression evaluating to a fun.
-    Call { fun: Box<Expr>, args: Vec<Expr> },
+    Call {
+        fun: Box<Expr>,
+        args: Vec<Expr>,
+    },
     /// `Module:Function` in call position.
     Remote {
         module: Box<Expr>,

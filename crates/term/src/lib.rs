@@ -19,6 +19,6 @@ pub use atom::Atom;
 pub use bits::{BitWriter, Bitstring};
 pub use fun::Fun;
 pub use map::MapRepr;
+pub use num_bigint::BigInt;
 pub use term::{Cons, ListIter, Pid, Ref, Term, Tuple};
 pub use triomphe::Arc;
-pub use num_bigint::BigInt;

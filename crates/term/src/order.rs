@@ -132,7 +132,9 @@ fn cmp_scalar(a: &Term, b: &Term, exact: bool) -> Ordering {
                 return Ordering::Equal;
             }
             let (xs, ys) = (x.elements(), y.elements());
-            xs.len().cmp(&ys.len()).then_with(|| cmp_slices(xs, ys, exact))
+            xs.len()
+                .cmp(&ys.len())
+                .then_with(|| cmp_slices(xs, ys, exact))
         }
         (Term::Map(x), Term::Map(y)) => {
             // Maps: by size, then keys in key order, then values in key order.
@@ -273,7 +275,13 @@ mod tests {
             Term::binary(b""),
         ];
         for w in ordered.windows(2) {
-            assert_eq!(compare(&w[0], &w[1]), Ordering::Less, "{:?} < {:?}", w[0], w[1]);
+            assert_eq!(
+                compare(&w[0], &w[1]),
+                Ordering::Less,
+                "{:?} < {:?}",
+                w[0],
+                w[1]
+            );
         }
     }
 
@@ -287,7 +295,10 @@ mod tests {
         assert_eq!(compare(&big, &Term::Float(1e30)), Ordering::Less);
         assert_eq!(compare(&big, &Term::Float(1e10)), Ordering::Greater);
         assert_eq!(compare(&big, &t(i64::MAX)), Ordering::Greater);
-        assert_eq!(compare(&t((1 << 60) + 1), &Term::Float((1u64 << 60) as f64)), Ordering::Greater);
+        assert_eq!(
+            compare(&t((1 << 60) + 1), &Term::Float((1u64 << 60) as f64)),
+            Ordering::Greater
+        );
     }
 
     #[test]
@@ -298,7 +309,10 @@ mod tests {
         let l1 = Term::list(vec![t(1), t(2)]);
         let l2 = Term::list(vec![t(1), t(2), t(0)]);
         assert_eq!(compare(&l1, &l2), Ordering::Less);
-        assert_eq!(compare(&Term::atom("abc"), &Term::atom("abd")), Ordering::Less);
+        assert_eq!(
+            compare(&Term::atom("abc"), &Term::atom("abd")),
+            Ordering::Less
+        );
     }
 
     #[test]

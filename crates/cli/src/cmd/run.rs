@@ -1,0 +1,16 @@
+//! `trace run` (being written).
+
+use clap::Args as ClapArgs;
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Arguments (being written)
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    rest: Vec<String>,
+}
+
+pub fn run(args: Args) -> u8 {
+    let _ = args.rest;
+    eprintln!("trace run: not implemented yet");
+    crate::exit::TROUBLE
+}
