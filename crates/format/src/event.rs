@@ -36,6 +36,8 @@ pub enum Dest {
     Proc(ProcId),
     /// A pid that no process of this log had (`<0.N.0>` number); the signal went nowhere.
     Foreign(u64),
+    /// The log does not say (imported logs, e.g. CauDEr's, record no destination).
+    Unknown,
 }
 
 /// Non-message signals (seed 002's signals, plus monitors).
@@ -154,4 +156,15 @@ impl Event {
             Event::Exit { .. } => "exit",
         }
     }
+}
+
+/// One process's log, decoded: its identity and its events in program order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessLog {
+    pub id: ProcId,
+    /// The raw pid number (`<0.N.0>`) the process had in the recorded run.
+    pub pid: u64,
+    /// The process that spawned it (`None` for the entry process).
+    pub parent: Option<ProcId>,
+    pub events: Vec<Event>,
 }

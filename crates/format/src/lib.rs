@@ -3,4 +3,4 @@
 
 pub mod event;
 
-pub use event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind};
+pub use event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, ProcessLog, SignalEffect, SignalKind};
