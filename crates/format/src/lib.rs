@@ -3,4 +3,6 @@
 
 pub mod event;
 
-pub use event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, ProcessLog, SignalEffect, SignalKind};
+pub use event::{
+    Dest, Event, MsgId, NondetKind, Payload, ProcId, ProcessLog, SignalEffect, SignalKind,
+};
