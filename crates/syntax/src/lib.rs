@@ -7,5 +7,8 @@
 
 pub mod ast;
 pub mod diag;
+pub mod lexer;
+pub mod text;
+pub mod token;
 
 pub use diag::{DiagKind, Diagnostic, SourceMap};
