@@ -8,7 +8,10 @@
 pub mod ast;
 pub mod diag;
 pub mod lexer;
+pub mod parser;
 pub mod text;
 pub mod token;
 
 pub use diag::{DiagKind, Diagnostic, SourceMap};
+pub use parser::Parser;
+pub use token::{Keyword, Punct, Token, TokenKind};
