@@ -24,7 +24,7 @@ impl Worker {
         Worker {
             index,
             local: crossbeam_deque::Worker::new_fifo(),
-            rng: Cell::new(seed ^ ((index as u64 + 1) * 0xA24B_AED4_963E_E407) | 1),
+            rng: Cell::new(seed ^ (index as u64 + 1).wrapping_mul(0xA24B_AED4_963E_E407) | 1),
             chaos: chaos.is_some(),
         }
     }
