@@ -479,7 +479,7 @@ fn binop(
         BinOp::AndAlso | BinOp::OrElse => control::short_circuit(cx, b, op, l, r, dest, pos),
         BinOp::Send => {
             let args = vec![l.clone(), r.clone()];
-            call_bif(cx, b, "erlang", "!", &args, dest, pos)
+            call_bif(cx, b, "erlang", "send", &args, dest, pos)
         }
         _ => {
             let t = target(b, dest);
