@@ -6,13 +6,18 @@
 //! - [`atom`] interns atom names in one table for the whole process.
 //! - [`order`] implements term order, `==` and `=:=`.
 //! - [`print`] prints terms as `~w` does.
+//! - [`numtext`] converts numbers to text and back as the `erlang` BIFs do.
+//! - [`etf`] encodes and decodes the External Term Format.
 
 pub mod atom;
 pub mod bits;
+pub mod etf;
 pub mod fun;
 pub mod map;
+pub mod numtext;
 pub mod order;
 pub mod print;
+pub mod quote;
 mod term;
 
 pub use atom::Atom;
