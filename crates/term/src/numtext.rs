@@ -267,13 +267,15 @@ pub fn short_float(f: f64) -> String {
         out.push('e');
         out.push_str(&exp_text);
     };
+    // Plain notation wins ties: "0.0001" over "1.0e-4", "100.0" over "1.0e2".
+    let dot = i32::from(len == 1);
     if place < 0 {
         if exp >= 0 {
             let split = (len + place) as usize;
             out.push_str(&digits[..split]);
             out.push('.');
             out.push_str(&digits[split..]);
-        } else if 2 - place - len <= exp_cost {
+        } else if 2 - place - len <= exp_cost + dot {
             out.push_str("0.");
             out.extend(std::iter::repeat_n('0', (-place - len) as usize));
             out.push_str(&digits);
@@ -281,7 +283,6 @@ pub fn short_float(f: f64) -> String {
             with_exp(&mut out);
         }
     } else {
-        let dot = i32::from(len == 1);
         if exp_cost + dot >= place + 2 && f.abs() < (1u64 << 53) as f64 {
             out.push_str(&digits);
             out.extend(std::iter::repeat_n('0', place as usize));
