@@ -5,7 +5,7 @@
 //!   counted, so sending a message or reusing a literal shares rather than copies.
 //! - [`atom`] interns atom names in one table for the whole process.
 //! - [`order`] implements term order, `==` and `=:=`.
-//! - [`print`] prints terms as `~w` does.
+//! - [`print`] prints terms as `~w` does, [`pretty`] as `~p` does.
 //! - [`numtext`] converts numbers to text and back as the `erlang` BIFs do.
 //! - [`etf`] encodes and decodes the External Term Format.
 
@@ -16,6 +16,7 @@ pub mod fun;
 pub mod map;
 pub mod numtext;
 pub mod order;
+pub mod pretty;
 pub mod print;
 pub mod quote;
 mod term;
