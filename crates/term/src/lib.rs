@@ -6,12 +6,14 @@
 //! - [`atom`] interns atom names in one table for the whole process.
 //! - [`order`] implements term order, `==` and `=:=`.
 //! - [`print`] prints terms as `~w` does, [`pretty`] as `~p` does.
+//! - [`format`] is `io_lib:format`.
 //! - [`numtext`] converts numbers to text and back as the `erlang` BIFs do.
 //! - [`etf`] encodes and decodes the External Term Format.
 
 pub mod atom;
 pub mod bits;
 pub mod etf;
+pub mod format;
 pub mod fun;
 pub mod map;
 pub mod numtext;

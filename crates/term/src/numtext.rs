@@ -297,7 +297,6 @@ pub fn short_float(f: f64) -> String {
 /// The 21 significant digits of `float_to_list(F)` and the decimal exponent
 /// `e` such that `|f| = 0.d1d2... * 10^e`; `~f`, `~e` and `~g` round these
 /// digits, not the float (`io_lib_format`'s `float_data`).
-#[allow(dead_code)] // used by the format module
 pub(crate) fn float_data(f: f64) -> (Vec<u8>, i32) {
     let s = format!("{:.20e}", f.abs());
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
