@@ -8,6 +8,7 @@
 //! - [`print`] prints terms as `~w` does, [`pretty`] as `~p` does.
 //! - [`format`] is `io_lib:format`.
 //! - [`numtext`] converts numbers to text and back as the `erlang` BIFs do.
+//! - [`phash`] is `erlang:phash2`, bit for bit.
 //! - [`etf`] encodes and decodes the External Term Format.
 
 pub mod atom;
@@ -18,6 +19,7 @@ pub mod fun;
 pub mod map;
 pub mod numtext;
 pub mod order;
+pub mod phash;
 pub mod pretty;
 pub mod print;
 pub mod quote;

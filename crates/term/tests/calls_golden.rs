@@ -1,4 +1,4 @@
-//! Number <-> text conversions against OTP 25 (tests/data/calls.txt).
+//! Number <-> text conversions and phash2 against OTP 25 (tests/data/calls.txt).
 
 mod common;
 
@@ -6,6 +6,7 @@ use trace_term::numtext::{
     float_options, float_to_text, float_to_text_with, integer_to_text, text_to_float,
     text_to_integer,
 };
+use trace_term::phash::{phash2, phash2_range};
 use trace_term::Term;
 
 /// The characters of an Erlang string term.
@@ -29,12 +30,16 @@ fn call(name: &str, args: &[Term]) -> Option<Option<Term>> {
             .and_then(|o| float_to_text_with(*f, o))
             .ok()
             .map(|s| Term::string(&s)),
+        ("phash2", [t]) => Some(Term::Int(i64::from(phash2(t)))),
+        ("phash2", [t, Term::Int(r)]) => {
+            phash2_range(t, *r as u64).map(|h| Term::Int(i64::from(h)))
+        }
         _ => return None,
     })
 }
 
 #[test]
-fn conversions_match_erlang() {
+fn calls_match_erlang() {
     let data = common::data("calls.txt");
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -63,7 +68,7 @@ fn conversions_match_erlang() {
             ));
         }
     }
-    assert!(checked > 3000, "only {checked} cases");
+    assert!(checked > 4000, "only {checked} cases");
     assert!(
         failures.is_empty(),
         "{} differ:\n{}",
