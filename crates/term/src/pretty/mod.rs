@@ -54,8 +54,64 @@ pub fn pretty(t: &Term, opts: &PrettyOptions) -> String {
     out
 }
 
+/// Nesting that the recursive passes handle on the caller's stack; deeper
+/// terms are printed on a helper thread whose stack grows with the depth.
+const SHALLOW: usize = 100;
+const STACK_PER_LEVEL: usize = 16 * 1024;
+
 /// Appends the term as `io_lib_pretty:print/2` prints it.
 pub fn pretty_into(out: &mut String, t: &Term, opts: &PrettyOptions) {
+    let depth = nesting(t);
+    if depth <= SHALLOW {
+        return print_into(out, t, opts);
+    }
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .stack_size((1 << 20) + depth * STACK_PER_LEVEL)
+            .spawn_scoped(s, || {
+                let mut text = String::new();
+                print_into(&mut text, t, opts);
+                text
+            });
+        match worker {
+            Ok(handle) => match handle.join() {
+                Ok(text) => out.push_str(&text),
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            // No thread to be had: try on this stack.
+            Err(_) => print_into(out, t, opts),
+        }
+    })
+}
+
+/// How deeply compound terms nest in `t` (list spines do not count).
+fn nesting(t: &Term) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(t, 0usize)];
+    while let Some((t, d)) = stack.pop() {
+        max = max.max(d);
+        match t {
+            Term::Cons(_) => {
+                let mut it = t.list_iter();
+                for e in &mut it {
+                    stack.push((e, d + 1));
+                }
+                stack.push((it.rest(), d + 1));
+            }
+            Term::Tuple(tu) => stack.extend(tu.elements().iter().map(|e| (e, d + 1))),
+            Term::Map(m) => {
+                for (k, v) in m.iter() {
+                    stack.push((k, d + 1));
+                    stack.push((v, d + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    max
+}
+
+fn print_into(out: &mut String, t: &Term, opts: &PrettyOptions) {
     if opts.depth == 0 {
         out.push_str("...");
         return;
@@ -80,5 +136,24 @@ pub fn pretty_into(out: &mut String, t: &Term, opts: &PrettyOptions) {
             }
         }
         _ => out.push_str(&write_term_with(t, -1, Encoding::Latin1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_deepest_decodable_term_pretty_prints() {
+        let mut t = Term::Nil;
+        for i in 0..crate::etf::MAX_DEPTH {
+            t = Term::tuple(vec![Term::Int(i as i64), t]);
+        }
+        let s = pretty(&t, &PrettyOptions::default());
+        assert!(s.starts_with("{1999,\n {1998,\n  {1997,"), "{}", &s[..40]);
+        assert_eq!(s.lines().count(), crate::etf::MAX_DEPTH + 1);
+        while let Term::Tuple(tu) = t {
+            t = tu.elements()[1].clone();
+        }
     }
 }
