@@ -541,6 +541,47 @@ mod tests {
             .starts_with("byte 0: expected the version byte 131"));
     }
 
+    fn node() -> Vec<u8> {
+        let mut b = vec![SMALL_ATOM_EXT, 13];
+        b.extend_from_slice(b"nonode@nohost");
+        b
+    }
+
+    #[test]
+    fn legacy_pids_references_and_atoms_decode() {
+        let pid = [&[131, PID_EXT][..], &node(), &[0, 0, 0, 83, 0, 0, 0, 0, 0]].concat();
+        assert!(decode(&pid).unwrap() == Term::Pid(Pid(83)));
+        let r = [
+            &[131, NEW_REFERENCE_EXT, 0, 3][..],
+            &node(),
+            &[0, 0, 0, 0, 7, 0, 0, 0, 83, 0, 0, 0, 0],
+        ]
+        .concat();
+        assert_eq!(
+            crate::print::write_term(&decode(&r).unwrap()),
+            "#Ref<0.0.83.7>"
+        );
+        let latin1 = [131, SMALL_ATOM_EXT, 4, b'c', b'a', b'f', 0xE9];
+        let got = decode(&latin1);
+        assert!(
+            matches!(&got, Ok(a) if *a == Term::atom("caf\u{e9}")),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn distribution_forms_are_refused_by_name() {
+        for (bytes, what) in [
+            (&[131, COMPRESSED, 0, 0, 0, 9, 1][..], "compressed"),
+            (&[131, ATOM_CACHE_REF, 0][..], "atom cache"),
+            (&[131, DIST_HEADER, 0][..], "distribution header"),
+        ] {
+            let e = decode(bytes).unwrap_err();
+            assert_eq!(e.offset, 1);
+            assert!(e.message.contains(what), "{e}");
+        }
+    }
+
     #[test]
     fn huge_declared_lengths_are_rejected_before_allocating() {
         let e = decode(&[131, 108, 0xff, 0xff, 0xff, 0xff, 106]).unwrap_err();

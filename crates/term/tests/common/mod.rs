@@ -43,6 +43,7 @@ pub struct TermCase {
     pub line: usize,
     pub etf: String,
     pub etf_default: String,
+    pub etf_v0: String,
     pub w: String,
     /// (column, text)
     pub p: Vec<(usize, String)>,
@@ -68,6 +69,7 @@ pub fn term_cases() -> Vec<TermCase> {
                 cur.etf = rest.to_string()
             }
             "etf_default" => cur.etf_default = rest.to_string(),
+            "etf_v0" => cur.etf_v0 = rest.to_string(),
             "w" => cur.w = unescape(rest),
             "p" => {
                 let (n, t) = num_text();

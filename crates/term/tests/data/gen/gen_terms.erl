@@ -14,6 +14,7 @@ case_lines(T) ->
     Cols = [1, 10, 30, 60, 79],
     ["etf ", common:etf(T), "\n",
      "etf_default ", common:etf_default(T), "\n",
+     "etf_v0 ", common:hex(term_to_binary(T, [{minor_version, 0}])), "\n",
      "w ", common:esc(io_lib:format("~w", [T])), "\n",
      [["p ", integer_to_list(C), " ", common:esc(at_column(C, "~p", [T])), "\n"] || C <- Cols],
      [["tp ", integer_to_list(C), " ", common:esc(at_column(C, "~tp", [T])), "\n"] || C <- [1, 40]],
