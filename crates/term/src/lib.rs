@@ -7,9 +7,9 @@
 //!   counted, so sending a message or reusing a literal shares rather than copies.
 //! - [`atom`] interns atom names in one table for the whole process.
 //! - [`order`] implements term order, `==` and `=:=`.
-//! - [`quote`] quotes atoms and escapes strings as `io_lib` does; [`print`]
-//!   writes terms on one line (`~w`, `~W`); [`pretty`] lays them out over lines
-//!   (`~p`, `~P`); [`format`] is `io_lib:format` on top of both.
+//! - [`quote`] quotes atoms and escapes strings as `io_lib` does; [`print`](mod@print)
+//!   writes terms on one line (`~w`, `~W`); [`pretty`](mod@pretty) lays them out over lines
+//!   (`~p`, `~P`); [`format`](mod@format) is `io_lib:format` on top of both.
 //! - [`numtext`] converts numbers to text and back as the `erlang` BIFs do.
 //! - [`phash`] is `erlang:phash2`, bit for bit.
 //! - [`etf`] encodes terms for the log and decodes them from untrusted bytes.

@@ -1,5 +1,5 @@
 //! Writing terms on one line as `io_lib:write` does (`~w`, `~W`, `~tw`);
-//! `~p` lives in [`crate::pretty`].
+//! `~p` lives in [`crate::pretty`](mod@crate::pretty).
 //!
 //! The writer walks the term with an explicit stack rather than recursion, so
 //! a deeply nested term built by a program cannot overflow the thread's stack.

@@ -1,6 +1,6 @@
 //! `io_lib:format/2`: the control-sequence language `~F.P.PadModC`.
 //!
-//! As in OTP it works in two passes: [`scan`] splits the format into text and
+//! As in OTP it works in two passes: `scan` splits the format into text and
 //! control sequences, taking each one's arguments (and `*` widths); then the
 //! output is built, the "small" controls first and the term and string
 //! controls (`~p ~P ~w ~W ~s`) second, tracking the column so that `~p`

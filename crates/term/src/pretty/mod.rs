@@ -1,8 +1,8 @@
 //! `~p`: printing terms over several lines as `io_lib_pretty` does in OTP 25.
 //!
-//! Printing is two passes, as in OTP: [`measure`] turns the term into a tree
+//! Printing is two passes, as in OTP: `measure` turns the term into a tree
 //! of pieces that knows each piece's one-line text and length (cutting at the
-//! depth limit and choosing string or list form), then [`layout`] decides
+//! depth limit and choosing string or list form), then `layout` decides
 //! where lines break and how far continuation lines are indented, given the
 //! column the term starts at and the line length.
 //!
