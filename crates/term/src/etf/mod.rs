@@ -24,6 +24,8 @@
 //!   index, OldUniq, arity and free variables, with `code` = [`NO_CODE`](crate::fun::NO_CODE).
 
 mod decode;
+#[cfg(test)]
+mod decode_tests;
 mod encode;
 
 pub use decode::{decode, decode_prefix, EtfError, MAX_DEPTH};
