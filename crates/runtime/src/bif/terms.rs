@@ -184,44 +184,10 @@ fn list_to_tuple(a: &[Term]) -> BifResult {
 
 /// `~p` of a term (as io_lib:print).
 pub fn pretty(t: &Term) -> String {
-    trace_term::print::write_term(t)
+    trace_term::pretty(t, &trace_term::PrettyOptions::default())
 }
 
-/// io_lib:format: TEMPORARY minimal implementation until the term crate's
-/// formatter lands (supports ~p ~w ~s ~n ~~ ~c ~b).
+/// io_lib:format with BEAM's directives; bad formats or arguments are `badarg`.
 pub fn io_format(fmt: &Term, args: &[Term]) -> Result<String, Fault> {
-    let f = match fmt {
-        Term::Atom(a) => a.name().to_string(),
-        other => chardata_to_string(other).ok_or_else(badarg)?,
-    };
-    let mut out = String::new();
-    let mut args = args.iter();
-    let mut cs = f.chars();
-    while let Some(c) = cs.next() {
-        if c != '~' {
-            out.push(c);
-            continue;
-        }
-        match cs.next().ok_or_else(badarg)? {
-            'n' => out.push('\n'),
-            '~' => out.push('~'),
-            'p' | 'w' => out.push_str(&trace_term::print::write_term(
-                args.next().ok_or_else(badarg)?,
-            )),
-            's' => out
-                .push_str(&chardata_to_string(args.next().ok_or_else(badarg)?).ok_or_else(badarg)?),
-            'b' => out.push_str(&trace_term::print::write_term(
-                args.next().ok_or_else(badarg)?,
-            )),
-            'c' => match args.next() {
-                Some(Term::Int(i)) => out.push(char::from_u32(*i as u32).ok_or_else(badarg)?),
-                _ => return Err(badarg()),
-            },
-            _ => return Err(badarg()),
-        }
-    }
-    if args.next().is_some() {
-        return Err(badarg());
-    }
-    Ok(out)
+    trace_term::format_term(fmt, args).map_err(|_| badarg())
 }

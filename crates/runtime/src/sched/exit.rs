@@ -130,7 +130,7 @@ pub fn finish(
 fn crash_report(rt: &Runtime, p: &Process, reason: &Term) {
     let _g = rt.stderr.lock().unwrap_or_else(|e| e.into_inner());
     let now = crate::bif::erlang::local_time_string();
-    let text = trace_term::print::write_term(reason);
+    let text = crate::bif::terms::pretty(reason);
     let mut err = std::io::stderr().lock();
     let _ = write!(
         err,
