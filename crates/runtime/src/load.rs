@@ -123,6 +123,9 @@ pub fn load(files: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, Vec<Diagnos
         mods.push(m);
     }
     let program = crate::link::link(mods)?;
+    if std::env::var_os("TRACE_DUMP_IR").is_some() {
+        dump_ir(&program);
+    }
     Ok(Loaded {
         program: Arc::new(program),
         modules: identities,
@@ -202,4 +205,23 @@ pub fn parse_entry(text: &str) -> Result<(Atom, Atom, Vec<Term>), String> {
 
 fn constant_arg(e: &Expr) -> Option<Term> {
     crate::compiler::constant::constant(e)
+}
+
+/// Prints the user modules' compiled code to stderr (debugging aid).
+fn dump_ir(p: &Program) {
+    for (i, f) in p.funs.iter().enumerate() {
+        if p.modules.get(&f.module).is_some_and(|m| m.prelude) {
+            continue;
+        }
+        eprintln!(
+            "fun {i}: {}:{}/{} slots={}",
+            f.module.name(),
+            f.name.name(),
+            f.arity,
+            f.nslots
+        );
+        for (pc, ins) in f.code.iter().enumerate() {
+            eprintln!("  {pc:4} L{:<4} {ins:?}", f.lines[pc]);
+        }
+    }
 }

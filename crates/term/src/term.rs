@@ -185,6 +185,35 @@ impl Term {
         Term::Binary(Arc::new(Bitstring::from_bytes(bytes)))
     }
 
+    /// True for values that own no allocation (dropping them is a no-op).
+    #[inline(always)]
+    pub fn is_immediate(&self) -> bool {
+        matches!(
+            self,
+            Term::Int(_) | Term::Float(_) | Term::Atom(_) | Term::Nil | Term::Pid(_) | Term::Ref(_)
+        )
+    }
+
+    /// Overwrites `self` with `v`, skipping the out-of-line drop when the old
+    /// value is an immediate (the common case in registers).
+    #[inline(always)]
+    pub fn set(&mut self, v: Term) {
+        let old = std::mem::replace(self, v);
+        if old.is_immediate() {
+            std::mem::forget(old);
+        } else {
+            drop(old);
+        }
+    }
+
+    /// Resets `self` to `[]`, releasing what it held.
+    #[inline(always)]
+    pub fn clear(&mut self) {
+        if !self.is_immediate() {
+            *self = Term::Nil;
+        }
+    }
+
     pub fn is_atom(&self, a: Atom) -> bool {
         matches!(self, Term::Atom(x) if *x == a)
     }

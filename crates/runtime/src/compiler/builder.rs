@@ -248,6 +248,13 @@ impl FnBuilder {
         s
     }
 
+    /// Makes `name` a bound variable living in `slot` (a clause head variable
+    /// that is simply an argument) until [`FnBuilder::unshadow`].
+    pub fn alias(&mut self, name: &str, slot: Slot) {
+        self.shadows.entry(name.to_string()).or_default().push(slot);
+        self.state.bind(slot);
+    }
+
     pub fn unshadow(&mut self, name: &str) {
         if let Some(v) = self.shadows.get_mut(name) {
             v.pop();

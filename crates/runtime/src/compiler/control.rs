@@ -12,7 +12,7 @@ use trace_term::atom;
 fn value_slot(b: &mut FnBuilder, dest: Dest) -> Slot {
     match dest {
         Dest::Into(d) => d,
-        Dest::Tail => b.temp(),
+        Dest::Tail | Dest::Effect => b.temp(),
     }
 }
 

@@ -14,6 +14,8 @@ pub enum Dest {
     /// The function returns it (calls become tail calls).
     Tail,
     Into(Slot),
+    /// Evaluated for its effects only; the value is dropped.
+    Effect,
 }
 
 /// A body `E1, ..., En`: earlier values are discarded, the last goes to `dest`.
@@ -23,8 +25,7 @@ pub fn body(cx: &mut ModuleCtx, b: &mut FnBuilder, es: &[Expr], dest: Dest) -> C
     };
     for e in init {
         let mark = b.mark();
-        let t = b.temp();
-        expr_into(cx, b, e, t)?;
+        expr_dest(cx, b, e, Dest::Effect)?;
         b.release(mark);
     }
     expr_dest(cx, b, last, dest)
@@ -53,7 +54,7 @@ pub fn deliver(b: &mut FnBuilder, src: Slot, dest: Dest) {
     match dest {
         Dest::Tail => b.emit(Instr::Return { src }),
         Dest::Into(dst) if dst != src => b.emit(Instr::Move { dst, src }),
-        Dest::Into(_) => {}
+        Dest::Into(_) | Dest::Effect => {}
     }
 }
 
@@ -61,7 +62,7 @@ pub fn deliver(b: &mut FnBuilder, src: Slot, dest: Dest) {
 fn target(b: &mut FnBuilder, dest: Dest) -> Slot {
     match dest {
         Dest::Into(d) => d,
-        Dest::Tail => b.temp(),
+        Dest::Tail | Dest::Effect => b.temp(),
     }
 }
 
@@ -674,7 +675,7 @@ fn emit_call(b: &mut FnBuilder, k: CallKind, args: Slot, arity: u8, dest: Dest) 
         // Inside try/catch a call in tail position cannot be a tail call. The
         // result slot may sit above the arguments: it is written only after the
         // callee's window is gone.
-        Dest::Tail => b.temp(),
+        Dest::Tail | Dest::Effect => b.temp(),
     };
     b.emit(match k {
         CallKind::Local(fun) => Instr::Call {

@@ -9,7 +9,7 @@ use super::expr::{body, load_const, Dest};
 use super::{constant, guard, new_builder, pattern, vars, CResult, ModuleCtx};
 use crate::code::ClosureInfo;
 use crate::ir::{ErrKind, Instr, Slot};
-use trace_syntax::ast::{Clause, FunExpr, Pos};
+use trace_syntax::ast::{Clause, ExprKind, FunExpr, Pos};
 use trace_term::{Atom, Fun, Term};
 
 pub fn fun_expr(
@@ -120,24 +120,29 @@ fn closure(
         ib.state = initial.clone();
         ib.set_pos(c.pos);
         // Head variables shadow captured ones of the same name within this clause.
+        let captured: Vec<String> = free
+            .iter()
+            .map(|(f, _)| f.clone())
+            .chain(self_name.map(str::to_string))
+            .collect();
         let mut shadowed = Vec::new();
         for p in &c.patterns {
+            if matches!(p.kind, ExprKind::Var(_)) {
+                continue; // simple head variables alias their argument slot
+            }
             for n in vars::pattern_names(p) {
-                let captured = free.iter().any(|(f, _)| *f == n) || Some(n.as_str()) == self_name;
-                if captured && !shadowed.contains(&n) {
+                if captured.contains(&n) && !shadowed.contains(&n) {
                     ib.shadow(&n);
                     shadowed.push(n);
                 }
             }
         }
         let next = ib.new_label();
-        for (i, p) in c.patterns.iter().enumerate() {
-            pattern::pattern(cx, &mut ib, p, i as Slot, next)?;
-        }
+        let aliased = pattern::head(cx, &mut ib, &c.patterns, next, &captured)?;
         guard::guard_seq(cx, &mut ib, &c.guards, next)?;
         body(cx, &mut ib, &c.body, Dest::Tail)?;
         ib.bind_label(next);
-        for n in &shadowed {
+        for n in aliased.iter().chain(&shadowed) {
             ib.unshadow(n);
         }
     }

@@ -302,12 +302,13 @@ fn compile_function(cx: &mut ModuleCtx, f: &ast::Function) -> CResult<FunCode> {
         b.state = initial.clone();
         b.set_pos(c.pos);
         let next = b.new_label();
-        for (i, p) in c.patterns.iter().enumerate() {
-            pattern::pattern(cx, &mut b, p, i as u16, next)?;
-        }
+        let aliased = pattern::head(cx, &mut b, &c.patterns, next, &[])?;
         guard::guard_seq(cx, &mut b, &c.guards, next)?;
         expr::body(cx, &mut b, &c.body, expr::Dest::Tail)?;
         b.bind_label(next);
+        for n in &aliased {
+            b.unshadow(n);
+        }
     }
     b.set_pos(f.pos);
     b.emit(Instr::Error {

@@ -233,3 +233,31 @@ fn prefix_items(e: &Expr) -> Option<Vec<Term>> {
         _ => None,
     }
 }
+
+/// Matches a clause head against the argument slots `0..n`. A pattern that is
+/// just a variable seen for the first time (or one of `fresh`, names that
+/// shadow captured variables) becomes an alias of its argument slot rather
+/// than a copy. Returns the aliased names, to [`FnBuilder::unshadow`] after the clause.
+pub fn head(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    patterns: &[Expr],
+    fail: L,
+    fresh: &[String],
+) -> CResult<Vec<String>> {
+    let mut aliased: Vec<String> = Vec::new();
+    for (i, p) in patterns.iter().enumerate() {
+        if let ExprKind::Var(n) = &p.kind {
+            if n != "_" && !aliased.contains(n) {
+                let bound = b.var_slot(n).is_some_and(|s| b.state.is_bound(s));
+                if !bound || fresh.contains(n) {
+                    b.alias(n, i as Slot);
+                    aliased.push(n.clone());
+                    continue;
+                }
+            }
+        }
+        pattern(cx, b, p, i as Slot, fail)?;
+    }
+    Ok(aliased)
+}

@@ -132,6 +132,9 @@ fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
     } else {
         interp::run_slice(&mut body, rt, w, budget)
     };
+    if !matches!(end, SliceEnd::Exit(_)) {
+        interp::trim_stack(&mut body, &rt.program);
+    }
     match end {
         SliceEnd::Yield => {
             if let Some(o) = body.observer.as_mut() {

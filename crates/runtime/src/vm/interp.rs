@@ -29,6 +29,12 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
     let mut pc = p.pc as usize;
     let mut base = p.base as usize;
     let mut code: &[Instr] = &prog.funs[fun as usize].code;
+    // The current window, as a raw pointer: slot accesses are the hottest
+    // operation of the loop. Invariant: `w == p.regs.as_mut_ptr() + base` and
+    // `p.regs.len() >= base + nslots(fun)`; every place that moves `base` or
+    // may reallocate `p.regs` re-establishes it with `refresh!()`. The
+    // compiler only emits slot numbers below the function's `nslots`.
+    let mut w: *mut Term = p.regs.as_mut_ptr().wrapping_add(base);
 
     // A kill requested while the process was not running (or by itself).
     if let Some(reason) = p.kill.take() {
@@ -41,7 +47,19 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
 
     macro_rules! r {
         ($s:expr) => {
-            p.regs[base + $s as usize]
+            (*{
+                let s = $s as usize;
+                debug_assert!(
+                    base + s < p.regs.len() && w == p.regs.as_mut_ptr().wrapping_add(base)
+                );
+                // SAFETY: see the invariant on `w` above.
+                unsafe { &mut *w.add(s) }
+            })
+        };
+    }
+    macro_rules! refresh {
+        () => {
+            w = p.regs.as_mut_ptr().wrapping_add(base)
         };
     }
     macro_rules! save {
@@ -64,6 +82,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             base = $nb;
             pc = 0;
             code = &callee.code;
+            refresh!();
             reds -= 1;
             if reds == 0 {
                 save!();
@@ -87,28 +106,28 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
         let next = match ins {
             Instr::Move { dst, src } => {
                 let v = r!(*src).clone();
-                r!(*dst) = v;
+                r!(*dst).set(v);
                 continue;
             }
             Instr::Lit { dst, lit } => {
-                r!(*dst) = prog.literals[*lit as usize].clone();
+                r!(*dst).set(prog.literals[*lit as usize].clone());
                 continue;
             }
             Instr::Int { dst, val } => {
-                r!(*dst) = Term::Int(*val as i64);
+                r!(*dst).set(Term::Int(*val as i64));
                 continue;
             }
             Instr::Atom { dst, atom } => {
-                r!(*dst) = Term::Atom(*atom);
+                r!(*dst).set(Term::Atom(*atom));
                 continue;
             }
             Instr::Nil { dst } => {
-                r!(*dst) = Term::Nil;
+                r!(*dst).set(Term::Nil);
                 continue;
             }
             Instr::Cons { dst, head, tail } => {
                 let v = Term::cons(r!(*head).clone(), r!(*tail).clone());
-                r!(*dst) = v;
+                r!(*dst).set(v);
                 continue;
             }
             Instr::Tuple { dst, start, arity } => {
@@ -116,7 +135,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 let v = Term::Tuple(trace_term::Tuple::from_slice(
                     &p.regs[s..s + *arity as usize],
                 ));
-                r!(*dst) = v;
+                r!(*dst).set(v);
                 continue;
             }
             Instr::MapNew { dst, start, n } => {
@@ -125,7 +144,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 for i in 0..*n as usize {
                     m.insert(p.regs[s + 2 * i].clone(), p.regs[s + 2 * i + 1].clone());
                 }
-                r!(*dst) = Term::Map(Arc::new(m));
+                r!(*dst).set(Term::Map(Arc::new(m)));
                 continue;
             }
             Instr::MapPut {
@@ -156,10 +175,10 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     let v = r!(*val).clone();
                     // Drop the slot's reference first so an unshared map updates in place.
                     if *dst == *map {
-                        r!(*dst) = Term::Nil;
+                        r!(*dst).set(Term::Nil);
                     }
                     Arc::make_mut(&mut m).insert(k, v);
-                    r!(*dst) = Term::Map(m);
+                    r!(*dst).set(Term::Map(m));
                     continue;
                 }
             }
@@ -172,26 +191,26 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 let info = &prog.closures[*tmpl as usize];
                 let s = base + *start as usize;
                 let env: Box<[Term]> = p.regs[s..s + *nfree as usize].to_vec().into_boxed_slice();
-                r!(*dst) = Term::Fun(Arc::new(Fun::Closure {
+                r!(*dst).set(Term::Fun(Arc::new(Fun::Closure {
                     module: info.module,
                     index: info.index,
                     uniq: info.uniq,
                     arity: info.arity,
                     code: *tmpl,
                     env,
-                }));
+                })));
                 continue;
             }
             Instr::AddImm { dst, a, imm, fail } => {
                 if let Term::Int(x) = r!(*a) {
                     if let Some(v) = x.checked_add(*imm as i64) {
-                        r!(*dst) = Term::Int(v);
+                        r!(*dst).set(Term::Int(v));
                         continue;
                     }
                 }
                 match arith::add(&r!(*a), &Term::Int(*imm as i64)) {
                     Ok(v) => {
-                        r!(*dst) = v;
+                        r!(*dst).set(v);
                         continue;
                     }
                     Err(f) => {
@@ -211,6 +230,18 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 b,
                 fail,
             } => {
+                if let (Term::Int(x), Term::Int(y)) = (&r!(*a), &r!(*b)) {
+                    let fast = match op {
+                        Op2::Add => x.checked_add(*y),
+                        Op2::Sub => x.checked_sub(*y),
+                        Op2::Mul => x.checked_mul(*y),
+                        _ => None,
+                    };
+                    if let Some(v) = fast {
+                        r!(*dst).set(Term::Int(v));
+                        continue;
+                    }
+                }
                 let (x, y) = (&r!(*a), &r!(*b));
                 let res = match op {
                     Op2::Add => arith::add(x, y),
@@ -240,7 +271,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 };
                 match res {
                     Ok(v) => {
-                        r!(*dst) = v;
+                        r!(*dst).set(v);
                         continue;
                     }
                     Err(f) => {
@@ -262,7 +293,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 };
                 match res {
                     Ok(v) => {
-                        r!(*dst) = v;
+                        r!(*dst).set(v);
                         continue;
                     }
                     Err(f) => fail_or!(fail, Next::Raise(raise::op_error(p, prog, fun, pc, f))),
@@ -396,7 +427,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     Term::Tuple(t) => t.elements()[*idx as usize].clone(),
                     _ => unreachable!("GetElem on a non-tuple"),
                 };
-                r!(*dst) = v;
+                r!(*dst).set(v);
                 continue;
             }
             Instr::GetHd { dst, src } => {
@@ -404,7 +435,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     Term::Cons(c) => c.head.clone(),
                     _ => unreachable!("GetHd on a non-cons"),
                 };
-                r!(*dst) = v;
+                r!(*dst).set(v);
                 continue;
             }
             Instr::GetTl { dst, src } => {
@@ -412,7 +443,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     Term::Cons(c) => c.tail.clone(),
                     _ => unreachable!("GetTl on a non-cons"),
                 };
-                r!(*dst) = v;
+                r!(*dst).set(v);
                 continue;
             }
             Instr::SplitCons { src, hd, tl, fail } => {
@@ -423,8 +454,8 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                         continue;
                     }
                 };
-                r!(*hd) = h;
-                r!(*tl) = t;
+                r!(*hd).set(h);
+                r!(*tl).set(t);
                 continue;
             }
             Instr::GetMapValue {
@@ -438,7 +469,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     _ => None,
                 };
                 match v {
-                    Some(v) => r!(*dst) = v,
+                    Some(v) => r!(*dst).set(v),
                     None => pc = *fail as usize,
                 }
                 continue;
@@ -722,6 +753,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     Some(end) => return end,
                     None => {
                         code = &prog.funs[fun as usize].code;
+                        refresh!();
                         continue;
                     }
                 }
@@ -803,7 +835,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             },
             Instr::RecvPeek { dst, wait } => match receive::peek(p, rt, wk) {
                 Some(msg) => {
-                    r!(*dst) = msg;
+                    r!(*dst).set(msg);
                     continue;
                 }
                 None => {
@@ -862,6 +894,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                                 pc = npc;
                                 base = nb;
                                 code = &prog.funs[fun as usize].code;
+                                refresh!();
                                 continue;
                             }
                             Err(end) => return end,
@@ -910,12 +943,12 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             }
             Instr::BsFinish { dst } => {
                 let w = p.bs.take().expect("BsFinish outside a binary");
-                r!(*dst) = Term::Binary(Arc::new(w.finish()));
+                r!(*dst).set(Term::Binary(Arc::new(w.finish())));
                 continue;
             }
             Instr::BsStart { src, pos, fail } => {
                 if matches!(r!(*src), Term::Binary(_)) {
-                    r!(*pos) = Term::Int(0);
+                    r!(*pos).set(Term::Int(0));
                 } else {
                     pc = *fail as usize;
                 }
@@ -939,8 +972,8 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 };
                 match got {
                     Some((v, new_pos)) => {
-                        r!(*dst) = v;
-                        r!(*pos) = Term::Int(new_pos as i64);
+                        r!(*dst).set(v);
+                        r!(*pos).set(Term::Int(new_pos as i64));
                     }
                     None => pc = *fail as usize,
                 }
@@ -960,7 +993,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     _ => 0,
                 };
                 match bits::skip(at, total, sz, *unit) {
-                    Some(np) => r!(*pos) = Term::Int(np as i64),
+                    Some(np) => r!(*pos).set(Term::Int(np as i64)),
                     None => pc = *fail as usize,
                 }
                 continue;
@@ -981,6 +1014,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 pc = p.pc as usize;
                 base = p.base as usize;
                 code = &prog.funs[fun as usize].code;
+                refresh!();
                 if p.kill.is_some() {
                     let reason = p.kill.take().unwrap();
                     return SliceEnd::Exit(ExitInfo {
@@ -997,7 +1031,9 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     pc = npc;
                     base = nb;
                     code = &prog.funs[fun as usize].code;
+                    refresh!();
                 }
+
                 Err(end) => return end,
             },
         }
@@ -1010,6 +1046,15 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
     }
 }
 
+/// Drops the values left above the current frame's window (returned
+/// callees' slots), so a suspended process keeps nothing dead alive.
+pub fn trim_stack(p: &mut Process, prog: &Program) {
+    let end = p.base as usize + prog.funs[p.fun as usize].nslots as usize;
+    if p.regs.len() > end {
+        p.regs.truncate(end);
+    }
+}
+
 /// Moves tail-call arguments from `base+args..` down to `base..`.
 fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
     for i in 0..n {
@@ -1019,25 +1064,25 @@ fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
 }
 
 /// Returns from the current function; `Some` when the process's initial call returned.
+///
+/// The callee's slots are not cleared here (that would cost more than the
+/// call itself); stale values above the live frames are dropped when the
+/// process ends its slice (see [`trim_stack`]) or unwinds to a handler.
+#[inline(always)]
 fn do_return(
     p: &mut Process,
-    prog: &Program,
+    _prog: &Program,
     fun: &mut FunId,
     pc: &mut usize,
     base: &mut usize,
     v: Term,
 ) -> Option<SliceEnd> {
-    let n = prog.funs[*fun as usize].nslots as usize;
-    let end = (*base + n).min(p.regs.len());
-    for slot in &mut p.regs[*base..end] {
-        *slot = Term::Nil;
-    }
     match p.frames.pop() {
         Some(fr) => {
             *fun = fr.fun;
             *pc = fr.pc as usize;
             *base = fr.base as usize;
-            p.regs[*base + fr.ret as usize] = v;
+            p.regs[*base + fr.ret as usize].set(v);
             None
         }
         None => Some(SliceEnd::Exit(ExitInfo {
