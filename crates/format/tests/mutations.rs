@@ -40,9 +40,11 @@ unsafe impl GlobalAlloc for Tracking {
 #[global_allocator]
 static ALLOC: Tracking = Tracking;
 
-/// Valid logs to mutate, with their block offsets (to re-fix checksums).
-fn seeds() -> &'static Vec<(Vec<u8>, Vec<(u64, u32)>)> {
-    static SEEDS: OnceLock<Vec<(Vec<u8>, Vec<(u64, u32)>)>> = OnceLock::new();
+/// A valid log to mutate, with its block offsets (to re-fix checksums).
+type Seed = (Vec<u8>, Vec<(u64, u32)>);
+
+fn seeds() -> &'static Vec<Seed> {
+    static SEEDS: OnceLock<Vec<Seed>> = OnceLock::new();
     SEEDS.get_or_init(|| {
         let variants = [(true, false, 40), (false, true, 24), (true, true, 200)];
         variants
