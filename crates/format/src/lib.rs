@@ -8,6 +8,8 @@ pub mod event;
 pub mod meta;
 pub mod reader;
 mod sniff;
+pub mod stats;
+pub mod text;
 pub mod varint;
 pub mod view;
 pub mod writer;

@@ -69,7 +69,7 @@ fn sends_carry_their_implicit_message_ids() {
     write(&t.0, &logs, WriterOptions::default());
     let r = LogReader::open(&t.0).unwrap();
     let mut sends = Vec::new();
-    r.for_each_event_of(ProcId(1), |_, e| {
+    r.for_each_event_of(ProcId(1), |_, _, e| {
         if let EventRef::Send { msg, .. } = e {
             sends.push(msg);
         }

@@ -223,18 +223,21 @@ impl LogReader {
     }
 
     /// Calls `f` on each event of process `id`, in program order, without
-    /// allocating per event. `f` gets the event's index in the process log.
+    /// allocating per event. `f` gets the event's index in the process log,
+    /// its time when the log has timestamps, and the event.
     pub fn for_each_event_of(
         &self,
         id: ProcId,
-        mut f: impl FnMut(u64, EventRef<'_>),
+        mut f: impl FnMut(u64, Option<u64>, EventRef<'_>),
     ) -> Result<(), FormatError> {
         let mut scratch = Scratch::new();
         for b in self.blocks_of(id) {
             let raw = self.raw(b, &mut scratch)?;
             let mut ev = Events::new(raw, b);
-            for (i, e) in (b.header.first_event..).zip(&mut ev) {
-                f(i, e);
+            let mut i = b.header.first_event;
+            while let Some(e) = ev.next() {
+                f(i, ev.time(), e);
+                i += 1;
             }
             ev.finish()?;
         }
@@ -246,7 +249,7 @@ impl LogReader {
         let n = self.process(id).map_or(0, |p| p.events);
         // Capacity from the table is bounded: every counted event is at least one decoded byte.
         let mut v = Vec::with_capacity(n.min(1 << 20) as usize);
-        self.for_each_event_of(id, |_, e| v.push(e.to_owned()))?;
+        self.for_each_event_of(id, |_, _, e| v.push(e.to_owned()))?;
         Ok(v)
     }
 
