@@ -1,6 +1,7 @@
 //! The `trace` log format (docs/format.md): a versioned, compressed,
 //! crash-safe, random-access container of per-process event logs.
 
+pub mod cauder;
 pub mod codec;
 pub mod container;
 pub mod error;
