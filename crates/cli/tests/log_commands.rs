@@ -6,10 +6,32 @@ use trace_format::{
     Dest, Event, Header, LogWriter, MsgId, Outcome, Payload, ProcId, WriterOptions,
 };
 
-fn tmp(name: &str) -> PathBuf {
+/// `name` inside a fresh directory that is removed when the guard drops.
+struct Tmp(PathBuf);
+
+impl std::ops::Deref for Tmp {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Tmp {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
+    }
+}
+
+fn tmp(name: &str) -> Tmp {
     let dir = std::env::temp_dir().join(format!("trace-cli-log-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    Tmp(dir.join(name))
 }
 
 fn trace(args: &[&str]) -> Output {
@@ -136,4 +158,62 @@ fn foreign_and_truncated_files_are_explained() {
         text(&out.stderr)
     );
     assert_eq!(text(&out.stdout).lines().count(), 5);
+}
+
+#[test]
+fn cauder_import_and_export_round_trip() {
+    let t = tmp("cauder");
+    let cdir = t.with_file_name("in");
+    std::fs::create_dir_all(&cdir).unwrap();
+    std::fs::write(
+        cdir.join("trace_result.log"),
+        "{call,{ping,main,[]}}.\n{pid,5}.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cdir.join("trace_5.log"),
+        "{trace_spawn,nonode@nohost,6,true}.\n{trace_send,0}.\n",
+    )
+    .unwrap();
+    std::fs::write(cdir.join("trace_6.log"), "{trace_receive,0}.\n").unwrap();
+    let log = t.with_file_name("run.trace");
+    let out = trace(&[
+        "import",
+        "--cauder",
+        cdir.to_str().unwrap(),
+        "-o",
+        log.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("imported a CauDEr v3 log: 2 processes, 3 events"));
+    let out = trace(&["dump", log.to_str().unwrap()]);
+    assert_eq!(
+        text(&out.stdout),
+        "0 <0.5.0> #0 spawn 1 <0.6.0>\n0 <0.5.0> #1 send 0:0 to ? (not recorded)\n1 <0.6.0> #0 receive 0:0\n"
+    );
+    let back = t.with_file_name("back");
+    let out = trace(&[
+        "export",
+        "--cauder",
+        back.to_str().unwrap(),
+        log.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(back.join("trace_6.log")).unwrap(),
+        "{trace_receive,0}.\n"
+    );
+    let out = trace(&[
+        "import",
+        "--cauder",
+        "/nonexistent/dir",
+        "-o",
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("trace import: /nonexistent/dir: "),
+        "{}",
+        text(&out.stderr)
+    );
 }
