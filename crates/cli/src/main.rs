@@ -6,6 +6,7 @@
 
 mod cmd;
 mod exit;
+mod report;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -1,1 +1,26 @@
-//! (being written)
+//! The engine: runs Erlang source with BEAM's semantics, and lets every event
+//! be observed and every nondeterministic choice be decided by hooks.
+//!
+//! Data flow: source files → [`load`] (front end from `trace-syntax`, then
+//! [`compiler`] to the instruction set of [`ir`], [`link`]ed into a
+//! [`code::Program`]) → [`sched::run`], where scheduler threads run
+//! lightweight [`process`]es slice by slice in the [`vm`], calling the
+//! built-ins of [`bif`]. Every event goes to an [`hooks::Observer`] and every
+//! choice to a [`hooks::Director`]; `trace run` uses the native hooks.
+
+pub mod bif;
+pub mod code;
+pub mod compiler;
+pub mod exception;
+pub mod hooks;
+pub mod ir;
+pub mod link;
+pub mod load;
+pub mod otp;
+pub mod process;
+pub mod sched;
+pub mod vm;
+
+pub use hooks::{Director, Observer};
+pub use load::{entry, load, LoadOptions, Loaded, ModuleIdentity};
+pub use sched::{run, Blocked, Chaos, Crash, Entry, EntryOutcome, RunOptions, RunOutcome, Runtime};

@@ -1,5 +1,5 @@
-//! Maps. Keys are kept in Erlang's map key order (term order, with an integer
-//! before a float of equal value because map keys compare exactly).
+//! Maps. Keys are kept in Erlang's map key order (term order, except that every
+//! integer comes before every float, because map keys compare exactly).
 //!
 //! The representation is a B-tree behind a reference count: an update copies
 //! only when the map is shared, so the common `M1 = M0#{K => V}` with `M0` dead

@@ -2,8 +2,8 @@
 //!
 //! `number < atom < reference < fun < port < pid < tuple < map < nil < list < bitstring`.
 //! [`compare`] is the order of `<`, `==` and `lists:sort`: an integer and a float
-//! of the same value are equal. [`cmp_exact`] refines it into the total order of
-//! `=:=` and of map keys: there the integer sorts before the float.
+//! of the same value are equal. [`cmp_exact`] is the total order of `=:=` and
+//! of map keys: there every integer sorts before every float, as in BEAM.
 
 use crate::term::Term;
 use num_bigint::BigInt;
@@ -176,14 +176,14 @@ fn cmp_scalar(a: &Term, b: &Term, exact: bool) -> Ordering {
         }
         (Term::Fun(x), Term::Fun(y)) => cmp_funs(x, y, exact),
         _ if ca == 0 => {
-            let o = cmp_numbers(a, b);
-            if o == Ordering::Equal && exact {
-                // Integers before floats of equal value.
-                let fa = matches!(a, Term::Float(_));
-                let fb = matches!(b, Term::Float(_));
+            let fa = matches!(a, Term::Float(_));
+            let fb = matches!(b, Term::Float(_));
+            if exact && fa != fb {
+                // Map key order (BEAM's exact comparison): every integer
+                // before every float, whatever their values.
                 return fa.cmp(&fb);
             }
-            o
+            cmp_numbers(a, b)
         }
         _ => unreachable!("same class, different kinds"),
     }
@@ -290,6 +290,12 @@ mod tests {
         assert_eq!(compare(&t(1), &Term::Float(1.0)), Ordering::Equal);
         assert!(!exact_eq(&t(1), &Term::Float(1.0)));
         assert_eq!(cmp_exact(&t(1), &Term::Float(1.0)), Ordering::Less);
+        // As map keys, integers come before floats whatever the values.
+        assert_eq!(cmp_exact(&t(10), &Term::Float(-3.0)), Ordering::Less);
+        assert_eq!(
+            cmp_exact(&Term::Float(1.5), &Term::Float(-3.0)),
+            Ordering::Greater
+        );
         assert_eq!(compare(&t(2), &Term::Float(1.5)), Ordering::Greater);
         let big = Term::from_bigint(BigInt::from(1u64 << 63) * 4);
         assert_eq!(compare(&big, &Term::Float(1e30)), Ordering::Less);

@@ -85,6 +85,7 @@ impl Tuple {
     pub fn from_slice(v: &[Term]) -> Tuple {
         Tuple(ThinArc::from_header_and_iter((), v.iter().cloned()))
     }
+    #[allow(clippy::should_implement_trait)]
     pub fn from_iter<I>(it: I) -> Tuple
     where
         I: IntoIterator<Item = Term>,

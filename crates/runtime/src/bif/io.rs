@@ -1,0 +1,153 @@
+//! `io` and `io_lib`: formatted output to standard output (through the
+//! run's ordered output, see [`crate::sched::output`]) and to strings.
+
+use super::{Builder, Ctx};
+use crate::exception::{badarg, BifResult, Fault};
+use trace_term::{atom, Term};
+
+pub fn register(b: &mut Builder) {
+    for m in ["io"] {
+        b.proc(
+            m,
+            "format",
+            1,
+            |cx, a| fmt_out(cx, None, &a[0], &Term::Nil),
+            0,
+        );
+        b.proc(m, "format", 2, |cx, a| fmt_out(cx, None, &a[0], &a[1]), 0);
+        b.proc(
+            m,
+            "format",
+            3,
+            |cx, a| fmt_out(cx, Some(&a[0]), &a[1], &a[2]),
+            0,
+        );
+        b.proc(
+            m,
+            "fwrite",
+            1,
+            |cx, a| fmt_out(cx, None, &a[0], &Term::Nil),
+            0,
+        );
+        b.proc(m, "fwrite", 2, |cx, a| fmt_out(cx, None, &a[0], &a[1]), 0);
+        b.proc(
+            m,
+            "fwrite",
+            3,
+            |cx, a| fmt_out(cx, Some(&a[0]), &a[1], &a[2]),
+            0,
+        );
+        b.proc(m, "put_chars", 1, |cx, a| put_chars(cx, None, &a[0]), 0);
+        b.proc(
+            m,
+            "put_chars",
+            2,
+            |cx, a| put_chars(cx, Some(&a[0]), &a[1]),
+            0,
+        );
+        b.proc(m, "nl", 0, |cx, _| write_dev(cx, None, "\n"), 0);
+        b.proc(m, "nl", 1, |cx, a| write_dev(cx, Some(&a[0]), "\n"), 0);
+        b.proc(
+            m,
+            "write",
+            1,
+            |cx, a| write_dev(cx, None, &trace_term::print::write_term(&a[0])),
+            0,
+        );
+        b.proc(
+            m,
+            "write",
+            2,
+            |cx, a| write_dev(cx, Some(&a[0]), &trace_term::print::write_term(&a[1])),
+            0,
+        );
+    }
+    b.pure(
+        "io_lib",
+        "format",
+        2,
+        |a| format(&a[0], &a[1]).map(|s| Term::string(&s)),
+        0,
+    );
+    b.pure(
+        "io_lib",
+        "fwrite",
+        2,
+        |a| format(&a[0], &a[1]).map(|s| Term::string(&s)),
+        0,
+    );
+    b.pure(
+        "io_lib",
+        "write",
+        1,
+        |a| Ok(Term::string(&trace_term::print::write_term(&a[0]))),
+        0,
+    );
+    b.pure(
+        "io_lib",
+        "print",
+        1,
+        |a| Ok(Term::string(&crate::bif::terms::pretty(&a[0]))),
+        0,
+    );
+}
+
+/// Formats `fmt` (a string, binary or atom) with `args` (a list) as io_lib:format does.
+pub fn format(fmt: &Term, args: &Term) -> Result<String, Fault> {
+    let args = args.to_vec().ok_or_else(badarg)?;
+    crate::bif::terms::io_format(fmt, &args)
+}
+
+/// The characters of `s` as a latin1 device writes them: one byte per
+/// character below 256, `\x{H}` for the others.
+pub fn latin1_bytes(s: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    for c in s.chars() {
+        let u = c as u32;
+        if u < 256 {
+            out.push(u as u8);
+        } else {
+            out.extend_from_slice(format!("\\x{{{u:X}}}").as_bytes());
+        }
+    }
+    out
+}
+
+enum Device {
+    Stdout,
+    Stderr,
+}
+
+fn device(d: Option<&Term>) -> Result<Device, Fault> {
+    match d {
+        None => Ok(Device::Stdout),
+        Some(Term::Atom(a)) if a.name() == "standard_io" || a.name() == "user" => {
+            Ok(Device::Stdout)
+        }
+        Some(Term::Atom(a)) if a.name() == "standard_error" => Ok(Device::Stderr),
+        Some(Term::Pid(p)) if p.number() == 0 => Ok(Device::Stdout),
+        _ => Err(badarg()),
+    }
+}
+
+fn write_dev(cx: &mut Ctx, d: Option<&Term>, text: &str) -> BifResult {
+    let bytes = latin1_bytes(text);
+    match device(d)? {
+        Device::Stdout => cx.output(&bytes)?,
+        Device::Stderr => {
+            use std::io::Write;
+            let _ = std::io::stderr().write_all(&bytes);
+        }
+    }
+    Ok(Term::Atom(atom::OK))
+}
+
+fn fmt_out(cx: &mut Ctx, d: Option<&Term>, fmt: &Term, args: &Term) -> BifResult {
+    let s = format(fmt, args)?;
+    write_dev(cx, d, &s)
+}
+
+fn put_chars(cx: &mut Ctx, d: Option<&Term>, chars: &Term) -> BifResult {
+    let s = crate::bif::terms::chardata_to_string(chars).ok_or_else(badarg)?;
+    write_dev(cx, d, &s)
+}

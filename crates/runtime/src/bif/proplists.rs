@@ -1,0 +1,5 @@
+//! (being written)
+
+use super::Builder;
+
+pub fn register(_b: &mut Builder) {}

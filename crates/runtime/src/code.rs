@@ -1,0 +1,119 @@
+//! Loaded code: every compiled function of every module, linked into one
+//! immutable [`Program`] shared by all scheduler threads.
+
+use crate::bif::BifId;
+use crate::ir::{Instr, Switch};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use trace_term::{Atom, Term};
+
+/// Index of a function in [`Program::funs`].
+pub type FunId = u32;
+
+/// One compiled function: a named function of a module, or a lifted `fun`.
+#[derive(Debug)]
+pub struct FunCode {
+    pub module: Atom,
+    /// For named functions, the name; for lifted funs, BEAM's style name
+    /// (`-main/0-fun-0-`).
+    pub name: Atom,
+    /// Number of arguments the caller passes (for closures: the fun's arity;
+    /// the captured values follow in the next slots).
+    pub arity: u32,
+    /// Size of the function's window of slots.
+    pub nslots: u16,
+    pub code: Vec<Instr>,
+    /// Source line of each instruction (same length as `code`).
+    pub lines: Vec<u32>,
+    /// Index into [`Program::files`] of the source file.
+    pub file: u32,
+}
+
+impl FunCode {
+    pub fn line_at(&self, pc: usize) -> u32 {
+        self.lines
+            .get(pc)
+            .or(self.lines.last())
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// What a remote call `m:f/a` resolves to.
+#[derive(Clone, Debug)]
+pub enum ExtTarget {
+    Fun(FunId),
+    Bif(BifId),
+    /// Not defined anywhere: calling it raises `undef`.
+    Undef {
+        module: Atom,
+        function: Atom,
+        arity: u32,
+    },
+}
+
+/// A `fun` expression's template: which code a closure runs and how BEAM names it.
+#[derive(Clone, Debug)]
+pub struct ClosureInfo {
+    pub code: FunId,
+    pub module: Atom,
+    /// Index of the fun within its module (`#Fun<m.Index.Uniq>`).
+    pub index: u32,
+    pub uniq: u32,
+    pub arity: u32,
+    pub nfree: u32,
+    /// Named funs receive themselves in the slot after the captured values.
+    pub named: bool,
+}
+
+/// A module's exported (and, for `export_all`, all) functions.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleInfo {
+    pub exports: HashMap<(Atom, u32), FunId>,
+    /// Every named function, exported or not (used for `fun f/1` and reports).
+    pub functions: HashMap<(Atom, u32), FunId>,
+    pub file: u32,
+    /// 64-bit FNV-1a of the source text (program identity for the log header).
+    pub source_hash: u64,
+    /// True for the engine's own library modules written in Erlang.
+    pub prelude: bool,
+}
+
+/// All loaded code.
+#[derive(Debug, Default)]
+pub struct Program {
+    pub funs: Vec<FunCode>,
+    pub literals: Vec<Term>,
+    pub exts: Vec<ExtTarget>,
+    pub switches: Vec<Switch>,
+    pub closures: Vec<ClosureInfo>,
+    pub modules: HashMap<Atom, ModuleInfo>,
+    pub files: Vec<PathBuf>,
+}
+
+impl Program {
+    /// Looks up an exported function `m:f/a`.
+    pub fn exported(&self, m: Atom, f: Atom, a: u32) -> Option<FunId> {
+        self.modules.get(&m)?.exports.get(&(f, a)).copied()
+    }
+
+    /// `Module:function/arity` of a function, for reports.
+    pub fn mfa(&self, id: FunId) -> (Atom, Atom, u32) {
+        let f = &self.funs[id as usize];
+        (f.module, f.name, f.arity)
+    }
+
+    pub fn file_of(&self, id: FunId) -> &std::path::Path {
+        &self.files[self.funs[id as usize].file as usize]
+    }
+}
+
+/// 64-bit FNV-1a, used as a module's content hash in the log header.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}

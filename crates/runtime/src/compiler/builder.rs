@@ -1,0 +1,319 @@
+//! Building one function's code: instructions with their source lines, labels
+//! patched at the end, slot allocation, and the static binding state of
+//! variables (which names are bound, and which are unsafe to use).
+//!
+//! Slot layout of a function window: `[arguments | variables | temporaries]`.
+//! Every variable name gets one slot for the whole function (so a name bound
+//! in several branches lands in the same place); temporaries are allocated in
+//! stack order above the variables. Because a call's callee window starts at
+//! its first argument, which is always a temporary at the top of the stack,
+//! a callee can never overwrite a live variable or an earlier temporary.
+
+use crate::ir::{Instr, Label, Slot, RAISE};
+use std::collections::HashMap;
+use trace_syntax::ast::Pos;
+
+/// Why a variable cannot be used here.
+#[derive(Clone, Debug)]
+pub struct Unsafe {
+    /// The construct it was bound in: `case`, `if`, `receive`, `try`, `catch`...
+    pub construct: &'static str,
+    pub pos: Pos,
+}
+
+/// The static binding state at one point of the code.
+#[derive(Clone, Debug, Default)]
+pub struct BindState {
+    bound: Vec<u64>,
+    unsafe_: HashMap<Slot, Unsafe>,
+}
+
+impl BindState {
+    pub fn is_bound(&self, s: Slot) -> bool {
+        let (w, b) = (s as usize / 64, s as usize % 64);
+        self.bound.get(w).is_some_and(|x| x >> b & 1 == 1)
+    }
+
+    pub fn bind(&mut self, s: Slot) {
+        let (w, b) = (s as usize / 64, s as usize % 64);
+        if self.bound.len() <= w {
+            self.bound.resize(w + 1, 0);
+        }
+        self.bound[w] |= 1 << b;
+        self.unsafe_.remove(&s);
+    }
+
+    /// Forgets that `s` is bound (a slot reused for a fresh variable).
+    pub fn unbind(&mut self, s: Slot) {
+        let (w, b) = (s as usize / 64, s as usize % 64);
+        if let Some(x) = self.bound.get_mut(w) {
+            *x &= !(1 << b);
+        }
+        self.unsafe_.remove(&s);
+    }
+
+    pub fn unsafe_info(&self, s: Slot) -> Option<&Unsafe> {
+        self.unsafe_.get(&s)
+    }
+
+    /// Slots bound in `self` but not in `before`.
+    pub fn newly_bound(&self, before: &BindState) -> Vec<Slot> {
+        let mut out = Vec::new();
+        for (w, &bits) in self.bound.iter().enumerate() {
+            let old = before.bound.get(w).copied().unwrap_or(0);
+            let mut new = bits & !old;
+            while new != 0 {
+                let b = new.trailing_zeros();
+                out.push((w * 64 + b as usize) as Slot);
+                new &= new - 1;
+            }
+        }
+        out
+    }
+
+    /// The state after a branching construct: variables bound in every branch
+    /// stay bound; those bound in only some become unsafe.
+    pub fn merge(
+        before: &BindState,
+        branches: &[BindState],
+        construct: &'static str,
+        pos: Pos,
+    ) -> BindState {
+        let mut out = before.clone();
+        if branches.is_empty() {
+            return out;
+        }
+        let mut all: HashMap<Slot, usize> = HashMap::new();
+        for b in branches {
+            for s in b.newly_bound(before) {
+                *all.entry(s).or_default() += 1;
+            }
+            for (s, u) in &b.unsafe_ {
+                out.unsafe_.entry(*s).or_insert_with(|| u.clone());
+            }
+        }
+        for (s, n) in all {
+            if n == branches.len() {
+                out.bind(s);
+            } else {
+                out.unsafe_.insert(s, Unsafe { construct, pos });
+            }
+        }
+        out
+    }
+
+    /// Marks every variable newly bound since `before` as unsafe (e.g. after `catch`).
+    pub fn make_new_unsafe(&mut self, before: &BindState, construct: &'static str, pos: Pos) {
+        for s in self.newly_bound(before) {
+            let (w, b) = (s as usize / 64, s as usize % 64);
+            self.bound[w] &= !(1 << b);
+            self.unsafe_.insert(s, Unsafe { construct, pos });
+        }
+    }
+}
+
+/// A label under construction (an index into the builder's label table).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct L(pub u32);
+
+/// Builds one function.
+pub struct FnBuilder {
+    pub code: Vec<Instr>,
+    pub lines: Vec<u32>,
+    labels: Vec<Option<u32>>,
+    pub line: u32,
+    /// Variable name → slot.
+    vars: HashMap<String, Slot>,
+    /// Names shadowed in an inner scope (comprehension generators): name → stack of slots.
+    shadows: HashMap<String, Vec<Slot>>,
+    /// First temporary slot (everything below is an argument or a variable).
+    var_end: Slot,
+    /// Next free temporary.
+    top: Slot,
+    /// High-water mark of slots used.
+    pub max: Slot,
+    pub state: BindState,
+    /// Depth of enclosing `try`/`catch` bodies (no tail calls inside them).
+    pub protected: u32,
+    /// Jump tables of this function; `Switch { table }` indexes this list until
+    /// [`crate::compiler::finish_fun`] moves them into the module.
+    pub switches: Vec<crate::ir::Switch>,
+}
+
+/// Too many slots in one function.
+#[derive(Debug)]
+pub struct TooManySlots;
+
+impl FnBuilder {
+    /// A builder for a function of `arity` arguments whose variables are `names`
+    /// (every variable name the function's own code mentions).
+    pub fn new(arity: usize, names: &[String]) -> Result<FnBuilder, TooManySlots> {
+        let mut vars = HashMap::new();
+        let mut next = arity;
+        for n in names {
+            if !vars.contains_key(n) {
+                vars.insert(n.clone(), next as Slot);
+                next += 1;
+            }
+        }
+        if next > 60_000 {
+            return Err(TooManySlots);
+        }
+        Ok(FnBuilder {
+            code: Vec::new(),
+            lines: Vec::new(),
+            labels: Vec::new(),
+            line: 0,
+            vars,
+            shadows: HashMap::new(),
+            var_end: next as Slot,
+            top: next as Slot,
+            max: next as Slot,
+            state: BindState::default(),
+            protected: 0,
+            switches: Vec::new(),
+        })
+    }
+
+    pub fn emit(&mut self, i: Instr) {
+        self.code.push(i);
+        self.lines.push(self.line);
+    }
+
+    pub fn set_pos(&mut self, pos: Pos) {
+        if pos.line != 0 {
+            self.line = pos.line;
+        }
+    }
+
+    pub fn new_label(&mut self) -> L {
+        self.labels.push(None);
+        L(self.labels.len() as u32 - 1)
+    }
+
+    /// Places `l` at the next instruction.
+    pub fn bind_label(&mut self, l: L) {
+        self.labels[l.0 as usize] = Some(self.code.len() as u32);
+    }
+
+    /// A label operand (resolved by [`FnBuilder::finish`]).
+    pub fn lab(&self, l: L) -> Label {
+        l.0
+    }
+
+    pub fn pc(&self) -> usize {
+        self.code.len()
+    }
+
+    /// Allocates a temporary slot.
+    pub fn temp(&mut self) -> Slot {
+        let s = self.top;
+        self.top = self.top.checked_add(1).expect("slot overflow");
+        self.max = self.max.max(self.top);
+        s
+    }
+
+    /// Allocates `n` consecutive temporaries, returns the first.
+    pub fn temps(&mut self, n: usize) -> Slot {
+        let s = self.top;
+        self.top = self.top.checked_add(n as u16).expect("slot overflow");
+        self.max = self.max.max(self.top);
+        s
+    }
+
+    /// The current top of the temporary stack (to restore with [`FnBuilder::release`]).
+    pub fn mark(&self) -> Slot {
+        self.top
+    }
+
+    /// Frees every temporary allocated since `mark`.
+    pub fn release(&mut self, mark: Slot) {
+        debug_assert!(mark >= self.var_end);
+        self.top = mark;
+    }
+
+    /// The slot of variable `name` (shadowing taken into account).
+    pub fn var_slot(&self, name: &str) -> Option<Slot> {
+        if let Some(s) = self.shadows.get(name).and_then(|v| v.last()) {
+            return Some(*s);
+        }
+        self.vars.get(name).copied()
+    }
+
+    /// Starts a scope in which `name` is a fresh variable in a new temporary slot.
+    pub fn shadow(&mut self, name: &str) -> Slot {
+        let s = self.temp();
+        self.state.unbind(s);
+        self.shadows.entry(name.to_string()).or_default().push(s);
+        s
+    }
+
+    pub fn unshadow(&mut self, name: &str) {
+        if let Some(v) = self.shadows.get_mut(name) {
+            v.pop();
+        }
+    }
+
+    /// Resolves labels and returns `(code, lines, nslots)`.
+    /// Resolves labels (in code and jump tables), moves the jump tables to
+    /// `switches` (renumbering `Switch` operands) and returns `(code, lines, nslots)`.
+    pub fn finish(mut self, switches: &mut Vec<crate::ir::Switch>) -> (Vec<Instr>, Vec<u32>, u16) {
+        let labels = std::mem::take(&mut self.labels);
+        let resolve = |l: u32| labels[l as usize].expect("unbound label");
+        let base = switches.len() as u32;
+        for ins in &mut self.code {
+            if let Instr::Switch { table, .. } = ins {
+                *table += base;
+            }
+            for l in label_fields(ins) {
+                if *l != RAISE {
+                    *l = resolve(*l);
+                }
+            }
+        }
+        for mut s in std::mem::take(&mut self.switches) {
+            for (_, l) in &mut s.cases {
+                *l = resolve(*l);
+            }
+            s.default = resolve(s.default);
+            switches.push(s);
+        }
+        (self.code, self.lines, self.max.max(1))
+    }
+}
+
+/// The label operands of an instruction.
+pub fn label_fields(ins: &mut Instr) -> Vec<&mut Label> {
+    use Instr::*;
+    match ins {
+        MapPut { fail, .. }
+        | Op2 { fail, .. }
+        | AddImm { fail, .. }
+        | Op1 { fail, .. }
+        | Compare { fail, .. }
+        | TestType { fail, .. }
+        | TestAtom { fail, .. }
+        | TestInt { fail, .. }
+        | TestLit { fail, .. }
+        | TestTuple { fail, .. }
+        | TestRecord { fail, .. }
+        | TestCons { fail, .. }
+        | TestNil { fail, .. }
+        | TestMap { fail, .. }
+        | TestFunArity { fail, .. }
+        | SplitCons { fail, .. }
+        | GetMapValue { fail, .. }
+        | CallBif { fail, .. }
+        | BsStart { fail, .. }
+        | BsGet { fail, .. }
+        | BsEnd { fail, .. }
+        | BsSkip { fail, .. } => vec![fail],
+        Jump { to } => vec![to],
+        Try { handler, .. } | Catch { handler, .. } => vec![handler],
+        RecvStart { after } => vec![after],
+        RecvPeek { wait, .. } => vec![wait],
+        RecvNext { lp } | RecvWait { lp } => vec![lp],
+        RecvWaitTimeout { lp, after, .. } => vec![lp, after],
+        _ => vec![],
+    }
+}

@@ -1,0 +1,274 @@
+//! List and binary comprehensions, compiled inline as nested loops that
+//! accumulate results in reverse and reverse them at the end (no recursion,
+//! so a comprehension over a million elements needs no deep stack).
+//! Generator patterns bind fresh variables that shadow outer ones; nothing
+//! bound inside a comprehension is visible after it.
+
+use super::builder::{FnBuilder, L};
+use super::expr::expr_into;
+use super::{binary, guard, pattern, vars, CResult, ModuleCtx};
+use crate::bif;
+use crate::ir::{ErrKind, Instr, Slot, RAISE};
+use trace_syntax::ast::{Expr, ExprKind, Pos, Qualifier};
+use trace_term::atom;
+
+pub fn list(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    template: &Expr,
+    qs: &[Qualifier],
+    dst: Slot,
+    pos: Pos,
+) -> CResult<()> {
+    comprehension(cx, b, template, qs, dst, pos, false)
+}
+
+pub fn binary(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    template: &Expr,
+    qs: &[Qualifier],
+    dst: Slot,
+    pos: Pos,
+) -> CResult<()> {
+    comprehension(cx, b, template, qs, dst, pos, true)
+}
+
+fn comprehension(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    template: &Expr,
+    qs: &[Qualifier],
+    dst: Slot,
+    pos: Pos,
+    binary_result: bool,
+) -> CResult<()> {
+    let mark = b.mark();
+    let before = b.state.clone();
+    let acc = b.temp();
+    b.emit(Instr::Nil { dst: acc });
+    let end = b.new_label();
+    quals(cx, b, template, qs, acc, end)?;
+    b.bind_label(end);
+    b.set_pos(pos);
+    let reverse = bif::registry()
+        .lookup("lists", "reverse", 1)
+        .expect("lists:reverse/1 is a built-in");
+    let target = if binary_result { acc } else { dst };
+    b.emit(Instr::CallBif {
+        bif: reverse,
+        args: acc,
+        arity: 1,
+        dst: target,
+        fail: RAISE,
+    });
+    if binary_result {
+        let concat = bif::registry()
+            .lookup("erlang", "list_to_bitstring", 1)
+            .expect("list_to_bitstring/1 is a built-in");
+        b.emit(Instr::CallBif {
+            bif: concat,
+            args: acc,
+            arity: 1,
+            dst,
+            fail: RAISE,
+        });
+    }
+    b.state = before;
+    b.release(mark);
+    Ok(())
+}
+
+/// Compiles qualifiers from the first; `cont` is where to go for the next
+/// iteration of the innermost enclosing generator (or the end).
+fn quals(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    template: &Expr,
+    qs: &[Qualifier],
+    acc: Slot,
+    cont: L,
+) -> CResult<()> {
+    let Some((q, rest)) = qs.split_first() else {
+        // Innermost: push the template's value.
+        let mark = b.mark();
+        let v = b.temp();
+        expr_into(cx, b, template, v)?;
+        b.emit(Instr::Cons {
+            dst: acc,
+            head: v,
+            tail: acc,
+        });
+        b.emit(Instr::Jump { to: b.lab(cont) });
+        b.release(mark);
+        return Ok(());
+    };
+    match q {
+        Qualifier::Generator {
+            pos,
+            pattern: pat,
+            list,
+        } => {
+            let mark = b.mark();
+            let cur = b.temp();
+            expr_into(cx, b, list, cur)?;
+            let (lp, check_end, bad, done) =
+                (b.new_label(), b.new_label(), b.new_label(), b.new_label());
+            let (h, t) = (b.temp(), b.temp());
+            b.bind_label(lp);
+            b.set_pos(*pos);
+            b.emit(Instr::SplitCons {
+                src: cur,
+                hd: h,
+                tl: t,
+                fail: b.lab(check_end),
+            });
+            b.emit(Instr::Move { dst: cur, src: t });
+            let state = b.state.clone();
+            let names = vars::pattern_names(pat);
+            for n in &names {
+                b.shadow(n);
+            }
+            pattern::pattern(cx, b, pat, h, lp)?;
+            quals(cx, b, template, rest, acc, lp)?;
+            for n in &names {
+                b.unshadow(n);
+            }
+            b.state = state;
+            b.bind_label(check_end);
+            b.emit(Instr::TestNil {
+                a: cur,
+                fail: b.lab(bad),
+            });
+            b.emit(Instr::Jump { to: b.lab(done) });
+            b.bind_label(bad);
+            b.emit(Instr::Error {
+                kind: ErrKind::BadGenerator,
+                val: cur,
+            });
+            b.bind_label(done);
+            b.emit(Instr::Jump { to: b.lab(cont) });
+            b.release(mark);
+            Ok(())
+        }
+        Qualifier::BitGenerator {
+            pos,
+            pattern: pat,
+            binary: bin,
+        } => {
+            let ExprKind::Binary(segs) = &pat.kind else {
+                return cx.err(pat.pos, "illegal pattern in bit generator");
+            };
+            let mark = b.mark();
+            let src = b.temp();
+            expr_into(cx, b, bin, src)?;
+            let at = b.temp();
+            let (lp, bad, done) = (b.new_label(), b.new_label(), b.new_label());
+            b.set_pos(*pos);
+            b.emit(Instr::BsStart {
+                src,
+                pos: at,
+                fail: b.lab(bad),
+            });
+            b.bind_label(lp);
+            let state = b.state.clone();
+            let names = vars::pattern_names(pat);
+            for n in &names {
+                b.shadow(n);
+            }
+            // When the remaining bits do not match, the generator is exhausted.
+            binary::segments(cx, b, segs, src, at, done)?;
+            quals(cx, b, template, rest, acc, lp)?;
+            for n in &names {
+                b.unshadow(n);
+            }
+            b.state = state;
+            b.bind_label(bad);
+            b.emit(Instr::Error {
+                kind: ErrKind::BadGenerator,
+                val: src,
+            });
+            b.bind_label(done);
+            b.emit(Instr::Jump { to: b.lab(cont) });
+            b.release(mark);
+            Ok(())
+        }
+        Qualifier::Filter(e) => {
+            let mark = b.mark();
+            if is_guard(e) {
+                guard::test(cx, b, e, cont)?;
+            } else {
+                let v = b.temp();
+                expr_into(cx, b, e, v)?;
+                let (not_true, bad) = (b.new_label(), b.new_label());
+                b.emit(Instr::TestAtom {
+                    a: v,
+                    atom: atom::TRUE,
+                    fail: b.lab(not_true),
+                });
+                let inner_mark = b.mark();
+                b.release(inner_mark);
+                let after_true = b.new_label();
+                b.emit(Instr::Jump {
+                    to: b.lab(after_true),
+                });
+                b.bind_label(not_true);
+                b.emit(Instr::TestAtom {
+                    a: v,
+                    atom: atom::FALSE,
+                    fail: b.lab(bad),
+                });
+                b.emit(Instr::Jump { to: b.lab(cont) });
+                b.bind_label(bad);
+                b.emit(Instr::Error {
+                    kind: ErrKind::BadFilter,
+                    val: v,
+                });
+                b.bind_label(after_true);
+            }
+            quals(cx, b, template, rest, acc, cont)?;
+            b.release(mark);
+            Ok(())
+        }
+    }
+}
+
+/// True if `e` can be compiled as a guard test (then exceptions mean "false",
+/// as for guard filters in Erlang).
+fn is_guard(e: &Expr) -> bool {
+    use ExprKind::*;
+    match &e.kind {
+        Var(_) | Atom(_) | Integer(_) | Float(_) | String(_) | Nil | RecordIndex { .. } => true,
+        Cons(h, t) => is_guard(h) && is_guard(t),
+        Tuple(es) => es.iter().all(is_guard),
+        BinOp(op, l, r) => {
+            !matches!(
+                op,
+                trace_syntax::ast::BinOp::Send
+                    | trace_syntax::ast::BinOp::Append
+                    | trace_syntax::ast::BinOp::Subtract
+            ) && is_guard(l)
+                && is_guard(r)
+        }
+        UnOp(_, x) => is_guard(x),
+        RecordField { expr, .. } => is_guard(expr),
+        Call { fun, args } => {
+            let name = match &fun.kind {
+                Atom(n) => Some(n.as_str()),
+                Remote { module, function } => match (&module.kind, &function.kind) {
+                    (Atom(m), Atom(f)) if m == "erlang" => Some(f.as_str()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(name) = name else { return false };
+            let guard_bif = guard::type_test(name, args.len()).is_some()
+                || matches!(name, "is_record" | "is_function")
+                || bif::registry()
+                    .lookup("erlang", name, args.len())
+                    .is_some_and(|id| bif::registry().def(id).guard);
+            guard_bif && args.iter().all(is_guard)
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,397 @@
+//! Control constructs: match, case, if, receive, try, catch, andalso/orelse.
+//! Each tracks which variables it binds in every branch (then bound after
+//! it) and which only in some (then unsafe, as erlc reports).
+
+use super::builder::{BindState, FnBuilder};
+use super::expr::{body, deliver, expr_any, expr_into, Dest};
+use super::{guard, pattern, CResult, ModuleCtx};
+use crate::ir::{ErrKind, Instr, Slot, RAISE};
+use trace_syntax::ast::{BinOp, CatchClause, Clause, Expr, ExprKind, Pos};
+use trace_term::atom;
+
+fn value_slot(b: &mut FnBuilder, dest: Dest) -> Slot {
+    match dest {
+        Dest::Into(d) => d,
+        Dest::Tail => b.temp(),
+    }
+}
+
+/// `Pattern = Expr`.
+pub fn matching(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    p: &Expr,
+    x: &Expr,
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
+    if let ExprKind::Var(name) = &p.kind {
+        if let Some(s) = b.var_slot(name) {
+            if name != "_" && !b.state.is_bound(s) && b.state.unsafe_info(s).is_none() {
+                expr_into(cx, b, x, s)?;
+                b.state.bind(s);
+                deliver(b, s, dest);
+                return Ok(());
+            }
+        }
+    }
+    let mark = b.mark();
+    let v = b.temp();
+    expr_into(cx, b, x, v)?;
+    b.set_pos(pos);
+    let fail = b.new_label();
+    let ok = b.new_label();
+    pattern::pattern(cx, b, p, v, fail)?;
+    b.emit(Instr::Jump { to: b.lab(ok) });
+    b.bind_label(fail);
+    b.set_pos(pos);
+    b.emit(Instr::Error {
+        kind: ErrKind::Badmatch,
+        val: v,
+    });
+    b.bind_label(ok);
+    deliver(b, v, dest);
+    b.release(mark);
+    Ok(())
+}
+
+/// Clauses with one pattern each (case, receive, try-of) matched against `v`.
+/// Returns the binding state at the end of each clause body.
+fn clauses(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    cs: &[Clause],
+    v: Slot,
+    dest: Dest,
+    end: super::builder::L,
+    before: &BindState,
+    accept: bool,
+) -> CResult<Vec<BindState>> {
+    let mut states = Vec::new();
+    for c in cs {
+        b.state = before.clone();
+        b.set_pos(c.pos);
+        let next = b.new_label();
+        if let Some(p) = c.patterns.first() {
+            pattern::pattern(cx, b, p, v, next)?;
+        }
+        guard::guard_seq(cx, b, &c.guards, next)?;
+        if accept {
+            b.emit(Instr::RecvAccept);
+        }
+        body(cx, b, &c.body, dest)?;
+        if !matches!(dest, Dest::Tail) {
+            b.emit(Instr::Jump { to: b.lab(end) });
+        }
+        states.push(b.state.clone());
+        b.bind_label(next);
+    }
+    Ok(states)
+}
+
+pub fn case(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    x: &Expr,
+    cs: &[Clause],
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
+    let mark = b.mark();
+    let v = expr_any(cx, b, x)?;
+    let before = b.state.clone();
+    let end = b.new_label();
+    let states = clauses(cx, b, cs, v, dest, end, &before, false)?;
+    b.set_pos(pos);
+    b.emit(Instr::Error {
+        kind: ErrKind::CaseClause,
+        val: v,
+    });
+    b.bind_label(end);
+    b.state = BindState::merge(&before, &states, "case", pos);
+    b.release(mark);
+    Ok(())
+}
+
+pub fn if_(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    cs: &[Clause],
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
+    let before = b.state.clone();
+    let end = b.new_label();
+    let states = clauses(cx, b, cs, 0, dest, end, &before, false)?;
+    b.set_pos(pos);
+    b.emit(Instr::Error {
+        kind: ErrKind::IfClause,
+        val: 0,
+    });
+    b.bind_label(end);
+    b.state = BindState::merge(&before, &states, "if", pos);
+    Ok(())
+}
+
+pub fn receive(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    cs: &[Clause],
+    after: Option<&(Box<Expr>, Vec<Expr>)>,
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
+    let mark = b.mark();
+    let timeout = match after {
+        Some((t, _)) => {
+            let s = b.temp();
+            expr_into(cx, b, t, s)?;
+            Some(s)
+        }
+        None => None,
+    };
+    let before = b.state.clone();
+    let (lp, wait, end, after_l) = (b.new_label(), b.new_label(), b.new_label(), b.new_label());
+    b.set_pos(pos);
+    b.emit(Instr::RecvStart {
+        after: if timeout.is_some() {
+            b.lab(after_l)
+        } else {
+            RAISE
+        },
+    });
+    b.bind_label(lp);
+    let m = b.temp();
+    b.emit(Instr::RecvPeek {
+        dst: m,
+        wait: b.lab(wait),
+    });
+    let mut states = clauses(cx, b, cs, m, dest, end, &before, true)?;
+    b.set_pos(pos);
+    b.emit(Instr::RecvNext { lp: b.lab(lp) });
+    b.bind_label(wait);
+    match (timeout, after) {
+        (Some(t), Some((_, after_body))) => {
+            b.emit(Instr::RecvWaitTimeout {
+                timeout: t,
+                lp: b.lab(lp),
+                after: b.lab(after_l),
+            });
+            b.bind_label(after_l);
+            b.state = before.clone();
+            body(cx, b, after_body, dest)?;
+            states.push(b.state.clone());
+        }
+        _ => b.emit(Instr::RecvWait { lp: b.lab(lp) }),
+    }
+    b.bind_label(end);
+    b.state = BindState::merge(&before, &states, "receive", pos);
+    b.release(mark);
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn try_(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    tb: &[Expr],
+    of: &[Clause],
+    catches: &[CatchClause],
+    after: &[Expr],
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
+    let mark = b.mark();
+    let res = value_slot(b, dest);
+    let before = b.state.clone();
+    let has_after = !after.is_empty();
+    let (h_after, done, end) = (b.new_label(), b.new_label(), b.new_label());
+    let areg = b.temps(3);
+    b.set_pos(pos);
+    if has_after {
+        b.emit(Instr::Try {
+            handler: b.lab(h_after),
+            reg: areg,
+        });
+        b.protected += 1;
+    }
+    let reg = b.temps(3);
+    let h_catch = b.new_label();
+    let has_catch = !catches.is_empty();
+    if has_catch {
+        b.emit(Instr::Try {
+            handler: b.lab(h_catch),
+            reg,
+        });
+        b.protected += 1;
+    }
+    let v = b.temp();
+    body(cx, b, tb, Dest::Into(v))?;
+    if has_catch {
+        b.emit(Instr::TryEnd);
+        b.protected -= 1;
+    }
+    let body_state = b.state.clone();
+    let mut states = Vec::new();
+    if of.is_empty() {
+        b.emit(Instr::Move { dst: res, src: v });
+        b.emit(Instr::Jump { to: b.lab(done) });
+        states.push(body_state.clone());
+    } else {
+        states.extend(clauses(
+            cx,
+            b,
+            of,
+            v,
+            Dest::Into(res),
+            done,
+            &body_state,
+            false,
+        )?);
+        b.set_pos(pos);
+        b.emit(Instr::Error {
+            kind: ErrKind::TryClause,
+            val: v,
+        });
+    }
+    if has_catch {
+        b.bind_label(h_catch);
+        for c in catches {
+            b.state = before.clone();
+            b.set_pos(c.pos);
+            let next = b.new_label();
+            match &c.class {
+                Some(cl) => pattern::pattern(cx, b, cl, reg, next)?,
+                None => b.emit(Instr::TestAtom {
+                    a: reg,
+                    atom: atom::THROW,
+                    fail: b.lab(next),
+                }),
+            }
+            pattern::pattern(cx, b, &c.pattern, reg + 1, next)?;
+            if let Some(st) = &c.stacktrace {
+                if st != "_" {
+                    let s = b.var_slot(st).expect("stacktrace variable has a slot");
+                    if b.state.is_bound(s) {
+                        return cx.err(
+                            c.pos,
+                            format!("stacktrace variable '{st}' must not be previously bound"),
+                        );
+                    }
+                    b.emit(Instr::Move {
+                        dst: s,
+                        src: reg + 2,
+                    });
+                    b.state.bind(s);
+                }
+            }
+            guard::guard_seq(cx, b, &c.guards, next)?;
+            body(cx, b, &c.body, Dest::Into(res))?;
+            b.emit(Instr::Jump { to: b.lab(done) });
+            states.push(b.state.clone());
+            b.bind_label(next);
+        }
+        b.emit(Instr::Raise { reg });
+    }
+    b.bind_label(done);
+    if has_after {
+        b.emit(Instr::TryEnd);
+        b.protected -= 1;
+        let t = b.temp();
+        body(cx, b, after, Dest::Into(t))?;
+        b.emit(Instr::Jump { to: b.lab(end) });
+        b.bind_label(h_after);
+        b.state = before.clone();
+        let t2 = b.temp();
+        body(cx, b, after, Dest::Into(t2))?;
+        b.emit(Instr::Raise { reg: areg });
+    }
+    b.bind_label(end);
+    // Nothing bound inside a try is usable after it (erlc: "unsafe in 'try'").
+    let mut merged = BindState::merge(&before, &states, "try", pos);
+    merged.make_new_unsafe(&before, "try", pos);
+    b.state = merged;
+    deliver(b, res, dest);
+    b.release(mark);
+    Ok(())
+}
+
+pub fn catch(cx: &mut ModuleCtx, b: &mut FnBuilder, x: &Expr, dest: Dest, pos: Pos) -> CResult<()> {
+    let mark = b.mark();
+    let t = value_slot(b, dest);
+    let before = b.state.clone();
+    let h = b.new_label();
+    b.set_pos(pos);
+    b.emit(Instr::Catch {
+        handler: b.lab(h),
+        dst: t,
+    });
+    b.protected += 1;
+    expr_into(cx, b, x, t)?;
+    b.emit(Instr::CatchEnd);
+    b.protected -= 1;
+    b.bind_label(h);
+    b.state.make_new_unsafe(&before, "catch", pos);
+    deliver(b, t, dest);
+    b.release(mark);
+    Ok(())
+}
+
+/// `A andalso B`, `A orelse B`: B is evaluated only when A does not decide;
+/// A must be a boolean (`{badarg, A}` otherwise), B may be anything.
+pub fn short_circuit(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    op: BinOp,
+    l: &Expr,
+    r: &Expr,
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
+    let mark = b.mark();
+    let t = value_slot(b, dest);
+    let a = expr_any(cx, b, l)?;
+    let (decided, not_bool, end) = (b.new_label(), b.new_label(), b.new_label());
+    let (go_on, stop) = if op == BinOp::AndAlso {
+        (atom::TRUE, atom::FALSE)
+    } else {
+        (atom::FALSE, atom::TRUE)
+    };
+    b.set_pos(pos);
+    b.emit(Instr::TestAtom {
+        a,
+        atom: go_on,
+        fail: b.lab(decided),
+    });
+    let before = b.state.clone();
+    expr_into(cx, b, r, t)?;
+    let after_r = b.state.clone();
+    b.emit(Instr::Jump { to: b.lab(end) });
+    b.bind_label(decided);
+    b.emit(Instr::TestAtom {
+        a,
+        atom: stop,
+        fail: b.lab(not_bool),
+    });
+    b.emit(Instr::Atom { dst: t, atom: stop });
+    b.emit(Instr::Jump { to: b.lab(end) });
+    b.bind_label(not_bool);
+    b.emit(Instr::Error {
+        kind: ErrKind::BadBool,
+        val: a,
+    });
+    b.bind_label(end);
+    b.state = BindState::merge(
+        &before,
+        &[after_r, before.clone()],
+        if op == BinOp::AndAlso {
+            "andalso"
+        } else {
+            "orelse"
+        },
+        pos,
+    );
+    deliver(b, t, dest);
+    b.release(mark);
+    Ok(())
+}

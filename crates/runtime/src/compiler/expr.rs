@@ -1,0 +1,709 @@
+//! Expressions: each compiles to code that leaves its value in a slot (or,
+//! in tail position, returns it / tail-calls).
+
+use super::builder::FnBuilder;
+use super::{binary, comprehension, constant, control, funs, pattern, records, CResult, ModuleCtx};
+use crate::bif;
+use crate::ir::{ErrKind, Instr, Op1, Op2, Slot, RAISE};
+use trace_syntax::ast::{self, BinOp, Expr, ExprKind, Pos};
+use trace_term::{Atom, Term};
+
+/// Where an expression's value goes.
+#[derive(Copy, Clone, Debug)]
+pub enum Dest {
+    /// The function returns it (calls become tail calls).
+    Tail,
+    Into(Slot),
+}
+
+/// A body `E1, ..., En`: earlier values are discarded, the last goes to `dest`.
+pub fn body(cx: &mut ModuleCtx, b: &mut FnBuilder, es: &[Expr], dest: Dest) -> CResult<()> {
+    let Some((last, init)) = es.split_last() else {
+        return cx.err(Pos::default(), "empty body");
+    };
+    for e in init {
+        let mark = b.mark();
+        let t = b.temp();
+        expr_into(cx, b, e, t)?;
+        b.release(mark);
+    }
+    expr_dest(cx, b, last, dest)
+}
+
+/// Compiles `e` so that its value ends up in `dst`.
+pub fn expr_into(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, dst: Slot) -> CResult<()> {
+    expr_dest(cx, b, e, Dest::Into(dst))
+}
+
+/// Compiles `e` and returns a slot holding its value (a variable's own slot
+/// when `e` is a variable: read it, never write it).
+pub fn expr_any(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr) -> CResult<Slot> {
+    if let ExprKind::Var(v) = &e.kind {
+        if v != "_" {
+            return pattern::var_use(cx, b, v, e.pos);
+        }
+    }
+    let t = b.temp();
+    expr_into(cx, b, e, t)?;
+    Ok(t)
+}
+
+/// Puts the value in `src` where `dest` wants it.
+pub fn deliver(b: &mut FnBuilder, src: Slot, dest: Dest) {
+    match dest {
+        Dest::Tail => b.emit(Instr::Return { src }),
+        Dest::Into(dst) if dst != src => b.emit(Instr::Move { dst, src }),
+        Dest::Into(_) => {}
+    }
+}
+
+/// The slot a non-tail computation should write into.
+fn target(b: &mut FnBuilder, dest: Dest) -> Slot {
+    match dest {
+        Dest::Into(d) => d,
+        Dest::Tail => b.temp(),
+    }
+}
+
+pub fn expr_dest(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, dest: Dest) -> CResult<()> {
+    use ExprKind::*;
+    b.set_pos(e.pos);
+    if let Some(c) = constant::constant(e) {
+        let t = target(b, dest);
+        load_const(cx, b, c, t);
+        deliver(b, t, dest);
+        return Ok(());
+    }
+    match &e.kind {
+        Var(v) => {
+            if v == "_" {
+                return cx.err(e.pos, "variable '_' is unbound");
+            }
+            let s = pattern::var_use(cx, b, v, e.pos)?;
+            deliver(b, s, dest);
+            Ok(())
+        }
+        Cons(..) => {
+            let t = target(b, dest);
+            list(cx, b, e, t)?;
+            deliver(b, t, dest);
+            Ok(())
+        }
+        Tuple(es) => {
+            let t = target(b, dest);
+            let mark = b.mark();
+            let start = b.temps(es.len());
+            for (i, x) in es.iter().enumerate() {
+                expr_into(cx, b, x, start + i as Slot)?;
+            }
+            b.set_pos(e.pos);
+            b.emit(Instr::Tuple {
+                dst: t,
+                start,
+                arity: es.len() as u16,
+            });
+            b.release(mark);
+            deliver(b, t, dest);
+            Ok(())
+        }
+        Map { base, assocs } => {
+            let t = target(b, dest);
+            map(cx, b, base.as_deref(), assocs, t, e.pos)?;
+            deliver(b, t, dest);
+            Ok(())
+        }
+        Record { base, name, fields } => {
+            let t = target(b, dest);
+            record(cx, b, base.as_deref(), name, fields, t, e.pos)?;
+            deliver(b, t, dest);
+            Ok(())
+        }
+        RecordIndex { name, field } => {
+            let i = records::field_index(cx, name, field, e.pos)?;
+            let t = target(b, dest);
+            b.emit(Instr::Int {
+                dst: t,
+                val: i as i32 + 2,
+            });
+            deliver(b, t, dest);
+            Ok(())
+        }
+        RecordField {
+            expr: x,
+            name,
+            field,
+        } => {
+            let t = target(b, dest);
+            let mark = b.mark();
+            let v = expr_any(cx, b, x)?;
+            record_field(cx, b, v, name, field, t, e.pos)?;
+            b.release(mark);
+            deliver(b, t, dest);
+            Ok(())
+        }
+        Binary(segs) => {
+            let t = target(b, dest);
+            binary::construct(cx, b, segs, t)?;
+            deliver(b, t, dest);
+            Ok(())
+        }
+        Match(p, x) => control::matching(cx, b, p, x, dest, e.pos),
+        BinOp(op, l, r) => binop(cx, b, *op, l, r, dest, e.pos),
+        UnOp(op, x) => {
+            let t = target(b, dest);
+            let mark = b.mark();
+            let v = expr_any(cx, b, x)?;
+            let op = match op {
+                trace_syntax::ast::UnOp::Neg => Op1::Neg,
+                trace_syntax::ast::UnOp::Plus => Op1::Plus,
+                trace_syntax::ast::UnOp::Bnot => Op1::Bnot,
+                trace_syntax::ast::UnOp::Not => Op1::Not,
+            };
+            b.set_pos(e.pos);
+            b.emit(Instr::Op1 {
+                op,
+                dst: t,
+                a: v,
+                fail: RAISE,
+            });
+            b.release(mark);
+            deliver(b, t, dest);
+            Ok(())
+        }
+        Call { fun, args } => call(cx, b, fun, args, dest, e.pos),
+        Remote { .. } => cx.err(e.pos, "illegal expression"),
+        Case { expr: x, clauses } => control::case(cx, b, x, clauses, dest, e.pos),
+        If(clauses) => control::if_(cx, b, clauses, dest, e.pos),
+        Receive { clauses, after } => control::receive(cx, b, clauses, after.as_ref(), dest, e.pos),
+        Try {
+            body: tb,
+            of_clauses,
+            catch_clauses,
+            after,
+        } => control::try_(cx, b, tb, of_clauses, catch_clauses, after, dest, e.pos),
+        Catch(x) => control::catch(cx, b, x, dest, e.pos),
+        Block(es) => body(cx, b, es, dest),
+        Fun(f) => {
+            let t = target(b, dest);
+            funs::fun_expr(cx, b, f, t, e.pos)?;
+            deliver(b, t, dest);
+            Ok(())
+        }
+        ListComp {
+            template,
+            qualifiers,
+        } => {
+            let t = target(b, dest);
+            comprehension::list(cx, b, template, qualifiers, t, e.pos)?;
+            deliver(b, t, dest);
+            Ok(())
+        }
+        BinComp {
+            template,
+            qualifiers,
+        } => {
+            let t = target(b, dest);
+            comprehension::binary(cx, b, template, qualifiers, t, e.pos)?;
+            deliver(b, t, dest);
+            Ok(())
+        }
+        Atom(_) | Integer(_) | Float(_) | String(_) | Nil => {
+            unreachable!("constants handled above")
+        }
+    }
+}
+
+/// Loads a constant with the cheapest instruction.
+pub fn load_const(cx: &mut ModuleCtx, b: &mut FnBuilder, c: Term, dst: Slot) {
+    match c {
+        Term::Atom(atom) => b.emit(Instr::Atom { dst, atom }),
+        Term::Nil => b.emit(Instr::Nil { dst }),
+        Term::Int(i) if i32::try_from(i).is_ok() => b.emit(Instr::Int { dst, val: i as i32 }),
+        other => {
+            let lit = cx.literal(other);
+            b.emit(Instr::Lit { dst, lit });
+        }
+    }
+}
+
+/// A list expression `[E1, ..., En | Tail]`, built without recursing on its length.
+fn list(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, dst: Slot) -> CResult<()> {
+    let mut items = Vec::new();
+    let mut cur = e;
+    while let ExprKind::Cons(h, t) = &cur.kind {
+        items.push(h.as_ref());
+        cur = t;
+    }
+    let mark = b.mark();
+    let start = b.temps(items.len());
+    for (i, x) in items.iter().enumerate() {
+        expr_into(cx, b, x, start + i as Slot)?;
+    }
+    let tail = b.temp();
+    expr_into(cx, b, cur, tail)?;
+    b.set_pos(e.pos);
+    for i in (0..items.len()).rev() {
+        let d = if i == 0 { dst } else { tail };
+        b.emit(Instr::Cons {
+            dst: d,
+            head: start + i as Slot,
+            tail,
+        });
+    }
+    b.release(mark);
+    Ok(())
+}
+
+fn map(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    base: Option<&Expr>,
+    assocs: &[ast::MapAssoc],
+    dst: Slot,
+    pos: Pos,
+) -> CResult<()> {
+    let mark = b.mark();
+    match base {
+        None => {
+            let start = b.temps(assocs.len() * 2);
+            for (i, a) in assocs.iter().enumerate() {
+                if a.exact {
+                    return cx.err(
+                        a.pos,
+                        "illegal map key in construction: ':=' needs an existing map",
+                    );
+                }
+                expr_into(cx, b, &a.key, start + 2 * i as Slot)?;
+                expr_into(cx, b, &a.value, start + 2 * i as Slot + 1)?;
+            }
+            b.set_pos(pos);
+            b.emit(Instr::MapNew {
+                dst,
+                start,
+                n: assocs.len() as u16,
+            });
+        }
+        Some(base) => {
+            let m = expr_any(cx, b, base)?;
+            let start = b.temps(assocs.len() * 2);
+            for (i, a) in assocs.iter().enumerate() {
+                expr_into(cx, b, &a.key, start + 2 * i as Slot)?;
+                expr_into(cx, b, &a.value, start + 2 * i as Slot + 1)?;
+            }
+            b.set_pos(pos);
+            let mut cur = m;
+            for (i, a) in assocs.iter().enumerate() {
+                b.emit(Instr::MapPut {
+                    dst,
+                    map: cur,
+                    key: start + 2 * i as Slot,
+                    val: start + 2 * i as Slot + 1,
+                    exact: a.exact,
+                    fail: RAISE,
+                });
+                cur = dst;
+            }
+            if assocs.is_empty() {
+                // `M#{}` only checks that M is a map.
+                let ok = b.new_label();
+                let bad = b.new_label();
+                b.emit(Instr::TestMap {
+                    a: m,
+                    fail: b.lab(bad),
+                });
+                b.emit(Instr::Move { dst, src: m });
+                b.emit(Instr::Jump { to: b.lab(ok) });
+                b.bind_label(bad);
+                b.emit(Instr::Error {
+                    kind: ErrKind::Badmap,
+                    val: m,
+                });
+                b.bind_label(ok);
+            }
+        }
+    }
+    b.release(mark);
+    Ok(())
+}
+
+fn record(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    base: Option<&Expr>,
+    name: &str,
+    fields: &[ast::RecordFieldInit],
+    dst: Slot,
+    pos: Pos,
+) -> CResult<()> {
+    let def = records::def(cx, name, pos)?.clone();
+    let inits = records::field_inits(cx, name, fields, pos)?;
+    let n = def.fields.len();
+    let mark = b.mark();
+    let base_slot = match base {
+        Some(x) => {
+            let v = expr_any(cx, b, x)?;
+            let ok = b.new_label();
+            let bad = b.new_label();
+            b.emit(Instr::TestRecord {
+                a: v,
+                tag: Atom::intern(name),
+                arity: n as u16 + 1,
+                fail: b.lab(bad),
+            });
+            b.emit(Instr::Jump { to: b.lab(ok) });
+            b.bind_label(bad);
+            badrecord(b, v);
+            b.bind_label(ok);
+            Some(v)
+        }
+        None => None,
+    };
+    let start = b.temps(n + 1);
+    b.emit(Instr::Atom {
+        dst: start,
+        atom: Atom::intern(name),
+    });
+    for (i, init) in inits.iter().enumerate() {
+        let slot = start + 1 + i as Slot;
+        match (init, base_slot) {
+            (Some(x), _) => expr_into(cx, b, x, slot)?,
+            (None, Some(v)) => b.emit(Instr::GetElem {
+                dst: slot,
+                src: v,
+                idx: i as u16 + 1,
+            }),
+            (None, None) => match &def.fields[i].default {
+                Some(d) => expr_into(cx, b, d, slot)?,
+                None => b.emit(Instr::Atom {
+                    dst: slot,
+                    atom: trace_term::atom::UNDEFINED,
+                }),
+            },
+        }
+    }
+    b.set_pos(pos);
+    b.emit(Instr::Tuple {
+        dst,
+        start,
+        arity: n as u16 + 1,
+    });
+    b.release(mark);
+    Ok(())
+}
+
+/// Raises `{badrecord, Value}` (OTP 25 reports the offending value).
+pub fn badrecord(b: &mut FnBuilder, v: Slot) {
+    b.emit(Instr::Error {
+        kind: ErrKind::Badrecord,
+        val: v,
+    });
+}
+
+/// `V#name.field` into `dst`, raising `{badrecord, name}` when `V` is not such a record.
+fn record_field(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    v: Slot,
+    name: &str,
+    field: &str,
+    dst: Slot,
+    pos: Pos,
+) -> CResult<()> {
+    let i = records::field_index(cx, name, field, pos)?;
+    let n = records::def(cx, name, pos)?.fields.len();
+    let ok = b.new_label();
+    let bad = b.new_label();
+    b.emit(Instr::TestRecord {
+        a: v,
+        tag: Atom::intern(name),
+        arity: n as u16 + 1,
+        fail: b.lab(bad),
+    });
+    b.emit(Instr::GetElem {
+        dst,
+        src: v,
+        idx: i as u16 + 1,
+    });
+    b.emit(Instr::Jump { to: b.lab(ok) });
+    b.bind_label(bad);
+    badrecord(b, v);
+    b.bind_label(ok);
+    Ok(())
+}
+
+fn op2(op: BinOp) -> Op2 {
+    match op {
+        BinOp::Add => Op2::Add,
+        BinOp::Sub => Op2::Sub,
+        BinOp::Mul => Op2::Mul,
+        BinOp::FDiv => Op2::FDiv,
+        BinOp::IDiv => Op2::IDiv,
+        BinOp::Rem => Op2::Rem,
+        BinOp::Band => Op2::Band,
+        BinOp::Bor => Op2::Bor,
+        BinOp::Bxor => Op2::Bxor,
+        BinOp::Bsl => Op2::Bsl,
+        BinOp::Bsr => Op2::Bsr,
+        BinOp::And => Op2::And,
+        BinOp::Or => Op2::Or,
+        BinOp::Xor => Op2::Xor,
+        BinOp::Eq => Op2::Eq,
+        BinOp::Neq => Op2::Neq,
+        BinOp::ExactEq => Op2::ExactEq,
+        BinOp::ExactNeq => Op2::ExactNeq,
+        BinOp::Lt => Op2::Lt,
+        BinOp::Le => Op2::Le,
+        BinOp::Gt => Op2::Gt,
+        BinOp::Ge => Op2::Ge,
+        BinOp::Append => Op2::Append,
+        BinOp::Subtract => Op2::Subtract,
+        BinOp::AndAlso | BinOp::OrElse | BinOp::Send => unreachable!(),
+    }
+}
+
+/// Converts a guard/expression operator to an [`Op2`] (public for guards).
+pub fn arith_op(op: BinOp) -> Op2 {
+    op2(op)
+}
+
+fn binop(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    op: BinOp,
+    l: &Expr,
+    r: &Expr,
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
+    match op {
+        BinOp::AndAlso | BinOp::OrElse => control::short_circuit(cx, b, op, l, r, dest, pos),
+        BinOp::Send => {
+            let args = vec![l.clone(), r.clone()];
+            call_bif(cx, b, "erlang", "send", &args, dest, pos)
+        }
+        _ => {
+            let t = target(b, dest);
+            let mark = b.mark();
+            // N + 1, N - 1: the immediate forms skip a slot load.
+            if matches!(op, BinOp::Add | BinOp::Sub) {
+                if let Some(Term::Int(k)) = constant::constant(r) {
+                    if let Ok(k) = i32::try_from(k) {
+                        let a = expr_any(cx, b, l)?;
+                        b.set_pos(pos);
+                        b.emit(Instr::AddImm {
+                            dst: t,
+                            a,
+                            imm: if op == BinOp::Add { k } else { -k },
+                            fail: RAISE,
+                        });
+                        b.release(mark);
+                        deliver(b, t, dest);
+                        return Ok(());
+                    }
+                }
+            }
+            let a = expr_any(cx, b, l)?;
+            let c = expr_any(cx, b, r)?;
+            b.set_pos(pos);
+            b.emit(Instr::Op2 {
+                op: op2(op),
+                dst: t,
+                a,
+                b: c,
+                fail: RAISE,
+            });
+            b.release(mark);
+            deliver(b, t, dest);
+            Ok(())
+        }
+    }
+}
+
+/// Evaluates `args` into consecutive fresh temporaries; returns the first.
+pub fn args_into(cx: &mut ModuleCtx, b: &mut FnBuilder, args: &[Expr]) -> CResult<Slot> {
+    let start = b.temps(args.len());
+    for (i, a) in args.iter().enumerate() {
+        expr_into(cx, b, a, start + i as Slot)?;
+    }
+    Ok(start)
+}
+
+fn call(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    fun: &Expr,
+    args: &[Expr],
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
+    let arity = args.len();
+    if arity > 255 {
+        return cx.unsupported(pos, "calls with more than 255 arguments");
+    }
+    match &fun.kind {
+        ExprKind::Atom(name) => {
+            if let Some(&id) = cx.functions.get(&(name.clone(), arity)) {
+                let mark = b.mark();
+                let start = args_into(cx, b, args)?;
+                b.set_pos(pos);
+                emit_call(b, CallKind::Local(id), start, arity as u8, dest);
+                b.release(mark);
+                return Ok(());
+            }
+            if let Some(m) = cx.imports.get(&(name.clone(), arity)).cloned() {
+                return call_remote(cx, b, &m, name, args, dest, pos);
+            }
+            if bif::registry().autoimported(name, arity) {
+                return call_bif(cx, b, "erlang", name, args, dest, pos);
+            }
+            cx.err(pos, format!("function {name}/{arity} undefined"))
+        }
+        ExprKind::Remote { module, function } => match (&module.kind, &function.kind) {
+            (ExprKind::Atom(m), ExprKind::Atom(f)) => call_remote(cx, b, m, f, args, dest, pos),
+            _ => {
+                let mark = b.mark();
+                let ms = b.temp();
+                expr_into(cx, b, module, ms)?;
+                let fs = b.temp();
+                expr_into(cx, b, function, fs)?;
+                let start = args_into(cx, b, args)?;
+                b.set_pos(pos);
+                emit_call(b, CallKind::Dyn(ms, fs), start, arity as u8, dest);
+                b.release(mark);
+                Ok(())
+            }
+        },
+        _ => {
+            let mark = b.mark();
+            let fs = b.temp();
+            expr_into(cx, b, fun, fs)?;
+            let start = args_into(cx, b, args)?;
+            b.set_pos(pos);
+            emit_call(b, CallKind::Fun(fs), start, arity as u8, dest);
+            b.release(mark);
+            Ok(())
+        }
+    }
+}
+
+fn call_remote(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    m: &str,
+    f: &str,
+    args: &[Expr],
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
+    // Calls to our own module's functions go direct (as BEAM does for local
+    // exported functions called remotely, minus hot code loading).
+    let arity = args.len();
+    if m == cx.name_str {
+        if let Some(&id) = cx.functions.get(&(f.to_string(), arity)) {
+            let mark = b.mark();
+            let start = args_into(cx, b, args)?;
+            b.set_pos(pos);
+            emit_call(b, CallKind::Local(id), start, arity as u8, dest);
+            b.release(mark);
+            return Ok(());
+        }
+    }
+    let ext = cx.ext(Atom::intern(m), Atom::intern(f), arity as u32, pos);
+    let mark = b.mark();
+    let start = args_into(cx, b, args)?;
+    b.set_pos(pos);
+    emit_call(b, CallKind::Ext(ext), start, arity as u8, dest);
+    b.release(mark);
+    Ok(())
+}
+
+/// A call to a built-in known at compile time.
+pub fn call_bif(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    m: &str,
+    f: &str,
+    args: &[Expr],
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
+    let Some(id) = bif::registry().lookup(m, f, args.len()) else {
+        return call_remote(cx, b, m, f, args, dest, pos);
+    };
+    let t = target(b, dest);
+    let mark = b.mark();
+    let start = args_into(cx, b, args)?;
+    b.set_pos(pos);
+    b.emit(Instr::CallBif {
+        bif: id,
+        args: start,
+        arity: args.len() as u8,
+        dst: t,
+        fail: RAISE,
+    });
+    b.release(mark);
+    deliver(b, t, dest);
+    Ok(())
+}
+
+enum CallKind {
+    Local(u32),
+    Ext(u32),
+    Fun(Slot),
+    Dyn(Slot, Slot),
+}
+
+fn emit_call(b: &mut FnBuilder, k: CallKind, args: Slot, arity: u8, dest: Dest) {
+    let tail = matches!(dest, Dest::Tail) && b.protected == 0;
+    if tail {
+        b.emit(match k {
+            CallKind::Local(fun) => Instr::TailCall { fun, args, arity },
+            CallKind::Ext(ext) => Instr::TailCallExt { ext, args, arity },
+            CallKind::Fun(fun) => Instr::TailCallFun { fun, args, arity },
+            CallKind::Dyn(module, function) => Instr::TailCallDyn {
+                module,
+                function,
+                args,
+                arity,
+            },
+        });
+        return;
+    }
+    let dst = match dest {
+        Dest::Into(d) => d,
+        // Inside try/catch a call in tail position cannot be a tail call. The
+        // result slot may sit above the arguments: it is written only after the
+        // callee's window is gone.
+        Dest::Tail => b.temp(),
+    };
+    b.emit(match k {
+        CallKind::Local(fun) => Instr::Call {
+            fun,
+            args,
+            arity,
+            dst,
+        },
+        CallKind::Ext(ext) => Instr::CallExt {
+            ext,
+            args,
+            arity,
+            dst,
+        },
+        CallKind::Fun(fun) => Instr::CallFun {
+            fun,
+            args,
+            arity,
+            dst,
+        },
+        CallKind::Dyn(module, function) => Instr::CallDyn {
+            module,
+            function,
+            args,
+            arity,
+            dst,
+        },
+    });
+    if let Dest::Tail = dest {
+        b.emit(Instr::Return { src: dst });
+    }
+}

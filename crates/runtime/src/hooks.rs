@@ -1,0 +1,192 @@
+//! The two hooks that recording and replay plug into (DESIGN §2.1, §4).
+//!
+//! - An [`Observer`] sees every event of every process: spawn, send,
+//!   delivery, receipt, timeout, signals sent and taken, nondeterministic
+//!   results, output and exit.
+//! - A [`Director`] decides every nondeterministic choice: which message a
+//!   receive takes, whether a timeout fires, where an exit signal lands in the
+//!   target's steps, the pid of a spawned process, the result of each
+//!   nondeterministic built-in, and the order of writes to standard output.
+//!
+//! Both work per process: when a process starts, each hook may return a
+//! per-process object that receives that process's events (on whichever
+//! scheduler thread runs it) with no locking. `trace run` uses the native
+//! hooks, which return none, so the engine makes no hook calls at all.
+
+use crate::process::MsgId;
+use trace_term::{Atom, Pid, Term};
+
+/// Which nondeterministic built-in produced a value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NondetKind {
+    MonotonicTime,
+    SystemTime,
+    Timestamp,
+    UniqueInteger,
+    Random,
+    Whereis,
+    Register,
+    Registered,
+    IsProcessAlive,
+    Processes,
+    ProcessInfo,
+    /// Any other nondeterministic built-in, by name.
+    Other(&'static str),
+}
+
+/// A non-message signal as sent.
+#[derive(Clone, Copy, Debug)]
+pub enum SignalOut<'a> {
+    Link,
+    Unlink,
+    Exit { reason: &'a Term, linked: bool },
+    Monitor,
+    Demonitor,
+    Down { reason: &'a Term },
+}
+
+/// What taking a signal did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    Applied,
+    Ignored,
+    /// Became a message in the mailbox (`'EXIT'` or `'DOWN'`).
+    Converted,
+    /// The process dies of it.
+    Killed,
+}
+
+/// One event of one process, as the engine reports it.
+#[derive(Clone, Copy, Debug)]
+pub enum Event<'a> {
+    Spawn {
+        child: Pid,
+        link: bool,
+        monitor: bool,
+    },
+    Send {
+        id: MsgId,
+        to: Pid,
+        payload: &'a Term,
+    },
+    /// A message entered the mailbox.
+    Deliver {
+        id: MsgId,
+    },
+    /// A receive consumed a message.
+    Receive {
+        id: MsgId,
+        payload: &'a Term,
+    },
+    Timeout,
+    Signal {
+        id: MsgId,
+        to: Pid,
+        signal: SignalOut<'a>,
+    },
+    SignalTaken {
+        id: MsgId,
+        effect: Effect,
+    },
+    Nondet {
+        kind: NondetKind,
+        value: &'a Term,
+    },
+    /// A write to standard output; `seq` is its position among all writes.
+    Output {
+        seq: u64,
+        bytes: &'a [u8],
+    },
+    Exit {
+        reason: &'a Term,
+    },
+}
+
+/// Who a process is, when it starts.
+#[derive(Clone, Debug)]
+pub struct ProcessInfo {
+    pub pid: Pid,
+    pub parent: Option<Pid>,
+    /// Spawn path (`P.2.1` = `[2, 1]`).
+    pub path: Vec<u32>,
+    /// The function it starts in.
+    pub initial: (Atom, Atom, u32),
+}
+
+/// Sees events.
+pub trait Observer: Send + Sync {
+    /// A process starts; return an observer for its events, or `None`.
+    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+        None
+    }
+}
+
+/// Receives one process's events, in the process's order.
+pub trait ProcessObserver: Send {
+    fn event(&mut self, ev: &Event<'_>);
+    /// The process starts running on a scheduler thread.
+    fn slice_begin(&mut self) {}
+    /// The process stops running (it yields, waits or exits).
+    fn slice_end(&mut self) {}
+}
+
+/// The run departed from what the Director expected (replay of a different
+/// program, or a wrong log).
+#[derive(Clone, Debug)]
+pub struct Divergence {
+    pub pid: Pid,
+    /// Index of the process's event where it happened.
+    pub event_index: u64,
+    pub expected: String,
+    pub happened: String,
+}
+
+/// How a receive picks its message.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ReceiveChoice {
+    /// BEAM's rule: first matching message in arrival order; timeouts by the clock.
+    Native,
+    /// Exactly this message (wait for it if it has not arrived).
+    Message(MsgId),
+    /// Take the `after` branch now.
+    Timeout,
+}
+
+/// Whether a write to standard output may happen now.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OutputTurn {
+    /// Write now (native: whatever position it gets).
+    Now,
+    /// Write when the run's output count reaches this position.
+    At(u64),
+}
+
+/// Decides choices.
+pub trait Director: Send + Sync {
+    /// A process starts; return a director for its choices, or `None` (native).
+    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
+        None
+    }
+}
+
+/// Decides one process's choices and checks its events.
+pub trait ProcessDirector: Send {
+    /// Before the process's next event: a signal it must take first, if any.
+    fn signal_due(&mut self) -> Option<MsgId>;
+    /// At the start of a receive.
+    fn receive(&mut self) -> Result<ReceiveChoice, Divergence>;
+    /// The pid of the process about to be spawned (`None`: allocate one).
+    fn spawn_pid(&mut self) -> Result<Option<Pid>, Divergence>;
+    /// The result of a nondeterministic built-in, given the one computed now.
+    fn nondet(&mut self, kind: NondetKind, computed: Term) -> Result<Term, Divergence>;
+    /// When the next write to standard output may happen.
+    fn output_turn(&mut self) -> Result<OutputTurn, Divergence>;
+    /// Every event the process produces, to check it against what was expected.
+    fn event(&mut self, ev: &Event<'_>) -> Result<(), Divergence>;
+}
+
+/// The hooks of `trace run`: observe nothing, decide nothing.
+pub struct Native;
+
+impl Observer for Native {}
+impl Director for Native {}

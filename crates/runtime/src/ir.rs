@@ -1,0 +1,506 @@
+//! The instruction set the compiler emits and the VM runs.
+//!
+//! A function is a flat array of register-machine instructions over *slots*: the
+//! function's window onto its process's value stack. Variables and temporaries
+//! are resolved to slot numbers at compile time, patterns are compiled into
+//! test-and-branch sequences, and calls name their target directly (a function
+//! id, a built-in id, or an entry of the external-call table resolved at link
+//! time). Control flow uses absolute instruction indices (`Label`).
+//!
+//! Calls pass arguments in consecutive slots at the top of the caller's window;
+//! the callee's window starts there, so arguments are not copied.
+
+use trace_term::Atom;
+
+/// A slot within the current function's window.
+pub type Slot = u16;
+/// An instruction index within the current function.
+pub type Label = u32;
+/// "No failure label": an instruction that fails raises instead of branching.
+pub const RAISE: Label = u32::MAX;
+
+/// Binary operators evaluated by [`Instr::Op2`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Op2 {
+    Add,
+    Sub,
+    Mul,
+    FDiv,
+    IDiv,
+    Rem,
+    Band,
+    Bor,
+    Bxor,
+    Bsl,
+    Bsr,
+    Eq,
+    Neq,
+    ExactEq,
+    ExactNeq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Xor,
+    Append,
+    Subtract,
+}
+
+/// Unary operators evaluated by [`Instr::Op1`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Op1 {
+    Neg,
+    Plus,
+    Bnot,
+    Not,
+}
+
+/// Comparisons used as branches in patterns and guards.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Neq,
+    ExactEq,
+    ExactNeq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Type tests (`is_integer/1` and friends) used as branches.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TypeTest {
+    Integer,
+    Float,
+    Number,
+    Atom,
+    Boolean,
+    Tuple,
+    List,
+    Map,
+    Binary,
+    Bitstring,
+    Function,
+    Pid,
+    Reference,
+    Port,
+    Record,
+}
+
+/// Errors raised directly by compiled code (not by built-ins).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ErrKind {
+    /// `{badmatch, V}`
+    Badmatch,
+    /// `{case_clause, V}`
+    CaseClause,
+    /// `{try_clause, V}`
+    TryClause,
+    /// `if_clause`
+    IfClause,
+    /// `function_clause` (arguments are slots `0..arity`)
+    FunctionClause,
+    /// `{badrecord, V}`
+    Badrecord,
+    /// `{badgenerator, V}`... reported as `{bad_generator, V}` by BEAM
+    BadGenerator,
+    /// `{bad_filter, V}`
+    BadFilter,
+    /// `{badmap, V}`
+    Badmap,
+    /// `{badarg, V}`: a non-boolean left operand of `andalso`/`orelse`
+    BadBool,
+}
+
+/// Flags of a binary segment.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct SegFlags {
+    pub signed: bool,
+    pub little: bool,
+}
+
+/// The type of a binary segment.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SegType {
+    Integer,
+    Float,
+    /// `binary`/`bytes` and `bitstring`/`bits`
+    Binary,
+    Utf8,
+    Utf16,
+    Utf32,
+}
+
+/// A segment's size: a constant number of units, a slot holding the size, or
+/// `all` (the rest of a binary).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SegSize {
+    Const(u32),
+    Slot(Slot),
+    All,
+    /// No size given for a type that has a default (integer 8, float 64, utf*).
+    Default,
+}
+
+#[derive(Clone, Debug)]
+pub enum Instr {
+    // --- moves and constants
+    Move {
+        dst: Slot,
+        src: Slot,
+    },
+    /// Load literal `lit` from the program's literal table.
+    Lit {
+        dst: Slot,
+        lit: u32,
+    },
+    Int {
+        dst: Slot,
+        val: i32,
+    },
+    Atom {
+        dst: Slot,
+        atom: Atom,
+    },
+    Nil {
+        dst: Slot,
+    },
+
+    // --- construction
+    Cons {
+        dst: Slot,
+        head: Slot,
+        tail: Slot,
+    },
+    /// A tuple of the `arity` values in slots `start..start+arity`.
+    Tuple {
+        dst: Slot,
+        start: Slot,
+        arity: u16,
+    },
+    /// A new map from `n` key/value pairs interleaved in `start..start+2n`.
+    MapNew {
+        dst: Slot,
+        start: Slot,
+        n: u16,
+    },
+    /// `Map#{Key => Val}` (or `:=` when `exact`: the key must exist, `{badkey,K}` otherwise).
+    /// Fails with `{badmap, Map}` when `map` is not a map.
+    MapPut {
+        dst: Slot,
+        map: Slot,
+        key: Slot,
+        val: Slot,
+        exact: bool,
+        fail: Label,
+    },
+    /// A closure of template `fun` capturing the `nfree` values at `start..`.
+    MakeFun {
+        dst: Slot,
+        fun: u32,
+        start: Slot,
+        nfree: u16,
+    },
+
+    // --- operators (raise, or branch to `fail` inside guards)
+    Op2 {
+        op: Op2,
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        fail: Label,
+    },
+    /// `a + imm` / `a - imm` fast path for small immediates.
+    AddImm {
+        dst: Slot,
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
+    Op1 {
+        op: Op1,
+        dst: Slot,
+        a: Slot,
+        fail: Label,
+    },
+
+    // --- tests: fall through when true, jump to `fail` when false
+    Compare {
+        cmp: Cmp,
+        a: Slot,
+        b: Slot,
+        fail: Label,
+    },
+    TestType {
+        test: TypeTest,
+        a: Slot,
+        fail: Label,
+    },
+    TestAtom {
+        a: Slot,
+        atom: Atom,
+        fail: Label,
+    },
+    TestInt {
+        a: Slot,
+        val: i64,
+        fail: Label,
+    },
+    /// `a =:= lit`
+    TestLit {
+        a: Slot,
+        lit: u32,
+        fail: Label,
+    },
+    TestTuple {
+        a: Slot,
+        arity: u16,
+        fail: Label,
+    },
+    /// A tuple of `arity` whose first element is `tag` (records).
+    TestRecord {
+        a: Slot,
+        tag: Atom,
+        arity: u16,
+        fail: Label,
+    },
+    TestCons {
+        a: Slot,
+        fail: Label,
+    },
+    TestNil {
+        a: Slot,
+        fail: Label,
+    },
+    TestMap {
+        a: Slot,
+        fail: Label,
+    },
+    /// `is_function(a, arity)`
+    TestFunArity {
+        a: Slot,
+        arity: Slot,
+        fail: Label,
+    },
+    Jump {
+        to: Label,
+    },
+    /// Multi-way branch on an atom, integer or tuple arity (see [`Switch`]).
+    Switch {
+        a: Slot,
+        table: u32,
+    },
+
+    // --- destructuring (after the matching test)
+    GetElem {
+        dst: Slot,
+        src: Slot,
+        idx: u16,
+    },
+    GetHd {
+        dst: Slot,
+        src: Slot,
+    },
+    GetTl {
+        dst: Slot,
+        src: Slot,
+    },
+    /// Splits a cons into head and tail, or jumps to `fail` when `src` is not a cons.
+    SplitCons {
+        src: Slot,
+        hd: Slot,
+        tl: Slot,
+        fail: Label,
+    },
+    GetMapValue {
+        dst: Slot,
+        map: Slot,
+        key: Slot,
+        fail: Label,
+    },
+
+    // --- calls
+    /// Call function `fun` of the program with the `arity` arguments at `args..`.
+    Call {
+        fun: u32,
+        args: Slot,
+        arity: u8,
+        dst: Slot,
+    },
+    TailCall {
+        fun: u32,
+        args: Slot,
+        arity: u8,
+    },
+    /// Call through the external table (remote calls resolved at link time).
+    CallExt {
+        ext: u32,
+        args: Slot,
+        arity: u8,
+        dst: Slot,
+    },
+    TailCallExt {
+        ext: u32,
+        args: Slot,
+        arity: u8,
+    },
+    /// Call a built-in; on failure raise, or jump to `fail` (guards).
+    CallBif {
+        bif: u16,
+        args: Slot,
+        arity: u8,
+        dst: Slot,
+        fail: Label,
+    },
+    /// Apply the fun in slot `fun`.
+    CallFun {
+        fun: Slot,
+        args: Slot,
+        arity: u8,
+        dst: Slot,
+    },
+    TailCallFun {
+        fun: Slot,
+        args: Slot,
+        arity: u8,
+    },
+    /// `M:F(Args)` where `M` or `F` is computed at run time (slots `module`, `function`).
+    CallDyn {
+        module: Slot,
+        function: Slot,
+        args: Slot,
+        arity: u8,
+        dst: Slot,
+    },
+    TailCallDyn {
+        module: Slot,
+        function: Slot,
+        args: Slot,
+        arity: u8,
+    },
+    Return {
+        src: Slot,
+    },
+
+    // --- exceptions
+    /// Enter a `try`: an exception raised before the matching `TryEnd` jumps to
+    /// `handler` with class, reason and stacktrace in slots `reg`, `reg+1`, `reg+2`.
+    Try {
+        handler: Label,
+        reg: Slot,
+    },
+    TryEnd,
+    /// Enter `catch Expr`: an exception jumps to `handler` with the converted value in `dst`.
+    Catch {
+        handler: Label,
+        dst: Slot,
+    },
+    CatchEnd,
+    /// Re-raise from slots class, reason, stacktrace (as `erlang:raise/3`).
+    Raise {
+        reg: Slot,
+    },
+    /// Raise one of the errors compiled code detects.
+    Error {
+        kind: ErrKind,
+        val: Slot,
+    },
+
+    // --- receive (see vm::receive)
+    /// Begin a receive: ask the Director how to choose, reset the mailbox cursor.
+    /// `after` is the `after` branch (or RAISE when the receive has none).
+    RecvStart {
+        after: Label,
+    },
+    /// Load the message at the cursor into `dst`, or jump to `wait` when none is left.
+    RecvPeek {
+        dst: Slot,
+        wait: Label,
+    },
+    /// The current message matched no clause: advance the cursor, go to `lp`.
+    RecvNext {
+        lp: Label,
+    },
+    /// Consume the current message (a receipt).
+    RecvAccept,
+    /// Suspend until a new message arrives, then go to `lp`.
+    RecvWait {
+        lp: Label,
+    },
+    /// Suspend until a new message arrives (go to `lp`) or the timeout in slot
+    /// `timeout` expires (go to `after`).
+    RecvWaitTimeout {
+        timeout: Slot,
+        lp: Label,
+        after: Label,
+    },
+
+    // --- binaries
+    /// Start building a binary.
+    BsInit,
+    /// Append a segment of `val` to the binary being built.
+    BsPut {
+        val: Slot,
+        ty: SegType,
+        size: SegSize,
+        unit: u8,
+        flags: SegFlags,
+    },
+    /// Finish the binary being built into `dst`.
+    BsFinish {
+        dst: Slot,
+    },
+    /// Start matching `src` as a bitstring: the position goes in slot `pos`
+    /// (an integer bit offset); jump to `fail` if `src` is not a bitstring.
+    BsStart {
+        src: Slot,
+        pos: Slot,
+        fail: Label,
+    },
+    /// Match a segment of the bitstring in `src` at position `pos` into `dst`.
+    BsGet {
+        src: Slot,
+        pos: Slot,
+        dst: Slot,
+        ty: SegType,
+        size: SegSize,
+        unit: u8,
+        flags: SegFlags,
+        fail: Label,
+    },
+    /// Succeed only if the match position is at the end (`pos == bit_size(src)`).
+    BsEnd {
+        src: Slot,
+        pos: Slot,
+        fail: Label,
+    },
+    /// Skip `size` units.
+    BsSkip {
+        src: Slot,
+        pos: Slot,
+        size: SegSize,
+        unit: u8,
+        fail: Label,
+    },
+}
+
+/// A jump table for [`Instr::Switch`].
+#[derive(Clone, Debug)]
+pub struct Switch {
+    pub kind: SwitchKind,
+    /// Sorted by key for binary search.
+    pub cases: Vec<(i64, Label)>,
+    pub default: Label,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SwitchKind {
+    /// Keys are atom indices.
+    Atom,
+    Int,
+    /// Keys are tuple arities; non-tuples go to default.
+    TupleArity,
+}

@@ -1,0 +1,192 @@
+//! Linking: compiled modules (module-local references) become one
+//! [`Program`] with global ids. Remote calls are resolved here: to a loaded
+//! function, to a built-in, to `undef` at run time (as BEAM does for a module
+//! nobody loaded), or to a compile-time "unsupported" error when the target is
+//! an OTP function the engine does not implement.
+
+use crate::bif;
+use crate::code::{ExtTarget, FunCode, ModuleInfo, Program};
+use crate::compiler::ModuleCode;
+use crate::ir::{Instr, RAISE};
+use crate::otp;
+use trace_syntax::ast::Pos;
+use trace_syntax::{DiagKind, Diagnostic};
+use trace_term::Atom;
+
+/// Links modules (user modules and the prelude) into a program.
+pub fn link(mods: Vec<ModuleCode>) -> Result<Program, Vec<Diagnostic>> {
+    let mut prog = Program::default();
+    let mut diags = Vec::new();
+
+    // Pass 1: global ids for every module's functions and exports.
+    let mut fun_base = Vec::with_capacity(mods.len());
+    let mut next = 0u32;
+    for m in &mods {
+        fun_base.push(next);
+        let file = prog.files.len() as u32;
+        prog.files.push(m.path.clone());
+        let info = prog
+            .modules
+            .entry(m.name)
+            .or_insert_with(ModuleInfo::default);
+        info.file = file;
+        info.source_hash = m.source_hash;
+        info.prelude = m.prelude;
+        for (&(f, a), &local) in &m.named {
+            info.functions.insert((f, a), next + local);
+        }
+        for &(f, a) in &m.exports {
+            if let Some(&local) = m.named.get(&(f, a)) {
+                info.exports.insert((f, a), next + local);
+            }
+        }
+        next += m.funs.len() as u32;
+    }
+
+    // Pass 2: copy code, rebasing references.
+    for (mi, m) in mods.into_iter().enumerate() {
+        let fb = fun_base[mi];
+        let lb = prog.literals.len() as u32;
+        let sb = prog.switches.len() as u32;
+        let cb = prog.closures.len() as u32;
+        let eb = prog.exts.len() as u32;
+        let file = prog.modules[&m.name].file;
+        prog.literals.extend(m.literals);
+        prog.switches.extend(m.switches);
+        for mut c in m.closures {
+            c.code += fb;
+            prog.closures.push(c);
+        }
+        for e in &m.exts {
+            let target = resolve(&prog, e.module, e.function, e.arity);
+            if let Err(msg) = check_supported(&prog, e.module, e.function, e.arity) {
+                diags.push(Diagnostic::new(DiagKind::Unsupported, &e.path, e.pos, msg));
+            }
+            prog.exts.push(target);
+        }
+        for f in m.funs {
+            let FunCode {
+                module,
+                name,
+                arity,
+                nslots,
+                mut code,
+                lines,
+                ..
+            } = f;
+            for ins in &mut code {
+                rebase(ins, fb, lb, sb, cb, eb);
+            }
+            prog.funs.push(FunCode {
+                module,
+                name,
+                arity,
+                nslots,
+                code,
+                lines,
+                file,
+            });
+        }
+    }
+
+    // Pass 3: calls whose external target is known become direct.
+    let exts = prog.exts.clone();
+    for f in &mut prog.funs {
+        for ins in &mut f.code {
+            direct(ins, &exts);
+        }
+    }
+    if diags.is_empty() {
+        Ok(prog)
+    } else {
+        Err(diags)
+    }
+}
+
+fn resolve(prog: &Program, m: Atom, f: Atom, a: u32) -> ExtTarget {
+    if let Some(id) = prog.exported(m, f, a) {
+        return ExtTarget::Fun(id);
+    }
+    if let Some(id) = bif::registry().lookup_atoms(m, f, a as usize) {
+        return ExtTarget::Bif(id);
+    }
+    ExtTarget::Undef {
+        module: m,
+        function: f,
+        arity: a,
+    }
+}
+
+/// A call the engine cannot honour although OTP can is reported at compile time.
+fn check_supported(prog: &Program, m: Atom, f: Atom, a: u32) -> Result<(), String> {
+    if prog.modules.get(&m).is_some_and(|i| !i.prelude) {
+        // A user module: undefined functions are `undef` at run time, as on BEAM.
+        return Ok(());
+    }
+    if prog.exported(m, f, a).is_some() || bif::registry().lookup_atoms(m, f, a as usize).is_some()
+    {
+        return Ok(());
+    }
+    let (ms, fs) = (m.name(), f.name());
+    if otp::has_function(ms, fs, a) {
+        if prog.modules.contains_key(&m) || bif::registry().all().any(|d| d.module == m) {
+            return Err(format!(
+                "unsupported: {ms}:{fs}/{a} is not implemented by trace"
+            ));
+        }
+        return Err(format!(
+            "unsupported: module '{ms}' is not supported by trace (called as {ms}:{fs}/{a})"
+        ));
+    }
+    Ok(())
+}
+
+fn rebase(ins: &mut Instr, fb: u32, lb: u32, sb: u32, cb: u32, eb: u32) {
+    match ins {
+        Instr::Call { fun, .. } | Instr::TailCall { fun, .. } => *fun += fb,
+        Instr::Lit { lit, .. } | Instr::TestLit { lit, .. } => *lit += lb,
+        Instr::Switch { table, .. } => *table += sb,
+        Instr::MakeFun { fun, .. } => *fun += cb,
+        Instr::CallExt { ext, .. } | Instr::TailCallExt { ext, .. } => *ext += eb,
+        _ => {}
+    }
+}
+
+fn direct(ins: &mut Instr, exts: &[ExtTarget]) {
+    match *ins {
+        Instr::CallExt {
+            ext,
+            args,
+            arity,
+            dst,
+        } => match exts[ext as usize] {
+            ExtTarget::Fun(fun) => {
+                *ins = Instr::Call {
+                    fun,
+                    args,
+                    arity,
+                    dst,
+                }
+            }
+            ExtTarget::Bif(bif) => {
+                *ins = Instr::CallBif {
+                    bif,
+                    args,
+                    arity,
+                    dst,
+                    fail: RAISE,
+                }
+            }
+            ExtTarget::Undef { .. } => {}
+        },
+        Instr::TailCallExt { ext, args, arity } => {
+            if let ExtTarget::Fun(fun) = exts[ext as usize] {
+                *ins = Instr::TailCall { fun, args, arity };
+            }
+        }
+        _ => {}
+    }
+}
+
+#[allow(dead_code)]
+fn _pos(_: Pos) {}

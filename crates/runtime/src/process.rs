@@ -1,0 +1,302 @@
+//! A process: the private state only the scheduler thread running it touches
+//! ([`Process`]), and the part other processes reach ([`ProcShared`]): an inbox
+//! of incoming signals and a run state used to wake it.
+//!
+//! Delivery vs receipt: a signal sent to a process lands in its *inbox*; the
+//! process itself moves messages from there into its *mailbox* (delivery) at
+//! safe points, and a `receive` later consumes one (receipt).
+
+use crate::code::FunId;
+use crate::hooks::{ProcessDirector, ProcessObserver};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+use trace_term::{Atom, BitWriter, Pid, Ref, Term};
+
+/// The identity of a signal: its sender and the sender's signal index.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MsgId {
+    pub sender: Pid,
+    pub index: u64,
+}
+
+/// A signal between processes (seed 002's signals plus monitors and timers).
+#[derive(Clone, Debug)]
+pub enum Signal {
+    Message {
+        id: MsgId,
+        payload: Term,
+    },
+    /// An exit signal; `linked` when caused by the death of a linked process.
+    /// `from` is the process it is about (the sender, except for the `noproc`
+    /// signal a process gives itself when linking to a dead one).
+    Exit {
+        id: MsgId,
+        from: Pid,
+        reason: Term,
+        linked: bool,
+    },
+    Link {
+        id: MsgId,
+    },
+    Unlink {
+        id: MsgId,
+    },
+    Monitor {
+        id: MsgId,
+        r: Ref,
+    },
+    Demonitor {
+        id: MsgId,
+        r: Ref,
+    },
+    /// `shown` replaces the pid in the message (monitors by registered name).
+    Down {
+        id: MsgId,
+        from: Pid,
+        shown: Option<Term>,
+        r: Ref,
+        reason: Term,
+    },
+    /// Internal: a receive timer or replay wake-up fired. Not an Erlang signal.
+    Wake,
+}
+
+impl Signal {
+    pub fn id(&self) -> Option<MsgId> {
+        match self {
+            Signal::Message { id, .. }
+            | Signal::Exit { id, .. }
+            | Signal::Link { id }
+            | Signal::Unlink { id }
+            | Signal::Monitor { id, .. }
+            | Signal::Demonitor { id, .. }
+            | Signal::Down { id, .. } => Some(*id),
+            Signal::Wake => None,
+        }
+    }
+}
+
+/// A message in a mailbox.
+#[derive(Clone, Debug)]
+pub struct Message {
+    pub id: MsgId,
+    pub payload: Term,
+}
+
+/// A caller's saved position.
+#[derive(Copy, Clone, Debug)]
+pub struct Frame {
+    pub fun: FunId,
+    /// Where to continue in the caller.
+    pub pc: u32,
+    pub base: u32,
+    /// The caller's slot that receives the result.
+    pub ret: u16,
+}
+
+/// An active `try` or `catch`.
+#[derive(Copy, Clone, Debug)]
+pub struct Handler {
+    /// `frames.len()` when the handler was installed.
+    pub depth: u32,
+    pub fun: FunId,
+    pub pc: u32,
+    pub base: u32,
+    pub reg: u16,
+    pub is_catch: bool,
+}
+
+/// How the current `receive` chooses its message (decided by the Director).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RecvMode {
+    /// BEAM's rule: the first message in arrival order that matches a clause.
+    FirstMatch,
+    /// Replay: exactly this message.
+    Exactly(MsgId),
+}
+
+/// Run states of [`ProcShared::state`].
+pub mod run_state {
+    /// Suspended in a receive (or just created and not yet queued): a signal must wake it.
+    pub const WAITING: u8 = 0;
+    /// In a run queue.
+    pub const QUEUED: u8 = 1;
+    /// A scheduler thread is running it.
+    pub const RUNNING: u8 = 2;
+    pub const EXITED: u8 = 3;
+}
+
+/// The shared part of a process.
+pub struct ProcShared {
+    pub pid: Pid,
+    pub inbox: Mutex<Vec<Signal>>,
+    pub state: AtomicU8,
+    /// The private state; taken by the scheduler thread that runs the process.
+    pub body: Mutex<Option<Box<Process>>>,
+}
+
+impl ProcShared {
+    pub fn new(pid: Pid) -> ProcShared {
+        ProcShared {
+            pid,
+            inbox: Mutex::new(Vec::new()),
+            state: AtomicU8::new(run_state::WAITING),
+            body: Mutex::new(None),
+        }
+    }
+
+    pub fn is_exited(&self) -> bool {
+        self.state.load(Ordering::Acquire) == run_state::EXITED
+    }
+}
+
+/// A process's private state.
+pub struct Process {
+    pub pid: Pid,
+    /// Value stack: each function's window of slots.
+    pub regs: Vec<Term>,
+    pub frames: Vec<Frame>,
+    pub handlers: Vec<Handler>,
+    /// Current position.
+    pub fun: FunId,
+    pub pc: u32,
+    pub base: u32,
+    pub mailbox: VecDeque<Message>,
+    /// Receive scan position in the mailbox.
+    pub cursor: usize,
+    pub recv_mode: RecvMode,
+    /// Deadline of the current `receive ... after` (set when it first waits).
+    pub deadline: Option<Instant>,
+    /// The wake-up timer armed for that deadline: (timer id, deadline).
+    pub recv_timer: Option<(u64, Instant)>,
+    /// Non-message signals that arrived but may not be taken yet (replay).
+    pub pending: VecDeque<Signal>,
+    pub links: Vec<Pid>,
+    /// Monitors this process holds: (reference, monitored pid).
+    pub monitors: Vec<(Ref, Pid)>,
+    /// Monitors held on this process: (reference, monitoring pid).
+    pub monitored_by: Vec<(Ref, Pid)>,
+    pub trap_exit: bool,
+    pub dict: Vec<(Term, Term)>,
+    /// Number of signals sent so far (the next signal's index).
+    pub signals_sent: u64,
+    /// Number of events this process has produced (for exit-signal landing).
+    pub events: u64,
+    pub refs_made: u32,
+    /// Children spawned so far (for symbolic names).
+    pub children: u32,
+    /// The spawn path: P = [], P.2.1 = [2, 1].
+    pub path: Vec<u32>,
+    /// Timers started by this process: (reference, timer id).
+    pub timers: Vec<(Ref, u64)>,
+    /// The binary under construction (`BsInit` .. `BsFinish`).
+    pub bs: Option<BitWriter>,
+    /// The function the process was started in (for reports).
+    pub initial: (Atom, Atom, u32),
+    /// Set when the process must die at the next safe point (reason).
+    pub kill: Option<Term>,
+    pub observer: Option<Box<dyn ProcessObserver>>,
+    pub director: Option<Box<dyn ProcessDirector>>,
+    /// The entry process's return value, or the value a process ended with.
+    pub result: Option<Term>,
+    /// This process's shared part (set once it is in the table).
+    pub me: Option<std::sync::Arc<ProcShared>>,
+    /// The parent's pid (for reports).
+    pub parent: Option<Pid>,
+}
+
+impl Process {
+    pub fn new(
+        pid: Pid,
+        fun: FunId,
+        args: Vec<Term>,
+        nslots: u16,
+        path: Vec<u32>,
+        initial: (Atom, Atom, u32),
+    ) -> Process {
+        let mut regs = Vec::with_capacity((nslots as usize).max(args.len()).max(8));
+        regs.extend(args);
+        regs.resize(regs.len().max(nslots as usize), Term::Nil);
+        Process {
+            pid,
+            regs,
+            frames: Vec::new(),
+            handlers: Vec::new(),
+            fun,
+            pc: 0,
+            base: 0,
+            mailbox: VecDeque::new(),
+            cursor: 0,
+            recv_mode: RecvMode::FirstMatch,
+            deadline: None,
+            recv_timer: None,
+            pending: VecDeque::new(),
+            links: Vec::new(),
+            monitors: Vec::new(),
+            monitored_by: Vec::new(),
+            trap_exit: false,
+            dict: Vec::new(),
+            signals_sent: 0,
+            events: 0,
+            refs_made: 0,
+            children: 0,
+            path,
+            timers: Vec::new(),
+            bs: None,
+            initial,
+            kill: None,
+            observer: None,
+            director: None,
+            result: None,
+            me: None,
+            parent: None,
+        }
+    }
+
+    /// The next signal identity this process sends.
+    pub fn next_signal_id(&mut self) -> MsgId {
+        let id = MsgId {
+            sender: self.pid,
+            index: self.signals_sent,
+        };
+        self.signals_sent += 1;
+        id
+    }
+
+    /// A fresh reference, deterministic given the process.
+    pub fn make_ref(&mut self) -> Ref {
+        self.refs_made = self.refs_made.wrapping_add(1);
+        Ref::new(self.pid, self.refs_made)
+    }
+
+    /// The symbolic name: `P`, `P.2`, `P.2.1`.
+    pub fn symbolic_name(&self) -> String {
+        symbolic_name(&self.path)
+    }
+
+    pub fn is_linked(&self, p: Pid) -> bool {
+        self.links.contains(&p)
+    }
+
+    pub fn add_link(&mut self, p: Pid) {
+        if !self.links.contains(&p) {
+            self.links.push(p);
+        }
+    }
+
+    pub fn remove_link(&mut self, p: Pid) {
+        self.links.retain(|&x| x != p);
+    }
+}
+
+/// `P`, `P.2`, `P.2.1` from a spawn path.
+pub fn symbolic_name(path: &[u32]) -> String {
+    let mut s = String::from("P");
+    for i in path {
+        s.push('.');
+        s.push_str(&i.to_string());
+    }
+    s
+}

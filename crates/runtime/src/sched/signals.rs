@@ -1,0 +1,319 @@
+//! Signals between processes: sending (into the target's inbox), delivery
+//! (inbox → mailbox, by the target itself), and taking non-message signals
+//! with BEAM's semantics for links, exits, `kill`, `normal` and trap_exit
+//! (seed 002's ExitDrop / ExitTerm / ExitTrap rules), monitors and 'DOWN'.
+
+use super::timer::TimerAction;
+use super::{Runtime, Worker};
+use crate::hooks::{Effect, Event};
+use crate::process::{Message, MsgId, Process, Signal};
+use std::time::Instant;
+use trace_term::{atom, Pid, Term};
+
+/// Reports an event of `p` to the hooks. A Director that rejects it stops
+/// the run (replay diverged) and the process is made to end.
+pub fn emit(p: &mut Process, rt: &Runtime, ev: Event<'_>) {
+    p.events += 1;
+    if let Some(o) = p.observer.as_mut() {
+        o.event(&ev);
+    }
+    if let Some(d) = p.director.as_mut() {
+        if let Err(div) = d.event(&ev) {
+            rt.diverged(div);
+            p.kill = Some(Term::atom("trace_replay_diverged"));
+        }
+    }
+}
+
+/// Pushes a signal into `to`'s inbox and wakes it; false if `to` is not alive.
+pub fn deliver(rt: &Runtime, wk: Option<&Worker>, to: Pid, sig: Signal) -> bool {
+    let Some(t) = rt.table.get(to) else {
+        return false;
+    };
+    {
+        let mut inbox = t.inbox.lock().unwrap_or_else(|e| e.into_inner());
+        if t.is_exited() {
+            return false;
+        }
+        inbox.push(sig);
+    }
+    rt.wake(wk, &t);
+    true
+}
+
+/// Sends message `payload` to `to` (a pid); the Send event carries its identity.
+pub fn send_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, payload: Term) {
+    let id = p.next_signal_id();
+    emit(
+        p,
+        rt,
+        Event::Send {
+            id,
+            to,
+            payload: &payload,
+        },
+    );
+    deliver(rt, Some(wk), to, Signal::Message { id, payload });
+}
+
+/// Moves arrived signals out of the inbox: messages into the mailbox (delivery),
+/// other signals taken now (native) or kept until the Director says (replay).
+/// Returns true if the mailbox grew.
+pub fn drain(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
+    let sigs = match &p.me {
+        Some(s) => std::mem::take(&mut *s.inbox.lock().unwrap_or_else(|e| e.into_inner())),
+        None => return false,
+    };
+    let mut grew = false;
+    for s in sigs {
+        match s {
+            Signal::Wake => {}
+            Signal::Message { id, payload } => {
+                p.mailbox.push_back(Message { id, payload });
+                emit(p, rt, Event::Deliver { id });
+                grew = true;
+            }
+            other => {
+                if p.director.is_some() {
+                    p.pending.push_back(other);
+                } else {
+                    grew |= take(p, rt, wk, other);
+                }
+            }
+        }
+    }
+    grew
+}
+
+/// Whether a signal the Director says is due could be taken.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Due {
+    /// Nothing is due (or everything due was taken).
+    Clear,
+    /// A due signal has not arrived yet: the process must wait for it.
+    Missing,
+}
+
+/// Replay: takes the signals the Director says land before the next event.
+pub fn take_due(p: &mut Process, rt: &Runtime, wk: &Worker) -> Due {
+    loop {
+        if p.kill.is_some() {
+            return Due::Clear;
+        }
+        let Some(d) = p.director.as_mut() else {
+            return Due::Clear;
+        };
+        let Some(id) = d.signal_due() else {
+            return Due::Clear;
+        };
+        match p.pending.iter().position(|s| s.id() == Some(id)) {
+            Some(i) => {
+                let s = p.pending.remove(i).expect("position is valid");
+                take(p, rt, wk, s);
+            }
+            None => {
+                if !drain_pending(p, rt, id) {
+                    return Due::Missing;
+                }
+            }
+        }
+    }
+}
+
+/// Drains the inbox; true if the signal `want` is now pending.
+fn drain_pending(p: &mut Process, rt: &Runtime, want: MsgId) -> bool {
+    let Some(s) = p.me.clone() else {
+        return false;
+    };
+    let sigs = std::mem::take(&mut *s.inbox.lock().unwrap_or_else(|e| e.into_inner()));
+    for sig in sigs {
+        match sig {
+            Signal::Wake => {}
+            Signal::Message { id, payload } => {
+                p.mailbox.push_back(Message { id, payload });
+                emit(p, rt, Event::Deliver { id });
+            }
+            other => p.pending.push_back(other),
+        }
+    }
+    p.pending.iter().any(|s| s.id() == Some(want))
+}
+
+/// Takes one non-message signal; returns true if it put a message in the mailbox.
+pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
+    match sig {
+        Signal::Exit {
+            id,
+            from,
+            reason,
+            linked,
+        } => {
+            let effect = if linked && !p.is_linked(from) {
+                // The link was removed before the signal arrived (seed 002: ExitDrop).
+                Effect::Ignored
+            } else {
+                if linked {
+                    p.remove_link(from);
+                }
+                if !linked && reason.is_atom(atom::KILL) {
+                    Effect::Killed
+                } else if p.trap_exit {
+                    Effect::Converted
+                } else if reason.is_atom(atom::NORMAL) && id.sender != p.pid {
+                    Effect::Ignored
+                } else {
+                    Effect::Killed
+                }
+            };
+            emit(p, rt, Event::SignalTaken { id, effect });
+            match effect {
+                Effect::Converted => {
+                    let msg =
+                        Term::tuple(vec![Term::Atom(atom::EXIT_UPPER), Term::Pid(from), reason]);
+                    p.mailbox.push_back(Message { id, payload: msg });
+                    return true;
+                }
+                Effect::Killed => {
+                    let r = if !linked && reason.is_atom(atom::KILL) {
+                        Term::Atom(atom::KILLED)
+                    } else {
+                        reason
+                    };
+                    if p.kill.is_none() {
+                        p.kill = Some(r);
+                    }
+                }
+                _ => {}
+            }
+            false
+        }
+        Signal::Link { id } => {
+            p.add_link(id.sender);
+            emit(
+                p,
+                rt,
+                Event::SignalTaken {
+                    id,
+                    effect: Effect::Applied,
+                },
+            );
+            false
+        }
+        Signal::Unlink { id } => {
+            p.remove_link(id.sender);
+            emit(
+                p,
+                rt,
+                Event::SignalTaken {
+                    id,
+                    effect: Effect::Applied,
+                },
+            );
+            false
+        }
+        Signal::Monitor { id, r } => {
+            p.monitored_by.push((r, id.sender));
+            emit(
+                p,
+                rt,
+                Event::SignalTaken {
+                    id,
+                    effect: Effect::Applied,
+                },
+            );
+            false
+        }
+        Signal::Demonitor { id, r } => {
+            p.monitored_by.retain(|(x, _)| *x != r);
+            emit(
+                p,
+                rt,
+                Event::SignalTaken {
+                    id,
+                    effect: Effect::Applied,
+                },
+            );
+            false
+        }
+        Signal::Down {
+            id,
+            from,
+            shown,
+            r,
+            reason,
+        } => {
+            let held = p.monitors.iter().position(|(x, _)| *x == r);
+            match held {
+                Some(i) => {
+                    p.monitors.remove(i);
+                    emit(
+                        p,
+                        rt,
+                        Event::SignalTaken {
+                            id,
+                            effect: Effect::Converted,
+                        },
+                    );
+                    let msg = Term::tuple(vec![
+                        Term::Atom(atom::DOWN),
+                        Term::Ref(r),
+                        Term::Atom(atom::PROCESS),
+                        shown.unwrap_or(Term::Pid(from)),
+                        reason,
+                    ]);
+                    p.mailbox.push_back(Message { id, payload: msg });
+                    true
+                }
+                None => {
+                    // Demonitored meanwhile: the 'DOWN' is dropped.
+                    emit(
+                        p,
+                        rt,
+                        Event::SignalTaken {
+                            id,
+                            effect: Effect::Ignored,
+                        },
+                    );
+                    false
+                }
+            }
+        }
+        Signal::Message { id, payload } => {
+            p.mailbox.push_back(Message { id, payload });
+            emit(p, rt, Event::Deliver { id });
+            true
+        }
+        Signal::Wake => false,
+    }
+}
+
+/// Arms (or keeps) the wake-up timer of a `receive ... after`.
+pub fn arm_timeout(p: &mut Process, rt: &Runtime, at: Instant) {
+    if let Some((id, when)) = p.recv_timer {
+        if when == at {
+            return;
+        }
+        rt.timers.cancel(id);
+    }
+    let id = rt.timers.add(at, TimerAction::Wake(p.pid));
+    p.recv_timer = Some((id, at));
+}
+
+/// Cancels the wake-up timer when the receive is over.
+pub fn cancel_timeout(p: &mut Process, rt: &Runtime) {
+    if let Some((id, _)) = p.recv_timer.take() {
+        rt.timers.cancel(id);
+    }
+}
+
+/// What a fired timer does.
+pub fn fire_timer(rt: &Runtime, action: TimerAction) {
+    match action {
+        TimerAction::Wake(pid) => {
+            deliver(rt, None, pid, Signal::Wake);
+        }
+        TimerAction::Message { to, id, payload } => {
+            deliver(rt, None, to, Signal::Message { id, payload });
+        }
+    }
+}

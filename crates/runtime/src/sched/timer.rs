@@ -1,0 +1,150 @@
+//! Timers: receive timeouts and `erlang:send_after`/`start_timer`.
+//!
+//! One thread sleeps until the earliest deadline. A fired receive timeout
+//! wakes its process (which then checks its deadline); a fired message timer
+//! delivers its message. The number of pending timers is part of the run's
+//! termination test: a run is over only when no process can run and no timer
+//! can still make one runnable.
+
+use crate::process::{MsgId, Signal};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::Instant;
+use trace_term::{Pid, Term};
+
+/// What a timer does when it fires.
+#[derive(Clone, Debug)]
+pub enum TimerAction {
+    /// Wake the process (its receive timeout may have expired).
+    Wake(Pid),
+    /// Deliver a message (send_after / start_timer).
+    Message { to: Pid, id: MsgId, payload: Term },
+}
+
+struct Entry {
+    at: Instant,
+    id: u64,
+    action: TimerAction,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.at == o.at && self.id == o.id
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.at, self.id).cmp(&(o.at, o.id))
+    }
+}
+
+#[derive(Default)]
+struct State {
+    heap: BinaryHeap<Reverse<Entry>>,
+    cancelled: HashSet<u64>,
+    shutdown: bool,
+}
+
+#[derive(Default)]
+pub struct Timers {
+    state: Mutex<State>,
+    cv: Condvar,
+    next_id: AtomicU64,
+    /// Timers added and neither fired nor cancelled.
+    pending: AtomicU64,
+}
+
+impl Timers {
+    /// Adds a timer; returns its id (for cancellation).
+    pub fn add(&self, at: Instant, action: TimerAction) -> u64 {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
+        self.pending.fetch_add(1, Ordering::SeqCst);
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.heap.push(Reverse(Entry { at, id, action }));
+        drop(s);
+        self.cv.notify_one();
+        id
+    }
+
+    /// Cancels a timer; true if it had not fired yet.
+    pub fn cancel(&self, id: u64) -> bool {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if s.heap.iter().any(|Reverse(e)| e.id == id) && s.cancelled.insert(id) {
+            self.pending.fetch_sub(1, Ordering::SeqCst);
+            return true;
+        }
+        false
+    }
+
+    /// Milliseconds left before timer `id` fires, if it is pending.
+    pub fn remaining_ms(&self, id: u64) -> Option<u64> {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if s.cancelled.contains(&id) {
+            return None;
+        }
+        s.heap
+            .iter()
+            .find(|Reverse(e)| e.id == id)
+            .map(|Reverse(e)| e.at.saturating_duration_since(Instant::now()).as_millis() as u64)
+    }
+
+    pub fn pending(&self) -> u64 {
+        self.pending.load(Ordering::SeqCst)
+    }
+
+    pub fn shutdown(&self) {
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .shutdown = true;
+        self.cv.notify_all();
+    }
+
+    /// The timer thread's loop: `fire` runs each due action; afterwards the
+    /// pending count drops (so a woken process is counted active first).
+    pub fn run(&self, fire: impl Fn(TimerAction)) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if s.shutdown {
+                return;
+            }
+            let now = Instant::now();
+            match s.heap.peek() {
+                Some(Reverse(e)) if e.at <= now => {
+                    let Reverse(e) = s.heap.pop().unwrap();
+                    if s.cancelled.remove(&e.id) {
+                        continue;
+                    }
+                    drop(s);
+                    fire(e.action);
+                    self.pending.fetch_sub(1, Ordering::SeqCst);
+                    s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                }
+                Some(Reverse(e)) => {
+                    let wait = e.at - now;
+                    s = self
+                        .cv
+                        .wait_timeout(s, wait)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+                None => {
+                    s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+                }
+            }
+        }
+    }
+}
+
+/// The signal a fired wake-up timer pushes.
+pub fn wake_signal() -> Signal {
+    Signal::Wake
+}

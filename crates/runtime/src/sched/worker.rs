@@ -1,0 +1,184 @@
+//! One scheduler thread: takes runnable processes from its own queue, the
+//! global injector or other threads' queues (work stealing), runs each for a
+//! slice, and files it back as runnable, waiting or exited.
+
+use super::{exit, signals, Runtime};
+use crate::process::{run_state, ProcShared};
+use crate::vm::{interp, SliceEnd};
+use crossbeam_deque::{Steal, Stealer};
+use std::cell::Cell;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct Worker {
+    index: usize,
+    local: crossbeam_deque::Worker<Arc<ProcShared>>,
+    rng: Cell<u64>,
+    chaos: bool,
+}
+
+impl Worker {
+    pub fn new(index: usize, chaos: Option<&super::Chaos>) -> Worker {
+        let seed = chaos.map(|c| c.seed).unwrap_or(0x9E37_79B9_7F4A_7C15);
+        Worker {
+            index,
+            local: crossbeam_deque::Worker::new_fifo(),
+            rng: Cell::new(seed ^ (index as u64 + 1).wrapping_mul(0xA24B_AED4_963E_E407) | 1),
+            chaos: chaos.is_some(),
+        }
+    }
+
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    pub fn push(&self, p: Arc<ProcShared>) {
+        self.local.push(p);
+    }
+
+    pub fn stealer(&self) -> Stealer<Arc<ProcShared>> {
+        self.local.stealer()
+    }
+
+    pub fn chaos(&self) -> bool {
+        self.chaos
+    }
+
+    /// A pseudo-random number (xorshift), for chaos scheduling.
+    pub fn random(&self) -> u64 {
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        x
+    }
+}
+
+fn find(rt: &Runtime, w: &Worker) -> Option<Arc<ProcShared>> {
+    if let Some(p) = w.local.pop() {
+        return Some(p);
+    }
+    loop {
+        let mut retry = false;
+        match rt.injector.steal_batch_and_pop(&w.local) {
+            Steal::Success(p) => return Some(p),
+            Steal::Retry => retry = true,
+            Steal::Empty => {}
+        }
+        let stealers = rt.stealers.lock().unwrap_or_else(|e| e.into_inner());
+        let n = stealers.len();
+        for k in 1..n {
+            let s = &stealers[(w.index + k) % n];
+            match s.steal() {
+                Steal::Success(p) => return Some(p),
+                Steal::Retry => retry = true,
+                Steal::Empty => {}
+            }
+        }
+        drop(stealers);
+        if !retry {
+            return None;
+        }
+    }
+}
+
+/// The scheduler loop.
+pub fn run(rt: &Runtime, w: Worker) {
+    loop {
+        if rt.stopping() {
+            rt.notify_all();
+            return;
+        }
+        match find(rt, &w) {
+            Some(p) => run_process(rt, &w, p),
+            None => {
+                if rt.active.load(Ordering::SeqCst) == 0 && rt.timers.pending() == 0 {
+                    rt.stop.store(true, Ordering::Release);
+                    rt.notify_all();
+                    return;
+                }
+                let mut sleepers = rt.sleep.0.lock().unwrap_or_else(|e| e.into_inner());
+                *sleepers += 1;
+                let (mut g, _) = rt
+                    .sleep
+                    .1
+                    .wait_timeout(sleepers, Duration::from_millis(2))
+                    .unwrap_or_else(|e| e.into_inner());
+                *g -= 1;
+            }
+        }
+    }
+}
+
+fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
+    shared.state.store(run_state::RUNNING, Ordering::Release);
+    let Some(mut body) = shared.body.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+        return;
+    };
+    if let Some(o) = body.observer.as_mut() {
+        o.slice_begin();
+    }
+    signals::drain(&mut body, rt, w);
+    signals::take_due(&mut body, rt, w);
+    let budget = if w.chaos {
+        1 + (w.random() % (2 * rt.opts.reductions as u64)) as u32
+    } else {
+        rt.opts.reductions
+    };
+    let end = if rt.stopping() {
+        SliceEnd::Yield
+    } else {
+        interp::run_slice(&mut body, rt, w, budget)
+    };
+    match end {
+        SliceEnd::Yield => {
+            if let Some(o) = body.observer.as_mut() {
+                o.slice_end();
+            }
+            *shared.body.lock().unwrap_or_else(|e| e.into_inner()) = Some(body);
+            shared.state.store(run_state::QUEUED, Ordering::Release);
+            if w.chaos && w.random() % 4 == 0 {
+                rt.enqueue(None, shared);
+            } else {
+                w.push(shared);
+            }
+        }
+        SliceEnd::Wait { deadline } => {
+            if let Some(at) = deadline {
+                signals::arm_timeout(&mut body, rt, at);
+            }
+            if let Some(o) = body.observer.as_mut() {
+                o.slice_end();
+            }
+            *shared.body.lock().unwrap_or_else(|e| e.into_inner()) = Some(body);
+            shared.state.store(run_state::WAITING, Ordering::SeqCst);
+            let has_signals = !shared
+                .inbox
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_empty();
+            if has_signals
+                && shared
+                    .state
+                    .compare_exchange(
+                        run_state::WAITING,
+                        run_state::QUEUED,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    )
+                    .is_ok()
+            {
+                // Re-queued by ourselves: we stay counted as active.
+                w.push(shared);
+            } else {
+                rt.active.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        SliceEnd::Exit(info) => {
+            exit::finish(rt, w, &shared, body, info);
+            rt.active.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! The context a process built-in runs in: the calling process, the runtime,
+//! and the scheduler thread. Every event-producing operation of a built-in
+//! goes through here, so the hooks see it and a replay Director can steer it.
+
+use crate::code::Program;
+use crate::exception::{badarg, Fault};
+use crate::hooks::{Event, NondetKind, OutputTurn, SignalOut};
+use crate::process::{MsgId, Process, Signal};
+use crate::sched::signals::{self, Due};
+use crate::sched::spawn::{self, Target};
+use crate::sched::{Runtime, Worker};
+use trace_term::{atom, Atom, Pid, Ref, Term};
+
+pub struct Ctx<'a> {
+    pub proc: &'a mut Process,
+    pub rt: &'a Runtime,
+    pub wk: &'a Worker,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn program(&self) -> &Program {
+        &self.rt.program
+    }
+
+    /// Replay: takes the signals that land before this process's next event;
+    /// when one has not arrived, the built-in waits for it.
+    pub fn before_event(&mut self) -> Result<(), Fault> {
+        if self.proc.director.is_none() {
+            return Ok(());
+        }
+        match signals::take_due(self.proc, self.rt, self.wk) {
+            Due::Missing => Err(Fault::Block),
+            Due::Clear => {
+                if self.proc.kill.is_some() {
+                    // Killed by a signal that landed here: end without the event.
+                    return Err(Fault::Yield(Term::Atom(atom::TRUE)));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn diverged(&mut self, d: crate::hooks::Divergence) -> Fault {
+        self.rt.diverged(d);
+        self.proc.kill = Some(Term::atom("trace_replay_diverged"));
+        Fault::Yield(Term::Atom(atom::UNDEFINED))
+    }
+
+    /// A nondeterministic result: the Director may replace it; the hooks see it.
+    pub fn nondet(&mut self, kind: NondetKind, computed: Term) -> Result<Term, Fault> {
+        self.before_event()?;
+        let v = match self.proc.director.as_mut() {
+            Some(d) => match d.nondet(kind, computed) {
+                Ok(v) => v,
+                Err(div) => return Err(self.diverged(div)),
+            },
+            None => computed,
+        };
+        signals::emit(self.proc, self.rt, Event::Nondet { kind, value: &v });
+        Ok(v)
+    }
+
+    /// The pid a registered name stands for now (a nondeterministic lookup).
+    pub fn whereis(&mut self, name: Atom) -> Result<Option<Pid>, Fault> {
+        let now = self
+            .rt
+            .names
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&name)
+            .copied();
+        let v = self.nondet(
+            NondetKind::Whereis,
+            now.map(Term::Pid).unwrap_or(Term::Atom(atom::UNDEFINED)),
+        )?;
+        Ok(v.as_pid())
+    }
+
+    /// `Dest ! Msg` for a pid, a registered name, or `{Name, Node}`.
+    pub fn send(&mut self, dest: &Term, msg: Term) -> Result<(), Fault> {
+        let to = match dest {
+            Term::Pid(p) => *p,
+            Term::Atom(name) => match self.whereis(*name)? {
+                Some(p) => p,
+                None => return Err(badarg()),
+            },
+            Term::Tuple(t) if t.arity() == 2 => match (&t.elements()[0], &t.elements()[1]) {
+                (Term::Atom(name), Term::Atom(node)) if *node == atom::NONODE => {
+                    match self.whereis(*name)? {
+                        Some(p) => p,
+                        None => return Err(badarg()),
+                    }
+                }
+                _ => return Err(badarg()),
+            },
+            _ => return Err(badarg()),
+        };
+        self.before_event()?;
+        signals::send_message(self.proc, self.rt, self.wk, to, msg);
+        Ok(())
+    }
+
+    /// Sends a non-message signal; returns its identity and whether `to` was alive.
+    pub fn signal(
+        &mut self,
+        to: Pid,
+        out: SignalOut<'_>,
+        sig: impl FnOnce(MsgId) -> Signal,
+    ) -> (MsgId, bool) {
+        let id = self.proc.next_signal_id();
+        signals::emit(
+            self.proc,
+            self.rt,
+            Event::Signal {
+                id,
+                to,
+                signal: out,
+            },
+        );
+        let alive = if to == self.proc.pid {
+            // A signal to oneself is taken at once.
+            let s = sig(id);
+            signals::take(self.proc, self.rt, self.wk, s);
+            true
+        } else {
+            signals::deliver(self.rt, Some(self.wk), to, sig(id))
+        };
+        (id, alive)
+    }
+
+    /// Whether `pid` is alive now (a nondeterministic observation).
+    pub fn alive(&mut self, pid: Pid) -> Result<bool, Fault> {
+        let now = pid == self.proc.pid || self.rt.table.get(pid).is_some_and(|s| !s.is_exited());
+        let v = self.nondet(NondetKind::IsProcessAlive, Term::bool(now))?;
+        Ok(v.is_atom(atom::TRUE))
+    }
+
+    /// Writes to standard output in this process's turn.
+    pub fn output(&mut self, bytes: &[u8]) -> Result<(), Fault> {
+        self.before_event()?;
+        let turn = match self.proc.director.as_mut() {
+            Some(d) => match d.output_turn() {
+                Ok(t) => t,
+                Err(div) => return Err(self.diverged(div)),
+            },
+            None => OutputTurn::Now,
+        };
+        let at = match turn {
+            OutputTurn::Now => None,
+            OutputTurn::At(s) => Some(s),
+        };
+        match self.rt.output.write(at, bytes) {
+            Some(seq) => {
+                signals::emit(self.proc, self.rt, Event::Output { seq, bytes });
+                Ok(())
+            }
+            None => Err(Fault::Retry),
+        }
+    }
+
+    pub fn spawn(
+        &mut self,
+        target: Target,
+        link: bool,
+        monitor: bool,
+    ) -> Result<(Pid, Option<Ref>), Fault> {
+        self.before_event()?;
+        spawn::spawn(self.proc, self.rt, self.wk, target, link, monitor)
+    }
+
+    pub fn self_pid(&self) -> Pid {
+        self.proc.pid
+    }
+}

@@ -1,0 +1,1427 @@
+//! The instruction loop.
+
+use super::ctx::Ctx;
+use super::{arith, bits, raise, receive, ExitInfo, SliceEnd};
+use crate::bif::{self, BifFn};
+use crate::code::{ExtTarget, FunId, Program};
+use crate::exception::{badarg, error_tagged, Apply, Class, Exception, Fault, Trace};
+use crate::ir::{Cmp, ErrKind, Instr, Op1, Op2, SwitchKind, TypeTest, RAISE};
+use crate::process::{Frame, Process};
+use crate::sched::Runtime;
+use crate::sched::Worker;
+use trace_term::order::{compare, exact_eq};
+use trace_term::{atom, Arc, Atom, Fun, MapRepr, Term};
+
+/// What to do after an instruction that can fail or call.
+enum Next {
+    Continue,
+    /// An exception to raise.
+    Raise(Exception),
+    /// End the slice.
+    End(SliceEnd),
+}
+
+/// Runs `p` for at most `budget` reductions.
+pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> SliceEnd {
+    let prog: &Program = &rt.program;
+    let mut reds = budget.max(1);
+    let mut fun: FunId = p.fun;
+    let mut pc = p.pc as usize;
+    let mut base = p.base as usize;
+    let mut code: &[Instr] = &prog.funs[fun as usize].code;
+
+    // A kill requested while the process was not running (or by itself).
+    if let Some(reason) = p.kill.take() {
+        return SliceEnd::Exit(ExitInfo {
+            reason,
+            crash: None,
+            result: None,
+        });
+    }
+
+    macro_rules! r {
+        ($s:expr) => {
+            p.regs[base + $s as usize]
+        };
+    }
+    macro_rules! save {
+        () => {{
+            p.fun = fun;
+            p.pc = pc as u32;
+            p.base = base as u32;
+        }};
+    }
+    // Enter function `f` with its window at `nb`, counting a reduction.
+    macro_rules! enter {
+        ($f:expr, $nb:expr) => {{
+            let f = $f;
+            let callee = &prog.funs[f as usize];
+            let need = $nb + callee.nslots as usize;
+            if p.regs.len() < need {
+                p.regs.resize(need, Term::Nil);
+            }
+            fun = f;
+            base = $nb;
+            pc = 0;
+            code = &callee.code;
+            reds -= 1;
+            if reds == 0 {
+                save!();
+                return SliceEnd::Yield;
+            }
+        }};
+    }
+    macro_rules! fail_or {
+        ($fail:expr, $fault:expr) => {{
+            if *$fail != RAISE {
+                pc = *$fail as usize;
+                continue;
+            }
+            $fault
+        }};
+    }
+
+    loop {
+        let ins = &code[pc];
+        pc += 1;
+        let next = match ins {
+            Instr::Move { dst, src } => {
+                let v = r!(*src).clone();
+                r!(*dst) = v;
+                continue;
+            }
+            Instr::Lit { dst, lit } => {
+                r!(*dst) = prog.literals[*lit as usize].clone();
+                continue;
+            }
+            Instr::Int { dst, val } => {
+                r!(*dst) = Term::Int(*val as i64);
+                continue;
+            }
+            Instr::Atom { dst, atom } => {
+                r!(*dst) = Term::Atom(*atom);
+                continue;
+            }
+            Instr::Nil { dst } => {
+                r!(*dst) = Term::Nil;
+                continue;
+            }
+            Instr::Cons { dst, head, tail } => {
+                let v = Term::cons(r!(*head).clone(), r!(*tail).clone());
+                r!(*dst) = v;
+                continue;
+            }
+            Instr::Tuple { dst, start, arity } => {
+                let s = base + *start as usize;
+                let v = Term::Tuple(trace_term::Tuple::from_slice(
+                    &p.regs[s..s + *arity as usize],
+                ));
+                r!(*dst) = v;
+                continue;
+            }
+            Instr::MapNew { dst, start, n } => {
+                let s = base + *start as usize;
+                let mut m = MapRepr::new();
+                for i in 0..*n as usize {
+                    m.insert(p.regs[s + 2 * i].clone(), p.regs[s + 2 * i + 1].clone());
+                }
+                r!(*dst) = Term::Map(Arc::new(m));
+                continue;
+            }
+            Instr::MapPut {
+                dst,
+                map,
+                key,
+                val,
+                exact,
+                fail,
+            } => {
+                let m = r!(*map).clone();
+                let k = r!(*key).clone();
+                let bad = match &m {
+                    Term::Map(mm) if *exact && !mm.contains_key(&k) => {
+                        Some(error_tagged(atom::BADKEY, k.clone()))
+                    }
+                    Term::Map(_) => None,
+                    other => Some(error_tagged(atom::BADMAP, other.clone())),
+                };
+                if let Some(f) = bad {
+                    if *fail != RAISE {
+                        pc = *fail as usize;
+                        continue;
+                    }
+                    Next::Raise(raise::error(p, prog, fun, pc, f))
+                } else {
+                    let Term::Map(mut m) = m else { unreachable!() };
+                    let v = r!(*val).clone();
+                    // Drop the slot's reference first so an unshared map updates in place.
+                    if *dst == *map {
+                        r!(*dst) = Term::Nil;
+                    }
+                    Arc::make_mut(&mut m).insert(k, v);
+                    r!(*dst) = Term::Map(m);
+                    continue;
+                }
+            }
+            Instr::MakeFun {
+                dst,
+                fun: tmpl,
+                start,
+                nfree,
+            } => {
+                let info = &prog.closures[*tmpl as usize];
+                let s = base + *start as usize;
+                let env: Box<[Term]> = p.regs[s..s + *nfree as usize].to_vec().into_boxed_slice();
+                r!(*dst) = Term::Fun(Arc::new(Fun::Closure {
+                    module: info.module,
+                    index: info.index,
+                    uniq: info.uniq,
+                    arity: info.arity,
+                    code: *tmpl,
+                    env,
+                }));
+                continue;
+            }
+            Instr::AddImm { dst, a, imm, fail } => {
+                if let Term::Int(x) = r!(*a) {
+                    if let Some(v) = x.checked_add(*imm as i64) {
+                        r!(*dst) = Term::Int(v);
+                        continue;
+                    }
+                }
+                match arith::add(&r!(*a), &Term::Int(*imm as i64)) {
+                    Ok(v) => {
+                        r!(*dst) = v;
+                        continue;
+                    }
+                    Err(f) => {
+                        let f = match f {
+                            // BEAM reports badarith with the original operands.
+                            Fault::Error(_) if *imm >= 0 => f,
+                            other => other,
+                        };
+                        fail_or!(fail, Next::Raise(raise::op_error(p, prog, fun, pc, f)))
+                    }
+                }
+            }
+            Instr::Op2 {
+                op,
+                dst,
+                a,
+                b,
+                fail,
+            } => {
+                let (x, y) = (&r!(*a), &r!(*b));
+                let res = match op {
+                    Op2::Add => arith::add(x, y),
+                    Op2::Sub => arith::sub(x, y),
+                    Op2::Mul => arith::mul(x, y),
+                    Op2::FDiv => arith::fdiv(x, y),
+                    Op2::IDiv => arith::idiv(x, y),
+                    Op2::Rem => arith::rem(x, y),
+                    Op2::Band => arith::band(x, y),
+                    Op2::Bor => arith::bor(x, y),
+                    Op2::Bxor => arith::bxor(x, y),
+                    Op2::Bsl => arith::bsl(x, y),
+                    Op2::Bsr => arith::bsr(x, y),
+                    Op2::Eq => Ok(Term::bool(compare(x, y).is_eq())),
+                    Op2::Neq => Ok(Term::bool(!compare(x, y).is_eq())),
+                    Op2::ExactEq => Ok(Term::bool(exact_eq(x, y))),
+                    Op2::ExactNeq => Ok(Term::bool(!exact_eq(x, y))),
+                    Op2::Lt => Ok(Term::bool(compare(x, y).is_lt())),
+                    Op2::Le => Ok(Term::bool(compare(x, y).is_le())),
+                    Op2::Gt => Ok(Term::bool(compare(x, y).is_gt())),
+                    Op2::Ge => Ok(Term::bool(compare(x, y).is_ge())),
+                    Op2::And => arith::and(x, y),
+                    Op2::Or => arith::or(x, y),
+                    Op2::Xor => arith::xor(x, y),
+                    Op2::Append => arith::append(x, y),
+                    Op2::Subtract => arith::subtract(x, y),
+                };
+                match res {
+                    Ok(v) => {
+                        r!(*dst) = v;
+                        continue;
+                    }
+                    Err(f) => {
+                        let (x, y) = (r!(*a).clone(), r!(*b).clone());
+                        fail_or!(
+                            fail,
+                            Next::Raise(raise::op2_error(p, prog, fun, pc, *op, x, y, f))
+                        )
+                    }
+                }
+            }
+            Instr::Op1 { op, dst, a, fail } => {
+                let x = &r!(*a);
+                let res = match op {
+                    Op1::Neg => arith::neg(x),
+                    Op1::Plus => arith::plus(x),
+                    Op1::Bnot => arith::bnot(x),
+                    Op1::Not => arith::not(x),
+                };
+                match res {
+                    Ok(v) => {
+                        r!(*dst) = v;
+                        continue;
+                    }
+                    Err(f) => fail_or!(fail, Next::Raise(raise::op_error(p, prog, fun, pc, f))),
+                }
+            }
+            Instr::Compare { cmp, a, b, fail } => {
+                let (x, y) = (&r!(*a), &r!(*b));
+                let ok = match cmp {
+                    Cmp::ExactEq => exact_eq(x, y),
+                    Cmp::ExactNeq => !exact_eq(x, y),
+                    Cmp::Eq => compare(x, y).is_eq(),
+                    Cmp::Neq => !compare(x, y).is_eq(),
+                    Cmp::Lt => match (x, y) {
+                        (Term::Int(i), Term::Int(j)) => i < j,
+                        _ => compare(x, y).is_lt(),
+                    },
+                    Cmp::Le => match (x, y) {
+                        (Term::Int(i), Term::Int(j)) => i <= j,
+                        _ => compare(x, y).is_le(),
+                    },
+                    Cmp::Gt => match (x, y) {
+                        (Term::Int(i), Term::Int(j)) => i > j,
+                        _ => compare(x, y).is_gt(),
+                    },
+                    Cmp::Ge => match (x, y) {
+                        (Term::Int(i), Term::Int(j)) => i >= j,
+                        _ => compare(x, y).is_ge(),
+                    },
+                };
+                if !ok {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+            Instr::TestType { test, a, fail } => {
+                if !type_test(*test, &r!(*a)) {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+            Instr::TestAtom { a, atom, fail } => {
+                if !matches!(r!(*a), Term::Atom(x) if x == *atom) {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+            Instr::TestInt { a, val, fail } => {
+                if !matches!(r!(*a), Term::Int(x) if x == *val) {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+            Instr::TestLit { a, lit, fail } => {
+                if !exact_eq(&r!(*a), &prog.literals[*lit as usize]) {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+            Instr::TestTuple { a, arity, fail } => {
+                if !matches!(&r!(*a), Term::Tuple(t) if t.arity() == *arity as usize) {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+            Instr::TestRecord {
+                a,
+                tag,
+                arity,
+                fail,
+            } => {
+                let ok = match &r!(*a) {
+                    Term::Tuple(t) => {
+                        t.arity() == *arity as usize
+                            && matches!(t.elements().first(), Some(Term::Atom(x)) if x == tag)
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+            Instr::TestCons { a, fail } => {
+                if !matches!(r!(*a), Term::Cons(_)) {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+            Instr::TestNil { a, fail } => {
+                if !matches!(r!(*a), Term::Nil) {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+            Instr::TestMap { a, fail } => {
+                if !matches!(r!(*a), Term::Map(_)) {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+            Instr::TestFunArity { a, arity, fail } => {
+                let ok = match (&r!(*a), &r!(*arity)) {
+                    (Term::Fun(f), Term::Int(n)) => f.arity() as i64 == *n,
+                    _ => false,
+                };
+                if !ok {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+            Instr::Jump { to } => {
+                pc = *to as usize;
+                continue;
+            }
+            Instr::Switch { a, table } => {
+                let sw = &prog.switches[*table as usize];
+                let key = match (sw.kind, &r!(*a)) {
+                    (SwitchKind::Atom, Term::Atom(x)) => Some(x.index() as i64),
+                    (SwitchKind::Int, Term::Int(i)) => Some(*i),
+                    (SwitchKind::TupleArity, Term::Tuple(t)) => Some(t.arity() as i64),
+                    _ => None,
+                };
+                pc = key
+                    .and_then(|k| sw.cases.binary_search_by_key(&k, |c| c.0).ok())
+                    .map(|i| sw.cases[i].1)
+                    .unwrap_or(sw.default) as usize;
+                continue;
+            }
+            Instr::GetElem { dst, src, idx } => {
+                let v = match &r!(*src) {
+                    Term::Tuple(t) => t.elements()[*idx as usize].clone(),
+                    _ => unreachable!("GetElem on a non-tuple"),
+                };
+                r!(*dst) = v;
+                continue;
+            }
+            Instr::GetHd { dst, src } => {
+                let v = match &r!(*src) {
+                    Term::Cons(c) => c.head.clone(),
+                    _ => unreachable!("GetHd on a non-cons"),
+                };
+                r!(*dst) = v;
+                continue;
+            }
+            Instr::GetTl { dst, src } => {
+                let v = match &r!(*src) {
+                    Term::Cons(c) => c.tail.clone(),
+                    _ => unreachable!("GetTl on a non-cons"),
+                };
+                r!(*dst) = v;
+                continue;
+            }
+            Instr::SplitCons { src, hd, tl, fail } => {
+                let (h, t) = match &r!(*src) {
+                    Term::Cons(c) => (c.head.clone(), c.tail.clone()),
+                    _ => {
+                        pc = *fail as usize;
+                        continue;
+                    }
+                };
+                r!(*hd) = h;
+                r!(*tl) = t;
+                continue;
+            }
+            Instr::GetMapValue {
+                dst,
+                map,
+                key,
+                fail,
+            } => {
+                let v = match &r!(*map) {
+                    Term::Map(m) => m.get(&r!(*key)).cloned(),
+                    _ => None,
+                };
+                match v {
+                    Some(v) => r!(*dst) = v,
+                    None => pc = *fail as usize,
+                }
+                continue;
+            }
+
+            // --- calls
+            Instr::Call {
+                fun: f,
+                args,
+                arity: _,
+                dst,
+            } => {
+                p.frames.push(Frame {
+                    fun,
+                    pc: pc as u32,
+                    base: base as u32,
+                    ret: *dst,
+                });
+                let nb = base + *args as usize;
+                enter!(*f, nb);
+                continue;
+            }
+            Instr::TailCall {
+                fun: f,
+                args,
+                arity,
+            } => {
+                tail_args(p, base, *args as usize, *arity as usize);
+                enter!(*f, base);
+                continue;
+            }
+            Instr::CallExt {
+                ext,
+                args,
+                arity,
+                dst,
+            } => match &prog.exts[*ext as usize] {
+                ExtTarget::Fun(f) => {
+                    p.frames.push(Frame {
+                        fun,
+                        pc: pc as u32,
+                        base: base as u32,
+                        ret: *dst,
+                    });
+                    let nb = base + *args as usize;
+                    enter!(*f, nb);
+                    continue;
+                }
+                ExtTarget::Bif(id) => call_bif(
+                    p,
+                    rt,
+                    wk,
+                    prog,
+                    fun,
+                    pc,
+                    base,
+                    *id,
+                    base + *args as usize,
+                    *arity as usize,
+                    Ret::Slot(*dst),
+                    RAISE,
+                ),
+                ExtTarget::Undef {
+                    module,
+                    function,
+                    arity: a,
+                } => {
+                    let s = base + *args as usize;
+                    let argv = p.regs[s..s + *a as usize].to_vec();
+                    Next::Raise(raise::undef(p, prog, fun, pc, *module, *function, argv))
+                }
+            },
+            Instr::TailCallExt { ext, args, arity } => match &prog.exts[*ext as usize] {
+                ExtTarget::Fun(f) => {
+                    tail_args(p, base, *args as usize, *arity as usize);
+                    enter!(*f, base);
+                    continue;
+                }
+                ExtTarget::Bif(id) => call_bif(
+                    p,
+                    rt,
+                    wk,
+                    prog,
+                    fun,
+                    pc,
+                    base,
+                    *id,
+                    base + *args as usize,
+                    *arity as usize,
+                    Ret::Tail,
+                    RAISE,
+                ),
+                ExtTarget::Undef {
+                    module,
+                    function,
+                    arity: a,
+                } => {
+                    let s = base + *args as usize;
+                    let argv = p.regs[s..s + *a as usize].to_vec();
+                    Next::Raise(raise::undef(p, prog, fun, pc, *module, *function, argv))
+                }
+            },
+            Instr::CallBif {
+                bif,
+                args,
+                arity,
+                dst,
+                fail,
+            } => call_bif(
+                p,
+                rt,
+                wk,
+                prog,
+                fun,
+                pc,
+                base,
+                *bif,
+                base + *args as usize,
+                *arity as usize,
+                Ret::Slot(*dst),
+                *fail,
+            ),
+            Instr::CallFun {
+                fun: fs,
+                args,
+                arity,
+                dst,
+            } => {
+                let fv = r!(*fs).clone();
+                match prepare_fun_call(p, prog, fun, pc, base, &fv, *args as usize, *arity as usize)
+                {
+                    Ok(Callee::Code(f)) => {
+                        p.frames.push(Frame {
+                            fun,
+                            pc: pc as u32,
+                            base: base as u32,
+                            ret: *dst,
+                        });
+                        let nb = base + *args as usize;
+                        enter!(f, nb);
+                        continue;
+                    }
+                    Ok(Callee::Bif(id)) => call_bif(
+                        p,
+                        rt,
+                        wk,
+                        prog,
+                        fun,
+                        pc,
+                        base,
+                        id,
+                        base + *args as usize,
+                        *arity as usize,
+                        Ret::Slot(*dst),
+                        RAISE,
+                    ),
+                    Err(e) => Next::Raise(e),
+                }
+            }
+            Instr::TailCallFun {
+                fun: fs,
+                args,
+                arity,
+            } => {
+                let fv = r!(*fs).clone();
+                match prepare_fun_call(p, prog, fun, pc, base, &fv, *args as usize, *arity as usize)
+                {
+                    Ok(Callee::Code(f)) => {
+                        let n = *arity as usize + closure_extra(&fv, prog);
+                        tail_args(p, base, *args as usize, n);
+                        enter!(f, base);
+                        continue;
+                    }
+                    Ok(Callee::Bif(id)) => call_bif(
+                        p,
+                        rt,
+                        wk,
+                        prog,
+                        fun,
+                        pc,
+                        base,
+                        id,
+                        base + *args as usize,
+                        *arity as usize,
+                        Ret::Tail,
+                        RAISE,
+                    ),
+                    Err(e) => Next::Raise(e),
+                }
+            }
+            Instr::CallDyn {
+                module,
+                function,
+                args,
+                arity,
+                dst,
+            } => {
+                let (m, f) = (r!(*module).clone(), r!(*function).clone());
+                match resolve_dyn(
+                    p,
+                    prog,
+                    fun,
+                    pc,
+                    base,
+                    &m,
+                    &f,
+                    *args as usize,
+                    *arity as usize,
+                ) {
+                    Ok(Callee::Code(t)) => {
+                        p.frames.push(Frame {
+                            fun,
+                            pc: pc as u32,
+                            base: base as u32,
+                            ret: *dst,
+                        });
+                        let nb = base + *args as usize;
+                        enter!(t, nb);
+                        continue;
+                    }
+                    Ok(Callee::Bif(id)) => call_bif(
+                        p,
+                        rt,
+                        wk,
+                        prog,
+                        fun,
+                        pc,
+                        base,
+                        id,
+                        base + *args as usize,
+                        *arity as usize,
+                        Ret::Slot(*dst),
+                        RAISE,
+                    ),
+                    Err(e) => Next::Raise(e),
+                }
+            }
+            Instr::TailCallDyn {
+                module,
+                function,
+                args,
+                arity,
+            } => {
+                let (m, f) = (r!(*module).clone(), r!(*function).clone());
+                match resolve_dyn(
+                    p,
+                    prog,
+                    fun,
+                    pc,
+                    base,
+                    &m,
+                    &f,
+                    *args as usize,
+                    *arity as usize,
+                ) {
+                    Ok(Callee::Code(t)) => {
+                        tail_args(p, base, *args as usize, *arity as usize);
+                        enter!(t, base);
+                        continue;
+                    }
+                    Ok(Callee::Bif(id)) => call_bif(
+                        p,
+                        rt,
+                        wk,
+                        prog,
+                        fun,
+                        pc,
+                        base,
+                        id,
+                        base + *args as usize,
+                        *arity as usize,
+                        Ret::Tail,
+                        RAISE,
+                    ),
+                    Err(e) => Next::Raise(e),
+                }
+            }
+            Instr::Return { src } => {
+                let v = std::mem::replace(&mut r!(*src), Term::Nil);
+                match do_return(p, prog, &mut fun, &mut pc, &mut base, v) {
+                    Some(end) => return end,
+                    None => {
+                        code = &prog.funs[fun as usize].code;
+                        continue;
+                    }
+                }
+            }
+
+            // --- exceptions
+            Instr::Try { handler, reg } => {
+                p.handlers.push(crate::process::Handler {
+                    depth: p.frames.len() as u32,
+                    fun,
+                    pc: *handler,
+                    base: base as u32,
+                    reg: *reg,
+                    is_catch: false,
+                });
+                continue;
+            }
+            Instr::Catch { handler, dst } => {
+                p.handlers.push(crate::process::Handler {
+                    depth: p.frames.len() as u32,
+                    fun,
+                    pc: *handler,
+                    base: base as u32,
+                    reg: *dst,
+                    is_catch: true,
+                });
+                continue;
+            }
+            Instr::TryEnd | Instr::CatchEnd => {
+                p.handlers.pop();
+                continue;
+            }
+            Instr::Raise { reg } => {
+                let class = match &r!(*reg) {
+                    Term::Atom(a) => Class::from_atom(*a).unwrap_or(Class::Error),
+                    _ => Class::Error,
+                };
+                Next::Raise(Exception {
+                    class,
+                    reason: r!(*reg + 1).clone(),
+                    trace: Trace::Term(r!(*reg + 2).clone()),
+                })
+            }
+            Instr::Error { kind, val } => {
+                let v = r!(*val).clone();
+                let reason = match kind {
+                    ErrKind::Badmatch => Term::tuple(vec![Term::Atom(atom::BADMATCH), v]),
+                    ErrKind::CaseClause => Term::tuple(vec![Term::Atom(atom::CASE_CLAUSE), v]),
+                    ErrKind::TryClause => Term::tuple(vec![Term::Atom(atom::TRY_CLAUSE), v]),
+                    ErrKind::IfClause => Term::Atom(atom::IF_CLAUSE),
+                    ErrKind::FunctionClause => Term::Atom(atom::FUNCTION_CLAUSE),
+                    ErrKind::Badrecord => Term::tuple(vec![Term::Atom(atom::BADRECORD), v]),
+                    ErrKind::BadGenerator => Term::tuple(vec![Term::atom("bad_generator"), v]),
+                    ErrKind::BadFilter => Term::tuple(vec![Term::atom("bad_filter"), v]),
+                    ErrKind::Badmap => Term::tuple(vec![Term::Atom(atom::BADMAP), v]),
+                    ErrKind::BadBool => Term::tuple(vec![Term::Atom(atom::BADARG), v]),
+                };
+                let args = if *kind == ErrKind::FunctionClause {
+                    let n = prog.funs[fun as usize].arity as usize;
+                    Some(p.regs[base..base + n].to_vec())
+                } else {
+                    None
+                };
+                Next::Raise(raise::compiled_error(p, fun, pc, reason, args))
+            }
+
+            // --- receive
+            Instr::RecvStart { after } => match receive::start(p, rt, wk, *after) {
+                receive::Step::Continue => continue,
+                receive::Step::Jump(to) => {
+                    pc = to as usize;
+                    continue;
+                }
+                receive::Step::End(e) => {
+                    pc -= 1;
+                    save!();
+                    return e;
+                }
+            },
+            Instr::RecvPeek { dst, wait } => match receive::peek(p, rt, wk) {
+                Some(msg) => {
+                    r!(*dst) = msg;
+                    continue;
+                }
+                None => {
+                    if let Some(reason) = p.kill.take() {
+                        return SliceEnd::Exit(ExitInfo {
+                            reason,
+                            crash: None,
+                            result: None,
+                        });
+                    }
+                    pc = *wait as usize;
+                    continue;
+                }
+            },
+            Instr::RecvNext { lp } => {
+                if let Err(e) = receive::next(p, rt) {
+                    return e;
+                }
+                pc = *lp as usize;
+                continue;
+            }
+            Instr::RecvAccept => {
+                if let Err(end) = receive::accept(p, rt) {
+                    return end;
+                }
+                continue;
+            }
+            Instr::RecvWait { lp } => match receive::wait(p, rt, wk, None) {
+                receive::Step::Continue | receive::Step::Jump(_) => {
+                    pc = *lp as usize;
+                    continue;
+                }
+                receive::Step::End(e) => {
+                    pc = *lp as usize;
+                    save!();
+                    return e;
+                }
+            },
+            Instr::RecvWaitTimeout { timeout, lp, after } => {
+                let t = r!(*timeout).clone();
+                let ms = match &t {
+                    Term::Atom(atom::INFINITY) => None,
+                    Term::Int(i) if *i >= 0 => Some(*i as u64),
+                    Term::Big(b) if !num_traits::Signed::is_negative(&**b) => Some(u64::MAX),
+                    _ => {
+                        let e = raise::compiled_error(
+                            p,
+                            fun,
+                            pc,
+                            Term::Atom(atom::TIMEOUT_VALUE),
+                            None,
+                        );
+                        match raise::throw(p, prog, e) {
+                            Ok((f, npc, nb)) => {
+                                fun = f;
+                                pc = npc;
+                                base = nb;
+                                code = &prog.funs[fun as usize].code;
+                                continue;
+                            }
+                            Err(end) => return end,
+                        }
+                    }
+                };
+                match receive::wait(p, rt, wk, ms) {
+                    receive::Step::Continue => {
+                        pc = *lp as usize;
+                        continue;
+                    }
+                    receive::Step::Jump(_) => {
+                        pc = *after as usize;
+                        continue;
+                    }
+                    receive::Step::End(e) => {
+                        pc = *lp as usize;
+                        save!();
+                        return e;
+                    }
+                }
+            }
+
+            // --- binaries
+            Instr::BsInit => {
+                p.bs = Some(trace_term::BitWriter::new());
+                continue;
+            }
+            Instr::BsPut {
+                val,
+                ty,
+                size,
+                unit,
+                flags,
+            } => {
+                let v = r!(*val).clone();
+                let sz = bits::size_value(&p.regs, base, *size);
+                let w = p.bs.as_mut().expect("BsPut outside a binary");
+                match bits::put(w, &v, *ty, sz, *unit, *flags) {
+                    Ok(()) => continue,
+                    Err(f) => {
+                        p.bs = None;
+                        Next::Raise(raise::error(p, prog, fun, pc, f))
+                    }
+                }
+            }
+            Instr::BsFinish { dst } => {
+                let w = p.bs.take().expect("BsFinish outside a binary");
+                r!(*dst) = Term::Binary(Arc::new(w.finish()));
+                continue;
+            }
+            Instr::BsStart { src, pos, fail } => {
+                if matches!(r!(*src), Term::Binary(_)) {
+                    r!(*pos) = Term::Int(0);
+                } else {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+            Instr::BsGet {
+                src,
+                pos,
+                dst,
+                ty,
+                size,
+                unit,
+                flags,
+                fail,
+            } => {
+                let sz = bits::size_value(&p.regs, base, *size);
+                let at = r!(*pos).as_int().unwrap_or(0) as usize;
+                let got = match &r!(*src) {
+                    Term::Binary(b) => bits::get(b, at, *ty, sz, *unit, *flags),
+                    _ => None,
+                };
+                match got {
+                    Some((v, new_pos)) => {
+                        r!(*dst) = v;
+                        r!(*pos) = Term::Int(new_pos as i64);
+                    }
+                    None => pc = *fail as usize,
+                }
+                continue;
+            }
+            Instr::BsSkip {
+                src,
+                pos,
+                size,
+                unit,
+                fail,
+            } => {
+                let sz = bits::size_value(&p.regs, base, *size);
+                let at = r!(*pos).as_int().unwrap_or(0) as usize;
+                let total = match &r!(*src) {
+                    Term::Binary(b) => b.bit_len(),
+                    _ => 0,
+                };
+                match bits::skip(at, total, sz, *unit) {
+                    Some(np) => r!(*pos) = Term::Int(np as i64),
+                    None => pc = *fail as usize,
+                }
+                continue;
+            }
+            Instr::BsEnd { src, pos, fail } => {
+                let at = r!(*pos).as_int().unwrap_or(-1);
+                let ok = matches!(&r!(*src), Term::Binary(b) if b.bit_len() as i64 == at);
+                if !ok {
+                    pc = *fail as usize;
+                }
+                continue;
+            }
+        };
+        match next {
+            Next::Continue => {
+                // A built-in may have moved us into another function (apply).
+                fun = p.fun;
+                pc = p.pc as usize;
+                base = p.base as usize;
+                code = &prog.funs[fun as usize].code;
+                if p.kill.is_some() {
+                    let reason = p.kill.take().unwrap();
+                    return SliceEnd::Exit(ExitInfo {
+                        reason,
+                        crash: None,
+                        result: None,
+                    });
+                }
+            }
+            Next::End(e) => return e,
+            Next::Raise(e) => match raise::throw(p, prog, e) {
+                Ok((f, npc, nb)) => {
+                    fun = f;
+                    pc = npc;
+                    base = nb;
+                    code = &prog.funs[fun as usize].code;
+                }
+                Err(end) => return end,
+            },
+        }
+        // Slow paths come back here; count a reduction so long BIF loops yield.
+        if reds <= 1 {
+            save!();
+            return SliceEnd::Yield;
+        }
+        reds -= 1;
+    }
+}
+
+/// Moves tail-call arguments from `base+args..` down to `base..`.
+fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
+    for i in 0..n {
+        let v = std::mem::replace(&mut p.regs[base + args + i], Term::Nil);
+        p.regs[base + i] = v;
+    }
+}
+
+/// Returns from the current function; `Some` when the process's initial call returned.
+fn do_return(
+    p: &mut Process,
+    prog: &Program,
+    fun: &mut FunId,
+    pc: &mut usize,
+    base: &mut usize,
+    v: Term,
+) -> Option<SliceEnd> {
+    let n = prog.funs[*fun as usize].nslots as usize;
+    let end = (*base + n).min(p.regs.len());
+    for slot in &mut p.regs[*base..end] {
+        *slot = Term::Nil;
+    }
+    match p.frames.pop() {
+        Some(fr) => {
+            *fun = fr.fun;
+            *pc = fr.pc as usize;
+            *base = fr.base as usize;
+            p.regs[*base + fr.ret as usize] = v;
+            None
+        }
+        None => Some(SliceEnd::Exit(ExitInfo {
+            reason: Term::Atom(atom::NORMAL),
+            crash: None,
+            result: Some(v),
+        })),
+    }
+}
+
+fn type_test(t: TypeTest, v: &Term) -> bool {
+    match t {
+        TypeTest::Integer => v.is_integer(),
+        TypeTest::Float => matches!(v, Term::Float(_)),
+        TypeTest::Number => v.is_number(),
+        TypeTest::Atom => matches!(v, Term::Atom(_)),
+        TypeTest::Boolean => matches!(v, Term::Atom(atom::TRUE | atom::FALSE)),
+        TypeTest::Tuple => matches!(v, Term::Tuple(_)),
+        TypeTest::List => v.is_list(),
+        TypeTest::Map => matches!(v, Term::Map(_)),
+        TypeTest::Binary => matches!(v, Term::Binary(b) if b.is_binary()),
+        TypeTest::Bitstring => matches!(v, Term::Binary(_)),
+        TypeTest::Function => matches!(v, Term::Fun(_)),
+        TypeTest::Pid => matches!(v, Term::Pid(_)),
+        TypeTest::Reference => matches!(v, Term::Ref(_)),
+        TypeTest::Port => false,
+        TypeTest::Record => {
+            matches!(v, Term::Tuple(t) if matches!(t.elements().first(), Some(Term::Atom(_))))
+        }
+    }
+}
+
+enum Callee {
+    Code(FunId),
+    Bif(crate::bif::BifId),
+}
+
+/// Extra slots a closure call fills after the arguments (captured values, itself).
+fn closure_extra(fv: &Term, prog: &Program) -> usize {
+    match fv {
+        Term::Fun(f) => match &**f {
+            Fun::Closure { code, env, .. } if *code != trace_term::fun::NO_CODE => {
+                env.len() + prog.closures[*code as usize].named as usize
+            }
+            _ => 0,
+        },
+        _ => 0,
+    }
+}
+
+/// Prepares a call of fun value `fv` with `arity` arguments at `base+args`:
+/// places captured values after the arguments, resolves the target.
+#[allow(clippy::too_many_arguments)]
+fn prepare_fun_call(
+    p: &mut Process,
+    prog: &Program,
+    fun: FunId,
+    pc: usize,
+    base: usize,
+    fv: &Term,
+    args: usize,
+    arity: usize,
+) -> Result<Callee, Exception> {
+    let Term::Fun(f) = fv else {
+        return Err(raise::compiled_error(
+            p,
+            fun,
+            pc,
+            Term::tuple(vec![Term::Atom(atom::BADFUN), fv.clone()]),
+            None,
+        ));
+    };
+    let s = base + args;
+    match &**f {
+        Fun::Closure {
+            code,
+            env,
+            arity: a,
+            ..
+        } => {
+            if *a as usize != arity {
+                let argv = Term::list(p.regs[s..s + arity].to_vec());
+                return Err(raise::compiled_error(
+                    p,
+                    fun,
+                    pc,
+                    Term::tuple(vec![
+                        Term::Atom(atom::BADARITY),
+                        Term::tuple(vec![fv.clone(), argv]),
+                    ]),
+                    None,
+                ));
+            }
+            if *code == trace_term::fun::NO_CODE {
+                return Err(raise::compiled_error(
+                    p,
+                    fun,
+                    pc,
+                    Term::tuple(vec![Term::Atom(atom::BADFUN), fv.clone()]),
+                    None,
+                ));
+            }
+            let info = &prog.closures[*code as usize];
+            let target = info.code;
+            let need = s + prog.funs[target as usize].nslots as usize + env.len() + 1;
+            if p.regs.len() < need {
+                p.regs.resize(need, Term::Nil);
+            }
+            for (i, v) in env.iter().enumerate() {
+                p.regs[s + arity + i] = v.clone();
+            }
+            if info.named {
+                p.regs[s + arity + env.len()] = fv.clone();
+            }
+            Ok(Callee::Code(target))
+        }
+        Fun::External {
+            module,
+            function,
+            arity: a,
+        } => {
+            if *a as usize != arity {
+                let argv = Term::list(p.regs[s..s + arity].to_vec());
+                return Err(raise::compiled_error(
+                    p,
+                    fun,
+                    pc,
+                    Term::tuple(vec![
+                        Term::Atom(atom::BADARITY),
+                        Term::tuple(vec![fv.clone(), argv]),
+                    ]),
+                    None,
+                ));
+            }
+            resolve_mfa(p, prog, fun, pc, base, *module, *function, args, arity)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn resolve_mfa(
+    p: &mut Process,
+    prog: &Program,
+    fun: FunId,
+    pc: usize,
+    base: usize,
+    m: Atom,
+    f: Atom,
+    args: usize,
+    arity: usize,
+) -> Result<Callee, Exception> {
+    if let Some(id) = prog.exported(m, f, arity as u32) {
+        return Ok(Callee::Code(id));
+    }
+    if let Some(id) = bif::registry().lookup_atoms(m, f, arity) {
+        return Ok(Callee::Bif(id));
+    }
+    let s = base + args;
+    let argv = p.regs[s..s + arity].to_vec();
+    Err(raise::undef(p, prog, fun, pc, m, f, argv))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn resolve_dyn(
+    p: &mut Process,
+    prog: &Program,
+    fun: FunId,
+    pc: usize,
+    base: usize,
+    m: &Term,
+    f: &Term,
+    args: usize,
+    arity: usize,
+) -> Result<Callee, Exception> {
+    match (m, f) {
+        (Term::Atom(m), Term::Atom(f)) => resolve_mfa(p, prog, fun, pc, base, *m, *f, args, arity),
+        _ => {
+            let fault = badarg();
+            Err(raise::error(p, prog, fun, pc, fault))
+        }
+    }
+}
+
+/// Where a built-in's result goes.
+#[derive(Copy, Clone)]
+enum Ret {
+    /// Into this slot of the current window.
+    Slot(u16),
+    /// The current function returns it (the built-in was in tail position).
+    Tail,
+}
+
+/// Calls built-in `id` with the `arity` arguments at absolute stack index `s`.
+/// Leaves the position to continue from in `p.fun/p.pc/p.base`.
+#[allow(clippy::too_many_arguments)]
+fn call_bif(
+    p: &mut Process,
+    rt: &Runtime,
+    wk: &Worker,
+    prog: &Program,
+    fun: FunId,
+    pc: usize,
+    base: usize,
+    id: crate::bif::BifId,
+    s: usize,
+    arity: usize,
+    ret: Ret,
+    fail: u32,
+) -> Next {
+    let def = bif::registry().def(id);
+    p.fun = fun;
+    p.pc = pc as u32;
+    p.base = base as u32;
+    let res = match def.f {
+        BifFn::Pure(f) => f(&p.regs[s..s + arity]),
+        BifFn::Proc(f) => {
+            let argv = smallvec_args::Args::from_slice(&p.regs[s..s + arity]);
+            let mut cx = Ctx { proc: p, rt, wk };
+            f(&mut cx, argv.as_slice())
+        }
+    };
+    match res {
+        Ok(v) => deliver(p, prog, fun, pc, base, v, ret),
+        Err(Fault::Error(reason)) => {
+            if fail != RAISE {
+                p.pc = fail;
+                return Next::Continue;
+            }
+            let argv = p.regs[s..s + arity].to_vec();
+            Next::Raise(raise::bif_error(
+                p, fun, pc, def.module, def.name, argv, reason,
+            ))
+        }
+        Err(Fault::Raise {
+            class,
+            reason,
+            trace,
+        }) => {
+            if fail != RAISE {
+                p.pc = fail;
+                return Next::Continue;
+            }
+            Next::Raise(raise::explicit(p, fun, pc, class, reason, trace))
+        }
+        Err(Fault::Apply(target, argv)) => apply(p, rt, wk, prog, fun, pc, base, target, argv, ret),
+        Err(Fault::Retry) => {
+            // Run this instruction again later.
+            p.pc = pc as u32 - 1;
+            Next::End(SliceEnd::Yield)
+        }
+        Err(Fault::Block) => {
+            p.pc = pc as u32 - 1;
+            Next::End(SliceEnd::Wait { deadline: None })
+        }
+        Err(Fault::Yield(v)) => match deliver(p, prog, fun, pc, base, v, ret) {
+            Next::Continue => Next::End(SliceEnd::Yield),
+            other => other,
+        },
+    }
+}
+
+/// Puts a built-in's value where `ret` says.
+fn deliver(
+    p: &mut Process,
+    prog: &Program,
+    fun: FunId,
+    pc: usize,
+    base: usize,
+    v: Term,
+    ret: Ret,
+) -> Next {
+    match ret {
+        Ret::Slot(dst) => {
+            p.regs[base + dst as usize] = v;
+            p.fun = fun;
+            p.pc = pc as u32;
+            p.base = base as u32;
+            Next::Continue
+        }
+        Ret::Tail => {
+            let (mut f, mut npc, mut nb) = (fun, pc, base);
+            match do_return(p, prog, &mut f, &mut npc, &mut nb, v) {
+                Some(end) => Next::End(end),
+                None => {
+                    p.fun = f;
+                    p.pc = npc as u32;
+                    p.base = nb as u32;
+                    Next::Continue
+                }
+            }
+        }
+    }
+}
+
+/// Performs a call a built-in asked for (`apply/2,3` and friends).
+#[allow(clippy::too_many_arguments)]
+fn apply(
+    p: &mut Process,
+    rt: &Runtime,
+    wk: &Worker,
+    prog: &Program,
+    fun: FunId,
+    pc: usize,
+    base: usize,
+    target: Apply,
+    argv: Vec<Term>,
+    ret: Ret,
+) -> Next {
+    // The arguments go in fresh slots above the current window; a tail call
+    // then moves them down to the window's start.
+    let nslots = prog.funs[fun as usize].nslots as usize;
+    let top = base + nslots;
+    let arity = argv.len();
+    if p.regs.len() < top + arity + 1 {
+        p.regs.resize(top + arity + 1, Term::Nil);
+    }
+    for (i, a) in argv.into_iter().enumerate() {
+        p.regs[top + i] = a;
+    }
+    let callee = match &target {
+        Apply::Fun(fv) => prepare_fun_call(p, prog, fun, pc, base, fv, nslots, arity),
+        Apply::Mfa(m, f) => resolve_mfa(p, prog, fun, pc, base, *m, *f, nslots, arity),
+    };
+    match callee {
+        Ok(Callee::Code(f)) => {
+            let extra = match &target {
+                Apply::Fun(fv) => closure_extra(fv, prog),
+                Apply::Mfa(..) => 0,
+            };
+            let nb = match ret {
+                Ret::Slot(dst) => {
+                    p.frames.push(Frame {
+                        fun,
+                        pc: pc as u32,
+                        base: base as u32,
+                        ret: dst,
+                    });
+                    top
+                }
+                Ret::Tail => {
+                    tail_args(p, base, nslots, arity + extra);
+                    base
+                }
+            };
+            let need = nb + prog.funs[f as usize].nslots as usize;
+            if p.regs.len() < need {
+                p.regs.resize(need, Term::Nil);
+            }
+            p.fun = f;
+            p.pc = 0;
+            p.base = nb as u32;
+            Next::Continue
+        }
+        Ok(Callee::Bif(id)) => call_bif(p, rt, wk, prog, fun, pc, base, id, top, arity, ret, RAISE),
+        Err(e) => Next::Raise(e),
+    }
+}
+
+/// A small inline vector for built-in arguments (no allocation up to 4).
+mod smallvec_args {
+    use trace_term::Term;
+
+    pub enum Args {
+        Inline([Term; 4], usize),
+        Heap(Vec<Term>),
+    }
+
+    impl Args {
+        pub fn from_slice(s: &[Term]) -> Args {
+            if s.len() <= 4 {
+                let mut a: [Term; 4] = [Term::Nil, Term::Nil, Term::Nil, Term::Nil];
+                for (i, t) in s.iter().enumerate() {
+                    a[i] = t.clone();
+                }
+                Args::Inline(a, s.len())
+            } else {
+                Args::Heap(s.to_vec())
+            }
+        }
+        pub fn as_slice(&self) -> &[Term] {
+            match self {
+                Args::Inline(a, n) => &a[..*n],
+                Args::Heap(v) => v,
+            }
+        }
+    }
+}

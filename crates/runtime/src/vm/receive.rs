@@ -1,0 +1,186 @@
+//! `receive`: BEAM's selective receive over the mailbox (scan in arrival
+//! order; the first message matching any clause is consumed), with the
+//! Director able to force which message or a timeout (replay).
+
+use super::{ExitInfo, SliceEnd};
+use crate::hooks::{Event, ReceiveChoice};
+use crate::ir::RAISE;
+use crate::process::{Process, RecvMode};
+use crate::sched::signals::{self, Due};
+use crate::sched::{Runtime, Worker};
+use std::time::{Duration, Instant};
+use trace_term::Term;
+
+pub enum Step {
+    /// Go on (scan again).
+    Continue,
+    /// Take the `after` branch.
+    Jump(u32),
+    End(SliceEnd),
+}
+
+fn killed(p: &mut Process) -> Option<Step> {
+    p.kill.take().map(|reason| {
+        Step::End(SliceEnd::Exit(ExitInfo {
+            reason,
+            crash: None,
+            result: None,
+        }))
+    })
+}
+
+fn diverged(p: &mut Process, rt: &Runtime, expected: String, happened: String) -> SliceEnd {
+    rt.diverged(crate::hooks::Divergence {
+        pid: p.pid,
+        event_index: p.events,
+        expected,
+        happened,
+    });
+    SliceEnd::Exit(ExitInfo {
+        reason: Term::atom("trace_replay_diverged"),
+        crash: None,
+        result: None,
+    })
+}
+
+/// `RecvStart`: a new receive begins.
+pub fn start(p: &mut Process, rt: &Runtime, wk: &Worker, after: u32) -> Step {
+    p.cursor = 0;
+    p.deadline = None;
+    p.recv_mode = RecvMode::FirstMatch;
+    if p.director.is_none() {
+        return Step::Continue;
+    }
+    if signals::take_due(p, rt, wk) == Due::Missing {
+        return Step::End(SliceEnd::Wait { deadline: None });
+    }
+    if let Some(s) = killed(p) {
+        return s;
+    }
+    let choice = p.director.as_mut().map(|d| d.receive());
+    match choice {
+        None | Some(Ok(ReceiveChoice::Native)) => Step::Continue,
+        Some(Ok(ReceiveChoice::Message(id))) => {
+            p.recv_mode = RecvMode::Exactly(id);
+            Step::Continue
+        }
+        Some(Ok(ReceiveChoice::Timeout)) => {
+            if after == RAISE {
+                return Step::End(diverged(
+                    p,
+                    rt,
+                    "a timeout".into(),
+                    "a receive without an after clause".into(),
+                ));
+            }
+            signals::emit(p, rt, Event::Timeout);
+            Step::Jump(after)
+        }
+        Some(Err(d)) => {
+            rt.diverged(d);
+            Step::End(SliceEnd::Exit(ExitInfo {
+                reason: Term::atom("trace_replay_diverged"),
+                crash: None,
+                result: None,
+            }))
+        }
+    }
+}
+
+/// `RecvPeek`: the message to try next, if any.
+pub fn peek(p: &mut Process, rt: &Runtime, wk: &Worker) -> Option<Term> {
+    loop {
+        match p.recv_mode {
+            RecvMode::FirstMatch => {
+                if let Some(m) = p.mailbox.get(p.cursor) {
+                    return Some(m.payload.clone());
+                }
+            }
+            RecvMode::Exactly(id) => {
+                if let Some(i) = p.mailbox.iter().position(|m| m.id == id) {
+                    p.cursor = i;
+                    return Some(p.mailbox[i].payload.clone());
+                }
+            }
+        }
+        if !signals::drain(p, rt, wk) || p.kill.is_some() {
+            return None;
+        }
+    }
+}
+
+/// `RecvNext`: the current message matched no clause.
+pub fn next(p: &mut Process, rt: &Runtime) -> Result<(), SliceEnd> {
+    match p.recv_mode {
+        RecvMode::FirstMatch => {
+            p.cursor += 1;
+            Ok(())
+        }
+        RecvMode::Exactly(id) => Err(diverged(
+            p,
+            rt,
+            format!("the receive to take message {}:{}", id.sender, id.index),
+            "that message matches no clause of the receive".into(),
+        )),
+    }
+}
+
+/// `RecvAccept`: consume the current message (a receipt).
+pub fn accept(p: &mut Process, rt: &Runtime) -> Result<(), SliceEnd> {
+    let m = p
+        .mailbox
+        .remove(p.cursor)
+        .expect("accept without a current message");
+    signals::cancel_timeout(p, rt);
+    p.cursor = 0;
+    p.deadline = None;
+    p.recv_mode = RecvMode::FirstMatch;
+    signals::emit(
+        p,
+        rt,
+        Event::Receive {
+            id: m.id,
+            payload: &m.payload,
+        },
+    );
+    match killed(p) {
+        Some(Step::End(e)) => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// `RecvWait`/`RecvWaitTimeout`: nothing matched. `ms` is the timeout
+/// (`None` = infinity). `Jump` means the timeout expired.
+pub fn wait(p: &mut Process, rt: &Runtime, wk: &Worker, ms: Option<u64>) -> Step {
+    if signals::drain(p, rt, wk) {
+        return Step::Continue;
+    }
+    if let Some(s) = killed(p) {
+        return s;
+    }
+    let forced = matches!(p.recv_mode, RecvMode::Exactly(_));
+    let Some(ms) = ms.filter(|_| !forced) else {
+        return Step::End(SliceEnd::Wait { deadline: None });
+    };
+    let now = Instant::now();
+    let deadline = match p.deadline {
+        Some(d) => Some(d),
+        None => {
+            let d = now.checked_add(Duration::from_millis(ms));
+            p.deadline = d;
+            d
+        }
+    };
+    match deadline {
+        Some(d) if now < d => Step::End(SliceEnd::Wait { deadline: Some(d) }),
+        Some(_) => {
+            signals::cancel_timeout(p, rt);
+            p.deadline = None;
+            p.cursor = 0;
+            signals::emit(p, rt, Event::Timeout);
+            Step::Jump(0)
+        }
+        // A timeout too far away to represent: never fires.
+        None => Step::End(SliceEnd::Wait { deadline: None }),
+    }
+}

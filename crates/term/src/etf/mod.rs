@@ -1,0 +1,68 @@
+//! The External Term Format (version 131), as `term_to_binary` and
+//! `binary_to_term` speak it: message payloads in the log are ETF.
+//!
+//! [`encode`] writes the encoding OTP produces with `{minor_version, 2}`
+//! (UTF-8 atoms), byte for byte for every term that is not a fun; [`decode`]
+//! also reads what older encoders write (latin1 atoms, `FLOAT_EXT`, `PID_EXT`,
+//! `NEW_REFERENCE_EXT`). Decoding treats its input as hostile; see [`decode`].
+//!
+//! Identifiers map as follows, node and creation being `nonode@nohost` and 0:
+//!
+//! - a pid `<0.N.0>` is `NEW_PID_EXT` with ID = the low 32 bits of N and
+//!   Serial = the high 32 bits (0 for any pid the engine makes), so it
+//!   round-trips and Erlang reads it as `<0.N.0>`;
+//! - a reference `#Ref<0.0.P.C>` is `NEWER_REFERENCE_EXT` with the three id
+//!   words `[C, P, 0]` (Erlang orders them least significant first and prints
+//!   `#Ref<0.W2.W1.W0>`), so Erlang prints it the same way;
+//! - a foreign reference (from another encoder) keeps id word 0 as the counter
+//!   and word 1 as the creator; further words, the node and the creation are
+//!   dropped, so two foreign references that differ only there decode equal;
+//! - a foreign pid keeps `Serial << 32 | ID` and drops node and creation;
+//! - a closure `#Fun<M.I.U>` is `NEW_FUN_EXT` with Index = OldIndex = I,
+//!   OldUniq = U, U also in the first 4 bytes of the 16-byte Uniq (the rest
+//!   zero), pid `<0.0.0>`, and its free variables; decoding keeps module,
+//!   index, OldUniq, arity and free variables, with `code` = [`NO_CODE`](crate::fun::NO_CODE).
+
+mod decode;
+#[cfg(test)]
+mod decode_tests;
+mod encode;
+
+pub use decode::{decode, decode_prefix, EtfError, MAX_DEPTH};
+pub use encode::{encode, to_vec};
+
+pub(crate) const VERSION: u8 = 131;
+
+pub(crate) const NEW_FLOAT_EXT: u8 = 70;
+pub(crate) const BIT_BINARY_EXT: u8 = 77;
+pub(crate) const COMPRESSED: u8 = 80;
+pub(crate) const ATOM_CACHE_REF: u8 = 82;
+pub(crate) const NEW_PID_EXT: u8 = 88;
+pub(crate) const NEW_PORT_EXT: u8 = 89;
+pub(crate) const NEWER_REFERENCE_EXT: u8 = 90;
+pub(crate) const SMALL_INTEGER_EXT: u8 = 97;
+pub(crate) const INTEGER_EXT: u8 = 98;
+pub(crate) const FLOAT_EXT: u8 = 99;
+pub(crate) const ATOM_EXT: u8 = 100;
+pub(crate) const REFERENCE_EXT: u8 = 101;
+pub(crate) const PORT_EXT: u8 = 102;
+pub(crate) const PID_EXT: u8 = 103;
+pub(crate) const SMALL_TUPLE_EXT: u8 = 104;
+pub(crate) const LARGE_TUPLE_EXT: u8 = 105;
+pub(crate) const NIL_EXT: u8 = 106;
+pub(crate) const STRING_EXT: u8 = 107;
+pub(crate) const LIST_EXT: u8 = 108;
+pub(crate) const BINARY_EXT: u8 = 109;
+pub(crate) const SMALL_BIG_EXT: u8 = 110;
+pub(crate) const LARGE_BIG_EXT: u8 = 111;
+pub(crate) const NEW_FUN_EXT: u8 = 112;
+pub(crate) const EXPORT_EXT: u8 = 113;
+pub(crate) const NEW_REFERENCE_EXT: u8 = 114;
+pub(crate) const SMALL_ATOM_EXT: u8 = 115;
+pub(crate) const MAP_EXT: u8 = 116;
+pub(crate) const FUN_EXT: u8 = 117;
+pub(crate) const ATOM_UTF8_EXT: u8 = 118;
+pub(crate) const SMALL_ATOM_UTF8_EXT: u8 = 119;
+pub(crate) const V4_PORT_EXT: u8 = 120;
+pub(crate) const DIST_HEADER: u8 = 68;
+pub(crate) const DIST_FRAG_HEADER: u8 = 69;
