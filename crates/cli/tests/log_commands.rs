@@ -56,7 +56,10 @@ fn ping_log(path: &Path) {
     let w = LogWriter::create(path, header, WriterOptions::default()).unwrap();
     let mut p0 = w.register(80, None);
     let mut p1 = w.register(81, Some(ProcId(0)));
-    let ping = vec![131, 104, 2, 119, 4, b'p', b'i', b'n', b'g', 97, 1];
+    let ping = trace_term::etf::to_vec(&trace_term::Term::tuple(vec![
+        trace_term::Term::atom("ping"),
+        trace_term::Term::int(1),
+    ]));
     p0.push(&Event::Spawn {
         child: ProcId(1),
         pid: 81,

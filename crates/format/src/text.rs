@@ -10,17 +10,19 @@ use crate::view::{EventRef, SignalKindRef};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 
-/// A payload (ETF bytes) as text. The seam where `~p` printing plugs in.
+/// A payload (ETF bytes) as `~p` prints the term, on one line. Bytes that are
+/// not a valid term print as `#bad_etf<...>` with the decoder's complaint.
 pub fn render_payload(bytes: &[u8]) -> String {
-    // Until the term crate's ETF decoder lands, show the bytes themselves.
-    let mut s = format!("#etf<{}>", bytes.len());
-    for b in bytes.iter().take(32) {
-        let _ = write!(s, "{b:02x}");
+    match trace_term::etf::decode(bytes) {
+        Ok(t) => trace_term::pretty(
+            &t,
+            &trace_term::PrettyOptions {
+                line_length: 0,
+                ..Default::default()
+            },
+        ),
+        Err(e) => format!("#bad_etf<{e}>"),
     }
-    if bytes.len() > 32 {
-        s.push_str("...");
-    }
-    s
 }
 
 /// How `--process` names a process: a dense index (`3`) or a raw pid (`<0.83.0>`).
@@ -417,6 +419,30 @@ mod tests {
         assert_eq!(
             line(&cx, ProcId(0), 0, None, &spawn),
             "0 <0.80.0> #0 spawn 3 <0.83.0> link"
+        );
+    }
+
+    #[test]
+    fn payloads_print_as_p_does_on_one_line() {
+        // {ping, 1, "hi"} and a term too wide for one 80-column line.
+        let t = [
+            131, 104, 3, 119, 4, b'p', b'i', b'n', b'g', 97, 1, 107, 0, 2, b'h', b'i',
+        ];
+        assert_eq!(render_payload(&t), "{ping,1,\"hi\"}");
+        let mut long = vec![131, 108, 0, 0, 0, 40];
+        for _ in 0..40 {
+            long.extend_from_slice(&[119, 5, b'a', b'b', b'c', b'd', b'e']);
+        }
+        long.push(106);
+        let text = render_payload(&long);
+        assert!(
+            !text.contains('\n') && text.starts_with("[abcde,abcde,"),
+            "{text}"
+        );
+        assert!(
+            render_payload(&[131, 200]).starts_with("#bad_etf<byte 1: "),
+            "{}",
+            render_payload(&[131, 200])
         );
     }
 

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use trace_format::{
     Dest, Event, Header, LogWriter, MsgId, Outcome, Payload, ProcId, ProcessLog, WriterOptions,
 };
+use trace_term::Term;
 
 /// A fresh path in the system temp dir, removed when dropped.
 pub struct TempPath(pub PathBuf);
@@ -34,19 +35,14 @@ impl Drop for TempPath {
     }
 }
 
-/// ETF of an atom (SMALL_ATOM_UTF8_EXT), with the version byte.
+/// ETF of an atom.
 pub fn atom(name: &str) -> Vec<u8> {
-    let mut v = vec![131, 119, name.len() as u8];
-    v.extend_from_slice(name.as_bytes());
-    v
+    trace_term::etf::to_vec(&Term::atom(name))
 }
 
-/// ETF of `{Tag, N}` with a small atom tag and a small integer.
+/// ETF of `{Tag, N}`.
 pub fn tagged(tag: &str, n: u8) -> Vec<u8> {
-    let mut v = vec![131, 104, 2, 119, tag.len() as u8];
-    v.extend_from_slice(tag.as_bytes());
-    v.extend_from_slice(&[97, n]);
-    v
+    trace_term::etf::to_vec(&Term::tuple(vec![Term::atom(tag), Term::int(n as i64)]))
 }
 
 pub fn header() -> Header {
