@@ -1,16 +1,100 @@
-//! `trace dump` (being written).
+//! `trace dump`: a log's events as text, one per line.
 
+use crate::exit;
 use clap::Args as ClapArgs;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use trace_format::text::{self, Context, ProcessSelector};
+use trace_format::{LogReader, ProcId};
 
 #[derive(ClapArgs)]
+#[command(after_help = "\
+Each line is one event: the process (dense index and raw pid), the event's index in
+that process's log, the time when the log has timestamps, the kind, and its details.
+A message or signal is named S:K, the K-th signal sent by process S. Processes are
+printed one after another, each in program order (a log has no global order).
+
+Examples:
+  trace dump run.trace
+  trace dump run.trace --process 3
+  trace dump run.trace --process '<0.83.0>' --json | jq .kind")]
 pub struct Args {
-    /// Arguments (being written)
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    /// The log to read
+    pub log: PathBuf,
+    /// Only this process: a dense index (3) or a raw pid (<0.83.0>)
+    #[arg(long, short = 'p', value_name = "P")]
+    pub process: Option<ProcessSelector>,
+    /// One JSON object per line instead of text
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(args: Args) -> u8 {
-    let _ = args.rest;
-    eprintln!("trace dump: not implemented yet");
-    crate::exit::TROUBLE
+    let reader = match LogReader::open(&args.log) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("trace dump: {}: {e}", args.log.display());
+            return exit::TROUBLE;
+        }
+    };
+    for w in reader.warnings() {
+        eprintln!("trace dump: {}: warning: {w}", args.log.display());
+    }
+    let ids: Vec<ProcId> = match args.process {
+        Some(sel) => match reader.select(sel) {
+            Some(p) => vec![p.id],
+            None => {
+                eprintln!(
+                    "trace dump: {}: no process {sel:?} in this log",
+                    args.log.display()
+                );
+                return exit::TROUBLE;
+            }
+        },
+        None => reader.processes().iter().map(|p| p.id).collect(),
+    };
+    let pid_of = |p: ProcId| reader.process(p).map(|i| i.pid);
+    let cx = Context {
+        header: reader.header(),
+        pid_of: &pid_of,
+    };
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut status = exit::OK;
+    for id in ids {
+        let mut write_err: Option<io::Error> = None;
+        let r = reader.for_each_event_of(id, |index, time, e| {
+            if write_err.is_some() {
+                return;
+            }
+            let line = if args.json {
+                text::json(&cx, id, index, time, &e)
+            } else {
+                text::line(&cx, id, index, time, &e)
+            };
+            if let Err(e) = writeln!(out, "{line}") {
+                write_err = Some(e);
+            }
+        });
+        if let Some(e) = write_err {
+            // `trace dump | head` closes the pipe early: that is not trouble.
+            return if e.kind() == io::ErrorKind::BrokenPipe {
+                exit::OK
+            } else {
+                eprintln!("trace dump: {e}");
+                exit::TROUBLE
+            };
+        }
+        if let Err(e) = r {
+            let _ = out.flush();
+            eprintln!("trace dump: {}: process {}: {e}", args.log.display(), id.0);
+            status = exit::TROUBLE;
+        }
+    }
+    if let Err(e) = out.flush() {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("trace dump: {e}");
+            return exit::TROUBLE;
+        }
+    }
+    status
 }

@@ -1,16 +1,55 @@
-//! `trace export` (being written).
+//! `trace export`: a trace log in another tool's format.
 
+use crate::exit;
 use clap::Args as ClapArgs;
+use std::path::PathBuf;
+use trace_format::{cauder, LogReader};
 
 #[derive(ClapArgs)]
+#[command(after_help = "\
+CauDEr (v3) logs hold spawns, sends and receives; every other event (deliveries,
+timeouts, signals, results of built-ins, output, exits) is left out and counted.
+
+Examples:
+  trace export --cauder barber-cauder run.trace")]
 pub struct Args {
-    /// Arguments (being written)
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    /// Write a CauDEr log directory here (created if needed)
+    #[arg(long, value_name = "DIR", required = true)]
+    pub cauder: PathBuf,
+    /// The trace log to read
+    pub log: PathBuf,
 }
 
 pub fn run(args: Args) -> u8 {
-    let _ = args.rest;
-    eprintln!("trace export: not implemented yet");
-    crate::exit::TROUBLE
+    let reader = match LogReader::open(&args.log) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("trace export: {}: {e}", args.log.display());
+            return exit::TROUBLE;
+        }
+    };
+    for w in reader.warnings() {
+        eprintln!("trace export: {}: warning: {w}", args.log.display());
+    }
+    match cauder::export(&reader, &args.cauder) {
+        Ok(r) => {
+            println!(
+                "exported {} processes, {} events -> {}",
+                r.processes,
+                r.written,
+                args.cauder.display()
+            );
+            for (kind, n) in &r.dropped {
+                println!("  left out: {n} {kind} events");
+            }
+            for n in &r.notes {
+                println!("  note: {n}");
+            }
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("trace export: {e}");
+            exit::TROUBLE
+        }
+    }
 }

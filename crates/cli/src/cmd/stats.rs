@@ -1,16 +1,91 @@
-//! `trace stats` (being written).
+//! `trace stats`: figures about a log.
 
+use crate::exit;
 use clap::Args as ClapArgs;
+use std::path::PathBuf;
+use trace_format::stats::{self, KINDS};
+use trace_format::{LogReader, RunEnd};
 
 #[derive(ClapArgs)]
+#[command(after_help = "\
+\"without payloads\" is measured by re-encoding every block without message payloads,
+exit reasons and output bytes (results of nondeterministic built-ins stay).
+
+Examples:
+  trace stats run.trace")]
 pub struct Args {
-    /// Arguments (being written)
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    /// The log to read
+    pub log: PathBuf,
 }
 
 pub fn run(args: Args) -> u8 {
-    let _ = args.rest;
-    eprintln!("trace stats: not implemented yet");
-    crate::exit::TROUBLE
+    let name = args.log.display();
+    let reader = match LogReader::open(&args.log) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("trace stats: {name}: {e}");
+            return exit::TROUBLE;
+        }
+    };
+    for w in reader.warnings() {
+        eprintln!("trace stats: {name}: warning: {w}");
+    }
+    let s = match stats::compute(&reader, 3) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("trace stats: {name}: {e}");
+            return exit::TROUBLE;
+        }
+    };
+    let h = reader.header();
+    let ended = match reader.outcome() {
+        Some((o, _)) => match o.end {
+            RunEnd::Completed => "completed",
+            RunEnd::Interrupted => "interrupted",
+            RunEnd::RecorderCrashed => "recorder crashed",
+        },
+        None => "not finished (recovered by scanning)",
+    };
+    println!(
+        "log              {name}: {} bytes, {} blocks; run {ended}",
+        s.file_bytes, s.blocks
+    );
+    println!("entry            {} on {}", h.entry, h.node);
+    println!("processes        {}", s.processes);
+    println!("events           {}", s.events);
+    for (k, n) in KINDS.iter().zip(s.by_kind) {
+        if n > 0 {
+            println!("  {k:<14} {n}");
+        }
+    }
+    println!(
+        "payload bytes    {} ({:.2} per event); nondet results {} bytes",
+        s.payload_bytes,
+        per(s.payload_bytes, s.events),
+        s.nondet_bytes
+    );
+    println!(
+        "bytes per event  {:.3} with payloads, {:.3} without payloads",
+        s.bytes_per_event(),
+        s.bytes_per_event_without_payloads()
+    );
+    println!(
+        "compression      {:.2}x (blocks: {} bytes encoded, {} stored)",
+        s.compression_ratio(),
+        s.raw_bytes,
+        s.stored_bytes
+    );
+    match s.duration_ns {
+        Some(d) => println!("duration         {:.6} s", d as f64 / 1e9),
+        None => println!("duration         unknown"),
+    }
+    exit::OK
+}
+
+fn per(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
 }

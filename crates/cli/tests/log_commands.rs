@@ -1,0 +1,222 @@
+//! `trace dump` and `trace stats` run as a user runs them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use trace_format::{
+    Dest, Event, Header, LogWriter, MsgId, Outcome, Payload, ProcId, WriterOptions,
+};
+
+/// `name` inside a fresh directory that is removed when the guard drops.
+struct Tmp(PathBuf);
+
+impl std::ops::Deref for Tmp {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Tmp {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
+    }
+}
+
+fn tmp(name: &str) -> Tmp {
+    let dir = std::env::temp_dir().join(format!("trace-cli-log-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    Tmp(dir.join(name))
+}
+
+fn trace(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_trace"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Process 0 spawns 1, sends it `{ping,1}`, 1 receives it and both exit.
+fn ping_log(path: &Path) {
+    let header = Header {
+        entry: "ping:main()".into(),
+        node: "nonode@nohost".into(),
+        entry_pid: 80,
+        ..Default::default()
+    };
+    let w = LogWriter::create(path, header, WriterOptions::default()).unwrap();
+    let mut p0 = w.register(80, None);
+    let mut p1 = w.register(81, Some(ProcId(0)));
+    let ping = trace_term::etf::to_vec(&trace_term::Term::tuple(vec![
+        trace_term::Term::atom("ping"),
+        trace_term::Term::int(1),
+    ]));
+    p0.push(&Event::Spawn {
+        child: ProcId(1),
+        pid: 81,
+        link: true,
+        monitor: false,
+    });
+    p0.push(&Event::Send {
+        to: Dest::Proc(ProcId(1)),
+        payload: Some(Payload(ping)),
+    });
+    p1.push(&Event::Receive {
+        msg: MsgId {
+            sender: ProcId(0),
+            index: 0,
+        },
+    });
+    p0.push(&Event::Exit { reason: None });
+    p1.push(&Event::Exit { reason: None });
+    drop((p0, p1));
+    w.finish(Outcome::default()).unwrap();
+}
+
+#[test]
+fn dump_prints_one_event_per_line() {
+    let log = tmp("ping.trace");
+    ping_log(&log);
+    let out = trace(&["dump", log.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert_eq!(lines[0], "0 <0.80.0> #0 spawn 1 <0.81.0> link");
+    assert!(
+        lines[1].starts_with("0 <0.80.0> #1 send 0:0 to 1 <0.81.0>: "),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(lines[2], "0 <0.80.0> #2 exit");
+    assert_eq!(lines[3], "1 <0.81.0> #0 receive 0:0");
+
+    let out = trace(&[
+        "dump",
+        log.to_str().unwrap(),
+        "--process",
+        "<0.81.0>",
+        "--json",
+    ]);
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["kind"], "receive");
+    assert_eq!(lines[0]["msg"], serde_json::json!([0, 0]));
+    assert_eq!(lines[1]["kind"], "exit");
+
+    let out = trace(&["dump", log.to_str().unwrap(), "--process", "7"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no process"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn stats_reports_counts_and_sizes() {
+    let log = tmp("stats.trace");
+    ping_log(&log);
+    let out = trace(&["stats", log.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("processes        2\n"), "{s}");
+    assert!(s.contains("events           5\n"), "{s}");
+    assert!(s.contains("  send           1\n"), "{s}");
+    assert!(s.contains("payload bytes    11 "), "{s}");
+    assert!(s.contains("run completed"), "{s}");
+}
+
+#[test]
+fn foreign_and_truncated_files_are_explained() {
+    let caud = tmp("trace_80.log");
+    std::fs::write(&caud, "{trace_send,0}.\n").unwrap();
+    let out = trace(&["dump", caud.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("not a trace log: a CauDEr text log"), "{err}");
+
+    let log = tmp("cut.trace");
+    ping_log(&log);
+    let bytes = std::fs::read(&log).unwrap();
+    std::fs::write(&log, &bytes[..bytes.len() - 20]).unwrap();
+    let out = trace(&["dump", log.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(
+        text(&out.stderr).contains("warning: no footer"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(text(&out.stdout).lines().count(), 5);
+}
+
+#[test]
+fn cauder_import_and_export_round_trip() {
+    let t = tmp("cauder");
+    let cdir = t.with_file_name("in");
+    std::fs::create_dir_all(&cdir).unwrap();
+    std::fs::write(
+        cdir.join("trace_result.log"),
+        "{call,{ping,main,[]}}.\n{pid,5}.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cdir.join("trace_5.log"),
+        "{trace_spawn,nonode@nohost,6,true}.\n{trace_send,0}.\n",
+    )
+    .unwrap();
+    std::fs::write(cdir.join("trace_6.log"), "{trace_receive,0}.\n").unwrap();
+    let log = t.with_file_name("run.trace");
+    let out = trace(&[
+        "import",
+        "--cauder",
+        cdir.to_str().unwrap(),
+        "-o",
+        log.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("imported a CauDEr v3 log: 2 processes, 3 events"));
+    let out = trace(&["dump", log.to_str().unwrap()]);
+    assert_eq!(
+        text(&out.stdout),
+        "0 <0.5.0> #0 spawn 1 <0.6.0>\n0 <0.5.0> #1 send 0:0 to ? (not recorded)\n1 <0.6.0> #0 receive 0:0\n"
+    );
+    let back = t.with_file_name("back");
+    let out = trace(&[
+        "export",
+        "--cauder",
+        back.to_str().unwrap(),
+        log.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(back.join("trace_6.log")).unwrap(),
+        "{trace_receive,0}.\n"
+    );
+    let out = trace(&[
+        "import",
+        "--cauder",
+        "/nonexistent/dir",
+        "-o",
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("trace import: /nonexistent/dir: "),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -1,0 +1,172 @@
+//! Writing a trace log as a CauDEr (v3) log directory.
+//!
+//! Uids: CauDEr names messages by one number. The message (S, K) gets
+//! `base(S) + K`, where `base(S)` is the number of events of the processes
+//! before S; every process sends fewer signals than it has events, so uids are
+//! unique without a table, and each process is exported as a stream.
+
+use super::terms::atom_text;
+use super::CauderError;
+use crate::event::MsgId;
+use crate::reader::LogReader;
+use crate::view::EventRef;
+use std::collections::BTreeMap;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ExportReport {
+    pub processes: usize,
+    /// Spawns, sends and receives written.
+    pub written: u64,
+    /// Events CauDEr's format cannot hold, by kind.
+    pub dropped: BTreeMap<&'static str, u64>,
+    pub notes: Vec<String>,
+}
+
+/// Writes `trace_result.log` and one `trace_N.log` per process into `dir` (created if needed).
+pub fn export(reader: &LogReader, dir: &Path) -> Result<ExportReport, CauderError> {
+    std::fs::create_dir_all(dir).map_err(|e| CauderError {
+        file: dir.to_path_buf(),
+        line: None,
+        message: e.to_string(),
+    })?;
+    export_with(reader, |name| std::fs::File::create(dir.join(name))).map_err(|(name, e)| {
+        CauderError {
+            file: dir.join(name),
+            line: None,
+            message: e,
+        }
+    })
+}
+
+/// As [`export`], writing each file through `open(file name)`.
+pub fn export_with<W: Write>(
+    reader: &LogReader,
+    mut open: impl FnMut(&str) -> io::Result<W>,
+) -> Result<ExportReport, (String, String)> {
+    let mut report = ExportReport::default();
+    let node = match reader.header().node.as_str() {
+        "" => "nonode@nohost".to_string(),
+        n => atom_text(n),
+    };
+    let mut base = Vec::with_capacity(reader.processes().len());
+    let mut acc = 0u64;
+    for p in reader.processes() {
+        base.push((p.id, acc));
+        acc += p.events;
+    }
+    let uid = |m: MsgId| -> Option<u64> {
+        base.binary_search_by_key(&m.sender, |b| b.0)
+            .ok()
+            .map(|i| base[i].1 + m.index)
+    };
+    for p in reader.processes() {
+        let name = format!("trace_{}.log", p.pid);
+        let io_err = |e: io::Error| (name.clone(), e.to_string());
+        let mut out = BufWriter::new(open(&name).map_err(io_err)?);
+        let mut write_err = None;
+        let mut unknown = 0u64;
+        let r = reader.for_each_event_of(p.id, |_, _, e| {
+            let line = match e {
+                EventRef::Spawn { pid, .. } => {
+                    Some(format!("{{trace_spawn,{node},{pid},true}}.\n"))
+                }
+                EventRef::Send { msg, .. } => uid(msg).map(|u| format!("{{trace_send,{u}}}.\n")),
+                EventRef::Receive { msg } => uid(msg).map(|u| format!("{{trace_receive,{u}}}.\n")),
+                other => {
+                    *report.dropped.entry(other.kind_name()).or_default() += 1;
+                    return;
+                }
+            };
+            let Some(line) = line else {
+                unknown += 1;
+                return;
+            };
+            report.written += 1;
+            if write_err.is_none() {
+                if let Err(e) = out.write_all(line.as_bytes()) {
+                    write_err = Some(e);
+                }
+            }
+        });
+        r.map_err(|e| (name.clone(), e.to_string()))?;
+        if let Some(e) = write_err {
+            return Err(io_err(e));
+        }
+        out.flush().map_err(io_err)?;
+        if unknown > 0 {
+            report.notes.push(format!(
+                "process {} <0.{}.0>: {unknown} receives of messages from processes not in the log were left out",
+                p.id.0, p.pid
+            ));
+        }
+        report.processes += 1;
+    }
+    let result = result_file(reader, &node, &mut report);
+    let mut out =
+        open("trace_result.log").map_err(|e| ("trace_result.log".to_string(), e.to_string()))?;
+    out.write_all(result.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(|e| ("trace_result.log".to_string(), e.to_string()))?;
+    Ok(report)
+}
+
+fn option<'a>(reader: &'a LogReader, key: &str) -> Option<&'a str> {
+    reader
+        .header()
+        .options
+        .other
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+fn result_file(reader: &LogReader, node: &str, report: &mut ExportReport) -> String {
+    let h = reader.header();
+    let call = match split_call(&h.entry) {
+        Some((m, f, args)) => format!("{{{},{},[{args}]}}", atom_text(m), atom_text(f)),
+        None => {
+            report.notes.push(format!(
+                "the entry call {:?} is not of the form m:f(Args); written as '?':'?'()",
+                h.entry
+            ));
+            "{'?','?',[]}".into()
+        }
+    };
+    let exec = option(reader, "cauder.exec_us")
+        .map(str::to_string)
+        .unwrap_or_else(|| match reader.outcome() {
+            Some((_, end)) if h.start_time_ns > 0 => {
+                (end.saturating_sub(h.start_time_ns) / 1000).to_string()
+            }
+            _ => "0".into(),
+        });
+    let comp = option(reader, "cauder.comp_us").unwrap_or("0");
+    let (ret, tracing) = match reader.outcome() {
+        Some((o, _)) => (
+            o.entry_result
+                .as_ref()
+                .map_or("none".to_string(), |v| format!("{{value,{v}}}")),
+            match o.end {
+                crate::meta::RunEnd::Completed => "success",
+                _ => "timeout",
+            },
+        ),
+        None => ("none".to_string(), "timeout"),
+    };
+    let tracing = option(reader, "cauder.tracing").unwrap_or(tracing);
+    format!(
+        "{{call,{call}}}.\n{{comp,{comp}}}.\n{{exec,{exec}}}.\n{{node,{node}}}.\n{{pid,{}}}.\n{{return,{ret}}}.\n{{tracing,{tracing}}}.\n",
+        h.entry_pid
+    )
+}
+
+/// `m:f(args)` → (m, f, args).
+fn split_call(entry: &str) -> Option<(&str, &str, &str)> {
+    let (m, rest) = entry.split_once(':')?;
+    let (f, rest) = rest.split_once('(')?;
+    let args = rest.trim_end().strip_suffix(')')?;
+    let ok = |s: &str| !s.is_empty() && !s.contains(char::is_whitespace);
+    (ok(m) && ok(f)).then_some((m, f, args))
+}

@@ -1,0 +1,445 @@
+//! Decoding one block's events into borrowed [`EventRef`]s. The input is
+//! untrusted: every read is bounds-checked and every malformed byte becomes a
+//! [`CodecError`] naming its position and what was expected there.
+
+use super::cache::{DestCache, SenderCache, SLOTS};
+use super::{dest, nondet_kind, op, sub, EXPLICIT};
+use crate::event::{Dest, MsgId, ProcId, SignalEffect};
+use crate::varint::{self, unzigzag, VarintError};
+use crate::view::{EventRef, SignalKindRef};
+use std::fmt;
+
+/// A malformed block body: `at` is the byte position in the decoded
+/// (decompressed) block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodecError {
+    pub at: usize,
+    pub expected: String,
+}
+
+impl fmt::Display for CodecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "at byte {} of the decoded block: expected {}",
+            self.at, self.expected
+        )
+    }
+}
+
+/// Reads the events of one block, in order.
+pub struct BlockDecoder<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    own: ProcId,
+    next_signal: u64,
+    timestamps: bool,
+    time: u64,
+    dests: DestCache,
+    receipts: SenderCache,
+    deliveries: SenderCache,
+    last_child: u32,
+    pid_offset: i64,
+    next_output: u64,
+}
+
+#[cold]
+fn err(at: usize, expected: impl Into<String>) -> CodecError {
+    CodecError {
+        at,
+        expected: expected.into(),
+    }
+}
+
+impl<'a> BlockDecoder<'a> {
+    /// `first_signal`: the signal index of the block's first `Send`/`Signal`
+    /// (how many the process sent before this block). `timestamps`: whether
+    /// each event is followed by a time delta.
+    pub fn new(
+        buf: &'a [u8],
+        own: ProcId,
+        own_pid: u64,
+        first_signal: u64,
+        timestamps: bool,
+    ) -> Self {
+        BlockDecoder {
+            buf,
+            pos: 0,
+            own,
+            next_signal: first_signal,
+            timestamps,
+            time: 0,
+            dests: DestCache::default(),
+            receipts: SenderCache::default(),
+            deliveries: SenderCache::default(),
+            last_child: own.0,
+            pid_offset: own_pid.wrapping_sub(own.0 as u64) as i64,
+            next_output: 0,
+        }
+    }
+
+    /// Byte position of the next event in the decoded block.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// The time of the event last returned (nanoseconds since the run
+    /// started), when the block has timestamps.
+    pub fn time(&self) -> Option<u64> {
+        self.timestamps.then_some(self.time)
+    }
+
+    /// The signal index the next `Send`/`Signal` would take.
+    pub fn next_signal(&self) -> u64 {
+        self.next_signal
+    }
+
+    #[inline]
+    fn varint(&mut self, what: &str) -> Result<u64, CodecError> {
+        let at = self.pos;
+        varint::get(self.buf, &mut self.pos).map_err(|e| match e {
+            VarintError::Truncated => {
+                err(at, format!("{what} (a varint), found the end of the block"))
+            }
+            VarintError::Overflow => err(at, format!("{what} (a varint), found more than 64 bits")),
+        })
+    }
+
+    #[inline]
+    fn bytes(&mut self, what: &str) -> Result<&'a [u8], CodecError> {
+        let at = self.pos;
+        let len = self.varint(what)?;
+        let left = (self.buf.len() - self.pos) as u64;
+        if len > left {
+            return Err(err(
+                at,
+                format!("{what} of {len} bytes, but only {left} bytes are left in the block"),
+            ));
+        }
+        let s = &self.buf[self.pos..self.pos + len as usize];
+        self.pos += len as usize;
+        Ok(s)
+    }
+
+    fn dest(&mut self) -> Result<Dest, CodecError> {
+        let at = self.pos;
+        let code = self.varint("a destination")?;
+        Ok(match code & 3 {
+            dest::PROC => Dest::Proc(ProcId(
+                u32::try_from(code >> 2).map_err(|_| err(at, "a process index below 2^32"))?,
+            )),
+            dest::FOREIGN => Dest::Foreign(code >> 2),
+            dest::UNKNOWN if code == dest::UNKNOWN => Dest::Unknown,
+            dest::FOREIGN_WIDE if code == dest::FOREIGN_WIDE => {
+                Dest::Foreign(self.varint("a foreign pid number")?)
+            }
+            _ => return Err(err(at, format!("a destination code, found {code}"))),
+        })
+    }
+
+    /// A destination that may be a predictor slot (signals).
+    fn dest_ref(&mut self) -> Result<Dest, CodecError> {
+        let at = self.pos;
+        let r = self.varint("a destination slot")?;
+        if r < EXPLICIT as u64 {
+            self.dests.take(r as usize).ok_or_else(|| {
+                err(
+                    at,
+                    format!("a filled destination slot, found empty slot {r}"),
+                )
+            })
+        } else if r == EXPLICIT as u64 {
+            let d = self.dest()?;
+            self.dests.insert(d);
+            Ok(d)
+        } else {
+            Err(err(at, format!("a destination slot (0..=31), found {r}")))
+        }
+    }
+
+    #[inline]
+    fn send_dest(&mut self, operand: u8, at: usize) -> Result<Dest, CodecError> {
+        if operand == EXPLICIT {
+            let d = self.dest()?;
+            self.dests.insert(d);
+            Ok(d)
+        } else {
+            self.dests.take(operand as usize).ok_or_else(|| {
+                err(
+                    at,
+                    format!("a filled destination slot, found empty slot {operand}"),
+                )
+            })
+        }
+    }
+
+    /// Receives and deliveries: the sender from a slot or explicitly, then the
+    /// index as predicted or with a delta.
+    #[inline]
+    fn taken(
+        which: &mut SenderCache,
+        buf: &[u8],
+        pos: &mut usize,
+        operand: u8,
+        delta: bool,
+        at: usize,
+    ) -> Result<MsgId, CodecError> {
+        let read = |pos: &mut usize, what: &str| {
+            let p = *pos;
+            varint::get(buf, pos).map_err(|_| err(p, format!("{what} (a varint)")))
+        };
+        if (operand as usize) < SLOTS {
+            let slot = operand as usize;
+            let Some((sender, expected)) = which.peek(slot) else {
+                return Err(err(
+                    at,
+                    format!("a filled sender slot, found empty slot {slot}"),
+                ));
+            };
+            let index = if delta {
+                expected.wrapping_add(unzigzag(read(pos, "an index delta")?) as u64)
+            } else {
+                expected
+            };
+            which.hit(slot, index);
+            Ok(MsgId {
+                sender: ProcId(sender),
+                index,
+            })
+        } else {
+            let p = *pos;
+            let sender =
+                u32::try_from(read(pos, "a sender")?).map_err(|_| err(p, "a sender below 2^32"))?;
+            let expected = which.expected_evicted(sender);
+            let index = if delta {
+                expected.wrapping_add(unzigzag(read(pos, "an index delta")?) as u64)
+            } else {
+                expected
+            };
+            if which.find(sender).is_some() {
+                return Err(err(
+                    p,
+                    format!("a sender not in the predictor, found {sender} which is"),
+                ));
+            }
+            which.miss(sender, index);
+            Ok(MsgId {
+                sender: ProcId(sender),
+                index,
+            })
+        }
+    }
+
+    fn signal_taken(&mut self, effect: u8) -> Result<EventRef<'a>, CodecError> {
+        let at = self.pos;
+        let r = self.varint("a sender slot")?;
+        let operand = match r {
+            r if r <= EXPLICIT as u64 => r as u8,
+            _ => return Err(err(at, format!("a sender slot (0..=31), found {r}"))),
+        };
+        let signal = Self::taken(
+            &mut self.receipts,
+            self.buf,
+            &mut self.pos,
+            operand,
+            true,
+            at,
+        )?;
+        let effect = match effect {
+            0 => SignalEffect::Applied,
+            1 => SignalEffect::Ignored,
+            2 => SignalEffect::Converted,
+            _ => SignalEffect::Killed,
+        };
+        Ok(EventRef::SignalTaken { signal, effect })
+    }
+
+    #[inline]
+    fn next_signal_id(&mut self) -> MsgId {
+        let m = MsgId {
+            sender: self.own,
+            index: self.next_signal,
+        };
+        self.next_signal = self.next_signal.wrapping_add(1);
+        m
+    }
+
+    /// The next event, or `None` at the end of the block.
+    #[inline]
+    #[allow(clippy::should_implement_trait)] // fallible; see the Iterator impl
+    pub fn next(&mut self) -> Result<Option<EventRef<'a>>, CodecError> {
+        let at = self.pos;
+        let Some(&t) = self.buf.get(at) else {
+            return Ok(None);
+        };
+        self.pos += 1;
+        let operand = t & 31;
+        let e = match t >> 5 {
+            op::SEND => {
+                let to = self.send_dest(operand, at)?;
+                EventRef::Send {
+                    msg: self.next_signal_id(),
+                    to,
+                    payload: None,
+                }
+            }
+            op::SEND_PAYLOAD => {
+                let to = self.send_dest(operand, at)?;
+                let payload = Some(self.bytes("a message payload")?);
+                EventRef::Send {
+                    msg: self.next_signal_id(),
+                    to,
+                    payload,
+                }
+            }
+            op::RECEIVE | op::RECEIVE_DELTA => EventRef::Receive {
+                msg: Self::taken(
+                    &mut self.receipts,
+                    self.buf,
+                    &mut self.pos,
+                    operand,
+                    t >> 5 == op::RECEIVE_DELTA,
+                    at,
+                )?,
+            },
+            op::DELIVER | op::DELIVER_DELTA => EventRef::Deliver {
+                msg: Self::taken(
+                    &mut self.deliveries,
+                    self.buf,
+                    &mut self.pos,
+                    operand,
+                    t >> 5 == op::DELIVER_DELTA,
+                    at,
+                )?,
+            },
+            op::OTHER => self.other(operand, at)?,
+            _ => {
+                return Err(err(
+                    at,
+                    format!("an event tag, found reserved tag {t:#04x}"),
+                ))
+            }
+        };
+        if self.timestamps {
+            let d = self.varint("a time delta")?;
+            self.time = self.time.wrapping_add(d);
+        }
+        Ok(Some(e))
+    }
+
+    fn other(&mut self, code: u8, at: usize) -> Result<EventRef<'a>, CodecError> {
+        Ok(match code {
+            sub::TIMEOUT => EventRef::Timeout,
+            sub::EXIT => EventRef::Exit { reason: None },
+            sub::EXIT_REASON => EventRef::Exit {
+                reason: Some(self.bytes("an exit reason")?),
+            },
+            c @ sub::SPAWN..=6 => {
+                let flags = c - sub::SPAWN;
+                let d_child = unzigzag(self.varint("a child delta")?) as i32;
+                let child = self.last_child.wrapping_add(1).wrapping_add(d_child as u32);
+                let d_off = unzigzag(self.varint("a pid delta")?);
+                let offset = self.pid_offset.wrapping_add(d_off);
+                self.last_child = child;
+                self.pid_offset = offset;
+                EventRef::Spawn {
+                    child: ProcId(child),
+                    pid: (child as u64).wrapping_add(offset as u64),
+                    link: flags & 1 != 0,
+                    monitor: flags & 2 != 0,
+                }
+            }
+            sub::LINK | sub::UNLINK | sub::MONITOR | sub::DEMONITOR => {
+                let to = self.dest_ref()?;
+                let kind = match code {
+                    sub::LINK => SignalKindRef::Link,
+                    sub::UNLINK => SignalKindRef::Unlink,
+                    sub::MONITOR => SignalKindRef::Monitor,
+                    _ => SignalKindRef::Demonitor,
+                };
+                EventRef::Signal {
+                    signal: self.next_signal_id(),
+                    to,
+                    kind,
+                }
+            }
+            c @ sub::EXIT_SIGNAL..=14 => {
+                let flags = c - sub::EXIT_SIGNAL;
+                let to = self.dest_ref()?;
+                let reason = if flags & 1 != 0 {
+                    Some(self.bytes("an exit signal's reason")?)
+                } else {
+                    None
+                };
+                EventRef::Signal {
+                    signal: self.next_signal_id(),
+                    to,
+                    kind: SignalKindRef::Exit {
+                        reason,
+                        linked: flags & 2 != 0,
+                    },
+                }
+            }
+            sub::DOWN | sub::DOWN_REASON => {
+                let to = self.dest_ref()?;
+                let reason = if code == sub::DOWN_REASON {
+                    Some(self.bytes("a 'DOWN' reason")?)
+                } else {
+                    None
+                };
+                EventRef::Signal {
+                    signal: self.next_signal_id(),
+                    to,
+                    kind: SignalKindRef::Down { reason },
+                }
+            }
+            c @ sub::SIGNAL_TAKEN..=20 => self.signal_taken(c - sub::SIGNAL_TAKEN)?,
+            sub::NONDET => {
+                let kat = self.pos;
+                let k = self.varint("a nondeterministic built-in's kind")?;
+                let kind = nondet_kind(k)
+                    .ok_or_else(|| err(kat, format!("a built-in kind below 65547, found {k}")))?;
+                EventRef::Nondet {
+                    kind,
+                    value: self.bytes("a built-in's result")?,
+                }
+            }
+            sub::OUTPUT | sub::OUTPUT_BYTES => {
+                let d = unzigzag(self.varint("an output sequence delta")?);
+                let seq = self.next_output.wrapping_add(d as u64);
+                self.next_output = seq.wrapping_add(1);
+                let bytes = if code == sub::OUTPUT_BYTES {
+                    Some(self.bytes("output bytes")?)
+                } else {
+                    None
+                };
+                EventRef::Output { seq, bytes }
+            }
+            c => {
+                return Err(err(
+                    at,
+                    format!(
+                        "an event tag, found reserved tag {:#04x}",
+                        (op::OTHER << 5) | c
+                    ),
+                ))
+            }
+        })
+    }
+}
+
+impl<'a> Iterator for BlockDecoder<'a> {
+    type Item = Result<EventRef<'a>, CodecError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match BlockDecoder::next(self) {
+            Ok(Some(e)) => Some(Ok(e)),
+            Ok(None) => None,
+            Err(e) => {
+                // Stop after an error: the rest of the block is not trustworthy.
+                self.pos = self.buf.len();
+                Some(Err(e))
+            }
+        }
+    }
+}

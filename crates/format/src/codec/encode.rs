@@ -1,0 +1,257 @@
+//! Encoding one block's events. The recorder's hot path goes through here for
+//! every event, so each method appends a handful of bytes and touches only the
+//! predictors; nothing allocates except the output buffer growing.
+
+use super::cache::{DestCache, SenderCache};
+use super::{dest, nondet_code, op, sub, tag, EXPLICIT};
+use crate::event::{Dest, Event, MsgId, NondetKind, ProcId, SignalEffect};
+use crate::varint::{put, zigzag};
+use crate::view::SignalKindRef;
+
+/// The state of one block being encoded. Create one per block: the decoder
+/// starts from the same empty state.
+#[derive(Clone)]
+pub struct BlockEncoder {
+    dests: DestCache,
+    /// Receives and signals taken share a predictor: both consume a sender's
+    /// signals in order.
+    receipts: SenderCache,
+    deliveries: SenderCache,
+    last_child: u32,
+    pid_offset: i64,
+    next_output: u64,
+    last_time: u64,
+}
+
+impl BlockEncoder {
+    /// `own`/`own_pid`: the process whose block this is (spawns are coded relative to it).
+    pub fn new(own: ProcId, own_pid: u64) -> Self {
+        BlockEncoder {
+            dests: DestCache::default(),
+            receipts: SenderCache::default(),
+            deliveries: SenderCache::default(),
+            last_child: own.0,
+            pid_offset: own_pid.wrapping_sub(own.0 as u64) as i64,
+            next_output: 0,
+            last_time: 0,
+        }
+    }
+
+    /// Appends any event (the slow, general path).
+    pub fn event(&mut self, out: &mut Vec<u8>, e: &Event) {
+        match e {
+            Event::Spawn {
+                child,
+                pid,
+                link,
+                monitor,
+            } => self.spawn(out, *child, *pid, *link, *monitor),
+            Event::Send { to, payload } => self.send(out, *to, payload.as_ref().map(|p| p.bytes())),
+            Event::Deliver { msg } => self.deliver(out, *msg),
+            Event::Receive { msg } => self.receive(out, *msg),
+            Event::Timeout => self.timeout(out),
+            Event::Signal { to, kind } => self.signal(out, *to, SignalKindRef::of(kind)),
+            Event::SignalTaken { signal, effect } => self.signal_taken(out, *signal, *effect),
+            Event::Nondet { kind, value } => self.nondet(out, *kind, value.bytes()),
+            Event::Output { seq, bytes } => self.output(out, *seq, bytes.as_deref()),
+            Event::Exit { reason } => self.exit(out, reason.as_ref().map(|p| p.bytes())),
+        }
+    }
+
+    #[inline]
+    pub fn send(&mut self, out: &mut Vec<u8>, to: Dest, payload: Option<&[u8]>) {
+        let opc = if payload.is_some() {
+            op::SEND_PAYLOAD
+        } else {
+            op::SEND
+        };
+        match self.dests.find(to) {
+            Some(slot) => {
+                self.dests.take(slot);
+                out.push(tag(opc, slot as u8));
+            }
+            None => {
+                out.push(tag(opc, EXPLICIT));
+                put_dest(out, to);
+                self.dests.insert(to);
+            }
+        }
+        if let Some(p) = payload {
+            put_bytes(out, p);
+        }
+    }
+
+    #[inline]
+    pub fn receive(&mut self, out: &mut Vec<u8>, msg: MsgId) {
+        take(&mut self.receipts, out, op::RECEIVE, op::RECEIVE_DELTA, msg);
+    }
+
+    #[inline]
+    pub fn deliver(&mut self, out: &mut Vec<u8>, msg: MsgId) {
+        take(
+            &mut self.deliveries,
+            out,
+            op::DELIVER,
+            op::DELIVER_DELTA,
+            msg,
+        );
+    }
+
+    pub fn timeout(&mut self, out: &mut Vec<u8>) {
+        out.push(tag(op::OTHER, sub::TIMEOUT));
+    }
+
+    pub fn spawn(&mut self, out: &mut Vec<u8>, child: ProcId, pid: u64, link: bool, monitor: bool) {
+        out.push(tag(op::OTHER, sub::SPAWN + link as u8 + 2 * monitor as u8));
+        let d_child = child.0.wrapping_sub(self.last_child).wrapping_sub(1) as i32;
+        put(out, zigzag(d_child as i64));
+        let offset = pid.wrapping_sub(child.0 as u64) as i64;
+        put(out, zigzag(offset.wrapping_sub(self.pid_offset)));
+        self.last_child = child.0;
+        self.pid_offset = offset;
+    }
+
+    pub fn signal(&mut self, out: &mut Vec<u8>, to: Dest, kind: SignalKindRef<'_>) {
+        let (code, reason) = match kind {
+            SignalKindRef::Link => (sub::LINK, None),
+            SignalKindRef::Unlink => (sub::UNLINK, None),
+            SignalKindRef::Monitor => (sub::MONITOR, None),
+            SignalKindRef::Demonitor => (sub::DEMONITOR, None),
+            SignalKindRef::Exit { reason, linked } => (
+                sub::EXIT_SIGNAL + reason.is_some() as u8 + 2 * linked as u8,
+                reason,
+            ),
+            SignalKindRef::Down { reason: None } => (sub::DOWN, None),
+            SignalKindRef::Down { reason } => (sub::DOWN_REASON, reason),
+        };
+        out.push(tag(op::OTHER, code));
+        // Destination as a varint: a slot below 31, or 31 + explicit code.
+        match self.dests.find(to) {
+            Some(slot) => {
+                self.dests.take(slot);
+                put(out, slot as u64);
+            }
+            None => {
+                put(out, EXPLICIT as u64);
+                put_dest(out, to);
+                self.dests.insert(to);
+            }
+        }
+        if let Some(r) = reason {
+            put_bytes(out, r);
+        }
+    }
+
+    pub fn signal_taken(&mut self, out: &mut Vec<u8>, signal: MsgId, effect: SignalEffect) {
+        let e = match effect {
+            SignalEffect::Applied => 0,
+            SignalEffect::Ignored => 1,
+            SignalEffect::Converted => 2,
+            SignalEffect::Killed => 3,
+        };
+        out.push(tag(op::OTHER, sub::SIGNAL_TAKEN + e));
+        let c = &mut self.receipts;
+        match c.find(signal.sender.0) {
+            Some(slot) => {
+                let (_, expected) = c.peek(slot).expect("slot found");
+                put(out, slot as u64);
+                put(out, zigzag(signal.index.wrapping_sub(expected) as i64));
+                c.hit(slot, signal.index);
+            }
+            None => {
+                let expected = c.expected_evicted(signal.sender.0);
+                put(out, EXPLICIT as u64);
+                put(out, signal.sender.0 as u64);
+                put(out, zigzag(signal.index.wrapping_sub(expected) as i64));
+                c.miss(signal.sender.0, signal.index);
+            }
+        }
+    }
+
+    pub fn nondet(&mut self, out: &mut Vec<u8>, kind: NondetKind, value: &[u8]) {
+        out.push(tag(op::OTHER, sub::NONDET));
+        put(out, nondet_code(kind));
+        put_bytes(out, value);
+    }
+
+    pub fn output(&mut self, out: &mut Vec<u8>, seq: u64, bytes: Option<&[u8]>) {
+        let code = if bytes.is_some() {
+            sub::OUTPUT_BYTES
+        } else {
+            sub::OUTPUT
+        };
+        out.push(tag(op::OTHER, code));
+        put(out, zigzag(seq.wrapping_sub(self.next_output) as i64));
+        self.next_output = seq.wrapping_add(1);
+        if let Some(b) = bytes {
+            put_bytes(out, b);
+        }
+    }
+
+    pub fn exit(&mut self, out: &mut Vec<u8>, reason: Option<&[u8]>) {
+        match reason {
+            None => out.push(tag(op::OTHER, sub::EXIT)),
+            Some(r) => {
+                out.push(tag(op::OTHER, sub::EXIT_REASON));
+                put_bytes(out, r);
+            }
+        }
+    }
+
+    /// Appends the time of the event just encoded (blocks with timestamps only):
+    /// nanoseconds since the run started, as a delta from the previous event.
+    /// Times never go backwards within a block; an earlier time is stored as
+    /// equal to the previous one.
+    #[inline]
+    pub fn time(&mut self, out: &mut Vec<u8>, t: u64) {
+        let t = t.max(self.last_time);
+        put(out, t - self.last_time);
+        self.last_time = t;
+    }
+}
+
+#[inline]
+fn take(c: &mut SenderCache, out: &mut Vec<u8>, exact: u8, delta: u8, msg: MsgId) {
+    match c.find(msg.sender.0) {
+        Some(slot) => {
+            let (_, expected) = c.peek(slot).expect("slot found");
+            if msg.index == expected {
+                out.push(tag(exact, slot as u8));
+            } else {
+                out.push(tag(delta, slot as u8));
+                put(out, zigzag(msg.index.wrapping_sub(expected) as i64));
+            }
+            c.hit(slot, msg.index);
+        }
+        None => {
+            let expected = c.expected_evicted(msg.sender.0);
+            if msg.index == expected {
+                out.push(tag(exact, EXPLICIT));
+                put(out, msg.sender.0 as u64);
+            } else {
+                out.push(tag(delta, EXPLICIT));
+                put(out, msg.sender.0 as u64);
+                put(out, zigzag(msg.index.wrapping_sub(expected) as i64));
+            }
+            c.miss(msg.sender.0, msg.index);
+        }
+    }
+}
+
+fn put_dest(out: &mut Vec<u8>, d: Dest) {
+    match d {
+        Dest::Proc(p) => put(out, ((p.0 as u64) << 2) | dest::PROC),
+        Dest::Foreign(n) if n < 1 << 62 => put(out, (n << 2) | dest::FOREIGN),
+        Dest::Foreign(n) => {
+            put(out, dest::FOREIGN_WIDE);
+            put(out, n);
+        }
+        Dest::Unknown => put(out, dest::UNKNOWN),
+    }
+}
+
+#[inline]
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put(out, b.len() as u64);
+    out.extend_from_slice(b);
+}

@@ -1,0 +1,351 @@
+use super::*;
+use crate::event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind};
+use proptest::prelude::*;
+
+fn encode(own: ProcId, pid: u64, events: &[Event], times: Option<&[u64]>) -> Vec<u8> {
+    let mut enc = BlockEncoder::new(own, pid);
+    let mut out = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        enc.event(&mut out, e);
+        if let Some(t) = times {
+            enc.time(&mut out, t[i]);
+        }
+    }
+    out
+}
+
+fn decode(
+    own: ProcId,
+    pid: u64,
+    first_signal: u64,
+    buf: &[u8],
+    times: bool,
+) -> Vec<(Event, Option<u64>)> {
+    let mut d = BlockDecoder::new(buf, own, pid, first_signal, times);
+    let mut v = Vec::new();
+    while let Some(e) = d.next().unwrap() {
+        v.push((e.to_owned(), d.time()));
+    }
+    v
+}
+
+fn m(sender: u32, index: u64) -> MsgId {
+    MsgId {
+        sender: ProcId(sender),
+        index,
+    }
+}
+
+fn p(b: &[u8]) -> Option<Payload> {
+    Some(Payload(b.to_vec()))
+}
+
+fn every_kind() -> Vec<Event> {
+    vec![
+        Event::Spawn {
+            child: ProcId(9),
+            pid: 90,
+            link: true,
+            monitor: false,
+        },
+        Event::Spawn {
+            child: ProcId(12),
+            pid: 95,
+            link: false,
+            monitor: true,
+        },
+        Event::Send {
+            to: Dest::Proc(ProcId(9)),
+            payload: p(&[131, 100, 0, 2, b'h', b'i']),
+        },
+        Event::Send {
+            to: Dest::Foreign(4000),
+            payload: None,
+        },
+        Event::Send {
+            to: Dest::Foreign(u64::MAX),
+            payload: None,
+        },
+        Event::Send {
+            to: Dest::Unknown,
+            payload: None,
+        },
+        Event::Deliver { msg: m(9, 0) },
+        Event::Receive { msg: m(9, 0) },
+        Event::Receive { msg: m(9, 7) },
+        Event::Timeout,
+        Event::Signal {
+            to: Dest::Proc(ProcId(9)),
+            kind: SignalKind::Link,
+        },
+        Event::Signal {
+            to: Dest::Proc(ProcId(12)),
+            kind: SignalKind::Unlink,
+        },
+        Event::Signal {
+            to: Dest::Proc(ProcId(12)),
+            kind: SignalKind::Monitor,
+        },
+        Event::Signal {
+            to: Dest::Proc(ProcId(12)),
+            kind: SignalKind::Demonitor,
+        },
+        Event::Signal {
+            to: Dest::Proc(ProcId(1)),
+            kind: SignalKind::Exit {
+                reason: p(&[131, 100, 0, 4, b'k', b'i', b'l', b'l']),
+                linked: false,
+            },
+        },
+        Event::Signal {
+            to: Dest::Foreign(5),
+            kind: SignalKind::Exit {
+                reason: None,
+                linked: true,
+            },
+        },
+        Event::Signal {
+            to: Dest::Proc(ProcId(1)),
+            kind: SignalKind::Down { reason: None },
+        },
+        Event::Signal {
+            to: Dest::Proc(ProcId(1)),
+            kind: SignalKind::Down {
+                reason: p(&[131, 106]),
+            },
+        },
+        Event::SignalTaken {
+            signal: m(9, 8),
+            effect: SignalEffect::Converted,
+        },
+        Event::SignalTaken {
+            signal: m(400, 3),
+            effect: SignalEffect::Killed,
+        },
+        Event::Nondet {
+            kind: NondetKind::Random,
+            value: Payload(vec![131, 97, 4]),
+        },
+        Event::Nondet {
+            kind: NondetKind::Other(65535),
+            value: Payload(vec![]),
+        },
+        Event::Output {
+            seq: 17,
+            bytes: Some(b"hello\n".to_vec()),
+        },
+        Event::Output {
+            seq: 18,
+            bytes: None,
+        },
+        Event::Output {
+            seq: 3,
+            bytes: None,
+        },
+        Event::Exit {
+            reason: p(&[131, 100, 0, 6, b'n', b'o', b'r', b'm', b'a', b'l']),
+        },
+        Event::Exit { reason: None },
+    ]
+}
+
+#[test]
+fn every_kind_round_trips_with_and_without_times() {
+    let events = every_kind();
+    let buf = encode(ProcId(3), 83, &events, None);
+    let back: Vec<Event> = decode(ProcId(3), 83, 0, &buf, false)
+        .into_iter()
+        .map(|x| x.0)
+        .collect();
+    assert_eq!(back, events);
+
+    let times: Vec<u64> = (0..events.len() as u64)
+        .map(|i| 1_000 + i * i * 977)
+        .collect();
+    let buf = encode(ProcId(3), 83, &events, Some(&times));
+    let back = decode(ProcId(3), 83, 0, &buf, true);
+    assert_eq!(back.iter().map(|x| x.0.clone()).collect::<Vec<_>>(), events);
+    assert_eq!(back.iter().map(|x| x.1.unwrap()).collect::<Vec<_>>(), times);
+}
+
+#[test]
+fn sends_and_signals_take_consecutive_indices_from_the_block_start() {
+    let events = every_kind();
+    let buf = encode(ProcId(3), 83, &events, None);
+    let mut d = BlockDecoder::new(&buf, ProcId(3), 83, 100, false);
+    let mut seen = Vec::new();
+    while let Some(e) = d.next().unwrap() {
+        match e {
+            crate::view::EventRef::Send { msg, .. }
+            | crate::view::EventRef::Signal { signal: msg, .. } => {
+                assert_eq!(msg.sender, ProcId(3));
+                seen.push(msg.index)
+            }
+            _ => {}
+        }
+    }
+    let n = events.iter().filter(|e| e.sends_signal()).count() as u64;
+    assert_eq!(seen, (100..100 + n).collect::<Vec<_>>());
+}
+
+#[test]
+fn ping_pong_is_one_byte_per_event() {
+    // Process 0 sends to 1 and receives 1's replies, 1000 times.
+    let mut events = Vec::new();
+    for k in 0..1000 {
+        events.push(Event::Send {
+            to: Dest::Proc(ProcId(1)),
+            payload: None,
+        });
+        events.push(Event::Receive { msg: m(1, k) });
+    }
+    let buf = encode(ProcId(0), 80, &events, None);
+    // The first send and receive name their peer explicitly (2 bytes each).
+    assert_eq!(buf.len(), events.len() + 2);
+}
+
+#[test]
+fn server_with_many_clients_stays_small() {
+    // A server receiving round-robin from 100 clients, each sending only to it.
+    let mut events = Vec::new();
+    for round in 0..50u64 {
+        for c in 1..=100u32 {
+            events.push(Event::Receive { msg: m(c, round) });
+            events.push(Event::Send {
+                to: Dest::Proc(ProcId(c)),
+                payload: None,
+            });
+        }
+    }
+    let buf = encode(ProcId(0), 80, &events, None);
+    // 100 senders overflow the 31 slots, so every receive names its sender
+    // (tag + 1-byte varint) but the side map still predicts the index: no delta.
+    // Every send names its destination: tag + varint(c << 2), 1 byte below c = 32.
+    let sends: usize = (1..=100).map(|c| if c < 32 { 2 } else { 3 }).sum();
+    assert_eq!(buf.len(), 50 * (100 * 2 + sends));
+    let back: Vec<Event> = decode(ProcId(0), 80, 0, &buf, false)
+        .into_iter()
+        .map(|x| x.0)
+        .collect();
+    assert_eq!(back, events);
+}
+
+#[test]
+fn malformed_bodies_are_errors_with_positions() {
+    let cases: &[(&[u8], usize, &str)] = &[
+        (&[tag(op::SEND, 0)], 0, "empty slot 0"),
+        (&[tag(op::RECEIVE, 4)], 0, "empty slot 4"),
+        (&[0xE0], 0, "reserved tag 0xe0"),
+        (&[tag(op::OTHER, 30)], 0, "reserved tag 0xde"),
+        (
+            &[tag(op::SEND_PAYLOAD, EXPLICIT), 0, 200, 1],
+            2,
+            "200 bytes",
+        ),
+        (&[tag(op::SEND, EXPLICIT), 0x80], 1, "end of the block"),
+        (
+            &[tag(op::SEND, EXPLICIT), 7],
+            1,
+            "destination code, found 7",
+        ),
+        (
+            &[tag(op::OTHER, sub::NONDET), 0xff, 0xff, 0x7f],
+            1,
+            "built-in kind",
+        ),
+    ];
+    for (buf, at, what) in cases {
+        let mut d = BlockDecoder::new(buf, ProcId(0), 80, 0, false);
+        let e = loop {
+            match d.next() {
+                Ok(Some(_)) => continue,
+                Ok(None) => panic!("{buf:?} decoded"),
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(e.at, *at, "{buf:?}: {e}");
+        assert!(e.expected.contains(what), "{buf:?}: {e}");
+    }
+}
+
+fn arb_payload() -> impl Strategy<Value = Payload> + Clone {
+    proptest::collection::vec(any::<u8>(), 0..12).prop_map(Payload)
+}
+
+fn arb_dest() -> impl Strategy<Value = Dest> {
+    prop_oneof![
+        6 => (0u32..40).prop_map(|i| Dest::Proc(ProcId(i))),
+        1 => any::<u64>().prop_map(Dest::Foreign),
+        1 => Just(Dest::Unknown),
+    ]
+}
+
+fn arb_msg() -> impl Strategy<Value = MsgId> {
+    prop_oneof![
+        4 => (0u32..40, 0u64..20).prop_map(|(s, i)| m(s, i)),
+        1 => (any::<u32>(), any::<u64>()).prop_map(|(s, i)| m(s, i)),
+    ]
+}
+
+fn arb_event() -> impl Strategy<Value = Event> {
+    let reason = proptest::option::of(arb_payload());
+    prop_oneof![
+        1 => (any::<u32>(), any::<u64>(), any::<bool>(), any::<bool>()).prop_map(|(c, pid, link, monitor)| Event::Spawn {
+            child: ProcId(c),
+            pid,
+            link,
+            monitor
+        }),
+        4 => (arb_dest(), proptest::option::of(arb_payload())).prop_map(|(to, payload)| Event::Send { to, payload }),
+        1 => arb_msg().prop_map(|msg| Event::Deliver { msg }),
+        4 => arb_msg().prop_map(|msg| Event::Receive { msg }),
+        1 => Just(Event::Timeout),
+        1 => (arb_dest(), 0u8..6, reason.clone(), any::<bool>()).prop_map(|(to, k, reason, linked)| Event::Signal {
+            to,
+            kind: match k {
+                0 => SignalKind::Link,
+                1 => SignalKind::Unlink,
+                2 => SignalKind::Monitor,
+                3 => SignalKind::Demonitor,
+                4 => SignalKind::Exit { reason, linked },
+                _ => SignalKind::Down { reason },
+            }
+        }),
+        1 => (arb_msg(), 0u8..4).prop_map(|(signal, e)| Event::SignalTaken {
+            signal,
+            effect: [SignalEffect::Applied, SignalEffect::Ignored, SignalEffect::Converted, SignalEffect::Killed][e as usize]
+        }),
+        1 => (0u64..30, arb_payload()).prop_map(|(k, value)| Event::Nondet {
+            kind: nondet_kind(k).unwrap(),
+            value
+        }),
+        1 => (any::<u64>(), proptest::option::of(proptest::collection::vec(any::<u8>(), 0..8)))
+            .prop_map(|(seq, bytes)| Event::Output { seq, bytes }),
+        1 => reason.prop_map(|reason| Event::Exit { reason }),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn any_sequence_round_trips(
+        own in 0u32..40,
+        pid in any::<u64>(),
+        events in proptest::collection::vec(arb_event(), 0..200),
+    ) {
+        let buf = encode(ProcId(own), pid, &events, None);
+        let back: Vec<Event> = decode(ProcId(own), pid, 0, &buf, false).into_iter().map(|x| x.0).collect();
+        prop_assert_eq!(back, events);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(buf in proptest::collection::vec(any::<u8>(), 0..300), times: bool) {
+        let d = BlockDecoder::new(&buf, ProcId(1), 81, 0, times);
+        let mut n = 0;
+        for e in d {
+            n += 1;
+            if e.is_err() { break; }
+        }
+        // Every event consumes at least one byte.
+        prop_assert!(n <= buf.len() + 1);
+    }
+}

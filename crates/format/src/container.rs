@@ -1,0 +1,305 @@
+//! The container's fixed-layout parts (docs/format.md §2, §4, §6): the
+//! preamble, block record headers, the footer record and the trailer. All
+//! integers are little-endian. Every record starts with a 4-byte magic so a
+//! reader without a footer can find blocks by scanning.
+
+/// First 8 bytes of every log. As in PNG: a high-bit byte (catches 7-bit
+/// transfers), then `TRC`, then CR LF, ^Z, LF (catch line-ending conversion).
+pub const MAGIC: [u8; 8] = *b"\x89TRC\r\n\x1a\n";
+/// The format version this build writes and reads.
+pub const VERSION: u16 = 1;
+/// Magic, version, flags, header length.
+pub const PREAMBLE_LEN: usize = 16;
+/// A header longer than this is rejected before allocating for it.
+pub const MAX_HEADER_LEN: u32 = 16 << 20;
+
+pub const BLOCK_MAGIC: [u8; 4] = *b"TBLK";
+pub const FOOTER_MAGIC: [u8; 4] = *b"TFTR";
+pub const TRAILER_MAGIC: [u8; 4] = *b"TEND";
+pub const BLOCK_HEADER_LEN: usize = 60;
+pub const FOOTER_RECORD_HEADER_LEN: usize = 8;
+pub const TRAILER_LEN: usize = 16;
+
+/// Largest decoded block body a reader accepts (and a writer produces).
+pub const MAX_BLOCK_RAW: u32 = 16 << 20;
+/// A zstd block may decode to at most this many times its stored size: it
+/// bounds what a small hostile file can make a reader allocate. Writers pad
+/// blocks that compress better than this with a zstd skippable frame.
+pub const MAX_RATIO: u32 = 1024;
+
+/// How a block body is stored.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// The encoded events as they are.
+    Raw = 0,
+    /// One zstd frame (possibly followed by skippable frames).
+    Zstd = 1,
+}
+
+/// Block flag: every event is followed by a time delta.
+pub const FLAG_TIMESTAMPS: u8 = 1;
+
+/// The fixed header of a block record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockHeader {
+    pub storage: Storage,
+    pub flags: u8,
+    pub process: u32,
+    /// The process's parent, `u32::MAX` for none.
+    pub parent: u32,
+    pub pid: u64,
+    /// Index of the block's first event in the process log.
+    pub first_event: u64,
+    /// Signal index of the block's first `Send`/`Signal`.
+    pub first_signal: u64,
+    pub events: u32,
+    pub raw_len: u32,
+    pub stored_len: u32,
+    /// CRC-32 of the stored body.
+    pub body_crc: u32,
+}
+
+pub const NO_PARENT: u32 = u32::MAX;
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+impl BlockHeader {
+    pub fn encode(&self) -> [u8; BLOCK_HEADER_LEN] {
+        let mut b = [0u8; BLOCK_HEADER_LEN];
+        b[0..4].copy_from_slice(&BLOCK_MAGIC);
+        b[4] = self.storage as u8;
+        b[5] = self.flags;
+        b[8..12].copy_from_slice(&self.process.to_le_bytes());
+        b[12..16].copy_from_slice(&self.parent.to_le_bytes());
+        b[16..24].copy_from_slice(&self.pid.to_le_bytes());
+        b[24..32].copy_from_slice(&self.first_event.to_le_bytes());
+        b[32..40].copy_from_slice(&self.first_signal.to_le_bytes());
+        b[40..44].copy_from_slice(&self.events.to_le_bytes());
+        b[44..48].copy_from_slice(&self.raw_len.to_le_bytes());
+        b[48..52].copy_from_slice(&self.stored_len.to_le_bytes());
+        b[52..56].copy_from_slice(&self.body_crc.to_le_bytes());
+        let crc = crc32fast::hash(&b[..56]);
+        b[56..60].copy_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// Parses and checks a block header. The error says what was expected,
+    /// relative to the header's first byte.
+    pub fn parse(b: &[u8]) -> Result<BlockHeader, (usize, String)> {
+        if b.len() < BLOCK_HEADER_LEN {
+            return Err((
+                0,
+                format!(
+                    "a {BLOCK_HEADER_LEN}-byte block header, found only {} bytes",
+                    b.len()
+                ),
+            ));
+        }
+        if b[0..4] != BLOCK_MAGIC {
+            return Err((
+                0,
+                format!("a block (magic \"TBLK\"), found {}", show_bytes(&b[0..4])),
+            ));
+        }
+        let crc = u32_at(b, 56);
+        if crc32fast::hash(&b[..56]) != crc {
+            return Err((56, "a block header matching its checksum".into()));
+        }
+        let storage = match b[4] {
+            0 => Storage::Raw,
+            1 => Storage::Zstd,
+            s => return Err((4, format!("a block storage code 0 or 1, found {s}"))),
+        };
+        let flags = b[5];
+        if flags & !FLAG_TIMESTAMPS != 0 || b[6] != 0 || b[7] != 0 {
+            return Err((5, format!("known block flags, found {flags:#04x}")));
+        }
+        let h = BlockHeader {
+            storage,
+            flags,
+            process: u32_at(b, 8),
+            parent: u32_at(b, 12),
+            pid: u64_at(b, 16),
+            first_event: u64_at(b, 24),
+            first_signal: u64_at(b, 32),
+            events: u32_at(b, 40),
+            raw_len: u32_at(b, 44),
+            stored_len: u32_at(b, 48),
+            body_crc: u32_at(b, 52),
+        };
+        if h.raw_len > MAX_BLOCK_RAW {
+            return Err((
+                44,
+                format!(
+                    "a decoded block length of at most {MAX_BLOCK_RAW}, found {}",
+                    h.raw_len
+                ),
+            ));
+        }
+        if h.events > h.raw_len {
+            return Err((
+                40,
+                format!(
+                    "at most one event per decoded byte ({}), found {} events",
+                    h.raw_len, h.events
+                ),
+            ));
+        }
+        match h.storage {
+            Storage::Raw if h.stored_len != h.raw_len => {
+                return Err((
+                    48,
+                    format!(
+                        "a raw block's stored length to equal its decoded length {}, found {}",
+                        h.raw_len, h.stored_len
+                    ),
+                ))
+            }
+            Storage::Zstd if h.raw_len as u64 > h.stored_len as u64 * MAX_RATIO as u64 => {
+                return Err((
+                    44,
+                    format!(
+                        "a decoded length at most {MAX_RATIO} times the stored {} bytes, found {}",
+                        h.stored_len, h.raw_len
+                    ),
+                ))
+            }
+            _ => {}
+        }
+        Ok(h)
+    }
+
+    pub fn timestamps(&self) -> bool {
+        self.flags & FLAG_TIMESTAMPS != 0
+    }
+
+    pub fn parent(&self) -> Option<u32> {
+        (self.parent != NO_PARENT).then_some(self.parent)
+    }
+
+    /// Length of the whole record.
+    pub fn record_len(&self) -> u64 {
+        BLOCK_HEADER_LEN as u64 + self.stored_len as u64
+    }
+}
+
+/// The 16-byte preamble.
+pub fn preamble(header_len: u32) -> [u8; PREAMBLE_LEN] {
+    let mut b = [0u8; PREAMBLE_LEN];
+    b[0..8].copy_from_slice(&MAGIC);
+    b[8..10].copy_from_slice(&VERSION.to_le_bytes());
+    b[12..16].copy_from_slice(&header_len.to_le_bytes());
+    b
+}
+
+/// The footer record's fixed header: magic and postcard length.
+pub fn footer_record_header(len: u32) -> [u8; FOOTER_RECORD_HEADER_LEN] {
+    let mut b = [0u8; FOOTER_RECORD_HEADER_LEN];
+    b[0..4].copy_from_slice(&FOOTER_MAGIC);
+    b[4..8].copy_from_slice(&len.to_le_bytes());
+    b
+}
+
+/// The trailer: where the footer record starts.
+pub fn trailer(footer_offset: u64) -> [u8; TRAILER_LEN] {
+    let mut b = [0u8; TRAILER_LEN];
+    b[0..8].copy_from_slice(&footer_offset.to_le_bytes());
+    let crc = crc32fast::hash(&b[0..8]);
+    b[8..12].copy_from_slice(&crc.to_le_bytes());
+    b[12..16].copy_from_slice(&TRAILER_MAGIC);
+    b
+}
+
+/// Parses a trailer: the footer offset, if the bytes are a valid trailer.
+pub fn parse_trailer(b: &[u8]) -> Option<u64> {
+    if b.len() != TRAILER_LEN || b[12..16] != TRAILER_MAGIC {
+        return None;
+    }
+    (crc32fast::hash(&b[0..8]) == u32_at(b, 8)).then(|| u64_at(b, 0))
+}
+
+pub(crate) fn read_u16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+pub(crate) fn read_u32(b: &[u8], at: usize) -> u32 {
+    u32_at(b, at)
+}
+
+/// Bytes as a short printable sequence for error messages: `"TBLK"` or `00 ff 1a`.
+pub fn show_bytes(b: &[u8]) -> String {
+    if !b.is_empty() && b.iter().all(|c| c.is_ascii_graphic() || *c == b' ') {
+        format!("{:?}", String::from_utf8_lossy(b))
+    } else if b.is_empty() {
+        "nothing".into()
+    } else {
+        let hex: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
+        format!("bytes {}", hex.join(" "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> BlockHeader {
+        BlockHeader {
+            storage: Storage::Zstd,
+            flags: FLAG_TIMESTAMPS,
+            process: 7,
+            parent: 2,
+            pid: 87,
+            first_event: 1000,
+            first_signal: 400,
+            events: 900,
+            raw_len: 1500,
+            stored_len: 600,
+            body_crc: 0xdead_beef,
+        }
+    }
+
+    #[test]
+    fn block_header_round_trips() {
+        let h = sample();
+        assert_eq!(BlockHeader::parse(&h.encode()), Ok(h));
+    }
+
+    #[test]
+    fn block_header_rejects_damage_and_lies() {
+        let mut b = sample().encode();
+        b[20] ^= 1;
+        assert_eq!(BlockHeader::parse(&b).unwrap_err().0, 56);
+        let mut h = sample();
+        h.raw_len = h.stored_len * MAX_RATIO + 1;
+        h.events = 10;
+        assert!(BlockHeader::parse(&h.encode())
+            .unwrap_err()
+            .1
+            .contains("1024 times"));
+        let mut h = sample();
+        h.events = h.raw_len + 1;
+        assert!(BlockHeader::parse(&h.encode())
+            .unwrap_err()
+            .1
+            .contains("one event per decoded byte"));
+        assert!(BlockHeader::parse(&b"TBLK"[..])
+            .unwrap_err()
+            .1
+            .contains("only 4 bytes"));
+    }
+
+    #[test]
+    fn trailer_round_trips_and_checks_its_crc() {
+        let t = trailer(123_456);
+        assert_eq!(parse_trailer(&t), Some(123_456));
+        let mut bad = t;
+        bad[0] ^= 1;
+        assert_eq!(parse_trailer(&bad), None);
+    }
+}

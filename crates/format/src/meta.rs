@@ -1,0 +1,157 @@
+//! The log's metadata, serde-encoded with postcard: the header (what was run,
+//! written first) and the footer (how it ended and where every block is,
+//! written last). docs/format.md §3 and §6 list the fields in wire order.
+//!
+//! postcard is not self-describing: adding or reordering a field changes the
+//! format version.
+
+use serde::{Deserialize, Serialize};
+
+/// What was recorded: the program's identity and the recording options.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Header {
+    /// Name and version of the program that wrote the log, e.g. `trace-recorder 0.1.0`.
+    pub recorder: String,
+    /// Name and version of the engine that ran the program.
+    pub engine: String,
+    /// The program's modules, so a replay against changed sources is detected up front.
+    pub modules: Vec<ModuleInfo>,
+    /// The entry call as text, e.g. `ping:main()`.
+    pub entry: String,
+    pub options: RunOptions,
+    /// Wall-clock start of the run, in nanoseconds since the Unix epoch.
+    pub start_time_ns: u64,
+    /// The node name, `nonode@nohost` for a non-distributed run.
+    pub node: String,
+    /// The entry process's raw pid number (`<0.N.0>`); its dense index is 0.
+    pub entry_pid: u64,
+    /// Names of the built-ins behind `NondetKind::Other(n)`, indexed by `n`.
+    pub nondet_names: Vec<String>,
+}
+
+/// One module of the recorded program.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ModuleInfo {
+    pub name: String,
+    pub path: String,
+    /// 64-bit FNV-1a of the source text ([`fnv1a64`]); shown as 16 hex digits.
+    pub hash: u64,
+}
+
+/// How the run was recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RunOptions {
+    /// Message payloads are in the log.
+    pub payloads: bool,
+    /// `Deliver` events are in the log.
+    pub deliveries: bool,
+    /// Output bytes are in the log (`Output` events are always present).
+    pub output: bool,
+    /// Events carry timestamps (the writer sets this from its options).
+    pub timestamps: bool,
+    /// Number of scheduler threads of the run.
+    pub schedulers: u32,
+    /// Seed of the chaos scheduler, when it was on.
+    pub chaos_seed: Option<u64>,
+    /// Anything else worth knowing, as name/value pairs.
+    pub other: Vec<(String, String)>,
+}
+
+/// How a run ended, as the recorder tells the writer.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Outcome {
+    pub end: RunEnd,
+    /// The exit status the `trace` command returned for the run, if known.
+    pub exit_status: Option<i32>,
+    /// The entry call's result as `~p` prints it, if it returned.
+    pub entry_result: Option<String>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum RunEnd {
+    /// Every process exited or was left blocked; the log is complete.
+    #[default]
+    Completed,
+    /// The run was stopped (Ctrl-C); the log holds everything up to that point.
+    Interrupted,
+    /// The recorder failed; the log holds what was written before.
+    RecorderCrashed,
+}
+
+/// The footer: the outcome, the process table and the block index.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Footer {
+    pub outcome: Outcome,
+    /// Wall-clock end of the run, in nanoseconds since the Unix epoch.
+    pub end_time_ns: u64,
+    /// Indexed by dense process index.
+    pub processes: Vec<ProcessEntry>,
+    /// In file order.
+    pub blocks: Vec<BlockEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ProcessEntry {
+    pub pid: u64,
+    pub parent: Option<u32>,
+    pub events: u64,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BlockEntry {
+    pub process: u32,
+    pub first_event: u64,
+    pub events: u32,
+    /// Offset of the block record (its `TBLK` magic) in the file.
+    pub offset: u64,
+    /// Length of the whole record, header included.
+    pub len: u32,
+}
+
+/// 64-bit FNV-1a, the content hash of [`ModuleInfo`].
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a64_matches_the_reference_vectors() {
+        assert_eq!(fnv1a64(b""), 0xcbf29ce484222325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63dc4c8601ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x85944171f73967e8);
+    }
+
+    #[test]
+    fn header_round_trips_through_postcard() {
+        let h = Header {
+            recorder: "trace-recorder 0.1.0".into(),
+            engine: "trace-runtime 0.1.0".into(),
+            modules: vec![ModuleInfo {
+                name: "ping".into(),
+                path: "ping.erl".into(),
+                hash: fnv1a64(b"-module(ping)."),
+            }],
+            entry: "ping:main()".into(),
+            options: RunOptions {
+                payloads: true,
+                schedulers: 2,
+                chaos_seed: Some(7),
+                ..Default::default()
+            },
+            start_time_ns: 1_700_000_000_000_000_000,
+            node: "nonode@nohost".into(),
+            entry_pid: 80,
+            nondet_names: vec!["os:getpid/0".into()],
+        };
+        let bytes = postcard::to_allocvec(&h).unwrap();
+        assert_eq!(postcard::from_bytes::<Header>(&bytes).unwrap(), h);
+    }
+}

@@ -1,0 +1,359 @@
+//! Decoding blocks: check the body's checksum, decompress it (zstd, with the
+//! decoded size known and bounded in advance), and run the codec over it.
+//! Blocks decode independently, so whole logs decode in parallel with rayon.
+
+use super::table::BlockRef;
+use super::LogReader;
+use crate::codec::{BlockDecoder, CodecError};
+use crate::container::{Storage, BLOCK_HEADER_LEN};
+use crate::error::{FormatError, Warning};
+use crate::event::{Event, ProcId, ProcessLog};
+use crate::view::EventRef;
+use rayon::prelude::*;
+
+/// Where a block sits and what it holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BlockInfo {
+    pub process: ProcId,
+    /// The process's raw pid number.
+    pub pid: u64,
+    /// Index of the block's first event in the process log.
+    pub first_event: u64,
+    pub events: u32,
+    /// Signal index of the block's first `Send`/`Signal`.
+    pub first_signal: u64,
+    /// Offset of the block record in the file.
+    pub offset: u64,
+    /// Bytes of the stored (compressed) body and of the decoded body.
+    pub stored_len: u32,
+    pub raw_len: u32,
+}
+
+impl BlockInfo {
+    fn of(b: &BlockRef) -> Self {
+        let h = &b.header;
+        BlockInfo {
+            process: ProcId(h.process),
+            pid: h.pid,
+            first_event: h.first_event,
+            events: h.events,
+            first_signal: h.first_signal,
+            offset: b.offset,
+            stored_len: h.stored_len,
+            raw_len: h.raw_len,
+        }
+    }
+}
+
+/// The events of one block, borrowed from its decoded bytes. Iteration stops
+/// at the first malformed event; the caller that handed out the iterator
+/// reports the error.
+pub struct Events<'a> {
+    dec: BlockDecoder<'a>,
+    info: BlockInfo,
+    seen: u32,
+    error: Option<CodecError>,
+}
+
+impl<'a> Events<'a> {
+    fn new(raw: &'a [u8], b: &BlockRef) -> Self {
+        let h = &b.header;
+        Events {
+            dec: BlockDecoder::new(
+                raw,
+                ProcId(h.process),
+                h.pid,
+                h.first_signal,
+                h.timestamps(),
+            ),
+            info: BlockInfo::of(b),
+            seen: 0,
+            error: None,
+        }
+    }
+
+    /// The block being read.
+    pub fn info(&self) -> &BlockInfo {
+        &self.info
+    }
+
+    /// Index in the process log of the event last returned.
+    pub fn index(&self) -> u64 {
+        self.info.first_event + self.seen as u64 - 1
+    }
+
+    /// Time of the event last returned (ns since the run started), if the log has timestamps.
+    pub fn time(&self) -> Option<u64> {
+        self.dec.time()
+    }
+
+    /// Checks that the block decoded completely and held the declared number of events.
+    fn finish(mut self) -> Result<(), FormatError> {
+        // Drain what the caller left unread so the count is checked too.
+        while self.next().is_some() {}
+        let offset = self.info.offset;
+        let what = |s: String| {
+            FormatError::corrupt(
+                offset,
+                format!(
+                    "a block of process {} (events {}..{}) that decodes: {s}",
+                    self.info.process.0,
+                    self.info.first_event,
+                    self.info.first_event + self.info.events as u64
+                ),
+            )
+        };
+        if let Some(e) = self.error.take() {
+            return Err(what(e.to_string()));
+        }
+        if self.seen != self.info.events {
+            return Err(what(format!(
+                "{} events as its header says, found {}",
+                self.info.events, self.seen
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl<'a> Iterator for Events<'a> {
+    type Item = EventRef<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<EventRef<'a>> {
+        if self.error.is_some() {
+            return None;
+        }
+        match self.dec.next() {
+            Ok(Some(e)) => {
+                self.seen += 1;
+                if self.seen > self.info.events {
+                    self.error = Some(CodecError {
+                        at: self.dec.position(),
+                        expected: format!("the end of the block after {} events", self.info.events),
+                    });
+                    return None;
+                }
+                Some(e)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
+        }
+    }
+}
+
+/// Per-thread decompression state.
+pub(super) struct Scratch {
+    zstd: Option<zstd::bulk::Decompressor<'static>>,
+    buf: Vec<u8>,
+}
+
+impl Scratch {
+    pub fn new() -> Self {
+        Scratch {
+            zstd: None,
+            buf: Vec::new(),
+        }
+    }
+}
+
+/// Largest zstd window a block may ask for: blocks are at most 64 MiB.
+const WINDOW_LOG_MAX: u32 = 27;
+
+impl LogReader {
+    /// The decoded body of a block: checksum checked, decompressed into
+    /// `scratch` (or borrowed from the file when stored raw).
+    fn raw<'s>(&'s self, b: &BlockRef, scratch: &'s mut Scratch) -> Result<&'s [u8], FormatError> {
+        let h = &b.header;
+        let body_at = b.offset as usize + BLOCK_HEADER_LEN;
+        let stored = &self.data[body_at..body_at + h.stored_len as usize];
+        let fail = |what: String| {
+            FormatError::corrupt(
+                b.offset,
+                format!(
+                    "an intact block of process {} (events {}..{}): {what}",
+                    h.process,
+                    h.first_event,
+                    h.first_event + h.events as u64
+                ),
+            )
+        };
+        if crc32fast::hash(stored) != h.body_crc {
+            return Err(fail("body checksum mismatch".into()));
+        }
+        match h.storage {
+            Storage::Raw => Ok(stored),
+            Storage::Zstd => {
+                if scratch.zstd.is_none() {
+                    let mut d =
+                        zstd::bulk::Decompressor::new().map_err(|e| fail(format!("zstd: {e}")))?;
+                    d.set_parameter(zstd::zstd_safe::DParameter::WindowLogMax(WINDOW_LOG_MAX))
+                        .map_err(|e| fail(format!("zstd: {e}")))?;
+                    scratch.zstd = Some(d);
+                }
+                let d = scratch.zstd.as_mut().expect("created above");
+                let raw_len = h.raw_len as usize;
+                scratch.buf.clear();
+                // raw_len was bounded against MAX_BLOCK_RAW and the stored size when the header was parsed.
+                scratch.buf.reserve(raw_len);
+                match d.decompress_to_buffer(stored, &mut scratch.buf) {
+                    Ok(n) if n == raw_len => Ok(&scratch.buf[..n]),
+                    Ok(n) => Err(fail(format!("{raw_len} decompressed bytes, found {n}"))),
+                    Err(e) => Err(fail(format!(
+                        "zstd data that decompresses to {raw_len} bytes: {e}"
+                    ))),
+                }
+            }
+        }
+    }
+
+    fn blocks_of(&self, id: ProcId) -> &[BlockRef] {
+        match self.process(id) {
+            Some(p) => &self.blocks[p.blocks.clone()],
+            None => &[],
+        }
+    }
+
+    /// Every readable block, grouped by process in id order, each process's in event order.
+    pub fn blocks(&self) -> impl ExactSizeIterator<Item = BlockInfo> + '_ {
+        self.blocks.iter().map(BlockInfo::of)
+    }
+
+    /// Calls `f` on each event of process `id`, in program order, without
+    /// allocating per event. `f` gets the event's index in the process log,
+    /// its time when the log has timestamps, and the event.
+    pub fn for_each_event_of(
+        &self,
+        id: ProcId,
+        mut f: impl FnMut(u64, Option<u64>, EventRef<'_>),
+    ) -> Result<(), FormatError> {
+        let mut scratch = Scratch::new();
+        for b in self.blocks_of(id) {
+            let raw = self.raw(b, &mut scratch)?;
+            let mut ev = Events::new(raw, b);
+            let mut i = b.header.first_event;
+            while let Some(e) = ev.next() {
+                f(i, ev.time(), e);
+                i += 1;
+            }
+            ev.finish()?;
+        }
+        Ok(())
+    }
+
+    /// The events of one process, in program order.
+    pub fn events_of(&self, id: ProcId) -> Result<Vec<Event>, FormatError> {
+        let n = self.process(id).map_or(0, |p| p.events);
+        // Capacity from the table is bounded: every counted event is at least one decoded byte.
+        let mut v = Vec::with_capacity(n.min(1 << 20) as usize);
+        self.for_each_event_of(id, |_, _, e| v.push(e.to_owned()))?;
+        Ok(v)
+    }
+
+    /// One process's log.
+    pub fn process_log(&self, id: ProcId) -> Result<ProcessLog, FormatError> {
+        let (pid, parent) = self.process(id).map_or((0, None), |p| (p.pid, p.parent));
+        Ok(ProcessLog {
+            id,
+            pid,
+            parent,
+            events: self.events_of(id)?,
+        })
+    }
+
+    /// Decodes every readable block in parallel; `f` sees each block's events
+    /// (borrowed, no allocation per event) and returns a value per block.
+    /// Results come back in [`blocks`](Self::blocks) order. The first block
+    /// that fails to decode makes the whole call fail.
+    pub fn par_map_blocks<T, F>(&self, f: F) -> Result<Vec<T>, FormatError>
+    where
+        T: Send,
+        F: Fn(&mut Events<'_>) -> T + Sync,
+    {
+        self.blocks
+            .par_iter()
+            .map_init(Scratch::new, |scratch, b| {
+                let raw = self.raw(b, scratch)?;
+                let mut ev = Events::new(raw, b);
+                let t = f(&mut ev);
+                ev.finish()?;
+                Ok(t)
+            })
+            .collect()
+    }
+
+    /// Every process's log, decoded in parallel. Fails on the first block that
+    /// does not decode; see [`salvage`](Self::salvage) for a lenient read.
+    pub fn read_all(&self) -> Result<Vec<ProcessLog>, FormatError> {
+        let per_block =
+            self.par_map_blocks(|ev| ev.map(EventRef::to_owned).collect::<Vec<Event>>())?;
+        let mut per_block = per_block.into_iter();
+        Ok(self
+            .processes
+            .iter()
+            .map(|p| {
+                let mut events = Vec::with_capacity(p.events.min(1 << 24) as usize);
+                for _ in p.blocks.clone() {
+                    events.append(&mut per_block.next().unwrap_or_default());
+                }
+                ProcessLog {
+                    id: p.id,
+                    pid: p.pid,
+                    parent: p.parent,
+                    events,
+                }
+            })
+            .collect())
+    }
+
+    /// Every process's log up to its first block that does not decode, with a
+    /// warning for each process cut short. Never fails: damage shortens logs.
+    pub fn salvage(&self) -> (Vec<ProcessLog>, Vec<Warning>) {
+        let results: Vec<(ProcessLog, Option<Warning>)> = self
+            .processes
+            .par_iter()
+            .map_init(Scratch::new, |scratch, p| {
+                let mut events = Vec::new();
+                let mut warning = None;
+                for b in &self.blocks[p.blocks.clone()] {
+                    let r = self.raw(b, scratch).and_then(|raw| {
+                        let mut ev = Events::new(raw, b);
+                        let mut got: Vec<Event> = ev.by_ref().map(EventRef::to_owned).collect();
+                        ev.finish()?;
+                        events.append(&mut got);
+                        Ok(())
+                    });
+                    if let Err(e) = r {
+                        warning = Some(Warning::at(
+                            e.offset().unwrap_or(b.offset),
+                            format!(
+                                "process {} <0.{}.0>: {e}; its log is read up to event {}",
+                                p.id.0, p.pid, b.header.first_event
+                            ),
+                        ));
+                        break;
+                    }
+                }
+                let log = ProcessLog {
+                    id: p.id,
+                    pid: p.pid,
+                    parent: p.parent,
+                    events,
+                };
+                (log, warning)
+            })
+            .collect();
+        let mut warnings = Vec::new();
+        let logs = results
+            .into_iter()
+            .map(|(l, w)| {
+                warnings.extend(w);
+                l
+            })
+            .collect();
+        (logs, warnings)
+    }
+}

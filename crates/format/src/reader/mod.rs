@@ -1,0 +1,204 @@
+//! Reading a log: map the file, check magic and version, read the header, then
+//! find the blocks — through the footer's index, or by scanning when the
+//! footer is missing or damaged (the run was killed) — and decode blocks on
+//! demand, in parallel.
+//!
+//! ```text
+//! open ─► preamble + header ─► footer ──ok──► block index ─┐
+//!                                 └─missing─► scan blocks ─┴► table: process → blocks
+//! events_of / read_all / par_map_blocks ─► decompress (zstd) ─► codec ─► events
+//! ```
+//!
+//! What the reader serves is, per process, the longest run of intact blocks
+//! from its first event: a process log with a hole would lie about program
+//! order. Everything it left out is listed in [`LogReader::warnings`].
+
+mod decode;
+mod locate;
+mod table;
+
+pub use decode::{BlockInfo, Events};
+pub use table::ProcessInfo;
+
+use crate::container::{self, MAGIC, MAX_HEADER_LEN, PREAMBLE_LEN, VERSION};
+use crate::error::{FormatError, Warning};
+use crate::event::ProcId;
+use crate::meta::{Header, Outcome};
+use memmap2::Mmap;
+use std::fs::File;
+use std::ops::Deref;
+use std::path::Path;
+use table::BlockRef;
+
+/// The bytes of a log: a read-only map of the file, or bytes in memory.
+enum Source {
+    Map(Mmap),
+    Bytes(Vec<u8>),
+}
+
+impl Deref for Source {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Source::Map(m) => m,
+            Source::Bytes(b) => b,
+        }
+    }
+}
+
+/// An open log.
+pub struct LogReader {
+    data: Source,
+    header: Header,
+    /// From the footer; `None` when the log was recovered by scanning.
+    end: Option<(Outcome, u64)>,
+    processes: Vec<ProcessInfo>,
+    /// Readable blocks, grouped by process (in id order), each group in event order.
+    blocks: Vec<BlockRef>,
+    warnings: Vec<Warning>,
+}
+
+impl LogReader {
+    /// Maps and opens the log at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<LogReader, FormatError> {
+        let file = File::open(path)?;
+        // SAFETY: the map is read-only; like every mmap reader we rely on the
+        // file not being truncated underneath us while it is open.
+        let map = unsafe { Mmap::map(&file)? };
+        Self::from_source(Source::Map(map))
+    }
+
+    /// Opens a log held in memory (tests, fuzzing, logs received over a pipe).
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<LogReader, FormatError> {
+        Self::from_source(Source::Bytes(bytes))
+    }
+
+    fn from_source(data: Source) -> Result<LogReader, FormatError> {
+        let (header, blocks_start) = read_header(&data)?;
+        let mut warnings = Vec::new();
+        let located = locate::locate(&data, blocks_start, &mut warnings);
+        let (processes, blocks) = table::build(
+            &header,
+            located.candidates,
+            located.processes,
+            &mut warnings,
+        );
+        Ok(LogReader {
+            data,
+            header,
+            end: located.end,
+            processes,
+            blocks,
+            warnings,
+        })
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// How the run ended and its wall-clock end (ns since the epoch), from the
+    /// footer; `None` when the log had to be recovered by scanning.
+    pub fn outcome(&self) -> Option<(&Outcome, u64)> {
+        self.end.as_ref().map(|(o, t)| (o, *t))
+    }
+
+    /// True when the footer was missing or unusable and blocks were found by scanning.
+    pub fn recovered(&self) -> bool {
+        self.end.is_none()
+    }
+
+    /// The processes, by dense index.
+    pub fn processes(&self) -> &[ProcessInfo] {
+        &self.processes
+    }
+
+    pub fn process(&self, id: ProcId) -> Option<&ProcessInfo> {
+        match self.processes.get(id.0 as usize) {
+            Some(p) if p.id == id => Some(p),
+            _ => self
+                .processes
+                .binary_search_by_key(&id, |p| p.id)
+                .ok()
+                .map(|i| &self.processes[i]),
+        }
+    }
+
+    /// The process that had raw pid number `pid`.
+    pub fn process_by_pid(&self, pid: u64) -> Option<&ProcessInfo> {
+        self.processes.iter().find(|p| p.pid == pid)
+    }
+
+    /// What was lost or worked around when opening, with byte offsets.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// Number of readable events over all processes.
+    pub fn event_count(&self) -> u64 {
+        self.processes.iter().map(|p| p.events).sum()
+    }
+
+    /// Size of the log in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.data.len() as u64
+    }
+}
+
+/// Checks the preamble and reads the header; returns it and where blocks start.
+fn read_header(data: &[u8]) -> Result<(Header, usize), FormatError> {
+    if data.len() < MAGIC.len() || data[..MAGIC.len()] != MAGIC {
+        return Err(FormatError::Foreign(crate::sniff::describe(data)));
+    }
+    if data.len() < PREAMBLE_LEN {
+        return Err(FormatError::corrupt(
+            data.len() as u64,
+            format!("a {PREAMBLE_LEN}-byte preamble, but the file ends"),
+        ));
+    }
+    let version = container::read_u16(data, 8);
+    if version != VERSION {
+        return Err(FormatError::Version {
+            found: version,
+            supported: VERSION,
+        });
+    }
+    let len = container::read_u32(data, 12);
+    if len > MAX_HEADER_LEN {
+        return Err(FormatError::corrupt(
+            12,
+            format!("a header length of at most {MAX_HEADER_LEN}, found {len}"),
+        ));
+    }
+    let end = PREAMBLE_LEN + len as usize;
+    if data.len() < end + 4 {
+        return Err(FormatError::corrupt(
+            PREAMBLE_LEN as u64,
+            format!(
+                "a {len}-byte header and its checksum, but the file ends at byte {}",
+                data.len()
+            ),
+        ));
+    }
+    let crc = container::read_u32(data, end);
+    if crc32fast::hash(&data[..end]) != crc {
+        return Err(FormatError::corrupt(
+            end as u64,
+            "the header's checksum to match",
+        ));
+    }
+    let header: Header = postcard::from_bytes(&data[PREAMBLE_LEN..end]).map_err(|e| {
+        FormatError::corrupt(PREAMBLE_LEN as u64, format!("a header (postcard): {e}"))
+    })?;
+    Ok((header, end + 4))
+}
+
+impl LogReader {
+    /// The process a `--process` selector names.
+    pub fn select(&self, s: crate::text::ProcessSelector) -> Option<&ProcessInfo> {
+        match s {
+            crate::text::ProcessSelector::Index(i) => self.process(ProcId(i)),
+            crate::text::ProcessSelector::Pid(p) => self.process_by_pid(p),
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! Figures about a log, for `trace stats` and the benchmarks: events by kind,
+//! payload bytes, bytes per event with and without payloads, compression.
+//!
+//! "Without payloads" is measured, not estimated: every block is re-encoded
+//! with its optional terms (message payloads, exit and 'DOWN' reasons, output
+//! bytes) left out and compressed the way the writer does; nondeterministic
+//! built-ins' results stay, since replay needs them.
+
+use crate::codec::BlockEncoder;
+use crate::container::BLOCK_HEADER_LEN;
+use crate::error::FormatError;
+use crate::reader::LogReader;
+use crate::view::{EventRef, SignalKindRef};
+use std::cell::RefCell;
+
+/// Event kinds in the order [`Stats::by_kind`] lists them.
+pub const KINDS: [&str; 10] = [
+    "spawn",
+    "send",
+    "deliver",
+    "receive",
+    "timeout",
+    "signal",
+    "signal_taken",
+    "nondet",
+    "output",
+    "exit",
+];
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    pub processes: u64,
+    pub events: u64,
+    /// Counts in [`KINDS`] order.
+    pub by_kind: [u64; 10],
+    /// Bytes of optional terms: message payloads, exit/'DOWN' reasons, output.
+    pub payload_bytes: u64,
+    /// Bytes of nondeterministic built-ins' results (always recorded).
+    pub nondet_bytes: u64,
+    pub blocks: u64,
+    pub file_bytes: u64,
+    /// Block bodies as stored (compressed) and as decoded.
+    pub stored_bytes: u64,
+    pub raw_bytes: u64,
+    /// What the log would take without payloads: header, footer and
+    /// trailer as they are, blocks re-encoded without payloads.
+    pub file_bytes_without_payloads: u64,
+    /// Wall-clock duration of the run, from the footer (or the last timestamp).
+    pub duration_ns: Option<u64>,
+}
+
+impl Stats {
+    pub fn bytes_per_event(&self) -> f64 {
+        ratio(self.file_bytes, self.events)
+    }
+
+    pub fn bytes_per_event_without_payloads(&self) -> f64 {
+        ratio(self.file_bytes_without_payloads, self.events)
+    }
+
+    /// Decoded block bytes per stored block byte.
+    pub fn compression_ratio(&self) -> f64 {
+        ratio(self.raw_bytes, self.stored_bytes)
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+#[derive(Default)]
+struct BlockFigures {
+    by_kind: [u64; 10],
+    payload: u64,
+    nondet: u64,
+    stripped_stored: u64,
+    last_time: Option<u64>,
+}
+
+thread_local! {
+    static ZSTD: RefCell<Option<zstd::bulk::Compressor<'static>>> = const { RefCell::new(None) };
+}
+
+fn kind_index(e: &EventRef<'_>) -> usize {
+    match e {
+        EventRef::Spawn { .. } => 0,
+        EventRef::Send { .. } => 1,
+        EventRef::Deliver { .. } => 2,
+        EventRef::Receive { .. } => 3,
+        EventRef::Timeout => 4,
+        EventRef::Signal { .. } => 5,
+        EventRef::SignalTaken { .. } => 6,
+        EventRef::Nondet { .. } => 7,
+        EventRef::Output { .. } => 8,
+        EventRef::Exit { .. } => 9,
+    }
+}
+
+/// Computes the figures, decoding every block in parallel.
+pub fn compute(r: &LogReader, zstd_level: i32) -> Result<Stats, FormatError> {
+    let per_block = r.par_map_blocks(|ev| {
+        let info = *ev.info();
+        let mut f = BlockFigures::default();
+        let mut enc = BlockEncoder::new(info.process, info.pid);
+        let mut stripped = Vec::with_capacity(info.raw_len as usize / 2);
+        while let Some(e) = ev.next() {
+            f.by_kind[kind_index(&e)] += 1;
+            match e {
+                EventRef::Nondet { value, .. } => f.nondet += value.len() as u64,
+                _ => f.payload += e.payload_len() as u64,
+            }
+            encode_stripped(&mut enc, &mut stripped, &e);
+            if let Some(t) = ev.time() {
+                enc.time(&mut stripped, t);
+                f.last_time = Some(t);
+            }
+        }
+        let compressed = ZSTD.with(|z| {
+            let mut z = z.borrow_mut();
+            if z.is_none() {
+                *z = zstd::bulk::Compressor::new(zstd_level).ok();
+            }
+            z.as_mut()
+                .and_then(|c| c.compress(&stripped).ok())
+                .map(|v| v.len())
+        });
+        let body = compressed.map_or(stripped.len(), |c| c.min(stripped.len()));
+        f.stripped_stored = (BLOCK_HEADER_LEN + body) as u64;
+        f
+    })?;
+    let mut s = Stats {
+        processes: r.processes().len() as u64,
+        file_bytes: r.file_len(),
+        ..Default::default()
+    };
+    let mut block_record_bytes = 0u64;
+    let mut last_time = None;
+    for (f, b) in per_block.iter().zip(r.blocks()) {
+        for (k, n) in f.by_kind.iter().enumerate() {
+            s.by_kind[k] += n;
+        }
+        s.payload_bytes += f.payload;
+        s.nondet_bytes += f.nondet;
+        s.stored_bytes += b.stored_len as u64;
+        s.raw_bytes += b.raw_len as u64;
+        s.file_bytes_without_payloads += f.stripped_stored;
+        block_record_bytes += BLOCK_HEADER_LEN as u64 + b.stored_len as u64;
+        last_time = last_time.max(f.last_time);
+    }
+    s.blocks = per_block.len() as u64;
+    s.events = s.by_kind.iter().sum();
+    s.file_bytes_without_payloads += s.file_bytes.saturating_sub(block_record_bytes);
+    s.duration_ns = match r.outcome() {
+        Some((_, end)) => Some(end.saturating_sub(r.header().start_time_ns)),
+        None => last_time,
+    };
+    Ok(s)
+}
+
+fn encode_stripped(enc: &mut BlockEncoder, out: &mut Vec<u8>, e: &EventRef<'_>) {
+    match *e {
+        EventRef::Spawn {
+            child,
+            pid,
+            link,
+            monitor,
+        } => enc.spawn(out, child, pid, link, monitor),
+        EventRef::Send { to, .. } => enc.send(out, to, None),
+        EventRef::Deliver { msg } => enc.deliver(out, msg),
+        EventRef::Receive { msg } => enc.receive(out, msg),
+        EventRef::Timeout => enc.timeout(out),
+        EventRef::Signal { to, kind, .. } => {
+            let kind = match kind {
+                SignalKindRef::Exit { linked, .. } => SignalKindRef::Exit {
+                    reason: None,
+                    linked,
+                },
+                SignalKindRef::Down { .. } => SignalKindRef::Down { reason: None },
+                k => k,
+            };
+            enc.signal(out, to, kind)
+        }
+        EventRef::SignalTaken { signal, effect } => enc.signal_taken(out, signal, effect),
+        EventRef::Nondet { kind, value } => enc.nondet(out, kind, value),
+        EventRef::Output { seq, .. } => enc.output(out, seq, None),
+        EventRef::Exit { .. } => enc.exit(out, None),
+    }
+}

@@ -1,0 +1,180 @@
+//! Borrowed events: what the decoder hands out without allocating. Payloads are
+//! slices of the decompressed block, and the implicit signal index of a `Send`
+//! or `Signal` is made explicit, so a visitor never has to count.
+
+use crate::event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind};
+
+/// One event, borrowing its payloads from a decoded block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventRef<'a> {
+    Spawn {
+        child: ProcId,
+        pid: u64,
+        link: bool,
+        monitor: bool,
+    },
+    /// `msg` is the message's identity: this process and its signal index.
+    Send {
+        msg: MsgId,
+        to: Dest,
+        payload: Option<&'a [u8]>,
+    },
+    Deliver {
+        msg: MsgId,
+    },
+    Receive {
+        msg: MsgId,
+    },
+    Timeout,
+    /// `signal` is the signal's identity: this process and its signal index.
+    Signal {
+        signal: MsgId,
+        to: Dest,
+        kind: SignalKindRef<'a>,
+    },
+    SignalTaken {
+        signal: MsgId,
+        effect: SignalEffect,
+    },
+    Nondet {
+        kind: NondetKind,
+        value: &'a [u8],
+    },
+    Output {
+        seq: u64,
+        bytes: Option<&'a [u8]>,
+    },
+    Exit {
+        reason: Option<&'a [u8]>,
+    },
+}
+
+/// [`SignalKind`] borrowing its reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignalKindRef<'a> {
+    Link,
+    Unlink,
+    Exit {
+        reason: Option<&'a [u8]>,
+        linked: bool,
+    },
+    Monitor,
+    Demonitor,
+    Down {
+        reason: Option<&'a [u8]>,
+    },
+}
+
+fn owned(p: Option<&[u8]>) -> Option<Payload> {
+    p.map(|b| Payload(b.to_vec()))
+}
+
+impl SignalKindRef<'_> {
+    pub fn to_owned(self) -> SignalKind {
+        match self {
+            SignalKindRef::Link => SignalKind::Link,
+            SignalKindRef::Unlink => SignalKind::Unlink,
+            SignalKindRef::Exit { reason, linked } => SignalKind::Exit {
+                reason: owned(reason),
+                linked,
+            },
+            SignalKindRef::Monitor => SignalKind::Monitor,
+            SignalKindRef::Demonitor => SignalKind::Demonitor,
+            SignalKindRef::Down { reason } => SignalKind::Down {
+                reason: owned(reason),
+            },
+        }
+    }
+}
+
+impl<'a> SignalKindRef<'a> {
+    pub fn of(kind: &'a SignalKind) -> Self {
+        match kind {
+            SignalKind::Link => SignalKindRef::Link,
+            SignalKind::Unlink => SignalKindRef::Unlink,
+            SignalKind::Exit { reason, linked } => SignalKindRef::Exit {
+                reason: reason.as_ref().map(Payload::bytes),
+                linked: *linked,
+            },
+            SignalKind::Monitor => SignalKindRef::Monitor,
+            SignalKind::Demonitor => SignalKindRef::Demonitor,
+            SignalKind::Down { reason } => SignalKindRef::Down {
+                reason: reason.as_ref().map(Payload::bytes),
+            },
+        }
+    }
+}
+
+impl EventRef<'_> {
+    /// The owned event (copies payloads).
+    pub fn to_owned(self) -> Event {
+        match self {
+            EventRef::Spawn {
+                child,
+                pid,
+                link,
+                monitor,
+            } => Event::Spawn {
+                child,
+                pid,
+                link,
+                monitor,
+            },
+            EventRef::Send { to, payload, .. } => Event::Send {
+                to,
+                payload: owned(payload),
+            },
+            EventRef::Deliver { msg } => Event::Deliver { msg },
+            EventRef::Receive { msg } => Event::Receive { msg },
+            EventRef::Timeout => Event::Timeout,
+            EventRef::Signal { to, kind, .. } => Event::Signal {
+                to,
+                kind: kind.to_owned(),
+            },
+            EventRef::SignalTaken { signal, effect } => Event::SignalTaken { signal, effect },
+            EventRef::Nondet { kind, value } => Event::Nondet {
+                kind,
+                value: Payload(value.to_vec()),
+            },
+            EventRef::Output { seq, bytes } => Event::Output {
+                seq,
+                bytes: bytes.map(<[u8]>::to_vec),
+            },
+            EventRef::Exit { reason } => Event::Exit {
+                reason: owned(reason),
+            },
+        }
+    }
+
+    /// The bytes of payloads this event carries (message, reason, value, output).
+    pub fn payload_len(&self) -> usize {
+        let opt = |p: Option<&[u8]>| p.map_or(0, <[u8]>::len);
+        match *self {
+            EventRef::Send { payload, .. } => opt(payload),
+            EventRef::Signal {
+                kind: SignalKindRef::Exit { reason, .. } | SignalKindRef::Down { reason },
+                ..
+            } => opt(reason),
+            EventRef::Nondet { value, .. } => value.len(),
+            EventRef::Output { bytes, .. } => opt(bytes),
+            EventRef::Exit { reason } => opt(reason),
+            _ => 0,
+        }
+    }
+
+    /// The same short name as [`Event::kind_name`].
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            EventRef::Spawn { .. } => "spawn",
+            EventRef::Send { .. } => "send",
+            EventRef::Deliver { .. } => "deliver",
+            EventRef::Receive { .. } => "receive",
+            EventRef::Timeout => "timeout",
+            EventRef::Signal { .. } => "signal",
+            EventRef::SignalTaken { .. } => "signal_taken",
+            EventRef::Nondet { .. } => "nondet",
+            EventRef::Output { .. } => "output",
+            EventRef::Exit { .. } => "exit",
+        }
+    }
+}

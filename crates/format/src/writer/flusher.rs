@@ -1,0 +1,60 @@
+//! The flusher thread: cuts blocks that have waited `flush_interval` (so a
+//! killed run loses little) and, when the memory budget is exceeded, every
+//! idle process's block. It never waits for a running process: it leaves a
+//! hint that the process's slice end picks up.
+
+use super::process::cut;
+use super::sink::lock;
+use super::Inner;
+use std::sync::atomic::Ordering;
+use std::sync::TryLockError;
+use std::time::{Duration, Instant};
+
+pub(super) fn run(inner: &Inner) {
+    let tick =
+        (inner.opts.flush_interval / 4).clamp(Duration::from_millis(1), Duration::from_millis(100));
+    loop {
+        std::thread::park_timeout(tick);
+        if inner.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let pressure = inner.flusher_wake.swap(false, Ordering::Relaxed) || inner.over_budget();
+        sweep(inner, pressure);
+    }
+}
+
+fn sweep(inner: &Inner, pressure: bool) {
+    let listed = std::mem::take(&mut *lock(&inner.open));
+    if listed.is_empty() {
+        return;
+    }
+    let now = Instant::now();
+    let mut keep = Vec::with_capacity(listed.len());
+    for slot in listed {
+        let mut b = match slot.buf.try_lock() {
+            Ok(b) => b,
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                slot.flush_hint.store(true, Ordering::Relaxed);
+                keep.push(slot.clone());
+                continue;
+            }
+        };
+        let due = match b.opened_at() {
+            None => {
+                // Cut already (block full, or the process closed).
+                b.listed = false;
+                continue;
+            }
+            Some(t) => pressure || now.duration_since(t) >= inner.opts.flush_interval,
+        };
+        if due {
+            cut(&mut b, &slot, inner);
+            b.listed = false;
+        } else {
+            drop(b);
+            keep.push(slot);
+        }
+    }
+    lock(&inner.open).extend(keep);
+}

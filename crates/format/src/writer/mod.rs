@@ -1,0 +1,333 @@
+//! Writing a log while the program runs: per-process buffers encoded on the
+//! scheduler threads, a background flusher that cuts blocks of idle processes,
+//! compressor threads that append blocks to the file, and a footer on finish.
+//!
+//! ```text
+//! ProcessWriter::slice().push_*() ──encode──► per-process buffer
+//!        │ block_size reached, process closed,      │ flush_interval passed
+//!        │ or memory budget exceeded                ▼ (flusher thread)
+//!        └──────────────► queue ──► compressor threads ──► file (blocks)
+//! LogWriter::finish(outcome) ──► cut everything, drain, footer + trailer
+//! ```
+
+mod flusher;
+mod process;
+mod sink;
+
+pub use process::{ProcessWriter, Slice};
+
+use crate::container::{self, PREAMBLE_LEN};
+use crate::event::ProcId;
+use crate::meta::{Footer, Header, Outcome, ProcessEntry};
+use process::{cut, ProcBuf, Slot};
+use sink::{lock, FileState, Queue, RawBlock};
+use std::fs::File;
+use std::io::{self, Write};
+use std::marker::PhantomData;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How the writer cuts, compresses and bounds its buffers.
+#[derive(Clone, Debug)]
+pub struct WriterOptions {
+    /// A process's block is cut when its encoded events reach this many bytes.
+    pub block_size: usize,
+    /// A block is cut once its oldest event is this old, so a killed run loses
+    /// at most about this much.
+    pub flush_interval: Duration,
+    /// Budget for open blocks; above it the flusher cuts every idle process's
+    /// block. Blocks waiting for compression take up to a quarter more.
+    pub max_buffered_bytes: usize,
+    /// Stamp every event with the time since the writer was created.
+    pub timestamps: bool,
+    /// zstd level of the blocks.
+    pub zstd_level: i32,
+    /// Threads compressing and writing blocks.
+    pub compress_threads: usize,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions {
+            block_size: 64 << 10,
+            flush_interval: Duration::from_millis(500),
+            max_buffered_bytes: 64 << 20,
+            timestamps: false,
+            zstd_level: 3,
+            compress_threads: 1,
+        }
+    }
+}
+
+/// Largest accepted `block_size`: a block can exceed it by one event and must
+/// stay under the reader's limit.
+pub const MAX_BLOCK_SIZE: usize = 64 << 20;
+
+/// What `finish` wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub processes: u64,
+    pub events: u64,
+    pub blocks: u64,
+    /// Size of the file.
+    pub bytes: u64,
+    /// Encoded event bytes before compression.
+    pub raw_bytes: u64,
+    /// Events pushed after `finish`, or in blocks that failed to be written.
+    pub lost_events: u64,
+}
+
+/// State shared by the writer, the process handles and the background threads.
+pub(crate) struct Inner {
+    opts: WriterOptions,
+    start: Instant,
+    processes: Mutex<Vec<ProcessEntry>>,
+    /// Processes with an open block (each listed once).
+    open: Mutex<Vec<Arc<Slot>>>,
+    /// Bytes reported by open blocks.
+    buffered: AtomicUsize,
+    queue: Queue,
+    file: Mutex<FileState>,
+    flusher_wake: AtomicBool,
+    stopping: AtomicBool,
+    flusher: Mutex<Option<std::thread::Thread>>,
+    lost_after_finish: AtomicU64,
+}
+
+impl Inner {
+    fn reserve(&self, bytes: usize) {
+        let now = self.buffered.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        if now > self.opts.max_buffered_bytes && !self.flusher_wake.load(Ordering::Relaxed) {
+            self.flusher_wake.store(true, Ordering::Relaxed);
+            if let Some(t) = lock(&self.flusher).as_ref() {
+                t.unpark();
+            }
+        }
+    }
+
+    fn release(&self, bytes: usize) {
+        self.buffered.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    fn over_budget(&self) -> bool {
+        self.buffered.load(Ordering::Relaxed) > self.opts.max_buffered_bytes
+    }
+
+    fn list_open(&self, slot: Arc<Slot>) {
+        lock(&self.open).push(slot);
+    }
+
+    fn submit(&self, block: RawBlock) {
+        if let Err(b) = self.queue.submit(block) {
+            self.lost_after_finish
+                .fetch_add(b.events as u64, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The writer of one log file. Create it with [`LogWriter::create`], register
+/// processes as they appear, and [`finish`](LogWriter::finish) it at the end.
+pub struct LogWriter {
+    inner: Arc<Inner>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    finished: AtomicBool,
+    header_start_ns: u64,
+}
+
+fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
+impl LogWriter {
+    /// Creates (truncates) `path`, writes the header and starts the background
+    /// threads. `header.options.timestamps` is set from `opts`; a zero
+    /// `start_time_ns` is set to now.
+    pub fn create(
+        path: impl AsRef<Path>,
+        mut header: Header,
+        opts: WriterOptions,
+    ) -> io::Result<Arc<LogWriter>> {
+        if opts.block_size == 0 || opts.block_size > MAX_BLOCK_SIZE {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("block_size must be between 1 and {MAX_BLOCK_SIZE} bytes"),
+            ));
+        }
+        header.options.timestamps = opts.timestamps;
+        if header.start_time_ns == 0 {
+            header.start_time_ns = now_ns();
+        }
+        let body = postcard::to_allocvec(&header).map_err(io::Error::other)?;
+        let mut head = Vec::with_capacity(PREAMBLE_LEN + body.len() + 4);
+        head.extend_from_slice(&container::preamble(body.len() as u32));
+        head.extend_from_slice(&body);
+        let crc = crc32fast::hash(&head);
+        head.extend_from_slice(&crc.to_le_bytes());
+        let mut file = File::create(path)?;
+        file.write_all(&head)?;
+
+        let threads = opts.compress_threads.max(1);
+        let queue_bytes = (opts.max_buffered_bytes / 4).max(4 * opts.block_size);
+        let inner = Arc::new(Inner {
+            start: Instant::now(),
+            processes: Mutex::new(Vec::new()),
+            open: Mutex::new(Vec::new()),
+            buffered: AtomicUsize::new(0),
+            queue: Queue::new(queue_bytes),
+            file: Mutex::new(FileState {
+                file,
+                offset: head.len() as u64,
+                index: Vec::new(),
+                raw_bytes: 0,
+                error: None,
+                lost_events: 0,
+            }),
+            flusher_wake: AtomicBool::new(false),
+            stopping: AtomicBool::new(false),
+            flusher: Mutex::new(None),
+            lost_after_finish: AtomicU64::new(0),
+            opts,
+        });
+        let mut handles = Vec::new();
+        for i in 0..threads {
+            let inner = inner.clone();
+            handles.push(
+                std::thread::Builder::new()
+                    .name(format!("trace-log-zstd-{i}"))
+                    .spawn(move || {
+                        sink::compress_loop(&inner.queue, &inner.file, inner.opts.zstd_level)
+                    })?,
+            );
+        }
+        let fl = inner.clone();
+        let h = std::thread::Builder::new()
+            .name("trace-log-flush".into())
+            .spawn(move || flusher::run(&fl))?;
+        *lock(&inner.flusher) = Some(h.thread().clone());
+        handles.push(h);
+        Ok(Arc::new(LogWriter {
+            inner,
+            threads: Mutex::new(handles),
+            finished: AtomicBool::new(false),
+            header_start_ns: header.start_time_ns,
+        }))
+    }
+
+    /// Registers a new process and returns its handle. Dense indices are
+    /// given in registration order: register the entry process first (index
+    /// 0), and a child before its parent pushes the `Spawn` naming it.
+    pub fn register(&self, pid: u64, parent: Option<ProcId>) -> ProcessWriter {
+        let id = {
+            let mut t = lock(&self.inner.processes);
+            t.push(ProcessEntry {
+                pid,
+                parent: parent.map(|p| p.0),
+                events: 0,
+            });
+            ProcId((t.len() - 1) as u32)
+        };
+        ProcessWriter {
+            slot: Arc::new(Slot {
+                id,
+                pid,
+                parent,
+                buf: Mutex::new(ProcBuf::new()),
+                flush_hint: AtomicBool::new(false),
+            }),
+            inner: self.inner.clone(),
+            _not_sync: PhantomData,
+        }
+    }
+
+    /// Nanoseconds since the writer was created: the clock of event timestamps.
+    pub fn elapsed_ns(&self) -> u64 {
+        self.inner.start.elapsed().as_nanos() as u64
+    }
+
+    /// Writes out every open block, then the footer and trailer, and syncs the
+    /// file. Call it once, after the run stopped pushing events; events pushed
+    /// later are counted as lost. An interrupted run is finished the same way
+    /// with `RunEnd::Interrupted`.
+    pub fn finish(&self, outcome: Outcome) -> io::Result<Summary> {
+        if self.finished.swap(true, Ordering::SeqCst) {
+            return Err(io::Error::other("the log was already finished"));
+        }
+        let inner = &self.inner;
+        inner.stopping.store(true, Ordering::SeqCst);
+        if let Some(t) = lock(&inner.flusher).as_ref() {
+            t.unpark();
+        }
+        // Cut every open block (waiting for processes inside a slice).
+        let open = std::mem::take(&mut *lock(&inner.open));
+        for slot in open {
+            let mut b = lock(&slot.buf);
+            cut(&mut b, &slot, inner);
+            b.listed = false;
+        }
+        inner.queue.close();
+        for h in std::mem::take(&mut *lock(&self.threads)) {
+            let _ = h.join();
+        }
+
+        let processes = std::mem::take(&mut *lock(&inner.processes));
+        let mut f = lock(&inner.file);
+        if let Some(e) = f.error.take() {
+            return Err(e);
+        }
+        let mut footer = Footer {
+            outcome,
+            end_time_ns: now_ns().max(self.header_start_ns),
+            processes,
+            blocks: std::mem::take(&mut f.index),
+        };
+        let mut events = 0u64;
+        for b in &footer.blocks {
+            if let Some(p) = footer.processes.get_mut(b.process as usize) {
+                p.events += b.events as u64;
+            }
+            events += b.events as u64;
+        }
+        let body = postcard::to_allocvec(&footer).map_err(io::Error::other)?;
+        let footer_offset = f.offset;
+        let mut rec = Vec::with_capacity(body.len() + 32);
+        rec.extend_from_slice(&container::footer_record_header(body.len() as u32));
+        rec.extend_from_slice(&body);
+        let crc = crc32fast::hash(&rec);
+        rec.extend_from_slice(&crc.to_le_bytes());
+        rec.extend_from_slice(&container::trailer(footer_offset));
+        f.file.write_all(&rec)?;
+        f.file.sync_data()?;
+        f.offset += rec.len() as u64;
+        Ok(Summary {
+            processes: footer.processes.len() as u64,
+            events,
+            blocks: footer.blocks.len() as u64,
+            bytes: f.offset,
+            raw_bytes: f.raw_bytes,
+            lost_events: f.lost_events + inner.lost_after_finish.load(Ordering::Relaxed),
+        })
+    }
+}
+
+impl Drop for LogWriter {
+    fn drop(&mut self) {
+        // Not finished: stop the threads and leave a footer-less log that a
+        // reader recovers by scanning (the blocks already written are intact).
+        if !self.finished.load(Ordering::SeqCst) {
+            self.inner.stopping.store(true, Ordering::SeqCst);
+            if let Some(t) = lock(&self.inner.flusher).as_ref() {
+                t.unpark();
+            }
+            self.inner.queue.close();
+            for h in std::mem::take(&mut *lock(&self.threads)) {
+                let _ = h.join();
+            }
+        }
+    }
+}

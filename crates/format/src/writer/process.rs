@@ -1,0 +1,350 @@
+//! The per-process side of the writer: each process owns a [`ProcessWriter`]
+//! and pushes its events through a [`Slice`] — one per scheduling slice.
+//!
+//! Opening a slice locks the process's buffer (one uncontended lock) and
+//! closing it unlocks; in between, pushing an event only encodes into the
+//! buffer: no lock, no atomic read-modify-write. The background flusher
+//! `try_lock`s buffers of processes that are not running to cut blocks that
+//! have waited too long, and leaves a hint for running ones.
+
+use super::sink::{lock, RawBlock};
+use super::Inner;
+use crate::codec::BlockEncoder;
+use crate::event::{Dest, Event, MsgId, NondetKind, ProcId, SignalEffect, SignalKind};
+use crate::view::SignalKindRef;
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+/// Memory is reported to the writer's global budget in steps of this many
+/// bytes, so the count costs one atomic per step, not one per event.
+const PUBLISH_STEP: usize = 4096;
+/// What an open block costs before its first byte: the encoder's predictors.
+const OPEN_COST: usize = std::mem::size_of::<BlockEncoder>() + 256;
+
+/// A process's state shared between its owner and the flusher.
+pub(crate) struct Slot {
+    pub id: ProcId,
+    pub pid: u64,
+    pub parent: Option<ProcId>,
+    pub buf: Mutex<ProcBuf>,
+    /// Set by the flusher when it found the process running: the slice's end
+    /// checks whether its block should be cut.
+    pub flush_hint: AtomicBool,
+}
+
+/// The block being built. Idle processes hold no encoder and no buffer.
+pub(crate) struct ProcBuf {
+    enc: Option<Box<BlockEncoder>>,
+    bytes: Vec<u8>,
+    /// Length at which the next budget step (or the block cut) happens.
+    threshold: usize,
+    block_events: u32,
+    block_first_event: u64,
+    block_first_signal: u64,
+    events: u64,
+    signals: u64,
+    opened_at: Option<Instant>,
+    published: usize,
+    /// In the writer's list of processes with an open block.
+    pub listed: bool,
+    closed: bool,
+}
+
+impl ProcBuf {
+    pub fn new() -> Self {
+        ProcBuf {
+            enc: None,
+            bytes: Vec::new(),
+            threshold: 0,
+            block_events: 0,
+            block_first_event: 0,
+            block_first_signal: 0,
+            events: 0,
+            signals: 0,
+            opened_at: None,
+            published: 0,
+            listed: false,
+            closed: false,
+        }
+    }
+
+    pub fn opened_at(&self) -> Option<Instant> {
+        self.opened_at
+    }
+}
+
+/// Cuts the open block, if any, and hands it to the compressors.
+pub(crate) fn cut(b: &mut ProcBuf, slot: &Slot, inner: &Inner) {
+    if b.enc.take().is_none() {
+        return;
+    }
+    inner.release(b.published);
+    b.published = 0;
+    b.opened_at = None;
+    let events = std::mem::take(&mut b.block_events);
+    if events == 0 {
+        b.bytes = Vec::new();
+        return;
+    }
+    let block = RawBlock {
+        process: slot.id.0,
+        parent: slot.parent.map(|p| p.0),
+        pid: slot.pid,
+        first_event: b.block_first_event,
+        first_signal: b.block_first_signal,
+        events,
+        timestamps: inner.opts.timestamps,
+        bytes: std::mem::take(&mut b.bytes),
+    };
+    inner.submit(block);
+}
+
+/// A process's handle on the log. Owned by the process: `Send`, not `Sync`.
+pub struct ProcessWriter {
+    pub(crate) slot: Arc<Slot>,
+    pub(crate) inner: Arc<Inner>,
+    pub(crate) _not_sync: PhantomData<Cell<()>>,
+}
+
+impl ProcessWriter {
+    /// This process's dense index.
+    pub fn id(&self) -> ProcId {
+        self.slot.id
+    }
+
+    /// The raw pid number it was registered with.
+    pub fn pid(&self) -> u64 {
+        self.slot.pid
+    }
+
+    /// Begins a scheduling slice: events are pushed through the returned
+    /// [`Slice`]; dropping it ends the slice. Costs one uncontended lock.
+    pub fn slice(&mut self) -> Slice<'_> {
+        Slice {
+            buf: lock(&self.slot.buf),
+            slot: &self.slot,
+            inner: &self.inner,
+        }
+    }
+
+    /// Pushes one event in a slice of its own (convenient, not the fast path).
+    pub fn push(&mut self, e: &Event) {
+        self.slice().push(e);
+    }
+
+    /// The process exited: writes out its last block. Returns how many events
+    /// the process pushed in all.
+    pub fn close(self) -> u64 {
+        self.close_inner()
+    }
+
+    fn close_inner(&self) -> u64 {
+        let mut b = lock(&self.slot.buf);
+        if !b.closed {
+            b.closed = true;
+            cut(&mut b, &self.slot, &self.inner);
+        }
+        b.events
+    }
+}
+
+impl Drop for ProcessWriter {
+    fn drop(&mut self) {
+        self.close_inner();
+    }
+}
+
+/// One scheduling slice of a process: the only way to push events.
+pub struct Slice<'a> {
+    buf: MutexGuard<'a, ProcBuf>,
+    slot: &'a Arc<Slot>,
+    inner: &'a Arc<Inner>,
+}
+
+impl Slice<'_> {
+    #[cold]
+    fn open(&mut self) {
+        let b = &mut *self.buf;
+        b.enc = Some(Box::new(BlockEncoder::new(self.slot.id, self.slot.pid)));
+        b.block_first_event = b.events;
+        b.block_first_signal = b.signals;
+        b.block_events = 0;
+        b.opened_at = Some(Instant::now());
+        b.bytes.reserve(256);
+        b.published = OPEN_COST;
+        b.threshold = PUBLISH_STEP.min(self.inner.opts.block_size);
+        self.inner.reserve(OPEN_COST);
+        if !b.listed {
+            b.listed = true;
+            self.inner.list_open(self.slot.clone());
+        }
+    }
+
+    /// The encoder of the open block (opening one if needed) and the buffer.
+    #[inline]
+    fn enc(&mut self) -> (&mut BlockEncoder, &mut Vec<u8>) {
+        if self.buf.enc.is_none() {
+            self.open();
+        }
+        let b = &mut *self.buf;
+        (b.enc.as_deref_mut().expect("opened above"), &mut b.bytes)
+    }
+
+    /// Bookkeeping after every event: count it, stamp it, and cut or report
+    /// memory when the buffer crossed its threshold.
+    #[inline]
+    fn done(&mut self) {
+        let timestamps = self.inner.opts.timestamps;
+        let b = &mut *self.buf;
+        b.events += 1;
+        b.block_events += 1;
+        if timestamps {
+            let t = self.inner.start.elapsed().as_nanos() as u64;
+            let enc = b.enc.as_deref_mut().expect("block open");
+            enc.time(&mut b.bytes, t);
+        }
+        if b.bytes.len() >= b.threshold {
+            self.grow();
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let block_size = self.inner.opts.block_size;
+        let b = &mut *self.buf;
+        if b.bytes.len() >= block_size {
+            cut(b, self.slot, self.inner);
+            return;
+        }
+        // Report memory ahead of use, one step at a time.
+        let want = b.bytes.len() + PUBLISH_STEP + OPEN_COST;
+        let add = want.saturating_sub(b.published);
+        b.published += add;
+        b.threshold = (b.bytes.len() + PUBLISH_STEP).min(block_size);
+        self.inner.reserve(add);
+    }
+
+    #[inline]
+    fn next_signal(&mut self) -> MsgId {
+        let b = &mut *self.buf;
+        let m = MsgId {
+            sender: self.slot.id,
+            index: b.signals,
+        };
+        b.signals += 1;
+        m
+    }
+
+    /// Pushes any event.
+    pub fn push(&mut self, e: &Event) {
+        match e {
+            Event::Send { to, payload } => {
+                self.push_send(*to, payload.as_ref().map(|p| p.bytes()));
+            }
+            Event::Signal { to, kind } => {
+                self.push_signal(*to, kind);
+            }
+            _ => {
+                let (enc, out) = self.enc();
+                enc.event(out, e);
+                self.done();
+            }
+        }
+    }
+
+    /// Pushes a send; returns the message's identity.
+    #[inline]
+    pub fn push_send(&mut self, to: Dest, payload: Option<&[u8]>) -> MsgId {
+        let (enc, out) = self.enc();
+        enc.send(out, to, payload);
+        let m = self.next_signal();
+        self.done();
+        m
+    }
+
+    /// Pushes a non-message signal; returns its identity.
+    pub fn push_signal(&mut self, to: Dest, kind: &SignalKind) -> MsgId {
+        let (enc, out) = self.enc();
+        enc.signal(out, to, SignalKindRef::of(kind));
+        let m = self.next_signal();
+        self.done();
+        m
+    }
+
+    #[inline]
+    pub fn push_receive(&mut self, msg: MsgId) {
+        let (enc, out) = self.enc();
+        enc.receive(out, msg);
+        self.done();
+    }
+
+    #[inline]
+    pub fn push_deliver(&mut self, msg: MsgId) {
+        let (enc, out) = self.enc();
+        enc.deliver(out, msg);
+        self.done();
+    }
+
+    pub fn push_timeout(&mut self) {
+        let (enc, out) = self.enc();
+        enc.timeout(out);
+        self.done();
+    }
+
+    pub fn push_spawn(&mut self, child: ProcId, pid: u64, link: bool, monitor: bool) {
+        let (enc, out) = self.enc();
+        enc.spawn(out, child, pid, link, monitor);
+        self.done();
+    }
+
+    pub fn push_signal_taken(&mut self, signal: MsgId, effect: SignalEffect) {
+        let (enc, out) = self.enc();
+        enc.signal_taken(out, signal, effect);
+        self.done();
+    }
+
+    pub fn push_nondet(&mut self, kind: NondetKind, value: &[u8]) {
+        let (enc, out) = self.enc();
+        enc.nondet(out, kind, value);
+        self.done();
+    }
+
+    pub fn push_output(&mut self, seq: u64, bytes: Option<&[u8]>) {
+        let (enc, out) = self.enc();
+        enc.output(out, seq, bytes);
+        self.done();
+    }
+
+    pub fn push_exit(&mut self, reason: Option<&[u8]>) {
+        let (enc, out) = self.enc();
+        enc.exit(out, reason);
+        self.done();
+    }
+
+    /// How many events this process has pushed so far.
+    pub fn events(&self) -> u64 {
+        self.buf.events
+    }
+}
+
+impl Drop for Slice<'_> {
+    fn drop(&mut self) {
+        // One plain load per slice; the flusher set the hint if it could not
+        // cut this process's old block because the process was running.
+        if self.slot.flush_hint.load(Ordering::Relaxed) {
+            self.slot.flush_hint.store(false, Ordering::Relaxed);
+            let due = match self.buf.opened_at {
+                Some(t) => {
+                    t.elapsed() >= self.inner.opts.flush_interval || self.inner.over_budget()
+                }
+                None => false,
+            };
+            if due {
+                cut(&mut self.buf, self.slot, self.inner);
+            }
+        }
+    }
+}

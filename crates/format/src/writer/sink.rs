@@ -1,0 +1,204 @@
+//! The back end of the writer: a bounded queue of cut blocks, and the threads
+//! that compress them and append them to the file. Blocks land in the file in
+//! the order they are compressed; the footer's index and each block's
+//! `first_event` say where they belong.
+
+use crate::container::{
+    BlockHeader, Storage, BLOCK_HEADER_LEN, FLAG_TIMESTAMPS, MAX_RATIO, NO_PARENT,
+};
+use crate::meta::BlockEntry;
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, Write};
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+/// One process's block, encoded but not yet compressed.
+pub(crate) struct RawBlock {
+    pub process: u32,
+    pub parent: Option<u32>,
+    pub pid: u64,
+    pub first_event: u64,
+    pub first_signal: u64,
+    pub events: u32,
+    pub timestamps: bool,
+    pub bytes: Vec<u8>,
+}
+
+struct QueueState {
+    blocks: VecDeque<RawBlock>,
+    bytes: usize,
+    closed: bool,
+}
+
+/// Cut blocks waiting for a compressor. Bounded in bytes: a producer that
+/// finds it full waits (backpressure keeps the writer's memory bounded).
+pub(crate) struct Queue {
+    state: Mutex<QueueState>,
+    not_empty: Condvar,
+    not_full: Condvar,
+    max_bytes: usize,
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic elsewhere must not stop the log from being finished.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Queue {
+    pub fn new(max_bytes: usize) -> Self {
+        Queue {
+            state: Mutex::new(QueueState {
+                blocks: VecDeque::new(),
+                bytes: 0,
+                closed: false,
+            }),
+            not_empty: Condvar::new(),
+            not_full: Condvar::new(),
+            max_bytes,
+        }
+    }
+
+    /// Queues a block; returns it back if the queue is closed (the log was finished).
+    pub fn submit(&self, b: RawBlock) -> Result<(), RawBlock> {
+        let mut s = lock(&self.state);
+        // A block larger than the whole bound is still accepted once the queue is empty.
+        while !s.closed && s.bytes > 0 && s.bytes + b.bytes.len() > self.max_bytes {
+            s = self.not_full.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        if s.closed {
+            return Err(b);
+        }
+        s.bytes += b.bytes.len();
+        s.blocks.push_back(b);
+        drop(s);
+        self.not_empty.notify_one();
+        Ok(())
+    }
+
+    /// The next block, or `None` once the queue is closed and drained.
+    fn pop(&self) -> Option<RawBlock> {
+        let mut s = lock(&self.state);
+        loop {
+            if let Some(b) = s.blocks.pop_front() {
+                s.bytes -= b.bytes.len();
+                drop(s);
+                self.not_full.notify_all();
+                return Some(b);
+            }
+            if s.closed {
+                return None;
+            }
+            s = self.not_empty.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    pub fn close(&self) {
+        lock(&self.state).closed = true;
+        self.not_empty.notify_all();
+        self.not_full.notify_all();
+    }
+}
+
+/// The file being written and the index of what is in it.
+pub(crate) struct FileState {
+    pub file: File,
+    pub offset: u64,
+    pub index: Vec<BlockEntry>,
+    pub raw_bytes: u64,
+    /// The first write error; later blocks are dropped and `finish` reports it.
+    pub error: Option<io::Error>,
+    pub lost_events: u64,
+}
+
+/// Compresses blocks from `queue` and appends them to `file` until the queue closes.
+pub(crate) fn compress_loop(queue: &Queue, file: &Mutex<FileState>, level: i32) {
+    let mut compressor = zstd::bulk::Compressor::new(level).ok();
+    let mut scratch = Vec::new();
+    let mut record = Vec::new();
+    while let Some(b) = queue.pop() {
+        record.clear();
+        encode_record(&b, compressor.as_mut(), &mut scratch, &mut record);
+        let mut f = lock(file);
+        if f.error.is_some() {
+            f.lost_events += b.events as u64;
+            continue;
+        }
+        match f.file.write_all(&record) {
+            Ok(()) => {
+                let offset = f.offset;
+                f.index.push(BlockEntry {
+                    process: b.process,
+                    first_event: b.first_event,
+                    events: b.events,
+                    offset,
+                    len: record.len() as u32,
+                });
+                f.offset += record.len() as u64;
+                f.raw_bytes += b.bytes.len() as u64;
+            }
+            Err(e) => {
+                f.lost_events += b.events as u64;
+                f.error = Some(e);
+            }
+        }
+    }
+}
+
+/// Appends the block record to `out`: header, then the body, zstd-compressed
+/// when that makes it smaller. `scratch` is reused compression space.
+pub(crate) fn encode_record(
+    b: &RawBlock,
+    compressor: Option<&mut zstd::bulk::Compressor<'_>>,
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) {
+    let start = out.len();
+    out.resize(start + BLOCK_HEADER_LEN, 0);
+    let body_at = out.len();
+    let mut storage = Storage::Raw;
+    if let Some(c) = compressor {
+        scratch.clear();
+        scratch.reserve(zstd::zstd_safe::compress_bound(b.bytes.len()));
+        if matches!(c.compress_to_buffer(&b.bytes[..], &mut *scratch), Ok(n) if n < b.bytes.len()) {
+            storage = Storage::Zstd;
+            out.extend_from_slice(scratch);
+            pad_to_ratio(out, body_at, b.bytes.len());
+        }
+    }
+    if storage == Storage::Raw {
+        out.extend_from_slice(&b.bytes);
+    }
+    let stored = &out[body_at..];
+    let header = BlockHeader {
+        storage,
+        flags: if b.timestamps { FLAG_TIMESTAMPS } else { 0 },
+        process: b.process,
+        parent: b.parent.unwrap_or(NO_PARENT),
+        pid: b.pid,
+        first_event: b.first_event,
+        first_signal: b.first_signal,
+        events: b.events,
+        raw_len: b.bytes.len() as u32,
+        stored_len: stored.len() as u32,
+        body_crc: crc32fast::hash(stored),
+    };
+    out[start..body_at].copy_from_slice(&header.encode());
+}
+
+/// Appends a zstd skippable frame when the body compressed better than
+/// `MAX_RATIO`, so a reader can bound decoded size by stored size.
+fn pad_to_ratio(out: &mut Vec<u8>, body_at: usize, raw_len: usize) {
+    let stored = out.len() - body_at;
+    let need = raw_len.div_ceil(MAX_RATIO as usize);
+    if stored >= need {
+        return;
+    }
+    // A skippable frame is 8 bytes of header plus its content.
+    let content = need.saturating_sub(stored + 8);
+    out.extend_from_slice(&SKIPPABLE_MAGIC.to_le_bytes());
+    out.extend_from_slice(&(content as u32).to_le_bytes());
+    out.resize(out.len() + content, 0);
+}
+
+/// zstd's first skippable-frame magic number.
+const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;

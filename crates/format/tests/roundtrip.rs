@@ -1,0 +1,287 @@
+//! Writing logs and reading them back.
+
+mod common;
+
+use common::*;
+use std::sync::Arc;
+use std::time::Duration;
+use trace_format::{
+    Dest, Event, EventRef, LogReader, LogWriter, MsgId, Outcome, ProcId, RunEnd, WriterOptions,
+};
+
+#[test]
+fn a_ring_round_trips_through_every_reading_api() {
+    let t = TempPath::new("ring.trace");
+    let logs = ring(12, 300, true);
+    let small_blocks = WriterOptions {
+        block_size: 512,
+        ..Default::default()
+    };
+    let summary = write(&t.0, &logs, small_blocks);
+    assert_eq!(
+        summary.events,
+        logs.iter().map(|l| l.events.len() as u64).sum::<u64>()
+    );
+    assert!(summary.blocks > 12, "small blocks: {summary:?}");
+
+    let r = LogReader::open(&t.0).unwrap();
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+    assert!(!r.recovered());
+    assert_eq!(r.header().entry, "ring:main()");
+    assert_eq!(r.outcome().unwrap().0.end, RunEnd::Completed);
+    assert_eq!(r.read_all().unwrap(), logs);
+    for l in &logs {
+        assert_eq!(r.events_of(l.id).unwrap(), l.events);
+        let p = r.process(l.id).unwrap();
+        assert_eq!(
+            (p.pid, p.parent, p.events),
+            (l.pid, l.parent, l.events.len() as u64)
+        );
+    }
+    assert_eq!(r.process_by_pid(85).unwrap().id, ProcId(5));
+
+    // The parallel visitor sees every event once, with its position and signal indices.
+    let per_block = r
+        .par_map_blocks(|ev| {
+            let mut out = Vec::new();
+            while let Some(e) = ev.next() {
+                out.push((ev.info().process, ev.index(), e.to_owned(), e));
+                if let EventRef::Send { msg, .. } = e {
+                    assert_eq!(msg.sender, ev.info().process);
+                }
+            }
+            out.into_iter()
+                .map(|(p, i, e, _)| (p, i, e))
+                .collect::<Vec<_>>()
+        })
+        .unwrap();
+    let flat: Vec<_> = per_block.into_iter().flatten().collect();
+    assert_eq!(flat.len() as u64, summary.events);
+    for (p, i, e) in flat {
+        assert_eq!(logs[p.0 as usize].events[i as usize], e);
+    }
+}
+
+#[test]
+fn sends_carry_their_implicit_message_ids() {
+    let t = TempPath::new("ids.trace");
+    let logs = ring(3, 4, false);
+    write(&t.0, &logs, WriterOptions::default());
+    let r = LogReader::open(&t.0).unwrap();
+    let mut sends = Vec::new();
+    r.for_each_event_of(ProcId(1), |_, _, e| {
+        if let EventRef::Send { msg, .. } = e {
+            sends.push(msg);
+        }
+    })
+    .unwrap();
+    let expect: Vec<MsgId> = (0..4)
+        .map(|index| MsgId {
+            sender: ProcId(1),
+            index,
+        })
+        .collect();
+    assert_eq!(sends, expect);
+    // And each receive in process 2 names one of them, in order.
+    let got: Vec<MsgId> = r
+        .events_of(ProcId(2))
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Receive { msg } => Some(msg),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(got, expect);
+}
+
+#[test]
+fn many_threads_write_many_processes() {
+    let t = TempPath::new("threads.trace");
+    let w = LogWriter::create(
+        &t.0,
+        header(),
+        WriterOptions {
+            block_size: 1024,
+            compress_threads: 2,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    // Register 400 processes, then let 4 threads push for them; a process
+    // moves between threads between slices.
+    let handles: Vec<_> = (0..400u64).map(|i| w.register(1000 + i, None)).collect();
+    let handles = Arc::new(std::sync::Mutex::new(handles));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let handles = handles.clone();
+            std::thread::spawn(move || {
+                for round in 0..50u64 {
+                    for i in 0..400usize {
+                        let mut hs = handles.lock().unwrap();
+                        let h = &mut hs[i];
+                        let mut s = h.slice();
+                        let to = Dest::Proc(ProcId(((i + 1) % 400) as u32));
+                        s.push_send(to, None);
+                        s.push_timeout();
+                        let _ = round;
+                    }
+                }
+            })
+        })
+        .collect();
+    for th in threads {
+        th.join().unwrap();
+    }
+    drop(handles);
+    let s = w.finish(Outcome::default()).unwrap();
+    assert_eq!(s.events, 400 * 50 * 4 * 2);
+    let r = LogReader::open(&t.0).unwrap();
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+    for l in r.read_all().unwrap() {
+        assert_eq!(l.events.len(), 400);
+        for (k, pair) in l.events.chunks(2).enumerate() {
+            assert_eq!(
+                pair,
+                &[
+                    Event::Send {
+                        to: Dest::Proc(ProcId((l.id.0 + 1) % 400)),
+                        payload: None
+                    },
+                    Event::Timeout
+                ],
+                "process {} pair {k}",
+                l.id.0
+            );
+        }
+    }
+}
+
+#[test]
+fn idle_processes_are_flushed_by_time_and_a_killed_run_is_recovered() {
+    let t = TempPath::new("killed.trace");
+    let w = LogWriter::create(
+        &t.0,
+        header(),
+        WriterOptions {
+            flush_interval: Duration::from_millis(20),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut p0 = w.register(80, None);
+    let mut p1 = w.register(81, Some(ProcId(0)));
+    p0.slice().push_spawn(ProcId(1), 81, false, false);
+    p1.slice().push_timeout();
+    // Wait (without asserting on time) until both blocks reached the file.
+    let ready = |len: u64| {
+        LogReader::open(&t.0)
+            .map(|r| r.event_count() == len)
+            .unwrap_or(false)
+    };
+    for _ in 0..2000 {
+        if ready(2) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Read the file as a killed run would leave it: no footer.
+    let bytes = std::fs::read(&t.0).unwrap();
+    let r = LogReader::from_bytes(bytes).unwrap();
+    assert!(r.recovered());
+    assert!(
+        r.warnings()[0].message.contains("no footer"),
+        "{:?}",
+        r.warnings()
+    );
+    let logs = r.read_all().unwrap();
+    assert_eq!(
+        logs[0].events,
+        vec![Event::Spawn {
+            child: ProcId(1),
+            pid: 81,
+            link: false,
+            monitor: false
+        }]
+    );
+    assert_eq!(logs[1].events, vec![Event::Timeout]);
+    assert_eq!(logs[1].parent, Some(ProcId(0)));
+    assert_eq!(logs[1].pid, 81);
+    drop((p0, p1));
+    w.finish(Outcome {
+        end: RunEnd::Interrupted,
+        exit_status: Some(130),
+        entry_result: None,
+    })
+    .unwrap();
+    let r = LogReader::open(&t.0).unwrap();
+    assert_eq!(r.outcome().unwrap().0.end, RunEnd::Interrupted);
+}
+
+#[test]
+fn timestamps_are_recorded_and_never_go_backwards() {
+    let t = TempPath::new("times.trace");
+    let logs = ring(4, 50, false);
+    write(
+        &t.0,
+        &logs,
+        WriterOptions {
+            timestamps: true,
+            block_size: 256,
+            ..Default::default()
+        },
+    );
+    let r = LogReader::open(&t.0).unwrap();
+    assert!(r.header().options.timestamps);
+    assert_eq!(r.read_all().unwrap(), logs);
+    let times = r
+        .par_map_blocks(|ev| {
+            let mut ts = Vec::new();
+            while ev.next().is_some() {
+                ts.push(ev.time().expect("timestamps"));
+            }
+            (ev.info().process, ts)
+        })
+        .unwrap();
+    let mut last = std::collections::HashMap::new();
+    for (p, ts) in times {
+        for t in ts {
+            let prev = last.insert(p, t).unwrap_or(0);
+            assert!(t >= prev);
+        }
+    }
+}
+
+#[test]
+fn a_tight_memory_budget_still_yields_every_event() {
+    let t = TempPath::new("budget.trace");
+    let w = LogWriter::create(
+        &t.0,
+        header(),
+        WriterOptions {
+            max_buffered_bytes: 64 << 10,
+            block_size: 1 << 20,
+            flush_interval: Duration::from_secs(3600),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    // 2000 processes each push a little and stay open: only the budget can cut them.
+    let mut hs: Vec<_> = (0..2000u64).map(|i| w.register(100 + i, None)).collect();
+    for round in 0..20 {
+        for (i, h) in hs.iter_mut().enumerate() {
+            let mut s = h.slice();
+            s.push_send(Dest::Proc(ProcId(((i + round) % 2000) as u32)), None);
+        }
+    }
+    let s = w.finish(Outcome::default()).unwrap();
+    drop(hs);
+    assert_eq!(s.events, 40_000);
+    let r = LogReader::open(&t.0).unwrap();
+    assert_eq!(r.event_count(), 40_000);
+    assert!(
+        r.blocks().len() > 2000,
+        "the budget forced cuts: {} blocks",
+        r.blocks().len()
+    );
+}

@@ -1,0 +1,53 @@
+//! `stats::compute` on logs whose contents we know.
+
+mod common;
+
+use common::*;
+use trace_format::stats::{compute, KINDS};
+use trace_format::{LogReader, WriterOptions};
+
+#[test]
+fn counts_kinds_payloads_and_sizes() {
+    let t = TempPath::new("stats.trace");
+    let logs = ring(6, 100, true);
+    let summary = write(&t.0, &logs, WriterOptions::default());
+    let r = LogReader::open(&t.0).unwrap();
+    let s = compute(&r, 3).unwrap();
+    let k = |name: &str| s.by_kind[KINDS.iter().position(|x| *x == name).unwrap()];
+    assert_eq!(s.processes, 6);
+    assert_eq!(k("spawn"), 5);
+    assert_eq!(k("send"), 600);
+    assert_eq!(k("receive"), 600);
+    assert_eq!(k("exit"), 6);
+    assert_eq!(s.events, summary.events);
+    let payloads: u64 = logs
+        .iter()
+        .flat_map(|l| &l.events)
+        .map(|e| match e {
+            trace_format::Event::Send {
+                payload: Some(p), ..
+            } => p.0.len() as u64,
+            trace_format::Event::Exit { reason: Some(p) } => p.0.len() as u64,
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(s.payload_bytes, payloads);
+    assert_eq!(s.file_bytes, summary.bytes);
+    assert_eq!(s.raw_bytes, summary.raw_bytes);
+    assert!(s.file_bytes_without_payloads < s.file_bytes);
+    assert!(s.compression_ratio() > 1.0);
+    assert!(s.duration_ns.is_some());
+
+    // The same run without payloads: re-encoding strips nothing, so the
+    // measured size without payloads is the file's own.
+    let t2 = TempPath::new("stats2.trace");
+    write(&t2.0, &ring(6, 100, false), WriterOptions::default());
+    let r2 = LogReader::open(&t2.0).unwrap();
+    let s2 = compute(&r2, 3).unwrap();
+    assert_eq!(s2.payload_bytes, 0);
+    assert_eq!(s2.file_bytes_without_payloads, s2.file_bytes);
+    // And stripping the payload run's blocks gives the payload-free run's blocks;
+    // only the footer differs, its offsets and lengths being larger varints.
+    let footer_slack = 4 * s.blocks;
+    assert!(s.file_bytes_without_payloads.abs_diff(s2.file_bytes) <= footer_slack);
+}
