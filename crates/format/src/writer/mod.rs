@@ -132,7 +132,9 @@ impl Inner {
 /// processes as they appear, and [`finish`](LogWriter::finish) it at the end.
 pub struct LogWriter {
     inner: Arc<Inner>,
+    /// The compressor threads.
     threads: Mutex<Vec<JoinHandle<()>>>,
+    flusher: Mutex<Option<JoinHandle<()>>>,
     finished: AtomicBool,
     header_start_ns: u64,
 }
@@ -210,10 +212,10 @@ impl LogWriter {
             .name("trace-log-flush".into())
             .spawn(move || flusher::run(&fl))?;
         *lock(&inner.flusher) = Some(h.thread().clone());
-        handles.push(h);
         Ok(Arc::new(LogWriter {
             inner,
             threads: Mutex::new(handles),
+            flusher: Mutex::new(Some(h)),
             finished: AtomicBool::new(false),
             header_start_ns: header.start_time_ns,
         }))
@@ -259,10 +261,9 @@ impl LogWriter {
             return Err(io::Error::other("the log was already finished"));
         }
         let inner = &self.inner;
-        inner.stopping.store(true, Ordering::SeqCst);
-        if let Some(t) = lock(&inner.flusher).as_ref() {
-            t.unpark();
-        }
+        // The flusher must be gone before the open list is read: a sweep in
+        // progress holds part of that list and would put it back too late.
+        self.stop_flusher();
         // Cut every open block (waiting for processes inside a slice).
         let open = std::mem::take(&mut *lock(&inner.open));
         for slot in open {
@@ -315,15 +316,24 @@ impl LogWriter {
     }
 }
 
+impl LogWriter {
+    fn stop_flusher(&self) {
+        self.inner.stopping.store(true, Ordering::SeqCst);
+        if let Some(t) = lock(&self.inner.flusher).as_ref() {
+            t.unpark();
+        }
+        if let Some(h) = lock(&self.flusher).take() {
+            let _ = h.join();
+        }
+    }
+}
+
 impl Drop for LogWriter {
     fn drop(&mut self) {
         // Not finished: stop the threads and leave a footer-less log that a
         // reader recovers by scanning (the blocks already written are intact).
         if !self.finished.load(Ordering::SeqCst) {
-            self.inner.stopping.store(true, Ordering::SeqCst);
-            if let Some(t) = lock(&self.inner.flusher).as_ref() {
-                t.unpark();
-            }
+            self.stop_flusher();
             self.inner.queue.close();
             for h in std::mem::take(&mut *lock(&self.threads)) {
                 let _ = h.join();
