@@ -459,8 +459,7 @@ fn make_tuple3(a: &[Term]) -> BifResult {
             .map(|t| t.to_vec())
             .as_deref()
             .and_then(|s| <[Term; 2]>::try_from(s.to_vec()).ok())
-            .as_ref()
-            .map(|x| x.clone())
+            .clone()
         else {
             return Err(badarg());
         };

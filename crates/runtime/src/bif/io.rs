@@ -6,7 +6,8 @@ use crate::exception::{badarg, BifResult, Fault};
 use trace_term::{atom, Term};
 
 pub fn register(b: &mut Builder) {
-    for m in ["io"] {
+    {
+        let m = "io";
         b.proc(
             m,
             "format",

@@ -254,22 +254,20 @@ pub fn segments(
             },
         };
         if let ExprKind::Var(v) = &s.value.kind {
-            if v == "_" {
-                if matches!(sp.ty, SegType::Integer | SegType::Binary | SegType::Float) {
-                    b.emit(Instr::BsSkip {
-                        src,
-                        pos,
-                        size: match size {
-                            SegSize::Default => {
-                                SegSize::Const(if sp.ty == SegType::Float { 64 } else { 8 })
-                            }
-                            other => other,
-                        },
-                        unit: sp.unit,
-                        fail: b.lab(fail),
-                    });
-                    continue;
-                }
+            if v == "_" && matches!(sp.ty, SegType::Integer | SegType::Binary | SegType::Float) {
+                b.emit(Instr::BsSkip {
+                    src,
+                    pos,
+                    size: match size {
+                        SegSize::Default => {
+                            SegSize::Const(if sp.ty == SegType::Float { 64 } else { 8 })
+                        }
+                        other => other,
+                    },
+                    unit: sp.unit,
+                    fail: b.lab(fail),
+                });
+                continue;
             }
         }
         let t = b.temp();

@@ -55,18 +55,36 @@ pub fn matching(
     Ok(())
 }
 
-/// Clauses with one pattern each (case, receive, try-of) matched against `v`.
-/// Returns the binding state at the end of each clause body.
+/// What a run of clauses matches against: a value, or (for `receive`) the
+/// message under the cursor, which a matching clause must take out of the
+/// mailbox before its body runs.
+#[derive(Copy, Clone)]
+struct Subject {
+    slot: Slot,
+    receive: bool,
+}
+
+impl Subject {
+    fn value(slot: Slot) -> Subject {
+        Subject {
+            slot,
+            receive: false,
+        }
+    }
+}
+
+/// Clauses with one pattern each (case, receive, try-of) matched against the
+/// subject. Returns the binding state at the end of each clause body.
 fn clauses(
     cx: &mut ModuleCtx,
     b: &mut FnBuilder,
     cs: &[Clause],
-    v: Slot,
+    subject: Subject,
     dest: Dest,
     end: super::builder::L,
     before: &BindState,
-    accept: bool,
 ) -> CResult<Vec<BindState>> {
+    let Subject { slot: v, receive } = subject;
     let mut states = Vec::new();
     for c in cs {
         b.state = before.clone();
@@ -76,7 +94,7 @@ fn clauses(
             pattern::pattern(cx, b, p, v, next)?;
         }
         guard::guard_seq(cx, b, &c.guards, next)?;
-        if accept {
+        if receive {
             b.emit(Instr::RecvAccept);
         }
         body(cx, b, &c.body, dest)?;
@@ -101,7 +119,7 @@ pub fn case(
     let v = expr_any(cx, b, x)?;
     let before = b.state.clone();
     let end = b.new_label();
-    let states = clauses(cx, b, cs, v, dest, end, &before, false)?;
+    let states = clauses(cx, b, cs, Subject::value(v), dest, end, &before)?;
     b.set_pos(pos);
     b.emit(Instr::Error {
         kind: ErrKind::CaseClause,
@@ -122,7 +140,7 @@ pub fn if_(
 ) -> CResult<()> {
     let before = b.state.clone();
     let end = b.new_label();
-    let states = clauses(cx, b, cs, 0, dest, end, &before, false)?;
+    let states = clauses(cx, b, cs, Subject::value(0), dest, end, &before)?;
     b.set_pos(pos);
     b.emit(Instr::Error {
         kind: ErrKind::IfClause,
@@ -166,7 +184,18 @@ pub fn receive(
         dst: m,
         wait: b.lab(wait),
     });
-    let mut states = clauses(cx, b, cs, m, dest, end, &before, true)?;
+    let mut states = clauses(
+        cx,
+        b,
+        cs,
+        Subject {
+            slot: m,
+            receive: true,
+        },
+        dest,
+        end,
+        &before,
+    )?;
     b.set_pos(pos);
     b.emit(Instr::RecvNext { lp: b.lab(lp) });
     b.bind_label(wait);
@@ -242,11 +271,10 @@ pub fn try_(
             cx,
             b,
             of,
-            v,
+            Subject::value(v),
             Dest::Into(res),
             done,
             &body_state,
-            false,
         )?);
         b.set_pos(pos);
         b.emit(Instr::Error {

@@ -241,7 +241,6 @@ pub fn compile_module(
     let mut named_code = Vec::new();
     for f in &functions {
         cx.current = (f.name.clone(), f.arity);
-        cx.fun_counter = cx.fun_counter.max(0);
         match compile_function(&mut cx, f) {
             Ok(code) => named_code.push(code),
             Err(d) => {

@@ -17,9 +17,13 @@ pub enum Target {
     Mfa(Atom, Atom, Vec<Term>),
 }
 
+/// Where a new process starts: its code, its initial slots and the MFA it
+/// reports as its initial call.
+type Start = (FunId, Vec<Term>, (Atom, Atom, u32));
+
 /// Resolves the start function and its initial slots (arguments, then a
 /// closure's captured values).
-fn resolve(prog: &Program, t: Target) -> Result<(FunId, Vec<Term>, (Atom, Atom, u32)), Fault> {
+fn resolve(prog: &Program, t: Target) -> Result<Start, Fault> {
     match t {
         Target::Fun(f) => {
             let Term::Fun(fp) = &f else {

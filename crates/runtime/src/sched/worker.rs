@@ -142,7 +142,7 @@ fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
             }
             *shared.body.lock().unwrap_or_else(|e| e.into_inner()) = Some(body);
             shared.state.store(run_state::QUEUED, Ordering::Release);
-            if w.chaos && w.random() % 4 == 0 {
+            if w.chaos && w.random().is_multiple_of(4) {
                 rt.enqueue(None, shared);
             } else {
                 w.push(shared);

@@ -88,7 +88,7 @@ pub fn mul(a: &Term, b: &Term) -> R {
 /// `/`: always a float.
 pub fn fdiv(a: &Term, b: &Term) -> R {
     match (to_f64(a), to_f64(b)) {
-        (Some(_), Some(y)) if y == 0.0 => Err(badarith()),
+        (Some(_), Some(0.0)) => Err(badarith()), // also -0.0
         (Some(x), Some(y)) if a.is_number() && b.is_number() => float(x / y),
         _ => Err(badarith()),
     }

@@ -248,7 +248,7 @@ pub fn get(
             }
             if bits <= 64 {
                 let mut x = b.read_uint(at, bits)?;
-                if flags.little && bits % 8 == 0 {
+                if flags.little && bits.is_multiple_of(8) {
                     x = swap_bytes(x, bits / 8);
                 }
                 let v = if flags.signed && bits > 0 && (x >> (bits - 1)) & 1 == 1 {
@@ -271,7 +271,7 @@ pub fn get(
             let n = BigInt::from_bytes_be(Sign::Plus, &bytes) >> extra;
             bytes.clear();
             let mut v = n;
-            if flags.little && bits % 8 == 0 {
+            if flags.little && bits.is_multiple_of(8) {
                 let mut le = v.to_bytes_be().1;
                 le.resize(bits / 8, 0);
                 le.reverse();
@@ -319,7 +319,7 @@ pub fn get(
             let bits = match size {
                 Size::All | Size::Default => {
                     let rest = total - at;
-                    if rest % unit as usize != 0 {
+                    if !rest.is_multiple_of(unit as usize) {
                         return None;
                     }
                     rest
@@ -331,7 +331,7 @@ pub fn get(
             Some((Term::Binary(Arc::new(part)), at + bits))
         }
         SegType::Utf8 => {
-            if at % 8 != 0 {
+            if !at.is_multiple_of(8) {
                 return None;
             }
             let bytes = &b.bytes()[at / 8..(total / 8)];
