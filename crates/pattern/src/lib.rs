@@ -1,0 +1,15 @@
+//! Erlang patterns (and guards) matched against terms outside the engine:
+//! `trace record --expect 'Pattern'`, `trace diff --abstract 'Pattern'`, and
+//! the event predicates of `trace check` specifications.
+//!
+//! A pattern is parsed with the Erlang front end, compiled once into a
+//! [`Pattern`] (literals folded, variables numbered), then matched against
+//! any number of terms, producing [`Bindings`].
+
+mod compile;
+mod guard;
+mod matching;
+
+pub use compile::{compile, compile_str, Pattern, PatternError};
+pub use guard::{Guard, GuardError};
+pub use matching::Bindings;
