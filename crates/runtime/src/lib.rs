@@ -19,6 +19,7 @@ pub mod load;
 pub mod otp;
 pub mod process;
 pub mod sched;
+pub mod status;
 pub mod vm;
 
 pub use hooks::{Director, Observer};

@@ -48,6 +48,8 @@ pub struct RunOptions {
     pub instant_timers: bool,
     /// Print crash and deadlock reports to stderr.
     pub reports: bool,
+    /// Set from outside (Ctrl-C) to stop the run early.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for RunOptions {
@@ -60,6 +62,7 @@ impl Default for RunOptions {
             chaos: None,
             instant_timers: false,
             reports: true,
+            interrupt: None,
         }
     }
 }
@@ -149,6 +152,7 @@ impl Runtime {
         director: Arc<dyn Director>,
         out: Box<dyn std::io::Write + Send>,
     ) -> Runtime {
+        let interrupt = opts.interrupt.clone().unwrap_or_default();
         Runtime {
             program,
             table: table::ProcTable::default(),
@@ -162,7 +166,8 @@ impl Runtime {
             opts,
             active: AtomicI64::new(0),
             stop: AtomicBool::new(false),
-            interrupt: Arc::new(AtomicBool::new(false)),
+            interrupt,
+
             finish: Mutex::new(Finish::default()),
             injector: Injector::new(),
             stealers: Mutex::new(Vec::new()),

@@ -64,6 +64,11 @@ pub fn drain(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
         Some(s) => std::mem::take(&mut *s.inbox.lock().unwrap_or_else(|e| e.into_inner())),
         None => return false,
     };
+    let sigs = if wk.chaos() && p.director.is_none() {
+        chaos_defer(p, wk, sigs)
+    } else {
+        sigs
+    };
     let mut grew = false;
     for s in sigs {
         match s {
@@ -83,6 +88,42 @@ pub fn drain(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
         }
     }
     grew
+}
+
+/// Chaos mode: holds back everything some senders sent (their signals stay in
+/// the inbox, in order, for a later delivery), so that signals from different
+/// senders arrive in unusual orders while each sender's order is kept.
+fn chaos_defer(p: &mut Process, wk: &Worker, sigs: Vec<Signal>) -> Vec<Signal> {
+    let mut held: Vec<trace_term::Pid> = Vec::new();
+    let mut seen: Vec<trace_term::Pid> = Vec::new();
+    let mut now = Vec::with_capacity(sigs.len());
+    let mut later = Vec::new();
+    for s in sigs {
+        let Some(id) = s.id() else {
+            now.push(s);
+            continue;
+        };
+        if !seen.contains(&id.sender) {
+            seen.push(id.sender);
+            if wk.random().is_multiple_of(3) {
+                held.push(id.sender);
+            }
+        }
+        if held.contains(&id.sender) {
+            later.push(s);
+        } else {
+            now.push(s);
+        }
+    }
+    if !later.is_empty() {
+        if let Some(me) = &p.me {
+            let mut inbox = me.inbox.lock().unwrap_or_else(|e| e.into_inner());
+            let newer = std::mem::take(&mut *inbox);
+            *inbox = later;
+            inbox.extend(newer);
+        }
+    }
+    now
 }
 
 /// Whether a signal the Director says is due could be taken.
