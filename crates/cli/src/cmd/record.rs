@@ -1,16 +1,293 @@
-//! `trace record` (being written).
+//! `trace record`: run a program and record every nondeterministic choice.
 
+use crate::exit;
 use clap::Args as ClapArgs;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+use trace_format::WriterOptions;
+use trace_recorder::session::Progress;
+use trace_recorder::{Expectations, HuntConfig, RecordConfig, RecordFlags};
+use trace_runtime::RunOptions;
 
 #[derive(ClapArgs)]
+#[command(after_help = "Examples:
+  trace record fixtures/papers/proxy_server.erl -o run.trace
+  trace record ring.erl --entry 'ring:start(1000)' --output
+  trace record race.erl --until-failure --chaos --attempts 500 --seed 7
+  trace record prog.erl --until-failure --expect '{ok, _}'
+
+A failure (for --until-failure) is: a process crashing with an abnormal reason,
+processes left blocked forever, the entry's result not matching --expect, or
+standard output differing from --expect-stdout.
+
+Exit status: as `trace run` for the recorded run (0 ok, 1 entry crashed,
+5 deadlock, 130 interrupted); with --until-failure: 1 when a failing run was
+found and kept, 0 when every attempt succeeded; 2 trouble.")]
 pub struct Args {
-    /// Arguments (being written)
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    /// Erlang source files (the first one's main/0 is the default entry)
+    #[arg(required = true, value_name = "FILE.erl")]
+    pub files: Vec<PathBuf>,
+    /// The call to start with, `Module:Function(Args)`
+    #[arg(long, value_name = "CALL")]
+    pub entry: Option<String>,
+    /// The log to write (default: MODULE.trace in the current directory)
+    #[arg(short = 'o', long = "output-file", value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Scheduler threads (default: the number of cores)
+    #[arg(long, value_name = "N")]
+    pub schedulers: Option<usize>,
+    /// Do not record message payloads and exit reasons (replay still works)
+    #[arg(long)]
+    pub no_payloads: bool,
+    /// Also record mailbox arrivals (deliveries)
+    #[arg(long)]
+    pub deliveries: bool,
+    /// Also record what each process printed
+    #[arg(long)]
+    pub output: bool,
+    /// Stamp every event with its time
+    #[arg(long)]
+    pub timestamps: bool,
+    /// Longest time an event waits before its block is written (milliseconds)
+    #[arg(long, value_name = "MS", default_value_t = 200)]
+    pub flush_interval: u64,
+    /// Block size before compression (bytes)
+    #[arg(long, value_name = "BYTES", default_value_t = 65536)]
+    pub block_size: usize,
+    /// Run again and again until a run fails; keep only the failing run's log
+    #[arg(long)]
+    pub until_failure: bool,
+    /// Attempts for --until-failure
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub attempts: u32,
+    /// Randomise scheduling (preemption, run order, delivery delays between senders)
+    #[arg(long)]
+    pub chaos: bool,
+    /// Seed for --chaos (attempt k uses SEED+k)
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// A run fails unless the entry's result matches this Erlang pattern
+    #[arg(long, value_name = "PATTERN")]
+    pub expect: Option<String>,
+    /// A run fails unless its standard output equals this file
+    #[arg(long, value_name = "FILE")]
+    pub expect_stdout: Option<PathBuf>,
+    /// No progress line and no summary
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Extra directories searched by -include and -include_lib
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+}
+
+fn human_bytes(n: u64) -> String {
+    if n < 10 * 1024 {
+        format!("{n} B")
+    } else if n < 10 * 1024 * 1024 {
+        format!("{:.1} KiB", n as f64 / 1024.0)
+    } else {
+        format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0))
+    }
 }
 
 pub fn run(args: Args) -> u8 {
-    let _ = args.rest;
-    eprintln!("trace record: not implemented yet");
-    crate::exit::TROUBLE
+    let loaded = match crate::cmd::run::load_program(&args.files, &args.include) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let (entry, call) = match trace_runtime::entry(&loaded, args.entry.as_deref()) {
+        Ok(e) => e,
+        Err(msg) => {
+            eprintln!("trace record: {msg}");
+            return exit::TROUBLE;
+        }
+    };
+    let expectations = match expectations(&args) {
+        Ok(e) => e,
+        Err(msg) => {
+            eprintln!("trace record: {msg}");
+            return exit::TROUBLE;
+        }
+    };
+    let out = args.out.clone().unwrap_or_else(|| {
+        let m = loaded
+            .modules
+            .first()
+            .map(|m| m.name.clone())
+            .unwrap_or_else(|| "run".into());
+        PathBuf::from(format!("{m}.trace"))
+    });
+    let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        // Ctrl-C stops the run; the log is finalised and says it was interrupted.
+        let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
+    }
+    let mut run = RunOptions {
+        interrupt: Some(interrupt),
+        ..RunOptions::default()
+    };
+    if let Some(n) = args.schedulers {
+        run.schedulers = n.max(1);
+    }
+    if args.chaos && !args.until_failure {
+        run.chaos = Some(trace_runtime::Chaos { seed: args.seed });
+        run.schedulers = 1;
+    }
+    let cfg = RecordConfig {
+        out: out.clone(),
+        flags: RecordFlags {
+            payloads: !args.no_payloads,
+            deliveries: args.deliveries,
+            output: args.output,
+        },
+        writer: WriterOptions {
+            block_size: args
+                .block_size
+                .clamp(256, trace_format::writer::MAX_BLOCK_SIZE),
+            flush_interval: Duration::from_millis(args.flush_interval.max(1)),
+            timestamps: args.timestamps,
+            ..WriterOptions::default()
+        },
+        run,
+        entry_text: call,
+    };
+    if args.until_failure {
+        return until_failure(&args, &loaded, entry, &cfg, expectations);
+    }
+    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = ProgressBar::new_spinner();
+        b.set_style(
+            ProgressStyle::with_template("{spinner} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        b
+    });
+    let report = |p: Progress| {
+        if let Some(b) = &bar {
+            b.set_message(format!(
+                "recording {:.1}s  {} processes  {} events  {}",
+                p.elapsed.as_secs_f64(),
+                p.processes,
+                p.events,
+                human_bytes(p.bytes)
+            ));
+            b.tick();
+        }
+    };
+    let rec = match trace_recorder::record(
+        &loaded,
+        entry,
+        &cfg,
+        Box::new(std::io::stdout()),
+        Some(&report),
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
+            eprintln!("trace record: {}: {e}", out.display());
+            return exit::TROUBLE;
+        }
+    };
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if !args.quiet {
+        eprintln!("{}", summary_line(&rec));
+    }
+    rec.status()
+}
+
+fn outcome_word(status: u8) -> &'static str {
+    match status {
+        exit::OK => "completed",
+        exit::ENTRY_CRASHED => "entry crashed",
+        exit::DEADLOCK => "deadlock",
+        exit::INTERRUPTED => "interrupted",
+        _ => "ended",
+    }
+}
+
+fn summary_line(rec: &trace_recorder::Recording) -> String {
+    let s = &rec.summary;
+    let per = if s.events > 0 {
+        s.bytes as f64 / s.events as f64
+    } else {
+        0.0
+    };
+    format!(
+        "trace record: {} in {:.2}s: {} processes, {} events, {} ({per:.2} bytes/event) -> {}",
+        outcome_word(rec.status()),
+        rec.elapsed.as_secs_f64(),
+        s.processes,
+        s.events,
+        human_bytes(s.bytes),
+        rec.path.display()
+    )
+}
+
+fn expectations(args: &Args) -> Result<Expectations, String> {
+    let result = match &args.expect {
+        Some(p) => Some(trace_pattern::compile_str(p).map_err(|e| format!("--expect: {e}"))?),
+        None => None,
+    };
+    let stdout = match &args.expect_stdout {
+        Some(f) => {
+            Some(std::fs::read(f).map_err(|e| format!("--expect-stdout: {}: {e}", f.display()))?)
+        }
+        None => None,
+    };
+    Ok(Expectations { result, stdout })
+}
+
+fn until_failure(
+    args: &Args,
+    loaded: &trace_runtime::Loaded,
+    entry: trace_runtime::Entry,
+    cfg: &RecordConfig,
+    expectations: Expectations,
+) -> u8 {
+    let h = HuntConfig {
+        attempts: args.attempts,
+        chaos: args.chaos,
+        seed: args.seed,
+        expectations,
+    };
+    let result = match trace_recorder::hunt(loaded, &entry, cfg, &h) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("trace record: {}: {e}", cfg.out.display());
+            return exit::TROUBLE;
+        }
+    };
+    match result.failure {
+        Some((failure, rec, stdout)) => {
+            use std::io::Write;
+            let _ = std::io::stdout().write_all(&stdout);
+            let seed = result
+                .seed
+                .map(|s| format!(" (chaos seed {s})"))
+                .unwrap_or_default();
+            eprintln!(
+                "trace record: attempt {}{seed} failed: {failure}",
+                result.attempts
+            );
+            if !args.quiet {
+                eprintln!("{}", summary_line(&rec));
+            }
+            exit::DIFFERENT
+        }
+        None => {
+            eprintln!(
+                "trace record: no failure in {} attempt{}; no log kept",
+                result.attempts,
+                if result.attempts == 1 { "" } else { "s" }
+            );
+            exit::OK
+        }
+    }
 }

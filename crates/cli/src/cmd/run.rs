@@ -68,7 +68,7 @@ pub fn run(args: Args) -> u8 {
         Box::new(std::io::stdout()),
     );
     let outcome = trace_runtime::run(rt, entry);
-    crate::report::outcome_status(&outcome)
+    outcome.status()
 }
 
 #[allow(dead_code)]

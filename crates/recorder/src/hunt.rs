@@ -1,0 +1,104 @@
+//! `--until-failure`: record runs again and again, keep the first failing one.
+//!
+//! With chaos scheduling each attempt runs on one scheduler thread whose
+//! random choices (preemption points, run-queue order, delivery delays
+//! between senders) come from seed `seed + attempt`, so a search can be
+//! repeated with `--seed`.
+
+use crate::failure::{classify, Expectations, Failure};
+use crate::session::{record, RecordConfig, Recording};
+use std::io;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use trace_runtime::{Chaos, Entry, Loaded};
+
+#[derive(Clone, Debug)]
+pub struct HuntConfig {
+    pub attempts: u32,
+    pub chaos: bool,
+    pub seed: u64,
+    pub expectations: Expectations,
+}
+
+/// The search's result.
+pub struct HuntResult {
+    /// Attempts made (1-based number of the last one).
+    pub attempts: u32,
+    /// The failing run, if one was found (its log is kept at the output path).
+    pub failure: Option<(Failure, Recording, Vec<u8>)>,
+    /// The seed of the failing attempt (with chaos).
+    pub seed: Option<u64>,
+}
+
+/// A writer into a shared buffer (to capture a run's standard output).
+#[derive(Clone, Default)]
+pub struct Captured(pub Arc<Mutex<Vec<u8>>>);
+
+impl io::Write for Captured {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn temp_path(out: &std::path::Path) -> PathBuf {
+    let mut name = out
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(".attempt");
+    out.with_file_name(name)
+}
+
+pub fn hunt(
+    loaded: &Loaded,
+    entry: &Entry,
+    cfg: &RecordConfig,
+    h: &HuntConfig,
+) -> io::Result<HuntResult> {
+    let tmp = temp_path(&cfg.out);
+    for attempt in 1..=h.attempts.max(1) {
+        let mut c = cfg.clone();
+        c.out = tmp.clone();
+        let seed = h.seed.wrapping_add(attempt as u64);
+        if h.chaos {
+            c.run.chaos = Some(Chaos { seed });
+            c.run.schedulers = 1;
+        }
+        let out = Captured::default();
+        let rec = record(loaded, entry.clone(), &c, Box::new(out.clone()), None)?;
+        let stdout = std::mem::take(&mut *out.0.lock().unwrap_or_else(|e| e.into_inner()));
+        if rec.outcome.interrupted {
+            let _ = std::fs::remove_file(&tmp);
+            return Ok(HuntResult {
+                attempts: attempt,
+                failure: None,
+                seed: None,
+            });
+        }
+        if let Some(f) = classify(&rec.outcome, &stdout, &h.expectations) {
+            std::fs::rename(&tmp, &cfg.out)?;
+            let rec = Recording {
+                path: cfg.out.clone(),
+                ..rec
+            };
+            return Ok(HuntResult {
+                attempts: attempt,
+                failure: Some((f, rec, stdout)),
+                seed: h.chaos.then_some(seed),
+            });
+        }
+    }
+    let _ = std::fs::remove_file(&tmp);
+    Ok(HuntResult {
+        attempts: h.attempts.max(1),
+        failure: None,
+        seed: None,
+    })
+}

@@ -1,0 +1,143 @@
+//! Recording one run: header, writer, the run under the recording
+//! Observer, and the footer with the outcome.
+
+use crate::observer::{RecordFlags, Recorder, OTHER_NONDET};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use trace_format::{Header, LogWriter, ModuleInfo, Outcome, RunEnd, Summary, WriterOptions};
+use trace_runtime::hooks::Native;
+use trace_runtime::{Entry, EntryOutcome, Loaded, RunOptions, RunOutcome, Runtime};
+
+/// How to record.
+#[derive(Clone, Debug)]
+pub struct RecordConfig {
+    pub out: PathBuf,
+    pub flags: RecordFlags,
+    pub writer: WriterOptions,
+    pub run: RunOptions,
+    /// The entry call as the user wrote it (for the header).
+    pub entry_text: String,
+}
+
+/// Progress figures, reported periodically while recording.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    pub elapsed: Duration,
+    pub processes: u64,
+    pub events: u64,
+    /// Bytes in the log file so far.
+    pub bytes: u64,
+}
+
+/// A finished recording.
+#[derive(Debug)]
+pub struct Recording {
+    pub outcome: RunOutcome,
+    pub summary: Summary,
+    pub path: PathBuf,
+    pub elapsed: Duration,
+}
+
+impl Recording {
+    /// The exit status of the recorded run.
+    pub fn status(&self) -> u8 {
+        self.outcome.status()
+    }
+}
+
+fn header(loaded: &Loaded, cfg: &RecordConfig) -> Header {
+    Header {
+        recorder: format!("trace-recorder {}", env!("CARGO_PKG_VERSION")),
+        engine: format!("trace-runtime {}", env!("CARGO_PKG_VERSION")),
+        modules: loaded
+            .modules
+            .iter()
+            .map(|m| ModuleInfo {
+                name: m.name.clone(),
+                path: m.path.display().to_string(),
+                hash: m.hash,
+            })
+            .collect(),
+        entry: cfg.entry_text.clone(),
+        options: trace_format::RunOptions {
+            payloads: cfg.flags.payloads,
+            deliveries: cfg.flags.deliveries,
+            output: cfg.flags.output,
+            timestamps: cfg.writer.timestamps,
+            schedulers: cfg.run.schedulers as u32,
+            chaos_seed: cfg.run.chaos.as_ref().map(|c| c.seed),
+            other: Vec::new(),
+        },
+        start_time_ns: 0,
+        node: "nonode@nohost".into(),
+        entry_pid: trace_runtime::sched::FIRST_PID,
+        nondet_names: OTHER_NONDET.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// Runs the program once, recording into `cfg.out`. Program output goes to
+/// `stdout`; `progress` (if any) is called about ten times a second.
+pub fn record(
+    loaded: &Loaded,
+    entry: Entry,
+    cfg: &RecordConfig,
+    stdout: Box<dyn Write + Send>,
+    progress: Option<&(dyn Fn(Progress) + Sync)>,
+) -> io::Result<Recording> {
+    let writer = LogWriter::create(&cfg.out, header(loaded, cfg), cfg.writer.clone())?;
+    let recorder = Arc::new(Recorder::new(writer.clone(), cfg.flags));
+    let rt = Runtime::new(
+        loaded.program.clone(),
+        cfg.run.clone(),
+        recorder.clone(),
+        Arc::new(Native),
+        stdout,
+    );
+    let start = Instant::now();
+    let done = AtomicBool::new(false);
+    let outcome = std::thread::scope(|s| {
+        if let Some(report) = progress {
+            let (rec, done, path) = (&recorder, &done, &cfg.out);
+            s.spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(100));
+                    report(Progress {
+                        elapsed: start.elapsed(),
+                        processes: rec.processes(),
+                        events: rec.events(),
+                        bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+                    });
+                }
+            });
+        }
+        let o = trace_runtime::run(rt, entry);
+        done.store(true, Ordering::Relaxed);
+        o
+    });
+    let elapsed = start.elapsed();
+    let summary = writer.finish(footer_outcome(&outcome))?;
+    Ok(Recording {
+        outcome,
+        summary,
+        path: cfg.out.clone(),
+        elapsed,
+    })
+}
+
+fn footer_outcome(o: &RunOutcome) -> Outcome {
+    Outcome {
+        end: if o.interrupted {
+            RunEnd::Interrupted
+        } else {
+            RunEnd::Completed
+        },
+        exit_status: Some(o.status() as i32),
+        entry_result: match &o.entry {
+            EntryOutcome::Returned(v) => Some(trace_term::pretty(v, &Default::default())),
+            _ => None,
+        },
+    }
+}
