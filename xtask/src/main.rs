@@ -3,8 +3,13 @@
 //!
 //! Benchmarks compare the engine with the real Erlang VM (`erl`) or with a
 //! baseline in the same run and print both figures and the ratio.
+//! Conformance runs every fixture on both and reports mismatches; `fixtures`
+//! writes erl's outputs beside the fixtures as their expectations.
 
 mod bench;
+mod conformance;
+mod erl;
+mod fixtures;
 
 use std::process::ExitCode;
 
@@ -12,9 +17,9 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: cargo xtask <task> [args]\n\n\
          tasks:\n  \
-         bench [GROUP...]   run benchmarks (groups: {})\n  \
-         conformance        run every fixture on erl and on the engine, report mismatches\n  \
-         fixtures           regenerate fixtures' expected outputs with erl",
+         bench [GROUP...]          run benchmarks (groups: {})\n  \
+         conformance [FILTER...]   run fixtures on erl and on the engine, report mismatches\n  \
+         fixtures [FILTER...]      write erl's outputs beside the fixtures as expectations",
         bench::GROUPS.join(", ")
     );
     ExitCode::from(2)
@@ -24,6 +29,8 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("bench") => bench::main(&args[1..]),
+        Some("conformance") => conformance::main(&args[1..]),
+        Some("fixtures") => fixtures::main(&args[1..]),
         _ => usage(),
     }
 }

@@ -1,0 +1,39 @@
+%% Runs a fixture on the real VM the way `trace run` runs it, so that their
+%% standard output and exit status can be compared:
+%% - the entry runs in its own process; crash reports are not printed (trace
+%%   prints them on stderr, erl's logger would print them on stdout);
+%% - after the entry ends, the run goes on until every other process has
+%%   exited or stays blocked in receive;
+%% - exit status: 0 the entry returned and nothing is left blocked, 1 the
+%%   entry crashed, 5 processes were left blocked forever.
+-module(trace_fixture_runner).
+-export([run/1]).
+
+run(Module) ->
+    logger:set_primary_config(level, none),
+    Before = erlang:processes(),
+    {Pid, Ref} = spawn_monitor(Module, main, []),
+    Crashed = receive
+                  {'DOWN', Ref, process, Pid, normal} -> false;
+                  {'DOWN', Ref, process, Pid, _} -> true
+              end,
+    Left = settle(Before, 0),
+    Status = if Crashed -> 1; Left =/= [] -> 5; true -> 0 end,
+    erlang:halt(Status, [{flush, true}]).
+
+%% Waits until the program's remaining processes have all been waiting in
+%% receive for several checks in a row (timers shorter than that fire first).
+settle(Before, Quiet) when Quiet >= 10 ->
+    alive(Before);
+settle(Before, Quiet) ->
+    timer:sleep(25),
+    Waiting = lists:all(fun(P) ->
+                                process_info(P, status) =:= {status, waiting}
+                        end, alive(Before)),
+    case Waiting andalso erlang:statistics(total_run_queue_lengths) =:= 0 of
+        true -> settle(Before, Quiet + 1);
+        false -> settle(Before, 0)
+    end.
+
+alive(Before) ->
+    [P || P <- erlang:processes() -- Before, is_process_alive(P)].
