@@ -1,17 +1,48 @@
 //! `cargo xtask bench`: one harness, one group per area; each group prints a
 //! table with our figure, the baseline's figure (erl or a reference
 //! computation) measured in the same run, and the ratio.
+//!
+//! A group is a file in this directory with a `pub fn run(ctx: &Ctx) ->
+//! Result<(), String>`, listed in [`GROUPS`] and dispatched in [`run_group`].
 
+mod programs;
+mod seq;
+mod table;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
-pub const GROUPS: &[&str] = &[];
+pub const GROUPS: &[&str] = &["seq"];
+
+/// What every group gets: the release `trace` binary and whether erl is here.
+pub struct Ctx {
+    pub trace: PathBuf,
+    pub erl: bool,
+    /// `--quick`: smaller sizes, for a smoke run of the harness.
+    pub quick: bool,
+}
+
+fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
+    match name {
+        "seq" => seq::run(ctx),
+        _ => Err(format!("no runner for group {name}")),
+    }
+}
 
 pub fn main(args: &[String]) -> ExitCode {
-    let selected: Vec<&str> = if args.is_empty() {
-        GROUPS.to_vec()
-    } else {
-        args.iter().map(String::as_str).collect()
+    let quick = args.iter().any(|a| a == "--quick");
+    let selected: Vec<&str> = {
+        let named: Vec<&str> = args
+            .iter()
+            .map(String::as_str)
+            .filter(|a| !a.starts_with("--"))
+            .collect();
+        if named.is_empty() {
+            GROUPS.to_vec()
+        } else {
+            named
+        }
     };
     for g in &selected {
         if !GROUPS.contains(g) {
@@ -22,5 +53,35 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    ExitCode::SUCCESS
+    let trace = match crate::erl::trace_binary() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("bench: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let ctx = Ctx {
+        trace,
+        erl: crate::erl::available(),
+        quick,
+    };
+    if !ctx.erl {
+        eprintln!(
+            "bench: erl not found; the erl columns stay empty (Debian: apt-get install erlang-nox)"
+        );
+    }
+    let mut failed = false;
+    for g in selected {
+        println!("== {g}");
+        if let Err(e) = run_group(g, &ctx) {
+            eprintln!("bench {g}: {e}");
+            failed = true;
+        }
+        println!();
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }

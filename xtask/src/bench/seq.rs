@@ -1,0 +1,32 @@
+//! Group `seq`: the sequential language on erl and on the engine.
+
+use super::programs;
+use super::table::{ratio, secs, Table};
+
+/// Programs of the group, with what each exercises.
+const PROGRAMS: &[(&str, &str)] = &[("fib", "naive fib(30): calls and small integers")];
+
+pub fn run(ctx: &super::Ctx) -> Result<(), String> {
+    let runs = if ctx.quick { 1 } else { 3 };
+    let mut t = Table::new(&["benchmark", "erl", "trace", "trace/erl", "what"]);
+    let mut problems = Vec::new();
+    for (name, what) in PROGRAMS {
+        let r = programs::time(ctx, name, runs, &[]);
+        if let Some(p) = r.problem {
+            problems.push(format!("{name}: {p}"));
+        }
+        t.row(vec![
+            name.to_string(),
+            secs(r.erl),
+            secs(r.trace),
+            ratio(r.trace, r.erl),
+            what.to_string(),
+        ]);
+    }
+    t.print();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
