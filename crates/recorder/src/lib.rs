@@ -15,6 +15,7 @@ pub mod hunt;
 pub mod observer;
 mod pidmap;
 pub mod session;
+pub mod translate;
 
 pub use failure::{Expectations, Failure};
 pub use hunt::{hunt, HuntConfig, HuntResult};

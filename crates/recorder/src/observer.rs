@@ -6,14 +6,13 @@
 //! is handed to the log writer in one go (one uncontended lock per slice).
 
 use crate::pidmap::PidMap;
+use crate::translate;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use trace_format::{
-    Dest, LogWriter, MsgId, NondetKind, Payload, ProcId, ProcessWriter, SignalEffect, SignalKind,
+    Dest, LogWriter, MsgId, NondetKind, ProcId, ProcessWriter, SignalEffect, SignalKind,
 };
-use trace_runtime::hooks::{
-    self, Effect, Event, Observer, ProcessInfo, ProcessObserver, SignalOut,
-};
+use trace_runtime::hooks::{Event, Observer, ProcessInfo, ProcessObserver};
 use trace_runtime::process;
 use trace_term::Term;
 
@@ -141,23 +140,11 @@ pub struct ProcessRecorder {
 
 impl ProcessRecorder {
     fn dest(&self, pid: trace_term::Pid) -> Dest {
-        match self.shared.pids.get(pid.number()) {
-            Some(id) => Dest::Proc(id),
-            None => Dest::Foreign(pid.number()),
-        }
+        translate::dest(&|p| self.shared.pids.get(p.number()), pid)
     }
 
     fn msg(&self, id: process::MsgId) -> MsgId {
-        MsgId {
-            // A signal always comes from a registered process (it was
-            // registered before it could send anything).
-            sender: self
-                .shared
-                .pids
-                .get(id.sender.number())
-                .unwrap_or(ProcId(u32::MAX)),
-            index: id.index,
-        }
+        translate::msg(&|p| self.shared.pids.get(p.number()), id)
     }
 
     fn etf(&mut self, t: &Term) -> Range {
@@ -168,13 +155,6 @@ impl ProcessRecorder {
 
     fn payload(&mut self, t: &Term) -> Option<Range> {
         self.shared.flags.payloads.then(|| self.etf(t))
-    }
-
-    fn owned(&mut self, t: &Term) -> Option<Payload> {
-        self.shared
-            .flags
-            .payloads
-            .then(|| Payload(trace_term::etf::to_vec(t)))
     }
 
     /// Hands the slice's events to the writer.
@@ -216,35 +196,6 @@ impl ProcessRecorder {
     }
 }
 
-fn nondet_kind(k: hooks::NondetKind) -> NondetKind {
-    use hooks::NondetKind as K;
-    match k {
-        K::MonotonicTime => NondetKind::MonotonicTime,
-        K::SystemTime => NondetKind::SystemTime,
-        K::Timestamp => NondetKind::Timestamp,
-        K::UniqueInteger => NondetKind::UniqueInteger,
-        K::Random => NondetKind::Random,
-        K::Whereis => NondetKind::Whereis,
-        K::Register => NondetKind::Register,
-        K::Registered => NondetKind::Registered,
-        K::IsProcessAlive => NondetKind::IsProcessAlive,
-        K::Processes => NondetKind::Processes,
-        K::ProcessInfo => NondetKind::ProcessInfo,
-        K::Other(name) => {
-            NondetKind::Other(OTHER_NONDET.iter().position(|n| *n == name).unwrap_or(0) as u16)
-        }
-    }
-}
-
-fn effect(e: Effect) -> SignalEffect {
-    match e {
-        Effect::Applied => SignalEffect::Applied,
-        Effect::Ignored => SignalEffect::Ignored,
-        Effect::Converted => SignalEffect::Converted,
-        Effect::Killed => SignalEffect::Killed,
-    }
-}
-
 impl ProcessObserver for ProcessRecorder {
     fn event(&mut self, ev: &Event<'_>) {
         let local = match *ev {
@@ -274,29 +225,16 @@ impl ProcessObserver for ProcessRecorder {
             }
             Event::Receive { id, .. } => Local::Receive(self.msg(id)),
             Event::Timeout => Local::Timeout,
-            Event::Signal { to, signal, .. } => {
-                let kind = match signal {
-                    SignalOut::Link => SignalKind::Link,
-                    SignalOut::Unlink => SignalKind::Unlink,
-                    SignalOut::Monitor => SignalKind::Monitor,
-                    SignalOut::Demonitor => SignalKind::Demonitor,
-                    SignalOut::Exit { reason, linked } => SignalKind::Exit {
-                        reason: self.owned(reason),
-                        linked,
-                    },
-                    SignalOut::Down { reason } => SignalKind::Down {
-                        reason: self.owned(reason),
-                    },
-                };
-                Local::Signal {
-                    to: self.dest(to),
-                    kind,
-                }
+            Event::Signal { to, signal, .. } => Local::Signal {
+                to: self.dest(to),
+                kind: translate::signal_kind(self.shared.flags, signal),
+            },
+            Event::SignalTaken { id, effect: e } => {
+                Local::Taken(self.msg(id), translate::effect(e))
             }
-            Event::SignalTaken { id, effect: e } => Local::Taken(self.msg(id), effect(e)),
             Event::Nondet { kind, value } => {
                 let r = self.etf(value);
-                Local::Nondet(nondet_kind(kind), r)
+                Local::Nondet(translate::nondet_kind(kind), r)
             }
             Event::Output { seq, bytes } => {
                 let r = if self.shared.flags.output {
