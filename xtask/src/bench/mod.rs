@@ -7,6 +7,7 @@
 
 mod programs;
 mod seq;
+pub mod synth;
 mod table;
 
 use std::path::PathBuf;
