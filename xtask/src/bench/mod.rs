@@ -8,6 +8,7 @@
 mod programs;
 mod record;
 mod seq;
+pub mod synth;
 mod table;
 
 use std::path::PathBuf;
