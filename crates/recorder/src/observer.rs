@@ -157,8 +157,14 @@ impl ProcessRecorder {
         if self.events.is_empty() && !close {
             return;
         }
-        // The next slice likely stages about as many events as this one.
-        let next = Vec::with_capacity(self.events.len().clamp(4, 256));
+        // A busy process likely stages as many events next slice; an idle
+        // one (most of a million waiting processes) keeps no buffer at all.
+        let n = self.events.len();
+        let next = if n > 4 && !close {
+            Vec::with_capacity(n.min(256))
+        } else {
+            Vec::new()
+        };
         let batch = Batch {
             writer: self.writer.clone(),
             events: std::mem::replace(&mut self.events, next),
