@@ -15,7 +15,8 @@ use trace_runtime::{EntryOutcome, LoadOptions, RunOptions, Runtime};
 
 Exit status: 0 the entry returned and no process is left blocked; 1 the entry
 process crashed; 3 compile error; 4 unsupported feature; 5 processes left
-blocked forever (deadlock); 2 trouble (missing file, bad arguments).")]
+blocked forever (deadlock); 2 trouble (missing file, bad arguments); 70 an
+internal error of the engine (a bug).")]
 pub struct Args {
     /// Erlang source files (the first one's main/0 is the default entry)
     #[arg(required = true, value_name = "FILE.erl")]

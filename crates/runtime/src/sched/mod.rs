@@ -106,6 +106,8 @@ pub struct RunOutcome {
     pub crashes: Vec<Crash>,
     pub interrupted: bool,
     pub divergence: Option<Divergence>,
+    /// The engine failed (a bug): what happened.
+    pub internal_error: Option<String>,
     pub processes_spawned: u64,
 }
 
@@ -114,6 +116,7 @@ struct Finish {
     entry: Option<EntryOutcome>,
     crashes: Vec<Crash>,
     divergence: Option<Divergence>,
+    internal: Option<String>,
 }
 
 /// State shared by every scheduler thread for one run.
@@ -191,6 +194,17 @@ impl Runtime {
 
     pub fn stopping(&self) -> bool {
         self.stop.load(Ordering::Acquire) || self.interrupt.load(Ordering::Relaxed)
+    }
+
+    /// Stops the run because the engine itself failed (a bug).
+    pub fn internal_error(&self, what: String) {
+        let mut f = self.finish.lock().unwrap_or_else(|e| e.into_inner());
+        if f.internal.is_none() {
+            f.internal = Some(what);
+        }
+        drop(f);
+        self.stop.store(true, Ordering::Release);
+        self.notify_all();
     }
 
     /// Stops the run because replay diverged.
@@ -292,13 +306,17 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     rt.output.flush();
     let interrupted = rt.interrupt.load(Ordering::Relaxed);
     let mut fin = std::mem::take(&mut *rt.finish.lock().unwrap_or_else(|e| e.into_inner()));
-    let blocked = if fin.divergence.is_none() && !interrupted {
+    let failed = fin.divergence.is_some() || fin.internal.is_some();
+    let blocked = if !failed && !interrupted {
         exit::blocked_report(&rt)
     } else {
         Vec::new()
     };
     if rt.opts.reports && !blocked.is_empty() {
         exit::print_blocked(&rt, &blocked);
+    }
+    if let (Some(what), true) = (&fin.internal, rt.opts.reports) {
+        eprintln!("trace: internal error, the run was stopped (a bug in trace): {what}");
     }
     RunOutcome {
         entry_pid,
@@ -307,6 +325,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         crashes: fin.crashes,
         interrupted,
         divergence: fin.divergence,
+        internal_error: fin.internal,
         processes_spawned: rt.spawned.load(Ordering::Relaxed),
     }
 }

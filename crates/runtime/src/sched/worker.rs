@@ -92,7 +92,17 @@ pub fn run(rt: &Runtime, w: Worker) {
             return;
         }
         match find(rt, &w) {
-            Some(p) => run_process(rt, &w, p),
+            Some(p) => {
+                // A bug in the engine must end the run with a report, not
+                // leave the other threads waiting for a process that is gone.
+                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_process(rt, &w, p)
+                }));
+                if let Err(e) = ran {
+                    rt.internal_error(panic_text(&*e));
+                    return;
+                }
+            }
             None => {
                 if rt.active.load(Ordering::SeqCst) == 0 && rt.timers.pending() == 0 {
                     rt.stop.store(true, Ordering::Release);
@@ -110,6 +120,13 @@ pub fn run(rt: &Runtime, w: Worker) {
             }
         }
     }
+}
+
+fn panic_text(e: &(dyn std::any::Any + Send)) -> String {
+    e.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| e.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
 }
 
 fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {

@@ -1071,7 +1071,7 @@ fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
 #[inline(always)]
 fn do_return(
     p: &mut Process,
-    _prog: &Program,
+    prog: &Program,
     fun: &mut FunId,
     pc: &mut usize,
     base: &mut usize,
@@ -1082,6 +1082,13 @@ fn do_return(
             *fun = fr.fun;
             *pc = fr.pc as usize;
             *base = fr.base as usize;
+            // A callee's window starts inside its caller's, so trimming the
+            // stack to the callee's window (at a slice end) may have cut the
+            // caller's top slots: give them back.
+            let need = *base + prog.funs[*fun as usize].nslots as usize;
+            if p.regs.len() < need {
+                p.regs.resize(need, Term::Nil);
+            }
             p.regs[*base + fr.ret as usize].set(v);
             None
         }
