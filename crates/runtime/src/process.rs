@@ -43,9 +43,12 @@ pub enum Signal {
     Unlink {
         id: MsgId,
     },
+    /// `name`: the monitor was set up by registered name (its 'DOWN'
+    /// shows `{Name, Node}` instead of the pid).
     Monitor {
         id: MsgId,
         r: Ref,
+        name: Option<Atom>,
     },
     Demonitor {
         id: MsgId,
@@ -83,6 +86,15 @@ impl Signal {
 pub struct Message {
     pub id: MsgId,
     pub payload: Term,
+}
+
+/// A monitor another process holds on this one.
+#[derive(Copy, Clone, Debug)]
+pub struct MonitoredBy {
+    pub r: Ref,
+    pub watcher: Pid,
+    /// Set up by registered name: the 'DOWN' shows `{Name, Node}`.
+    pub name: Option<Atom>,
 }
 
 /// A caller's saved position.
@@ -176,8 +188,8 @@ pub struct Process {
     pub links: Vec<Pid>,
     /// Monitors this process holds: (reference, monitored pid).
     pub monitors: Vec<(Ref, Pid)>,
-    /// Monitors held on this process: (reference, monitoring pid).
-    pub monitored_by: Vec<(Ref, Pid)>,
+    /// Monitors held on this process.
+    pub monitored_by: Vec<MonitoredBy>,
     pub trap_exit: bool,
     pub dict: Vec<(Term, Term)>,
     /// Number of signals sent so far (the next signal's index).

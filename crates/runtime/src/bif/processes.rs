@@ -244,11 +244,15 @@ fn link(cx: &mut Ctx, a: &[Term]) -> BifResult {
         return Ok(Term::TRUE);
     }
     cx.proc.add_link(pid);
-    let (_, alive) = cx.signal(pid, SignalOut::Link, |id| Signal::Link { id });
+    let alive = cx.signal_alive(pid, SignalOut::Link, |id| Signal::Link { id })?;
     if !alive {
         // Linking to a process that does not exist: trapping gives
-        // {'EXIT', Pid, noproc}, otherwise the caller dies with noproc.
+        // {'EXIT', Pid, noproc}, otherwise link/1 raises error:noproc (BEAM's
+        // link_1 does so for a local pid, where checking is cheap).
         cx.proc.remove_link(pid);
+        if !cx.proc.trap_exit {
+            return Err(Fault::Error(Term::Atom(atom::NOPROC)));
+        }
         self_exit(cx, pid, Term::Atom(atom::NOPROC));
     }
     Ok(Term::TRUE)
@@ -268,26 +272,30 @@ fn monitor(cx: &mut Ctx, a: &[Term]) -> BifResult {
     if !a[0].is_atom(atom::PROCESS) {
         return Err(badarg());
     }
-    let (pid, shown) = match &a[1] {
-        Term::Pid(p) => (Some(*p), Term::Pid(*p)),
-        Term::Atom(name) => (
-            cx.whereis(*name)?,
-            Term::tuple(vec![Term::Atom(*name), Term::Atom(atom::NONODE)]),
-        ),
-        Term::Tuple(t) if t.arity() == 2 => match &t.elements()[0] {
-            Term::Atom(name) => (cx.whereis(*name)?, a[1].clone()),
+    // By name: the 'DOWN' shows {Name, Node} instead of the pid.
+    let (pid, name) = match &a[1] {
+        Term::Pid(p) => (Some(*p), None),
+        Term::Atom(name) => (cx.whereis(*name)?, Some(*name)),
+        Term::Tuple(t) if t.arity() == 2 => match t.elements() {
+            [Term::Atom(name), Term::Atom(node)] if *node == atom::NONODE => {
+                (cx.whereis(*name)?, Some(*name))
+            }
             _ => return Err(badarg()),
         },
         _ => return Err(badarg()),
     };
+    let shown = match name {
+        Some(n) => Term::tuple(vec![Term::Atom(n), Term::Atom(atom::NONODE)]),
+        None => a[1].clone(),
+    };
     cx.before_event()?;
     let r = cx.proc.make_ref();
     let alive = match pid {
+        // A monitor on oneself is not kept: nothing will ever arrive.
         Some(p) if p == cx.proc.pid => return Ok(Term::Ref(r)),
         Some(p) => {
             cx.proc.monitors.push((r, p));
-            let (_, alive) = cx.signal(p, SignalOut::Monitor, |id| Signal::Monitor { id, r });
-            alive
+            cx.signal_alive(p, SignalOut::Monitor, |id| Signal::Monitor { id, r, name })?
         }
         None => false,
     };

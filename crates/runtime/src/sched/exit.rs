@@ -70,7 +70,8 @@ pub fn finish(
             },
         );
     }
-    for (r, m) in std::mem::take(&mut p.monitored_by) {
+    for mb in std::mem::take(&mut p.monitored_by) {
+        let (r, m) = (mb.r, mb.watcher);
         let id = p.next_signal_id();
         signals::emit(
             &mut p,
@@ -88,7 +89,9 @@ pub fn finish(
             Signal::Down {
                 id,
                 from: p.pid,
-                shown: None,
+                shown: mb
+                    .name
+                    .map(|n| Term::tuple(vec![Term::Atom(n), Term::Atom(atom::NONODE)])),
                 r,
                 reason: reason.clone(),
             },

@@ -6,7 +6,7 @@
 use super::timer::TimerAction;
 use super::{Runtime, Worker};
 use crate::hooks::{Effect, Event};
-use crate::process::{Message, MsgId, Process, Signal};
+use crate::process::{Message, MonitoredBy, MsgId, Process, Signal};
 use std::time::Instant;
 use trace_term::{atom, Pid, Term};
 
@@ -252,8 +252,12 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
             );
             false
         }
-        Signal::Monitor { id, r } => {
-            p.monitored_by.push((r, id.sender));
+        Signal::Monitor { id, r, name } => {
+            p.monitored_by.push(MonitoredBy {
+                r,
+                watcher: id.sender,
+                name,
+            });
             emit(
                 p,
                 rt,
@@ -265,7 +269,7 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
             false
         }
         Signal::Demonitor { id, r } => {
-            p.monitored_by.retain(|(x, _)| *x != r);
+            p.monitored_by.retain(|m| m.r != r);
             emit(
                 p,
                 rt,

@@ -162,7 +162,11 @@ pub fn spawn(
     let r = if monitor {
         let r = p.make_ref();
         p.monitors.push((r, pid));
-        body.monitored_by.push((r, p.pid));
+        body.monitored_by.push(crate::process::MonitoredBy {
+            r,
+            watcher: p.pid,
+            name: None,
+        });
         Some(r)
     } else {
         None
