@@ -691,9 +691,11 @@ fn timer_arg(t: &Term) -> Result<u64, Fault> {
 
 fn send_after(cx: &mut Ctx, a: &[Term], wrap: bool) -> BifResult {
     let ms = timer_arg(&a[0])?;
-    let to = match &a[1] {
-        Term::Pid(p) => *p,
-        Term::Atom(name) => cx.whereis(*name)?.ok_or_else(badarg)?,
+    // A name is looked up when the timer fires; the Send event names the
+    // process holding it now (or none: pid 0).
+    let (to, name) = match &a[1] {
+        Term::Pid(p) => (*p, None),
+        Term::Atom(name) => (cx.whereis(*name)?.unwrap_or(Pid(0)), Some(*name)),
         _ => return Err(badarg()),
     };
     cx.before_event()?;
@@ -720,10 +722,15 @@ fn send_after(cx: &mut Ctx, a: &[Term], wrap: bool) -> BifResult {
     } else {
         Instant::now() + Duration::from_millis(ms)
     };
-    let tid = cx
-        .rt
-        .timers
-        .add(at, TimerAction::Message { to, id, payload });
+    let tid = cx.rt.timers.add(
+        at,
+        TimerAction::Message {
+            to,
+            name,
+            id,
+            payload,
+        },
+    );
     cx.proc.timers.push((r, tid));
     Ok(Term::Ref(r))
 }

@@ -357,7 +357,22 @@ pub fn fire_timer(rt: &Runtime, action: TimerAction) {
         TimerAction::Wake(pid) => {
             deliver(rt, None, pid, Signal::Wake);
         }
-        TimerAction::Message { to, id, payload } => {
+        TimerAction::Message {
+            to,
+            name,
+            id,
+            payload,
+        } => {
+            let to = match name {
+                Some(n) => {
+                    let names = rt.names.lock().unwrap_or_else(|e| e.into_inner());
+                    match names.get(&n) {
+                        Some(p) => *p,
+                        None => return,
+                    }
+                }
+                None => to,
+            };
             deliver(rt, None, to, Signal::Message { id, payload });
         }
     }

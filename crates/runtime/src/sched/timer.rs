@@ -12,15 +12,23 @@ use std::collections::{BinaryHeap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
-use trace_term::{Pid, Term};
+use trace_term::{Atom, Pid, Term};
 
 /// What a timer does when it fires.
 #[derive(Clone, Debug)]
 pub enum TimerAction {
     /// Wake the process (its receive timeout may have expired).
     Wake(Pid),
-    /// Deliver a message (send_after / start_timer).
-    Message { to: Pid, id: MsgId, payload: Term },
+    /// Deliver a message (send_after / start_timer) to `to`, or, when the
+    /// timer was set for a registered name, to whoever holds the name when
+    /// it fires (BEAM looks the name up then, and drops the message if
+    /// nobody holds it).
+    Message {
+        to: Pid,
+        name: Option<Atom>,
+        id: MsgId,
+        payload: Term,
+    },
 }
 
 struct Entry {

@@ -94,7 +94,9 @@ impl<'a> Ctx<'a> {
                 (Term::Atom(name), Term::Atom(node)) if *node == atom::NONODE => {
                     match self.whereis(*name)? {
                         Some(p) => p,
-                        None => return Err(badarg()),
+                        // Unlike a bare name, {Name, Node} that nobody
+                        // holds is not an error: the message is dropped.
+                        None => return Ok(()),
                     }
                 }
                 _ => return Err(badarg()),
