@@ -178,6 +178,11 @@ pub struct Process {
     pub mailbox: VecDeque<Message>,
     /// Receive scan position in the mailbox.
     pub cursor: usize,
+    /// The stack slot (absolute index) holding the message under the cursor
+    /// while a receive matches it. The payload is *moved* there, not cloned
+    /// (its mailbox entry holds `[]` meanwhile): scanning a long mailbox
+    /// then costs no reference counting.
+    pub loan: Option<u32>,
     pub recv_mode: RecvMode,
     /// Deadline of the current `receive ... after` (set when it first waits).
     pub deadline: Option<Instant>,
@@ -241,6 +246,7 @@ impl Process {
             base: 0,
             mailbox: VecDeque::new(),
             cursor: 0,
+            loan: None,
             recv_mode: RecvMode::FirstMatch,
             deadline: None,
             recv_timer: None,
@@ -264,6 +270,16 @@ impl Process {
             result: None,
             me: None,
             parent: None,
+        }
+    }
+
+    /// Puts the message on loan back in its mailbox entry.
+    pub fn return_loan(&mut self) {
+        if let Some(s) = self.loan.take() {
+            let v = std::mem::replace(&mut self.regs[s as usize], Term::Nil);
+            if let Some(m) = self.mailbox.get_mut(self.cursor) {
+                m.payload = v;
+            }
         }
     }
 

@@ -833,26 +833,26 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     return e;
                 }
             },
-            Instr::RecvPeek { dst, wait } => match receive::peek(p, rt, wk) {
-                Some(msg) => {
-                    r!(*dst).set(msg);
+            Instr::RecvPeek { dst, wait } => {
+                let slot = base + *dst as usize;
+                if receive::lend_current(p, slot) || receive::peek(p, rt, wk, slot) {
                     continue;
                 }
-                None => {
-                    if let Some(reason) = p.kill.take() {
-                        return SliceEnd::Exit(ExitInfo {
-                            reason,
-                            crash: None,
-                            result: None,
-                        });
-                    }
-                    pc = *wait as usize;
-                    continue;
+                if let Some(reason) = p.kill.take() {
+                    return SliceEnd::Exit(ExitInfo {
+                        reason,
+                        crash: None,
+                        result: None,
+                    });
                 }
-            },
+                pc = *wait as usize;
+                continue;
+            }
             Instr::RecvNext { lp } => {
-                if let Err(e) = receive::next(p, rt) {
-                    return e;
+                if !receive::skip_current(p) {
+                    if let Err(e) = receive::next(p, rt) {
+                        return e;
+                    }
                 }
                 pc = *lp as usize;
                 continue;
