@@ -18,7 +18,7 @@ use crate::hooks::{Director, Divergence, Observer};
 use crate::process::run_state;
 use crossbeam_deque::{Injector, Stealer};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 use trace_term::{Atom, Pid, Term};
@@ -139,7 +139,10 @@ pub struct Runtime {
     finish: Mutex<Finish>,
     injector: Injector<Arc<crate::process::ProcShared>>,
     stealers: Mutex<Vec<Stealer<Arc<crate::process::ProcShared>>>>,
-    sleep: (Mutex<usize>, Condvar),
+    /// Idle scheduler threads wait here (with a short timeout, so a missed
+    /// wake-up costs at most that).
+    sleep: (Mutex<()>, Condvar),
+    sleepers: AtomicUsize,
     pub unique: AtomicU64,
     pub start: Instant,
     pub entry_pid: Pid,
@@ -174,7 +177,8 @@ impl Runtime {
             finish: Mutex::new(Finish::default()),
             injector: Injector::new(),
             stealers: Mutex::new(Vec::new()),
-            sleep: (Mutex::new(0), Condvar::new()),
+            sleep: (Mutex::new(()), Condvar::new()),
+            sleepers: AtomicUsize::new(0),
             unique: AtomicU64::new(1),
             start: Instant::now(),
             entry_pid: Pid(FIRST_PID),
@@ -225,12 +229,25 @@ impl Runtime {
 
     /// Puts a process that became runnable in a run queue.
     pub(crate) fn enqueue(&self, wk: Option<&Worker>, p: Arc<crate::process::ProcShared>) {
-        match wk {
-            Some(w) => w.push(p),
-            None => self.injector.push(p),
-        }
-        let sleepers = *self.sleep.0.lock().unwrap_or_else(|e| e.into_inner());
-        if sleepers > 0 {
+        let more_than_one = match wk {
+            Some(w) => {
+                w.push(p);
+                w.queued() > 1
+            }
+            None => {
+                self.injector.push(p);
+                true
+            }
+        };
+        // A process made runnable by the running one goes to this thread's
+        // queue; an idle thread is woken only when that queue holds more
+        // than the next process to run (as BEAM wakes schedulers on work
+        // beyond what the current one will take). A message ping-ponging
+        // between two processes then stays on one thread instead of paying
+        // a cross-thread wake-up per message; idle threads still steal
+        // whatever is left waiting.
+        if more_than_one && self.sleepers.load(Ordering::Acquire) > 0 {
+            let _g = self.sleep.0.lock().unwrap_or_else(|e| e.into_inner());
             self.sleep.1.notify_one();
         }
     }

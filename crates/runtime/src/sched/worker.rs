@@ -37,6 +37,11 @@ impl Worker {
         self.local.push(p);
     }
 
+    /// Processes waiting in this thread's own queue.
+    pub fn queued(&self) -> usize {
+        self.local.len()
+    }
+
     pub fn stealer(&self) -> Stealer<Arc<ProcShared>> {
         self.local.stealer()
     }
@@ -109,14 +114,14 @@ pub fn run(rt: &Runtime, w: Worker) {
                     rt.notify_all();
                     return;
                 }
-                let mut sleepers = rt.sleep.0.lock().unwrap_or_else(|e| e.into_inner());
-                *sleepers += 1;
-                let (mut g, _) = rt
+                let g = rt.sleep.0.lock().unwrap_or_else(|e| e.into_inner());
+                rt.sleepers.fetch_add(1, Ordering::AcqRel);
+                let _ = rt
                     .sleep
                     .1
-                    .wait_timeout(sleepers, Duration::from_millis(2))
+                    .wait_timeout(g, Duration::from_millis(2))
                     .unwrap_or_else(|e| e.into_inner());
-                *g -= 1;
+                rt.sleepers.fetch_sub(1, Ordering::AcqRel);
             }
         }
     }
