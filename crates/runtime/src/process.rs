@@ -216,6 +216,9 @@ pub struct Process {
     pub kill: Option<Term>,
     pub observer: Option<Box<dyn ProcessObserver>>,
     pub director: Option<Box<dyn ProcessDirector>>,
+    /// Non-message signals wait for the Director's word (replay) instead of
+    /// being taken as they arrive.
+    pub directed_signals: bool,
     /// The entry process's return value, or the value a process ended with.
     pub result: Option<Term>,
     /// This process's shared part (set once it is in the table).
@@ -267,6 +270,7 @@ impl Process {
             kill: None,
             observer: None,
             director: None,
+            directed_signals: false,
             result: None,
             me: None,
             parent: None,

@@ -4,7 +4,7 @@ use crate::exit;
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
 use std::sync::Arc;
-use trace_runtime::hooks::Native;
+use trace_runtime::hooks::{Discard, Native};
 use trace_runtime::{EntryOutcome, LoadOptions, RunOptions, Runtime};
 
 #[derive(ClapArgs)]
@@ -30,6 +30,9 @@ pub struct Args {
     /// Extra directories searched by -include and -include_lib
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include: Vec<PathBuf>,
+    /// Pass every event to an observer that drops it (measures the hooks)
+    #[arg(long, hide = true)]
+    pub discarding_observer: bool,
 }
 
 /// Loads the program, reporting diagnostics; returns the exit status on failure.
@@ -61,10 +64,15 @@ pub fn run(args: Args) -> u8 {
     if let Some(n) = args.schedulers {
         opts.schedulers = n.max(1);
     }
+    let observer: Arc<dyn trace_runtime::Observer> = if args.discarding_observer {
+        Arc::new(Discard)
+    } else {
+        Arc::new(Native)
+    };
     let rt = Runtime::new(
         loaded.program,
         opts,
-        Arc::new(Native),
+        observer,
         Arc::new(Native),
         Box::new(std::io::stdout()),
     );

@@ -28,7 +28,7 @@ pub fn finish(
     };
     // Links and monitors that arrived before the end are honoured: the new
     // partners hear of this exit like the others.
-    if p.director.is_none() {
+    if !p.directed_signals {
         for s in leftover {
             match s {
                 Signal::Link { .. }

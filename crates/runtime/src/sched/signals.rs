@@ -79,7 +79,7 @@ pub fn drain(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
                 grew = true;
             }
             other => {
-                if p.director.is_some() {
+                if p.directed_signals {
                     p.pending.push_back(other);
                 } else {
                     grew |= take(p, rt, wk, other);
