@@ -12,6 +12,19 @@ use crate::sched::Worker;
 use trace_term::order::{compare, exact_eq};
 use trace_term::{atom, Arc, Atom, Fun, MapRepr, Term};
 
+/// A copy of `t`: a plain 16-byte copy for immediates (the common case in
+/// matching: atoms, small integers, pids), a reference-counted clone else.
+#[inline(always)]
+fn dup(t: &Term) -> Term {
+    if t.is_immediate() {
+        // SAFETY: an immediate owns no allocation (see `Term::is_immediate`),
+        // so a bitwise copy is an independent, equally valid value.
+        unsafe { std::ptr::read(t) }
+    } else {
+        t.clone()
+    }
+}
+
 /// What to do after an instruction that can fail or call.
 enum Next {
     Continue,
@@ -105,7 +118,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
         pc += 1;
         let next = match ins {
             Instr::Move { dst, src } => {
-                let v = r!(*src).clone();
+                let v = dup(&r!(*src));
                 r!(*dst).set(v);
                 continue;
             }
@@ -302,7 +315,11 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             Instr::Compare { cmp, a, b, fail } => {
                 let (x, y) = (&r!(*a), &r!(*b));
                 let ok = match cmp {
-                    Cmp::ExactEq => exact_eq(x, y),
+                    Cmp::ExactEq => match (x, y) {
+                        (Term::Int(i), Term::Int(j)) => i == j,
+                        (Term::Atom(i), Term::Atom(j)) => i == j,
+                        _ => exact_eq(x, y),
+                    },
                     Cmp::ExactNeq => !exact_eq(x, y),
                     Cmp::Eq => compare(x, y).is_eq(),
                     Cmp::Neq => !compare(x, y).is_eq(),
@@ -424,7 +441,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             }
             Instr::GetElem { dst, src, idx } => {
                 let v = match &r!(*src) {
-                    Term::Tuple(t) => t.elements()[*idx as usize].clone(),
+                    Term::Tuple(t) => dup(&t.elements()[*idx as usize]),
                     _ => unreachable!("GetElem on a non-tuple"),
                 };
                 r!(*dst).set(v);
@@ -432,7 +449,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             }
             Instr::GetHd { dst, src } => {
                 let v = match &r!(*src) {
-                    Term::Cons(c) => c.head.clone(),
+                    Term::Cons(c) => dup(&c.head),
                     _ => unreachable!("GetHd on a non-cons"),
                 };
                 r!(*dst).set(v);
@@ -440,7 +457,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             }
             Instr::GetTl { dst, src } => {
                 let v = match &r!(*src) {
-                    Term::Cons(c) => c.tail.clone(),
+                    Term::Cons(c) => dup(&c.tail),
                     _ => unreachable!("GetTl on a non-cons"),
                 };
                 r!(*dst).set(v);
@@ -448,7 +465,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             }
             Instr::SplitCons { src, hd, tl, fail } => {
                 let (h, t) = match &r!(*src) {
-                    Term::Cons(c) => (c.head.clone(), c.tail.clone()),
+                    Term::Cons(c) => (dup(&c.head), dup(&c.tail)),
                     _ => {
                         pc = *fail as usize;
                         continue;

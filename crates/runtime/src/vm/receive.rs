@@ -98,7 +98,7 @@ pub fn lend_current(p: &mut Process, slot: usize) -> bool {
     let Some(m) = p.mailbox.get_mut(p.cursor) else {
         return false;
     };
-    p.regs[slot] = std::mem::replace(&mut m.payload, Term::Nil);
+    p.regs[slot].set(std::mem::replace(&mut m.payload, Term::Nil));
     p.loan = Some(slot as u32);
     true
 }
@@ -113,7 +113,7 @@ pub fn skip_current(p: &mut Process) -> bool {
     if let Some(s) = p.loan.take() {
         let v = std::mem::replace(&mut p.regs[s as usize], Term::Nil);
         if let Some(m) = p.mailbox.get_mut(p.cursor) {
-            m.payload = v;
+            m.payload.set(v);
         }
     }
     p.cursor += 1;
