@@ -5,7 +5,9 @@
 //! A group is a file in this directory with a `pub fn run(ctx: &Ctx) ->
 //! Result<(), String>`, listed in [`GROUPS`] and dispatched in [`run_group`].
 
+mod conc;
 mod programs;
+mod rusage;
 mod seq;
 mod table;
 
@@ -13,7 +15,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
-pub const GROUPS: &[&str] = &["seq"];
+pub const GROUPS: &[&str] = &["seq", "conc"];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
 pub struct Ctx {
@@ -26,6 +28,7 @@ pub struct Ctx {
 fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
     match name {
         "seq" => seq::run(ctx),
+        "conc" => conc::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }
