@@ -1,14 +1,15 @@
 //! A Director that forces the order in which chosen receives take their
 //! messages drives each race fixture of `fixtures/papers` to every one of
 //! its allowed outcomes, on several scheduler threads, run after run. This
-//! is what the replay Director relies on: a receive can be made to take a
-//! given message (named by its sender and the sender's signal index) even
-//! when another matching message is already in the mailbox.
+//! is what the replay Director relies on: spawned processes get the pids it
+//! chooses, and a receive can be made to take a given message (named by its
+//! sender and the sender's signal index) even when another matching message
+//! is already in the mailbox or the chosen one has not been sent yet.
 
 mod common;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use trace_runtime::hooks::{
     Director, Divergence, Event, NondetKind, Observer, OutputTurn, ProcessDirector, ProcessInfo,
     ReceiveChoice,
@@ -28,7 +29,6 @@ type Msg<'a> = (&'a [u32], u64);
 #[derive(Clone, Default)]
 struct Script {
     receives: HashMap<Path, Vec<(Path, u64)>>,
-    pids: Arc<Mutex<HashMap<Path, Pid>>>,
 }
 
 impl Script {
@@ -43,23 +43,41 @@ impl Script {
                     )
                 })
                 .collect(),
-            pids: Arc::default(),
         }
     }
 }
 
+/// The pid the Director gives the process at `path`, so that a message can
+/// be named before its sender exists (as a replay Director names them from
+/// the log). main keeps the pid the engine gave it.
+fn pid_of(path: &[u32], main: Pid) -> Pid {
+    if path.is_empty() {
+        return main;
+    }
+    Pid(1000 + path.iter().fold(0, |acc, &i| acc * 32 + u64::from(i)))
+}
+
 struct Forcing {
+    path: Path,
+    main: Pid,
+    children: u32,
     choices: std::vec::IntoIter<(Path, u64)>,
-    pids: Arc<Mutex<HashMap<Path, Pid>>>,
 }
 
 impl Director for Script {
     fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
-        self.pids.lock().unwrap().insert(p.path.clone(), p.pid);
-        let choices = self.receives.get(&p.path)?.clone();
+        let main = if p.path.is_empty() {
+            p.pid
+        } else {
+            Pid(trace_runtime::sched::FIRST_PID)
+        };
+        assert_eq!(p.pid, pid_of(&p.path, main), "the pid this Director gave");
+        let choices = self.receives.get(&p.path).cloned().unwrap_or_default();
         Some(Box::new(Forcing {
+            path: p.path.clone(),
+            main,
+            children: 0,
             choices: choices.into_iter(),
-            pids: self.pids.clone(),
         }))
     }
 }
@@ -70,15 +88,18 @@ impl ProcessDirector for Forcing {
     }
     fn receive(&mut self) -> Result<ReceiveChoice, Divergence> {
         Ok(match self.choices.next() {
-            Some((sender, index)) => {
-                let sender = self.pids.lock().unwrap()[&sender];
-                ReceiveChoice::Message(MsgId { sender, index })
-            }
+            Some((sender, index)) => ReceiveChoice::Message(MsgId {
+                sender: pid_of(&sender, self.main),
+                index,
+            }),
             None => ReceiveChoice::Native,
         })
     }
     fn spawn_pid(&mut self) -> Result<Option<Pid>, Divergence> {
-        Ok(None)
+        self.children += 1;
+        let mut child = self.path.clone();
+        child.push(self.children);
+        Ok(Some(pid_of(&child, self.main)))
     }
     fn nondet(&mut self, _: NondetKind, computed: Term) -> Result<Term, Divergence> {
         Ok(computed)
@@ -106,15 +127,11 @@ fn drive(name: &str, script: Script, want: usize) {
     assert!(expected.nondeterministic, "{name} has a .outcomes file");
     for schedulers in [1, 2, 4] {
         for _ in 0..5 {
-            let director = Script {
-                pids: Arc::default(),
-                ..script.clone()
-            };
             let (outcome, out) = common::run_with(
                 &file,
                 schedulers,
                 Arc::new(trace_runtime::hooks::Native) as Arc<dyn Observer>,
-                Arc::new(director),
+                Arc::new(script.clone()),
             );
             assert_eq!(
                 String::from_utf8_lossy(&out),
