@@ -30,14 +30,41 @@ fn processes(cx: &mut Ctx, _: &[Term]) -> BifResult {
     )
 }
 
-fn info_item(cx: &mut Ctx, item: Atom) -> Result<Term, Fault> {
-    let p = &*cx.proc;
-    let v = match item.name() {
-        "message_queue_len" => Term::Int(p.mailbox.len() as i64),
-        "messages" => Term::list(p.mailbox.iter().map(|m| m.payload.clone()).collect()),
-        "links" => Term::list(p.links.iter().map(|l| Term::Pid(*l)).collect()),
+/// The process being looked at, as far as `process_info` can see it.
+struct View<'a> {
+    p: &'a crate::process::Process,
+    status: Atom,
+    /// Messages that arrived but are not in the mailbox yet (another
+    /// process's inbox): BEAM counts them too.
+    arrived: Vec<Term>,
+    /// Links and monitoring processes, counting the link, unlink, monitor
+    /// and demonitor signals that arrived (BEAM takes them before it answers).
+    links: Vec<Pid>,
+    monitored_by: Vec<(trace_term::Ref, Pid)>,
+}
+
+impl View<'_> {
+    fn messages(&self) -> Vec<Term> {
+        let p = self.p;
+        let mut out: Vec<Term> = p.mailbox.iter().map(|m| m.payload.clone()).collect();
+        // A process suspended while matching has its current message on
+        // loan in a stack slot.
+        if let (Some(slot), Some(m)) = (p.loan, out.get_mut(p.cursor)) {
+            *m = p.regs[slot as usize].clone();
+        }
+        out.extend(self.arrived.iter().cloned());
+        out
+    }
+}
+
+fn info_item(cx: &Ctx, v: &View, item: Atom) -> Result<Term, Fault> {
+    let p = v.p;
+    let value = match item.name() {
+        "message_queue_len" => Term::Int((p.mailbox.len() + v.arrived.len()) as i64),
+        "messages" => Term::list(v.messages()),
+        "links" => Term::list(v.links.iter().map(|l| Term::Pid(*l)).collect()),
         "trap_exit" => Term::bool(p.trap_exit),
-        "status" => Term::Atom(atom::RUNNING),
+        "status" => Term::Atom(v.status),
         "dictionary" => Term::list(
             p.dict
                 .iter()
@@ -57,6 +84,7 @@ fn info_item(cx: &mut Ctx, item: Atom) -> Result<Term, Fault> {
                 .map(|(_, t)| Term::tuple(vec![Term::Atom(atom::PROCESS), Term::Pid(*t)]))
                 .collect(),
         ),
+        "monitored_by" => Term::list(v.monitored_by.iter().map(|m| Term::Pid(m.1)).collect()),
         "current_function" => {
             let (m, f, a) = cx.rt.program.mfa(p.fun);
             Term::tuple(vec![Term::Atom(m), Term::Atom(f), Term::Int(a as i64)])
@@ -71,32 +99,95 @@ fn info_item(cx: &mut Ctx, item: Atom) -> Result<Term, Fault> {
         "priority" => Term::atom("normal"),
         _ => return Err(badarg()),
     };
-    Ok(Term::tuple(vec![Term::Atom(item), v]))
+    Ok(Term::tuple(vec![Term::Atom(item), value]))
+}
+
+/// The answer for `items` (an atom or a list of atoms) about `v`.
+fn answer(cx: &Ctx, v: &View, items: &Term) -> Result<Term, Fault> {
+    match items {
+        Term::Atom(item) => info_item(cx, v, *item),
+        Term::Cons(_) | Term::Nil => {
+            let mut out = Vec::new();
+            for it in items.to_vec().ok_or_else(badarg)? {
+                out.push(info_item(cx, v, it.as_atom().ok_or_else(badarg)?)?);
+            }
+            Ok(Term::list(out))
+        }
+        _ => Err(badarg()),
+    }
 }
 
 fn process_info2(cx: &mut Ctx, a: &[Term]) -> BifResult {
     let pid = pid_arg(&a[0])?;
-    if pid != cx.proc.pid {
-        // Another process's state is not ours to read mid-run; report liveness only.
-        let alive = cx.alive(pid)?;
-        return if alive {
-            Ok(Term::Nil)
-        } else {
-            Ok(Term::Atom(atom::UNDEFINED))
-        };
+    if !matches!(&a[1], Term::Atom(_) | Term::Cons(_) | Term::Nil) {
+        return Err(badarg());
     }
-    let v = match &a[1] {
-        Term::Atom(item) => info_item(cx, *item)?,
-        items @ (Term::Cons(_) | Term::Nil) => {
-            let mut out = Vec::new();
-            for it in items.to_vec().ok_or_else(badarg)? {
-                out.push(info_item(cx, it.as_atom().ok_or_else(badarg)?)?);
-            }
-            Term::list(out)
+    let computed = if pid == cx.proc.pid {
+        let v = View {
+            p: cx.proc,
+            status: atom::RUNNING,
+            arrived: Vec::new(),
+            links: cx.proc.links.clone(),
+            monitored_by: cx
+                .proc
+                .monitored_by
+                .iter()
+                .map(|m| (m.r, m.watcher))
+                .collect(),
+        };
+        answer(cx, &v, &a[1])?
+    } else {
+        match other(cx, pid, &a[1])? {
+            Some(t) => t,
+            None => Term::Atom(atom::UNDEFINED),
         }
-        _ => return Err(badarg()),
     };
-    cx.nondet(NondetKind::ProcessInfo, v)
+    cx.nondet(NondetKind::ProcessInfo, computed)
+}
+
+/// `process_info` of another process, read between two of its slices (BEAM
+/// answers it from the target's side too). `None`: it is not alive. While it
+/// runs on another thread, the built-in is tried again later.
+fn other(cx: &Ctx, pid: Pid, items: &Term) -> Result<Option<Term>, Fault> {
+    let Some(shared) = cx.rt.table.get(pid) else {
+        return Ok(None);
+    };
+    let body = shared.body.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(p) = body.as_deref() else {
+        return if shared.is_exited() {
+            Ok(None)
+        } else {
+            Err(Fault::Retry)
+        };
+    };
+    let status = match shared.state.load(std::sync::atomic::Ordering::Acquire) {
+        crate::process::run_state::WAITING => atom::WAITING,
+        _ => atom::RUNNABLE,
+    };
+    let mut v = View {
+        p,
+        status,
+        arrived: Vec::new(),
+        links: p.links.clone(),
+        monitored_by: p.monitored_by.iter().map(|m| (m.r, m.watcher)).collect(),
+    };
+    for s in shared
+        .inbox
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+    {
+        use crate::process::Signal;
+        match s {
+            Signal::Message { payload, .. } => v.arrived.push(payload.clone()),
+            Signal::Link { id } if !v.links.contains(&id.sender) => v.links.push(id.sender),
+            Signal::Unlink { id } => v.links.retain(|l| *l != id.sender),
+            Signal::Monitor { id, r, .. } => v.monitored_by.push((*r, id.sender)),
+            Signal::Demonitor { r, .. } => v.monitored_by.retain(|m| m.0 != *r),
+            _ => {}
+        }
+    }
+    answer(cx, &v, items).map(Some)
 }
 
 fn process_info1(cx: &mut Ctx, a: &[Term]) -> BifResult {
