@@ -87,3 +87,35 @@ flush() -> receive M -> [M | flush()] after 0 -> [] end.
     let (_, out) = common::run(&common::program("order", src), 1);
     assert_eq!(String::from_utf8_lossy(&out), "7 9 [{n,5},{n,1},{n,3}]\n");
 }
+
+/// What OTP would run but the engine cannot is named at load time, as
+/// unsupported (exit status 4), not reported as an undefined function.
+#[test]
+fn unsupported_process_builtins_are_named() {
+    let src = r#"
+-module(remote).
+-export([main/0, a/0, b/0, c/0]).
+main() -> ok.
+a() -> spawn(node(), fun() -> ok end).
+b() -> spawn_link(node(), ?MODULE, main, []).
+c() -> nothing_like_this(1).
+"#;
+    let file = common::program("remote", src);
+    let Err(diags) = trace_runtime::load(&[file], &Default::default()) else {
+        panic!("loaded a program with unsupported calls");
+    };
+    let text: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
+    let has = |s: &str| text.iter().any(|t| t.contains(s));
+    assert!(has("unsupported: erlang:spawn/2"), "{text:#?}");
+    assert!(has("unsupported: erlang:spawn_link/4"), "{text:#?}");
+    assert!(has("function nothing_like_this/1 undefined"), "{text:#?}");
+    let src =
+        "-module(mon3).\n-export([main/0]).\nmain() -> erlang:monitor(process, self(), []).\n";
+    let Err(diags) = trace_runtime::load(&[common::program("mon3", src)], &Default::default())
+    else {
+        panic!("loaded a program calling erlang:monitor/3");
+    };
+    assert!(diags[0]
+        .to_string()
+        .contains("unsupported: erlang:monitor/3"));
+}
