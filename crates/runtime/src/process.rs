@@ -183,6 +183,9 @@ pub struct Process {
     /// (its mailbox entry holds `[]` meanwhile): scanning a long mailbox
     /// then costs no reference counting.
     pub loan: Option<u32>,
+    /// The reference this process made last, and how many messages its
+    /// mailbox held then: no message before that position can contain it.
+    pub recv_mark: Option<(Ref, usize)>,
     pub recv_mode: RecvMode,
     /// Deadline of the current `receive ... after` (set when it first waits).
     pub deadline: Option<Instant>,
@@ -250,6 +253,7 @@ impl Process {
             mailbox: VecDeque::new(),
             cursor: 0,
             loan: None,
+            recv_mark: None,
             recv_mode: RecvMode::FirstMatch,
             deadline: None,
             recv_timer: None,
@@ -300,7 +304,9 @@ impl Process {
     /// A fresh reference, deterministic given the process.
     pub fn make_ref(&mut self) -> Ref {
         self.refs_made = self.refs_made.wrapping_add(1);
-        Ref::new(self.pid, self.refs_made)
+        let r = Ref::new(self.pid, self.refs_made);
+        self.recv_mark = Some((r, self.mailbox.len()));
+        r
     }
 
     /// The symbolic name: `P`, `P.2`, `P.2.1`.

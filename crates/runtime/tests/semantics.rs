@@ -119,3 +119,40 @@ c() -> nothing_like_this(1).
         .to_string()
         .contains("unsupported: erlang:monitor/3"));
 }
+
+/// The receive marker (a receive whose clauses all need a fresh reference
+/// starts after the messages that arrived before the reference was made)
+/// never skips a message that could match, and leaves the others in order.
+#[test]
+fn a_receive_on_a_fresh_reference_skips_only_older_messages() {
+    let src = r#"
+-module(marker).
+-export([main/0]).
+main() ->
+    Me = self(),
+    [Me ! {old, I} || I <- [1, 2, 3]],
+    R1 = make_ref(),
+    Me ! {reply, R1, first},
+    R2 = make_ref(),
+    %% R1 is not the reference made last: its receive scans from the start.
+    A = receive {reply, R1, X} -> X end,
+    Me ! {reply, R2, second},
+    [Me ! {new, I} || I <- [4, 5]],
+    B = receive {reply, R2, Y} -> Y; {'DOWN', R2, _, _, Why} -> Why end,
+    %% A monitor's reference is fresh too; its 'DOWN' comes after the mark.
+    {P, R3} = spawn_monitor(fun() -> ok end),
+    C = receive {'DOWN', R3, process, P, Why3} -> Why3 end,
+    R4 = make_ref(),
+    D = receive {reply, R4, _} -> found after 0 -> nothing end,
+    io:format("~p ~p ~p ~p ~p~n", [A, B, C, D, flush()]).
+flush() -> receive M -> [M | flush()] after 0 -> [] end.
+"#;
+    for schedulers in [1, 2] {
+        let (outcome, out) = common::run(&common::program("marker", src), schedulers);
+        assert_eq!(outcome.status(), 0);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "first second normal nothing [{old,1},{old,2},{old,3},{new,4},{new,5}]\n"
+        );
+    }
+}

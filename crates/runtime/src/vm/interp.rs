@@ -850,6 +850,14 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     return e;
                 }
             },
+            Instr::RecvRef { src } => {
+                let v = match &r!(*src) {
+                    Term::Ref(x) => Some(*x),
+                    _ => None,
+                };
+                receive::use_mark(p, v);
+                continue;
+            }
             Instr::RecvPeek { dst, wait } => {
                 let slot = base + *dst as usize;
                 if receive::lend_current(p, slot) || receive::peek(p, rt, wk, slot) {

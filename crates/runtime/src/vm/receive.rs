@@ -88,6 +88,16 @@ pub fn start(p: &mut Process, rt: &Runtime, wk: &Worker, after: u32) -> Step {
     }
 }
 
+/// `RecvRef`: a receive whose every clause needs `v` in the message starts
+/// its scan at the receive marker when `v` is the reference it was set for.
+pub fn use_mark(p: &mut Process, v: Option<trace_term::Ref>) {
+    if let (Some((r, at)), Some(x), RecvMode::FirstMatch) = (p.recv_mark, v, p.recv_mode) {
+        if r == x && p.cursor < at && at <= p.mailbox.len() {
+            p.cursor = at;
+        }
+    }
+}
+
 /// `RecvPeek`'s fast path (BEAM's rule, a message under the cursor):
 /// lends it to stack slot `slot`; false when [`peek`] must decide.
 #[inline(always)]
@@ -167,6 +177,11 @@ pub fn accept(p: &mut Process, rt: &Runtime) -> Result<(), SliceEnd> {
         .expect("accept without a current message");
     // The payload is on loan in its slot, which now owns it.
     let slot = p.loan.take().expect("accept without a message on loan") as usize;
+    if let Some((_, at)) = &mut p.recv_mark {
+        if p.cursor < *at {
+            *at -= 1;
+        }
+    }
     signals::cancel_timeout(p, rt);
     p.cursor = 0;
     p.deadline = None;

@@ -274,6 +274,8 @@ fn demonitor(cx: &mut Ctx, r: &Term, opts: &Term) -> BifResult {
             !matches!(m.payload.as_tuple(), Some(t) if t.len() == 5 && t[0].is_atom(atom::DOWN) && matches!(t[1], Term::Ref(x) if x == rr))
         });
         cx.proc.cursor = 0;
+        // Positions moved: the receive marker no longer says where to start.
+        cx.proc.recv_mark = None;
     }
     if opts.iter().any(|o| o.is_atom(atom::INFO)) {
         return Ok(Term::bool(result));
