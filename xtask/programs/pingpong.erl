@@ -1,15 +1,19 @@
 %% Benchmark: request/reply with a fresh reference per request and a
-%% selective receive on it (the gen_server:call pattern), N round trips.
+%% selective receive on it (the gen_server:call pattern), N round trips,
+%% while Noise unrelated messages wait in the caller's mailbox (the receive
+%% must pass over them; BEAM's receive marker lets it start after them).
 -module(pingpong).
--export([main/0, main/1]).
+-export([main/0, main/2]).
 
-main() -> main(500000).
+main() -> main(500000, 100).
 
-main(N) ->
+main(N, Noise) ->
     Server = spawn(fun server/0),
+    [self() ! {unrelated, I} || I <- count(Noise)],
     ping(Server, N),
     Server ! stop,
-    io:format("~p round trips~n", [N]).
+    Left = length(flush()),
+    io:format("~p round trips, ~p other messages left waiting~n", [N, Left]).
 
 ping(_, 0) -> ok;
 ping(Server, N) ->
@@ -22,3 +26,9 @@ server() ->
         {ping, From, Ref} -> From ! {pong, Ref}, server();
         stop -> ok
     end.
+
+count(0) -> [];
+count(K) -> [K | count(K - 1)].
+
+flush() ->
+    receive M -> [M | flush()] after 0 -> [] end.

@@ -32,10 +32,10 @@ const PROGRAMS: &[Bench] = &[
     },
     Bench {
         name: "pingpong",
-        args: "500000",
-        quick: "20000",
+        args: "500000, 100",
+        quick: "20000, 100",
         erl_flags: &[],
-        what: "500k request/replies, a fresh ref each, selective receive on it",
+        what: "500k request/replies, a fresh ref each, selective receive on it past 100 other messages",
     },
     Bench {
         name: "spawn_many",
