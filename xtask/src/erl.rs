@@ -1,9 +1,12 @@
 //! Running programs on the real Erlang VM and on the engine, with a time
-//! limit, for conformance and fixture generation.
+//! limit, for conformance, fixture generation and benchmarks (which also
+//! read the peak memory and CPU time the kernel reports).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What one run printed and how it ended.
@@ -17,13 +20,30 @@ pub struct RunResult {
 }
 
 /// Runs `cmd` to completion or until `limit`, capturing both streams.
-pub fn run_limited(mut cmd: Command, limit: Duration) -> std::io::Result<RunResult> {
+pub fn run_limited(cmd: Command, limit: Duration) -> std::io::Result<RunResult> {
+    run_measured(cmd, limit).map(|(r, _)| r)
+}
+
+/// What a finished process used.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Usage {
+    /// Peak resident set, kilobytes.
+    pub peak_kb: Option<u64>,
+    /// User plus system CPU seconds, all threads.
+    pub cpu: f64,
+}
+
+/// Runs `cmd` to completion or until `limit` (then kills it), capturing both
+/// streams; returns the result and what the kernel says the process used when
+/// it was reaped (peak memory, CPU time).
+pub fn run_measured(mut cmd: Command, limit: Duration) -> std::io::Result<(RunResult, Usage)> {
     let start = Instant::now();
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
+    let pid = child.id() as libc::pid_t;
     let mut out = child.stdout.take().expect("piped");
     let mut err = child.stderr.take().expect("piped");
     let reader = std::thread::spawn(move || {
@@ -36,24 +56,54 @@ pub fn run_limited(mut cmd: Command, limit: Duration) -> std::io::Result<RunResu
         let _ = err.read_to_end(&mut b);
         b
     });
-    let status = loop {
-        if let Some(s) = child.try_wait()? {
-            break s.code();
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
+    let done = Arc::new(AtomicBool::new(false));
+    let watchdog = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            while start.elapsed() < limit {
+                if done.load(Ordering::Acquire) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if !done.load(Ordering::Acquire) {
+                // SAFETY: plain syscall; the child is not reaped yet (only
+                // wait4 below reaps it, and it sets `done` first thing after).
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        })
     };
+    let mut status: libc::c_int = 0;
+    // SAFETY: zeroed rusage is a valid value for the kernel to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child; the pointers are to live locals.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    done.store(true, Ordering::Release);
     let elapsed = start.elapsed();
-    Ok(RunResult {
+    let _ = watchdog.join();
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let code = if libc::WIFEXITED(status) {
+        Some(libc::WEXITSTATUS(status))
+    } else {
+        None
+    };
+    drop(child);
+    let result = RunResult {
         stdout: reader.join().unwrap_or_default(),
         stderr: err_reader.join().unwrap_or_default(),
-        status,
+        status: code,
         elapsed,
-    })
+    };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Ok((
+        result,
+        Usage {
+            peak_kb: u64::try_from(usage.ru_maxrss).ok(),
+            cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        },
+    ))
 }
 
 /// Whether `erl` and `erlc` are on the PATH.

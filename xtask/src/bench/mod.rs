@@ -7,7 +7,6 @@
 
 mod conc;
 mod programs;
-mod rusage;
 mod seq;
 mod table;
 

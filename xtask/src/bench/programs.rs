@@ -9,8 +9,7 @@
 //! includes its boot, about 40 MB). Both must print the same output, or the
 //! row says so.
 
-use super::rusage::run_peak;
-use crate::erl::{self, Scratch};
+use crate::erl::{self, run_measured, Scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -99,7 +98,7 @@ pub fn measure(ctx: &super::Ctx, spec: Spec, runs: usize, on_erl: bool, on_trace
             cmd.arg("--entry")
                 .arg(format!("{}:main({})", spec.name, spec.args));
         }
-        match run_peak(cmd, LIMIT) {
+        match run_measured(cmd, LIMIT) {
             Ok((r, usage)) if r.status == Some(0) => {
                 let s = r.elapsed.as_secs_f64();
                 if t.trace.is_none_or(|b| s < b) {
@@ -144,7 +143,7 @@ fn run_erl(spec: Spec, beams: &Path) -> Result<(f64, Vec<u8>, Option<u64>), Stri
          io:format(standard_error, \"~p~n\", [T]), erlang:halt(0, [{{flush, true}}]).",
             spec.name, spec.args
         ));
-    let (r, usage) = run_peak(cmd, LIMIT).map_err(|e| format!("erl: {e}"))?;
+    let (r, usage) = run_measured(cmd, LIMIT).map_err(|e| format!("erl: {e}"))?;
     if r.status != Some(0) {
         return Err(format!(
             "erl exited with {:?}: {}",

@@ -202,22 +202,21 @@ impl Runtime {
 
     /// Stops the run because the engine itself failed (a bug).
     pub fn internal_error(&self, what: String) {
-        let mut f = self.finish.lock().unwrap_or_else(|e| e.into_inner());
-        if f.internal.is_none() {
-            f.internal = Some(what);
-        }
-        drop(f);
-        self.stop.store(true, Ordering::Release);
-        self.notify_all();
+        self.stop_because(|f| {
+            f.internal.get_or_insert(what);
+        });
     }
 
     /// Stops the run because replay diverged.
     pub fn diverged(&self, d: Divergence) {
-        let mut f = self.finish.lock().unwrap_or_else(|e| e.into_inner());
-        if f.divergence.is_none() {
-            f.divergence = Some(d);
-        }
-        drop(f);
+        self.stop_because(|f| {
+            f.divergence.get_or_insert(d);
+        });
+    }
+
+    /// Records why the run stops (the first reason wins) and stops it.
+    fn stop_because(&self, why: impl FnOnce(&mut Finish)) {
+        why(&mut self.finish.lock().unwrap_or_else(|e| e.into_inner()));
         self.stop.store(true, Ordering::Release);
         self.notify_all();
     }
