@@ -209,8 +209,6 @@ pub struct Process {
     pub children: u32,
     /// The spawn path: P = [], P.2.1 = [2, 1].
     pub path: Vec<u32>,
-    /// Timers started by this process: (reference, timer id).
-    pub timers: Vec<(Ref, u64)>,
     /// The binary under construction (`BsInit` .. `BsFinish`).
     pub bs: Option<BitWriter>,
     /// The function the process was started in (for reports).
@@ -268,7 +266,6 @@ impl Process {
             refs_made: 0,
             children: 0,
             path,
-            timers: Vec::new(),
             bs: None,
             initial,
             kill: None,

@@ -8,11 +8,11 @@
 
 use crate::process::{MsgId, Signal};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
-use trace_term::{Atom, Pid, Term};
+use trace_term::{Atom, Pid, Ref, Term};
 
 /// What a timer does when it fires.
 #[derive(Clone, Debug)]
@@ -54,11 +54,33 @@ impl Ord for Entry {
     }
 }
 
+/// Timers in deadline order, and the ones still live (neither fired nor
+/// cancelled) by id: cancelling only forgets the id, and the heap entry is
+/// dropped when it comes up, so both are O(log n) however many are pending.
 #[derive(Default)]
 struct State {
     heap: BinaryHeap<Reverse<Entry>>,
-    cancelled: HashSet<u64>,
+    /// Live timers: deadline, and the reference a program knows it by.
+    live: HashMap<u64, (Instant, Option<Ref>)>,
+    /// `erlang:send_after`/`start_timer` timers by reference (any process
+    /// may cancel or read one).
+    by_ref: HashMap<Ref, u64>,
     shutdown: bool,
+}
+
+impl State {
+    /// Forgets live timer `id`; true if it was live.
+    fn forget(&mut self, id: u64) -> bool {
+        match self.live.remove(&id) {
+            Some((_, r)) => {
+                if let Some(r) = r {
+                    self.by_ref.remove(&r);
+                }
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -73,10 +95,19 @@ pub struct Timers {
 impl Timers {
     /// Adds a timer; returns its id (for cancellation).
     pub fn add(&self, at: Instant, action: TimerAction) -> u64 {
+        self.add_keyed(at, action, None)
+    }
+
+    /// Adds a timer a program knows by reference `key` (see [`Timers::by_ref`]).
+    pub fn add_keyed(&self, at: Instant, action: TimerAction, key: Option<Ref>) -> u64 {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         self.pending.fetch_add(1, Ordering::SeqCst);
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.heap.push(Reverse(Entry { at, id, action }));
+        s.live.insert(id, (at, key));
+        if let Some(r) = key {
+            s.by_ref.insert(r, id);
+        }
         drop(s);
         self.cv.notify_one();
         id
@@ -85,23 +116,33 @@ impl Timers {
     /// Cancels a timer; true if it had not fired yet.
     pub fn cancel(&self, id: u64) -> bool {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if s.heap.iter().any(|Reverse(e)| e.id == id) && s.cancelled.insert(id) {
+        if s.forget(id) {
             self.pending.fetch_sub(1, Ordering::SeqCst);
+            // Cancelled entries wait in the heap until their deadline; when
+            // they outnumber the live ones, drop them (amortised O(1)), so
+            // receives with long `after`s cancelled at a high rate do not
+            // make the heap grow without bound.
+            if s.heap.len() > 2 * s.live.len() + 1024 {
+                let State { heap, live, .. } = &mut *s;
+                heap.retain(|Reverse(e)| live.contains_key(&e.id));
+            }
             return true;
         }
         false
     }
 
+    /// The live timer known by reference `r`.
+    pub fn by_ref(&self, r: Ref) -> Option<u64> {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.by_ref.get(&r).copied()
+    }
+
     /// Milliseconds left before timer `id` fires, if it is pending.
     pub fn remaining_ms(&self, id: u64) -> Option<u64> {
         let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if s.cancelled.contains(&id) {
-            return None;
-        }
-        s.heap
-            .iter()
-            .find(|Reverse(e)| e.id == id)
-            .map(|Reverse(e)| e.at.saturating_duration_since(Instant::now()).as_millis() as u64)
+        s.live
+            .get(&id)
+            .map(|(at, _)| at.saturating_duration_since(Instant::now()).as_millis() as u64)
     }
 
     pub fn pending(&self) -> u64 {
@@ -128,8 +169,8 @@ impl Timers {
             match s.heap.peek() {
                 Some(Reverse(e)) if e.at <= now => {
                     let Reverse(e) = s.heap.pop().unwrap();
-                    if s.cancelled.remove(&e.id) {
-                        continue;
+                    if !s.forget(e.id) {
+                        continue; // cancelled
                     }
                     drop(s);
                     fire(e.action);

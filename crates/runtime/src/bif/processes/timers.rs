@@ -78,7 +78,7 @@ fn send_after(cx: &mut Ctx, a: &[Term], wrap: bool) -> BifResult {
     } else {
         Instant::now() + Duration::from_millis(ms)
     };
-    let tid = cx.rt.timers.add(
+    cx.rt.timers.add_keyed(
         at,
         TimerAction::Message {
             to,
@@ -86,14 +86,14 @@ fn send_after(cx: &mut Ctx, a: &[Term], wrap: bool) -> BifResult {
             id,
             payload,
         },
+        Some(r),
     );
-    cx.proc.timers.push((r, tid));
     Ok(Term::Ref(r))
 }
 
 fn find_timer(cx: &mut Ctx, r: &Term) -> Option<u64> {
     let Term::Ref(r) = r else { return None };
-    cx.proc.timers.iter().find(|(x, _)| x == r).map(|(_, t)| *t)
+    cx.rt.timers.by_ref(*r)
 }
 
 fn cancel_timer(cx: &mut Ctx, a: &[Term]) -> BifResult {
