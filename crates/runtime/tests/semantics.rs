@@ -37,6 +37,7 @@ fn a_crash_of_the_entry_is_status_1_and_listed_with_its_reason() {
     };
     assert!(trace_term::write_term(reason).starts_with("{badarith,[{entry_crash,divide,2,"));
     assert_eq!(outcome.crashes.len(), 1);
+    assert_eq!(outcome.crash_count, 1);
     assert_eq!(outcome.crashes[0].symbolic, "P");
 }
 

@@ -103,7 +103,11 @@ pub struct RunOutcome {
     pub entry_pid: Pid,
     pub entry: EntryOutcome,
     pub blocked: Vec<Blocked>,
+    /// The first [`MAX_CRASHES`] processes that ended abnormally, in the
+    /// order they ended.
     pub crashes: Vec<Crash>,
+    /// How many processes ended abnormally in all.
+    pub crash_count: u64,
     pub interrupted: bool,
     pub divergence: Option<Divergence>,
     /// The engine failed (a bug): what happened.
@@ -111,10 +115,15 @@ pub struct RunOutcome {
     pub processes_spawned: u64,
 }
 
+/// Crashes kept in a [`RunOutcome`] (a program may crash millions of
+/// processes; the count says how many).
+pub const MAX_CRASHES: usize = 1000;
+
 #[derive(Default)]
 struct Finish {
     entry: Option<EntryOutcome>,
     crashes: Vec<Crash>,
+    crash_count: u64,
     divergence: Option<Divergence>,
     internal: Option<String>,
 }
@@ -272,11 +281,11 @@ impl Runtime {
     }
 
     pub(crate) fn record_crash(&self, c: Crash) {
-        self.finish
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .crashes
-            .push(c);
+        let mut f = self.finish.lock().unwrap_or_else(|e| e.into_inner());
+        f.crash_count += 1;
+        if f.crashes.len() < MAX_CRASHES {
+            f.crashes.push(c);
+        }
     }
 }
 
@@ -339,6 +348,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         entry: fin.entry.take().unwrap_or(EntryOutcome::Unfinished),
         blocked,
         crashes: fin.crashes,
+        crash_count: fin.crash_count,
         interrupted,
         divergence: fin.divergence,
         internal_error: fin.internal,
