@@ -9,7 +9,7 @@
 use crate::code::FunId;
 use crate::hooks::{ProcessDirector, ProcessObserver};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 use trace_term::{Atom, BitWriter, Pid, Ref, Term};
@@ -143,7 +143,12 @@ pub mod run_state {
 /// The shared part of a process.
 pub struct ProcShared {
     pub pid: Pid,
+    /// Signals sent to it and not yet taken out (use the methods below,
+    /// which keep `arrived` in step).
     pub inbox: Mutex<Vec<Signal>>,
+    /// Whether the inbox holds anything: the owner checks it without the
+    /// lock (at every receive that would wait, and before suspending).
+    arrived: AtomicBool,
     pub state: AtomicU8,
     /// The private state; taken by the scheduler thread that runs the process.
     pub body: Mutex<Option<Box<Process>>>,
@@ -154,6 +159,7 @@ impl ProcShared {
         ProcShared {
             pid,
             inbox: Mutex::new(Vec::new()),
+            arrived: AtomicBool::new(false),
             state: AtomicU8::new(run_state::WAITING),
             body: Mutex::new(None),
         }
@@ -161,6 +167,58 @@ impl ProcShared {
 
     pub fn is_exited(&self) -> bool {
         self.state.load(Ordering::Acquire) == run_state::EXITED
+    }
+
+    fn lock_inbox(&self) -> std::sync::MutexGuard<'_, Vec<Signal>> {
+        self.inbox.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Puts a signal in the inbox; false if the process has exited.
+    pub fn push(&self, sig: Signal) -> bool {
+        let mut inbox = self.lock_inbox();
+        if self.is_exited() {
+            return false;
+        }
+        inbox.push(sig);
+        // SeqCst: pairs with the owner storing WAITING then reading this
+        // (see `sched::worker`), so one of the two sees the other.
+        self.arrived.store(true, Ordering::SeqCst);
+        true
+    }
+
+    /// Whether signals are waiting in the inbox.
+    pub fn has_arrivals(&self) -> bool {
+        self.arrived.load(Ordering::SeqCst)
+    }
+
+    /// Takes every signal out of the inbox, in arrival order.
+    pub fn take_arrivals(&self) -> Vec<Signal> {
+        if !self.has_arrivals() {
+            return Vec::new();
+        }
+        let mut inbox = self.lock_inbox();
+        self.arrived.store(false, Ordering::SeqCst);
+        std::mem::take(&mut *inbox)
+    }
+
+    /// Puts signals taken out back in front of any that arrived since.
+    pub fn put_back(&self, earlier: Vec<Signal>) {
+        if earlier.is_empty() {
+            return;
+        }
+        let mut inbox = self.lock_inbox();
+        let newer = std::mem::replace(&mut *inbox, earlier);
+        inbox.extend(newer);
+        self.arrived.store(true, Ordering::SeqCst);
+    }
+
+    /// Marks the process exited (no signal gets in after this) and returns
+    /// what had arrived.
+    pub fn close(&self) -> Vec<Signal> {
+        let mut inbox = self.lock_inbox();
+        self.state.store(run_state::EXITED, Ordering::Release);
+        self.arrived.store(false, Ordering::SeqCst);
+        std::mem::take(&mut *inbox)
     }
 }
 

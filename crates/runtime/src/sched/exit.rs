@@ -3,10 +3,9 @@
 
 use super::{signals, Blocked, Crash, EntryOutcome, Runtime, Worker};
 use crate::hooks::{Event, SignalOut};
-use crate::process::{run_state, ProcShared, Process, Signal};
+use crate::process::{ProcShared, Process, Signal};
 use crate::vm::ExitInfo;
 use std::io::Write;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use trace_term::{atom, Term};
 
@@ -21,11 +20,7 @@ pub fn finish(
 ) {
     // Replay: signals the log says this process took before ending.
     signals::take_due(&mut p, rt, wk);
-    let leftover = {
-        let mut inbox = shared.inbox.lock().unwrap_or_else(|e| e.into_inner());
-        shared.state.store(run_state::EXITED, Ordering::Release);
-        std::mem::take(&mut *inbox)
-    };
+    let leftover = shared.close();
     // Links and monitors that arrived before the end are honoured: the new
     // partners hear of this exit like the others.
     if !p.directed_signals {

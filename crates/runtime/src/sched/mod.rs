@@ -262,12 +262,15 @@ impl Runtime {
 
     /// Makes a waiting process runnable (a signal arrived for it).
     pub fn wake(&self, wk: Option<&Worker>, p: &Arc<crate::process::ProcShared>) {
+        // SeqCst: the owner stores WAITING and then looks for arrivals; the
+        // sender stored its arrival and now looks for WAITING (see
+        // `ProcShared::push`): one of the two sees the other.
         if p.state
             .compare_exchange(
                 run_state::WAITING,
                 run_state::QUEUED,
-                Ordering::AcqRel,
-                Ordering::Acquire,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
             )
             .is_ok()
         {

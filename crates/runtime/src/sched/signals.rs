@@ -30,12 +30,8 @@ pub fn deliver(rt: &Runtime, wk: Option<&Worker>, to: Pid, sig: Signal) -> bool 
     let Some(t) = rt.table.get(to) else {
         return false;
     };
-    {
-        let mut inbox = t.inbox.lock().unwrap_or_else(|e| e.into_inner());
-        if t.is_exited() {
-            return false;
-        }
-        inbox.push(sig);
+    if !t.push(sig) {
+        return false;
     }
     rt.wake(wk, &t);
     true
@@ -61,7 +57,7 @@ pub fn send_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, payload
 /// Returns true if the mailbox grew.
 pub fn drain(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
     let sigs = match &p.me {
-        Some(s) => std::mem::take(&mut *s.inbox.lock().unwrap_or_else(|e| e.into_inner())),
+        Some(s) => s.take_arrivals(),
         None => return false,
     };
     let sigs = if wk.chaos() && p.director.is_none() {
@@ -117,10 +113,7 @@ fn chaos_defer(p: &mut Process, wk: &Worker, sigs: Vec<Signal>) -> Vec<Signal> {
     }
     if !later.is_empty() {
         if let Some(me) = &p.me {
-            let mut inbox = me.inbox.lock().unwrap_or_else(|e| e.into_inner());
-            let newer = std::mem::take(&mut *inbox);
-            *inbox = later;
-            inbox.extend(newer);
+            me.put_back(later);
         }
     }
     now
@@ -166,8 +159,7 @@ fn drain_pending(p: &mut Process, rt: &Runtime, want: MsgId) -> bool {
     let Some(s) = p.me.clone() else {
         return false;
     };
-    let sigs = std::mem::take(&mut *s.inbox.lock().unwrap_or_else(|e| e.into_inner()));
-    for sig in sigs {
+    for sig in s.take_arrivals() {
         match sig {
             Signal::Wake => {}
             Signal::Message { id, payload } => {

@@ -179,12 +179,7 @@ fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
             }
             *shared.body.lock().unwrap_or_else(|e| e.into_inner()) = Some(body);
             shared.state.store(run_state::WAITING, Ordering::SeqCst);
-            let has_signals = !shared
-                .inbox
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .is_empty();
-            if has_signals
+            if shared.has_arrivals()
                 && shared
                     .state
                     .compare_exchange(
