@@ -1,6 +1,13 @@
 //! `receive`: BEAM's selective receive over the mailbox (scan in arrival
 //! order; the first message matching any clause is consumed), with the
 //! Director able to force which message or a timeout (replay).
+//!
+//! The compiled loop is `RecvStart [RecvRef] lp: RecvPeek, clauses ...,
+//! RecvNext -> lp, RecvWait[Timeout] -> lp`. The message under the cursor is
+//! *lent* to the clauses' subject slot (moved out of its mailbox entry and
+//! back on `RecvNext`, kept by `RecvAccept`), so a scan costs no reference
+//! counting. `RecvRef` starts the scan at the receive marker when the
+//! clauses all need the reference the process made last.
 
 use super::{ExitInfo, SliceEnd};
 use crate::hooks::{Event, ReceiveChoice};
