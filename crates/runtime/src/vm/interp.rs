@@ -874,12 +874,18 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 continue;
             }
             Instr::RecvNext { lp } => {
-                if !receive::skip_current(p) {
-                    if let Err(e) = receive::next(p, rt) {
-                        return e;
-                    }
-                }
                 pc = *lp as usize;
+                if receive::skip_current(p) {
+                    // Do the RecvPeek at `lp` here when the next message is
+                    // in the mailbox: one dispatch less per scanned message.
+                    if let Instr::RecvPeek { dst, .. } = code[pc] {
+                        if receive::lend_current(p, base + dst as usize) {
+                            pc += 1;
+                        }
+                    }
+                } else if let Err(e) = receive::next(p, rt) {
+                    return e;
+                }
                 continue;
             }
             Instr::RecvAccept => {
