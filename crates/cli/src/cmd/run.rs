@@ -9,9 +9,13 @@ use trace_runtime::{EntryOutcome, LoadOptions, RunOptions, Runtime};
 
 #[derive(ClapArgs)]
 #[command(after_help = "Examples:
-  trace run fixtures/seq/fib.erl
+  trace run fixtures/seq/smoke.erl
   trace run server.erl client.erl --entry 'client:start(10)'
-  trace run prog.erl --schedulers 1
+  trace run fixtures/papers/proxy_server.erl --schedulers 1
+
+Program output goes to stdout. On stderr: a report for each process that
+crashed (as BEAM prints it), and, when processes are left waiting in receive
+at the end, each with its pid, function and the line of that receive.
 
 Exit status: 0 the entry returned and no process is left blocked; 1 the entry
 process crashed; 3 compile error; 4 unsupported feature; 5 processes left
