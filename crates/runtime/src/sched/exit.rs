@@ -37,6 +37,7 @@ pub fn finish(
         }
     }
     signals::cancel_timeout(&mut p, rt);
+    rt.timers.cancel_for(p.pid);
     let reason = info.reason.clone();
     signals::emit(&mut p, rt, Event::Exit { reason: &reason });
     for l in std::mem::take(&mut p.links) {

@@ -60,25 +60,51 @@ impl Ord for Entry {
 #[derive(Default)]
 struct State {
     heap: BinaryHeap<Reverse<Entry>>,
-    /// Live timers: deadline, and the reference a program knows it by.
-    live: HashMap<u64, (Instant, Option<Ref>)>,
+    live: HashMap<u64, Live>,
     /// `erlang:send_after`/`start_timer` timers by reference (any process
     /// may cancel or read one).
     by_ref: HashMap<Ref, u64>,
+    /// Message timers by destination pid (cancelled when it ends).
+    by_dest: HashMap<Pid, Vec<u64>>,
     shutdown: bool,
+}
+
+/// A timer neither fired nor cancelled.
+struct Live {
+    at: Instant,
+    /// The reference a program knows it by.
+    key: Option<Ref>,
+    /// The process its message goes to (not for a registered name).
+    dest: Option<Pid>,
 }
 
 impl State {
     /// Forgets live timer `id`; true if it was live.
     fn forget(&mut self, id: u64) -> bool {
-        match self.live.remove(&id) {
-            Some((_, r)) => {
-                if let Some(r) = r {
-                    self.by_ref.remove(&r);
+        let Some(l) = self.live.remove(&id) else {
+            return false;
+        };
+        if let Some(r) = l.key {
+            self.by_ref.remove(&r);
+        }
+        if let Some(d) = l.dest {
+            if let Some(ids) = self.by_dest.get_mut(&d) {
+                ids.retain(|x| *x != id);
+                if ids.is_empty() {
+                    self.by_dest.remove(&d);
                 }
-                true
             }
-            None => false,
+        }
+        true
+    }
+
+    /// Drops the heap's cancelled entries once they outnumber the live ones
+    /// (amortised O(1) per cancellation): receives with long `after`s
+    /// cancelled at a high rate must not make the heap grow without bound.
+    fn sweep(&mut self) {
+        if self.heap.len() > 2 * self.live.len() + 1024 {
+            let State { heap, live, .. } = self;
+            heap.retain(|Reverse(e)| live.contains_key(&e.id));
         }
     }
 }
@@ -102,11 +128,18 @@ impl Timers {
     pub fn add_keyed(&self, at: Instant, action: TimerAction, key: Option<Ref>) -> u64 {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         self.pending.fetch_add(1, Ordering::SeqCst);
+        let dest = match &action {
+            TimerAction::Message { to, name: None, .. } => Some(*to),
+            _ => None,
+        };
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.heap.push(Reverse(Entry { at, id, action }));
-        s.live.insert(id, (at, key));
+        s.live.insert(id, Live { at, key, dest });
         if let Some(r) = key {
             s.by_ref.insert(r, id);
+        }
+        if let Some(d) = dest {
+            s.by_dest.entry(d).or_default().push(id);
         }
         drop(s);
         self.cv.notify_one();
@@ -118,17 +151,26 @@ impl Timers {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if s.forget(id) {
             self.pending.fetch_sub(1, Ordering::SeqCst);
-            // Cancelled entries wait in the heap until their deadline; when
-            // they outnumber the live ones, drop them (amortised O(1)), so
-            // receives with long `after`s cancelled at a high rate do not
-            // make the heap grow without bound.
-            if s.heap.len() > 2 * s.live.len() + 1024 {
-                let State { heap, live, .. } = &mut *s;
-                heap.retain(|Reverse(e)| live.contains_key(&e.id));
-            }
+            s.sweep();
             return true;
         }
         false
+    }
+
+    /// Cancels the message timers aimed at process `dest`, which has ended
+    /// (as BEAM does: their messages could go nowhere, and a pending timer
+    /// must not keep a finished run alive).
+    pub fn cancel_for(&self, dest: Pid) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(ids) = s.by_dest.remove(&dest) else {
+            return;
+        };
+        for id in ids {
+            if s.forget(id) {
+                self.pending.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        s.sweep();
     }
 
     /// The live timer known by reference `r`.
@@ -142,7 +184,7 @@ impl Timers {
         let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.live
             .get(&id)
-            .map(|(at, _)| at.saturating_duration_since(Instant::now()).as_millis() as u64)
+            .map(|l| l.at.saturating_duration_since(Instant::now()).as_millis() as u64)
     }
 
     pub fn pending(&self) -> u64 {

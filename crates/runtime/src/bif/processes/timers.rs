@@ -73,6 +73,13 @@ fn send_after(cx: &mut Ctx, a: &[Term], wrap: bool) -> BifResult {
             payload: &payload,
         },
     );
+    // A timer for a process that has ended is cancelled at once, as on BEAM
+    // (it ends with the process it is for: see `Timers::cancel_for`).
+    let gone =
+        name.is_none() && to != cx.proc.pid && cx.rt.table.get(to).is_none_or(|s| s.is_exited());
+    if gone {
+        return Ok(Term::Ref(r));
+    }
     let at = if cx.rt.opts.instant_timers {
         Instant::now()
     } else {
