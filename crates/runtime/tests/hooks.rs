@@ -1,6 +1,7 @@
 //! Every event of DESIGN §4 reaches the Observer, per process, in the
 //! process's order: spawn, send, delivery, receipt, timeout, signals sent and
-//! taken, nondeterministic results, output and exit.
+//! taken, nondeterministic results, output and exit; and slices run on every
+//! scheduler thread.
 
 mod common;
 
@@ -179,4 +180,48 @@ fn every_kind_of_event_reaches_the_observer_in_process_order() {
         let monitored = &log[&vec![2]];
         in_order(monitored, &["exit bye", "signal Down"]);
     }
+}
+
+/// Records which scheduler threads ran slices of processes.
+#[derive(Default)]
+struct Threads(Arc<Mutex<std::collections::HashSet<String>>>);
+
+struct ThreadsOf(Arc<Mutex<std::collections::HashSet<String>>>);
+
+impl Observer for Threads {
+    fn process_started(&self, _: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+        Some(Box::new(ThreadsOf(self.0.clone())))
+    }
+}
+
+impl ProcessObserver for ThreadsOf {
+    fn event(&mut self, _: &Event<'_>) {}
+    fn slice_begin(&mut self) {
+        let name = std::thread::current().name().unwrap_or("?").to_string();
+        self.0.lock().unwrap().insert(name);
+    }
+}
+
+/// With several runnable processes, idle scheduler threads steal work: the
+/// processes of a run are spread over every thread.
+#[test]
+fn runnable_processes_are_spread_over_the_scheduler_threads() {
+    let src = r#"
+-module(spread).
+-export([main/0]).
+main() ->
+    Me = self(),
+    [spawn(fun() -> Me ! {done, fib(23)} end) || _ <- [1, 2, 3, 4, 5, 6, 7, 8]],
+    [receive {done, F} -> F end || _ <- [1, 2, 3, 4, 5, 6, 7, 8]],
+    ok.
+fib(N) when N < 2 -> N;
+fib(N) -> fib(N - 1) + fib(N - 2).
+"#;
+    let file = common::program("spread", src);
+    let threads = Threads::default();
+    let seen = threads.0.clone();
+    let (outcome, _) = common::run_with(&file, 3, Arc::new(threads), Arc::new(Native));
+    assert_eq!(outcome.status(), 0);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 3, "threads that ran processes: {seen:?}");
 }
