@@ -5,7 +5,8 @@
 %% - after the entry ends, the run goes on until every other process has
 %%   exited or stays blocked in receive;
 %% - exit status: 0 the entry returned and nothing is left blocked, 1 the
-%%   entry crashed, 5 processes were left blocked forever.
+%%   entry crashed, 5 processes (the entry among them, maybe) were left
+%%   blocked forever.
 -module(trace_fixture_runner).
 -export([run/1]).
 
@@ -13,13 +14,29 @@ run(Module) ->
     logger:set_primary_config(level, none),
     Before = erlang:processes(),
     {Pid, Ref} = spawn_monitor(Module, main, []),
-    Crashed = receive
-                  {'DOWN', Ref, process, Pid, normal} -> false;
-                  {'DOWN', Ref, process, Pid, _} -> true
-              end,
-    Left = settle(Before, 0),
-    Status = if Crashed -> 1; Left =/= [] -> 5; true -> 0 end,
-    erlang:halt(Status, [{flush, true}]).
+    case wait_entry(Before, Ref, Pid, 0) of
+        blocked ->
+            %% The entry itself waits forever (with the rest): a deadlock.
+            erlang:halt(5, [{flush, true}]);
+        Crashed ->
+            Left = settle(Before, 0),
+            Status = if Crashed -> 1; Left =/= [] -> 5; true -> 0 end,
+            erlang:halt(Status, [{flush, true}])
+    end.
+
+%% Waits for the entry to end (true if it crashed); `blocked` when it and
+%% every other process of the program stay waiting in receive.
+wait_entry(Before, Ref, Pid, Quiet) ->
+    receive
+        {'DOWN', Ref, process, Pid, normal} -> false;
+        {'DOWN', Ref, process, Pid, _} -> true
+    after 25 ->
+            case quiet(Before) of
+                true when Quiet >= 10 -> blocked;
+                true -> wait_entry(Before, Ref, Pid, Quiet + 1);
+                false -> wait_entry(Before, Ref, Pid, 0)
+            end
+    end.
 
 %% Waits until the program's remaining processes have all been waiting in
 %% receive for several checks in a row (timers shorter than that fire first).
@@ -27,13 +44,17 @@ settle(Before, Quiet) when Quiet >= 10 ->
     alive(Before);
 settle(Before, Quiet) ->
     timer:sleep(25),
-    Waiting = lists:all(fun(P) ->
-                                process_info(P, status) =:= {status, waiting}
-                        end, alive(Before)),
-    case Waiting andalso erlang:statistics(total_run_queue_lengths) =:= 0 of
+    case quiet(Before) of
         true -> settle(Before, Quiet + 1);
         false -> settle(Before, 0)
     end.
+
+%% Every process of the program waits in receive and nothing is runnable.
+quiet(Before) ->
+    Waiting = lists:all(fun(P) ->
+                                process_info(P, status) =:= {status, waiting}
+                        end, alive(Before)),
+    Waiting andalso erlang:statistics(total_run_queue_lengths) =:= 0.
 
 alive(Before) ->
     [P || P <- erlang:processes() -- Before, is_process_alive(P)].

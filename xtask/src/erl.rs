@@ -1,9 +1,12 @@
 //! Running programs on the real Erlang VM and on the engine, with a time
-//! limit, for conformance and fixture generation.
+//! limit, for conformance, fixture generation and benchmarks (which also
+//! read the peak memory and CPU time the kernel reports).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What one run printed and how it ended.
@@ -14,18 +17,33 @@ pub struct RunResult {
     /// `None` when it was killed at the time limit (or by a signal).
     pub status: Option<i32>,
     pub elapsed: Duration,
-    /// Peak resident memory of the process, in bytes.
-    pub peak_rss: u64,
 }
 
 /// Runs `cmd` to completion or until `limit`, capturing both streams.
-pub fn run_limited(mut cmd: Command, limit: Duration) -> std::io::Result<RunResult> {
+pub fn run_limited(cmd: Command, limit: Duration) -> std::io::Result<RunResult> {
+    run_measured(cmd, limit).map(|(r, _)| r)
+}
+
+/// What a finished process used.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Usage {
+    /// Peak resident set, kilobytes.
+    pub peak_kb: Option<u64>,
+    /// User plus system CPU seconds, all threads.
+    pub cpu: f64,
+}
+
+/// Runs `cmd` to completion or until `limit` (then kills it), capturing both
+/// streams; returns the result and what the kernel says the process used when
+/// it was reaped (peak memory, CPU time).
+pub fn run_measured(mut cmd: Command, limit: Duration) -> std::io::Result<(RunResult, Usage)> {
     let start = Instant::now();
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
+    let pid = child.id() as libc::pid_t;
     let mut out = child.stdout.take().expect("piped");
     let mut err = child.stderr.take().expect("piped");
     let reader = std::thread::spawn(move || {
@@ -38,35 +56,54 @@ pub fn run_limited(mut cmd: Command, limit: Duration) -> std::io::Result<RunResu
         let _ = err.read_to_end(&mut b);
         b
     });
-    let pid = child.id() as libc::pid_t;
-    let mut killed = false;
-    // wait4 rather than Child::try_wait: it also reports the peak memory.
-    let (status, peak_rss) = loop {
-        let mut raw = 0;
-        // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        let r = unsafe { libc::wait4(pid, &mut raw, libc::WNOHANG, &mut usage) };
-        if r == pid {
-            let code = libc::WIFEXITED(raw).then(|| libc::WEXITSTATUS(raw));
-            break (code.filter(|_| !killed), usage.ru_maxrss as u64 * 1024);
-        }
-        if r < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        if !killed && start.elapsed() > limit {
-            let _ = child.kill();
-            killed = true;
-        }
-        std::thread::sleep(Duration::from_millis(2));
+    let done = Arc::new(AtomicBool::new(false));
+    let watchdog = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            while start.elapsed() < limit {
+                if done.load(Ordering::Acquire) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if !done.load(Ordering::Acquire) {
+                // SAFETY: plain syscall; the child is not reaped yet (only
+                // wait4 below reaps it, and it sets `done` first thing after).
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        })
     };
+    let mut status: libc::c_int = 0;
+    // SAFETY: zeroed rusage is a valid value for the kernel to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child; the pointers are to live locals.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    done.store(true, Ordering::Release);
     let elapsed = start.elapsed();
-    Ok(RunResult {
+    let _ = watchdog.join();
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let code = if libc::WIFEXITED(status) {
+        Some(libc::WEXITSTATUS(status))
+    } else {
+        None
+    };
+    drop(child);
+    let result = RunResult {
         stdout: reader.join().unwrap_or_default(),
         stderr: err_reader.join().unwrap_or_default(),
-        status,
+        status: code,
         elapsed,
-        peak_rss,
-    })
+    };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Ok((
+        result,
+        Usage {
+            peak_kb: u64::try_from(usage.ru_maxrss).ok(),
+            cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        },
+    ))
 }
 
 /// Whether `erl` and `erlc` are on the PATH.

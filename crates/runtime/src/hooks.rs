@@ -183,6 +183,14 @@ pub trait ProcessDirector: Send {
     fn output_turn(&mut self) -> Result<OutputTurn, Divergence>;
     /// Every event the process produces, to check it against what was expected.
     fn event(&mut self, ev: &Event<'_>) -> Result<(), Divergence>;
+    /// Whether this process takes non-message signals (links, exits,
+    /// monitors) as they arrive, as without a Director. A Director that
+    /// steers only some choices (a test forcing an order) says true; a
+    /// replaying one says false, and each signal then waits until
+    /// [`ProcessDirector::signal_due`] names it.
+    fn takes_signals_natively(&self) -> bool {
+        false
+    }
 }
 
 /// The hooks of `trace run`: observe nothing, decide nothing.
@@ -190,3 +198,22 @@ pub struct Native;
 
 impl Observer for Native {}
 impl Director for Native {}
+
+/// An Observer that receives every event of every process and drops it:
+/// what the hooks cost before any recording work (`trace run
+/// --discarding-observer`, used by the benchmarks beside a plain run).
+pub struct Discard;
+
+struct DiscardEvents;
+
+impl Observer for Discard {
+    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+        Some(Box::new(DiscardEvents))
+    }
+}
+
+impl ProcessObserver for DiscardEvents {
+    fn event(&mut self, ev: &Event<'_>) {
+        std::hint::black_box(ev);
+    }
+}

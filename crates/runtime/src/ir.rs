@@ -415,6 +415,14 @@ pub enum Instr {
     RecvStart {
         after: Label,
     },
+    /// Every clause of this receive needs the value in `src` in the message:
+    /// when that is the reference this process made last, messages that
+    /// arrived before it was made cannot match, and the scan starts after
+    /// them (BEAM's receive marker, for the `make_ref(), send, receive`
+    /// request/reply pattern).
+    RecvRef {
+        src: Slot,
+    },
     /// Load the message at the cursor into `dst`, or jump to `wait` when none is left.
     RecvPeek {
         dst: Slot,

@@ -22,6 +22,23 @@ static EXPORTS: LazyLock<HashMap<&'static str, HashSet<(&'static str, u32)>>> =
         m
     });
 
+/// The BIFs OTP 25 auto-imports (`erl_internal:bif/2`), from
+/// `data/otp_autoimports.txt` (`function arity` per line).
+static AUTOIMPORTS: LazyLock<HashSet<(&'static str, u32)>> = LazyLock::new(|| {
+    include_str!("../data/otp_autoimports.txt")
+        .lines()
+        .filter_map(|l| {
+            let (f, a) = l.split_once(' ')?;
+            Some((f, a.parse().ok()?))
+        })
+        .collect()
+});
+
+/// True if OTP 25 auto-imports `erlang:f/a` (a local call to it is a BIF call).
+pub fn is_autoimported(f: &str, a: u32) -> bool {
+    AUTOIMPORTS.contains(&(f, a))
+}
+
 /// True if OTP 25 has module `m`.
 pub fn has_module(m: &str) -> bool {
     EXPORTS.contains_key(m)

@@ -9,7 +9,7 @@
 use crate::code::FunId;
 use crate::hooks::{ProcessDirector, ProcessObserver};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 use trace_term::{Atom, BitWriter, Pid, Ref, Term};
@@ -43,9 +43,12 @@ pub enum Signal {
     Unlink {
         id: MsgId,
     },
+    /// `name`: the monitor was set up by registered name (its 'DOWN'
+    /// shows `{Name, Node}` instead of the pid).
     Monitor {
         id: MsgId,
         r: Ref,
+        name: Option<Atom>,
     },
     Demonitor {
         id: MsgId,
@@ -83,6 +86,15 @@ impl Signal {
 pub struct Message {
     pub id: MsgId,
     pub payload: Term,
+}
+
+/// A monitor another process holds on this one.
+#[derive(Copy, Clone, Debug)]
+pub struct MonitoredBy {
+    pub r: Ref,
+    pub watcher: Pid,
+    /// Set up by registered name: the 'DOWN' shows `{Name, Node}`.
+    pub name: Option<Atom>,
 }
 
 /// A caller's saved position.
@@ -131,7 +143,12 @@ pub mod run_state {
 /// The shared part of a process.
 pub struct ProcShared {
     pub pid: Pid,
+    /// Signals sent to it and not yet taken out (use the methods below,
+    /// which keep `arrived` in step).
     pub inbox: Mutex<Vec<Signal>>,
+    /// Whether the inbox holds anything: the owner checks it without the
+    /// lock (at every receive that would wait, and before suspending).
+    arrived: AtomicBool,
     pub state: AtomicU8,
     /// The private state; taken by the scheduler thread that runs the process.
     pub body: Mutex<Option<Box<Process>>>,
@@ -142,6 +159,7 @@ impl ProcShared {
         ProcShared {
             pid,
             inbox: Mutex::new(Vec::new()),
+            arrived: AtomicBool::new(false),
             state: AtomicU8::new(run_state::WAITING),
             body: Mutex::new(None),
         }
@@ -149,6 +167,58 @@ impl ProcShared {
 
     pub fn is_exited(&self) -> bool {
         self.state.load(Ordering::Acquire) == run_state::EXITED
+    }
+
+    fn lock_inbox(&self) -> std::sync::MutexGuard<'_, Vec<Signal>> {
+        self.inbox.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Puts a signal in the inbox; false if the process has exited.
+    pub fn push(&self, sig: Signal) -> bool {
+        let mut inbox = self.lock_inbox();
+        if self.is_exited() {
+            return false;
+        }
+        inbox.push(sig);
+        // SeqCst: pairs with the owner storing WAITING then reading this
+        // (see `sched::worker`), so one of the two sees the other.
+        self.arrived.store(true, Ordering::SeqCst);
+        true
+    }
+
+    /// Whether signals are waiting in the inbox.
+    pub fn has_arrivals(&self) -> bool {
+        self.arrived.load(Ordering::SeqCst)
+    }
+
+    /// Takes every signal out of the inbox, in arrival order.
+    pub fn take_arrivals(&self) -> Vec<Signal> {
+        if !self.has_arrivals() {
+            return Vec::new();
+        }
+        let mut inbox = self.lock_inbox();
+        self.arrived.store(false, Ordering::SeqCst);
+        std::mem::take(&mut *inbox)
+    }
+
+    /// Puts signals taken out back in front of any that arrived since.
+    pub fn put_back(&self, earlier: Vec<Signal>) {
+        if earlier.is_empty() {
+            return;
+        }
+        let mut inbox = self.lock_inbox();
+        let newer = std::mem::replace(&mut *inbox, earlier);
+        inbox.extend(newer);
+        self.arrived.store(true, Ordering::SeqCst);
+    }
+
+    /// Marks the process exited (no signal gets in after this) and returns
+    /// what had arrived.
+    pub fn close(&self) -> Vec<Signal> {
+        let mut inbox = self.lock_inbox();
+        self.state.store(run_state::EXITED, Ordering::Release);
+        self.arrived.store(false, Ordering::SeqCst);
+        std::mem::take(&mut *inbox)
     }
 }
 
@@ -166,6 +236,14 @@ pub struct Process {
     pub mailbox: VecDeque<Message>,
     /// Receive scan position in the mailbox.
     pub cursor: usize,
+    /// The stack slot (absolute index) holding the message under the cursor
+    /// while a receive matches it. The payload is *moved* there, not cloned
+    /// (its mailbox entry holds `[]` meanwhile): scanning a long mailbox
+    /// then costs no reference counting.
+    pub loan: Option<u32>,
+    /// The reference this process made last, and how many messages its
+    /// mailbox held then: no message before that position can contain it.
+    pub recv_mark: Option<(Ref, usize)>,
     pub recv_mode: RecvMode,
     /// Deadline of the current `receive ... after` (set when it first waits).
     pub deadline: Option<Instant>,
@@ -176,8 +254,8 @@ pub struct Process {
     pub links: Vec<Pid>,
     /// Monitors this process holds: (reference, monitored pid).
     pub monitors: Vec<(Ref, Pid)>,
-    /// Monitors held on this process: (reference, monitoring pid).
-    pub monitored_by: Vec<(Ref, Pid)>,
+    /// Monitors held on this process.
+    pub monitored_by: Vec<MonitoredBy>,
     pub trap_exit: bool,
     pub dict: Vec<(Term, Term)>,
     /// Number of signals sent so far (the next signal's index).
@@ -189,8 +267,6 @@ pub struct Process {
     pub children: u32,
     /// The spawn path: P = [], P.2.1 = [2, 1].
     pub path: Vec<u32>,
-    /// Timers started by this process: (reference, timer id).
-    pub timers: Vec<(Ref, u64)>,
     /// The binary under construction (`BsInit` .. `BsFinish`).
     pub bs: Option<BitWriter>,
     /// The function the process was started in (for reports).
@@ -199,6 +275,9 @@ pub struct Process {
     pub kill: Option<Term>,
     pub observer: Option<Box<dyn ProcessObserver>>,
     pub director: Option<Box<dyn ProcessDirector>>,
+    /// Non-message signals wait for the Director's word (replay) instead of
+    /// being taken as they arrive.
+    pub directed_signals: bool,
     /// The entry process's return value, or the value a process ended with.
     pub result: Option<Term>,
     /// This process's shared part (set once it is in the table).
@@ -229,6 +308,8 @@ impl Process {
             base: 0,
             mailbox: VecDeque::new(),
             cursor: 0,
+            loan: None,
+            recv_mark: None,
             recv_mode: RecvMode::FirstMatch,
             deadline: None,
             recv_timer: None,
@@ -243,15 +324,25 @@ impl Process {
             refs_made: 0,
             children: 0,
             path,
-            timers: Vec::new(),
             bs: None,
             initial,
             kill: None,
             observer: None,
             director: None,
+            directed_signals: false,
             result: None,
             me: None,
             parent: None,
+        }
+    }
+
+    /// Puts the message on loan back in its mailbox entry.
+    pub fn return_loan(&mut self) {
+        if let Some(s) = self.loan.take() {
+            let v = std::mem::replace(&mut self.regs[s as usize], Term::Nil);
+            if let Some(m) = self.mailbox.get_mut(self.cursor) {
+                m.payload = v;
+            }
         }
     }
 
@@ -268,7 +359,9 @@ impl Process {
     /// A fresh reference, deterministic given the process.
     pub fn make_ref(&mut self) -> Ref {
         self.refs_made = self.refs_made.wrapping_add(1);
-        Ref::new(self.pid, self.refs_made)
+        let r = Ref::new(self.pid, self.refs_made);
+        self.recv_mark = Some((r, self.mailbox.len()));
+        r
     }
 
     /// The symbolic name: `P`, `P.2`, `P.2.1`.

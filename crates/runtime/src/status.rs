@@ -17,6 +17,8 @@ pub const UNSUPPORTED: u8 = 4;
 pub const DEADLOCK: u8 = 5;
 /// Replay departed from the log.
 pub const DIVERGED: u8 = 6;
+/// The engine failed (a bug in trace; the report on stderr says where).
+pub const INTERNAL_ERROR: u8 = 70;
 /// The run was interrupted (Ctrl-C).
 pub const INTERRUPTED: u8 = 130;
 
@@ -24,7 +26,9 @@ impl RunOutcome {
     /// The exit status `trace run`, `record` and `replay` return for this run:
     /// a divergence or an interruption first, then an entry crash, then a deadlock.
     pub fn status(&self) -> u8 {
-        if self.divergence.is_some() {
+        if self.internal_error.is_some() {
+            INTERNAL_ERROR
+        } else if self.divergence.is_some() {
             DIVERGED
         } else if self.interrupted {
             INTERRUPTED

@@ -1,12 +1,15 @@
 //! Running one benchmark program (`xtask/programs/NAME.erl`, entry
-//! `NAME:main()`) on erl and on the engine, and timing both.
+//! `NAME:main()` or `NAME:main(ARGS)`) on erl and on the engine, and timing
+//! both.
 //!
 //! erl's time is measured inside the VM with `timer:tc` (its boot is left
 //! out); the engine's is the wall time of `trace run`, load and compile
-//! included, so the ratio is, if anything, unfair to the engine. Both must
-//! print the same output, or the row says so.
+//! included, so the ratio is, if anything, unfair to the engine. Peak memory
+//! is the whole OS process's maximum resident set on both sides (erl's
+//! includes its boot, about 40 MB). Both must print the same output, or the
+//! row says so.
 
-use crate::erl::{self, Scratch};
+use crate::erl::{self, run_measured, Scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -18,10 +21,28 @@ pub fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("programs")
 }
 
-/// One program's best times over `runs` runs.
+/// What to run.
+#[derive(Clone, Copy)]
+pub struct Spec<'a> {
+    pub name: &'a str,
+    /// Arguments of `main`, as Erlang source (`"1000, 2000"`); empty: `main()`.
+    pub args: &'a str,
+    /// Extra arguments to `trace run`.
+    pub trace_flags: &'a [&'a str],
+    /// Extra arguments to `erl` (emulator flags such as `+P 2000000`).
+    pub erl_flags: &'a [&'a str],
+}
+
+/// One program's best times (and peak memory) over its runs.
+#[derive(Default)]
 pub struct Timing {
     pub erl: Option<f64>,
     pub trace: Option<f64>,
+    /// Peak resident set, kilobytes.
+    pub erl_peak: Option<u64>,
+    pub trace_peak: Option<u64>,
+    /// CPU seconds of the engine's best run (all threads).
+    pub trace_cpu: Option<f64>,
     /// Set when the two printed different things (or one failed).
     pub problem: Option<String>,
 }
@@ -29,38 +50,65 @@ pub struct Timing {
 /// Times `NAME:main()` on erl (if present) and on the engine with `extra`
 /// arguments to `trace run`.
 pub fn time(ctx: &super::Ctx, name: &str, runs: usize, extra: &[&str]) -> Timing {
-    let src = dir().join(format!("{name}.erl"));
-    let mut problem = None;
+    measure(
+        ctx,
+        Spec {
+            name,
+            args: "",
+            trace_flags: extra,
+            erl_flags: &[],
+        },
+        runs,
+        true,
+        true,
+    )
+}
+
+/// Runs `spec` `runs` times on erl (when `on_erl` and erl is here) and on the
+/// engine (when `on_trace`), keeping the best time and the largest peak.
+pub fn measure(ctx: &super::Ctx, spec: Spec, runs: usize, on_erl: bool, on_trace: bool) -> Timing {
+    let src = dir().join(format!("{}.erl", spec.name));
+    let mut t = Timing::default();
     let mut erl_out = None;
-    let mut erl_best: Option<f64> = None;
-    if ctx.erl {
-        let scratch = Scratch::new(&format!("bench-{name}"));
+    if ctx.erl && on_erl {
+        let scratch = Scratch::new(&format!("bench-{}", spec.name));
         match erl::compile(std::slice::from_ref(&src), &scratch.0) {
             Ok(()) => {
                 for _ in 0..runs {
-                    match run_erl(name, &scratch.0) {
-                        Ok((secs, out)) => {
-                            erl_best = Some(erl_best.map_or(secs, |b: f64| b.min(secs)));
+                    match run_erl(spec, &scratch.0) {
+                        Ok((secs, out, peak)) => {
+                            t.erl = Some(t.erl.map_or(secs, |b: f64| b.min(secs)));
+                            t.erl_peak = t.erl_peak.max(peak);
                             erl_out = Some(out);
                         }
-                        Err(e) => problem = Some(e),
+                        Err(e) => t.problem = Some(e),
                     }
                 }
             }
-            Err(e) => problem = Some(e),
+            Err(e) => t.problem = Some(e),
         }
     }
-    let mut trace_best: Option<f64> = None;
+    if !on_trace {
+        return t;
+    }
     for _ in 0..runs {
         let mut cmd = Command::new(&ctx.trace);
-        cmd.arg("run").args(extra).arg(&src);
-        match erl::run_limited(cmd, LIMIT) {
-            Ok(r) if r.status == Some(0) => {
+        cmd.arg("run").args(spec.trace_flags).arg(&src);
+        if !spec.args.is_empty() {
+            cmd.arg("--entry")
+                .arg(format!("{}:main({})", spec.name, spec.args));
+        }
+        match run_measured(cmd, LIMIT) {
+            Ok((r, usage)) if r.status == Some(0) => {
                 let s = r.elapsed.as_secs_f64();
-                trace_best = Some(trace_best.map_or(s, |b| b.min(s)));
+                if t.trace.is_none_or(|b| s < b) {
+                    t.trace = Some(s);
+                    t.trace_cpu = Some(usage.cpu);
+                }
+                t.trace_peak = t.trace_peak.max(usage.peak_kb);
                 if let Some(o) = &erl_out {
                     if *o != r.stdout {
-                        problem = Some(format!(
+                        t.problem = Some(format!(
                             "outputs differ: erl {:?}, trace {:?}",
                             String::from_utf8_lossy(o),
                             String::from_utf8_lossy(&r.stdout)
@@ -68,35 +116,34 @@ pub fn time(ctx: &super::Ctx, name: &str, runs: usize, extra: &[&str]) -> Timing
                     }
                 }
             }
-            Ok(r) => {
-                problem = Some(format!(
+            Ok((r, _)) => {
+                t.problem = Some(format!(
                     "trace run exited with {:?}: {}",
                     r.status,
                     String::from_utf8_lossy(&r.stderr)
                 ))
             }
-            Err(e) => problem = Some(format!("trace run: {e}")),
+            Err(e) => t.problem = Some(format!("trace run: {e}")),
         }
     }
-    Timing {
-        erl: erl_best,
-        trace: trace_best,
-        problem,
-    }
+    t
 }
 
-/// Runs the program once on erl; returns the in-VM seconds and its output.
-fn run_erl(name: &str, beams: &Path) -> Result<(f64, Vec<u8>), String> {
+/// Runs the program once on erl; returns the in-VM seconds, its output and
+/// the VM's peak resident set.
+fn run_erl(spec: Spec, beams: &Path) -> Result<(f64, Vec<u8>, Option<u64>), String> {
     let mut cmd = Command::new("erl");
-    cmd.arg("-noshell")
+    cmd.args(spec.erl_flags)
+        .arg("-noshell")
         .arg("-pa")
         .arg(beams)
         .arg("-eval")
         .arg(format!(
-            "{{T, _}} = timer:tc('{name}', main, []), \
-         io:format(standard_error, \"~p~n\", [T]), erlang:halt(0, [{{flush, true}}])."
+            "{{T, _}} = timer:tc('{}', main, [{}]), \
+         io:format(standard_error, \"~p~n\", [T]), erlang:halt(0, [{{flush, true}}]).",
+            spec.name, spec.args
         ));
-    let r = erl::run_limited(cmd, LIMIT).map_err(|e| format!("erl: {e}"))?;
+    let (r, usage) = run_measured(cmd, LIMIT).map_err(|e| format!("erl: {e}"))?;
     if r.status != Some(0) {
         return Err(format!(
             "erl exited with {:?}: {}",
@@ -109,5 +156,5 @@ fn run_erl(name: &str, beams: &Path) -> Result<(f64, Vec<u8>), String> {
         .last()
         .and_then(|l| l.trim().parse().ok())
         .ok_or_else(|| "erl did not report its time".to_string())?;
-    Ok((micros / 1e6, r.stdout))
+    Ok((micros / 1e6, r.stdout, usage.peak_kb))
 }

@@ -18,7 +18,7 @@ fn best(trace: &Path, args: &[&str], runs: usize) -> Result<(f64, u64), String> 
     for _ in 0..runs {
         let mut cmd = Command::new(trace);
         cmd.args(args);
-        let r = erl::run_limited(cmd, LIMIT).map_err(|e| e.to_string())?;
+        let (r, usage) = erl::run_measured(cmd, LIMIT).map_err(|e| e.to_string())?;
         if r.status.is_none() {
             return Err(format!(
                 "trace {} did not finish: {}",
@@ -28,7 +28,7 @@ fn best(trace: &Path, args: &[&str], runs: usize) -> Result<(f64, u64), String> 
         }
         let t = r.elapsed.as_secs_f64();
         if best.is_none_or(|(b, _)| t < b) {
-            best = Some((t, r.peak_rss));
+            best = Some((t, usage.peak_kb.unwrap_or(0) * 1024));
         }
     }
     best.ok_or_else(|| "no run".into())

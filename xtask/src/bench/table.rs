@@ -66,3 +66,12 @@ pub fn secs(s: Option<f64>) -> String {
         None => "-".into(),
     }
 }
+
+/// Kilobytes as a cell (`912 MB`, `5.1 MB`), or `-`.
+pub fn kilobytes(kb: Option<u64>) -> String {
+    match kb {
+        Some(k) if k >= 100 * 1024 => format!("{} MB", k / 1024),
+        Some(k) => format!("{:.1} MB", k as f64 / 1024.0),
+        None => "-".into(),
+    }
+}

@@ -4,18 +4,23 @@ use crate::exit;
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
 use std::sync::Arc;
-use trace_runtime::hooks::Native;
+use trace_runtime::hooks::{Discard, Native};
 use trace_runtime::{EntryOutcome, LoadOptions, RunOptions, Runtime};
 
 #[derive(ClapArgs)]
 #[command(after_help = "Examples:
-  trace run fixtures/seq/fib.erl
+  trace run fixtures/seq/smoke.erl
   trace run server.erl client.erl --entry 'client:start(10)'
-  trace run prog.erl --schedulers 1
+  trace run fixtures/papers/proxy_server.erl --schedulers 1
+
+Program output goes to stdout. On stderr: a report for each process that
+crashed (as BEAM prints it), and, when processes are left waiting in receive
+at the end, each with its pid, function and the line of that receive.
 
 Exit status: 0 the entry returned and no process is left blocked; 1 the entry
 process crashed; 3 compile error; 4 unsupported feature; 5 processes left
-blocked forever (deadlock); 2 trouble (missing file, bad arguments).")]
+blocked forever (deadlock); 2 trouble (missing file, bad arguments); 70 an
+internal error of the engine (a bug).")]
 pub struct Args {
     /// Erlang source files (the first one's main/0 is the default entry)
     #[arg(required = true, value_name = "FILE.erl")]
@@ -29,6 +34,9 @@ pub struct Args {
     /// Extra directories searched by -include and -include_lib
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include: Vec<PathBuf>,
+    /// Pass every event to an observer that drops it (measures the hooks)
+    #[arg(long, hide = true)]
+    pub discarding_observer: bool,
 }
 
 /// Loads the program, reporting diagnostics; returns the exit status on failure.
@@ -60,10 +68,15 @@ pub fn run(args: Args) -> u8 {
     if let Some(n) = args.schedulers {
         opts.schedulers = n.max(1);
     }
+    let observer: Arc<dyn trace_runtime::Observer> = if args.discarding_observer {
+        Arc::new(Discard)
+    } else {
+        Arc::new(Native)
+    };
     let rt = Runtime::new(
         loaded.program,
         opts,
-        Arc::new(Native),
+        observer,
         Arc::new(Native),
         Box::new(std::io::stdout()),
     );

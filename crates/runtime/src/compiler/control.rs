@@ -151,6 +151,26 @@ pub fn if_(
     Ok(())
 }
 
+/// A variable bound before the receive that every clause's pattern uses, so
+/// that no message without its value can match (see `Instr::RecvRef`).
+fn needed_var(b: &FnBuilder, cs: &[Clause], before: &BindState) -> Option<Slot> {
+    let bound_in = |c: &Clause| -> Vec<String> {
+        c.patterns
+            .first()
+            .map(super::vars::pattern_names)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|n| n != "_" && b.var_slot(n).is_some_and(|s| before.is_bound(s)))
+            .collect()
+    };
+    let (first, rest) = cs.split_first()?;
+    let rest: Vec<Vec<String>> = rest.iter().map(bound_in).collect();
+    let name = bound_in(first)
+        .into_iter()
+        .find(|n| rest.iter().all(|names| names.contains(n)))?;
+    b.var_slot(&name)
+}
+
 pub fn receive(
     cx: &mut ModuleCtx,
     b: &mut FnBuilder,
@@ -178,6 +198,9 @@ pub fn receive(
             RAISE
         },
     });
+    if let Some(src) = needed_var(b, cs, &before) {
+        b.emit(Instr::RecvRef { src });
+    }
     b.bind_label(lp);
     let m = b.temp();
     b.emit(Instr::RecvPeek {

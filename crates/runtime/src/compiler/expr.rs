@@ -557,6 +557,10 @@ fn call(
             if bif::registry().autoimported(name, arity) {
                 return call_bif(cx, b, "erlang", name, args, dest, pos);
             }
+            if crate::otp::is_autoimported(name, arity as u32) {
+                // erlc would call the BIF (e.g. spawn/4 on a node).
+                return cx.unsupported(pos, format!("erlang:{name}/{arity}"));
+            }
             cx.err(pos, format!("function {name}/{arity} undefined"))
         }
         ExprKind::Remote { module, function } => match (&module.kind, &function.kind) {

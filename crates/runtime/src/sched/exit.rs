@@ -3,10 +3,9 @@
 
 use super::{signals, Blocked, Crash, EntryOutcome, Runtime, Worker};
 use crate::hooks::{Event, SignalOut};
-use crate::process::{run_state, ProcShared, Process, Signal};
+use crate::process::{ProcShared, Process, Signal};
 use crate::vm::ExitInfo;
 use std::io::Write;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use trace_term::{atom, Term};
 
@@ -21,14 +20,10 @@ pub fn finish(
 ) {
     // Replay: signals the log says this process took before ending.
     signals::take_due(&mut p, rt, wk);
-    let leftover = {
-        let mut inbox = shared.inbox.lock().unwrap_or_else(|e| e.into_inner());
-        shared.state.store(run_state::EXITED, Ordering::Release);
-        std::mem::take(&mut *inbox)
-    };
+    let leftover = shared.close();
     // Links and monitors that arrived before the end are honoured: the new
     // partners hear of this exit like the others.
-    if p.director.is_none() {
+    if !p.directed_signals {
         for s in leftover {
             match s {
                 Signal::Link { .. }
@@ -42,6 +37,7 @@ pub fn finish(
         }
     }
     signals::cancel_timeout(&mut p, rt);
+    rt.timers.cancel_for(p.pid);
     let reason = info.reason.clone();
     signals::emit(&mut p, rt, Event::Exit { reason: &reason });
     for l in std::mem::take(&mut p.links) {
@@ -70,7 +66,8 @@ pub fn finish(
             },
         );
     }
-    for (r, m) in std::mem::take(&mut p.monitored_by) {
+    for mb in std::mem::take(&mut p.monitored_by) {
+        let (r, m) = (mb.r, mb.watcher);
         let id = p.next_signal_id();
         signals::emit(
             &mut p,
@@ -88,7 +85,9 @@ pub fn finish(
             Signal::Down {
                 id,
                 from: p.pid,
-                shown: None,
+                shown: mb
+                    .name
+                    .map(|n| Term::tuple(vec![Term::Atom(n), Term::Atom(atom::NONODE)])),
                 r,
                 reason: reason.clone(),
             },

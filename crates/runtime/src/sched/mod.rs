@@ -18,7 +18,7 @@ use crate::hooks::{Director, Divergence, Observer};
 use crate::process::run_state;
 use crossbeam_deque::{Injector, Stealer};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 use trace_term::{Atom, Pid, Term};
@@ -103,17 +103,29 @@ pub struct RunOutcome {
     pub entry_pid: Pid,
     pub entry: EntryOutcome,
     pub blocked: Vec<Blocked>,
+    /// The first [`MAX_CRASHES`] processes that ended abnormally, in the
+    /// order they ended.
     pub crashes: Vec<Crash>,
+    /// How many processes ended abnormally in all.
+    pub crash_count: u64,
     pub interrupted: bool,
     pub divergence: Option<Divergence>,
+    /// The engine failed (a bug): what happened.
+    pub internal_error: Option<String>,
     pub processes_spawned: u64,
 }
+
+/// Crashes kept in a [`RunOutcome`] (a program may crash millions of
+/// processes; the count says how many).
+pub const MAX_CRASHES: usize = 1000;
 
 #[derive(Default)]
 struct Finish {
     entry: Option<EntryOutcome>,
     crashes: Vec<Crash>,
+    crash_count: u64,
     divergence: Option<Divergence>,
+    internal: Option<String>,
 }
 
 /// State shared by every scheduler thread for one run.
@@ -136,7 +148,10 @@ pub struct Runtime {
     finish: Mutex<Finish>,
     injector: Injector<Arc<crate::process::ProcShared>>,
     stealers: Mutex<Vec<Stealer<Arc<crate::process::ProcShared>>>>,
-    sleep: (Mutex<usize>, Condvar),
+    /// Idle scheduler threads wait here (with a short timeout, so a missed
+    /// wake-up costs at most that).
+    sleep: (Mutex<()>, Condvar),
+    sleepers: AtomicUsize,
     pub unique: AtomicU64,
     pub start: Instant,
     pub entry_pid: Pid,
@@ -171,7 +186,8 @@ impl Runtime {
             finish: Mutex::new(Finish::default()),
             injector: Injector::new(),
             stealers: Mutex::new(Vec::new()),
-            sleep: (Mutex::new(0), Condvar::new()),
+            sleep: (Mutex::new(()), Condvar::new()),
+            sleepers: AtomicUsize::new(0),
             unique: AtomicU64::new(1),
             start: Instant::now(),
             entry_pid: Pid(FIRST_PID),
@@ -193,13 +209,23 @@ impl Runtime {
         self.stop.load(Ordering::Acquire) || self.interrupt.load(Ordering::Relaxed)
     }
 
+    /// Stops the run because the engine itself failed (a bug).
+    pub fn internal_error(&self, what: String) {
+        self.stop_because(|f| {
+            f.internal.get_or_insert(what);
+        });
+    }
+
     /// Stops the run because replay diverged.
     pub fn diverged(&self, d: Divergence) {
-        let mut f = self.finish.lock().unwrap_or_else(|e| e.into_inner());
-        if f.divergence.is_none() {
-            f.divergence = Some(d);
-        }
-        drop(f);
+        self.stop_because(|f| {
+            f.divergence.get_or_insert(d);
+        });
+    }
+
+    /// Records why the run stops (the first reason wins) and stops it.
+    fn stop_because(&self, why: impl FnOnce(&mut Finish)) {
+        why(&mut self.finish.lock().unwrap_or_else(|e| e.into_inner()));
         self.stop.store(true, Ordering::Release);
         self.notify_all();
     }
@@ -211,24 +237,40 @@ impl Runtime {
 
     /// Puts a process that became runnable in a run queue.
     pub(crate) fn enqueue(&self, wk: Option<&Worker>, p: Arc<crate::process::ProcShared>) {
-        match wk {
-            Some(w) => w.push(p),
-            None => self.injector.push(p),
-        }
-        let sleepers = *self.sleep.0.lock().unwrap_or_else(|e| e.into_inner());
-        if sleepers > 0 {
+        let more_than_one = match wk {
+            Some(w) => {
+                w.push(p);
+                w.queued() > 1
+            }
+            None => {
+                self.injector.push(p);
+                true
+            }
+        };
+        // A process made runnable by the running one goes to this thread's
+        // queue; an idle thread is woken only when that queue holds more
+        // than the next process to run (as BEAM wakes schedulers on work
+        // beyond what the current one will take). A message ping-ponging
+        // between two processes then stays on one thread instead of paying
+        // a cross-thread wake-up per message; idle threads still steal
+        // whatever is left waiting.
+        if more_than_one && self.sleepers.load(Ordering::Acquire) > 0 {
+            let _g = self.sleep.0.lock().unwrap_or_else(|e| e.into_inner());
             self.sleep.1.notify_one();
         }
     }
 
     /// Makes a waiting process runnable (a signal arrived for it).
     pub fn wake(&self, wk: Option<&Worker>, p: &Arc<crate::process::ProcShared>) {
+        // SeqCst: the owner stores WAITING and then looks for arrivals; the
+        // sender stored its arrival and now looks for WAITING (see
+        // `ProcShared::push`): one of the two sees the other.
         if p.state
             .compare_exchange(
                 run_state::WAITING,
                 run_state::QUEUED,
-                Ordering::AcqRel,
-                Ordering::Acquire,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
             )
             .is_ok()
         {
@@ -242,11 +284,11 @@ impl Runtime {
     }
 
     pub(crate) fn record_crash(&self, c: Crash) {
-        self.finish
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .crashes
-            .push(c);
+        let mut f = self.finish.lock().unwrap_or_else(|e| e.into_inner());
+        f.crash_count += 1;
+        if f.crashes.len() < MAX_CRASHES {
+            f.crashes.push(c);
+        }
     }
 }
 
@@ -292,7 +334,8 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     rt.output.flush();
     let interrupted = rt.interrupt.load(Ordering::Relaxed);
     let mut fin = std::mem::take(&mut *rt.finish.lock().unwrap_or_else(|e| e.into_inner()));
-    let blocked = if fin.divergence.is_none() && !interrupted {
+    let failed = fin.divergence.is_some() || fin.internal.is_some();
+    let blocked = if !failed && !interrupted {
         exit::blocked_report(&rt)
     } else {
         Vec::new()
@@ -300,13 +343,18 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     if rt.opts.reports && !blocked.is_empty() {
         exit::print_blocked(&rt, &blocked);
     }
+    if let (Some(what), true) = (&fin.internal, rt.opts.reports) {
+        eprintln!("trace: internal error, the run was stopped (a bug in trace): {what}");
+    }
     RunOutcome {
         entry_pid,
         entry: fin.entry.take().unwrap_or(EntryOutcome::Unfinished),
         blocked,
         crashes: fin.crashes,
+        crash_count: fin.crash_count,
         interrupted,
         divergence: fin.divergence,
+        internal_error: fin.internal,
         processes_spawned: rt.spawned.load(Ordering::Relaxed),
     }
 }

@@ -6,7 +6,7 @@
 use super::timer::TimerAction;
 use super::{Runtime, Worker};
 use crate::hooks::{Effect, Event};
-use crate::process::{Message, MsgId, Process, Signal};
+use crate::process::{Message, MonitoredBy, MsgId, Process, Signal};
 use std::time::Instant;
 use trace_term::{atom, Pid, Term};
 
@@ -30,12 +30,8 @@ pub fn deliver(rt: &Runtime, wk: Option<&Worker>, to: Pid, sig: Signal) -> bool 
     let Some(t) = rt.table.get(to) else {
         return false;
     };
-    {
-        let mut inbox = t.inbox.lock().unwrap_or_else(|e| e.into_inner());
-        if t.is_exited() {
-            return false;
-        }
-        inbox.push(sig);
+    if !t.push(sig) {
+        return false;
     }
     rt.wake(wk, &t);
     true
@@ -61,7 +57,7 @@ pub fn send_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, payload
 /// Returns true if the mailbox grew.
 pub fn drain(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
     let sigs = match &p.me {
-        Some(s) => std::mem::take(&mut *s.inbox.lock().unwrap_or_else(|e| e.into_inner())),
+        Some(s) => s.take_arrivals(),
         None => return false,
     };
     let sigs = if wk.chaos() && p.director.is_none() {
@@ -79,7 +75,7 @@ pub fn drain(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
                 grew = true;
             }
             other => {
-                if p.director.is_some() {
+                if p.directed_signals {
                     p.pending.push_back(other);
                 } else {
                     grew |= take(p, rt, wk, other);
@@ -117,10 +113,7 @@ fn chaos_defer(p: &mut Process, wk: &Worker, sigs: Vec<Signal>) -> Vec<Signal> {
     }
     if !later.is_empty() {
         if let Some(me) = &p.me {
-            let mut inbox = me.inbox.lock().unwrap_or_else(|e| e.into_inner());
-            let newer = std::mem::take(&mut *inbox);
-            *inbox = later;
-            inbox.extend(newer);
+            me.put_back(later);
         }
     }
     now
@@ -166,8 +159,7 @@ fn drain_pending(p: &mut Process, rt: &Runtime, want: MsgId) -> bool {
     let Some(s) = p.me.clone() else {
         return false;
     };
-    let sigs = std::mem::take(&mut *s.inbox.lock().unwrap_or_else(|e| e.into_inner()));
-    for sig in sigs {
+    for sig in s.take_arrivals() {
         match sig {
             Signal::Wake => {}
             Signal::Message { id, payload } => {
@@ -252,8 +244,12 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
             );
             false
         }
-        Signal::Monitor { id, r } => {
-            p.monitored_by.push((r, id.sender));
+        Signal::Monitor { id, r, name } => {
+            p.monitored_by.push(MonitoredBy {
+                r,
+                watcher: id.sender,
+                name,
+            });
             emit(
                 p,
                 rt,
@@ -265,7 +261,7 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
             false
         }
         Signal::Demonitor { id, r } => {
-            p.monitored_by.retain(|(x, _)| *x != r);
+            p.monitored_by.retain(|m| m.r != r);
             emit(
                 p,
                 rt,
@@ -353,7 +349,22 @@ pub fn fire_timer(rt: &Runtime, action: TimerAction) {
         TimerAction::Wake(pid) => {
             deliver(rt, None, pid, Signal::Wake);
         }
-        TimerAction::Message { to, id, payload } => {
+        TimerAction::Message {
+            to,
+            name,
+            id,
+            payload,
+        } => {
+            let to = match name {
+                Some(n) => {
+                    let names = rt.names.lock().unwrap_or_else(|e| e.into_inner());
+                    match names.get(&n) {
+                        Some(p) => *p,
+                        None => return,
+                    }
+                }
+                None => to,
+            };
             deliver(rt, None, to, Signal::Message { id, payload });
         }
     }

@@ -97,6 +97,10 @@ fn new_process(
     };
     body.observer = rt.observer.process_started(&info);
     body.director = rt.director.process_started(&info);
+    body.directed_signals = body
+        .director
+        .as_ref()
+        .is_some_and(|d| !d.takes_signals_natively());
     if !rt.table.insert(shared.clone()) {
         return Err(Fault::Error(Term::Atom(atom::SYSTEM_LIMIT)));
     }
@@ -162,7 +166,11 @@ pub fn spawn(
     let r = if monitor {
         let r = p.make_ref();
         p.monitors.push((r, pid));
-        body.monitored_by.push((r, p.pid));
+        body.monitored_by.push(crate::process::MonitoredBy {
+            r,
+            watcher: p.pid,
+            name: None,
+        });
         Some(r)
     } else {
         None

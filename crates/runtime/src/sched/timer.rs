@@ -8,19 +8,27 @@
 
 use crate::process::{MsgId, Signal};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
-use trace_term::{Pid, Term};
+use trace_term::{Atom, Pid, Ref, Term};
 
 /// What a timer does when it fires.
 #[derive(Clone, Debug)]
 pub enum TimerAction {
     /// Wake the process (its receive timeout may have expired).
     Wake(Pid),
-    /// Deliver a message (send_after / start_timer).
-    Message { to: Pid, id: MsgId, payload: Term },
+    /// Deliver a message (send_after / start_timer) to `to`, or, when the
+    /// timer was set for a registered name, to whoever holds the name when
+    /// it fires (BEAM looks the name up then, and drops the message if
+    /// nobody holds it).
+    Message {
+        to: Pid,
+        name: Option<Atom>,
+        id: MsgId,
+        payload: Term,
+    },
 }
 
 struct Entry {
@@ -46,11 +54,59 @@ impl Ord for Entry {
     }
 }
 
+/// Timers in deadline order, and the ones still live (neither fired nor
+/// cancelled) by id: cancelling only forgets the id, and the heap entry is
+/// dropped when it comes up, so both are O(log n) however many are pending.
 #[derive(Default)]
 struct State {
     heap: BinaryHeap<Reverse<Entry>>,
-    cancelled: HashSet<u64>,
+    live: HashMap<u64, Live>,
+    /// `erlang:send_after`/`start_timer` timers by reference (any process
+    /// may cancel or read one).
+    by_ref: HashMap<Ref, u64>,
+    /// Message timers by destination pid (cancelled when it ends).
+    by_dest: HashMap<Pid, Vec<u64>>,
     shutdown: bool,
+}
+
+/// A timer neither fired nor cancelled.
+struct Live {
+    at: Instant,
+    /// The reference a program knows it by.
+    key: Option<Ref>,
+    /// The process its message goes to (not for a registered name).
+    dest: Option<Pid>,
+}
+
+impl State {
+    /// Forgets live timer `id`; true if it was live.
+    fn forget(&mut self, id: u64) -> bool {
+        let Some(l) = self.live.remove(&id) else {
+            return false;
+        };
+        if let Some(r) = l.key {
+            self.by_ref.remove(&r);
+        }
+        if let Some(d) = l.dest {
+            if let Some(ids) = self.by_dest.get_mut(&d) {
+                ids.retain(|x| *x != id);
+                if ids.is_empty() {
+                    self.by_dest.remove(&d);
+                }
+            }
+        }
+        true
+    }
+
+    /// Drops the heap's cancelled entries once they outnumber the live ones
+    /// (amortised O(1) per cancellation): receives with long `after`s
+    /// cancelled at a high rate must not make the heap grow without bound.
+    fn sweep(&mut self) {
+        if self.heap.len() > 2 * self.live.len() + 1024 {
+            let State { heap, live, .. } = self;
+            heap.retain(|Reverse(e)| live.contains_key(&e.id));
+        }
+    }
 }
 
 #[derive(Default)]
@@ -65,10 +121,26 @@ pub struct Timers {
 impl Timers {
     /// Adds a timer; returns its id (for cancellation).
     pub fn add(&self, at: Instant, action: TimerAction) -> u64 {
+        self.add_keyed(at, action, None)
+    }
+
+    /// Adds a timer a program knows by reference `key` (see [`Timers::by_ref`]).
+    pub fn add_keyed(&self, at: Instant, action: TimerAction, key: Option<Ref>) -> u64 {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         self.pending.fetch_add(1, Ordering::SeqCst);
+        let dest = match &action {
+            TimerAction::Message { to, name: None, .. } => Some(*to),
+            _ => None,
+        };
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.heap.push(Reverse(Entry { at, id, action }));
+        s.live.insert(id, Live { at, key, dest });
+        if let Some(r) = key {
+            s.by_ref.insert(r, id);
+        }
+        if let Some(d) = dest {
+            s.by_dest.entry(d).or_default().push(id);
+        }
         drop(s);
         self.cv.notify_one();
         id
@@ -77,23 +149,42 @@ impl Timers {
     /// Cancels a timer; true if it had not fired yet.
     pub fn cancel(&self, id: u64) -> bool {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if s.heap.iter().any(|Reverse(e)| e.id == id) && s.cancelled.insert(id) {
+        if s.forget(id) {
             self.pending.fetch_sub(1, Ordering::SeqCst);
+            s.sweep();
             return true;
         }
         false
     }
 
+    /// Cancels the message timers aimed at process `dest`, which has ended
+    /// (as BEAM does: their messages could go nowhere, and a pending timer
+    /// must not keep a finished run alive).
+    pub fn cancel_for(&self, dest: Pid) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(ids) = s.by_dest.remove(&dest) else {
+            return;
+        };
+        for id in ids {
+            if s.forget(id) {
+                self.pending.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        s.sweep();
+    }
+
+    /// The live timer known by reference `r`.
+    pub fn by_ref(&self, r: Ref) -> Option<u64> {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.by_ref.get(&r).copied()
+    }
+
     /// Milliseconds left before timer `id` fires, if it is pending.
     pub fn remaining_ms(&self, id: u64) -> Option<u64> {
         let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if s.cancelled.contains(&id) {
-            return None;
-        }
-        s.heap
-            .iter()
-            .find(|Reverse(e)| e.id == id)
-            .map(|Reverse(e)| e.at.saturating_duration_since(Instant::now()).as_millis() as u64)
+        s.live
+            .get(&id)
+            .map(|l| l.at.saturating_duration_since(Instant::now()).as_millis() as u64)
     }
 
     pub fn pending(&self) -> u64 {
@@ -120,8 +211,8 @@ impl Timers {
             match s.heap.peek() {
                 Some(Reverse(e)) if e.at <= now => {
                     let Reverse(e) = s.heap.pop().unwrap();
-                    if s.cancelled.remove(&e.id) {
-                        continue;
+                    if !s.forget(e.id) {
+                        continue; // cancelled
                     }
                     drop(s);
                     fire(e.action);

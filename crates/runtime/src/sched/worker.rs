@@ -37,6 +37,11 @@ impl Worker {
         self.local.push(p);
     }
 
+    /// Processes waiting in this thread's own queue.
+    pub fn queued(&self) -> usize {
+        self.local.len()
+    }
+
     pub fn stealer(&self) -> Stealer<Arc<ProcShared>> {
         self.local.stealer()
     }
@@ -92,24 +97,41 @@ pub fn run(rt: &Runtime, w: Worker) {
             return;
         }
         match find(rt, &w) {
-            Some(p) => run_process(rt, &w, p),
+            Some(p) => {
+                // A bug in the engine must end the run with a report, not
+                // leave the other threads waiting for a process that is gone.
+                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_process(rt, &w, p)
+                }));
+                if let Err(e) = ran {
+                    rt.internal_error(panic_text(&*e));
+                    return;
+                }
+            }
             None => {
                 if rt.active.load(Ordering::SeqCst) == 0 && rt.timers.pending() == 0 {
                     rt.stop.store(true, Ordering::Release);
                     rt.notify_all();
                     return;
                 }
-                let mut sleepers = rt.sleep.0.lock().unwrap_or_else(|e| e.into_inner());
-                *sleepers += 1;
-                let (mut g, _) = rt
+                let g = rt.sleep.0.lock().unwrap_or_else(|e| e.into_inner());
+                rt.sleepers.fetch_add(1, Ordering::AcqRel);
+                let _ = rt
                     .sleep
                     .1
-                    .wait_timeout(sleepers, Duration::from_millis(2))
+                    .wait_timeout(g, Duration::from_millis(2))
                     .unwrap_or_else(|e| e.into_inner());
-                *g -= 1;
+                rt.sleepers.fetch_sub(1, Ordering::AcqRel);
             }
         }
     }
+}
+
+fn panic_text(e: &(dyn std::any::Any + Send)) -> String {
+    e.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| e.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
 }
 
 fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
@@ -157,12 +179,7 @@ fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
             }
             *shared.body.lock().unwrap_or_else(|e| e.into_inner()) = Some(body);
             shared.state.store(run_state::WAITING, Ordering::SeqCst);
-            let has_signals = !shared
-                .inbox
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .is_empty();
-            if has_signals
+            if shared.has_arrivals()
                 && shared
                     .state
                     .compare_exchange(

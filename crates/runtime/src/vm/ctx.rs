@@ -49,6 +49,12 @@ impl<'a> Ctx<'a> {
     /// A nondeterministic result: the Director may replace it; the hooks see it.
     pub fn nondet(&mut self, kind: NondetKind, computed: Term) -> Result<Term, Fault> {
         self.before_event()?;
+        self.decide(kind, computed)
+    }
+
+    /// [`Ctx::nondet`] right after another event of the same built-in, where
+    /// no signal can land in between.
+    fn decide(&mut self, kind: NondetKind, computed: Term) -> Result<Term, Fault> {
         let v = match self.proc.director.as_mut() {
             Some(d) => match d.nondet(kind, computed) {
                 Ok(v) => v,
@@ -88,7 +94,9 @@ impl<'a> Ctx<'a> {
                 (Term::Atom(name), Term::Atom(node)) if *node == atom::NONODE => {
                     match self.whereis(*name)? {
                         Some(p) => p,
-                        None => return Err(badarg()),
+                        // Unlike a bare name, {Name, Node} that nobody
+                        // holds is not an error: the message is dropped.
+                        None => return Ok(()),
                     }
                 }
                 _ => return Err(badarg()),
@@ -118,7 +126,10 @@ impl<'a> Ctx<'a> {
             },
         );
         let alive = if to == self.proc.pid {
-            // A signal to oneself is taken at once.
+            // A signal to oneself is taken at once, as BEAM does, but after
+            // the signals that arrived before it (a message already sent to
+            // us stays ahead of an 'EXIT' we give ourselves).
+            signals::drain(self.proc, self.rt, self.wk);
             let s = sig(id);
             signals::take(self.proc, self.rt, self.wk, s);
             true
@@ -126,6 +137,20 @@ impl<'a> Ctx<'a> {
             signals::deliver(self.rt, Some(self.wk), to, sig(id))
         };
         (id, alive)
+    }
+
+    /// Sends a signal whose sender acts on whether it reached a live process
+    /// (link, monitor). That liveness is a nondeterministic observation: the
+    /// hooks see it after the signal, and a replay Director decides it.
+    pub fn signal_alive(
+        &mut self,
+        to: Pid,
+        out: SignalOut<'_>,
+        sig: impl FnOnce(MsgId) -> Signal,
+    ) -> Result<bool, Fault> {
+        let (_, delivered) = self.signal(to, out, sig);
+        let v = self.decide(NondetKind::IsProcessAlive, Term::bool(delivered))?;
+        Ok(v.is_atom(atom::TRUE))
     }
 
     /// Whether `pid` is alive now (a nondeterministic observation).

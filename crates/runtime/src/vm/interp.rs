@@ -12,6 +12,19 @@ use crate::sched::Worker;
 use trace_term::order::{compare, exact_eq};
 use trace_term::{atom, Arc, Atom, Fun, MapRepr, Term};
 
+/// A copy of `t`: a plain 16-byte copy for immediates (the common case in
+/// matching: atoms, small integers, pids), a reference-counted clone else.
+#[inline(always)]
+fn dup(t: &Term) -> Term {
+    if t.is_immediate() {
+        // SAFETY: an immediate owns no allocation (see `Term::is_immediate`),
+        // so a bitwise copy is an independent, equally valid value.
+        unsafe { std::ptr::read(t) }
+    } else {
+        t.clone()
+    }
+}
+
 /// What to do after an instruction that can fail or call.
 enum Next {
     Continue,
@@ -105,7 +118,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
         pc += 1;
         let next = match ins {
             Instr::Move { dst, src } => {
-                let v = r!(*src).clone();
+                let v = dup(&r!(*src));
                 r!(*dst).set(v);
                 continue;
             }
@@ -302,7 +315,11 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             Instr::Compare { cmp, a, b, fail } => {
                 let (x, y) = (&r!(*a), &r!(*b));
                 let ok = match cmp {
-                    Cmp::ExactEq => exact_eq(x, y),
+                    Cmp::ExactEq => match (x, y) {
+                        (Term::Int(i), Term::Int(j)) => i == j,
+                        (Term::Atom(i), Term::Atom(j)) => i == j,
+                        _ => exact_eq(x, y),
+                    },
                     Cmp::ExactNeq => !exact_eq(x, y),
                     Cmp::Eq => compare(x, y).is_eq(),
                     Cmp::Neq => !compare(x, y).is_eq(),
@@ -424,7 +441,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             }
             Instr::GetElem { dst, src, idx } => {
                 let v = match &r!(*src) {
-                    Term::Tuple(t) => t.elements()[*idx as usize].clone(),
+                    Term::Tuple(t) => dup(&t.elements()[*idx as usize]),
                     _ => unreachable!("GetElem on a non-tuple"),
                 };
                 r!(*dst).set(v);
@@ -432,7 +449,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             }
             Instr::GetHd { dst, src } => {
                 let v = match &r!(*src) {
-                    Term::Cons(c) => c.head.clone(),
+                    Term::Cons(c) => dup(&c.head),
                     _ => unreachable!("GetHd on a non-cons"),
                 };
                 r!(*dst).set(v);
@@ -440,7 +457,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             }
             Instr::GetTl { dst, src } => {
                 let v = match &r!(*src) {
-                    Term::Cons(c) => c.tail.clone(),
+                    Term::Cons(c) => dup(&c.tail),
                     _ => unreachable!("GetTl on a non-cons"),
                 };
                 r!(*dst).set(v);
@@ -448,7 +465,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             }
             Instr::SplitCons { src, hd, tl, fail } => {
                 let (h, t) = match &r!(*src) {
-                    Term::Cons(c) => (c.head.clone(), c.tail.clone()),
+                    Term::Cons(c) => (dup(&c.head), dup(&c.tail)),
                     _ => {
                         pc = *fail as usize;
                         continue;
@@ -833,28 +850,42 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     return e;
                 }
             },
-            Instr::RecvPeek { dst, wait } => match receive::peek(p, rt, wk) {
-                Some(msg) => {
-                    r!(*dst).set(msg);
+            Instr::RecvRef { src } => {
+                let v = match &r!(*src) {
+                    Term::Ref(x) => Some(*x),
+                    _ => None,
+                };
+                receive::use_mark(p, v);
+                continue;
+            }
+            Instr::RecvPeek { dst, wait } => {
+                let slot = base + *dst as usize;
+                if receive::lend_current(p, slot) || receive::peek(p, rt, wk, slot) {
                     continue;
                 }
-                None => {
-                    if let Some(reason) = p.kill.take() {
-                        return SliceEnd::Exit(ExitInfo {
-                            reason,
-                            crash: None,
-                            result: None,
-                        });
-                    }
-                    pc = *wait as usize;
-                    continue;
+                if let Some(reason) = p.kill.take() {
+                    return SliceEnd::Exit(ExitInfo {
+                        reason,
+                        crash: None,
+                        result: None,
+                    });
                 }
-            },
+                pc = *wait as usize;
+                continue;
+            }
             Instr::RecvNext { lp } => {
-                if let Err(e) = receive::next(p, rt) {
+                pc = *lp as usize;
+                if receive::skip_current(p) {
+                    // Do the RecvPeek at `lp` here when the next message is
+                    // in the mailbox: one dispatch less per scanned message.
+                    if let Instr::RecvPeek { dst, .. } = code[pc] {
+                        if receive::lend_current(p, base + dst as usize) {
+                            pc += 1;
+                        }
+                    }
+                } else if let Err(e) = receive::next(p, rt) {
                     return e;
                 }
-                pc = *lp as usize;
                 continue;
             }
             Instr::RecvAccept => {
@@ -1071,7 +1102,7 @@ fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
 #[inline(always)]
 fn do_return(
     p: &mut Process,
-    _prog: &Program,
+    prog: &Program,
     fun: &mut FunId,
     pc: &mut usize,
     base: &mut usize,
@@ -1082,6 +1113,13 @@ fn do_return(
             *fun = fr.fun;
             *pc = fr.pc as usize;
             *base = fr.base as usize;
+            // A callee's window starts inside its caller's, so trimming the
+            // stack to the callee's window (at a slice end) may have cut the
+            // caller's top slots: give them back.
+            let need = *base + prog.funs[*fun as usize].nslots as usize;
+            if p.regs.len() < need {
+                p.regs.resize(need, Term::Nil);
+            }
             p.regs[*base + fr.ret as usize].set(v);
             None
         }

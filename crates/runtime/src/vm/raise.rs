@@ -248,6 +248,7 @@ pub fn throw(
     e: Exception,
 ) -> Result<(FunId, usize, usize), SliceEnd> {
     p.bs = None;
+    p.return_loan();
     let Some(h) = p.handlers.pop() else {
         let reason = exit_reason(prog, &e);
         let crash = match e.class {

@@ -1,6 +1,13 @@
 //! `receive`: BEAM's selective receive over the mailbox (scan in arrival
 //! order; the first message matching any clause is consumed), with the
 //! Director able to force which message or a timeout (replay).
+//!
+//! The compiled loop is `RecvStart [RecvRef] lp: RecvPeek, clauses ...,
+//! RecvNext -> lp, RecvWait[Timeout] -> lp`. The message under the cursor is
+//! *lent* to the clauses' subject slot (moved out of its mailbox entry and
+//! back on `RecvNext`, kept by `RecvAccept`), so a scan costs no reference
+//! counting. `RecvRef` starts the scan at the receive marker when the
+//! clauses all need the reference the process made last.
 
 use super::{ExitInfo, SliceEnd};
 use crate::hooks::{Event, ReceiveChoice};
@@ -45,6 +52,7 @@ fn diverged(p: &mut Process, rt: &Runtime, expected: String, happened: String) -
 
 /// `RecvStart`: a new receive begins.
 pub fn start(p: &mut Process, rt: &Runtime, wk: &Worker, after: u32) -> Step {
+    p.return_loan();
     p.cursor = 0;
     p.deadline = None;
     p.recv_mode = RecvMode::FirstMatch;
@@ -87,30 +95,73 @@ pub fn start(p: &mut Process, rt: &Runtime, wk: &Worker, after: u32) -> Step {
     }
 }
 
-/// `RecvPeek`: the message to try next, if any.
-pub fn peek(p: &mut Process, rt: &Runtime, wk: &Worker) -> Option<Term> {
+/// `RecvRef`: a receive whose every clause needs `v` in the message starts
+/// its scan at the receive marker when `v` is the reference it was set for.
+pub fn use_mark(p: &mut Process, v: Option<trace_term::Ref>) {
+    if let (Some((r, at)), Some(x), RecvMode::FirstMatch) = (p.recv_mark, v, p.recv_mode) {
+        if r == x && p.cursor < at && at <= p.mailbox.len() {
+            p.cursor = at;
+        }
+    }
+}
+
+/// `RecvPeek`'s fast path (BEAM's rule, a message under the cursor):
+/// lends it to stack slot `slot`; false when [`peek`] must decide.
+#[inline(always)]
+pub fn lend_current(p: &mut Process, slot: usize) -> bool {
+    if p.loan.is_some() || p.recv_mode != RecvMode::FirstMatch {
+        return false;
+    }
+    let Some(m) = p.mailbox.get_mut(p.cursor) else {
+        return false;
+    };
+    p.regs[slot].set(std::mem::replace(&mut m.payload, Term::Nil));
+    p.loan = Some(slot as u32);
+    true
+}
+
+/// `RecvNext`'s fast path (BEAM's rule): gives the message back and moves
+/// the cursor on; false when [`next`] must decide.
+#[inline(always)]
+pub fn skip_current(p: &mut Process) -> bool {
+    if p.recv_mode != RecvMode::FirstMatch {
+        return false;
+    }
+    if let Some(s) = p.loan.take() {
+        let v = std::mem::replace(&mut p.regs[s as usize], Term::Nil);
+        if let Some(m) = p.mailbox.get_mut(p.cursor) {
+            m.payload.set(v);
+        }
+    }
+    p.cursor += 1;
+    true
+}
+
+/// `RecvPeek`: lends the message to try next to stack slot `slot`
+/// (absolute); false when there is none.
+pub fn peek(p: &mut Process, rt: &Runtime, wk: &Worker, slot: usize) -> bool {
+    p.return_loan();
     loop {
-        match p.recv_mode {
-            RecvMode::FirstMatch => {
-                if let Some(m) = p.mailbox.get(p.cursor) {
-                    return Some(m.payload.clone());
-                }
-            }
-            RecvMode::Exactly(id) => {
-                if let Some(i) = p.mailbox.iter().position(|m| m.id == id) {
-                    p.cursor = i;
-                    return Some(p.mailbox[i].payload.clone());
-                }
-            }
+        let at = match p.recv_mode {
+            RecvMode::FirstMatch => (p.cursor < p.mailbox.len()).then_some(p.cursor),
+            RecvMode::Exactly(id) => p.mailbox.iter().position(|m| m.id == id),
+        };
+        if let Some(i) = at {
+            p.cursor = i;
+            let v = std::mem::replace(&mut p.mailbox[i].payload, Term::Nil);
+            p.regs[slot] = v;
+            p.loan = Some(slot as u32);
+            return true;
         }
         if !signals::drain(p, rt, wk) || p.kill.is_some() {
-            return None;
+            return false;
         }
     }
 }
 
 /// `RecvNext`: the current message matched no clause.
 pub fn next(p: &mut Process, rt: &Runtime) -> Result<(), SliceEnd> {
+    p.return_loan();
     match p.recv_mode {
         RecvMode::FirstMatch => {
             p.cursor += 1;
@@ -131,18 +182,31 @@ pub fn accept(p: &mut Process, rt: &Runtime) -> Result<(), SliceEnd> {
         .mailbox
         .remove(p.cursor)
         .expect("accept without a current message");
+    // The payload is on loan in its slot, which now owns it.
+    let slot = p.loan.take().expect("accept without a message on loan") as usize;
+    if let Some((_, at)) = &mut p.recv_mark {
+        if p.cursor < *at {
+            *at -= 1;
+        }
+    }
     signals::cancel_timeout(p, rt);
     p.cursor = 0;
     p.deadline = None;
     p.recv_mode = RecvMode::FirstMatch;
-    signals::emit(
-        p,
-        rt,
-        Event::Receive {
-            id: m.id,
-            payload: &m.payload,
-        },
-    );
+    if p.observer.is_some() || p.director.is_some() {
+        let payload = std::mem::replace(&mut p.regs[slot], Term::Nil);
+        signals::emit(
+            p,
+            rt,
+            Event::Receive {
+                id: m.id,
+                payload: &payload,
+            },
+        );
+        p.regs[slot] = payload;
+    } else {
+        p.events += 1;
+    }
     match killed(p) {
         Some(Step::End(e)) => Err(e),
         _ => Ok(()),

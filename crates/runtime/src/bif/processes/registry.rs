@@ -1,0 +1,119 @@
+//! Registered names: register/2, unregister/1, whereis/1, registered/0.
+//! Each result depends on what other processes did meanwhile, so it is a
+//! nondeterministic result (replay makes the registry agree with the log).
+
+use crate::bif::{Builder, Ctx, AUTO};
+use crate::exception::{badarg, BifResult};
+use crate::hooks::NondetKind;
+use trace_term::{atom, Atom, Pid, Term};
+
+pub fn register(b: &mut Builder) {
+    let e = "erlang";
+    b.proc(e, "register", 2, register_name, AUTO);
+    b.proc(e, "unregister", 1, unregister, AUTO);
+    b.proc(e, "whereis", 1, whereis, AUTO);
+    b.proc(e, "registered", 0, registered, AUTO);
+}
+
+fn register_name(cx: &mut Ctx, a: &[Term]) -> BifResult {
+    let (Term::Atom(name), Term::Pid(pid)) = (&a[0], &a[1]) else {
+        return Err(badarg());
+    };
+    if *name == atom::UNDEFINED {
+        return Err(badarg());
+    }
+    let ok = {
+        let mut names = cx.rt.names.lock().unwrap_or_else(|e| e.into_inner());
+        let alive = *pid == cx.proc.pid || cx.rt.table.get(*pid).is_some_and(|s| !s.is_exited());
+        if alive && !names.contains_key(name) && !names.values().any(|p| p == pid) {
+            names.insert(*name, *pid);
+            true
+        } else {
+            false
+        }
+    };
+    let v = cx.nondet(
+        NondetKind::Register,
+        if ok {
+            Term::TRUE
+        } else {
+            Term::Atom(atom::BADARG)
+        },
+    )?;
+    apply_registration(cx, *name, *pid, ok, &v)
+}
+
+/// Replay: makes the registry agree with the logged result.
+fn apply_registration(cx: &mut Ctx, name: Atom, pid: Pid, did: bool, logged: &Term) -> BifResult {
+    let want = logged.is_atom(atom::TRUE);
+    if want != did {
+        let mut names = cx.rt.names.lock().unwrap_or_else(|e| e.into_inner());
+        if want {
+            names.insert(name, pid);
+        } else if names.get(&name) == Some(&pid) {
+            names.remove(&name);
+        }
+    }
+    if want {
+        Ok(Term::TRUE)
+    } else {
+        Err(badarg())
+    }
+}
+
+fn unregister(cx: &mut Ctx, a: &[Term]) -> BifResult {
+    let Term::Atom(name) = &a[0] else {
+        return Err(badarg());
+    };
+    let removed = cx
+        .rt
+        .names
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(name);
+    let v = cx.nondet(
+        NondetKind::Register,
+        if removed.is_some() {
+            Term::TRUE
+        } else {
+            Term::Atom(atom::BADARG)
+        },
+    )?;
+    if v.is_atom(atom::TRUE) {
+        Ok(Term::TRUE)
+    } else {
+        if let Some(p) = removed {
+            // Replay says it failed: put it back.
+            cx.rt
+                .names
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(*name, p);
+        }
+        Err(badarg())
+    }
+}
+
+fn whereis(cx: &mut Ctx, a: &[Term]) -> BifResult {
+    let Term::Atom(name) = &a[0] else {
+        return Err(badarg());
+    };
+    Ok(cx
+        .whereis(*name)?
+        .map(Term::Pid)
+        .unwrap_or(Term::Atom(atom::UNDEFINED)))
+}
+
+fn registered(cx: &mut Ctx, _: &[Term]) -> BifResult {
+    let mut names: Vec<Atom> = cx
+        .rt
+        .names
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .keys()
+        .copied()
+        .collect();
+    names.sort_by(|a, b| a.cmp_by_name(*b));
+    let v = Term::list(names.into_iter().map(Term::Atom).collect());
+    cx.nondet(NondetKind::Registered, v)
+}

@@ -1,0 +1,146 @@
+//! Timers: erlang:send_after/start_timer/cancel_timer/read_timer and the
+//! timer module's send_after/cancel. The message of a timer is sent (its
+//! identity and Send event belong to the caller) when the timer is set, and
+//! delivered when it fires.
+
+use crate::bif::{Builder, Ctx};
+use crate::exception::{badarg, BifResult, Fault};
+use crate::hooks::NondetKind;
+use crate::sched::signals;
+use crate::sched::timer::TimerAction;
+use std::time::{Duration, Instant};
+use trace_term::{atom, Pid, Term};
+
+pub fn register(b: &mut Builder) {
+    let e = "erlang";
+    b.proc(e, "send_after", 3, |cx, a| send_after(cx, a, false), 0);
+    b.proc(e, "start_timer", 3, |cx, a| send_after(cx, a, true), 0);
+    b.proc(e, "cancel_timer", 1, cancel_timer, 0);
+    b.proc(e, "cancel_timer", 2, cancel_timer, 0);
+    b.proc(e, "read_timer", 1, read_timer, 0);
+    b.proc(
+        "timer",
+        "send_after",
+        3,
+        |cx, a| timer_send_after(cx, &a[0], &a[1], &a[2]),
+        0,
+    );
+    b.proc(
+        "timer",
+        "send_after",
+        2,
+        |cx, a| {
+            let me = Term::Pid(cx.proc.pid);
+            timer_send_after(cx, &a[0], &me, &a[1])
+        },
+        0,
+    );
+    b.proc("timer", "cancel", 1, timer_cancel, 0);
+}
+
+fn timer_arg(t: &Term) -> Result<u64, Fault> {
+    match t {
+        Term::Int(i) if *i >= 0 && *i <= u32::MAX as i64 => Ok(*i as u64),
+        _ => Err(badarg()),
+    }
+}
+
+fn send_after(cx: &mut Ctx, a: &[Term], wrap: bool) -> BifResult {
+    let ms = timer_arg(&a[0])?;
+    // A name is looked up when the timer fires; the Send event names the
+    // process holding it now (or none: pid 0).
+    let (to, name) = match &a[1] {
+        Term::Pid(p) => (*p, None),
+        Term::Atom(name) => (cx.whereis(*name)?.unwrap_or(Pid(0)), Some(*name)),
+        _ => return Err(badarg()),
+    };
+    cx.before_event()?;
+    let r = cx.proc.make_ref();
+    let payload = if wrap {
+        Term::tuple(vec![Term::Atom(atom::TIMEOUT), Term::Ref(r), a[2].clone()])
+    } else {
+        a[2].clone()
+    };
+    // The message's identity and Send event belong to the caller, now; the
+    // delivery happens when the timer fires.
+    let id = cx.proc.next_signal_id();
+    signals::emit(
+        cx.proc,
+        cx.rt,
+        crate::hooks::Event::Send {
+            id,
+            to,
+            payload: &payload,
+        },
+    );
+    // A timer for a process that has ended is cancelled at once, as on BEAM
+    // (it ends with the process it is for: see `Timers::cancel_for`).
+    let gone =
+        name.is_none() && to != cx.proc.pid && cx.rt.table.get(to).is_none_or(|s| s.is_exited());
+    if gone {
+        return Ok(Term::Ref(r));
+    }
+    let at = if cx.rt.opts.instant_timers {
+        Instant::now()
+    } else {
+        Instant::now() + Duration::from_millis(ms)
+    };
+    cx.rt.timers.add_keyed(
+        at,
+        TimerAction::Message {
+            to,
+            name,
+            id,
+            payload,
+        },
+        Some(r),
+    );
+    Ok(Term::Ref(r))
+}
+
+fn find_timer(cx: &mut Ctx, r: &Term) -> Option<u64> {
+    let Term::Ref(r) = r else { return None };
+    cx.rt.timers.by_ref(*r)
+}
+
+fn cancel_timer(cx: &mut Ctx, a: &[Term]) -> BifResult {
+    if !matches!(a[0], Term::Ref(_)) {
+        return Err(badarg());
+    }
+    let left = find_timer(cx, &a[0]).and_then(|t| {
+        let left = cx.rt.timers.remaining_ms(t);
+        cx.rt.timers.cancel(t).then_some(left.unwrap_or(0))
+    });
+    let v = left.map(|ms| Term::Int(ms as i64)).unwrap_or(Term::FALSE);
+    cx.nondet(NondetKind::Other("cancel_timer"), v)
+}
+
+fn read_timer(cx: &mut Ctx, a: &[Term]) -> BifResult {
+    let v = find_timer(cx, &a[0])
+        .and_then(|t| cx.rt.timers.remaining_ms(t))
+        .map(|ms| Term::Int(ms as i64))
+        .unwrap_or(Term::FALSE);
+    cx.nondet(NondetKind::Other("read_timer"), v)
+}
+
+fn timer_send_after(cx: &mut Ctx, ms: &Term, dest: &Term, msg: &Term) -> BifResult {
+    let r = send_after(cx, &[ms.clone(), dest.clone(), msg.clone()], false)?;
+    Ok(Term::tuple(vec![
+        Term::OK,
+        Term::tuple(vec![Term::atom("send_local"), r]),
+    ]))
+}
+
+fn timer_cancel(cx: &mut Ctx, a: &[Term]) -> BifResult {
+    let r = match a[0].as_tuple() {
+        Some([_, r]) => r.clone(),
+        _ => {
+            return Ok(Term::tuple(vec![
+                Term::Atom(atom::ERROR),
+                Term::atom("badarg"),
+            ]))
+        }
+    };
+    let _ = cancel_timer(cx, &[r])?;
+    Ok(Term::tuple(vec![Term::OK, Term::atom("cancel")]))
+}

@@ -1,0 +1,159 @@
+//! Engine behaviour that the fixtures do not show on standard output: the
+//! reports of a run (blocked processes with where they wait, crashes), and
+//! regressions of the process machinery.
+
+mod common;
+
+use trace_runtime::EntryOutcome;
+
+#[test]
+fn a_deadlock_lists_each_blocked_process_with_its_function_and_line() {
+    let (outcome, out) = common::run(&common::fixture("conc/deadlock.erl"), 2);
+    assert_eq!(out, b"started two processes that wait for each other\n");
+    assert_eq!(outcome.status(), trace_runtime::status::DEADLOCK);
+    assert!(matches!(outcome.entry, EntryOutcome::Returned(_)));
+    assert_eq!(outcome.blocked.len(), 2, "{:?}", outcome.blocked);
+    for b in &outcome.blocked {
+        assert_eq!(b.mfa.0.name(), "deadlock");
+        assert_eq!((b.mfa.1.name(), b.mfa.2), ("philosopher", 2));
+        assert_eq!(b.line, 9, "the line of `receive {{fork, Other}}`");
+        assert!(b.file.ends_with("deadlock.erl"));
+        assert_eq!(b.mailbox_len, 0);
+    }
+    let names: Vec<&str> = outcome
+        .blocked
+        .iter()
+        .map(|b| b.symbolic.as_str())
+        .collect();
+    assert_eq!(names, ["P.1", "P.2"]);
+}
+
+#[test]
+fn a_crash_of_the_entry_is_status_1_and_listed_with_its_reason() {
+    let (outcome, _) = common::run(&common::fixture("conc/entry_crash.erl"), 1);
+    assert_eq!(outcome.status(), trace_runtime::status::ENTRY_CRASHED);
+    let EntryOutcome::Crashed(reason) = &outcome.entry else {
+        panic!("{:?}", outcome.entry)
+    };
+    assert!(trace_term::write_term(reason).starts_with("{badarith,[{entry_crash,divide,2,"));
+    assert_eq!(outcome.crashes.len(), 1);
+    assert_eq!(outcome.crash_count, 1);
+    assert_eq!(outcome.crashes[0].symbolic, "P");
+}
+
+#[test]
+fn exits_with_reason_normal_or_by_exit_1_are_not_crashes_of_the_run() {
+    let (outcome, _) = common::run(&common::fixture("conc/links.erl"), 2);
+    assert_eq!(outcome.status(), 0);
+    assert!(outcome.blocked.is_empty());
+}
+
+/// A callee's stack window starts inside its caller's; a slice ending in
+/// the callee (here in timer:sleep) trims the stack to the callee's window,
+/// and the caller must get its upper slots back when the callee returns.
+#[test]
+fn a_caller_keeps_its_slots_when_a_slice_ends_in_a_small_callee() {
+    let src = r#"
+-module(trim).
+-export([main/0]).
+main() ->
+    X = self(),
+    timer:sleep(1),
+    L = [{a, X}, {b, X}, {c, X}, {d, X}, {e, X}, {f, X}, {g, X}, {h, X},
+         {i, X}, {j, X}, {k, X}, {l, X}, {m, X}, {n, X}, {o, X}, {p, X}],
+    timer:sleep(1),
+    io:format("~p~n", [length(L) + length([{q, X}, {r, X}, {s, X}, {t, X}, {u, X}])]).
+"#;
+    let (outcome, out) = common::run(&common::program("trim", src), 1);
+    assert_eq!(outcome.internal_error, None);
+    assert_eq!(String::from_utf8_lossy(&out), "21\n");
+    assert_eq!(outcome.status(), 0);
+}
+
+/// BEAM's selective receive with a message lent to the matching code: a
+/// message that matches no clause goes back to its place, in order, also
+/// when a guard fails after part of the pattern matched.
+#[test]
+fn messages_that_match_no_clause_stay_in_order() {
+    let src = r#"
+-module(order).
+-export([main/0]).
+main() ->
+    [self() ! {n, I} || I <- [5, 1, 7, 3, 9]],
+    A = receive {n, X} when X > 6 -> X end,
+    B = receive {n, Y} when Y > 6 -> Y end,
+    io:format("~p ~p ~p~n", [A, B, flush()]).
+flush() -> receive M -> [M | flush()] after 0 -> [] end.
+"#;
+    let (_, out) = common::run(&common::program("order", src), 1);
+    assert_eq!(String::from_utf8_lossy(&out), "7 9 [{n,5},{n,1},{n,3}]\n");
+}
+
+/// What OTP would run but the engine cannot is named at load time, as
+/// unsupported (exit status 4), not reported as an undefined function.
+#[test]
+fn unsupported_process_builtins_are_named() {
+    let src = r#"
+-module(remote).
+-export([main/0, a/0, b/0, c/0]).
+main() -> ok.
+a() -> spawn(node(), fun() -> ok end).
+b() -> spawn_link(node(), ?MODULE, main, []).
+c() -> nothing_like_this(1).
+"#;
+    let file = common::program("remote", src);
+    let Err(diags) = trace_runtime::load(&[file], &Default::default()) else {
+        panic!("loaded a program with unsupported calls");
+    };
+    let text: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
+    let has = |s: &str| text.iter().any(|t| t.contains(s));
+    assert!(has("unsupported: erlang:spawn/2"), "{text:#?}");
+    assert!(has("unsupported: erlang:spawn_link/4"), "{text:#?}");
+    assert!(has("function nothing_like_this/1 undefined"), "{text:#?}");
+    let src =
+        "-module(mon3).\n-export([main/0]).\nmain() -> erlang:monitor(process, self(), []).\n";
+    let Err(diags) = trace_runtime::load(&[common::program("mon3", src)], &Default::default())
+    else {
+        panic!("loaded a program calling erlang:monitor/3");
+    };
+    assert!(diags[0]
+        .to_string()
+        .contains("unsupported: erlang:monitor/3"));
+}
+
+/// The receive marker (a receive whose clauses all need a fresh reference
+/// starts after the messages that arrived before the reference was made)
+/// never skips a message that could match, and leaves the others in order.
+#[test]
+fn a_receive_on_a_fresh_reference_skips_only_older_messages() {
+    let src = r#"
+-module(marker).
+-export([main/0]).
+main() ->
+    Me = self(),
+    [Me ! {old, I} || I <- [1, 2, 3]],
+    R1 = make_ref(),
+    Me ! {reply, R1, first},
+    R2 = make_ref(),
+    %% R1 is not the reference made last: its receive scans from the start.
+    A = receive {reply, R1, X} -> X end,
+    Me ! {reply, R2, second},
+    [Me ! {new, I} || I <- [4, 5]],
+    B = receive {reply, R2, Y} -> Y; {'DOWN', R2, _, _, Why} -> Why end,
+    %% A monitor's reference is fresh too; its 'DOWN' comes after the mark.
+    {P, R3} = spawn_monitor(fun() -> ok end),
+    C = receive {'DOWN', R3, process, P, Why3} -> Why3 end,
+    R4 = make_ref(),
+    D = receive {reply, R4, _} -> found after 0 -> nothing end,
+    io:format("~p ~p ~p ~p ~p~n", [A, B, C, D, flush()]).
+flush() -> receive M -> [M | flush()] after 0 -> [] end.
+"#;
+    for schedulers in [1, 2] {
+        let (outcome, out) = common::run(&common::program("marker", src), schedulers);
+        assert_eq!(outcome.status(), 0);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "first second normal nothing [{old,1},{old,2},{old,3},{new,4},{new,5}]\n"
+        );
+    }
+}
