@@ -5,7 +5,7 @@
 
 use super::timer::TimerAction;
 use super::{Runtime, Worker};
-use crate::hooks::{Effect, Event};
+use crate::hooks::{Effect, Event, TimerTarget};
 use crate::process::{Message, MonitoredBy, MsgId, Process, Signal};
 use std::time::Instant;
 use trace_term::{atom, Pid, Term};
@@ -67,6 +67,20 @@ pub fn drain(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
     };
     let mut grew = false;
     for s in sigs {
+        if p.kill.is_some()
+            && !matches!(
+                s,
+                Signal::Link { .. }
+                    | Signal::Unlink { .. }
+                    | Signal::Monitor { .. }
+                    | Signal::Demonitor { .. }
+            )
+        {
+            // Killed by a signal taken above: messages and exit signals that
+            // arrived with it reach a dead process and are dropped (link and
+            // monitor requests still get their answer when it ends).
+            continue;
+        }
         match s {
             Signal::Wake => {}
             Signal::Message { id, payload } => {
@@ -356,13 +370,28 @@ pub fn fire_timer(rt: &Runtime, action: TimerAction) {
             payload,
         } => {
             let to = match name {
-                Some(n) => {
-                    let names = rt.names.lock().unwrap_or_else(|e| e.into_inner());
-                    match names.get(&n) {
-                        Some(p) => *p,
-                        None => return,
+                Some(n) => match rt.director.timer_target(id) {
+                    TimerTarget::Native => {
+                        let names = rt.names.lock().unwrap_or_else(|e| e.into_inner());
+                        match names.get(&n) {
+                            Some(p) => *p,
+                            None => return,
+                        }
                     }
-                }
+                    TimerTarget::Process(p) => p,
+                    TimerTarget::Nowhere => return,
+                    TimerTarget::Later => {
+                        let at = Instant::now() + std::time::Duration::from_millis(1);
+                        let action = TimerAction::Message {
+                            to,
+                            name,
+                            id,
+                            payload,
+                        };
+                        rt.timers.add(at, action);
+                        return;
+                    }
+                },
                 None => to,
             };
             deliver(rt, None, to, Signal::Message { id, payload });
