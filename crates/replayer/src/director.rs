@@ -6,10 +6,11 @@ use crate::cursor::ProcessReplay;
 use crate::expect::Describe;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use trace_format::{Event, LogReader, MsgId, ProcId};
 use trace_recorder::RecordFlags;
-use trace_runtime::hooks::{self, Director, ProcessDirector, ProcessInfo};
+use trace_runtime::hooks::{self, Director, ProcessDirector, ProcessInfo, TimerTarget};
+use trace_runtime::process;
 use trace_term::Pid;
 
 /// A process whose log was not replayed to its end.
@@ -32,6 +33,11 @@ pub struct Shared {
     flags: RecordFlags,
     /// Each started process: how far its cursor got, out of how many events.
     started: Mutex<Vec<(ProcId, Arc<AtomicUsize>, usize)>>,
+    /// Who received each message, built on the first timer for a registered
+    /// name (the only time the replay needs it).
+    receivers: OnceLock<HashMap<MsgId, ProcId>>,
+    /// How often each such timer was told to wait for its receiver.
+    waits: Mutex<HashMap<MsgId, u32>>,
 }
 
 impl Shared {
@@ -54,6 +60,16 @@ impl Shared {
             pids: &self.pids,
         }
         .event(proc, index, signal, e)
+    }
+
+    /// Whether a timer message may wait (again) for its receiver to start:
+    /// for about ten seconds, so a replay whose receiver never starts (it
+    /// diverged elsewhere) still ends.
+    fn later(&self, msg: MsgId) -> bool {
+        let mut w = self.waits.lock().unwrap_or_else(|e| e.into_inner());
+        let n = w.entry(msg).or_insert(0);
+        *n += 1;
+        *n <= 10_000
     }
 
     /// The `pos`-th event of process `id` once `Deliver` events are left
@@ -115,6 +131,8 @@ impl LogDirector {
                 ids,
                 flags,
                 started: Mutex::new(Vec::new()),
+                receivers: OnceLock::new(),
+                waits: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -164,7 +182,57 @@ impl LogDirector {
     }
 }
 
+impl LogDirector {
+    /// Every message's receiver, from the `receive` (or `deliver`) events of
+    /// all process logs.
+    fn receivers(&self) -> &HashMap<MsgId, ProcId> {
+        self.shared.receivers.get_or_init(|| {
+            let mut map = HashMap::new();
+            for p in self.shared.log.processes() {
+                let _ = self.shared.log.for_each_event_of(p.id, |_, _, e| {
+                    if let trace_format::EventRef::Receive { msg }
+                    | trace_format::EventRef::Deliver { msg } = e
+                    {
+                        map.insert(msg, p.id);
+                    }
+                });
+            }
+            map
+        })
+    }
+}
+
 impl Director for LogDirector {
+    /// The recorded run looked the name up when the timer fired; the log
+    /// says who ended up with the message, so it goes there again.
+    fn timer_target(&self, id: process::MsgId) -> TimerTarget {
+        let Some(sender) = self.shared.id_of(id.sender) else {
+            return TimerTarget::Nowhere;
+        };
+        let msg = MsgId {
+            sender,
+            index: id.index,
+        };
+        let Some(&r) = self.receivers().get(&msg) else {
+            return TimerTarget::Nowhere;
+        };
+        // Replay fires timers at once; the receiver may not be spawned yet.
+        let started = self
+            .shared
+            .started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|(id, _, _)| *id == r);
+        if started {
+            TimerTarget::Process(Pid(self.shared.pid_of(r)))
+        } else if self.shared.later(msg) {
+            TimerTarget::Later
+        } else {
+            TimerTarget::Nowhere
+        }
+    }
+
     fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
         let id = self.shared.id_of(p.pid);
         let mut events = Vec::new();

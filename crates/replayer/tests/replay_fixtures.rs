@@ -24,6 +24,29 @@ fn take(c: &Captured) -> Vec<u8> {
 fn every_fixture_replays_to_the_same_output_and_end() {
     let dir = scratch("fixtures");
     for f in trace_fixtures::discover(&trace_fixtures::root()) {
+        record_and_replay(&f, &dir, None);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Scheduling-dependent fixtures, recorded under chaos scheduling with
+/// several seeds: whichever outcome each recording got, its replay gets too.
+#[test]
+fn chaos_recorded_runs_of_nondeterministic_fixtures_replay() {
+    let dir = scratch("chaos");
+    for f in trace_fixtures::discover(&trace_fixtures::root()) {
+        if !f.expected().unwrap().nondeterministic {
+            continue;
+        }
+        for seed in 1..=6 {
+            record_and_replay(&f, &dir, Some(seed));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn record_and_replay(f: &trace_fixtures::Fixture, dir: &std::path::Path, chaos: Option<u64>) {
+    {
         let loaded = trace_runtime::load(&f.files, &LoadOptions::default()).unwrap();
         let (entry, call) = trace_runtime::entry(&loaded, None).unwrap();
         let log = dir.join(format!("{}.trace", f.module));
@@ -33,6 +56,8 @@ fn every_fixture_replays_to_the_same_output_and_end() {
             writer: WriterOptions::default(),
             run: RunOptions {
                 reports: false,
+                chaos: chaos.map(|seed| trace_runtime::Chaos { seed }),
+                schedulers: if chaos.is_some() { 1 } else { 2 },
                 ..RunOptions::default()
             },
             entry_text: call,
@@ -53,7 +78,7 @@ fn every_fixture_replays_to_the_same_output_and_end() {
                 force: false,
             };
             let r = replay(&loaded, reader.clone(), &cfg, Box::new(out.clone())).unwrap();
-            let id = format!("{} on {schedulers} schedulers", f.id);
+            let id = format!("{} (chaos {chaos:?}) on {schedulers} schedulers", f.id);
             assert!(
                 r.outcome.divergence.is_none(),
                 "{id}: {:?}",
@@ -89,5 +114,4 @@ fn every_fixture_replays_to_the_same_output_and_end() {
             assert_eq!(blocked(&r.outcome), blocked(&rec.outcome), "{id}: deadlock");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

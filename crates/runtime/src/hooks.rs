@@ -161,11 +161,31 @@ pub enum OutputTurn {
     At(u64),
 }
 
+/// Where the message of a timer set for a registered name goes when it fires.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TimerTarget {
+    /// Whoever holds the name now (BEAM's rule); dropped if nobody does.
+    Native,
+    /// This process.
+    Process(Pid),
+    /// Nobody: the message is dropped.
+    Nowhere,
+    /// Ask again a millisecond later (the process that must get it has not
+    /// started yet).
+    Later,
+}
+
 /// Decides choices.
 pub trait Director: Send + Sync {
     /// A process starts; return a director for its choices, or `None` (native).
     fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
         None
+    }
+
+    /// A timer set for a registered name fired (its message `id` was sent,
+    /// as far as the sender's log goes, when the timer was set): who gets it.
+    fn timer_target(&self, _id: MsgId) -> TimerTarget {
+        TimerTarget::Native
     }
 }
 

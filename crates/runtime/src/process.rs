@@ -280,6 +280,9 @@ pub struct Process {
     pub directed_signals: bool,
     /// The entry process's return value, or the value a process ended with.
     pub result: Option<Term>,
+    /// Replay: the process has ended but waits for a signal its log says it
+    /// took before its end (the signal has not arrived yet).
+    pub ending: Option<Box<crate::vm::ExitInfo>>,
     /// This process's shared part (set once it is in the table).
     pub me: Option<std::sync::Arc<ProcShared>>,
     /// The parent's pid (for reports).
@@ -331,6 +334,7 @@ impl Process {
             director: None,
             directed_signals: false,
             result: None,
+            ending: None,
             me: None,
             parent: None,
         }

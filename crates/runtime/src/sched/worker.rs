@@ -151,8 +151,24 @@ fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
     };
     let end = if rt.stopping() {
         SliceEnd::Yield
+    } else if let Some(info) = body.ending.take() {
+        // Replay: it had ended and was waiting for a signal to take first.
+        SliceEnd::Exit(*info)
     } else {
         interp::run_slice(&mut body, rt, w, budget)
+    };
+    // Replay: a signal the log says this process took before ending has not
+    // arrived; it waits for it, ended but not finished.
+    let end = match end {
+        SliceEnd::Exit(info)
+            if body.director.is_some()
+                && body.kill.is_none()
+                && signals::take_due(&mut body, rt, w) == signals::Due::Missing =>
+        {
+            body.ending = Some(Box::new(info));
+            SliceEnd::Wait { deadline: None }
+        }
+        end => end,
     };
     if !matches!(end, SliceEnd::Exit(_)) {
         interp::trim_stack(&mut body, &rt.program);
