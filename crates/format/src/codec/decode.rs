@@ -43,6 +43,14 @@ pub struct BlockDecoder<'a> {
     next_output: u64,
 }
 
+#[inline(always)]
+fn msg(sender: u32, index: u64) -> MsgId {
+    MsgId {
+        sender: ProcId(sender),
+        index,
+    }
+}
+
 #[cold]
 fn err(at: usize, expected: impl Into<String>) -> CodecError {
     CodecError {
@@ -265,16 +273,75 @@ impl<'a> BlockDecoder<'a> {
     }
 
     /// The next event, or `None` at the end of the block.
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::should_implement_trait)] // fallible; see the Iterator impl
     pub fn next(&mut self) -> Result<Option<EventRef<'a>>, CodecError> {
         let at = self.pos;
         let Some(&t) = self.buf.get(at) else {
             return Ok(None);
         };
-        self.pos += 1;
+        // Most events of a log are a send to a recent destination or the
+        // receive of a message from a recent sender (expected, or a one-byte
+        // delta away): they take this short path, inlined into the caller's
+        // loop; everything else goes through `event`.
+        let operand = (t & 31) as usize;
+        let quick = match t >> 5 {
+            op::SEND => self.dests.take(operand).map(|to| {
+                (
+                    1,
+                    EventRef::Send {
+                        msg: self.next_signal_id(),
+                        to,
+                        payload: None,
+                    },
+                )
+            }),
+            op::RECEIVE => self.receipts.take_expected(operand).map(|(sender, index)| {
+                (
+                    1,
+                    EventRef::Receive {
+                        msg: msg(sender, index),
+                    },
+                )
+            }),
+            op::RECEIVE_DELTA => match (
+                self.receipts.peek(operand),
+                self.buf.get(at + 1).filter(|&&d| d < 0x80),
+            ) {
+                (Some((sender, expected)), Some(&d)) => {
+                    let index = expected.wrapping_add(unzigzag(d as u64) as u64);
+                    self.receipts.hit(operand, index);
+                    Some((
+                        2,
+                        EventRef::Receive {
+                            msg: msg(sender, index),
+                        },
+                    ))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let e = match quick {
+            Some((len, e)) => {
+                self.pos = at + len;
+                e
+            }
+            None => self.event(t, at)?,
+        };
+        if self.timestamps {
+            let d = self.varint("a time delta")?;
+            self.time = self.time.wrapping_add(d);
+        }
+        Ok(Some(e))
+    }
+
+    /// Any event (the general path); `t` is its tag byte at `at`.
+    #[inline(never)]
+    fn event(&mut self, t: u8, at: usize) -> Result<EventRef<'a>, CodecError> {
+        self.pos = at + 1;
         let operand = t & 31;
-        let e = match t >> 5 {
+        Ok(match t >> 5 {
             op::SEND => {
                 let to = self.send_dest(operand, at)?;
                 EventRef::Send {
@@ -319,12 +386,7 @@ impl<'a> BlockDecoder<'a> {
                     format!("an event tag, found reserved tag {t:#04x}"),
                 ))
             }
-        };
-        if self.timestamps {
-            let d = self.varint("a time delta")?;
-            self.time = self.time.wrapping_add(d);
-        }
-        Ok(Some(e))
+        })
     }
 
     fn other(&mut self, code: u8, at: usize) -> Result<EventRef<'a>, CodecError> {
