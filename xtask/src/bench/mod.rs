@@ -5,6 +5,8 @@
 //! A group is a file in this directory with a `pub fn run(ctx: &Ctx) ->
 //! Result<(), String>`, listed in [`GROUPS`] and dispatched in [`run_group`].
 
+mod log;
+mod log_baselines;
 mod programs;
 mod seq;
 pub mod synth;
@@ -14,7 +16,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
-pub const GROUPS: &[&str] = &["seq"];
+pub const GROUPS: &[&str] = &["seq", "log"];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
 pub struct Ctx {
@@ -27,6 +29,7 @@ pub struct Ctx {
 fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
     match name {
         "seq" => seq::run(ctx),
+        "log" => log::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }

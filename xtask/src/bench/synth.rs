@@ -224,6 +224,16 @@ impl Payloads {
         }
     }
 
+    /// The message payloads as terms (for other formats' records).
+    pub fn message_terms(&self) -> Vec<Term> {
+        decode_all(&self.messages)
+    }
+
+    /// The exit reasons as terms; reason 0 is `normal`.
+    pub fn reason_terms(&self) -> Vec<Term> {
+        decode_all(&self.reasons)
+    }
+
     fn optional<'a>(&self, pool: &'a [Vec<u8>], i: u16) -> Option<&'a [u8]> {
         self.with_payloads.then(|| &pool[i as usize][..])
     }
@@ -295,6 +305,12 @@ impl Payloads {
             },
         }
     }
+}
+
+fn decode_all(pool: &[Vec<u8>]) -> Vec<Term> {
+    pool.iter()
+        .map(|b| trace_term::etf::decode(b).expect("encoded above"))
+        .collect()
 }
 
 /// wyrand: small, fast, and good enough to pick among actions.
@@ -1085,5 +1101,28 @@ mod tests {
             assert_eq!(l.pid, pid(l.id.0));
         }
         let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+#[cfg(test)]
+mod tmp_gen {
+    use super::*;
+    #[test]
+    #[ignore]
+    fn gen_file() {
+        let n: u64 = std::env::var("N").unwrap().parse().unwrap();
+        let pl = std::env::var("PL").is_ok();
+        let spec = Spec::new(n).with_payloads(pl);
+        let steps = steps(&spec);
+        let payloads = Payloads::new(&spec);
+        let out = std::env::var("OUT").unwrap();
+        let s = write_log(
+            std::path::Path::new(&out),
+            &spec,
+            &payloads,
+            &steps,
+            WriterOptions::default(),
+        )
+        .unwrap();
+        eprintln!("{s:?}");
     }
 }
