@@ -89,6 +89,11 @@ fn errors_name_what_the_file_is() {
             .starts_with("not a trace log: a CauDEr text log"),
         "{e}"
     );
+    let mut flagged = bytes.clone();
+    flagged[10] = 1;
+    let e = LogReader::from_bytes(flagged).err().unwrap();
+    assert_eq!(e.offset(), Some(10));
+    assert!(e.to_string().contains("preamble flags 0"), "{e}");
     let mut bad_header = bytes.clone();
     bad_header[20] ^= 0xff;
     let e = LogReader::from_bytes(bad_header).err().unwrap();

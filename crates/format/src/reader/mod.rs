@@ -163,6 +163,13 @@ fn read_header(data: &[u8]) -> Result<(Header, usize), FormatError> {
             supported: VERSION,
         });
     }
+    let flags = container::read_u16(data, 10);
+    if flags != 0 {
+        return Err(FormatError::corrupt(
+            10,
+            format!("preamble flags 0 (version {VERSION} defines none), found {flags:#06x}"),
+        ));
+    }
     let len = container::read_u32(data, 12);
     if len > MAX_HEADER_LEN {
         return Err(FormatError::corrupt(

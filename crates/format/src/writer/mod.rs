@@ -62,9 +62,10 @@ impl Default for WriterOptions {
     }
 }
 
-/// Largest accepted `block_size`: a block can exceed it by one event and must
-/// stay under the reader's limit.
-pub const MAX_BLOCK_SIZE: usize = 64 << 20;
+/// Largest accepted `block_size`: a block can exceed it by one event (whose
+/// terms are at most [`container::MAX_TERM`]) and must stay under the
+/// reader's limit, [`container::MAX_BLOCK_RAW`].
+pub const MAX_BLOCK_SIZE: usize = 16 << 20;
 
 /// What `finish` wrote.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,6 +79,9 @@ pub struct Summary {
     pub raw_bytes: u64,
     /// Events pushed after `finish`, or in blocks that failed to be written.
     pub lost_events: u64,
+    /// Terms larger than [`container::MAX_TERM`]: left out (payloads,
+    /// reasons, output) or recorded empty (built-ins' results).
+    pub oversized_terms: u64,
 }
 
 /// State shared by the writer, the process handles and the background threads.
@@ -95,6 +99,7 @@ pub(crate) struct Inner {
     stopping: AtomicBool,
     flusher: Mutex<Option<std::thread::Thread>>,
     lost_after_finish: AtomicU64,
+    oversized: AtomicU64,
 }
 
 impl Inner {
@@ -114,6 +119,17 @@ impl Inner {
 
     fn over_budget(&self) -> bool {
         self.buffered.load(Ordering::Relaxed) > self.opts.max_buffered_bytes
+    }
+
+    /// `term`, unless it is too large for a block (then counted).
+    fn fit<'t>(&self, term: Option<&'t [u8]>) -> Option<&'t [u8]> {
+        match term {
+            Some(t) if t.len() > container::MAX_TERM => {
+                self.oversized.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+            t => t,
+        }
     }
 
     fn list_open(&self, slot: Arc<Slot>) {
@@ -194,6 +210,7 @@ impl LogWriter {
             stopping: AtomicBool::new(false),
             flusher: Mutex::new(None),
             lost_after_finish: AtomicU64::new(0),
+            oversized: AtomicU64::new(0),
             opts,
         });
         let mut handles = Vec::new();
@@ -257,6 +274,13 @@ impl LogWriter {
     /// later are counted as lost. An interrupted run is finished the same way
     /// with `RunEnd::Interrupted`.
     pub fn finish(&self, outcome: Outcome) -> io::Result<Summary> {
+        self.finish_at(outcome, now_ns())
+    }
+
+    /// [`finish`](Self::finish) with the run's wall-clock end given (ns since
+    /// the epoch) rather than read from the clock: with a fixed header start
+    /// time, the same events make the same file, byte for byte.
+    pub fn finish_at(&self, outcome: Outcome, end_time_ns: u64) -> io::Result<Summary> {
         if self.finished.swap(true, Ordering::SeqCst) {
             return Err(io::Error::other("the log was already finished"));
         }
@@ -283,7 +307,7 @@ impl LogWriter {
         }
         let mut footer = Footer {
             outcome,
-            end_time_ns: now_ns().max(self.header_start_ns),
+            end_time_ns: end_time_ns.max(self.header_start_ns),
             processes,
             blocks: std::mem::take(&mut f.index),
         };
@@ -312,6 +336,7 @@ impl LogWriter {
             bytes: f.offset,
             raw_bytes: f.raw_bytes,
             lost_events: f.lost_events + inner.lost_after_finish.load(Ordering::Relaxed),
+            oversized_terms: inner.oversized.load(Ordering::Relaxed),
         })
     }
 }
