@@ -145,6 +145,21 @@ impl<'a> BlockDecoder<'a> {
         })
     }
 
+    /// An explicit destination, which joins the front of the list. Writers
+    /// name a listed destination by its slot, so an explicit one must be new.
+    fn new_dest(&mut self) -> Result<Dest, CodecError> {
+        let at = self.pos;
+        let d = self.dest()?;
+        if let Some(slot) = self.dests.find(d) {
+            return Err(err(
+                at,
+                format!("a destination not in the list, found one in slot {slot}"),
+            ));
+        }
+        self.dests.insert(d);
+        Ok(d)
+    }
+
     /// A destination that may be a predictor slot (signals).
     fn dest_ref(&mut self) -> Result<Dest, CodecError> {
         let at = self.pos;
@@ -157,9 +172,7 @@ impl<'a> BlockDecoder<'a> {
                 )
             })
         } else if r == EXPLICIT as u64 {
-            let d = self.dest()?;
-            self.dests.insert(d);
-            Ok(d)
+            self.new_dest()
         } else {
             Err(err(at, format!("a destination slot (0..=31), found {r}")))
         }
@@ -168,9 +181,7 @@ impl<'a> BlockDecoder<'a> {
     #[inline]
     fn send_dest(&mut self, operand: u8, at: usize) -> Result<Dest, CodecError> {
         if operand == EXPLICIT {
-            let d = self.dest()?;
-            self.dests.insert(d);
-            Ok(d)
+            self.new_dest()
         } else {
             self.dests.take(operand as usize).ok_or_else(|| {
                 err(
@@ -224,10 +235,10 @@ impl<'a> BlockDecoder<'a> {
             } else {
                 expected
             };
-            if which.find(sender).is_some() {
+            if let Some(slot) = which.find(sender) {
                 return Err(err(
                     p,
-                    format!("a sender not in the predictor, found {sender} which is"),
+                    format!("a sender not in the list, found {sender}, which is in slot {slot}"),
                 ));
             }
             which.miss(sender, index);
