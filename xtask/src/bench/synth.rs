@@ -1103,26 +1103,3 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
-#[cfg(test)]
-mod tmp_gen {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn gen_file() {
-        let n: u64 = std::env::var("N").unwrap().parse().unwrap();
-        let pl = std::env::var("PL").is_ok();
-        let spec = Spec::new(n).with_payloads(pl);
-        let steps = steps(&spec);
-        let payloads = Payloads::new(&spec);
-        let out = std::env::var("OUT").unwrap();
-        let s = write_log(
-            std::path::Path::new(&out),
-            &spec,
-            &payloads,
-            &steps,
-            WriterOptions::default(),
-        )
-        .unwrap();
-        eprintln!("{s:?}");
-    }
-}
