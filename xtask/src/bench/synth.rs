@@ -647,7 +647,22 @@ impl Generator {
             self.emit(p, Ev::Timeout);
         }
         let role = self.procs[p as usize].role;
-        if self.can_spawn() && (role == Role::Supervisor || self.rng.chance(20)) {
+        if role == Role::Supervisor && self.can_spawn() {
+            // A supervisor starts (or restarts) its children together; while
+            // the application is far from its size, a pool of them.
+            let batch = if (self.live.len() as u32) < self.spec.live / 2 {
+                64
+            } else {
+                1 + self.rng.below(8)
+            };
+            for _ in 0..batch {
+                if self.can_spawn() {
+                    self.spawn(p);
+                }
+            }
+            return;
+        }
+        if self.can_spawn() && self.rng.chance(20) {
             return self.spawn(p);
         }
         match self.rng.below(100) {
