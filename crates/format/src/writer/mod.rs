@@ -202,6 +202,8 @@ impl LogWriter {
                 file,
                 offset: head.len() as u64,
                 index: Vec::new(),
+                blocks: 0,
+                events: Vec::new(),
                 raw_bytes: 0,
                 error: None,
                 lost_events: 0,
@@ -300,39 +302,47 @@ impl LogWriter {
             let _ = h.join();
         }
 
-        let processes = std::mem::take(&mut *lock(&inner.processes));
+        let mut processes = std::mem::take(&mut *lock(&inner.processes));
         let mut f = lock(&inner.file);
         if let Some(e) = f.error.take() {
             return Err(e);
         }
-        let mut footer = Footer {
+        for (p, n) in processes.iter_mut().zip(&f.events) {
+            p.events = *n;
+        }
+        let events = f.events.iter().sum();
+        let footer = Footer {
             outcome,
             end_time_ns: end_time_ns.max(self.header_start_ns),
             processes,
-            blocks: std::mem::take(&mut f.index),
+            blocks: Vec::new(),
         };
-        let mut events = 0u64;
-        for b in &footer.blocks {
-            if let Some(p) = footer.processes.get_mut(b.process as usize) {
-                p.events += b.events as u64;
-            }
-            events += b.events as u64;
-        }
-        let body = postcard::to_allocvec(&footer).map_err(io::Error::other)?;
+        // `blocks` is the footer's last field, and its entries are encoded
+        // already: the footer is everything before it, the count, the entries.
+        let mut head = postcard::to_allocvec(&footer).map_err(io::Error::other)?;
+        let empty = head.pop();
+        debug_assert_eq!(empty, Some(0), "an empty sequence is a zero count");
+        crate::varint::put(&mut head, f.blocks);
+        let body_len = u32::try_from(head.len() + f.index.len())
+            .map_err(|_| io::Error::other("the footer would exceed 4 GiB"))?;
         let footer_offset = f.offset;
-        let mut rec = Vec::with_capacity(body.len() + 32);
-        rec.extend_from_slice(&container::footer_record_header(body.len() as u32));
-        rec.extend_from_slice(&body);
-        let crc = crc32fast::hash(&rec);
-        rec.extend_from_slice(&crc.to_le_bytes());
-        rec.extend_from_slice(&container::trailer(footer_offset));
-        f.file.write_all(&rec)?;
+        let mut crc = crc32fast::Hasher::new();
+        let record_head = container::footer_record_header(body_len);
+        for part in [&record_head[..], &head, &f.index] {
+            crc.update(part);
+        }
+        let mut tail = crc.finalize().to_le_bytes().to_vec();
+        tail.extend_from_slice(&container::trailer(footer_offset));
+        let index = std::mem::take(&mut f.index);
+        for part in [&record_head[..], &head, &index, &tail] {
+            f.file.write_all(part)?;
+        }
         f.file.sync_data()?;
-        f.offset += rec.len() as u64;
+        f.offset += (record_head.len() + head.len() + index.len() + tail.len()) as u64;
         Ok(Summary {
             processes: footer.processes.len() as u64,
             events,
-            blocks: footer.blocks.len() as u64,
+            blocks: f.blocks,
             bytes: f.offset,
             raw_bytes: f.raw_bytes,
             lost_events: f.lost_events + inner.lost_after_finish.load(Ordering::Relaxed),
