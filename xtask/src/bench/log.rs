@@ -1,12 +1,12 @@
 //! Group `log`: the log format on a synthetic run of 50 million events
 //! ([`super::synth`]), written without and with small payloads, and on a
-//! crowd of a million processes alive at once with a few events each. Reports
-//! write throughput (the writer fed as the recorder feeds it, from `create`
-//! to a finished, synced file), the writer's memory, bytes per event, full
-//! decode throughput
-//! (open, then every event of every block decoded, on all cores and on one),
-//! and what the same events take as CauDEr text logs and as OTP dbg
-//! trace-port records, computed in the same run.
+//! crowd of a million processes alive at once with a few events each.
+//! Reports write throughput (the writer fed as the recorder feeds it, from
+//! `create` to a finished, synced file), the writer's memory, bytes per
+//! event, full decode throughput (open, then every event of every block
+//! decoded, on all cores and on one), and what the same events take as
+//! CauDEr text logs and as OTP dbg trace-port records, computed in the same
+//! run.
 //!
 //! The figures only mean something for optimised code, so a debug build of
 //! xtask runs this group in a release build of itself.
