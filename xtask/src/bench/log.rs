@@ -18,7 +18,7 @@ use crate::erl::Scratch;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use trace_format::{EventRef, LogReader, WriterOptions};
+use trace_format::{EventRef, LogReader, SignalKindRef, WriterOptions};
 
 const EVENTS: u64 = 50_000_000;
 const QUICK_EVENTS: u64 = 2_000_000;
@@ -306,21 +306,31 @@ fn decode(path: &std::path::Path) -> Result<Decoded, String> {
             let mut d = Decoded::default();
             for e in ev {
                 d.events += 1;
-                d.payload_bytes += e.payload_len() as u64;
-                let (k, x) = match e {
-                    EventRef::Spawn { child, pid, .. } => (0, child.0 as u64 ^ pid),
-                    EventRef::Send { msg, to, .. } => (1, msg.index ^ dest(to)),
-                    EventRef::Deliver { msg } => (2, msg.index ^ msg.sender.0 as u64),
-                    EventRef::Receive { msg } => (3, msg.index ^ msg.sender.0 as u64),
-                    EventRef::Timeout => (4, 0),
-                    EventRef::Signal { signal, to, .. } => (5, signal.index ^ dest(to)),
-                    EventRef::SignalTaken { signal, .. } => {
-                        (6, signal.index ^ signal.sender.0 as u64)
+                let len = |p: Option<&[u8]>| p.map_or(0, <[u8]>::len) as u64;
+                // One match per event, touching every field a consumer would.
+                let (k, x, terms) = match e {
+                    EventRef::Spawn { child, pid, .. } => (0, child.0 as u64 ^ pid, 0),
+                    EventRef::Send { msg, to, payload } => (1, msg.index ^ dest(to), len(payload)),
+                    EventRef::Deliver { msg } => (2, msg.index ^ msg.sender.0 as u64, 0),
+                    EventRef::Receive { msg } => (3, msg.index ^ msg.sender.0 as u64, 0),
+                    EventRef::Timeout => (4, 0, 0),
+                    EventRef::Signal { signal, to, kind } => {
+                        let reason = match kind {
+                            SignalKindRef::Exit { reason, .. } | SignalKindRef::Down { reason } => {
+                                len(reason)
+                            }
+                            _ => 0,
+                        };
+                        (5, signal.index ^ dest(to), reason)
                     }
-                    EventRef::Nondet { value, .. } => (7, value.len() as u64),
-                    EventRef::Output { seq, .. } => (8, seq),
-                    EventRef::Exit { .. } => (9, 0),
+                    EventRef::SignalTaken { signal, .. } => {
+                        (6, signal.index ^ signal.sender.0 as u64, 0)
+                    }
+                    EventRef::Nondet { value, .. } => (7, value.len() as u64, value.len() as u64),
+                    EventRef::Output { seq, bytes } => (8, seq, len(bytes)),
+                    EventRef::Exit { reason } => (9, 0, len(reason)),
                 };
+                d.payload_bytes += terms;
                 d.by_kind[k] += 1;
                 d.digest = d.digest.rotate_left(5) ^ x;
             }
