@@ -5,6 +5,7 @@
 //! A group is a file in this directory with a `pub fn run(ctx: &Ctx) ->
 //! Result<(), String>`, listed in [`GROUPS`] and dispatched in [`run_group`].
 
+mod heap;
 mod log;
 mod log_baselines;
 mod programs;
