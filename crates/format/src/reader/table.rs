@@ -37,12 +37,21 @@ struct Row {
     recorded: Option<u64>,
 }
 
+/// What a reader serves.
+pub(super) struct Table {
+    pub processes: Vec<ProcessInfo>,
+    /// Grouped by process (in id order), each group in event order.
+    pub blocks: Vec<BlockRef>,
+    /// Indices into `blocks`, in the order the blocks lie in the file.
+    pub file_order: Vec<u32>,
+}
+
 pub(super) fn build(
     header: &Header,
     candidates: Vec<BlockRef>,
     footer: Option<Vec<ProcessEntry>>,
     warnings: &mut Vec<Warning>,
-) -> (Vec<ProcessInfo>, Vec<BlockRef>) {
+) -> Table {
     // The processes, by id: the footer's table, or the ids the blocks name
     // (the entry process always).
     let ids: Vec<u32> = match &footer {
@@ -107,6 +116,7 @@ pub(super) fn build(
         .iter()
         .map(|&i| candidates[i as usize].clone())
         .collect();
+    let found = candidates.len();
     drop(candidates);
 
     let rows: Vec<Row> = match footer {
@@ -222,8 +232,23 @@ pub(super) fn build(
             blocks: start..kept,
         });
     }
+    // Where each served block ends up, by its position in the file: reading
+    // blocks in file order touches the file front to back.
+    let mut served_at = vec![u32::MAX; found];
+    let mut at = 0u32;
+    for (k, &i) in order.iter().enumerate() {
+        if keep[k] {
+            served_at[i as usize] = at;
+            at += 1;
+        }
+    }
+    let file_order = served_at.into_iter().filter(|&k| k != u32::MAX).collect();
     let mut blocks = grouped;
     let mut keep = keep.into_iter();
     blocks.retain(|_| keep.next().unwrap_or(false));
-    (processes, blocks)
+    Table {
+        processes,
+        blocks,
+        file_order,
+    }
 }
