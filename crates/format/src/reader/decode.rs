@@ -266,8 +266,9 @@ impl LogReader {
 
     /// Decodes every readable block in parallel; `f` sees each block's events
     /// (borrowed, no allocation per event) and returns a value per block.
-    /// Results come back in [`blocks`](Self::blocks) order. The first block
-    /// that fails to decode makes the whole call fail.
+    /// Results come back in [`blocks`](Self::blocks) order, whatever order
+    /// the blocks were decoded in. A block that fails to decode makes the
+    /// whole call fail, with the error of the first such block in that order.
     pub fn par_map_blocks<T, F>(&self, f: F) -> Result<Vec<T>, FormatError>
     where
         T: Send,
