@@ -220,3 +220,48 @@ fn cauder_import_and_export_round_trip() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn cauder_import_reads_the_oldest_form() {
+    let t = tmp("cauder-v1");
+    let cdir = t.with_file_name("v1");
+    std::fs::create_dir_all(&cdir).unwrap();
+    std::fs::write(
+        cdir.join("trace_result.log"),
+        "call \"ping:main()\"\nmain_pid 74\nresult none\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cdir.join("trace_74.log"),
+        "{74,spawn,78}\n{74,send,3}\n{74,'receive',13}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cdir.join("trace_78.log"),
+        "{78,'receive',3}\n{78,send,13}\n",
+    )
+    .unwrap();
+    let log = t.with_file_name("v1.trace");
+    let out = trace(&[
+        "import",
+        "--cauder",
+        cdir.to_str().unwrap(),
+        "-o",
+        log.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("imported a CauDEr v1 log: 2 processes, 5 events"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = trace(&["dump", log.to_str().unwrap()]);
+    assert_eq!(
+        text(&out.stdout),
+        "0 <0.74.0> #0 spawn 1 <0.78.0>\n\
+         0 <0.74.0> #1 send 0:0 to ? (not recorded)\n\
+         0 <0.74.0> #2 receive 1:0\n\
+         1 <0.78.0> #0 receive 0:0\n\
+         1 <0.78.0> #1 send 1:0 to ? (not recorded)\n"
+    );
+}

@@ -20,8 +20,13 @@ pub const BLOCK_HEADER_LEN: usize = 60;
 pub const FOOTER_RECORD_HEADER_LEN: usize = 8;
 pub const TRAILER_LEN: usize = 16;
 
-/// Largest decoded block body a reader accepts (and a writer produces).
-pub const MAX_BLOCK_RAW: u32 = 16 << 20;
+/// Largest decoded block body a reader accepts (and a writer produces: its
+/// block size is at most a quarter of this and a term at most half, so a
+/// block that goes one event past its size still fits).
+pub const MAX_BLOCK_RAW: u32 = 64 << 20;
+/// Largest term (payload, reason, built-in result, output) a writer puts in
+/// a log; a larger optional term is left out, a larger result is recorded empty.
+pub const MAX_TERM: usize = 32 << 20;
 /// A zstd block may decode to at most this many times its stored size: it
 /// bounds what a small hostile file can make a reader allocate. Writers pad
 /// blocks that compress better than this with a zstd skippable frame.

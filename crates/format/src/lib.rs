@@ -1,5 +1,25 @@
 //! The `trace` log format (docs/format.md): a versioned, compressed,
-//! crash-safe, random-access container of per-process event logs.
+//! crash-safe, random-access container of per-process event logs. It knows
+//! nothing of the engine: the recorder pushes events in, and everything that
+//! reads a run (replay, diff, check, dump, stats, converters) reads them out.
+//!
+//! ```text
+//! writing:  Event / push_* ─► writer (per-process buffers, flusher,
+//!           compressor threads) ─► codec::BlockEncoder ─► zstd ─► container ─► file
+//!           meta::Header first, meta::Footer + trailer on finish
+//! reading:  file ─► reader (mmap; preamble + header; footer index, or scan
+//!           when it is missing) ─► zstd ─► codec::BlockDecoder ─► view::EventRef
+//!           ─► text (dump), stats, cauder (export); or Event / ProcessLog (owned)
+//! ```
+//!
+//! - [`event`]: the vocabulary (DESIGN §4) and message identities; [`view`]
+//!   the same events borrowed from a decoded block.
+//! - [`varint`] and [`codec`]: how one block's events become bytes.
+//! - [`container`]: preamble, block headers, footer record, trailer;
+//!   [`meta`]: the postcard header and footer.
+//! - [`writer`] and [`reader`]; [`error`]: what reading can report.
+//! - [`text`] and [`stats`]: for `trace dump` and `trace stats`; [`cauder`]:
+//!   CauDEr's log directories, both ways.
 
 pub mod cauder;
 pub mod codec;

@@ -156,6 +156,31 @@ fn v1_imports_the_oldest_form() {
         vec![Event::Receive { msg: m(0, 0) }, SEND]
     );
     assert_eq!(imp.logs[1].parent, Some(ProcId(0)));
+
+    // Round trip: v1 in, a trace log, v3 out, and back in again.
+    let log = t.dir().join("v1.trace");
+    cauder::import(&t.0, &log).unwrap();
+    let r = LogReader::open(&log).unwrap();
+    assert_eq!(r.read_all().unwrap(), imp.logs);
+    let out = t.dir().join("v3");
+    let ex = cauder::export(&r, &out).unwrap();
+    assert_eq!(ex.written, 5);
+    assert_eq!(
+        std::fs::read_to_string(out.join("trace_74.log")).unwrap(),
+        "{trace_spawn,nonode@nohost,78,true}.\n{trace_send,0}.\n{trace_receive,3}.\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("trace_78.log")).unwrap(),
+        "{trace_receive,0}.\n{trace_send,3}.\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("trace_result.log")).unwrap(),
+        "{call,{barber,main,[]}}.\n{comp,1200}.\n{exec,2000}.\n{node,nonode@nohost}.\n\
+         {pid,74}.\n{return,none}.\n{tracing,success}.\n"
+    );
+    let again = cauder::read_dir(&out).unwrap();
+    assert_eq!(again.report.generation, "v3");
+    assert_eq!(again.logs, imp.logs);
 }
 
 #[test]
@@ -254,4 +279,73 @@ fn export_reports_what_cauder_cannot_hold() {
             .collect();
         assert_eq!(imp.events, keep);
     }
+}
+
+#[test]
+fn export_leaves_out_receives_of_signals_so_cauder_can_read_it() {
+    use trace_format::{SignalEffect, SignalKind};
+    // Process 1 is linked to 0 and ends; 0 traps exits, so the exit signal
+    // 1:1 becomes an 'EXIT' message that 0 receives. CauDEr has no
+    // `trace_send` for a signal: that receive must not be exported.
+    let logs = vec![
+        ProcessLog {
+            id: ProcId(0),
+            pid: 80,
+            parent: None,
+            events: vec![
+                Event::Spawn {
+                    child: ProcId(1),
+                    pid: 81,
+                    link: true,
+                    monitor: false,
+                },
+                Event::Receive { msg: m(1, 0) },
+                Event::SignalTaken {
+                    signal: m(1, 1),
+                    effect: SignalEffect::Converted,
+                },
+                Event::Receive { msg: m(1, 1) },
+            ],
+        },
+        ProcessLog {
+            id: ProcId(1),
+            pid: 81,
+            parent: Some(ProcId(0)),
+            events: vec![
+                Event::Send {
+                    to: Dest::Proc(ProcId(0)),
+                    payload: None,
+                },
+                Event::Signal {
+                    to: Dest::Proc(ProcId(0)),
+                    kind: SignalKind::Exit {
+                        reason: None,
+                        linked: true,
+                    },
+                },
+                Event::Exit { reason: None },
+            ],
+        },
+    ];
+    let t = TempPath::new("trap.trace");
+    write(&t.0, &logs, Default::default());
+    let r = LogReader::open(&t.0).unwrap();
+    let out = t.dir().join("trap-cauder");
+    let ex = cauder::export(&r, &out).unwrap();
+    assert_eq!(ex.written, 3, "{ex:?}");
+    assert!(
+        ex.notes.iter().any(|n| n.contains("1 receives left out")),
+        "{ex:?}"
+    );
+    // Process 1's uids start after process 0's 4 events.
+    assert_eq!(
+        std::fs::read_to_string(out.join("trace_80.log")).unwrap(),
+        "{trace_spawn,nonode@nohost,81,true}.\n{trace_receive,4}.\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("trace_81.log")).unwrap(),
+        "{trace_send,4}.\n"
+    );
+    let back = cauder::read_dir(&out).unwrap();
+    assert_eq!(back.logs[0].events[1], Event::Receive { msg: m(1, 0) });
 }

@@ -46,14 +46,21 @@ type Seed = (Vec<u8>, Vec<(u64, u32)>);
 fn seeds() -> &'static Vec<Seed> {
     static SEEDS: OnceLock<Vec<Seed>> = OnceLock::new();
     SEEDS.get_or_init(|| {
-        let variants = [(true, false, 40), (false, true, 24), (true, true, 200)];
-        variants
+        // (payloads, timestamps, block size, laps): tiny raw blocks, and
+        // blocks large enough to be stored zstd-compressed.
+        let variants = [
+            (true, false, 40, 25),
+            (false, true, 24, 25),
+            (true, true, 200, 25),
+            (true, false, 600, 100),
+        ];
+        let seeds: Vec<Seed> = variants
             .iter()
-            .map(|&(payloads, timestamps, block_size)| {
+            .map(|&(payloads, timestamps, block_size, laps)| {
                 let t = TempPath::new("seed.trace");
                 write(
                     &t.0,
-                    &ring(4, 25, payloads),
+                    &ring(4, laps, payloads),
                     WriterOptions {
                         block_size,
                         timestamps,
@@ -65,7 +72,14 @@ fn seeds() -> &'static Vec<Seed> {
                 let blocks = r.blocks().map(|b| (b.offset, b.stored_len)).collect();
                 (bytes, blocks)
             })
-            .collect()
+            .collect();
+        let compressed = LogReader::from_bytes(seeds[3].0.clone())
+            .unwrap()
+            .blocks()
+            .filter(|b| b.stored_len < b.raw_len)
+            .count();
+        assert!(compressed > 3, "{compressed} zstd blocks to mutate");
+        seeds
     })
 }
 
@@ -218,7 +232,7 @@ proptest! {
 
     #[test]
     fn mutated_logs_never_panic_or_allocate_without_bound(
-        seed in 0usize..3,
+        seed in 0usize..4,
         mutations in prop::collection::vec(mutation(), 1..5),
         fix in any::<bool>(),
     ) {

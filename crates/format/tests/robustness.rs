@@ -23,12 +23,37 @@ fn small_log(payloads: bool) -> (Vec<u8>, Vec<trace_format::ProcessLog>) {
     (std::fs::read(&t.0).unwrap(), logs)
 }
 
+/// A log whose blocks are large enough to be stored zstd-compressed.
+fn compressed_log() -> (Vec<u8>, Vec<trace_format::ProcessLog>) {
+    let t = TempPath::new("zstd.trace");
+    let logs = ring(3, 120, true);
+    write(
+        &t.0,
+        &logs,
+        WriterOptions {
+            block_size: 400,
+            ..Default::default()
+        },
+    );
+    (std::fs::read(&t.0).unwrap(), logs)
+}
+
 #[test]
 fn truncation_at_every_offset_keeps_every_intact_block() {
     let (bytes, logs) = small_log(true);
     let full = LogReader::from_bytes(bytes.clone()).unwrap();
+    assert!(full.blocks().len() > 20, "{} blocks", full.blocks().len());
+    truncate_everywhere(&bytes, &logs);
+    let (bytes, logs) = compressed_log();
+    let full = LogReader::from_bytes(bytes.clone()).unwrap();
+    let zstd = full.blocks().filter(|b| b.stored_len < b.raw_len).count();
+    assert!(zstd > 5, "{zstd} compressed blocks");
+    truncate_everywhere(&bytes, &logs);
+}
+
+fn truncate_everywhere(bytes: &[u8], logs: &[trace_format::ProcessLog]) {
+    let full = LogReader::from_bytes(bytes.to_vec()).unwrap();
     let blocks: Vec<_> = full.blocks().collect();
-    assert!(blocks.len() > 20, "{} blocks", blocks.len());
     let blocks_start = blocks.iter().map(|b| b.offset).min().unwrap() as usize;
     for len in 0..bytes.len() {
         let cut = bytes[..len].to_vec();
@@ -43,7 +68,7 @@ fn truncation_at_every_offset_keeps_every_intact_block() {
         assert!(r.recovered(), "length {len}");
         assert!(!r.warnings().is_empty());
         let got = r.read_all().unwrap_or_else(|e| panic!("length {len}: {e}"));
-        for l in &logs {
+        for l in logs {
             // Expected: the process's blocks that lie wholly inside the cut, in order.
             let intact: u64 = blocks
                 .iter()
@@ -89,6 +114,11 @@ fn errors_name_what_the_file_is() {
             .starts_with("not a trace log: a CauDEr text log"),
         "{e}"
     );
+    let mut flagged = bytes.clone();
+    flagged[10] = 1;
+    let e = LogReader::from_bytes(flagged).err().unwrap();
+    assert_eq!(e.offset(), Some(10));
+    assert!(e.to_string().contains("preamble flags 0"), "{e}");
     let mut bad_header = bytes.clone();
     bad_header[20] ^= 0xff;
     let e = LogReader::from_bytes(bad_header).err().unwrap();

@@ -285,3 +285,53 @@ fn a_tight_memory_budget_still_yields_every_event() {
         r.blocks().len()
     );
 }
+
+#[test]
+fn the_largest_block_a_writer_makes_is_still_readable() {
+    use trace_format::container::MAX_TERM;
+    use trace_format::writer::MAX_BLOCK_SIZE;
+    let t = TempPath::new("large.trace");
+    let w = LogWriter::create(
+        &t.0,
+        header(),
+        WriterOptions {
+            block_size: MAX_BLOCK_SIZE,
+            flush_interval: Duration::from_secs(3600),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut p = w.register(80, None);
+    // Just under the block size, then the largest term a log holds: the
+    // block goes one event past its size, as far as it ever can.
+    let filler: Vec<u8> = (0..MAX_BLOCK_SIZE - 64)
+        .map(|i| (i * 7 % 251) as u8)
+        .collect();
+    let big: Vec<u8> = (0..MAX_TERM).map(|i| (i * 13 % 253) as u8).collect();
+    let too_big = vec![0u8; MAX_TERM + 1];
+    {
+        let mut s = p.slice();
+        s.push_send(Dest::Proc(ProcId(0)), Some(&filler));
+        s.push_send(Dest::Proc(ProcId(0)), Some(&big));
+        s.push_send(Dest::Proc(ProcId(0)), Some(&too_big));
+        s.push_nondet(trace_format::NondetKind::Random, &too_big);
+        s.push_exit(Some(&too_big));
+    }
+    drop(p);
+    let summary = w.finish(Outcome::default()).unwrap();
+    assert_eq!(summary.oversized_terms, 3);
+    assert_eq!(summary.lost_events, 0);
+    let r = LogReader::open(&t.0).unwrap();
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+    let first = r.blocks().next().unwrap();
+    assert_eq!(first.events, 2);
+    assert!(first.raw_len as usize > filler.len() + MAX_TERM);
+    let events = r.events_of(ProcId(0)).unwrap();
+    assert_eq!(events.len(), 5);
+    assert!(matches!(&events[0], Event::Send { payload: Some(p), .. } if p.0 == filler));
+    assert!(matches!(&events[1], Event::Send { payload: Some(p), .. } if p.0 == big));
+    // Too large for any block: the send stays, its payload is left out.
+    assert!(matches!(&events[2], Event::Send { payload: None, .. }));
+    assert!(matches!(&events[3], Event::Nondet { value, .. } if value.0.is_empty()));
+    assert!(matches!(&events[4], Event::Exit { reason: None }));
+}

@@ -6,6 +6,9 @@
 //! Result<(), String>`, listed in [`GROUPS`] and dispatched in [`run_group`].
 
 mod conc;
+mod heap;
+mod log;
+mod log_baselines;
 mod programs;
 mod record;
 mod seq;
@@ -16,7 +19,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
-pub const GROUPS: &[&str] = &["seq", "conc", "record"];
+pub const GROUPS: &[&str] = &["seq", "conc", "record", "log"];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
 pub struct Ctx {
@@ -31,6 +34,7 @@ fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
         "seq" => seq::run(ctx),
         "conc" => conc::run(ctx),
         "record" => record::run(ctx),
+        "log" => log::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }

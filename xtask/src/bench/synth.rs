@@ -224,6 +224,16 @@ impl Payloads {
         }
     }
 
+    /// The message payloads as terms (for other formats' records).
+    pub fn message_terms(&self) -> Vec<Term> {
+        decode_all(&self.messages)
+    }
+
+    /// The exit reasons as terms; reason 0 is `normal`.
+    pub fn reason_terms(&self) -> Vec<Term> {
+        decode_all(&self.reasons)
+    }
+
     fn optional<'a>(&self, pool: &'a [Vec<u8>], i: u16) -> Option<&'a [u8]> {
         self.with_payloads.then(|| &pool[i as usize][..])
     }
@@ -295,6 +305,12 @@ impl Payloads {
             },
         }
     }
+}
+
+fn decode_all(pool: &[Vec<u8>]) -> Vec<Term> {
+    pool.iter()
+        .map(|b| trace_term::etf::decode(b).expect("encoded above"))
+        .collect()
 }
 
 /// wyrand: small, fast, and good enough to pick among actions.
@@ -631,7 +647,22 @@ impl Generator {
             self.emit(p, Ev::Timeout);
         }
         let role = self.procs[p as usize].role;
-        if self.can_spawn() && (role == Role::Supervisor || self.rng.chance(20)) {
+        if role == Role::Supervisor && self.can_spawn() {
+            // A supervisor starts (or restarts) its children together; while
+            // the application is far from its size, a pool of them.
+            let batch = if (self.live.len() as u32) < self.spec.live / 2 {
+                64
+            } else {
+                1 + self.rng.below(8)
+            };
+            for _ in 0..batch {
+                if self.can_spawn() {
+                    self.spawn(p);
+                }
+            }
+            return;
+        }
+        if self.can_spawn() && self.rng.chance(20) {
             return self.spawn(p);
         }
         match self.rng.below(100) {

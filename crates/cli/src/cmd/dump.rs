@@ -13,6 +13,10 @@ Each line is one event: the process (dense index and raw pid), the event's index
 that process's log, the time when the log has timestamps, the kind, and its details.
 A message or signal is named S:K, the K-th signal sent by process S. Processes are
 printed one after another, each in program order (a log has no global order).
+Payloads and reasons print as ~p prints them, on one line.
+
+A log cut short (the run was killed) is read up to its last intact block; what
+was lost is reported on stderr, with byte offsets. The format: docs/format.md.
 
 Examples:
   trace dump run.trace

@@ -8,7 +8,10 @@ use trace_format::{cauder, LogReader};
 #[derive(ClapArgs)]
 #[command(after_help = "\
 CauDEr (v3) logs hold spawns, sends and receives; every other event (deliveries,
-timeouts, signals, results of built-ins, output, exits) is left out and counted.
+timeouts, signals, results of built-ins, output, exits) is left out and counted,
+and so are receives of 'EXIT'/'DOWN' messages (CauDEr has no send for a signal).
+CauDEr names a message by one uid: message S:K becomes base(S) + K, base(S) being
+the number of events of the processes before S.
 
 Examples:
   trace export --cauder barber-cauder run.trace")]

@@ -8,8 +8,11 @@ use trace_format::{LogReader, RunEnd};
 
 #[derive(ClapArgs)]
 #[command(after_help = "\
-\"without payloads\" is measured by re-encoding every block without message payloads,
-exit reasons and output bytes (results of nondeterministic built-ins stay).
+Prints the processes, the events by kind, payload bytes, bytes per event with and
+without payloads, the compression ratio (encoded block bytes per stored byte) and
+the run's duration. \"without payloads\" is measured by re-encoding every block
+without message payloads, exit reasons and output bytes (results of
+nondeterministic built-ins stay).
 
 Examples:
   trace stats run.trace")]

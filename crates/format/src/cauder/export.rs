@@ -3,11 +3,13 @@
 //! Uids: CauDEr names messages by one number. The message (S, K) gets
 //! `base(S) + K`, where `base(S)` is the number of events of the processes
 //! before S; every process sends fewer signals than it has events, so uids are
-//! unique without a table, and each process is exported as a stream.
+//! unique without a table, and each process is exported as a stream. A
+//! receive is exported only when its message has a `trace_send`: not a
+//! converted exit or 'DOWN' signal, nor a message of a process not in the log.
 
 use super::terms::atom_text;
 use super::CauderError;
-use crate::event::MsgId;
+use crate::event::{MsgId, ProcId};
 use crate::reader::LogReader;
 use crate::view::EventRef;
 use std::collections::BTreeMap;
@@ -50,17 +52,8 @@ pub fn export_with<W: Write>(
         "" => "nonode@nohost".to_string(),
         n => atom_text(n),
     };
-    let mut base = Vec::with_capacity(reader.processes().len());
-    let mut acc = 0u64;
-    for p in reader.processes() {
-        base.push((p.id, acc));
-        acc += p.events;
-    }
-    let uid = |m: MsgId| -> Option<u64> {
-        base.binary_search_by_key(&m.sender, |b| b.0)
-            .ok()
-            .map(|i| base[i].1 + m.index)
-    };
+    let senders = Senders::of(reader).map_err(|e| ("(reading the log)".to_string(), e))?;
+    let uid = |m: MsgId| senders.uid(m);
     for p in reader.processes() {
         let name = format!("trace_{}.log", p.pid);
         let io_err = |e: io::Error| (name.clone(), e.to_string());
@@ -97,7 +90,7 @@ pub fn export_with<W: Write>(
         out.flush().map_err(io_err)?;
         if unknown > 0 {
             report.notes.push(format!(
-                "process {} <0.{}.0>: {unknown} receives of messages from processes not in the log were left out",
+                "process {} <0.{}.0>: {unknown} receives left out: 'EXIT'/'DOWN' messages (signals, which CauDEr's format cannot hold) or messages from processes not in the log",
                 p.id.0, p.pid
             ));
         }
@@ -110,6 +103,44 @@ pub fn export_with<W: Write>(
         .and_then(|_| out.flush())
         .map_err(|e| ("trace_result.log".to_string(), e.to_string()))?;
     Ok(report)
+}
+
+/// What a CauDEr uid can name: messages sent by a `Send` of the log. A
+/// signal turned into a message ('EXIT', 'DOWN') has no `trace_send` in
+/// CauDEr's format, nor does a message of a process whose log was cut short.
+struct Senders {
+    /// By process: (id, base uid, signals sent, indices of non-message signals).
+    procs: Vec<(ProcId, u64, u64, Vec<u64>)>,
+}
+
+impl Senders {
+    fn of(reader: &LogReader) -> Result<Senders, String> {
+        let mut procs = Vec::with_capacity(reader.processes().len());
+        let mut base = 0u64;
+        for p in reader.processes() {
+            let (mut sent, mut signals) = (0u64, Vec::new());
+            reader
+                .for_each_event_of(p.id, |_, _, e| match e {
+                    EventRef::Send { .. } => sent += 1,
+                    EventRef::Signal { signal, .. } => {
+                        signals.push(signal.index);
+                        sent += 1;
+                    }
+                    _ => {}
+                })
+                .map_err(|e| e.to_string())?;
+            procs.push((p.id, base, sent, signals));
+            base += p.events;
+        }
+        Ok(Senders { procs })
+    }
+
+    /// `base(S) + K`: unique, since a process sends fewer signals than it has events.
+    fn uid(&self, m: MsgId) -> Option<u64> {
+        let i = self.procs.binary_search_by_key(&m.sender, |p| p.0).ok()?;
+        let (_, base, sent, signals) = &self.procs[i];
+        (m.index < *sent && signals.binary_search(&m.index).is_err()).then_some(base + m.index)
+    }
 }
 
 fn option<'a>(reader: &'a LogReader, key: &str) -> Option<&'a str> {

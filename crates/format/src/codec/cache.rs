@@ -16,18 +16,120 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// "explicit value follows").
 pub const SLOTS: usize = 31;
 
+/// A move-to-front order over a pool of `SLOTS` entries: the pool entry in
+/// slot `k` (most recent first) is byte `k` of `bytes`. Values stay where
+/// they are in their pool; only these bytes move. Slots below 8 (nearly all
+/// of them in practice) live in one 64-bit word and move with a shift and a
+/// mask, without a branch per position: slots are unpredictable, and a
+/// mispredicted loop exit costs more than the move.
+#[derive(Clone)]
+struct Order {
+    /// Slots 0..8 as the bytes of a little-endian word.
+    front: u64,
+    /// Slots 8..32.
+    back: [u8; 24],
+    len: usize,
+}
+
+impl Default for Order {
+    fn default() -> Self {
+        // Entries past `len` are never moved, so they stay the identity: the
+        // next free pool entry is always the one in slot `len`.
+        Order {
+            front: u64::from_le_bytes(std::array::from_fn(|i| i as u8)),
+            back: std::array::from_fn(|i| (i + 8) as u8),
+            len: 0,
+        }
+    }
+}
+
+impl Order {
+    /// Moves slot `slot` (< 32) to the front; returns its pool entry.
+    #[inline(always)]
+    fn move_to_front(&mut self, slot: usize) -> usize {
+        if slot < 8 {
+            let j = (self.front >> (8 * slot)) as u8;
+            // The bytes above `slot` stay; those below move up one.
+            let keep = (!0u64).checked_shl(8 * (slot as u32 + 1)).unwrap_or(0);
+            self.front = (self.front & keep) | ((self.front << 8) & !keep) | j as u64;
+            j as usize
+        } else {
+            self.move_far(slot)
+        }
+    }
+
+    #[inline(never)]
+    fn move_far(&mut self, slot: usize) -> usize {
+        let k = slot - 8;
+        let j = self.back[k];
+        self.back.copy_within(0..k, 1);
+        self.back[0] = (self.front >> 56) as u8;
+        self.front = (self.front << 8) | j as u64;
+        j as usize
+    }
+
+    /// The pool entry in `slot`, if the slot is filled.
+    #[inline(always)]
+    fn get(&self, slot: usize) -> Option<usize> {
+        if slot >= self.len {
+            return None;
+        }
+        Some(self.entry(slot))
+    }
+
+    #[inline(always)]
+    fn entry(&self, slot: usize) -> usize {
+        if slot < 8 {
+            (self.front >> (8 * slot)) as u8 as usize
+        } else {
+            self.back[slot - 8] as usize
+        }
+    }
+
+    /// The slot holding pool entry `entry`.
+    #[inline]
+    fn slot_of(&self, entry: usize) -> usize {
+        // The first zero byte of `front ^ entry * 0x01..01` (no false
+        // positive below the first true one).
+        let x = self.front ^ (entry as u64).wrapping_mul(0x0101_0101_0101_0101);
+        let zero = x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080;
+        let k = (zero.trailing_zeros() / 8) as usize;
+        if k < 8 && k < self.len {
+            return k;
+        }
+        8 + self.back[..self.len.saturating_sub(8)]
+            .iter()
+            .position(|&e| e as usize == entry)
+            .expect("every used pool entry has a slot")
+    }
+
+    /// Makes room for a new value at the front: the pool entry to fill (a
+    /// free one, or the least recently used one, which falls off the list).
+    #[inline]
+    fn push_front(&mut self) -> usize {
+        let keep = self.len.min(SLOTS - 1);
+        self.len = keep + 1;
+        self.move_to_front(keep)
+    }
+
+    /// The pool entry that `push_front` would reuse, if the list is full.
+    fn victim(&self) -> Option<usize> {
+        (self.len == SLOTS).then(|| self.entry(SLOTS - 1))
+    }
+}
+
 /// Recently used destinations, most recent first.
 #[derive(Clone)]
 pub struct DestCache {
+    order: Order,
     dests: [Dest; SLOTS],
-    len: usize,
 }
 
 impl Default for DestCache {
     fn default() -> Self {
         DestCache {
+            order: Order::default(),
             dests: [Dest::Unknown; SLOTS],
-            len: 0,
         }
     }
 }
@@ -36,28 +138,23 @@ impl DestCache {
     /// The slot holding `d`, if any.
     #[inline]
     pub fn find(&self, d: Dest) -> Option<usize> {
-        self.dests[..self.len].iter().position(|&x| x == d)
+        // Pool entries are filled in order, so the used ones are `..len`.
+        let entry = self.dests[..self.order.len].iter().position(|&x| x == d)?;
+        Some(self.order.slot_of(entry))
     }
 
     /// The destination in `slot`, moved to the front.
     #[inline]
     pub fn take(&mut self, slot: usize) -> Option<Dest> {
-        if slot >= self.len {
-            return None;
-        }
-        let d = self.dests[slot];
-        self.dests.copy_within(0..slot, 1);
-        self.dests[0] = d;
-        Some(d)
+        self.order.get(slot)?;
+        Some(self.dests[self.order.move_to_front(slot)])
     }
 
     /// Puts a destination that is not in the list at the front.
     #[inline]
     pub fn insert(&mut self, d: Dest) {
-        let keep = self.len.min(SLOTS - 1);
-        self.dests.copy_within(0..keep, 1);
-        self.dests[0] = d;
-        self.len = keep + 1;
+        let e = self.order.push_front();
+        self.dests[e] = d;
     }
 }
 
@@ -84,9 +181,9 @@ type IdMap = HashMap<u32, u64, BuildHasherDefault<IdHasher>>;
 /// Recent senders with the index expected next from each, most recent first.
 #[derive(Clone, Default)]
 pub struct SenderCache {
+    order: Order,
     senders: [u32; SLOTS],
     next: [u64; SLOTS],
-    len: usize,
     /// Expectations of senders that fell off the list.
     evicted: IdMap,
 }
@@ -94,13 +191,28 @@ pub struct SenderCache {
 impl SenderCache {
     #[inline]
     pub fn find(&self, sender: u32) -> Option<usize> {
-        self.senders[..self.len].iter().position(|&x| x == sender)
+        let entry = self.senders[..self.order.len]
+            .iter()
+            .position(|&x| x == sender)?;
+        Some(self.order.slot_of(entry))
     }
 
     /// The sender in `slot` and the index expected from it.
     #[inline]
     pub fn peek(&self, slot: usize) -> Option<(u32, u64)> {
-        (slot < self.len).then(|| (self.senders[slot], self.next[slot]))
+        let e = self.order.get(slot)?;
+        Some((self.senders[e], self.next[e]))
+    }
+
+    /// The sender in `slot` and the index expected from it, taken as
+    /// predicted (the sender moves to the front and expects the next index).
+    #[inline]
+    pub fn take_expected(&mut self, slot: usize) -> Option<(u32, u64)> {
+        self.order.get(slot)?;
+        let e = self.order.move_to_front(slot);
+        let index = self.next[e];
+        self.next[e] = index.wrapping_add(1);
+        Some((self.senders[e], index))
     }
 
     /// The index expected from a sender that is not in the list (0 if never seen).
@@ -109,30 +221,24 @@ impl SenderCache {
         self.evicted.get(&sender).copied().unwrap_or(0)
     }
 
-    /// Records that `index` was taken from the sender in `slot`, moving it to the front.
+    /// Records that `index` was taken from the sender in `slot` (a filled
+    /// slot), moving it to the front.
     #[inline]
     pub fn hit(&mut self, slot: usize, index: u64) {
-        let s = self.senders[slot];
-        self.senders.copy_within(0..slot, 1);
-        self.next.copy_within(0..slot, 1);
-        self.senders[0] = s;
-        self.next[0] = index.wrapping_add(1);
+        let e = self.order.move_to_front(slot);
+        self.next[e] = index.wrapping_add(1);
     }
 
     /// Records that `index` was taken from a sender not in the list.
     #[inline]
     pub fn miss(&mut self, sender: u32, index: u64) {
         self.evicted.remove(&sender);
-        if self.len == SLOTS {
-            self.evicted
-                .insert(self.senders[SLOTS - 1], self.next[SLOTS - 1]);
+        if let Some(v) = self.order.victim() {
+            self.evicted.insert(self.senders[v], self.next[v]);
         }
-        let keep = self.len.min(SLOTS - 1);
-        self.senders.copy_within(0..keep, 1);
-        self.next.copy_within(0..keep, 1);
-        self.senders[0] = sender;
-        self.next[0] = index.wrapping_add(1);
-        self.len = keep + 1;
+        let e = self.order.push_front();
+        self.senders[e] = sender;
+        self.next[e] = index.wrapping_add(1);
     }
 }
 
@@ -168,5 +274,110 @@ mod tests {
         assert_eq!(c.peek(slot), Some((100, 1)));
         c.hit(slot, 5);
         assert_eq!(c.peek(0), Some((100, 6)));
+    }
+
+    /// The predictors are plain move-to-front lists (as docs/format.md
+    /// describes them): checked against a `Vec` doing exactly that.
+    mod model {
+        use super::*;
+        use proptest::prelude::*;
+
+        #[derive(Clone, Debug)]
+        enum Op {
+            /// Use value `v`: a hit moves it to the front, a miss inserts it.
+            Use(u32),
+            /// Take slot `k` as predicted (senders) or as is (destinations).
+            Slot(usize),
+        }
+
+        fn ops() -> impl Strategy<Value = Vec<Op>> {
+            // Few distinct values make hits common; more than SLOTS make evictions happen.
+            let op = prop_oneof![
+                3 => (0u32..48).prop_map(Op::Use),
+                1 => (0usize..32).prop_map(Op::Slot),
+            ];
+            proptest::collection::vec(op, 0..400)
+        }
+
+        proptest! {
+            #[test]
+            fn dest_cache_is_a_move_to_front_list(ops in ops()) {
+                let mut c = DestCache::default();
+                let mut model: Vec<Dest> = Vec::new();
+                for op in ops {
+                    match op {
+                        Op::Use(v) => {
+                            let d = Dest::Proc(ProcId(v));
+                            let want = model.iter().position(|&x| x == d);
+                            prop_assert_eq!(c.find(d), want);
+                            match want {
+                                Some(k) => {
+                                    prop_assert_eq!(c.take(k), Some(d));
+                                    model.remove(k);
+                                }
+                                None => {
+                                    c.insert(d);
+                                    model.truncate(SLOTS - 1);
+                                }
+                            }
+                            model.insert(0, d);
+                        }
+                        Op::Slot(k) => {
+                            let want = model.get(k).copied();
+                            prop_assert_eq!(c.take(k), want);
+                            if let Some(d) = want {
+                                model.remove(k);
+                                model.insert(0, d);
+                            }
+                        }
+                    }
+                }
+            }
+
+            #[test]
+            fn sender_cache_is_a_move_to_front_list(ops in ops()) {
+                let mut c = SenderCache::default();
+                // (sender, expected next index), most recent first; and the evicted ones.
+                let mut model: Vec<(u32, u64)> = Vec::new();
+                let mut evicted = std::collections::HashMap::new();
+                let mut step = 0u64;
+                for op in ops {
+                    step += 1;
+                    match op {
+                        Op::Use(s) => {
+                            let index = step * 3;
+                            let want = model.iter().position(|x| x.0 == s);
+                            prop_assert_eq!(c.find(s), want);
+                            match want {
+                                Some(k) => {
+                                    prop_assert_eq!(c.peek(k), Some(model[k]));
+                                    c.hit(k, index);
+                                    model.remove(k);
+                                }
+                                None => {
+                                    let e = evicted.get(&s).copied().unwrap_or(0);
+                                    prop_assert_eq!(c.expected_evicted(s), e);
+                                    c.miss(s, index);
+                                    evicted.remove(&s);
+                                    if model.len() == SLOTS {
+                                        let (old, next) = model.pop().unwrap();
+                                        evicted.insert(old, next);
+                                    }
+                                }
+                            }
+                            model.insert(0, (s, index + 1));
+                        }
+                        Op::Slot(k) => {
+                            let want = model.get(k).copied();
+                            prop_assert_eq!(c.take_expected(k), want);
+                            if let Some((s, i)) = want {
+                                model.remove(k);
+                                model.insert(0, (s, i + 1));
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

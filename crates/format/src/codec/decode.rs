@@ -43,6 +43,14 @@ pub struct BlockDecoder<'a> {
     next_output: u64,
 }
 
+#[inline(always)]
+fn msg(sender: u32, index: u64) -> MsgId {
+    MsgId {
+        sender: ProcId(sender),
+        index,
+    }
+}
+
 #[cold]
 fn err(at: usize, expected: impl Into<String>) -> CodecError {
     CodecError {
@@ -137,6 +145,21 @@ impl<'a> BlockDecoder<'a> {
         })
     }
 
+    /// An explicit destination, which joins the front of the list. Writers
+    /// name a listed destination by its slot, so an explicit one must be new.
+    fn new_dest(&mut self) -> Result<Dest, CodecError> {
+        let at = self.pos;
+        let d = self.dest()?;
+        if let Some(slot) = self.dests.find(d) {
+            return Err(err(
+                at,
+                format!("a destination not in the list, found one in slot {slot}"),
+            ));
+        }
+        self.dests.insert(d);
+        Ok(d)
+    }
+
     /// A destination that may be a predictor slot (signals).
     fn dest_ref(&mut self) -> Result<Dest, CodecError> {
         let at = self.pos;
@@ -149,9 +172,7 @@ impl<'a> BlockDecoder<'a> {
                 )
             })
         } else if r == EXPLICIT as u64 {
-            let d = self.dest()?;
-            self.dests.insert(d);
-            Ok(d)
+            self.new_dest()
         } else {
             Err(err(at, format!("a destination slot (0..=31), found {r}")))
         }
@@ -160,9 +181,7 @@ impl<'a> BlockDecoder<'a> {
     #[inline]
     fn send_dest(&mut self, operand: u8, at: usize) -> Result<Dest, CodecError> {
         if operand == EXPLICIT {
-            let d = self.dest()?;
-            self.dests.insert(d);
-            Ok(d)
+            self.new_dest()
         } else {
             self.dests.take(operand as usize).ok_or_else(|| {
                 err(
@@ -216,10 +235,10 @@ impl<'a> BlockDecoder<'a> {
             } else {
                 expected
             };
-            if which.find(sender).is_some() {
+            if let Some(slot) = which.find(sender) {
                 return Err(err(
                     p,
-                    format!("a sender not in the predictor, found {sender} which is"),
+                    format!("a sender not in the list, found {sender}, which is in slot {slot}"),
                 ));
             }
             which.miss(sender, index);
@@ -265,16 +284,75 @@ impl<'a> BlockDecoder<'a> {
     }
 
     /// The next event, or `None` at the end of the block.
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::should_implement_trait)] // fallible; see the Iterator impl
     pub fn next(&mut self) -> Result<Option<EventRef<'a>>, CodecError> {
         let at = self.pos;
         let Some(&t) = self.buf.get(at) else {
             return Ok(None);
         };
-        self.pos += 1;
+        // Most events of a log are a send to a recent destination or the
+        // receive of a message from a recent sender (expected, or a one-byte
+        // delta away): they take this short path, inlined into the caller's
+        // loop; everything else goes through `event`.
+        let operand = (t & 31) as usize;
+        let quick = match t >> 5 {
+            op::SEND => self.dests.take(operand).map(|to| {
+                (
+                    1,
+                    EventRef::Send {
+                        msg: self.next_signal_id(),
+                        to,
+                        payload: None,
+                    },
+                )
+            }),
+            op::RECEIVE => self.receipts.take_expected(operand).map(|(sender, index)| {
+                (
+                    1,
+                    EventRef::Receive {
+                        msg: msg(sender, index),
+                    },
+                )
+            }),
+            op::RECEIVE_DELTA => match (
+                self.receipts.peek(operand),
+                self.buf.get(at + 1).filter(|&&d| d < 0x80),
+            ) {
+                (Some((sender, expected)), Some(&d)) => {
+                    let index = expected.wrapping_add(unzigzag(d as u64) as u64);
+                    self.receipts.hit(operand, index);
+                    Some((
+                        2,
+                        EventRef::Receive {
+                            msg: msg(sender, index),
+                        },
+                    ))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let e = match quick {
+            Some((len, e)) => {
+                self.pos = at + len;
+                e
+            }
+            None => self.event(t, at)?,
+        };
+        if self.timestamps {
+            let d = self.varint("a time delta")?;
+            self.time = self.time.wrapping_add(d);
+        }
+        Ok(Some(e))
+    }
+
+    /// Any event (the general path); `t` is its tag byte at `at`.
+    #[inline(never)]
+    fn event(&mut self, t: u8, at: usize) -> Result<EventRef<'a>, CodecError> {
+        self.pos = at + 1;
         let operand = t & 31;
-        let e = match t >> 5 {
+        Ok(match t >> 5 {
             op::SEND => {
                 let to = self.send_dest(operand, at)?;
                 EventRef::Send {
@@ -319,12 +397,7 @@ impl<'a> BlockDecoder<'a> {
                     format!("an event tag, found reserved tag {t:#04x}"),
                 ))
             }
-        };
-        if self.timestamps {
-            let d = self.varint("a time delta")?;
-            self.time = self.time.wrapping_add(d);
-        }
-        Ok(Some(e))
+        })
     }
 
     fn other(&mut self, code: u8, at: usize) -> Result<EventRef<'a>, CodecError> {

@@ -253,6 +253,17 @@ fn malformed_bodies_are_errors_with_positions() {
             1,
             "built-in kind",
         ),
+        // Explicit values must be new to their list: a listed one has a slot.
+        (
+            &[tag(op::SEND, EXPLICIT), 4, tag(op::SEND, EXPLICIT), 4],
+            3,
+            "destination not in the list, found one in slot 0",
+        ),
+        (
+            &[tag(op::RECEIVE, EXPLICIT), 3, tag(op::RECEIVE, EXPLICIT), 3],
+            3,
+            "sender not in the list, found 3, which is in slot 0",
+        ),
     ];
     for (buf, at, what) in cases {
         let mut d = BlockDecoder::new(buf, ProcId(0), 80, 0, false);

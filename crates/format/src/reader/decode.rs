@@ -266,22 +266,37 @@ impl LogReader {
 
     /// Decodes every readable block in parallel; `f` sees each block's events
     /// (borrowed, no allocation per event) and returns a value per block.
-    /// Results come back in [`blocks`](Self::blocks) order. The first block
-    /// that fails to decode makes the whole call fail.
+    /// Results come back in [`blocks`](Self::blocks) order, whatever order
+    /// the blocks were decoded in. A block that fails to decode makes the
+    /// whole call fail, with the error of the first such block in that order.
     pub fn par_map_blocks<T, F>(&self, f: F) -> Result<Vec<T>, FormatError>
     where
         T: Send,
         F: Fn(&mut Events<'_>) -> T + Sync,
     {
-        self.blocks
+        // Blocks are decoded in file order (each touches the next part of the
+        // file, which matters when blocks are small and many), and their
+        // results put back in `blocks` order.
+        let decoded: Vec<Result<T, FormatError>> = self
+            .file_order
             .par_iter()
-            .map_init(Scratch::new, |scratch, b| {
+            .map_init(Scratch::new, |scratch, &k| {
+                let b = &self.blocks[k as usize];
                 let raw = self.raw(b, scratch)?;
                 let mut ev = Events::new(raw, b);
                 let t = f(&mut ev);
                 ev.finish()?;
                 Ok(t)
             })
+            .collect();
+        let mut out: Vec<Option<Result<T, FormatError>>> = Vec::with_capacity(decoded.len());
+        out.resize_with(decoded.len(), || None);
+        for (&k, r) in self.file_order.iter().zip(decoded) {
+            out[k as usize] = Some(r);
+        }
+        // The error of the first failing block in `blocks` order, if any.
+        out.into_iter()
+            .map(|r| r.expect("file_order is a permutation of the blocks"))
             .collect()
     }
 

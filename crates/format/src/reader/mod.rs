@@ -55,6 +55,8 @@ pub struct LogReader {
     processes: Vec<ProcessInfo>,
     /// Readable blocks, grouped by process (in id order), each group in event order.
     blocks: Vec<BlockRef>,
+    /// Indices into `blocks` in file order: whole-log reads go this way.
+    file_order: Vec<u32>,
     warnings: Vec<Warning>,
 }
 
@@ -77,7 +79,7 @@ impl LogReader {
         let (header, blocks_start) = read_header(&data)?;
         let mut warnings = Vec::new();
         let located = locate::locate(&data, blocks_start, &mut warnings);
-        let (processes, blocks) = table::build(
+        let table = table::build(
             &header,
             located.candidates,
             located.processes,
@@ -87,8 +89,9 @@ impl LogReader {
             data,
             header,
             end: located.end,
-            processes,
-            blocks,
+            processes: table.processes,
+            blocks: table.blocks,
+            file_order: table.file_order,
             warnings,
         })
     }
@@ -162,6 +165,13 @@ fn read_header(data: &[u8]) -> Result<(Header, usize), FormatError> {
             found: version,
             supported: VERSION,
         });
+    }
+    let flags = container::read_u16(data, 10);
+    if flags != 0 {
+        return Err(FormatError::corrupt(
+            10,
+            format!("preamble flags 0 (version {VERSION} defines none), found {flags:#06x}"),
+        ));
     }
     let len = container::read_u32(data, 12);
     if len > MAX_HEADER_LEN {

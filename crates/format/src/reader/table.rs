@@ -5,7 +5,6 @@ use crate::container::BlockHeader;
 use crate::error::Warning;
 use crate::event::ProcId;
 use crate::meta::{Header, ProcessEntry};
-use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// A block record found in the file; its header has been checked.
@@ -29,65 +28,159 @@ pub struct ProcessInfo {
     pub(crate) blocks: Range<usize>,
 }
 
+/// What the table knows of a process before its blocks are checked.
+struct Row {
+    id: u32,
+    pid: u64,
+    parent: Option<ProcId>,
+    /// Events the footer says it recorded.
+    recorded: Option<u64>,
+}
+
+/// What a reader serves.
+pub(super) struct Table {
+    pub processes: Vec<ProcessInfo>,
+    /// Grouped by process (in id order), each group in event order.
+    pub blocks: Vec<BlockRef>,
+    /// Indices into `blocks`, in the order the blocks lie in the file.
+    pub file_order: Vec<u32>,
+}
+
 pub(super) fn build(
     header: &Header,
-    mut candidates: Vec<BlockRef>,
+    candidates: Vec<BlockRef>,
     footer: Option<Vec<ProcessEntry>>,
     warnings: &mut Vec<Warning>,
-) -> (Vec<ProcessInfo>, Vec<BlockRef>) {
-    candidates.sort_by_key(|b| (b.header.process, b.header.first_event, b.offset));
-    let mut table: BTreeMap<u32, (u64, Option<ProcId>, Option<u64>)> = BTreeMap::new();
-    match footer {
-        Some(entries) => {
-            for (i, e) in entries.into_iter().enumerate() {
-                table.insert(i as u32, (e.pid, e.parent.map(ProcId), Some(e.events)));
-            }
-            candidates.retain(|b| {
-                let known = table.contains_key(&b.header.process);
-                if !known {
-                    warnings.push(Warning::at(
-                        b.offset,
-                        format!(
-                            "block of process {} which the footer does not list; skipped",
-                            b.header.process
-                        ),
-                    ));
-                }
-                known
-            });
-        }
+) -> Table {
+    // The processes, by id: the footer's table, or the ids the blocks name
+    // (the entry process always).
+    let ids: Vec<u32> = match &footer {
+        Some(entries) => (0..entries.len() as u32).collect(),
         None => {
-            for b in &candidates {
-                let h = &b.header;
-                let entry = table
-                    .entry(h.process)
-                    .or_insert((h.pid, h.parent().map(ProcId), None));
-                if entry.0 != h.pid || entry.1 != h.parent().map(ProcId) {
-                    warnings.push(Warning::at(
-                        b.offset,
-                        format!(
-                            "block of process {} says pid <0.{}.0>, parent {:?}; an earlier block said <0.{}.0>, {:?}",
-                            h.process,
-                            h.pid,
-                            h.parent(),
-                            entry.0,
-                            entry.1.map(|p| p.0)
-                        ),
-                    ));
-                }
-            }
-            table.entry(0).or_insert((header.entry_pid, None, None));
+            let mut ids: Vec<u32> = candidates.iter().map(|b| b.header.process).collect();
+            ids.push(0);
+            ids.sort_unstable();
+            ids.dedup();
+            ids
+        }
+    };
+    let row_of = |process: u32| -> Option<usize> {
+        match &footer {
+            Some(entries) => ((process as usize) < entries.len()).then_some(process as usize),
+            None => ids.binary_search(&process).ok(),
+        }
+    };
+
+    // Group the blocks by process with a counting sort over their indices
+    // (file order is kept within a process), then order each group by first
+    // event: a writer writes a process's blocks in order, so that is usually
+    // a check only. The blocks themselves move once, at the end.
+    let mut row = Vec::with_capacity(candidates.len());
+    let mut starts = vec![0usize; ids.len() + 1];
+    for b in &candidates {
+        let r = row_of(b.header.process);
+        match r {
+            Some(r) => starts[r + 1] += 1,
+            None => warnings.push(Warning::at(
+                b.offset,
+                format!(
+                    "block of process {} which the footer does not list; skipped",
+                    b.header.process
+                ),
+            )),
+        }
+        row.push(r);
+    }
+    for r in 0..ids.len() {
+        starts[r + 1] += starts[r];
+    }
+    let mut next = starts.clone();
+    let mut order = vec![0u32; starts[ids.len()]];
+    for (i, r) in row.into_iter().enumerate() {
+        if let Some(r) = r {
+            order[next[r]] = i as u32;
+            next[r] += 1;
         }
     }
+    let key = |i: &u32| {
+        let b = &candidates[*i as usize];
+        (b.header.first_event, b.offset)
+    };
+    for r in 0..ids.len() {
+        let group = &mut order[starts[r]..starts[r + 1]];
+        if !group.is_sorted_by_key(key) {
+            group.sort_by_key(key);
+        }
+    }
+    let grouped: Vec<BlockRef> = order
+        .iter()
+        .map(|&i| candidates[i as usize].clone())
+        .collect();
+    let found = candidates.len();
+    drop(candidates);
 
-    let mut processes = Vec::with_capacity(table.len());
-    let mut blocks = Vec::with_capacity(candidates.len());
-    let mut cand = candidates.into_iter().peekable();
-    for (id, (pid, parent, recorded)) in table {
-        let start = blocks.len();
+    let rows: Vec<Row> = match footer {
+        Some(entries) => entries
+            .into_iter()
+            .enumerate()
+            .map(|(i, e)| Row {
+                id: i as u32,
+                pid: e.pid,
+                parent: e.parent.map(ProcId),
+                recorded: Some(e.events),
+            })
+            .collect(),
+        None => ids
+            .iter()
+            .enumerate()
+            .map(|(r, &id)| {
+                let group = &grouped[starts[r]..starts[r + 1]];
+                let (pid, parent) = match group.first() {
+                    Some(b) => (b.header.pid, b.header.parent().map(ProcId)),
+                    None => (header.entry_pid, None), // the entry process, without blocks
+                };
+                for b in group {
+                    let h = &b.header;
+                    if h.pid != pid || h.parent().map(ProcId) != parent {
+                        warnings.push(Warning::at(
+                            b.offset,
+                            format!(
+                                "block of process {} says pid <0.{}.0>, parent {:?}; an earlier block said <0.{}.0>, {:?}",
+                                h.process,
+                                h.pid,
+                                h.parent(),
+                                pid,
+                                parent.map(|p| p.0)
+                            ),
+                        ));
+                    }
+                }
+                Row {
+                    id,
+                    pid,
+                    parent,
+                    recorded: None,
+                }
+            })
+            .collect(),
+    };
+
+    // Which blocks are served; they stay where they are in `grouped`.
+    let mut keep = vec![false; grouped.len()];
+    let mut kept = 0usize;
+    let mut processes = Vec::with_capacity(rows.len());
+    for (r, row) in rows.into_iter().enumerate() {
+        let Row {
+            id,
+            pid,
+            parent,
+            recorded,
+        } = row;
+        let start = kept;
         let mut expected = 0u64;
         let mut gap: Option<(u64, u64, u64)> = None; // (missing from, to, events dropped after)
-        while let Some(b) = cand.next_if(|b| b.header.process == id) {
+        for k in starts[r]..starts[r + 1] {
+            let b = &grouped[k];
             let h = &b.header;
             if let Some(g) = gap.as_mut() {
                 g.2 += h.events as u64;
@@ -102,7 +195,8 @@ pub(super) fn build(
                     ));
                 }
                 expected += h.events as u64;
-                blocks.push(b);
+                keep[k] = true;
+                kept += 1;
             } else if h.first_event < expected {
                 warnings.push(Warning::at(
                     b.offset,
@@ -135,8 +229,26 @@ pub(super) fn build(
             parent,
             events: expected,
             recorded,
-            blocks: start..blocks.len(),
+            blocks: start..kept,
         });
     }
-    (processes, blocks)
+    // Where each served block ends up, by its position in the file: reading
+    // blocks in file order touches the file front to back.
+    let mut served_at = vec![u32::MAX; found];
+    let mut at = 0u32;
+    for (k, &i) in order.iter().enumerate() {
+        if keep[k] {
+            served_at[i as usize] = at;
+            at += 1;
+        }
+    }
+    let file_order = served_at.into_iter().filter(|&k| k != u32::MAX).collect();
+    let mut blocks = grouped;
+    let mut keep = keep.into_iter();
+    blocks.retain(|_| keep.next().unwrap_or(false));
+    Table {
+        processes,
+        blocks,
+        file_order,
+    }
 }

@@ -62,9 +62,10 @@ impl Default for WriterOptions {
     }
 }
 
-/// Largest accepted `block_size`: a block can exceed it by one event and must
-/// stay under the reader's limit.
-pub const MAX_BLOCK_SIZE: usize = 64 << 20;
+/// Largest accepted `block_size`: a block can exceed it by one event (whose
+/// terms are at most [`container::MAX_TERM`]) and must stay under the
+/// reader's limit, [`container::MAX_BLOCK_RAW`].
+pub const MAX_BLOCK_SIZE: usize = 16 << 20;
 
 /// What `finish` wrote.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,6 +79,9 @@ pub struct Summary {
     pub raw_bytes: u64,
     /// Events pushed after `finish`, or in blocks that failed to be written.
     pub lost_events: u64,
+    /// Terms larger than [`container::MAX_TERM`]: left out (payloads,
+    /// reasons, output) or recorded empty (built-ins' results).
+    pub oversized_terms: u64,
 }
 
 /// State shared by the writer, the process handles and the background threads.
@@ -95,6 +99,7 @@ pub(crate) struct Inner {
     stopping: AtomicBool,
     flusher: Mutex<Option<std::thread::Thread>>,
     lost_after_finish: AtomicU64,
+    oversized: AtomicU64,
 }
 
 impl Inner {
@@ -114,6 +119,17 @@ impl Inner {
 
     fn over_budget(&self) -> bool {
         self.buffered.load(Ordering::Relaxed) > self.opts.max_buffered_bytes
+    }
+
+    /// `term`, unless it is too large for a block (then counted).
+    fn fit<'t>(&self, term: Option<&'t [u8]>) -> Option<&'t [u8]> {
+        match term {
+            Some(t) if t.len() > container::MAX_TERM => {
+                self.oversized.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+            t => t,
+        }
     }
 
     fn list_open(&self, slot: Arc<Slot>) {
@@ -186,6 +202,8 @@ impl LogWriter {
                 file,
                 offset: head.len() as u64,
                 index: Vec::new(),
+                blocks: 0,
+                events: Vec::new(),
                 raw_bytes: 0,
                 error: None,
                 lost_events: 0,
@@ -194,6 +212,7 @@ impl LogWriter {
             stopping: AtomicBool::new(false),
             flusher: Mutex::new(None),
             lost_after_finish: AtomicU64::new(0),
+            oversized: AtomicU64::new(0),
             opts,
         });
         let mut handles = Vec::new();
@@ -257,6 +276,13 @@ impl LogWriter {
     /// later are counted as lost. An interrupted run is finished the same way
     /// with `RunEnd::Interrupted`.
     pub fn finish(&self, outcome: Outcome) -> io::Result<Summary> {
+        self.finish_at(outcome, now_ns())
+    }
+
+    /// [`finish`](Self::finish) with the run's wall-clock end given (ns since
+    /// the epoch) rather than read from the clock: with a fixed header start
+    /// time, the same events make the same file, byte for byte.
+    pub fn finish_at(&self, outcome: Outcome, end_time_ns: u64) -> io::Result<Summary> {
         if self.finished.swap(true, Ordering::SeqCst) {
             return Err(io::Error::other("the log was already finished"));
         }
@@ -276,42 +302,51 @@ impl LogWriter {
             let _ = h.join();
         }
 
-        let processes = std::mem::take(&mut *lock(&inner.processes));
+        let mut processes = std::mem::take(&mut *lock(&inner.processes));
         let mut f = lock(&inner.file);
         if let Some(e) = f.error.take() {
             return Err(e);
         }
-        let mut footer = Footer {
-            outcome,
-            end_time_ns: now_ns().max(self.header_start_ns),
-            processes,
-            blocks: std::mem::take(&mut f.index),
-        };
-        let mut events = 0u64;
-        for b in &footer.blocks {
-            if let Some(p) = footer.processes.get_mut(b.process as usize) {
-                p.events += b.events as u64;
-            }
-            events += b.events as u64;
+        for (p, n) in processes.iter_mut().zip(&f.events) {
+            p.events = *n;
         }
-        let body = postcard::to_allocvec(&footer).map_err(io::Error::other)?;
+        let events = f.events.iter().sum();
+        let footer = Footer {
+            outcome,
+            end_time_ns: end_time_ns.max(self.header_start_ns),
+            processes,
+            blocks: Vec::new(),
+        };
+        // `blocks` is the footer's last field, and its entries are encoded
+        // already: the footer is everything before it, the count, the entries.
+        let mut head = postcard::to_allocvec(&footer).map_err(io::Error::other)?;
+        let empty = head.pop();
+        debug_assert_eq!(empty, Some(0), "an empty sequence is a zero count");
+        crate::varint::put(&mut head, f.blocks);
+        let body_len = u32::try_from(head.len() + f.index.len())
+            .map_err(|_| io::Error::other("the footer would exceed 4 GiB"))?;
         let footer_offset = f.offset;
-        let mut rec = Vec::with_capacity(body.len() + 32);
-        rec.extend_from_slice(&container::footer_record_header(body.len() as u32));
-        rec.extend_from_slice(&body);
-        let crc = crc32fast::hash(&rec);
-        rec.extend_from_slice(&crc.to_le_bytes());
-        rec.extend_from_slice(&container::trailer(footer_offset));
-        f.file.write_all(&rec)?;
+        let mut crc = crc32fast::Hasher::new();
+        let record_head = container::footer_record_header(body_len);
+        for part in [&record_head[..], &head, &f.index] {
+            crc.update(part);
+        }
+        let mut tail = crc.finalize().to_le_bytes().to_vec();
+        tail.extend_from_slice(&container::trailer(footer_offset));
+        let index = std::mem::take(&mut f.index);
+        for part in [&record_head[..], &head, &index, &tail] {
+            f.file.write_all(part)?;
+        }
         f.file.sync_data()?;
-        f.offset += rec.len() as u64;
+        f.offset += (record_head.len() + head.len() + index.len() + tail.len()) as u64;
         Ok(Summary {
             processes: footer.processes.len() as u64,
             events,
-            blocks: footer.blocks.len() as u64,
+            blocks: f.blocks,
             bytes: f.offset,
             raw_bytes: f.raw_bytes,
             lost_events: f.lost_events + inner.lost_after_finish.load(Ordering::Relaxed),
+            oversized_terms: inner.oversized.load(Ordering::Relaxed),
         })
     }
 }

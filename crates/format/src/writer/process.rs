@@ -10,7 +10,7 @@
 use super::sink::{lock, RawBlock};
 use super::Inner;
 use crate::codec::BlockEncoder;
-use crate::event::{Dest, Event, MsgId, NondetKind, ProcId, SignalEffect, SignalKind};
+use crate::event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind};
 use crate::view::SignalKindRef;
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -241,23 +241,33 @@ impl Slice<'_> {
     /// Pushes any event.
     pub fn push(&mut self, e: &Event) {
         match e {
+            Event::Spawn {
+                child,
+                pid,
+                link,
+                monitor,
+            } => self.push_spawn(*child, *pid, *link, *monitor),
             Event::Send { to, payload } => {
-                self.push_send(*to, payload.as_ref().map(|p| p.bytes()));
+                self.push_send(*to, term(payload));
             }
+            Event::Deliver { msg } => self.push_deliver(*msg),
+            Event::Receive { msg } => self.push_receive(*msg),
+            Event::Timeout => self.push_timeout(),
             Event::Signal { to, kind } => {
                 self.push_signal(*to, kind);
             }
-            _ => {
-                let (enc, out) = self.enc();
-                enc.event(out, e);
-                self.done();
-            }
+            Event::SignalTaken { signal, effect } => self.push_signal_taken(*signal, *effect),
+            Event::Nondet { kind, value } => self.push_nondet(*kind, value.bytes()),
+            Event::Output { seq, bytes } => self.push_output(*seq, bytes.as_deref()),
+            Event::Exit { reason } => self.push_exit(term(reason)),
         }
     }
 
-    /// Pushes a send; returns the message's identity.
+    /// Pushes a send; returns the message's identity. A payload larger than
+    /// [`crate::container::MAX_TERM`] is left out (and counted in the summary).
     #[inline]
     pub fn push_send(&mut self, to: Dest, payload: Option<&[u8]>) -> MsgId {
+        let payload = self.inner.fit(payload);
         let (enc, out) = self.enc();
         enc.send(out, to, payload);
         let m = self.next_signal();
@@ -267,8 +277,18 @@ impl Slice<'_> {
 
     /// Pushes a non-message signal; returns its identity.
     pub fn push_signal(&mut self, to: Dest, kind: &SignalKind) -> MsgId {
+        let kind = match SignalKindRef::of(kind) {
+            SignalKindRef::Exit { reason, linked } => SignalKindRef::Exit {
+                reason: self.inner.fit(reason),
+                linked,
+            },
+            SignalKindRef::Down { reason } => SignalKindRef::Down {
+                reason: self.inner.fit(reason),
+            },
+            k => k,
+        };
         let (enc, out) = self.enc();
-        enc.signal(out, to, SignalKindRef::of(kind));
+        enc.signal(out, to, kind);
         let m = self.next_signal();
         self.done();
         m
@@ -306,19 +326,23 @@ impl Slice<'_> {
         self.done();
     }
 
+    /// A result larger than [`crate::container::MAX_TERM`] is recorded empty.
     pub fn push_nondet(&mut self, kind: NondetKind, value: &[u8]) {
+        let value = self.inner.fit(Some(value)).unwrap_or_default();
         let (enc, out) = self.enc();
         enc.nondet(out, kind, value);
         self.done();
     }
 
     pub fn push_output(&mut self, seq: u64, bytes: Option<&[u8]>) {
+        let bytes = self.inner.fit(bytes);
         let (enc, out) = self.enc();
         enc.output(out, seq, bytes);
         self.done();
     }
 
     pub fn push_exit(&mut self, reason: Option<&[u8]>) {
+        let reason = self.inner.fit(reason);
         let (enc, out) = self.enc();
         enc.exit(out, reason);
         self.done();
@@ -328,6 +352,10 @@ impl Slice<'_> {
     pub fn events(&self) -> u64 {
         self.buf.events
     }
+}
+
+fn term(p: &Option<Payload>) -> Option<&[u8]> {
+    p.as_ref().map(Payload::bytes)
 }
 
 impl Drop for Slice<'_> {

@@ -103,7 +103,12 @@ impl Queue {
 pub(crate) struct FileState {
     pub file: File,
     pub offset: u64,
-    pub index: Vec<BlockEntry>,
+    /// The footer's block entries, already postcard-encoded (about 10 bytes
+    /// a block rather than 32), and how many there are.
+    pub index: Vec<u8>,
+    pub blocks: u64,
+    /// Events written, by process index.
+    pub events: Vec<u64>,
     pub raw_bytes: u64,
     /// The first write error; later blocks are dropped and `finish` reports it.
     pub error: Option<io::Error>,
@@ -125,14 +130,21 @@ pub(crate) fn compress_loop(queue: &Queue, file: &Mutex<FileState>, level: i32) 
         }
         match f.file.write_all(&record) {
             Ok(()) => {
-                let offset = f.offset;
-                f.index.push(BlockEntry {
+                let entry = BlockEntry {
                     process: b.process,
                     first_event: b.first_event,
                     events: b.events,
-                    offset,
+                    offset: f.offset,
                     len: record.len() as u32,
-                });
+                };
+                f.index = postcard::to_extend(&entry, std::mem::take(&mut f.index))
+                    .expect("a block entry always encodes");
+                f.blocks += 1;
+                let p = b.process as usize;
+                if f.events.len() <= p {
+                    f.events.resize(p + 1, 0);
+                }
+                f.events[p] += b.events as u64;
                 f.offset += record.len() as u64;
                 f.raw_bytes += b.bytes.len() as u64;
             }
