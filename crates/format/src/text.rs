@@ -112,7 +112,8 @@ pub fn nondet_name(k: NondetKind) -> &'static str {
     }
 }
 
-fn effect_name(e: SignalEffect) -> &'static str {
+/// How `dump` names a signal's effect: `applied`, `ignored`, `converted`, `killed`.
+pub fn effect_name(e: SignalEffect) -> &'static str {
     match e {
         SignalEffect::Applied => "applied",
         SignalEffect::Ignored => "ignored",
@@ -121,7 +122,8 @@ fn effect_name(e: SignalEffect) -> &'static str {
     }
 }
 
-fn signal_name(k: &SignalKindRef<'_>) -> &'static str {
+/// How `dump` names a signal kind: `link`, `unlink`, `exit`, `monitor`, `demonitor`, `down`.
+pub fn signal_name(k: &SignalKindRef<'_>) -> &'static str {
     match k {
         SignalKindRef::Link => "link",
         SignalKindRef::Unlink => "unlink",
