@@ -1,0 +1,681 @@
+//! Text and JSON for what this crate finds: derivation steps, named with
+//! symbolic names (`P.1 <0.81.0> #3 receive P:0`), and reports. Events are
+//! written in the EVENT syntax (`P.1#3`), so a user can paste one into
+//! `trace replay --until`.
+
+use crate::derive::{Wait, WaitReason};
+use crate::event::EventSpec;
+use crate::model::{Destination, EventId, Model, ReceiptKind, SignalClass};
+use crate::query::Past;
+use crate::steps::Step;
+use crate::validate::{Arrival, Inconsistency, Report, Unreceived, Unverifiable};
+use serde_json::{json, Value};
+use std::fmt::Write;
+use trace_format::text::{
+    effect_name, nondet_name, pid_text, render_payload, signal_name, string_literal, Context,
+};
+use trace_format::{Dest, Event, Header, MsgId, NondetKind, ProcId, SignalKindRef};
+
+/// Names processes, messages and events in text.
+pub struct Namer<'a> {
+    pub model: &'a Model,
+}
+
+impl Namer<'_> {
+    /// `P.1` (or the raw pid for a process without a name).
+    pub fn proc(&self, p: ProcId) -> String {
+        self.model.names().short(p)
+    }
+
+    /// `P.1 <0.81.0>`.
+    pub fn label(&self, p: ProcId) -> String {
+        self.model.names().label(p)
+    }
+
+    /// `P.1:3`.
+    pub fn msg(&self, m: MsgId) -> String {
+        format!("{}:{}", self.proc(m.sender), m.index)
+    }
+
+    /// `P.1#3`.
+    pub fn event(&self, e: EventId) -> String {
+        format!("{}#{}", self.proc(e.proc), e.index)
+    }
+
+    fn dest(&self, d: Dest) -> String {
+        match d {
+            Dest::Proc(p) => self.label(p),
+            Dest::Foreign(n) => format!("{} (not in this log)", pid_text(n)),
+            Dest::Unknown => "? (not recorded)".into(),
+        }
+    }
+
+    fn destination(&self, d: Destination) -> String {
+        match d {
+            Destination::Proc(p) => self.label(p),
+            Destination::Foreign => "a pid outside this log".into(),
+            Destination::Unknown => "an unrecorded destination".into(),
+        }
+    }
+}
+
+fn nondet(header: &Header, k: NondetKind) -> String {
+    match k {
+        NondetKind::Other(n) => header
+            .nondet_names
+            .get(n as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("other#{n}")),
+        k => nondet_name(k).to_string(),
+    }
+}
+
+/// A derivation step as one line of text (no newline):
+/// `12 P.1 <0.81.0> #3 receive P:0`.
+pub fn step_line(n: &Namer<'_>, header: &Header, step: &Step<'_>) -> String {
+    let mut s = format!(
+        "{} {} #{}",
+        step.number,
+        n.label(step.event.proc),
+        step.event.index
+    );
+    if let Some(t) = step.time {
+        let _ = write!(s, " t={}.{:09}", t / 1_000_000_000, t % 1_000_000_000);
+    }
+    s.push(' ');
+    s.push_str(step.data.kind_name());
+    let id = || step.msg.map(|m| n.msg(m)).unwrap_or_default();
+    match step.data {
+        Event::Spawn {
+            child,
+            link,
+            monitor,
+            ..
+        } => {
+            let _ = write!(s, " {}", n.label(*child));
+            if *link {
+                s.push_str(" link");
+            }
+            if *monitor {
+                s.push_str(" monitor");
+            }
+        }
+        Event::Send { to, payload } => {
+            let _ = write!(s, " {} to {}", id(), n.dest(*to));
+            if let Some(p) = payload {
+                let _ = write!(s, ": {}", render_payload(p.bytes()));
+            }
+        }
+        Event::Deliver { msg } | Event::Receive { msg } => {
+            let _ = write!(s, " {}", n.msg(*msg));
+        }
+        Event::Timeout => {}
+        Event::Signal { to, kind } => {
+            let k = SignalKindRef::of(kind);
+            let _ = write!(s, " {} {} to {}", id(), signal_name(&k), n.dest(*to));
+            match k {
+                SignalKindRef::Exit { reason, linked } => {
+                    if linked {
+                        s.push_str(" (link)");
+                    }
+                    if let Some(r) = reason {
+                        let _ = write!(s, ": {}", render_payload(r));
+                    }
+                }
+                SignalKindRef::Down { reason: Some(r) } => {
+                    let _ = write!(s, ": {}", render_payload(r));
+                }
+                _ => {}
+            }
+        }
+        Event::SignalTaken { signal, effect } => {
+            let _ = write!(s, " {} {}", n.msg(*signal), effect_name(*effect));
+        }
+        Event::Nondet { kind, value } => {
+            let _ = write!(
+                s,
+                " {}: {}",
+                nondet(header, *kind),
+                render_payload(value.bytes())
+            );
+        }
+        Event::Output { seq, bytes } => {
+            let _ = write!(s, " {seq}");
+            if let Some(b) = bytes {
+                let _ = write!(s, ": {}", string_literal(b));
+            }
+        }
+        Event::Exit { reason } => {
+            if let Some(r) = reason {
+                let _ = write!(s, ": {}", render_payload(r.bytes()));
+            }
+        }
+    }
+    s
+}
+
+/// A derivation step as one JSON object: the fields of `trace dump --json`
+/// after `"type":"step"`, the step number and the process's symbolic name.
+pub fn step_json(n: &Namer<'_>, header: &Header, step: &Step<'_>) -> String {
+    let pid_of = |p: ProcId| n.model.process(p).map(|f| f.pid);
+    let cx = Context {
+        header,
+        pid_of: &pid_of,
+    };
+    let line = trace_format::text::json(
+        &cx,
+        step.event.proc,
+        step.event.index,
+        step.time,
+        &step.as_event_ref(),
+    );
+    let name = Value::from(n.proc(step.event.proc));
+    match line.strip_prefix('{') {
+        Some(rest) => format!(
+            "{{\"type\":\"step\",\"step\":{},\"name\":{name},{rest}",
+            step.number
+        ),
+        None => json!({"type": "step", "step": step.number, "name": name}).to_string(),
+    }
+}
+
+fn receipt_verb(kind: ReceiptKind) -> &'static str {
+    match kind {
+        ReceiptKind::Deliver => "deliver",
+        ReceiptKind::Receive => "receive",
+        ReceiptKind::Taken(_) => "signal_taken",
+    }
+}
+
+fn count(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+fn wait_text(n: &Namer<'_>, w: &Wait, next: &Wait) -> String {
+    let what = match w.why {
+        WaitReason::Signal(m) => {
+            format!("receive {} needs its send {}", n.msg(m), n.event(w.needs))
+        }
+        WaitReason::Spawn => format!(
+            "is the first event of {}: it needs its spawn {}",
+            n.proc(w.event.proc),
+            n.event(w.needs)
+        ),
+    };
+    format!(
+        "{} {what}, which comes after {}",
+        n.event(w.event),
+        n.event(next.event)
+    )
+}
+
+/// One inconsistency as one line of text.
+pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
+    use Inconsistency::*;
+    match i {
+        NoSuchSignal {
+            receipt,
+            kind,
+            msg,
+            sent,
+        } => match sent {
+            None => format!(
+                "{} {} of signal {}:{}, but the log holds no process {}",
+                n.event(*receipt),
+                receipt_verb(*kind),
+                msg.sender.0,
+                msg.index,
+                msg.sender.0
+            ),
+            Some(k) => format!(
+                "{} {} {}, but {} sent {}",
+                n.event(*receipt),
+                receipt_verb(*kind),
+                n.msg(*msg),
+                n.label(msg.sender),
+                match k {
+                    0 => "no signal".to_string(),
+                    k => format!(
+                        "only {} ({}:0 to {}:{})",
+                        count(*k, "signal", "signals"),
+                        n.proc(msg.sender),
+                        n.proc(msg.sender),
+                        k - 1
+                    ),
+                }
+            ),
+        },
+        WrongReceiver {
+            receipt,
+            kind,
+            msg,
+            send,
+            dest,
+        } => format!(
+            "{} {} {}, but {} sent it to {}",
+            n.event(*receipt),
+            receipt_verb(*kind),
+            n.msg(*msg),
+            n.event(*send),
+            n.destination(*dest)
+        ),
+        WrongKind {
+            receipt,
+            kind,
+            msg,
+            send,
+            class,
+        } => {
+            let why = match kind {
+                ReceiptKind::Deliver => "signals are taken, not delivered",
+                ReceiptKind::Taken(trace_format::SignalEffect::Converted)
+                    if !class.is_message() =>
+                {
+                    "only exit and 'DOWN' signals turn into messages"
+                }
+                ReceiptKind::Taken(_) => "messages are delivered and received, not taken",
+                ReceiptKind::Receive => "it cannot be received",
+            };
+            let effect = match kind {
+                ReceiptKind::Taken(e) => format!(" {}", effect_name(*e)),
+                _ => String::new(),
+            };
+            format!(
+                "{} {} {}{effect}, but {} is a {} (sent at {}): {why}",
+                n.event(*receipt),
+                receipt_verb(*kind),
+                n.msg(*msg),
+                n.msg(*msg),
+                class.name(),
+                n.event(*send)
+            )
+        }
+        Twice {
+            msg,
+            kind,
+            receipts,
+        } => {
+            let what = match kind {
+                ReceiptKind::Deliver => "delivered",
+                ReceiptKind::Receive => "received",
+                ReceiptKind::Taken(_) => "taken",
+            };
+            let at: Vec<String> = receipts.iter().map(|e| n.event(*e)).collect();
+            format!(
+                "{} is {what} {} times: at {}",
+                n.msg(*msg),
+                receipts.len().max(2),
+                at.join(", ")
+            )
+        }
+        NotArrived {
+            receipt,
+            msg,
+            class,
+        } => {
+            if class.is_message() {
+                format!(
+                    "{} receive {}, but {} was not delivered to {} before (this log records deliveries)",
+                    n.event(*receipt),
+                    n.msg(*msg),
+                    n.msg(*msg),
+                    n.proc(receipt.proc)
+                )
+            } else {
+                format!(
+                    "{} receive {}, but {} is a {} that {} had not turned into a message before",
+                    n.event(*receipt),
+                    n.msg(*msg),
+                    n.msg(*msg),
+                    class.name(),
+                    n.proc(receipt.proc)
+                )
+            }
+        }
+        Fifo {
+            receiver,
+            first,
+            then,
+            more,
+        } => {
+            let mut s = format!(
+                "{} got {} (at {}) before {} (at {}), but {} sent them the other way round: \
+                 signals from one process arrive in the order sent",
+                n.label(*receiver),
+                n.msg(first.1),
+                n.event(first.0),
+                n.msg(then.1),
+                n.event(then.0),
+                n.proc(first.1.sender)
+            );
+            if *more > 0 {
+                let _ = write!(
+                    s,
+                    " ({} more from {})",
+                    count(*more, "inversion", "inversions"),
+                    n.proc(first.1.sender)
+                );
+            }
+            if n.model
+                .send_of(then.1)
+                .is_some_and(|(_, c, _)| c.is_message())
+            {
+                let _ = write!(
+                    s,
+                    " — unless {} came from erlang:send_after or erlang:start_timer, which the log does not mark",
+                    n.msg(then.1)
+                );
+            }
+            s
+        }
+        AfterExit { exit, event, kind } => format!(
+            "{} {kind} after {} exited at {}",
+            n.event(*event),
+            n.label(exit.proc),
+            n.event(*exit)
+        ),
+        SpawnUnknown { spawn, child, pid } => format!(
+            "{} spawns process {} {}, which the log does not hold",
+            n.event(*spawn),
+            child.0,
+            pid_text(*pid)
+        ),
+        SpawnPid {
+            spawn,
+            child,
+            logged,
+            table,
+        } => format!(
+            "{} spawns {} as {}, but the process table says {}",
+            n.event(*spawn),
+            n.proc(*child),
+            pid_text(*logged),
+            pid_text(*table)
+        ),
+        SpawnedTwice {
+            child,
+            first,
+            again,
+        } => format!(
+            "{} is spawned twice: at {} and at {}",
+            n.label(*child),
+            n.event(*first),
+            n.event(*again)
+        ),
+        SpawnParent {
+            spawn,
+            child,
+            table,
+        } => {
+            if *child == ProcId(0) {
+                format!(
+                    "{} spawns the entry process {}",
+                    n.event(*spawn),
+                    n.label(*child)
+                )
+            } else {
+                format!(
+                    "{} spawns {}, but the process table names {} as its parent",
+                    n.event(*spawn),
+                    n.label(*child),
+                    table.map_or("no process".into(), |t| n.label(t))
+                )
+            }
+        }
+        NeverSpawned { process, parent } => format!(
+            "{} is not the entry process, but no spawn created it{}",
+            n.label(*process),
+            parent.map_or(String::new(), |p| format!(
+                " (the process table names {} as its parent)",
+                n.label(p)
+            ))
+        ),
+        Cycle { waits } => {
+            let parts: Vec<String> = waits
+                .iter()
+                .enumerate()
+                .map(|(k, w)| wait_text(n, w, &waits[(k + 1) % waits.len()]))
+                .collect();
+            format!("happened-before cycle: {}", parts.join("; "))
+        }
+    }
+}
+
+/// The events an inconsistency involves.
+pub fn involved(i: &Inconsistency) -> Vec<EventId> {
+    use Inconsistency::*;
+    match i {
+        NoSuchSignal { receipt, .. } | NotArrived { receipt, .. } => vec![*receipt],
+        WrongReceiver { receipt, send, .. } | WrongKind { receipt, send, .. } => {
+            vec![*send, *receipt]
+        }
+        Twice { receipts, .. } => receipts.clone(),
+        Fifo { first, then, .. } => vec![first.0, then.0],
+        AfterExit { exit, event, .. } => vec![*exit, *event],
+        SpawnUnknown { spawn, .. } | SpawnPid { spawn, .. } | SpawnParent { spawn, .. } => {
+            vec![*spawn]
+        }
+        SpawnedTwice { first, again, .. } => vec![*first, *again],
+        NeverSpawned { .. } => Vec::new(),
+        Cycle { waits } => waits.iter().flat_map(|w| [w.event, w.needs]).collect(),
+    }
+}
+
+pub fn unverifiable(n: &Namer<'_>, u: &Unverifiable) -> String {
+    match u {
+        Unverifiable::Receipt { receipt, kind, msg } => {
+            let sender = n.model.process(msg.sender);
+            let why = match sender {
+                Some(p) => format!("{}'s readable log ends at event {}", n.proc(p.id), p.events),
+                None => format!("the log holds no process {}", msg.sender.0),
+            };
+            format!(
+                "{} {} {}: cannot be checked, {why}",
+                n.event(*receipt),
+                receipt_verb(*kind),
+                match sender {
+                    Some(_) => n.msg(*msg),
+                    None => format!("{}:{}", msg.sender.0, msg.index),
+                }
+            )
+        }
+        Unverifiable::Spawn { process } => {
+            format!("{}: no readable spawn created it", n.label(*process))
+        }
+    }
+}
+
+fn arrival_text(n: &Namer<'_>, u: &Unreceived) -> String {
+    let to = match u.dest {
+        Destination::Proc(p) => n.proc(p),
+        _ => "its receiver".into(),
+    };
+    let mut s = match (u.arrival, u.class.is_message()) {
+        (Arrival::InMailbox, _) => format!("left in {to}'s mailbox"),
+        (Arrival::NotArrived, true) => "never delivered".into(),
+        (Arrival::NotArrived, false) => "never taken".into(),
+        (Arrival::Unknown, _) => "never received".into(),
+    };
+    if u.receiver_exited {
+        let _ = write!(s, " ({to} exited)");
+    }
+    s
+}
+
+pub fn unreceived(n: &Namer<'_>, u: &Unreceived) -> String {
+    format!(
+        "{} {} to {}, sent at {}: {}",
+        n.msg(u.msg),
+        u.class.name(),
+        n.destination(u.dest),
+        n.event(u.send),
+        arrival_text(n, u)
+    )
+}
+
+pub fn never_exited(n: &Namer<'_>, p: ProcId) -> String {
+    let events = n.model.process(p).map_or(0, |f| f.events);
+    format!(
+        "{}: no exit ({})",
+        n.label(p),
+        count(events, "event", "events")
+    )
+}
+
+/// The one-line verdict.
+pub fn verdict(r: &Report) -> String {
+    let mut notes = Vec::new();
+    if !r.unreceived.is_empty() {
+        notes.push(format!(
+            "{} never received",
+            count(r.unreceived.len() as u64, "signal", "signals")
+        ));
+    }
+    if !r.never_exited.is_empty() {
+        notes.push(format!(
+            "{} never exited",
+            count(r.never_exited.len() as u64, "process", "processes")
+        ));
+    }
+    if !r.exits_recorded {
+        notes.push("exits are not in this log".to_string());
+    }
+    if !r.unverifiable.is_empty() {
+        notes.push(format!(
+            "{} not checkable (the log is incomplete)",
+            count(r.unverifiable.len() as u64, "fact", "facts")
+        ));
+    }
+    let size = format!(
+        "{}, {}",
+        count(r.processes, "process", "processes"),
+        count(r.events, "event", "events")
+    );
+    let mut s = if r.is_consistent() {
+        format!("consistent: {size}, all in the derivation")
+    } else {
+        format!(
+            "inconsistent: {}; {size}, {} in the derivation",
+            count(r.inconsistencies.len() as u64, "problem", "problems"),
+            r.ordered
+        )
+    };
+    if !r.complete && r.is_consistent() {
+        s = format!("{s} (as far as the log goes: it is incomplete)");
+    }
+    if !notes.is_empty() {
+        let _ = write!(s, "; {}", notes.join(", "));
+    }
+    s
+}
+
+fn class_code(c: SignalClass) -> &'static str {
+    match c {
+        SignalClass::Message => "message",
+        SignalClass::Link => "link",
+        SignalClass::Unlink => "unlink",
+        SignalClass::Exit { .. } => "exit",
+        SignalClass::Monitor => "monitor",
+        SignalClass::Demonitor => "demonitor",
+        SignalClass::Down => "down",
+    }
+}
+
+/// The report as JSON objects, one per finding and the verdict last.
+pub fn report_json(n: &Namer<'_>, r: &Report) -> Vec<Value> {
+    let events = |v: Vec<EventId>| -> Vec<String> { v.into_iter().map(|e| n.event(e)).collect() };
+    let mut out = Vec::new();
+    for i in &r.inconsistencies {
+        out.push(json!({
+            "type": "inconsistency",
+            "problem": i.code(),
+            "events": events(involved(i)),
+            "text": inconsistency(n, i),
+        }));
+    }
+    for u in &r.unverifiable {
+        let ev = match u {
+            Unverifiable::Receipt { receipt, .. } => vec![n.event(*receipt)],
+            Unverifiable::Spawn { .. } => Vec::new(),
+        };
+        out.push(json!({"type": "unverifiable", "events": ev, "text": unverifiable(n, u)}));
+    }
+    for u in &r.unreceived {
+        out.push(json!({
+            "type": "unreceived",
+            "msg": n.msg(u.msg),
+            "signal": class_code(u.class),
+            "send": n.event(u.send),
+            "to": match u.dest {
+                Destination::Proc(p) => Value::from(n.proc(p)),
+                _ => Value::Null,
+            },
+            "arrival": match u.arrival {
+                Arrival::NotArrived => "not_arrived",
+                Arrival::InMailbox => "in_mailbox",
+                Arrival::Unknown => "unknown",
+            },
+            "receiver_exited": u.receiver_exited,
+        }));
+    }
+    for &p in &r.never_exited {
+        let f = n.model.process(p);
+        out.push(json!({
+            "type": "never_exited",
+            "name": n.proc(p),
+            "pid": f.map(|f| pid_text(f.pid)),
+            "events": f.map_or(0, |f| f.events),
+        }));
+    }
+    out.push(json!({
+        "type": "verdict",
+        "consistent": r.is_consistent(),
+        "complete": r.complete,
+        "processes": r.processes,
+        "events": r.events,
+        "ordered": r.ordered,
+        "inconsistencies": r.inconsistencies.len(),
+        "unverifiable": r.unverifiable.len(),
+        "unreceived": r.unreceived.len(),
+        "to_foreign": r.to_foreign,
+        "never_exited": r.never_exited.len(),
+        "text": verdict(r),
+    }));
+    out
+}
+
+/// What `--until` replays: the causal past of an event, per process.
+pub fn causal_past_text(n: &Namer<'_>, spec: &EventSpec, past: &Past) -> Vec<String> {
+    let procs: Vec<(ProcId, u64)> = past.processes().collect();
+    let mut lines = vec![format!(
+        "causal past of {spec}: {} of {}",
+        count(past.len(), "event", "events"),
+        count(procs.len() as u64, "process", "processes")
+    )];
+    for (p, c) in procs {
+        lines.push(format!(
+            "  {}: {} (#0 to #{})",
+            n.label(p),
+            count(c, "event", "events"),
+            c - 1
+        ));
+    }
+    lines
+}
+
+pub fn causal_past_json(n: &Namer<'_>, spec: &EventSpec, past: &Past) -> Value {
+    let procs: Vec<Value> = past
+        .processes()
+        .map(|(p, c)| json!({"name": n.proc(p), "events": c}))
+        .collect();
+    json!({
+        "type": "causal_past",
+        "event": spec.to_string(),
+        "events": past.len(),
+        "processes": procs,
+    })
+}
