@@ -187,6 +187,12 @@ fn receipt_verb(kind: ReceiptKind) -> &'static str {
     }
 }
 
+/// "a link signal", "an exit signal".
+fn a(what: &str) -> String {
+    let vowel = what.starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {what}", if vowel { "an" } else { "a" })
+}
+
 fn count(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
         format!("1 {one}")
@@ -206,11 +212,16 @@ fn wait_text(n: &Namer<'_>, w: &Wait, next: &Wait) -> String {
             n.event(w.needs)
         ),
     };
-    format!(
-        "{} {what}, which comes after {}",
-        n.event(w.event),
-        n.event(next.event)
-    )
+    // The awaited event is the next waiting one, or comes after it in its process.
+    if w.needs == next.event {
+        format!("{} {what}", n.event(w.event))
+    } else {
+        format!(
+            "{} {what}, which comes after {}",
+            n.event(w.event),
+            n.event(next.event)
+        )
+    }
 }
 
 /// One inconsistency as one line of text.
@@ -239,6 +250,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
                 n.label(msg.sender),
                 match k {
                     0 => "no signal".to_string(),
+                    1 => format!("only one signal, {}:0", n.proc(msg.sender)),
                     k => format!(
                         "only {} ({}:0 to {}:{})",
                         count(*k, "signal", "signals"),
@@ -285,12 +297,12 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
                 _ => String::new(),
             };
             format!(
-                "{} {} {}{effect}, but {} is a {} (sent at {}): {why}",
+                "{} {} {}{effect}, but {} is {} (sent at {}): {why}",
                 n.event(*receipt),
                 receipt_verb(*kind),
                 n.msg(*msg),
                 n.msg(*msg),
-                class.name(),
+                a(class.name()),
                 n.event(*send)
             )
         }
@@ -327,11 +339,11 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
                 )
             } else {
                 format!(
-                    "{} receive {}, but {} is a {} that {} had not turned into a message before",
+                    "{} receive {}, but {} is {} that {} had not turned into a message before",
                     n.event(*receipt),
                     n.msg(*msg),
                     n.msg(*msg),
-                    class.name(),
+                    a(class.name()),
                     n.proc(receipt.proc)
                 )
             }
