@@ -14,6 +14,8 @@ pub struct RunResult {
     /// `None` when it was killed at the time limit (or by a signal).
     pub status: Option<i32>,
     pub elapsed: Duration,
+    /// Peak resident memory of the process, in bytes.
+    pub peak_rss: u64,
 }
 
 /// Runs `cmd` to completion or until `limit`, capturing both streams.
@@ -36,16 +38,26 @@ pub fn run_limited(mut cmd: Command, limit: Duration) -> std::io::Result<RunResu
         let _ = err.read_to_end(&mut b);
         b
     });
-    let status = loop {
-        if let Some(s) = child.try_wait()? {
-            break s.code();
+    let pid = child.id() as libc::pid_t;
+    let mut killed = false;
+    // wait4 rather than Child::try_wait: it also reports the peak memory.
+    let (status, peak_rss) = loop {
+        let mut raw = 0;
+        // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let r = unsafe { libc::wait4(pid, &mut raw, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            let code = libc::WIFEXITED(raw).then(|| libc::WEXITSTATUS(raw));
+            break (code.filter(|_| !killed), usage.ru_maxrss as u64 * 1024);
         }
-        if start.elapsed() > limit {
+        if r < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if !killed && start.elapsed() > limit {
             let _ = child.kill();
-            let _ = child.wait();
-            break None;
+            killed = true;
         }
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(2));
     };
     let elapsed = start.elapsed();
     Ok(RunResult {
@@ -53,6 +65,7 @@ pub fn run_limited(mut cmd: Command, limit: Duration) -> std::io::Result<RunResu
         stderr: err_reader.join().unwrap_or_default(),
         status,
         elapsed,
+        peak_rss,
     })
 }
 

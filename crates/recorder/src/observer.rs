@@ -1,19 +1,20 @@
 //! The recording Observer.
 //!
-//! Each process gets a [`ProcessRecorder`]. During a scheduling slice its
-//! events are translated (engine pids → dense log ids, payloads → ETF) into a
-//! buffer the process owns, with no lock; at the end of the slice the buffer
-//! is handed to the log writer in one go (one uncontended lock per slice).
+//! Each process gets a [`ProcessRecorder`]. During a scheduling slice it
+//! stages its events in the log's identities (engine pids → dense log ids)
+//! with payloads still as terms, in a buffer it owns, with no lock; at the
+//! end of the slice it hands the batch to the encoder thread
+//! ([`crate::encoder`]), which does the ETF and block encoding.
 
+use crate::encoder::{Batch, Encoder, Work, WriterSlot};
 use crate::pidmap::PidMap;
+use crate::staged::{Staged, StagedSignal};
+use crate::translate;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use trace_format::{
-    Dest, LogWriter, MsgId, NondetKind, Payload, ProcId, ProcessWriter, SignalEffect, SignalKind,
-};
-use trace_runtime::hooks::{
-    self, Effect, Event, Observer, ProcessInfo, ProcessObserver, SignalOut,
-};
+use std::sync::mpsc::SyncSender;
+use std::sync::{Arc, Mutex};
+use trace_format::{Dest, LogWriter, MsgId, ProcId};
+use trace_runtime::hooks::{Event, Observer, ProcessInfo, ProcessObserver, SignalOut};
 use trace_runtime::process;
 use trace_term::Term;
 
@@ -54,7 +55,6 @@ pub const OTHER_NONDET: &[&str] = &[
 struct Shared {
     flags: RecordFlags,
     pids: PidMap,
-    events: AtomicU64,
     processes: AtomicU64,
 }
 
@@ -62,29 +62,36 @@ struct Shared {
 pub struct Recorder {
     writer: Arc<LogWriter>,
     shared: Arc<Shared>,
+    encoder: Encoder,
 }
 
 impl Recorder {
-    pub fn new(writer: Arc<LogWriter>, flags: RecordFlags) -> Recorder {
-        Recorder {
+    pub fn new(writer: Arc<LogWriter>, flags: RecordFlags) -> std::io::Result<Recorder> {
+        Ok(Recorder {
             writer,
             shared: Arc::new(Shared {
                 flags,
                 pids: PidMap::default(),
-                events: AtomicU64::new(0),
                 processes: AtomicU64::new(0),
             }),
-        }
+            encoder: Encoder::start()?,
+        })
     }
 
-    /// Events handed to the writer so far (for progress displays).
+    /// Events written to the log writer so far (for progress displays).
     pub fn events(&self) -> u64 {
-        self.shared.events.load(Ordering::Relaxed)
+        self.encoder.events.load(Ordering::Relaxed)
     }
 
     /// Processes seen so far.
     pub fn processes(&self) -> u64 {
         self.shared.processes.load(Ordering::Relaxed)
+    }
+
+    /// Writes out everything the processes handed over. Call once the run is
+    /// over, before finishing the log.
+    pub fn finish(&self) {
+        self.encoder.finish();
     }
 }
 
@@ -95,174 +102,96 @@ impl Observer for Recorder {
         self.shared.pids.insert(p.pid.number(), w.id());
         self.shared.processes.fetch_add(1, Ordering::Relaxed);
         Some(Box::new(ProcessRecorder {
-            w: Some(w),
+            writer: Arc::new(Mutex::new(Some(w))),
+            tx: self.encoder.sender(),
             shared: self.shared.clone(),
             events: Vec::new(),
-            bytes: Vec::new(),
+            last: (u64::MAX, ProcId(u32::MAX)),
         }))
     }
 }
 
-/// A payload's place in the slice's byte buffer.
-type Range = (u32, u32);
-
-/// An event translated to the log's identities, waiting for the slice's end.
-enum Local {
-    Spawn {
-        child: ProcId,
-        pid: u64,
-        link: bool,
-        monitor: bool,
-    },
-    Send {
-        to: Dest,
-        payload: Option<Range>,
-    },
-    Deliver(MsgId),
-    Receive(MsgId),
-    Timeout,
-    Signal {
-        to: Dest,
-        kind: SignalKind,
-    },
-    Taken(MsgId, SignalEffect),
-    Nondet(NondetKind, Range),
-    Output(u64, Option<Range>),
-    Exit(Option<Range>),
-}
-
 /// One process's recording state.
 pub struct ProcessRecorder {
-    w: Option<ProcessWriter>,
+    writer: WriterSlot,
+    tx: Option<SyncSender<Work>>,
     shared: Arc<Shared>,
-    events: Vec<Local>,
-    bytes: Vec<u8>,
+    events: Vec<Staged>,
+    /// The last pid looked up and its log id: a process mostly talks to the
+    /// same few partners, so this saves most map lookups.
+    last: (u64, ProcId),
 }
 
 impl ProcessRecorder {
-    fn dest(&self, pid: trace_term::Pid) -> Dest {
-        match self.shared.pids.get(pid.number()) {
+    fn id_of(&mut self, pid: trace_term::Pid) -> Option<ProcId> {
+        let n = pid.number();
+        if self.last.0 == n {
+            return Some(self.last.1);
+        }
+        let id = self.shared.pids.get(n)?;
+        self.last = (n, id);
+        Some(id)
+    }
+
+    fn dest(&mut self, pid: trace_term::Pid) -> Dest {
+        match self.id_of(pid) {
             Some(id) => Dest::Proc(id),
             None => Dest::Foreign(pid.number()),
         }
     }
 
-    fn msg(&self, id: process::MsgId) -> MsgId {
+    fn msg(&mut self, id: process::MsgId) -> MsgId {
         MsgId {
-            // A signal always comes from a registered process (it was
-            // registered before it could send anything).
-            sender: self
-                .shared
-                .pids
-                .get(id.sender.number())
-                .unwrap_or(ProcId(u32::MAX)),
+            // Every sender was registered before it could send.
+            sender: self.id_of(id.sender).unwrap_or(ProcId(u32::MAX)),
             index: id.index,
         }
     }
 
-    fn etf(&mut self, t: &Term) -> Range {
-        let start = self.bytes.len() as u32;
-        trace_term::etf::encode(t, &mut self.bytes);
-        (start, self.bytes.len() as u32)
+    fn payload(&self, t: &Term) -> Option<Term> {
+        self.shared.flags.payloads.then(|| t.clone())
     }
 
-    fn payload(&mut self, t: &Term) -> Option<Range> {
-        self.shared.flags.payloads.then(|| self.etf(t))
-    }
-
-    fn owned(&mut self, t: &Term) -> Option<Payload> {
-        self.shared
-            .flags
-            .payloads
-            .then(|| Payload(trace_term::etf::to_vec(t)))
-    }
-
-    /// Hands the slice's events to the writer.
-    fn flush(&mut self) {
-        if self.events.is_empty() {
+    /// Hands the slice's events to the encoder.
+    fn hand_over(&mut self, close: bool) {
+        if self.events.is_empty() && !close {
             return;
         }
-        let Some(w) = self.w.as_mut() else { return };
-        let n = self.events.len() as u64;
-        let bytes = &self.bytes;
-        let get = |r: Range| &bytes[r.0 as usize..r.1 as usize];
-        let mut s = w.slice();
-        for e in self.events.drain(..) {
-            match e {
-                Local::Spawn {
-                    child,
-                    pid,
-                    link,
-                    monitor,
-                } => s.push_spawn(child, pid, link, monitor),
-                Local::Send { to, payload } => {
-                    s.push_send(to, payload.map(get));
-                }
-                Local::Deliver(m) => s.push_deliver(m),
-                Local::Receive(m) => s.push_receive(m),
-                Local::Timeout => s.push_timeout(),
-                Local::Signal { to, kind } => {
-                    s.push_signal(to, &kind);
-                }
-                Local::Taken(m, e) => s.push_signal_taken(m, e),
-                Local::Nondet(k, r) => s.push_nondet(k, get(r)),
-                Local::Output(seq, r) => s.push_output(seq, r.map(get)),
-                Local::Exit(r) => s.push_exit(r.map(get)),
-            }
+        // A busy process likely stages as many events next slice; an idle
+        // one (most of a million waiting processes) keeps no buffer at all.
+        let n = self.events.len();
+        let next = if n > 4 && !close {
+            Vec::with_capacity(n.min(256))
+        } else {
+            Vec::new()
+        };
+        let batch = Batch {
+            writer: self.writer.clone(),
+            events: std::mem::replace(&mut self.events, next),
+            close,
+        };
+        if let Some(tx) = &self.tx {
+            // The encoder is gone only once the run is over; nothing is lost
+            // that a finished log would hold.
+            let _ = tx.send(Work::Batch(batch));
         }
-        drop(s);
-        self.bytes.clear();
-        self.shared.events.fetch_add(n, Ordering::Relaxed);
-    }
-}
-
-fn nondet_kind(k: hooks::NondetKind) -> NondetKind {
-    use hooks::NondetKind as K;
-    match k {
-        K::MonotonicTime => NondetKind::MonotonicTime,
-        K::SystemTime => NondetKind::SystemTime,
-        K::Timestamp => NondetKind::Timestamp,
-        K::UniqueInteger => NondetKind::UniqueInteger,
-        K::Random => NondetKind::Random,
-        K::Whereis => NondetKind::Whereis,
-        K::Register => NondetKind::Register,
-        K::Registered => NondetKind::Registered,
-        K::IsProcessAlive => NondetKind::IsProcessAlive,
-        K::Processes => NondetKind::Processes,
-        K::ProcessInfo => NondetKind::ProcessInfo,
-        K::Other(name) => {
-            NondetKind::Other(OTHER_NONDET.iter().position(|n| *n == name).unwrap_or(0) as u16)
-        }
-    }
-}
-
-fn effect(e: Effect) -> SignalEffect {
-    match e {
-        Effect::Applied => SignalEffect::Applied,
-        Effect::Ignored => SignalEffect::Ignored,
-        Effect::Converted => SignalEffect::Converted,
-        Effect::Killed => SignalEffect::Killed,
     }
 }
 
 impl ProcessObserver for ProcessRecorder {
     fn event(&mut self, ev: &Event<'_>) {
-        let local = match *ev {
+        let staged = match *ev {
             Event::Spawn {
                 child,
                 link,
                 monitor,
-            } => Local::Spawn {
-                child: self
-                    .shared
-                    .pids
-                    .get(child.number())
-                    .unwrap_or(ProcId(u32::MAX)),
+            } => Staged::Spawn {
+                child: self.id_of(child).unwrap_or(ProcId(u32::MAX)),
                 pid: child.number(),
                 link,
                 monitor,
             },
-            Event::Send { to, payload, .. } => Local::Send {
+            Event::Send { to, payload, .. } => Staged::Send {
                 to: self.dest(to),
                 payload: self.payload(payload),
             },
@@ -270,59 +199,47 @@ impl ProcessObserver for ProcessRecorder {
                 if !self.shared.flags.deliveries {
                     return;
                 }
-                Local::Deliver(self.msg(id))
+                Staged::Deliver(self.msg(id))
             }
-            Event::Receive { id, .. } => Local::Receive(self.msg(id)),
-            Event::Timeout => Local::Timeout,
-            Event::Signal { to, signal, .. } => {
-                let kind = match signal {
-                    SignalOut::Link => SignalKind::Link,
-                    SignalOut::Unlink => SignalKind::Unlink,
-                    SignalOut::Monitor => SignalKind::Monitor,
-                    SignalOut::Demonitor => SignalKind::Demonitor,
-                    SignalOut::Exit { reason, linked } => SignalKind::Exit {
-                        reason: self.owned(reason),
+            Event::Receive { id, .. } => Staged::Receive(self.msg(id)),
+            Event::Timeout => Staged::Timeout,
+            Event::Signal { to, signal, .. } => Staged::Signal {
+                to: self.dest(to),
+                kind: match signal {
+                    SignalOut::Link => StagedSignal::Link,
+                    SignalOut::Unlink => StagedSignal::Unlink,
+                    SignalOut::Monitor => StagedSignal::Monitor,
+                    SignalOut::Demonitor => StagedSignal::Demonitor,
+                    SignalOut::Exit { reason, linked } => StagedSignal::Exit {
+                        reason: self.payload(reason),
                         linked,
                     },
-                    SignalOut::Down { reason } => SignalKind::Down {
-                        reason: self.owned(reason),
+                    SignalOut::Down { reason } => StagedSignal::Down {
+                        reason: self.payload(reason),
                     },
-                };
-                Local::Signal {
-                    to: self.dest(to),
-                    kind,
-                }
+                },
+            },
+            Event::SignalTaken { id, effect: e } => {
+                Staged::Taken(self.msg(id), translate::effect(e))
             }
-            Event::SignalTaken { id, effect: e } => Local::Taken(self.msg(id), effect(e)),
             Event::Nondet { kind, value } => {
-                let r = self.etf(value);
-                Local::Nondet(nondet_kind(kind), r)
+                Staged::Nondet(translate::nondet_kind(kind), value.clone())
             }
             Event::Output { seq, bytes } => {
-                let r = if self.shared.flags.output {
-                    let start = self.bytes.len() as u32;
-                    self.bytes.extend_from_slice(bytes);
-                    Some((start, self.bytes.len() as u32))
-                } else {
-                    None
-                };
-                Local::Output(seq, r)
+                Staged::Output(seq, self.shared.flags.output.then(|| bytes.to_vec()))
             }
-            Event::Exit { reason } => Local::Exit(self.payload(reason)),
+            Event::Exit { reason } => Staged::Exit(self.payload(reason)),
         };
-        self.events.push(local);
+        self.events.push(staged);
     }
 
     fn slice_end(&mut self) {
-        self.flush();
+        self.hand_over(false);
     }
 }
 
 impl Drop for ProcessRecorder {
     fn drop(&mut self) {
-        self.flush();
-        if let Some(w) = self.w.take() {
-            w.close();
-        }
+        self.hand_over(true);
     }
 }

@@ -1,9 +1,11 @@
 //! Engine pid → the process's dense index in the log, readable without locks
 //! from every scheduler thread. Pids are dense numbers, so this is an array of
-//! lazily allocated chunks of atomics.
+//! lazily allocated chunks of atomics covering the first 16 million pids; a
+//! run that spawns more goes on with a locked map for the rest.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use trace_format::ProcId;
 
 const CHUNK_BITS: u32 = 12;
@@ -13,12 +15,14 @@ const NONE: u32 = u32::MAX;
 
 pub struct PidMap {
     chunks: Box<[OnceLock<Box<[AtomicU32]>>]>,
+    beyond: Mutex<HashMap<u64, u32>>,
 }
 
 impl Default for PidMap {
     fn default() -> Self {
         PidMap {
             chunks: (0..CHUNKS).map(|_| OnceLock::new()).collect(),
+            beyond: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -34,12 +38,22 @@ impl PidMap {
     }
 
     pub fn insert(&self, pid: u64, id: ProcId) {
-        if let Some(c) = self.chunk(pid) {
-            c[(pid as usize) & (CHUNK - 1)].store(id.0, Ordering::Release);
+        match self.chunk(pid) {
+            Some(c) => c[(pid as usize) & (CHUNK - 1)].store(id.0, Ordering::Release),
+            None => {
+                self.beyond
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(pid, id.0);
+            }
         }
     }
 
     pub fn get(&self, pid: u64) -> Option<ProcId> {
+        if (pid >> CHUNK_BITS) as usize >= CHUNKS {
+            let m = self.beyond.lock().unwrap_or_else(|e| e.into_inner());
+            return m.get(&pid).map(|&v| ProcId(v));
+        }
         let c = self.chunks.get((pid >> CHUNK_BITS) as usize)?.get()?;
         match c[(pid as usize) & (CHUNK - 1)].load(Ordering::Acquire) {
             NONE => None,
@@ -61,5 +75,7 @@ mod tests {
         assert_eq!(m.get(5_000_000), Some(ProcId(7)));
         assert_eq!(m.get(81), None);
         assert_eq!(m.get(u64::MAX), None);
+        m.insert(1 << 40, ProcId(9));
+        assert_eq!(m.get(1 << 40), Some(ProcId(9)));
     }
 }

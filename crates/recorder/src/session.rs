@@ -88,7 +88,7 @@ pub fn record(
     progress: Option<&(dyn Fn(Progress) + Sync)>,
 ) -> io::Result<Recording> {
     let writer = LogWriter::create(&cfg.out, header(loaded, cfg), cfg.writer.clone())?;
-    let recorder = Arc::new(Recorder::new(writer.clone(), cfg.flags));
+    let recorder = Arc::new(Recorder::new(writer.clone(), cfg.flags)?);
     let rt = Runtime::new(
         loaded.program.clone(),
         cfg.run.clone(),
@@ -99,11 +99,12 @@ pub fn record(
     let start = Instant::now();
     let done = AtomicBool::new(false);
     let outcome = std::thread::scope(|s| {
-        if let Some(report) = progress {
+        let reporter = progress.map(|report| {
             let (rec, done, path) = (&recorder, &done, &cfg.out);
             s.spawn(move || {
-                while !done.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(100));
+                while !done.load(Ordering::Acquire) {
+                    // Woken early when the run ends, so it never delays the end.
+                    std::thread::park_timeout(Duration::from_millis(100));
                     report(Progress {
                         elapsed: start.elapsed(),
                         processes: rec.processes(),
@@ -111,13 +112,17 @@ pub fn record(
                         bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
                     });
                 }
-            });
-        }
+            })
+        });
         let o = trace_runtime::run(rt, entry);
-        done.store(true, Ordering::Relaxed);
+        done.store(true, Ordering::Release);
+        if let Some(h) = reporter {
+            h.thread().unpark();
+        }
         o
     });
     let elapsed = start.elapsed();
+    recorder.finish();
     let summary = writer.finish(footer_outcome(&outcome))?;
     Ok(Recording {
         outcome,

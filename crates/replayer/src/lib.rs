@@ -1,1 +1,24 @@
-//! (being written)
+//! Replay with the program: re-executes a recorded run on the engine with a
+//! Director that forces every choice the log records (which message each
+//! receive takes, each timeout, where each signal lands, spawned pids,
+//! nondeterministic results, the order of writes to standard output). Only
+//! choices are forced, not the interleaving: the replay runs on as many
+//! scheduler threads as the user likes and reproduces the same output, exit
+//! reasons, crashes and deadlocks.
+//!
+//! Data flow: the log ([`trace_format::LogReader`]) → [`identity`] checks it
+//! was recorded from this program → [`director::LogDirector`] gives each
+//! process, as it starts, a [`cursor::ProcessReplay`] over its process log →
+//! the engine asks the cursor for every choice and shows it every event,
+//! which must be the next one of the log ([`expect`]) → [`session::replay`]
+//! runs it and reports the outcome, the first divergence, and the logged
+//! events that could not happen.
+
+pub mod cursor;
+pub mod director;
+pub mod expect;
+pub mod identity;
+pub mod session;
+
+pub use identity::{check_identity, IdentityMismatch};
+pub use session::{replay, ReplayConfig, ReplayError, ReplayResult, Stuck};

@@ -6,14 +6,16 @@
 //! Result<(), String>`, listed in [`GROUPS`] and dispatched in [`run_group`].
 
 mod programs;
+mod record;
 mod seq;
+pub mod synth;
 mod table;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
-pub const GROUPS: &[&str] = &["seq"];
+pub const GROUPS: &[&str] = &["seq", "record"];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
 pub struct Ctx {
@@ -26,6 +28,7 @@ pub struct Ctx {
 fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
     match name {
         "seq" => seq::run(ctx),
+        "record" => record::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }

@@ -182,7 +182,8 @@ pub fn run(args: Args) -> u8 {
         entry,
         &cfg,
         Box::new(std::io::stdout()),
-        Some(&report),
+        bar.is_some()
+            .then_some(&report as &(dyn Fn(Progress) + Sync)),
     ) {
         Ok(r) => r,
         Err(e) => {

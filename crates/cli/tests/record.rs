@@ -1,0 +1,315 @@
+//! `trace record` as a user runs it: the same output and status as `trace
+//! run`, a log that reads back, the recording flags, a run killed or
+//! interrupted, and the search for a failing run.
+
+mod common;
+
+use common::{program, s, text, trace, trace_cmd, Scratch};
+use std::process::Stdio;
+use std::time::Duration;
+use trace_format::{Event, LogReader, RunEnd};
+
+#[test]
+fn record_prints_what_run_prints_and_the_log_reads_back() {
+    let dir = Scratch::new("rec-fixtures");
+    for f in trace_fixtures::discover(&trace_fixtures::root()) {
+        let expected = f.expected().unwrap();
+        let log = dir.path(&format!("{}.trace", f.module));
+        let mut args = vec!["record".to_string(), "-q".into(), "-o".into()];
+        args.push(s(&log).into());
+        args.extend(f.files.iter().map(|p| s(p).to_string()));
+        let out = trace_cmd().args(&args).output().unwrap();
+        assert!(
+            expected.allows(&out.stdout),
+            "{}: recorded stdout differs:\n{}",
+            f.id,
+            text(&out.stdout)
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(expected.status as i32),
+            "{}: {}",
+            f.id,
+            text(&out.stderr)
+        );
+        let r = LogReader::open(&log).unwrap();
+        assert!(!r.recovered() && r.warnings().is_empty(), "{}", f.id);
+        let (outcome, _) = r.outcome().unwrap();
+        assert_eq!(outcome.end, RunEnd::Completed);
+        assert_eq!(outcome.exit_status, Some(expected.status as i32));
+        assert!(r.event_count() > 0, "{}: no events", f.id);
+        let dump = trace(&["dump", s(&log)]);
+        assert!(dump.status.success(), "{}: {}", f.id, text(&dump.stderr));
+        assert_eq!(
+            text(&dump.stdout).lines().count() as u64,
+            r.event_count(),
+            "{}: one line per event",
+            f.id
+        );
+    }
+}
+
+#[test]
+fn a_crash_is_reported_on_stderr_as_by_run() {
+    let dir = Scratch::new("rec-crash");
+    let src = dir.path("crash.erl");
+    std::fs::write(
+        &src,
+        "-module(crash).\n-export([main/0]).\nmain() -> spawn(fun() -> 1 = length([]) end), ok.\n",
+    )
+    .unwrap();
+    let run = trace(&["run", s(&src)]);
+    let rec = trace(&["record", "-o", s(&dir.path("c.trace")), s(&src)]);
+    assert_eq!(run.status.code(), rec.status.code());
+    for out in [&run, &rec] {
+        assert!(
+            text(&out.stderr).contains("Error in process <0.81.0> with exit value:"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    let dump = text(&trace(&["dump", s(&dir.path("c.trace"))]).stdout);
+    assert!(dump.contains("exit: {{badmatch,0},"), "{dump}");
+}
+
+#[test]
+fn the_default_log_name_comes_from_the_module() {
+    let dir = Scratch::new("rec-default");
+    let out = trace_cmd()
+        .current_dir(&dir.0)
+        .args(["record", "-q", s(&program("race.erl"))])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(dir.path("race.trace").is_file());
+}
+
+#[test]
+fn payloads_deliveries_and_output_are_recorded_on_request() {
+    let dir = Scratch::new("rec-flags");
+    let src = program("race.erl");
+    let dump_of = |name: &str, flags: &[&str]| {
+        let log = dir.path(name);
+        let mut args = vec!["record", "-q", "-o", s(&log)];
+        args.extend_from_slice(flags);
+        args.push(s(&src));
+        let out = trace(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&trace(&["dump", s(&log)]).stdout)
+    };
+    let plain = dump_of("plain.trace", &[]);
+    assert!(plain.contains(": a") || plain.contains(": b"), "{plain}");
+    assert!(!plain.contains(" deliver "), "{plain}");
+
+    let bare = dump_of("bare.trace", &["--no-payloads"]);
+    assert_eq!(bare.lines().count(), plain.lines().count());
+    assert!(!bare.contains(": a") && !bare.contains(": b"), "{bare}");
+
+    let deliveries = dump_of("deliver.trace", &["--deliveries"]);
+    assert_eq!(
+        deliveries.matches(" deliver ").count(),
+        2,
+        "both messages arrive: {deliveries}"
+    );
+
+    let output = dump_of("output.trace", &["--output"]);
+    assert!(
+        output.contains("then"),
+        "the printed line is in the log: {output}"
+    );
+}
+
+fn spawn_forever(log: &std::path::Path) -> std::process::Child {
+    trace_cmd()
+        .args([
+            "record",
+            "-q",
+            "--flush-interval",
+            "20",
+            "-o",
+            s(log),
+            s(&program("forever.erl")),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Reads every process log and checks the program's own invariant: each
+/// process receives the other's messages in the order they were sent, with
+/// none missing, so a log with a hole in it would fail. Returns the events read.
+fn check_prefix(r: &LogReader) -> u64 {
+    let logs = r.read_all().unwrap();
+    for log in &logs {
+        let mut next = 0;
+        for e in &log.events {
+            if let Event::Receive { msg } = e {
+                assert_ne!(
+                    msg.sender, log.id,
+                    "a ping-pong process never messages itself"
+                );
+                assert_eq!(
+                    msg.index, next,
+                    "process {} received out of order",
+                    log.id.0
+                );
+                next += 1;
+            }
+        }
+    }
+    logs.iter().map(|l| l.events.len() as u64).sum()
+}
+
+#[test]
+fn a_recording_killed_at_any_moment_leaves_a_readable_log() {
+    let dir = Scratch::new("rec-kill");
+    // Kill moments counted from the log file's creation: while the header is
+    // written, before the first flush, and well after several.
+    for (i, ms) in [0u64, 10, 60, 250, 700].into_iter().enumerate() {
+        let log = dir.path(&format!("k{i}.trace"));
+        let mut child = spawn_forever(&log);
+        let mut waited = 0;
+        while !log.exists() && waited < 10_000 {
+            std::thread::sleep(Duration::from_millis(1));
+            waited += 1;
+        }
+        std::thread::sleep(Duration::from_millis(ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let r = match LogReader::open(&log) {
+            Ok(r) => r,
+            // Killed while the header was being written: nothing to recover,
+            // and the reader says why in one line.
+            Err(e) if ms == 0 => {
+                let m = e.to_string();
+                assert!(m.contains("not a trace log") || m.contains("byte"), "{m}");
+                continue;
+            }
+            Err(e) => panic!("{ms} ms: {e}"),
+        };
+        assert!(r.recovered(), "no footer after SIGKILL");
+        let read = check_prefix(&r);
+        assert_eq!(read, r.event_count());
+        if ms >= 250 {
+            assert!(read > 1000, "{ms} ms: only {read} events survived");
+        }
+        let dump = trace(&["dump", s(&log)]);
+        assert!(dump.status.success(), "{}", text(&dump.stderr));
+        assert!(
+            text(&dump.stderr).contains("no footer"),
+            "{}",
+            text(&dump.stderr)
+        );
+    }
+}
+
+#[test]
+fn ctrl_c_finalises_the_log_and_marks_it_interrupted() {
+    let dir = Scratch::new("rec-int");
+    let log = dir.path("i.trace");
+    let child = spawn_forever(&log);
+    std::thread::sleep(Duration::from_millis(400));
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    let r = LogReader::open(&log).unwrap();
+    assert!(!r.recovered() && r.warnings().is_empty());
+    assert_eq!(r.outcome().unwrap().0.end, RunEnd::Interrupted);
+    assert_eq!(check_prefix(&r), r.event_count());
+    assert!(r.event_count() > 1000);
+}
+
+#[test]
+fn until_failure_with_chaos_finds_the_losing_order_of_a_race() {
+    let dir = Scratch::new("rec-hunt");
+    let log = dir.path("race.trace");
+    let out = trace(&[
+        "record",
+        "-q",
+        "--until-failure",
+        "--chaos",
+        "--seed",
+        "3",
+        "--attempts",
+        "200",
+        "--expect",
+        "{a, b}",
+        "-o",
+        s(&log),
+        s(&program("race.erl")),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("failed: the entry returned {b,a}"), "{err}");
+    assert!(err.contains("chaos seed"), "{err}");
+    assert_eq!(text(&out.stdout), "b then a\n");
+    let dump = text(&trace(&["dump", s(&log)]).stdout);
+    assert!(dump.contains("receive"), "{dump}");
+    assert!(!dir.path("race.trace.attempt").exists());
+}
+
+#[test]
+fn until_failure_keeps_no_log_when_every_attempt_succeeds() {
+    let dir = Scratch::new("rec-nofail");
+    let log = dir.path("race.trace");
+    let out = trace(&[
+        "record",
+        "-q",
+        "--until-failure",
+        "--attempts",
+        "5",
+        "--expect",
+        "{_, _}",
+        "-o",
+        s(&log),
+        s(&program("race.erl")),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no failure in 5 attempts"));
+    assert!(!log.exists());
+}
+
+#[test]
+fn until_failure_compares_stdout_with_a_file() {
+    let dir = Scratch::new("rec-stdout");
+    let want = dir.path("want.txt");
+    std::fs::write(&want, "a then b\n").unwrap();
+    let out = trace(&[
+        "record",
+        "-q",
+        "--until-failure",
+        "--chaos",
+        "--attempts",
+        "200",
+        "--expect-stdout",
+        s(&want),
+        "-o",
+        s(&dir.path("r.trace")),
+        s(&program("race.erl")),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("differs from --expect-stdout at line 1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_expect_pattern_is_trouble() {
+    let out = trace(&[
+        "record",
+        "--until-failure",
+        "--expect",
+        "{a,",
+        s(&program("race.erl")),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--expect"),
+        "{}",
+        text(&out.stderr)
+    );
+}

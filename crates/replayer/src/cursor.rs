@@ -1,0 +1,180 @@
+//! One process's replay: a cursor over its process log. The engine asks it
+//! for each choice (answered from the next logged event) and shows it each
+//! event (which must be that next event); it moves on event by event. The
+//! state is a position in the process log, so it can later grow a history
+//! for stepping backwards.
+
+use crate::director::Shared;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use trace_format::{Event, MsgId, ProcId};
+use trace_runtime::hooks::{
+    self, Divergence, NondetKind, OutputTurn, ProcessDirector, ReceiveChoice,
+};
+use trace_runtime::process;
+use trace_term::{Pid, Term};
+
+pub struct ProcessReplay {
+    shared: Arc<Shared>,
+    id: Option<ProcId>,
+    pid: Pid,
+    /// The process log without `Deliver` events (arrivals are not choices),
+    /// each with its index in the recorded process log.
+    events: Vec<(u64, Event)>,
+    pos: usize,
+    /// `pos`, published for the end-of-run report (a process blocked
+    /// forever is never dropped, so the report cannot wait for that).
+    progress: Arc<AtomicUsize>,
+    /// Signals sent so far: the index the next `Send` or `Signal` takes.
+    signals: u64,
+}
+
+impl ProcessReplay {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        id: Option<ProcId>,
+        pid: Pid,
+        events: Vec<(u64, Event)>,
+        progress: Arc<AtomicUsize>,
+    ) -> Self {
+        ProcessReplay {
+            shared,
+            id,
+            pid,
+            events,
+            pos: 0,
+            progress,
+            signals: 0,
+        }
+    }
+
+    fn next(&self) -> Option<&Event> {
+        self.events.get(self.pos).map(|(_, e)| e)
+    }
+
+    /// The recorded index of the next event (or one past the last).
+    fn index(&self) -> u64 {
+        match self.events.get(self.pos) {
+            Some((i, _)) => *i,
+            None => self.events.last().map_or(0, |(i, _)| i + 1),
+        }
+    }
+
+    fn expected(&self) -> String {
+        match (self.id, self.next()) {
+            (Some(id), Some(e)) => self.shared.describe(
+                id,
+                self.index(),
+                MsgId {
+                    sender: id,
+                    index: self.signals,
+                },
+                e,
+            ),
+            (Some(_), None) => "nothing more: the process log ends here".into(),
+            (None, _) => "no such process: the log does not have it".into(),
+        }
+    }
+
+    fn diverge(&self, happened: String) -> Divergence {
+        Divergence {
+            pid: self.pid,
+            event_index: self.index(),
+            expected: self.expected(),
+            happened,
+        }
+    }
+
+    fn runtime_msg(&self, m: MsgId) -> process::MsgId {
+        process::MsgId {
+            sender: Pid(self.shared.pid_of(m.sender)),
+            index: m.index,
+        }
+    }
+}
+
+impl ProcessDirector for ProcessReplay {
+    fn signal_due(&mut self) -> Option<process::MsgId> {
+        match self.next() {
+            Some(Event::SignalTaken { signal, .. }) => Some(self.runtime_msg(*signal)),
+            _ => None,
+        }
+    }
+
+    fn receive(&mut self) -> Result<ReceiveChoice, Divergence> {
+        match self.next() {
+            Some(Event::Receive { msg }) => Ok(ReceiveChoice::Message(self.runtime_msg(*msg))),
+            Some(Event::Timeout) => Ok(ReceiveChoice::Timeout),
+            // The log ends here: in the recorded run the process waited in
+            // this receive forever. Waiting for a message no process can
+            // send makes it do the same, and the end of run reports it.
+            None if self.id.is_some() => Ok(ReceiveChoice::Message(process::MsgId {
+                sender: Pid(u64::MAX),
+                index: u64::MAX,
+            })),
+            _ => Err(self.diverge("a receive".into())),
+        }
+    }
+
+    fn spawn_pid(&mut self) -> Result<Option<Pid>, Divergence> {
+        match self.next() {
+            Some(Event::Spawn { pid, .. }) => Ok(Some(Pid(*pid))),
+            _ => Err(self.diverge("a spawn".into())),
+        }
+    }
+
+    fn nondet(&mut self, kind: NondetKind, _computed: Term) -> Result<Term, Divergence> {
+        let want = trace_recorder::translate::nondet_kind(kind);
+        match self.next() {
+            Some(Event::Nondet { kind: k, value }) if *k == want => {
+                trace_term::etf::decode(value.bytes()).map_err(|e| {
+                    self.diverge(format!(
+                        "a nondeterministic result the log holds as bad ETF: {e}"
+                    ))
+                })
+            }
+            _ => Err(self.diverge(format!(
+                "a call of a nondeterministic built-in ({})",
+                trace_format::text::nondet_name(want)
+            ))),
+        }
+    }
+
+    fn output_turn(&mut self) -> Result<OutputTurn, Divergence> {
+        match self.next() {
+            Some(Event::Output { seq, .. }) => Ok(OutputTurn::At(*seq)),
+            _ => Err(self.diverge("a write to standard output".into())),
+        }
+    }
+
+    fn event(&mut self, ev: &hooks::Event<'_>) -> Result<(), Divergence> {
+        if matches!(ev, hooks::Event::Deliver { .. }) {
+            return Ok(());
+        }
+        let got = self.shared.log_event(ev);
+        let Some(id) = self.id else {
+            return Err(self.diverge(self.shared.describe(
+                ProcId(u32::MAX),
+                0,
+                MsgId {
+                    sender: ProcId(u32::MAX),
+                    index: 0,
+                },
+                &got,
+            )));
+        };
+        if self.next() != Some(&got) {
+            let signal = MsgId {
+                sender: id,
+                index: self.signals,
+            };
+            return Err(self.diverge(self.shared.describe(id, self.index(), signal, &got)));
+        }
+        if got.sends_signal() {
+            self.signals += 1;
+        }
+        self.pos += 1;
+        self.progress.store(self.pos, Ordering::Relaxed);
+        Ok(())
+    }
+}

@@ -1,0 +1,195 @@
+//! The replay Director: built from a log, it hands every process that starts
+//! a cursor over that process's log. Replay forces spawned pids to the
+//! recorded ones, so a process is found in the log by its raw pid.
+
+use crate::cursor::ProcessReplay;
+use crate::expect::Describe;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use trace_format::{Event, LogReader, MsgId, ProcId};
+use trace_recorder::RecordFlags;
+use trace_runtime::hooks::{self, Director, ProcessDirector, ProcessInfo};
+use trace_term::Pid;
+
+/// A process whose log was not replayed to its end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Left {
+    pub id: ProcId,
+    /// Events of the process log that happened (`Deliver` events not counted).
+    pub replayed: usize,
+    pub total: usize,
+    /// The first logged event that did not happen, as `trace dump` prints it.
+    pub next: String,
+}
+
+/// What every process's cursor shares: the log and its identities.
+pub struct Shared {
+    log: Arc<LogReader>,
+    /// Raw pid of each process, by dense id.
+    pids: Vec<u64>,
+    ids: HashMap<u64, ProcId>,
+    flags: RecordFlags,
+    /// Each started process: how far its cursor got, out of how many events.
+    started: Mutex<Vec<(ProcId, Arc<AtomicUsize>, usize)>>,
+}
+
+impl Shared {
+    pub fn pid_of(&self, id: ProcId) -> u64 {
+        self.pids.get(id.0 as usize).copied().unwrap_or(u64::MAX)
+    }
+
+    fn id_of(&self, pid: Pid) -> Option<ProcId> {
+        self.ids.get(&pid.number()).copied()
+    }
+
+    /// The log event the engine event `ev` would have been recorded as.
+    pub fn log_event(&self, ev: &hooks::Event<'_>) -> Event {
+        trace_recorder::translate::log_event(ev, &|p| self.id_of(p), self.flags)
+    }
+
+    pub fn describe(&self, proc: ProcId, index: u64, signal: MsgId, e: &Event) -> String {
+        Describe {
+            header: self.log.header(),
+            pids: &self.pids,
+        }
+        .event(proc, index, signal, e)
+    }
+
+    /// The `pos`-th event of process `id` once `Deliver` events are left
+    /// out, as a report shows it.
+    fn describe_at(&self, id: ProcId, pos: usize) -> String {
+        let (mut seen, mut signals, mut found) = (0, 0, None);
+        let _ = self.log.for_each_event_of(id, |i, _, e| {
+            if found.is_some() || matches!(e, trace_format::EventRef::Deliver { .. }) {
+                return;
+            }
+            if seen == pos {
+                found = Some((i, e.to_owned()));
+            } else if matches!(
+                e,
+                trace_format::EventRef::Send { .. } | trace_format::EventRef::Signal { .. }
+            ) {
+                signals += 1;
+            }
+            seen += 1;
+        });
+        match found {
+            Some((i, e)) => self.describe(
+                id,
+                i,
+                MsgId {
+                    sender: id,
+                    index: signals,
+                },
+                &e,
+            ),
+            None => "nothing (the log could not be read this far)".into(),
+        }
+    }
+}
+
+/// Forces a recorded run's choices on the engine.
+pub struct LogDirector {
+    shared: Arc<Shared>,
+}
+
+impl LogDirector {
+    pub fn new(log: Arc<LogReader>) -> LogDirector {
+        let pids: Vec<u64> = log.processes().iter().map(|p| p.pid).collect();
+        let ids = log
+            .processes()
+            .iter()
+            .map(|p| (p.pid, p.id))
+            .collect::<HashMap<_, _>>();
+        let o = &log.header().options;
+        let flags = RecordFlags {
+            payloads: o.payloads,
+            deliveries: o.deliveries,
+            output: o.output,
+        };
+        LogDirector {
+            shared: Arc::new(Shared {
+                log,
+                pids,
+                ids,
+                flags,
+                started: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// Processes whose log was not replayed to its end (once the run is over).
+    pub fn unfinished(&self) -> Vec<Left> {
+        let started = self
+            .shared
+            .started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let mut v: Vec<Left> = started
+            .into_iter()
+            .filter_map(|(id, progress, total)| {
+                let pos = progress.load(Ordering::Relaxed);
+                (pos < total).then(|| Left {
+                    id,
+                    replayed: pos,
+                    total,
+                    next: self.shared.describe_at(id, pos),
+                })
+            })
+            .collect();
+        v.sort_by_key(|l| l.id);
+        v
+    }
+
+    /// Processes of the log that never started in the replay.
+    pub fn never_started(&self) -> Vec<ProcId> {
+        let started = self
+            .shared
+            .started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        self.shared
+            .log
+            .processes()
+            .iter()
+            .map(|p| p.id)
+            .filter(|id| !started.iter().any(|(s, _, _)| s == id))
+            .collect()
+    }
+
+    pub fn pid_of(&self, id: ProcId) -> u64 {
+        self.shared.pid_of(id)
+    }
+}
+
+impl Director for LogDirector {
+    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
+        let id = self.shared.id_of(p.pid);
+        let mut events = Vec::new();
+        let progress = Arc::new(AtomicUsize::new(0));
+        if let Some(id) = id {
+            // A block that does not decode ends the process log there (the
+            // command that opened the log has shown the reader's warning);
+            // the replay then reports the events after it as not replayed.
+            let _ = self.shared.log.for_each_event_of(id, |i, _, e| {
+                if !matches!(e, trace_format::EventRef::Deliver { .. }) {
+                    events.push((i, e.to_owned()));
+                }
+            });
+            self.shared
+                .started
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((id, progress.clone(), events.len()));
+        }
+        Some(Box::new(ProcessReplay::new(
+            self.shared.clone(),
+            id,
+            p.pid,
+            events,
+            progress,
+        )))
+    }
+}

@@ -1,0 +1,133 @@
+//! One replay: check the program against the log, run it under the log's
+//! Director, and say how it went — the run's own outcome, the first
+//! divergence, and the logged events that never happened.
+
+use crate::director::LogDirector;
+use crate::identity::{check_identity, IdentityMismatch};
+use std::io::Write;
+use std::sync::Arc;
+use trace_format::{LogReader, ProcId};
+use trace_runtime::hooks::Native;
+use trace_runtime::status::DIVERGED;
+use trace_runtime::{Loaded, RunOptions, RunOutcome, Runtime};
+
+/// How to replay.
+#[derive(Clone, Debug, Default)]
+pub struct ReplayConfig {
+    pub run: RunOptions,
+    /// Replay even if the program is not the one recorded.
+    pub force: bool,
+}
+
+/// Why a replay could not start.
+#[derive(Debug)]
+pub enum ReplayError {
+    /// The program is not the one the log was recorded from.
+    Identity(Vec<IdentityMismatch>),
+    /// The log's entry call does not exist in this program.
+    Entry(String),
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplayError::Identity(m) => {
+                let parts: Vec<String> = m.iter().map(|x| x.to_string()).collect();
+                write!(
+                    f,
+                    "this is not the program the log was recorded from: {} (--force replays anyway)",
+                    parts.join("; ")
+                )
+            }
+            ReplayError::Entry(e) => write!(f, "the log's entry call: {e}"),
+        }
+    }
+}
+
+/// A process that could not replay its whole log: the run ended with no
+/// process able to go on, and this one's next logged event never happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stuck {
+    pub id: ProcId,
+    pub pid: u64,
+    pub replayed: usize,
+    pub total: usize,
+    /// The event that cannot happen, as `trace dump` prints it.
+    pub next: String,
+}
+
+/// How a replay went.
+pub struct ReplayResult {
+    /// The replayed run's outcome (its divergence, if any, is the first one).
+    pub outcome: RunOutcome,
+    /// Processes left with logged events that did not happen (only when the
+    /// run did not diverge: after a divergence the rest is moot).
+    pub stuck: Vec<Stuck>,
+    /// Processes of the log that the replay never started.
+    pub never_started: Vec<(ProcId, u64)>,
+}
+
+impl ReplayResult {
+    /// The exit status: the run's own, or `DIVERGED` when the log was not
+    /// followed to its end.
+    pub fn status(&self) -> u8 {
+        if !self.stuck.is_empty() {
+            DIVERGED
+        } else {
+            self.outcome.status()
+        }
+    }
+}
+
+/// Replays `log` with the program `loaded`; program output goes to `stdout`.
+pub fn replay(
+    loaded: &Loaded,
+    log: Arc<LogReader>,
+    cfg: &ReplayConfig,
+    stdout: Box<dyn Write + Send>,
+) -> Result<ReplayResult, ReplayError> {
+    let mismatches = check_identity(log.header(), loaded);
+    if !mismatches.is_empty() && !cfg.force {
+        return Err(ReplayError::Identity(mismatches));
+    }
+    let (entry, _) =
+        trace_runtime::entry(loaded, Some(&log.header().entry)).map_err(ReplayError::Entry)?;
+    let director = Arc::new(LogDirector::new(log.clone()));
+    let mut run = cfg.run.clone();
+    // Every timeout and receipt is forced from the log, so waiting for real
+    // time would only slow the replay down.
+    run.instant_timers = true;
+    let rt = Runtime::new(
+        loaded.program.clone(),
+        run,
+        Arc::new(Native),
+        director.clone(),
+        stdout,
+    );
+    let outcome = trace_runtime::run(rt, entry);
+    let stuck = if outcome.divergence.is_none() && !outcome.interrupted {
+        director
+            .unfinished()
+            .into_iter()
+            .map(|l| Stuck {
+                id: l.id,
+                pid: director.pid_of(l.id),
+                replayed: l.replayed,
+                total: l.total,
+                next: l.next,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let never_started = director
+        .never_started()
+        .into_iter()
+        .map(|id| (id, director.pid_of(id)))
+        .collect();
+    Ok(ReplayResult {
+        outcome,
+        stuck,
+        never_started,
+    })
+}

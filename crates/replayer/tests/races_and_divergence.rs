@@ -1,0 +1,202 @@
+//! Replay of scheduling-dependent runs (each recorded outcome comes back),
+//! replay against an edited program (refused, or the first departure is
+//! reported), and a log whose events cannot all happen (reported, no hang).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use trace_format::{Header, LogReader, LogWriter, MsgId, ProcId, WriterOptions};
+use trace_recorder::hunt::Captured;
+use trace_recorder::{RecordConfig, RecordFlags};
+use trace_replayer::{replay, ReplayConfig, ReplayError};
+use trace_runtime::{Chaos, LoadOptions, Loaded, RunOptions};
+
+const RACE: &str = "-module(race).\n-export([main/0]).\n\
+main() ->\n    Self = self(),\n    spawn(fun() -> Self ! a end),\n    spawn(fun() -> Self ! b end),\n\
+    receive X -> receive Y -> io:format(\"~p then ~p~n\", [X, Y]), {X, Y} end end.\n";
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(tag: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("trace-replay-{}-{tag}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+    fn file(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn load(p: &Path) -> Loaded {
+    trace_runtime::load(&[p.to_path_buf()], &LoadOptions::default()).unwrap()
+}
+
+fn quiet(schedulers: usize) -> RunOptions {
+    RunOptions {
+        schedulers,
+        reports: false,
+        ..RunOptions::default()
+    }
+}
+
+/// Records `loaded` into `log`; returns what it printed.
+fn record(loaded: &Loaded, log: &Path, run: RunOptions) -> String {
+    let (entry, call) = trace_runtime::entry(loaded, None).unwrap();
+    let cfg = RecordConfig {
+        out: log.to_path_buf(),
+        flags: RecordFlags::default(),
+        writer: WriterOptions::default(),
+        run,
+        entry_text: call,
+    };
+    let out = Captured::default();
+    trace_recorder::record(loaded, entry, &cfg, Box::new(out.clone()), None).unwrap();
+    let b = out.0.lock().unwrap().clone();
+    String::from_utf8(b).unwrap()
+}
+
+fn replay_of(
+    loaded: &Loaded,
+    log: &Path,
+    cfg: &ReplayConfig,
+) -> Result<(trace_replayer::ReplayResult, String), ReplayError> {
+    let out = Captured::default();
+    let r = replay(
+        loaded,
+        Arc::new(LogReader::open(log).unwrap()),
+        cfg,
+        Box::new(out.clone()),
+    )?;
+    let b = out.0.lock().unwrap().clone();
+    Ok((r, String::from_utf8(b).unwrap()))
+}
+
+#[test]
+fn each_outcome_of_a_race_replays_as_recorded() {
+    let dir = Dir::new("race");
+    let src = dir.file("race.erl", RACE);
+    let loaded = load(&src);
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..40 {
+        let log = dir.0.join(format!("r{seed}.trace"));
+        let printed = record(
+            &loaded,
+            &log,
+            RunOptions {
+                chaos: Some(Chaos { seed }),
+                schedulers: 1,
+                ..quiet(1)
+            },
+        );
+        for schedulers in [1, 2] {
+            let cfg = ReplayConfig {
+                run: quiet(schedulers),
+                force: false,
+            };
+            let (r, replayed) = replay_of(&loaded, &log, &cfg).unwrap();
+            assert!(r.outcome.divergence.is_none() && r.stuck.is_empty());
+            assert_eq!(replayed, printed, "seed {seed}, {schedulers} schedulers");
+        }
+        seen.insert(printed);
+    }
+    assert_eq!(
+        seen.len(),
+        2,
+        "chaos scheduling produced both orders: {seen:?}"
+    );
+}
+
+#[test]
+fn an_edited_program_is_refused_and_forced_replay_names_the_departure() {
+    let dir = Dir::new("edited");
+    let src = dir.file("race.erl", RACE);
+    let log = dir.0.join("r.trace");
+    record(&load(&src), &log, quiet(1));
+    // Same module, but the second child sends `c` instead of `b`.
+    let edited = dir.file("race.erl", &RACE.replace("Self ! b", "Self ! c"));
+    let loaded = load(&edited);
+    let cfg = ReplayConfig {
+        run: quiet(2),
+        force: false,
+    };
+    match replay_of(&loaded, &log, &cfg) {
+        Err(ReplayError::Identity(m)) => {
+            assert_eq!(m.len(), 1);
+            assert!(m[0].to_string().contains("module race"), "{}", m[0]);
+        }
+        other => panic!("expected a refusal, got {:?}", other.map(|r| r.1)),
+    }
+    let forced = ReplayConfig { force: true, ..cfg };
+    let (r, _) = replay_of(&loaded, &log, &forced).unwrap();
+    let d = r
+        .outcome
+        .divergence
+        .clone()
+        .expect("the replay departs from the log");
+    assert_eq!(d.pid.number(), 82, "the second child departs");
+    assert_eq!(d.event_index, 0);
+    assert!(d.expected.contains(": b"), "{}", d.expected);
+    assert!(d.happened.contains(": c"), "{}", d.happened);
+    assert_eq!(r.status(), trace_runtime::status::DIVERGED);
+}
+
+#[test]
+fn a_log_whose_events_cannot_happen_is_reported_without_hanging() {
+    let dir = Dir::new("stuck");
+    let src = dir.file(
+        "wait.erl",
+        "-module(wait).\n-export([main/0]).\nmain() -> receive X -> X end.\n",
+    );
+    let loaded = load(&src);
+    let module = &loaded.modules[0];
+    // A log saying the entry received message 0 of a process that never sent it.
+    let header = Header {
+        modules: vec![trace_format::ModuleInfo {
+            name: module.name.clone(),
+            path: module.path.display().to_string(),
+            hash: module.hash,
+        }],
+        entry: "wait:main()".into(),
+        entry_pid: 80,
+        options: trace_format::RunOptions {
+            payloads: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let log = dir.0.join("w.trace");
+    let w = LogWriter::create(&log, header, WriterOptions::default()).unwrap();
+    let mut p0 = w.register(80, None);
+    let mut p1 = w.register(81, Some(ProcId(0)));
+    p0.slice().push_receive(MsgId {
+        sender: ProcId(1),
+        index: 0,
+    });
+    p1.slice().push_timeout();
+    drop((p0, p1));
+    w.finish(Default::default()).unwrap();
+
+    let cfg = ReplayConfig {
+        run: quiet(2),
+        force: false,
+    };
+    let (r, _) = replay_of(&loaded, &log, &cfg).unwrap();
+    assert!(r.outcome.divergence.is_none());
+    assert_eq!(r.stuck.len(), 1, "{:?}", r.stuck);
+    assert_eq!(r.stuck[0].pid, 80);
+    assert!(
+        r.stuck[0].next.contains("receive 1:0"),
+        "{}",
+        r.stuck[0].next
+    );
+    assert_eq!(r.never_started, vec![(ProcId(1), 81)]);
+    assert_eq!(r.status(), trace_runtime::status::DIVERGED);
+}

@@ -1,0 +1,93 @@
+//! Every fixture, recorded and then replayed with the program: the replay
+//! prints the same standard output byte for byte and ends the same way, on
+//! one scheduler thread and on several.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use trace_format::{LogReader, WriterOptions};
+use trace_recorder::hunt::Captured;
+use trace_recorder::{RecordConfig, RecordFlags};
+use trace_replayer::{replay, ReplayConfig};
+use trace_runtime::{LoadOptions, RunOptions};
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("trace-replay-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn take(c: &Captured) -> Vec<u8> {
+    std::mem::take(&mut *c.0.lock().unwrap())
+}
+
+#[test]
+fn every_fixture_replays_to_the_same_output_and_end() {
+    let dir = scratch("fixtures");
+    for f in trace_fixtures::discover(&trace_fixtures::root()) {
+        let loaded = trace_runtime::load(&f.files, &LoadOptions::default()).unwrap();
+        let (entry, call) = trace_runtime::entry(&loaded, None).unwrap();
+        let log = dir.join(format!("{}.trace", f.module));
+        let cfg = RecordConfig {
+            out: log.clone(),
+            flags: RecordFlags::default(),
+            writer: WriterOptions::default(),
+            run: RunOptions {
+                reports: false,
+                ..RunOptions::default()
+            },
+            entry_text: call,
+        };
+        let out = Captured::default();
+        let rec =
+            trace_recorder::record(&loaded, entry, &cfg, Box::new(out.clone()), None).unwrap();
+        let recorded = take(&out);
+        let reader = Arc::new(LogReader::open(&log).unwrap());
+        for schedulers in [1, 4] {
+            let out = Captured::default();
+            let cfg = ReplayConfig {
+                run: RunOptions {
+                    schedulers,
+                    reports: false,
+                    ..RunOptions::default()
+                },
+                force: false,
+            };
+            let r = replay(&loaded, reader.clone(), &cfg, Box::new(out.clone())).unwrap();
+            let id = format!("{} on {schedulers} schedulers", f.id);
+            assert!(
+                r.outcome.divergence.is_none(),
+                "{id}: {:?}",
+                r.outcome.divergence
+            );
+            assert!(r.stuck.is_empty(), "{id}: {:?}", r.stuck);
+            assert!(r.never_started.is_empty(), "{id}: {:?}", r.never_started);
+            assert_eq!(
+                String::from_utf8_lossy(&take(&out)),
+                String::from_utf8_lossy(&recorded),
+                "{id}: stdout"
+            );
+            assert_eq!(r.status(), rec.status(), "{id}: status");
+            let crashes = |o: &trace_runtime::RunOutcome| {
+                let mut v: Vec<String> = o
+                    .crashes
+                    .iter()
+                    .map(|c| format!("{} {}", c.pid, trace_term::write_term(&c.reason)))
+                    .collect();
+                v.sort();
+                v
+            };
+            assert_eq!(crashes(&r.outcome), crashes(&rec.outcome), "{id}: crashes");
+            let blocked = |o: &trace_runtime::RunOutcome| {
+                let mut v: Vec<String> = o
+                    .blocked
+                    .iter()
+                    .map(|b| format!("{} {}:{}", b.pid, b.file, b.line))
+                    .collect();
+                v.sort();
+                v
+            };
+            assert_eq!(blocked(&r.outcome), blocked(&rec.outcome), "{id}: deadlock");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

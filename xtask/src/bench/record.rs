@@ -1,0 +1,101 @@
+//! Group `record`: what recording costs. Every benchmark program of
+//! `xtask/programs/` runs under `trace run` and under `trace record` in the
+//! same session; the table gives the overhead, how many events were recorded
+//! per second and how big the log is per event.
+
+use super::programs;
+use super::table::{secs, Table};
+use crate::erl::{self, Scratch};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(600);
+
+/// Best wall time of `runs` runs of `trace ARGS`, and the peak memory of the best one.
+fn best(trace: &Path, args: &[&str], runs: usize) -> Result<(f64, u64), String> {
+    let mut best: Option<(f64, u64)> = None;
+    for _ in 0..runs {
+        let mut cmd = Command::new(trace);
+        cmd.args(args);
+        let r = erl::run_limited(cmd, LIMIT).map_err(|e| e.to_string())?;
+        if r.status.is_none() {
+            return Err(format!(
+                "trace {} did not finish: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&r.stderr)
+            ));
+        }
+        let t = r.elapsed.as_secs_f64();
+        if best.is_none_or(|(b, _)| t < b) {
+            best = Some((t, r.peak_rss));
+        }
+    }
+    best.ok_or_else(|| "no run".into())
+}
+
+pub fn run(ctx: &super::Ctx) -> Result<(), String> {
+    let runs = if ctx.quick { 1 } else { 5 };
+    let scratch = Scratch::new("bench-record");
+    let log = scratch.0.join("run.trace");
+    let mut names: Vec<String> = std::fs::read_dir(programs::dir())
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .filter_map(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.strip_suffix(".erl").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    let mut t = Table::new(&[
+        "program",
+        "run",
+        "record",
+        "overhead",
+        "events",
+        "events/s",
+        "log",
+        "bytes/event",
+        "peak RSS run/record",
+    ]);
+    for name in &names {
+        let src = programs::dir().join(format!("{name}.erl"));
+        let src = src.to_str().ok_or("program path is not UTF-8")?;
+        let (run_t, run_mem) = best(&ctx.trace, &["run", src], runs)?;
+        let (rec_t, rec_mem) = best(
+            &ctx.trace,
+            &[
+                "record",
+                "-q",
+                "-o",
+                log.to_str().unwrap_or("run.trace"),
+                src,
+            ],
+            runs,
+        )?;
+        let r = trace_format::LogReader::open(&log).map_err(|e| format!("{name}: {e}"))?;
+        let events = r.event_count();
+        let bytes = r.file_len();
+        t.row(vec![
+            name.clone(),
+            secs(Some(run_t)),
+            secs(Some(rec_t)),
+            format!("{:+.1}%", (rec_t / run_t - 1.0) * 100.0),
+            events.to_string(),
+            format!("{:.2}M", events as f64 / rec_t / 1e6),
+            format!("{:.1} KiB", bytes as f64 / 1024.0),
+            if events > 0 {
+                format!("{:.2}", bytes as f64 / events as f64)
+            } else {
+                "-".into()
+            },
+            format!(
+                "{:.0} / {:.0} MiB",
+                run_mem as f64 / (1 << 20) as f64,
+                rec_mem as f64 / (1 << 20) as f64
+            ),
+        ]);
+    }
+    t.print();
+    Ok(())
+}
