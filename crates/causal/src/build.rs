@@ -4,8 +4,8 @@
 //! process's log there (with a warning): the intact part stays usable.
 
 use crate::model::{
-    EventId, Model, ProcFacts, ReceiptFact, ReceiptKind, SignalClass, SignalFact, Slot, SpawnFact,
-    DEST_FOREIGN, DEST_UNKNOWN, NO_SLOT,
+    EventId, Facts, Model, ProcFacts, ReceiptFact, ReceiptKind, SignalClass, SignalFact, Slot,
+    SpawnFact, DEST_FOREIGN, DEST_UNKNOWN, NO_SLOT,
 };
 use crate::name::Names;
 use crate::validate::Inconsistency;
@@ -34,6 +34,19 @@ struct BlockFacts {
     first_active: Option<Active>,
     problems: Vec<Inconsistency>,
     unverifiable: Vec<Unverifiable>,
+}
+
+type Buffers = (Vec<SignalFact>, Vec<ReceiptFact>, Vec<SpawnFact>);
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Buffers> = const { std::cell::Cell::new((Vec::new(), Vec::new(), Vec::new())) };
+}
+
+fn clear(mut b: Buffers) -> Buffers {
+    b.0.clear();
+    b.1.clear();
+    b.2.clear();
+    b
 }
 
 /// Maps process ids to slots (positions in the reader's table).
@@ -104,7 +117,15 @@ impl BlockFacts {
     fn collect(ev: &mut Events<'_>, slots: &Slots<'_>, complete: bool) -> BlockFacts {
         let info = *ev.info();
         let me = info.process;
-        let mut f = BlockFacts::default();
+        // Facts are gathered in this thread's reused buffers, then copied out
+        // at their exact size: no reallocation while a block grows.
+        let (signals, receipts, spawns) = SCRATCH.take();
+        let mut f = BlockFacts {
+            signals,
+            receipts,
+            spawns,
+            ..BlockFacts::default()
+        };
         let dest = |to: Dest| match to {
             Dest::Proc(p) => match slots.of(p) {
                 NO_SLOT => DEST_FOREIGN,
@@ -199,6 +220,11 @@ impl BlockFacts {
                 f.first_active.get_or_insert(a);
             }
         }
+        let exact = (f.signals.to_vec(), f.receipts.to_vec(), f.spawns.to_vec());
+        let signals = std::mem::replace(&mut f.signals, exact.0);
+        let receipts = std::mem::replace(&mut f.receipts, exact.1);
+        let spawns = std::mem::replace(&mut f.spawns, exact.2);
+        SCRATCH.set(clear((signals, receipts, spawns)));
         f
     }
 }
@@ -229,41 +255,38 @@ impl Model {
         let mut early_unverifiable = Vec::new();
         let mut stitches: Vec<Stitch> = table.iter().map(Stitch::new).collect();
 
-        // Which blocks make each process's log, and where their facts go.
-        // Blocks come grouped by process in table order, each group in event order.
-        let mut kept = vec![false; infos.len()];
-        let mut lens = [0usize; 3];
-        let mut b = 0;
+        // Which blocks make each process's log. Blocks come grouped by
+        // process in table order, each group in event order.
+        let mut groups: Vec<Vec<BlockFacts>> = Vec::with_capacity(table.len());
+        let mut lens = [0usize; 2];
+        let mut blocks = infos.iter().zip(per_block.iter_mut()).peekable();
         for (slot, st) in stitches.iter_mut().enumerate() {
-            st.facts.signals.start = lens[0];
-            st.facts.receipts.start = lens[1];
-            st.facts.spawns.start = lens[2];
-            while b < infos.len() && slots.of(infos[b].process) as usize <= slot {
-                if slots.of(infos[b].process) as usize == slot && !st.stopped {
-                    if let Some(block) = st.take(&infos[b], &mut per_block[b], &mut warnings) {
-                        kept[b] = true;
-                        lens[0] += block.signals.len();
-                        lens[1] += block.receipts.len();
-                        lens[2] += block.spawns.len();
-                        early.append(&mut block.problems);
-                        early_unverifiable.append(&mut block.unverifiable);
-                    }
+            let mut group = Vec::new();
+            while let Some((info, result)) =
+                blocks.next_if(|(i, _)| slots.of(i.process) as usize <= slot)
+            {
+                if slots.of(info.process) as usize != slot || st.stopped {
+                    continue;
                 }
-                b += 1;
+                if let Some(block) = st.take(info, result, &mut warnings) {
+                    early.append(&mut block.problems);
+                    early_unverifiable.append(&mut block.unverifiable);
+                    group.push(std::mem::take(block));
+                }
             }
-            st.facts.signals.end = lens[0];
-            st.facts.receipts.end = lens[1];
-            st.facts.spawns.end = lens[2];
+            let (signals, receipts) = group.iter().fold((0, 0), |(s, r), b| {
+                (s + b.signals.len(), r + b.receipts.len())
+            });
+            st.facts.signals = lens[0]..lens[0] + signals;
+            st.facts.receipts = lens[1]..lens[1] + receipts;
+            lens[0] += signals;
+            lens[1] += receipts;
+            groups.push(group);
         }
-        let blocks: Vec<BlockFacts> = per_block
-            .into_iter()
-            .zip(kept)
-            .filter_map(|(r, k)| r.ok().filter(|_| k))
-            .collect();
-        let signals = gather(&blocks, lens[0], |b| &b.signals);
-        let receipts = gather(&blocks, lens[1], |b| &b.receipts);
-        let spawns = gather(&blocks, lens[2], |b| &b.spawns);
-        drop(blocks);
+        drop(per_block);
+        // A process written in one block keeps that block's arrays; longer
+        // ones are concatenated, in parallel.
+        let facts: Vec<Facts> = groups.into_par_iter().map(concat).collect();
 
         let mut procs = Vec::with_capacity(stitches.len());
         for st in stitches {
@@ -279,16 +302,14 @@ impl Model {
             procs.push(facts);
         }
 
-        let spawned_by = spawned_by(&procs, &spawns);
+        let spawned_by = spawned_by(&facts);
         let sent = procs.iter().map(|p| p.signals.len() as u32).collect();
-        let names = Names::new(&procs, &spawns, &spawned_by);
+        let names = Names::new(&procs, &facts, &spawned_by);
         let mut all_warnings: Vec<Warning> = reader.warnings().to_vec();
         all_warnings.extend(warnings);
         Model {
             procs,
-            signals,
-            receipts,
-            spawns,
+            facts,
             sent,
             spawned_by,
             names,
@@ -323,7 +344,6 @@ impl Stitch {
                 cut_short: false,
                 signals: 0..0,
                 receipts: 0..0,
-                spawns: 0..0,
             },
             expected_event: 0,
             expected_signal: 0,
@@ -387,36 +407,34 @@ impl Stitch {
     }
 }
 
-/// The facts of the kept blocks, one after the other, copied in parallel.
-fn gather<T: Copy + Send + Sync>(
-    blocks: &[BlockFacts],
-    total: usize,
-    part: impl Fn(&BlockFacts) -> &Vec<T> + Sync,
-) -> Vec<T> {
-    let mut out: Vec<T> = Vec::with_capacity(total);
-    let mut rest = &mut out.spare_capacity_mut()[..total];
-    let mut pieces = Vec::with_capacity(blocks.len());
-    for b in blocks {
-        let (here, after) = rest.split_at_mut(part(b).len());
-        pieces.push((here, b));
-        rest = after;
+/// A process's facts from its blocks, in order.
+fn concat(mut group: Vec<BlockFacts>) -> Facts {
+    if group.len() <= 1 {
+        let b = group.pop().unwrap_or_default();
+        return Facts {
+            signals: b.signals,
+            receipts: b.receipts,
+            spawns: b.spawns,
+        };
     }
-    pieces.into_par_iter().for_each(|(dst, b)| {
-        for (d, s) in dst.iter_mut().zip(part(b)) {
-            d.write(*s);
-        }
-    });
-    // SAFETY: the pieces cover the first `total` elements (the lengths add
-    // up to `total`) and every element of every piece was written above.
-    unsafe { out.set_len(total) };
-    out
+    let mut f = Facts {
+        signals: Vec::with_capacity(group.iter().map(|b| b.signals.len()).sum()),
+        receipts: Vec::with_capacity(group.iter().map(|b| b.receipts.len()).sum()),
+        spawns: Vec::with_capacity(group.iter().map(|b| b.spawns.len()).sum()),
+    };
+    for b in group {
+        f.signals.extend_from_slice(&b.signals);
+        f.receipts.extend_from_slice(&b.receipts);
+        f.spawns.extend_from_slice(&b.spawns);
+    }
+    f
 }
 
 /// For each process, the first spawn event naming it.
-fn spawned_by(procs: &[ProcFacts], spawns: &[SpawnFact]) -> Vec<Option<(Slot, u32)>> {
-    let mut by = vec![None; procs.len()];
-    for (parent, p) in procs.iter().enumerate() {
-        for s in &spawns[p.spawns.clone()] {
+fn spawned_by(facts: &[Facts]) -> Vec<Option<(Slot, u32)>> {
+    let mut by = vec![None; facts.len()];
+    for (parent, f) in facts.iter().enumerate() {
+        for s in &f.spawns {
             if s.child != NO_SLOT && by[s.child as usize].is_none() {
                 by[s.child as usize] = Some((parent as Slot, s.at));
             }

@@ -12,8 +12,10 @@
 //! cycle: each stuck process waits for one event of another, and following
 //! those waits leads round a cycle.
 
-use crate::model::{EventId, Model, Slot, NO_SLOT};
+use crate::model::{EventId, Model, ReceiptFact, Slot, SpawnFact, NO_SLOT};
+use crate::prefetch::prefetch;
 use crate::waiters::Waiters;
+use std::collections::VecDeque;
 use std::ops::Range;
 use trace_format::{MsgId, ProcId};
 
@@ -46,22 +48,28 @@ pub struct DeriveOutcome {
     pub behind: Vec<ProcId>,
 }
 
-/// Per-process progress of the rebuild.
-struct Progress {
+/// Per-process state of the rebuild, with what a run reads of the process,
+/// in one cache line: a run touches little else.
+struct Progress<'m> {
+    receipts: &'m [ReceiptFact],
+    spawns: &'m [SpawnFact],
     cursor: u32,
     end: u32,
-    /// Receipts taken, signals sent, spawns done (counts into the process's facts).
-    receipts: u32,
+    /// Receipts taken and spawns done (indices into the slices above).
+    r: u32,
+    k: u32,
+    /// Signals sent so far, and in the whole log.
     sent: u32,
-    spawns: u32,
+    total: u32,
     started: bool,
 }
 
 impl Model {
     /// Rebuilds a derivation of the whole log: calls `run(p, from..to)` for
     /// each stretch of consecutive events of one process, in an order
-    /// consistent with happened-before. Cost: linear in receipts, signals and
-    /// spawns (plus a heap operation per wait); memory: per process.
+    /// consistent with happened-before. Cost: linear in receipts and spawns
+    /// (a wait costs a list insertion, usually at the end); memory: a few
+    /// words per process.
     pub fn derive(&self, run: impl FnMut(ProcId, Range<u64>)) -> DeriveOutcome {
         self.derive_within(None, run)
     }
@@ -88,31 +96,38 @@ impl Model {
             .iter()
             .enumerate()
             .map(|(s, p)| Progress {
+                receipts: self.receipts_of(s as Slot),
+                spawns: self.spawns_of(s as Slot),
                 cursor: 0,
                 end: limit.map_or(p.events, |l| l[s].min(p.events)) as u32,
-                receipts: 0,
+                r: 0,
+                k: 0,
                 sent: 0,
-                spawns: 0,
+                total: self.sent[s],
                 started: false,
             })
             .collect();
         let mut waiters = Waiters::new(n);
-        let mut ready: Vec<Slot> = Vec::new();
+        let mut ready: VecDeque<Slot> = VecDeque::new();
         // Processes no spawn created start at once: the entry process first.
-        for s in (0..n).rev() {
+        for (s, st) in prog.iter_mut().enumerate() {
             if self.spawned_by[s].is_none() {
-                prog[s].started = true;
-                ready.push(s as Slot);
+                st.started = true;
+                ready.push_back(s as Slot);
             }
         }
         let mut ordered = 0u64;
-        // Last in, first out: a woken process is likely still in cache.
-        while let Some(p) = ready.pop() {
-            let recs = self.receipts_of(p);
-            let spawns = self.spawns_of(p);
+        // First in, first out, with the next process's receipt asked for in
+        // advance: the run of a process starts with a cache miss otherwise.
+        while let Some(p) = ready.pop_front() {
+            if let Some(&q) = ready.front() {
+                let next = &prog[q as usize];
+                prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
+            }
             let st = &prog[p as usize];
-            let (mut cur, end) = (st.cursor, st.end);
-            let (mut r, mut k) = (st.receipts as usize, st.spawns as usize);
+            let (recs, spawns) = (st.receipts, st.spawns);
+            let (mut cur, end, total) = (st.cursor, st.end, st.total);
+            let (mut r, mut k) = (st.r as usize, st.k as usize);
             let mut sent;
             let start = cur;
             loop {
@@ -127,14 +142,14 @@ impl Model {
                         && !prog[c as usize].started
                     {
                         prog[c as usize].started = true;
-                        ready.push(c);
+                        ready.push_back(c);
                     }
                     k += 1;
                 }
                 cur = stop;
                 if cur == end {
                     sent = if end as u64 == self.procs[p as usize].events {
-                        self.sent[p as usize]
+                        total
                     } else {
                         self.signals_of(p).partition_point(|f| f.at < end) as u32
                     };
@@ -142,14 +157,11 @@ impl Model {
                 }
                 let rc = &recs[r];
                 sent = rc.before;
-                // A receipt of a signal no log holds orders nothing (validation reports it).
-                if rc.sender != NO_SLOT && rc.index < self.sent[rc.sender as usize] {
-                    let done = if rc.sender == p {
-                        sent
-                    } else {
-                        prog[rc.sender as usize].sent
-                    };
-                    if rc.index >= done {
+                if rc.sender != NO_SLOT {
+                    let from = &prog[rc.sender as usize];
+                    // A receipt of a signal no log holds orders nothing (validation reports it).
+                    let done = if rc.sender == p { sent } else { from.sent };
+                    if rc.index < from.total && rc.index >= done {
                         waiters.add(rc.sender, rc.index, p);
                         break;
                     }
@@ -162,10 +174,13 @@ impl Model {
             }
             let st = &mut prog[p as usize];
             st.cursor = cur;
-            st.receipts = r as u32;
+            st.r = r as u32;
             st.sent = sent;
-            st.spawns = k as u32;
-            waiters.wake(p, sent, |q| ready.push(q));
+            st.k = k as u32;
+            waiters.wake(p, sent, |q| {
+                prefetch(&prog[q as usize]);
+                ready.push_back(q)
+            });
         }
         let (cycles, behind) = self.stuck(&prog);
         DeriveOutcome {
@@ -186,7 +201,7 @@ impl Model {
                 why: WaitReason::Spawn,
             });
         }
-        let rc = self.receipts_of(s).get(st.receipts as usize)?;
+        let rc = st.receipts.get(st.r as usize)?;
         let f = self.signal(rc.sender, rc.index)?;
         let sender = self.id(rc.sender);
         Some(Wait {

@@ -23,15 +23,17 @@
 //! steps: a derivation with its events decoded, for printing (render: text, JSON)
 //! ```
 //!
-//! The model holds no payloads: about 12 bytes per signal, 16 per receipt and
-//! 8 per spawn, plus a few words per process. Costs of the queries are given
-//! in [`query`]'s documentation.
+//! The model holds no payloads: 12 bytes per signal, 20 per receipt and 8 per
+//! spawn, plus a few words per process; a process's facts are the arrays its
+//! block was decoded into when it was written in one block. Costs of the
+//! queries are given in [`query`]'s documentation.
 
 mod build;
 mod derive;
 mod event;
 mod model;
 mod name;
+mod prefetch;
 pub mod query;
 pub mod render;
 mod steps;

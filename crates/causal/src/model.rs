@@ -153,9 +153,18 @@ pub struct ProcFacts {
     pub exit: Option<u64>,
     /// A block of its log did not decode: the log stops before it.
     pub cut_short: bool,
+    /// Its signals and receipts in the numbering of all the log's signals
+    /// (receipts), process after process: the index of mark and index arrays.
     pub(crate) signals: Range<usize>,
     pub(crate) receipts: Range<usize>,
-    pub(crate) spawns: Range<usize>,
+}
+
+/// A process's facts, in its program order.
+#[derive(Default)]
+pub(crate) struct Facts {
+    pub signals: Vec<SignalFact>,
+    pub receipts: Vec<ReceiptFact>,
+    pub spawns: Vec<SpawnFact>,
 }
 
 impl ProcFacts {
@@ -173,9 +182,9 @@ impl ProcFacts {
 /// The causal model of one log. Built by [`Model::build`](crate::Model::build).
 pub struct Model {
     pub(crate) procs: Vec<ProcFacts>,
-    pub(crate) signals: Vec<SignalFact>,
-    pub(crate) receipts: Vec<ReceiptFact>,
-    pub(crate) spawns: Vec<SpawnFact>,
+    /// Per slot: each process's facts live in their own arrays, so that a
+    /// process written in one block needs no copy.
+    pub(crate) facts: Vec<Facts>,
     /// Signals each slot sent (hot in the rebuild of a derivation).
     pub(crate) sent: Vec<u32>,
     /// For each slot, the spawn event that created it (the first, if several).
@@ -259,15 +268,25 @@ impl Model {
     }
 
     pub(crate) fn signals_of(&self, s: Slot) -> &[SignalFact] {
-        &self.signals[self.procs[s as usize].signals.clone()]
+        &self.facts[s as usize].signals
     }
 
     pub(crate) fn receipts_of(&self, s: Slot) -> &[ReceiptFact] {
-        &self.receipts[self.procs[s as usize].receipts.clone()]
+        &self.facts[s as usize].receipts
     }
 
     pub(crate) fn spawns_of(&self, s: Slot) -> &[SpawnFact] {
-        &self.spawns[self.procs[s as usize].spawns.clone()]
+        &self.facts[s as usize].spawns
+    }
+
+    /// Signals of all processes.
+    pub(crate) fn total_signals(&self) -> usize {
+        self.procs.last().map_or(0, |p| p.signals.end)
+    }
+
+    /// Receipts of all processes.
+    pub(crate) fn total_receipts(&self) -> usize {
+        self.procs.last().map_or(0, |p| p.receipts.end)
     }
 
     /// The signal `(sender, index)`, if a log holds it.

@@ -47,16 +47,13 @@ pub(crate) struct ReceiptIndex {
 
 impl ReceiptIndex {
     fn build(m: &Model) -> ReceiptIndex {
-        let global = |rc: &ReceiptFact| -> Option<usize> {
-            m.signal(rc.sender, rc.index)?;
-            Some(m.procs[rc.sender as usize].signals.start + rc.index as usize)
-        };
-        let mut offsets = vec![0usize; m.signals.len() + 1];
-        let mut receiver = vec![NO_SLOT; m.receipts.len()];
+        let total_signals = m.total_signals();
+        let mut offsets = vec![0usize; total_signals + 1];
+        let mut receiver = vec![NO_SLOT; m.total_receipts()];
         for (s, p) in m.procs.iter().enumerate() {
-            for j in p.receipts.clone() {
-                receiver[j] = s as Slot;
-                if let Some(g) = global(&m.receipts[j]) {
+            receiver[p.receipts.clone()].fill(s as Slot);
+            for rc in m.receipts_of(s as Slot) {
+                if let Some(g) = m.signal_global(rc.sender, rc.index) {
                     offsets[g + 1] += 1;
                 }
             }
@@ -65,11 +62,13 @@ impl ReceiptIndex {
             offsets[i] += offsets[i - 1];
         }
         let mut fill = offsets.clone();
-        let mut list = vec![0usize; offsets[m.signals.len()]];
-        for (j, rc) in m.receipts.iter().enumerate() {
-            if let Some(g) = global(rc) {
-                list[fill[g]] = j;
-                fill[g] += 1;
+        let mut list = vec![0usize; offsets[total_signals]];
+        for (s, p) in m.procs.iter().enumerate() {
+            for (k, rc) in m.receipts_of(s as Slot).iter().enumerate() {
+                if let Some(g) = m.signal_global(rc.sender, rc.index) {
+                    list[fill[g]] = p.receipts.start + k;
+                    fill[g] += 1;
+                }
             }
         }
         ReceiptIndex {
@@ -79,17 +78,19 @@ impl ReceiptIndex {
         }
     }
 
-    /// The receipts of signal `index` of `sender`.
+    /// The receipts (global indices) of signal `index` of `sender`.
     pub fn of(&self, m: &Model, sender: Slot, index: u32) -> &[usize] {
-        if m.signal(sender, index).is_none() {
-            return &[];
+        match m.signal_global(sender, index) {
+            Some(g) => &self.list[self.offsets[g]..self.offsets[g + 1]],
+            None => &[],
         }
-        let g = m.procs[sender as usize].signals.start + index as usize;
-        &self.list[self.offsets[g]..self.offsets[g + 1]]
     }
 
+    /// The receiver and the receipt with global index `j`.
     pub fn receipt<'m>(&self, m: &'m Model, j: usize) -> (Slot, &'m ReceiptFact) {
-        (self.receiver[j], &m.receipts[j])
+        let s = self.receiver[j];
+        let local = j - m.procs[s as usize].receipts.start;
+        (s, &m.receipts_of(s)[local])
     }
 }
 
@@ -197,18 +198,18 @@ impl Model {
     fn positions(&self) -> &Positions {
         self.positions.get_or_init(|| {
             let mut start = vec![u64::MAX; self.procs.len()];
-            let mut receipt = vec![u64::MAX; self.receipts.len()];
-            let mut next_receipt: Vec<usize> =
-                self.procs.iter().map(|p| p.receipts.start).collect();
+            let mut receipt = vec![u64::MAX; self.total_receipts()];
+            let mut next_receipt = vec![0usize; self.procs.len()];
             let mut pos = 0u64;
             let out = self.derive_slots(None, |s, from, to| {
-                let p = &self.procs[s as usize];
+                let base = self.procs[s as usize].receipts.start;
+                let recs = self.receipts_of(s);
                 if from == 0 {
                     start[s as usize] = pos;
                 }
                 let j = &mut next_receipt[s as usize];
-                while *j < p.receipts.end && self.receipts[*j].at < to {
-                    receipt[*j] = pos + (self.receipts[*j].at - from) as u64;
+                while *j < recs.len() && recs[*j].at < to {
+                    receipt[base + *j] = pos + (recs[*j].at - from) as u64;
                     *j += 1;
                 }
                 pos += (to - from) as u64;
@@ -234,7 +235,7 @@ impl Model {
     fn position_of(&self, s: Slot, index: u32) -> Option<u64> {
         let pos = self.positions();
         let p = &self.procs[s as usize];
-        let recs = &self.receipts[p.receipts.clone()];
+        let recs = self.receipts_of(s);
         // Stretches of the derivation start at a receipt or at event 0.
         let k = recs.partition_point(|r| r.at <= index);
         let (base, at) = match k {
@@ -378,7 +379,7 @@ impl Model {
             }
             seen.insert(q, h);
             let p = &self.procs[q as usize];
-            let recs = &self.receipts[p.receipts.clone()];
+            let recs = self.receipts_of(q);
             let mut lo = recs.partition_point(|r| r.at < old);
             let hi = recs.partition_point(|r| r.at < h);
             let mut spawn_counts = old == 0;

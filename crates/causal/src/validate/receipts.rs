@@ -10,6 +10,7 @@ use super::{Inconsistency, Unverifiable};
 use crate::model::{
     EventId, Model, ReceiptFact, ReceiptKind, SignalClass, Slot, DEST_UNKNOWN, NO_SLOT,
 };
+use crate::prefetch::prefetch;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -47,20 +48,6 @@ impl Marks {
 /// How many receipts ahead the signal lookups are prefetched.
 const PREFETCH_AHEAD: usize = 16;
 
-/// A hint to the processor that `p` will be read soon; never faults.
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint: it never faults, whatever the address.
-    #[allow(unused_unsafe)]
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 fn bit_of(kind: ReceiptKind) -> u8 {
     match kind {
         ReceiptKind::Deliver => DELIVERED,
@@ -79,7 +66,7 @@ struct Found {
 }
 
 pub(super) fn check(m: &Model) -> (Vec<Inconsistency>, Vec<Unverifiable>, Marks) {
-    let marks = Marks::new(m.signals.len());
+    let marks = Marks::new(m.total_signals());
     let found: Vec<Found> = (0..m.procs.len() as Slot)
         .into_par_iter()
         .with_min_len(64)
@@ -142,7 +129,8 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
         // a few receipts ahead now, so that it is in cache when its turn comes.
         if let Some(ahead) = recs.get(j + PREFETCH_AHEAD) {
             if let Some(g) = m.signal_global(ahead.sender, ahead.index) {
-                prefetch(m.signals.as_ptr().wrapping_add(g));
+                let local = g - m.procs[ahead.sender as usize].signals.start;
+                prefetch(m.signals_of(ahead.sender).as_ptr().wrapping_add(local));
                 prefetch(marks.0.as_ptr().wrapping_add(g));
             }
         }
