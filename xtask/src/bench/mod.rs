@@ -5,6 +5,7 @@
 //! A group is a file in this directory with a `pub fn run(ctx: &Ctx) ->
 //! Result<(), String>`, listed in [`GROUPS`] and dispatched in [`run_group`].
 
+mod causal;
 mod programs;
 mod record;
 mod seq;
@@ -15,7 +16,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
-pub const GROUPS: &[&str] = &["seq", "record"];
+pub const GROUPS: &[&str] = &["seq", "record", "causal"];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
 pub struct Ctx {
@@ -29,6 +30,7 @@ fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
     match name {
         "seq" => seq::run(ctx),
         "record" => record::run(ctx),
+        "causal" => causal::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }
