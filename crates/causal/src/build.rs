@@ -4,8 +4,8 @@
 //! process's log there (with a warning): the intact part stays usable.
 
 use crate::model::{
-    EventId, Facts, Model, ProcFacts, ReceiptFact, ReceiptKind, SignalClass, SignalFact, Slot,
-    SpawnFact, DEST_FOREIGN, DEST_UNKNOWN, NO_SLOT,
+    AllFacts, EventId, Facts, Model, ProcFacts, ReceiptFact, ReceiptKind, SignalClass, SignalFact,
+    Slot, SpawnFact, DEST_FOREIGN, DEST_UNKNOWN, NO_SLOT,
 };
 use crate::name::Names;
 use crate::validate::Inconsistency;
@@ -286,7 +286,12 @@ impl Model {
         drop(per_block);
         // A process written in one block keeps that block's arrays; longer
         // ones are concatenated, in parallel.
-        let facts: Vec<Facts> = groups.into_par_iter().map(concat).collect();
+        let facts: AllFacts = groups
+            .into_par_iter()
+            .map(concat)
+            .collect::<Vec<Facts>>()
+            .into_iter()
+            .collect();
 
         let mut procs = Vec::with_capacity(stitches.len());
         for st in stitches {
@@ -431,10 +436,10 @@ fn concat(mut group: Vec<BlockFacts>) -> Facts {
 }
 
 /// For each process, the first spawn event naming it.
-fn spawned_by(facts: &[Facts]) -> Vec<Option<(Slot, u32)>> {
-    let mut by = vec![None; facts.len()];
-    for (parent, f) in facts.iter().enumerate() {
-        for s in &f.spawns {
+fn spawned_by(facts: &AllFacts) -> Vec<Option<(Slot, u32)>> {
+    let mut by = vec![None; facts.spawns.len()];
+    for (parent, spawns) in facts.spawns.iter().enumerate() {
+        for s in spawns {
             if s.child != NO_SLOT && by[s.child as usize].is_none() {
                 by[s.child as usize] = Some((parent as Slot, s.at));
             }

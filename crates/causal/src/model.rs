@@ -167,6 +167,33 @@ pub(crate) struct Facts {
     pub spawns: Vec<SpawnFact>,
 }
 
+/// Every process's facts, one array of arrays per kind: the checks and the
+/// rebuild jump from process to process, and the array headers of all
+/// processes stay in cache this way.
+#[derive(Default)]
+pub(crate) struct AllFacts {
+    pub signals: Vec<Vec<SignalFact>>,
+    pub receipts: Vec<Vec<ReceiptFact>>,
+    pub spawns: Vec<Vec<SpawnFact>>,
+    /// Per slot: the global index of its first signal (`procs[s].signals.start`).
+    pub signal_start: Vec<usize>,
+}
+
+impl FromIterator<Facts> for AllFacts {
+    fn from_iter<I: IntoIterator<Item = Facts>>(it: I) -> Self {
+        let mut all = AllFacts::default();
+        let mut start = 0;
+        for f in it {
+            all.signal_start.push(start);
+            start += f.signals.len();
+            all.signals.push(f.signals);
+            all.receipts.push(f.receipts);
+            all.spawns.push(f.spawns);
+        }
+        all
+    }
+}
+
 impl ProcFacts {
     /// Number of signals (messages included) it sent.
     pub fn signals_sent(&self) -> u64 {
@@ -184,7 +211,7 @@ pub struct Model {
     pub(crate) procs: Vec<ProcFacts>,
     /// Per slot: each process's facts live in their own arrays, so that a
     /// process written in one block needs no copy.
-    pub(crate) facts: Vec<Facts>,
+    pub(crate) facts: AllFacts,
     /// Signals each slot sent (hot in the rebuild of a derivation).
     pub(crate) sent: Vec<u32>,
     /// For each slot, the spawn event that created it (the first, if several).
@@ -268,15 +295,15 @@ impl Model {
     }
 
     pub(crate) fn signals_of(&self, s: Slot) -> &[SignalFact] {
-        &self.facts[s as usize].signals
+        &self.facts.signals[s as usize]
     }
 
     pub(crate) fn receipts_of(&self, s: Slot) -> &[ReceiptFact] {
-        &self.facts[s as usize].receipts
+        &self.facts.receipts[s as usize]
     }
 
     pub(crate) fn spawns_of(&self, s: Slot) -> &[SpawnFact] {
-        &self.facts[s as usize].spawns
+        &self.facts.spawns[s as usize]
     }
 
     /// Signals of all processes.
@@ -303,7 +330,7 @@ impl Model {
         if sender == NO_SLOT || index >= *self.sent.get(sender as usize)? {
             return None;
         }
-        Some(self.procs[sender as usize].signals.start + index as usize)
+        Some(self.facts.signal_start[sender as usize] + index as usize)
     }
 
     /// Where the signal `msg` was sent, and what it was.

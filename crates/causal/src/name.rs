@@ -8,7 +8,7 @@
 //! stays linear even for long spawn chains; a name is spelled out on demand
 //! (cost: its length).
 
-use crate::model::{Facts, ProcFacts, Slot, NO_SLOT};
+use crate::model::{AllFacts, ProcFacts, Slot, NO_SLOT};
 use crate::syntax::{Cursor, SyntaxError};
 use std::fmt;
 use trace_format::ProcId;
@@ -148,17 +148,17 @@ impl std::error::Error for LookupError {}
 impl Names {
     pub(crate) fn new(
         procs: &[ProcFacts],
-        facts: &[Facts],
+        facts: &AllFacts,
         spawned_by: &[Option<(Slot, u32)>],
     ) -> Names {
         let n = procs.len();
         let mut child_start = Vec::with_capacity(n + 1);
-        let mut children = Vec::with_capacity(facts.iter().map(|f| f.spawns.len()).sum());
+        let mut children = Vec::with_capacity(facts.spawns.iter().map(Vec::len).sum());
         // The number of a child: its parent's spawn it came from, counted from 1.
         let mut number = vec![0u32; n];
-        for (slot, f) in facts.iter().enumerate() {
+        for (slot, spawns) in facts.spawns.iter().enumerate() {
             child_start.push(children.len());
-            for (k, s) in f.spawns.iter().enumerate() {
+            for (k, s) in spawns.iter().enumerate() {
                 children.push(s.child);
                 if s.child != NO_SLOT && spawned_by[s.child as usize] == Some((slot as Slot, s.at))
                 {

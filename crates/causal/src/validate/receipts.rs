@@ -40,6 +40,15 @@ impl Marks {
         self.atomics()[g].fetch_or(bit, Ordering::Relaxed) & bit != 0
     }
 
+    /// As [`set`](Self::set), for a signal only the calling task marks (it
+    /// was sent to the task's process): a plain read and write, no lock.
+    fn set_owned(&self, g: usize, bit: u8) -> bool {
+        let a = &self.atomics()[g];
+        let old = a.load(Ordering::Relaxed);
+        a.store(old | bit, Ordering::Relaxed);
+        old & bit != 0
+    }
+
     pub fn get(&self, g: usize) -> u8 {
         self.0[g]
     }
@@ -129,8 +138,8 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
         // a few receipts ahead now, so that it is in cache when its turn comes.
         if let Some(ahead) = recs.get(j + PREFETCH_AHEAD) {
             if let Some(g) = m.signal_global(ahead.sender, ahead.index) {
-                let local = g - m.procs[ahead.sender as usize].signals.start;
-                prefetch(m.signals_of(ahead.sender).as_ptr().wrapping_add(local));
+                let sigs = m.signals_of(ahead.sender);
+                prefetch(sigs.as_ptr().wrapping_add(ahead.index as usize));
                 prefetch(marks.0.as_ptr().wrapping_add(g));
             }
         }
@@ -142,13 +151,14 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
             missing(m, rc, receipt, &mut f);
             continue;
         };
-        let g = m.procs[rc.sender as usize].signals.start + rc.index as usize;
+        let g = m.facts.signal_start[rc.sender as usize] + rc.index as usize;
         let msg = MsgId {
             sender: m.id(rc.sender),
             index: rc.index as u64,
         };
         let send = EventId::new(msg.sender, sig.at as u64);
         if sig.dest != r && sig.dest != DEST_UNKNOWN {
+            // Reported once; the signal's marks belong to its destination.
             f.problems.push(Inconsistency::WrongReceiver {
                 receipt,
                 kind: rc.kind,
@@ -156,6 +166,7 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
                 send,
                 dest: m.destination(sig.dest),
             });
+            continue;
         }
         let wrong_kind = |class: SignalClass| Inconsistency::WrongKind {
             receipt,
@@ -179,7 +190,11 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
                     f.problems.push(wrong_kind(sig.class));
                 }
                 if effect == SignalEffect::Converted {
-                    marks.set(g, CONVERTED);
+                    if sig.dest == r {
+                        marks.set_owned(g, CONVERTED);
+                    } else {
+                        marks.set(g, CONVERTED);
+                    }
                     mailbox.insert(g);
                 }
                 true
@@ -196,7 +211,14 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
                 false
             }
         };
-        if marks.set(g, bit_of(rc.kind)) {
+        // Only this task marks the signals sent to its process; those of
+        // unknown destination may be received anywhere.
+        let again = if sig.dest == r {
+            marks.set_owned(g, bit_of(rc.kind))
+        } else {
+            marks.set(g, bit_of(rc.kind))
+        };
+        if again {
             f.twice.push((g, rc.kind));
         }
         // Signals arrive in the order each sender sent them; messages'
