@@ -80,6 +80,7 @@ impl BlockFacts {
     /// A receipt; one naming a process the log does not hold is reported
     /// here, where the id is at hand, and orders nothing.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn receipt(
         &mut self,
         at: u32,
@@ -212,7 +213,11 @@ impl BlockFacts {
                 }
                 EventRef::Timeout | EventRef::Nondet { .. } | EventRef::Output { .. } => {}
             }
-            if active {
+            // Only the first active event, and the first after an exit, matter.
+            if active
+                && (f.first_active.is_none()
+                    || f.first_exit.is_some() && f.active_after_exit.is_none())
+            {
                 let a = (at, e.kind_name());
                 if f.first_exit.is_some() && f.active_after_exit.is_none() {
                     f.active_after_exit = Some(a);

@@ -108,6 +108,9 @@ impl Model {
             })
             .collect();
         let mut waiters = Waiters::new(n);
+        // Signals each process has sent so far: what a receipt checks, kept
+        // apart from the rest of the state so that it stays in cache.
+        let mut published = vec![0u32; n];
         let mut ready: VecDeque<Slot> = VecDeque::new();
         // Processes no spawn created start at once: the entry process first.
         for (s, st) in prog.iter_mut().enumerate() {
@@ -119,7 +122,12 @@ impl Model {
         let mut ordered = 0u64;
         // First in, first out, with the next process's receipt asked for in
         // advance: the run of a process starts with a cache miss otherwise.
+        // Two stages: the state of the process after next, then the receipt
+        // of the next one (whose state the previous turn asked for).
         while let Some(p) = ready.pop_front() {
+            if let Some(&q) = ready.get(1) {
+                prefetch(&prog[q as usize]);
+            }
             if let Some(&q) = ready.front() {
                 let next = &prog[q as usize];
                 prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
@@ -158,10 +166,13 @@ impl Model {
                 let rc = &recs[r];
                 sent = rc.before;
                 if rc.sender != NO_SLOT {
-                    let from = &prog[rc.sender as usize];
                     // A receipt of a signal no log holds orders nothing (validation reports it).
-                    let done = if rc.sender == p { sent } else { from.sent };
-                    if rc.index < from.total && rc.index >= done {
+                    let done = if rc.sender == p {
+                        sent
+                    } else {
+                        published[rc.sender as usize]
+                    };
+                    if rc.index < self.sent[rc.sender as usize] && rc.index >= done {
                         waiters.add(rc.sender, rc.index, p);
                         break;
                     }
@@ -176,11 +187,9 @@ impl Model {
             st.cursor = cur;
             st.r = r as u32;
             st.sent = sent;
+            published[p as usize] = sent;
             st.k = k as u32;
-            waiters.wake(p, sent, |q| {
-                prefetch(&prog[q as usize]);
-                ready.push_back(q)
-            });
+            waiters.wake(p, sent, |q| ready.push_back(q));
         }
         let (cycles, behind) = self.stuck(&prog);
         DeriveOutcome {

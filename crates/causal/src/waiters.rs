@@ -10,65 +10,83 @@ const NONE: u32 = u32::MAX;
 
 pub(crate) struct Waiters {
     /// Per sender: first and last waiter.
-    head: Vec<u32>,
-    tail: Vec<u32>,
-    /// Per waiter: the next waiter on the same sender, and the index it needs.
-    next: Vec<u32>,
-    need: Vec<u32>,
+    lists: Vec<List>,
+    /// Per waiter: the index it needs and the next waiter on the same sender.
+    nodes: Vec<Node>,
+}
+
+#[derive(Copy, Clone)]
+struct List {
+    head: u32,
+    tail: u32,
+}
+
+#[derive(Copy, Clone)]
+struct Node {
+    need: u32,
+    next: u32,
 }
 
 impl Waiters {
     pub fn new(n: usize) -> Self {
         Waiters {
-            head: vec![NONE; n],
-            tail: vec![NONE; n],
-            next: vec![NONE; n],
-            need: vec![0; n],
+            lists: vec![
+                List {
+                    head: NONE,
+                    tail: NONE
+                };
+                n
+            ],
+            nodes: vec![
+                Node {
+                    need: 0,
+                    next: NONE
+                };
+                n
+            ],
         }
     }
 
     /// `w` waits until `sender` has sent more than `need` signals.
     pub fn add(&mut self, sender: Slot, need: u32, w: Slot) {
-        let (s, wi) = (sender as usize, w as usize);
-        self.need[wi] = need;
-        let tail = self.tail[s];
+        let list = self.lists[sender as usize];
         // Waiters usually need later and later signals: append in O(1).
-        if tail == NONE || self.need[tail as usize] <= need {
-            self.next[wi] = NONE;
-            if tail == NONE {
-                self.head[s] = w;
+        if list.tail == NONE || self.nodes[list.tail as usize].need <= need {
+            self.nodes[w as usize] = Node { need, next: NONE };
+            if list.tail == NONE {
+                self.lists[sender as usize].head = w;
             } else {
-                self.next[tail as usize] = w;
+                self.nodes[list.tail as usize].next = w;
             }
-            self.tail[s] = w;
+            self.lists[sender as usize].tail = w;
             return;
         }
         let mut prev = NONE;
-        let mut at = self.head[s];
-        while at != NONE && self.need[at as usize] <= need {
+        let mut at = list.head;
+        while at != NONE && self.nodes[at as usize].need <= need {
             prev = at;
-            at = self.next[at as usize];
+            at = self.nodes[at as usize].next;
         }
-        self.next[wi] = at;
+        self.nodes[w as usize] = Node { need, next: at };
         if prev == NONE {
-            self.head[s] = w;
+            self.lists[sender as usize].head = w;
         } else {
-            self.next[prev as usize] = w;
+            self.nodes[prev as usize].next = w;
         }
     }
 
     /// Removes and hands over the waiters of `sender` that `sent` signals satisfy.
     pub fn wake(&mut self, sender: Slot, sent: u32, mut f: impl FnMut(Slot)) {
         let s = sender as usize;
-        let mut at = self.head[s];
-        while at != NONE && self.need[at as usize] < sent {
-            let next = self.next[at as usize];
+        let mut at = self.lists[s].head;
+        while at != NONE && self.nodes[at as usize].need < sent {
+            let next = self.nodes[at as usize].next;
             f(at);
             at = next;
         }
-        self.head[s] = at;
+        self.lists[s].head = at;
         if at == NONE {
-            self.tail[s] = NONE;
+            self.lists[s].tail = NONE;
         }
     }
 }
