@@ -41,6 +41,11 @@ mod syntax;
 mod validate;
 mod waiters;
 
+/// Hand-built logs, shared with the integration tests.
+#[cfg(test)]
+#[path = "../tests/common/mod.rs"]
+mod test_logs;
+
 pub use derive::{DeriveOutcome, Wait, WaitReason};
 pub use event::{EventSpec, MsgRef, ProcRef, ResolveError};
 pub use model::{Destination, EventId, Model, ProcFacts, ReceiptKind, SignalClass};

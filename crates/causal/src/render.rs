@@ -10,26 +10,65 @@ use crate::query::Past;
 use crate::steps::Step;
 use crate::validate::{Arrival, Inconsistency, Report, Unreceived, Unverifiable};
 use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt::Write;
+use std::rc::Rc;
 use trace_format::text::{
     effect_name, nondet_name, pid_text, render_payload, signal_name, string_literal, Context,
 };
 use trace_format::{Dest, Event, Header, MsgId, NondetKind, ProcId, SignalKindRef};
 
-/// Names processes, messages and events in text.
+/// Names processes, messages and events in text. Spelled-out names are
+/// cached (a derivation names the same processes over and over), within a
+/// budget so that a log of deep spawn chains cannot blow the memory up.
 pub struct Namer<'a> {
     pub model: &'a Model,
+    cache: RefCell<NameCache>,
 }
 
-impl Namer<'_> {
+#[derive(Default)]
+struct NameCache {
+    /// Per process (by dense index): its short name and its label.
+    names: HashMap<ProcId, (Rc<str>, Rc<str>)>,
+    bytes: usize,
+}
+
+/// Bytes of cached names before the cache starts over.
+const NAME_CACHE_BYTES: usize = 16 << 20;
+
+impl<'a> Namer<'a> {
+    pub fn new(model: &'a Model) -> Self {
+        Namer {
+            model,
+            cache: RefCell::default(),
+        }
+    }
+
+    fn names(&self, p: ProcId) -> (Rc<str>, Rc<str>) {
+        if let Some(n) = self.cache.borrow().names.get(&p) {
+            return n.clone();
+        }
+        let names = self.model.names();
+        let n: (Rc<str>, Rc<str>) = (names.short(p).into(), names.label(p).into());
+        let mut c = self.cache.borrow_mut();
+        c.bytes += n.0.len() + n.1.len();
+        if c.bytes > NAME_CACHE_BYTES {
+            c.names.clear();
+            c.bytes = n.0.len() + n.1.len();
+        }
+        c.names.insert(p, n.clone());
+        n
+    }
+
     /// `P.1` (or the raw pid for a process without a name).
-    pub fn proc(&self, p: ProcId) -> String {
-        self.model.names().short(p)
+    pub fn proc(&self, p: ProcId) -> Rc<str> {
+        self.names(p).0
     }
 
     /// `P.1 <0.81.0>`.
-    pub fn label(&self, p: ProcId) -> String {
-        self.model.names().label(p)
+    pub fn label(&self, p: ProcId) -> Rc<str> {
+        self.names(p).1
     }
 
     /// `P.1:3`.
@@ -44,7 +83,7 @@ impl Namer<'_> {
 
     fn dest(&self, d: Dest) -> String {
         match d {
-            Dest::Proc(p) => self.label(p),
+            Dest::Proc(p) => self.label(p).to_string(),
             Dest::Foreign(n) => format!("{} (not in this log)", pid_text(n)),
             Dest::Unknown => "? (not recorded)".into(),
         }
@@ -52,7 +91,7 @@ impl Namer<'_> {
 
     fn destination(&self, d: Destination) -> String {
         match d {
-            Destination::Proc(p) => self.label(p),
+            Destination::Proc(p) => self.label(p).to_string(),
             Destination::Foreign => "a pid outside this log".into(),
             Destination::Unknown => "an unrecorded destination".into(),
         }
@@ -169,7 +208,7 @@ pub fn step_json(n: &Namer<'_>, header: &Header, step: &Step<'_>) -> String {
         step.time,
         &step.as_event_ref(),
     );
-    let name = Value::from(n.proc(step.event.proc));
+    let name = Value::from(&*n.proc(step.event.proc));
     match line.strip_prefix('{') {
         Some(rest) => format!(
             "{{\"type\":\"step\",\"step\":{},\"name\":{name},{rest}",
@@ -623,7 +662,7 @@ pub fn report_json(n: &Namer<'_>, r: &Report) -> Vec<Value> {
             "signal": class_code(u.class),
             "send": n.event(u.send),
             "to": match u.dest {
-                Destination::Proc(p) => Value::from(n.proc(p)),
+                Destination::Proc(p) => Value::from(&*n.proc(p)),
                 _ => Value::Null,
             },
             "arrival": match u.arrival {
@@ -638,7 +677,7 @@ pub fn report_json(n: &Namer<'_>, r: &Report) -> Vec<Value> {
         let f = n.model.process(p);
         out.push(json!({
             "type": "never_exited",
-            "name": n.proc(p),
+            "name": &*n.proc(p),
             "pid": f.map(|f| pid_text(f.pid)),
             "events": f.map_or(0, |f| f.events),
         }));
@@ -682,7 +721,7 @@ pub fn causal_past_text(n: &Namer<'_>, spec: &EventSpec, past: &Past) -> Vec<Str
 pub fn causal_past_json(n: &Namer<'_>, spec: &EventSpec, past: &Past) -> Value {
     let procs: Vec<Value> = past
         .processes()
-        .map(|(p, c)| json!({"name": n.proc(p), "events": c}))
+        .map(|(p, c)| json!({"name": &*n.proc(p), "events": c}))
         .collect();
     json!({
         "type": "causal_past",

@@ -138,6 +138,17 @@ pub enum Ending {
 
 /// Writes the processes (registered in id order) as a log.
 pub fn write(path: &Path, procs: &[Proc], deliveries: bool, ending: Ending) {
+    write_with(path, procs, deliveries, ending, WriterOptions::default())
+}
+
+/// As [`write`], with the writer's options.
+pub fn write_with(
+    path: &Path,
+    procs: &[Proc],
+    deliveries: bool,
+    ending: Ending,
+    opts: WriterOptions,
+) {
     let header = Header {
         recorder: "trace-causal tests".into(),
         engine: "none".into(),
@@ -150,7 +161,7 @@ pub fn write(path: &Path, procs: &[Proc], deliveries: bool, ending: Ending) {
         },
         ..Default::default()
     };
-    let w = LogWriter::create(path, header, WriterOptions::default()).unwrap();
+    let w = LogWriter::create(path, header, opts).unwrap();
     let mut handles: Vec<_> = procs
         .iter()
         .map(|p| w.register(pid(p.id), p.parent.map(ProcId)))

@@ -150,7 +150,7 @@ fn print(
     report: &trace_causal::Report,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    let n = Namer { model };
+    let n = Namer::new(model);
     let json = args.format == Format::Json;
     if !args.summary {
         let mut failed: Option<io::Error> = None;
@@ -223,7 +223,11 @@ fn print(
     if !report.behind_cycles.is_empty() {
         section(
             "stuck behind a cycle",
-            report.behind_cycles.iter().map(|&p| n.label(p)).collect(),
+            report
+                .behind_cycles
+                .iter()
+                .map(|&p| n.label(p).to_string())
+                .collect(),
         )?;
     }
     section(
