@@ -14,10 +14,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
-use trace_format::text::{
-    effect_name, nondet_name, pid_text, render_payload, signal_name, string_literal, Context,
-};
-use trace_format::{Dest, Event, Header, MsgId, NondetKind, ProcId, SignalKindRef};
+use trace_format::text::{effect_name, pid_text, Context, Naming};
+use trace_format::{Header, MsgId, ProcId};
 
 /// Names processes, messages and events in text. Spelled-out names are
 /// cached (a derivation names the same processes over and over), within a
@@ -81,14 +79,6 @@ impl<'a> Namer<'a> {
         format!("{}#{}", self.proc(e.proc), e.index)
     }
 
-    fn dest(&self, d: Dest) -> String {
-        match d {
-            Dest::Proc(p) => self.label(p).to_string(),
-            Dest::Foreign(n) => format!("{} (not in this log)", pid_text(n)),
-            Dest::Unknown => "? (not recorded)".into(),
-        }
-    }
-
     fn destination(&self, d: Destination) -> String {
         match d {
             Destination::Proc(p) => self.label(p).to_string(),
@@ -98,99 +88,34 @@ impl<'a> Namer<'a> {
     }
 }
 
-fn nondet(header: &Header, k: NondetKind) -> String {
-    match k {
-        NondetKind::Other(n) => header
-            .nondet_names
-            .get(n as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("other#{n}")),
-        k => nondet_name(k).to_string(),
+impl Naming for Namer<'_> {
+    fn process(&self, p: ProcId) -> String {
+        self.label(p).to_string()
+    }
+
+    fn sender(&self, p: ProcId) -> String {
+        self.proc(p).to_string()
     }
 }
 
-/// A derivation step as one line of text (no newline):
+/// A derivation step as one line of text (no newline): the step number,
+/// then the event as `trace dump` prints it, with symbolic names:
 /// `12 P.1 <0.81.0> #3 receive P:0`.
 pub fn step_line(n: &Namer<'_>, header: &Header, step: &Step<'_>) -> String {
-    let mut s = format!(
-        "{} {} #{}",
-        step.number,
-        n.label(step.event.proc),
-        step.event.index
+    let pid_of = |p: ProcId| n.model.process(p).map(|f| f.pid);
+    let cx = Context {
+        header,
+        pid_of: &pid_of,
+    };
+    let line = trace_format::text::line_named(
+        &cx,
+        n,
+        step.event.proc,
+        step.event.index,
+        step.time,
+        &step.as_event_ref(),
     );
-    if let Some(t) = step.time {
-        let _ = write!(s, " t={}.{:09}", t / 1_000_000_000, t % 1_000_000_000);
-    }
-    s.push(' ');
-    s.push_str(step.data.kind_name());
-    let id = || step.msg.map(|m| n.msg(m)).unwrap_or_default();
-    match step.data {
-        Event::Spawn {
-            child,
-            link,
-            monitor,
-            ..
-        } => {
-            let _ = write!(s, " {}", n.label(*child));
-            if *link {
-                s.push_str(" link");
-            }
-            if *monitor {
-                s.push_str(" monitor");
-            }
-        }
-        Event::Send { to, payload } => {
-            let _ = write!(s, " {} to {}", id(), n.dest(*to));
-            if let Some(p) = payload {
-                let _ = write!(s, ": {}", render_payload(p.bytes()));
-            }
-        }
-        Event::Deliver { msg } | Event::Receive { msg } => {
-            let _ = write!(s, " {}", n.msg(*msg));
-        }
-        Event::Timeout => {}
-        Event::Signal { to, kind } => {
-            let k = SignalKindRef::of(kind);
-            let _ = write!(s, " {} {} to {}", id(), signal_name(&k), n.dest(*to));
-            match k {
-                SignalKindRef::Exit { reason, linked } => {
-                    if linked {
-                        s.push_str(" (link)");
-                    }
-                    if let Some(r) = reason {
-                        let _ = write!(s, ": {}", render_payload(r));
-                    }
-                }
-                SignalKindRef::Down { reason: Some(r) } => {
-                    let _ = write!(s, ": {}", render_payload(r));
-                }
-                _ => {}
-            }
-        }
-        Event::SignalTaken { signal, effect } => {
-            let _ = write!(s, " {} {}", n.msg(*signal), effect_name(*effect));
-        }
-        Event::Nondet { kind, value } => {
-            let _ = write!(
-                s,
-                " {}: {}",
-                nondet(header, *kind),
-                render_payload(value.bytes())
-            );
-        }
-        Event::Output { seq, bytes } => {
-            let _ = write!(s, " {seq}");
-            if let Some(b) = bytes {
-                let _ = write!(s, ": {}", string_literal(b));
-            }
-        }
-        Event::Exit { reason } => {
-            if let Some(r) = reason {
-                let _ = write!(s, ": {}", render_payload(r.bytes()));
-            }
-        }
-    }
-    s
+    format!("{} {line}", step.number)
 }
 
 /// A derivation step as one JSON object: the fields of `trace dump --json`

@@ -24,55 +24,11 @@ pub struct Step<'a> {
 impl Step<'_> {
     /// The borrowed view `trace_format::text` renders.
     pub fn as_event_ref(&self) -> EventRef<'_> {
-        event_ref(self.data, self.msg)
-    }
-}
-
-fn event_ref(e: &Event, msg: Option<MsgId>) -> EventRef<'_> {
-    let id = msg.unwrap_or(MsgId {
-        sender: ProcId(0),
-        index: 0,
-    });
-    match e {
-        Event::Spawn {
-            child,
-            pid,
-            link,
-            monitor,
-        } => EventRef::Spawn {
-            child: *child,
-            pid: *pid,
-            link: *link,
-            monitor: *monitor,
-        },
-        Event::Send { to, payload } => EventRef::Send {
-            msg: id,
-            to: *to,
-            payload: payload.as_ref().map(|p| p.bytes()),
-        },
-        Event::Deliver { msg } => EventRef::Deliver { msg: *msg },
-        Event::Receive { msg } => EventRef::Receive { msg: *msg },
-        Event::Timeout => EventRef::Timeout,
-        Event::Signal { to, kind } => EventRef::Signal {
-            signal: id,
-            to: *to,
-            kind: trace_format::SignalKindRef::of(kind),
-        },
-        Event::SignalTaken { signal, effect } => EventRef::SignalTaken {
-            signal: *signal,
-            effect: *effect,
-        },
-        Event::Nondet { kind, value } => EventRef::Nondet {
-            kind: *kind,
-            value: value.bytes(),
-        },
-        Event::Output { seq, bytes } => EventRef::Output {
-            seq: *seq,
-            bytes: bytes.as_deref(),
-        },
-        Event::Exit { reason } => EventRef::Exit {
-            reason: reason.as_ref().map(|p| p.bytes()),
-        },
+        let none = MsgId {
+            sender: ProcId(0),
+            index: 0,
+        };
+        EventRef::of(self.data, self.msg.unwrap_or(none))
     }
 }
 

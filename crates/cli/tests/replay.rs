@@ -2,24 +2,15 @@
 //! recorded by `trace record`, on hand-built logs with inconsistencies, on
 //! damaged files, and with the EVENT syntax.
 
-#[path = "../../causal/tests/common/mod.rs"]
 mod common;
+/// Hand-built logs, shared with trace-causal's tests.
+#[path = "../../causal/tests/common/mod.rs"]
+mod logs;
 
-use common::*;
+use common::{text, trace};
+use logs::*;
 use std::path::Path;
-use std::process::{Command, Output};
 use trace_format::SignalEffect;
-
-fn trace(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trace"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 fn replay(log: &Path, extra: &[&str]) -> (i32, String, String) {
     let mut args = vec!["replay", log.to_str().unwrap()];
