@@ -132,6 +132,9 @@ impl fmt::Display for LookupError {
                 parent.child(1),
                 parent.child(*children)
             ),
+            LookupError::NoLog { name } if name.0.is_empty() => {
+                write!(f, "the log holds no entry process P")
+            }
             LookupError::NoLog { name } => {
                 write!(
                     f,

@@ -274,6 +274,12 @@ impl Model {
         self.causal_past_of(&[e])
     }
 
+    /// The vector clock of `e`: for each process, how many of its events
+    /// happened before `e` or are `e`. The same as [`causal_past`](Self::causal_past).
+    pub fn vector_clock(&self, e: EventId) -> Past {
+        self.causal_past(e)
+    }
+
     /// The union of the causal pasts of `events`.
     pub fn causal_past_of(&self, events: &[EventId]) -> Past {
         let mut counts = vec![0u64; self.procs.len()];
