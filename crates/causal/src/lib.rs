@@ -53,4 +53,4 @@ pub use name::{LookupError, Names, SymbolicName};
 pub use query::{Future, Past};
 pub use steps::Step;
 pub use syntax::SyntaxError;
-pub use validate::{Arrival, Inconsistency, Report, Unreceived, Unverifiable};
+pub use validate::{Arrival, Inconsistency, Overtaken, Report, Unreceived, Unverifiable};

@@ -8,7 +8,7 @@ use crate::event::EventSpec;
 use crate::model::{Destination, EventId, Model, ReceiptKind, SignalClass};
 use crate::query::Past;
 use crate::steps::Step;
-use crate::validate::{Arrival, Inconsistency, Report, Unreceived, Unverifiable};
+use crate::validate::{Arrival, Inconsistency, Overtaken, Report, Unreceived, Unverifiable};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -312,42 +312,10 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
                 )
             }
         }
-        Fifo {
-            receiver,
-            first,
-            then,
-            more,
-        } => {
-            let mut s = format!(
-                "{} got {} (at {}) before {} (at {}), but {} sent them the other way round: \
-                 signals from one process arrive in the order sent",
-                n.label(*receiver),
-                n.msg(first.1),
-                n.event(first.0),
-                n.msg(then.1),
-                n.event(then.0),
-                n.proc(first.1.sender)
-            );
-            if *more > 0 {
-                let _ = write!(
-                    s,
-                    " ({} more from {})",
-                    count(*more, "inversion", "inversions"),
-                    n.proc(first.1.sender)
-                );
-            }
-            if n.model
-                .send_of(then.1)
-                .is_some_and(|(_, c, _)| c.is_message())
-            {
-                let _ = write!(
-                    s,
-                    " — unless {} came from erlang:send_after or erlang:start_timer, which the log does not mark",
-                    n.msg(then.1)
-                );
-            }
-            s
-        }
+        Fifo(o) => format!(
+            "{}: signals from one process arrive in the order sent",
+            overtaken(n, o)
+        ),
         AfterExit { exit, event, kind } => format!(
             "{} {kind} after {} exited at {}",
             n.event(*event),
@@ -430,7 +398,7 @@ pub fn involved(i: &Inconsistency) -> Vec<EventId> {
             vec![*send, *receipt]
         }
         Twice { receipts, .. } => receipts.clone(),
-        Fifo { first, then, .. } => vec![first.0, then.0],
+        Fifo(o) => vec![o.first.0, o.then.0],
         AfterExit { exit, event, .. } => vec![*exit, *event],
         SpawnUnknown { spawn, .. } | SpawnPid { spawn, .. } | SpawnParent { spawn, .. } => {
             vec![*spawn]
@@ -439,6 +407,39 @@ pub fn involved(i: &Inconsistency) -> Vec<EventId> {
         NeverSpawned { .. } => Vec::new(),
         Cycle { waits } => waits.iter().flat_map(|w| [w.event, w.needs]).collect(),
     }
+}
+
+/// `P.1 <0.81.0> got P:2 (at P.1#0) before P:0 (at P.1#1), but P sent them
+/// the other way round`.
+pub fn overtaken(n: &Namer<'_>, o: &Overtaken) -> String {
+    let mut s = format!(
+        "{} got {} (at {}) before {} (at {}), but {} sent them the other way round",
+        n.label(o.receiver),
+        n.msg(o.first.1),
+        n.event(o.first.0),
+        n.msg(o.then.1),
+        n.event(o.then.0),
+        n.proc(o.first.1.sender)
+    );
+    if o.more > 0 {
+        let _ = write!(
+            s,
+            " ({} more from {})",
+            count(o.more, "inversion", "inversions"),
+            n.proc(o.first.1.sender)
+        );
+    }
+    s
+}
+
+/// An overtaken message, with why it is not counted as a problem.
+pub fn overtaken_message(n: &Namer<'_>, o: &Overtaken) -> String {
+    format!(
+        "{}; {} may be a timer's message (erlang:send_after, erlang:start_timer), \
+         which arrives when the timer fires: the log does not say",
+        overtaken(n, o),
+        n.msg(o.then.1)
+    )
 }
 
 pub fn unverifiable(n: &Namer<'_>, u: &Unverifiable) -> String {
@@ -580,6 +581,14 @@ pub fn report_json(n: &Namer<'_>, r: &Report) -> Vec<Value> {
         };
         out.push(json!({"type": "unverifiable", "events": ev, "text": unverifiable(n, u)}));
     }
+    for o in &r.overtaken {
+        out.push(json!({
+            "type": "overtaken",
+            "events": [n.event(o.first.0), n.event(o.then.0)],
+            "more": o.more,
+            "text": overtaken_message(n, o),
+        }));
+    }
     for u in &r.unreceived {
         out.push(json!({
             "type": "unreceived",
@@ -617,6 +626,7 @@ pub fn report_json(n: &Namer<'_>, r: &Report) -> Vec<Value> {
         "inconsistencies": r.inconsistencies.len(),
         "unverifiable": r.unverifiable.len(),
         "unreceived": r.unreceived.len(),
+        "overtaken": r.overtaken.len(),
         "to_foreign": r.to_foreign,
         "never_exited": r.never_exited.len(),
         "text": verdict(r),

@@ -83,6 +83,25 @@ fn a_recorded_run_with_deliveries_is_consistent() {
 }
 
 #[test]
+fn a_timer_message_overtaken_is_listed_not_counted() {
+    let dir = TempDir::new("cli-timer");
+    let program = common::program("timer_overtaken.erl");
+    let log = record(&dir, program.to_str().unwrap(), &["--deliveries"]);
+    let (code, out, err) = replay(&log, &["--summary"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("overtaken by a later message of the same sender (not counted: timers do this) (1):\n  P <0.")
+            && out.contains("got P:1 (at P#")
+            && out.contains("before P:0 (at P#"),
+        "{out}"
+    );
+    assert!(
+        out.lines().last().unwrap().starts_with("consistent: "),
+        "{out}"
+    );
+}
+
+#[test]
 fn json_lines_hold_steps_findings_and_the_verdict() {
     let dir = TempDir::new("cli-json");
     let log = record(&dir, &fixture("fixtures/conc/links_monitors.erl"), &[]);

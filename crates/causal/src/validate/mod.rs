@@ -64,15 +64,9 @@ pub enum Inconsistency {
         msg: MsgId,
         class: SignalClass,
     },
-    /// Signals from one sender arrived out of the order they were sent in.
-    /// `first` arrived first although it was sent after `then`.
-    Fifo {
-        receiver: ProcId,
-        first: (EventId, MsgId),
-        then: (EventId, MsgId),
-        /// Further inversions between the same two processes.
-        more: u64,
-    },
+    /// Non-message signals from one sender arrived out of the order they
+    /// were sent in.
+    Fifo(Overtaken),
     /// The process did something after it exited (other than the exit and
     /// 'DOWN' signals its death sends).
     AfterExit {
@@ -125,7 +119,7 @@ impl Inconsistency {
             | WrongKind { receipt, .. }
             | NotArrived { receipt, .. } => Some(*receipt),
             Twice { receipts, .. } => receipts.first().copied(),
-            Fifo { first, .. } => Some(first.0),
+            Fifo(o) => Some(o.first.0),
             AfterExit { event, .. } => Some(*event),
             SpawnUnknown { spawn, .. } | SpawnPid { spawn, .. } | SpawnParent { spawn, .. } => {
                 Some(*spawn)
@@ -145,7 +139,7 @@ impl Inconsistency {
             WrongKind { .. } => "wrong_kind",
             Twice { .. } => "twice",
             NotArrived { .. } => "not_arrived",
-            Fifo { .. } => "fifo",
+            Fifo(_) => "fifo",
             AfterExit { .. } => "after_exit",
             SpawnUnknown { .. } => "spawn_unknown",
             SpawnPid { .. } => "spawn_pid",
@@ -155,6 +149,17 @@ impl Inconsistency {
             Cycle { .. } => "cycle",
         }
     }
+}
+
+/// Two arrivals from one sender in the reverse of their sending order:
+/// `first` arrived first although it was sent after `then`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Overtaken {
+    pub receiver: ProcId,
+    pub first: (EventId, MsgId),
+    pub then: (EventId, MsgId),
+    /// Further inversions between the same two processes.
+    pub more: u64,
 }
 
 /// Something the log does not let us check, because it is incomplete (no
@@ -184,6 +189,12 @@ pub struct Report {
     pub unverifiable: Vec<Unverifiable>,
     /// Processes stuck only behind a happened-before cycle.
     pub behind_cycles: Vec<ProcId>,
+    /// Messages delivered after a later message of the same sender (with
+    /// deliveries in the log). Not an inconsistency: a message of
+    /// `erlang:send_after` or `erlang:start_timer` is sent (and named) when
+    /// the timer starts but arrives when it fires, and the log does not mark
+    /// such messages.
+    pub overtaken: Vec<Overtaken>,
     /// Signals sent to a process of the log and never received.
     pub unreceived: Vec<Unreceived>,
     /// Signals sent to pids that no process of the log had.
@@ -209,15 +220,16 @@ impl Model {
     /// the derivation, which finds cycles, is one pass over receipts.
     pub fn check(&self) -> Report {
         // The rebuild is sequential: it runs beside the parallel checks.
-        let (outcome, ((mut inconsistencies, mut unverifiable), (unreceived, to_foreign))) =
-            rayon::join(
-                || self.derive_slots(None, |_, _, _| {}),
-                || {
-                    let (problems, unverifiable, marks) = receipts::check(self);
-                    let left = leftovers::unreceived(self, &marks);
-                    ((problems, unverifiable), left)
-                },
-            );
+        let (outcome, (checked, (unreceived, to_foreign))) = rayon::join(
+            || self.derive_slots(None, |_, _, _| {}),
+            || {
+                let checked = receipts::check(self);
+                let left = leftovers::unreceived(self, &checked.marks);
+                (checked, left)
+            },
+        );
+        let mut inconsistencies = checked.problems;
+        let mut unverifiable = checked.unverifiable;
         inconsistencies.extend(self.early.iter().cloned());
         unverifiable.extend(self.early_unverifiable.iter().cloned());
         tree::check(self, &mut inconsistencies, &mut unverifiable);
@@ -232,6 +244,7 @@ impl Model {
             inconsistencies,
             unverifiable,
             behind_cycles: outcome.behind,
+            overtaken: checked.overtaken,
             unreceived,
             to_foreign,
             never_exited: self

@@ -6,7 +6,7 @@
 //! "Taken once" spans receivers (an imported log may not say where a signal
 //! went), so each signal has a byte of marks set atomically.
 
-use super::{Inconsistency, Unverifiable};
+use super::{Inconsistency, Overtaken, Unverifiable};
 use crate::model::{
     EventId, Model, ReceiptFact, ReceiptKind, SignalClass, Slot, DEST_UNKNOWN, NO_SLOT,
 };
@@ -72,9 +72,18 @@ struct Found {
     unverifiable: Vec<Unverifiable>,
     /// (signal, kind) seen a second time; resolved into `Twice` afterwards.
     twice: Vec<(usize, ReceiptKind)>,
+    overtaken: Vec<Overtaken>,
 }
 
-pub(super) fn check(m: &Model) -> (Vec<Inconsistency>, Vec<Unverifiable>, Marks) {
+/// What the receipt checks found.
+pub(super) struct Checked {
+    pub problems: Vec<Inconsistency>,
+    pub unverifiable: Vec<Unverifiable>,
+    pub overtaken: Vec<Overtaken>,
+    pub marks: Marks,
+}
+
+pub(super) fn check(m: &Model) -> Checked {
     let marks = Marks::new(m.total_signals());
     let found: Vec<Found> = (0..m.procs.len() as Slot)
         .into_par_iter()
@@ -84,10 +93,12 @@ pub(super) fn check(m: &Model) -> (Vec<Inconsistency>, Vec<Unverifiable>, Marks)
     let mut problems = Vec::new();
     let mut unverifiable = Vec::new();
     let mut twice = Vec::new();
+    let mut overtaken = Vec::new();
     for f in found {
         problems.extend(f.problems);
         unverifiable.extend(f.unverifiable);
         twice.extend(f.twice);
+        overtaken.extend(f.overtaken);
     }
     twice.sort_by_key(|&(g, k)| (g, bit_of(k)));
     twice.dedup_by_key(|&mut (g, k)| (g, bit_of(k)));
@@ -113,7 +124,12 @@ pub(super) fn check(m: &Model) -> (Vec<Inconsistency>, Vec<Unverifiable>, Marks)
             });
         }
     }
-    (problems, unverifiable, marks)
+    Checked {
+        problems,
+        unverifiable,
+        overtaken,
+        marks,
+    }
 }
 
 /// The sender and index of the signal with global index `g`.
@@ -131,7 +147,7 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
     // Per sender: the highest signal index that arrived, where, and how many
     // inversions followed the first reported one.
     let mut arrivals: HashMap<Slot, (u32, u32)> = HashMap::new();
-    let mut inversions: HashMap<Slot, usize> = HashMap::new();
+    let mut inversions: HashMap<(Slot, bool), usize> = HashMap::new();
     let recs = m.receipts_of(r);
     for (j, rc) in recs.iter().enumerate() {
         // The signal a receipt names is anywhere in memory: ask for the one
@@ -226,20 +242,28 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
         if arrival {
             match arrivals.get_mut(&rc.sender) {
                 Some((last, at)) if *last > rc.index => {
-                    let n = inversions.entry(rc.sender).or_insert(0);
+                    // The overtaken one may be a timer's message (below).
+                    let key = (rc.sender, sig.class.is_message());
+                    let n = inversions.entry(key).or_insert(0);
                     if *n == 0 {
-                        f.problems.push(Inconsistency::Fifo {
+                        let first = (
+                            EventId::new(me, *at as u64),
+                            MsgId {
+                                sender: msg.sender,
+                                index: *last as u64,
+                            },
+                        );
+                        let inversion = Overtaken {
                             receiver: me,
-                            first: (
-                                EventId::new(me, *at as u64),
-                                MsgId {
-                                    sender: msg.sender,
-                                    index: *last as u64,
-                                },
-                            ),
+                            first,
                             then: (receipt, msg),
                             more: 0,
-                        });
+                        };
+                        if key.1 {
+                            f.overtaken.push(inversion);
+                        } else {
+                            f.problems.push(Inconsistency::Fifo(inversion));
+                        }
                     }
                     *n += 1;
                 }
@@ -251,14 +275,20 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
         }
     }
     // Count the further inversions into the reports made for each pair.
-    for p in &mut f.problems {
-        if let Inconsistency::Fifo { first, more, .. } = p {
-            if let Some(slot) = m.slot(first.1.sender) {
-                *more = inversions
-                    .get(&slot)
-                    .map_or(0, |n| (*n as u64).saturating_sub(1));
-            }
+    let more = |o: &mut Overtaken, message: bool| {
+        if let Some(slot) = m.slot(o.first.1.sender) {
+            o.more = inversions
+                .get(&(slot, message))
+                .map_or(0, |n| (*n as u64).saturating_sub(1));
         }
+    };
+    for p in &mut f.problems {
+        if let Inconsistency::Fifo(o) = p {
+            more(o, false);
+        }
+    }
+    for o in &mut f.overtaken {
+        more(o, true);
     }
     f
 }

@@ -23,8 +23,10 @@ numbered interleaving of all events that respects happened-before (any other
 such interleaving is causally equivalent). It checks, in parallel, that the log
 could have happened: every receipt matches a signal sent to that process, of a
 kind it can take, taken once; the spawn tree is well formed; no process acts
-after its exit; arrivals from one sender keep FIFO order where the log shows
-them; happened-before has no cycle (so every process acts after its spawn).
+after its exit; signals from one sender are taken in the order sent;
+happened-before has no cycle (so every process acts after its spawn).
+Messages delivered after a later message of their sender are listed apart,
+not counted: a timer's message (erlang:send_after) does that.
 Each problem names its events. Messages never received and processes that
 never exited are listed. The verdict is the last line.
 
@@ -230,6 +232,14 @@ fn print(
                 .collect(),
         )?;
     }
+    section(
+        "overtaken by a later message of the same sender (not counted: timers do this)",
+        report
+            .overtaken
+            .iter()
+            .map(|o| render::overtaken_message(&n, o))
+            .collect(),
+    )?;
     section(
         "not checkable",
         report
