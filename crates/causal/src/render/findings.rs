@@ -366,6 +366,12 @@ pub fn verdict(r: &Report) -> String {
             count(r.unreceived.len() as u64, "signal", "signals")
         ));
     }
+    if !r.overtaken.is_empty() {
+        notes.push(format!(
+            "{} overtaken",
+            count(r.overtaken.len() as u64, "message", "messages")
+        ));
+    }
     if !r.never_exited.is_empty() {
         notes.push(format!(
             "{} never exited",
