@@ -69,7 +69,7 @@ fn decode_alone(log: &Path, threads: usize, runs: usize) -> Result<f64, String> 
 
 pub fn run(ctx: &super::Ctx) -> Result<(), String> {
     let events: u64 = if ctx.quick { 2_000_000 } else { 50_000_000 };
-    let runs = if ctx.quick { 1 } else { 3 };
+    let runs = if ctx.quick { 1 } else { 5 };
     let scratch = Scratch::new("bench-causal");
     let log = scratch.0.join("synth.trace");
     let log_arg = log.to_str().ok_or("scratch path is not UTF-8")?;
