@@ -169,10 +169,10 @@ fn an_inconsistent_log_names_the_events_and_exits_1() {
     let (code, out, _) = replay(&log, &["--summary"]);
     assert_eq!(code, 1, "{out}");
     let expect = [
-        "P#3 receive P.2:3, but P.2 <0.82.0> sent only one signal, P.2:0",
+        "P#3 <0.80.0> receive P.2:3, but P.2 <0.82.0> sent only one signal, P.2:0",
         "P:0 is received 2 times: at P.1#0, P.1#1",
-        "P.1#3 send after P.1 <0.81.0> exited at P.1#2",
-        "P.2#0 receive P.1:0, but P.1#3 sent it to P <0.80.0>",
+        "P.1#3 <0.81.0> send after P.1 exited at P.1#2",
+        "P.2#0 <0.82.0> receive P.1:0, but P.1#3 sent it to P <0.80.0>",
     ];
     for e in expect {
         assert!(out.contains(e), "missing {e:?} in:\n{out}");
@@ -200,8 +200,8 @@ fn a_cycle_reads_as_a_chain_of_waits() {
     assert_eq!(code, 1);
     assert!(
         out.contains(
-            "happened-before cycle: P#0 receive P.1:0 needs its send P.1#0; \
-             P.1#0 is the first event of P.1: it needs its spawn P#1, which comes after P#0"
+            "happened-before cycle: P#0 <0.80.0> receive P.1:0 needs its send P.1#0; \
+             P.1#0 <0.81.0> is the first event of P.1: it needs its spawn P#1, which comes after P#0"
         ),
         "{out}"
     );

@@ -32,11 +32,11 @@ fn wait_text(n: &Namer<'_>, w: &Wait, next: &Wait) -> String {
     };
     // The awaited event is the next waiting one, or comes after it in its process.
     if w.needs == next.event {
-        format!("{} {what}", n.event(w.event))
+        format!("{} {what}", n.event_at(w.event))
     } else {
         format!(
             "{} {what}, which comes after {}",
-            n.event(w.event),
+            n.event_at(w.event),
             n.event(next.event)
         )
     }
@@ -54,7 +54,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
         } => match sent {
             None => format!(
                 "{} {} of signal {}:{}, but the log holds no process {}",
-                n.event(*receipt),
+                n.event_at(*receipt),
                 receipt_verb(*kind),
                 msg.sender.0,
                 msg.index,
@@ -62,7 +62,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             ),
             Some(k) => format!(
                 "{} {} {}, but {} sent {}",
-                n.event(*receipt),
+                n.event_at(*receipt),
                 receipt_verb(*kind),
                 n.msg(*msg),
                 n.label(msg.sender),
@@ -87,7 +87,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             dest,
         } => format!(
             "{} {} {}, but {} sent it to {}",
-            n.event(*receipt),
+            n.event_at(*receipt),
             receipt_verb(*kind),
             n.msg(*msg),
             n.event(*send),
@@ -116,7 +116,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             };
             format!(
                 "{} {} {}{effect}, but {} is {} (sent at {}): {why}",
-                n.event(*receipt),
+                n.event_at(*receipt),
                 receipt_verb(*kind),
                 n.msg(*msg),
                 n.msg(*msg),
@@ -150,7 +150,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             if class.is_message() {
                 format!(
                     "{} receive {}, but {} was not delivered to {} before (this log records deliveries)",
-                    n.event(*receipt),
+                    n.event_at(*receipt),
                     n.msg(*msg),
                     n.msg(*msg),
                     n.proc(receipt.proc)
@@ -158,7 +158,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             } else {
                 format!(
                     "{} receive {}, but {} is {} that {} had not turned into a message before",
-                    n.event(*receipt),
+                    n.event_at(*receipt),
                     n.msg(*msg),
                     n.msg(*msg),
                     a(class.name()),
@@ -172,13 +172,13 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
         ),
         AfterExit { exit, event, kind } => format!(
             "{} {kind} after {} exited at {}",
-            n.event(*event),
-            n.label(exit.proc),
+            n.event_at(*event),
+            n.proc(exit.proc),
             n.event(*exit)
         ),
         SpawnUnknown { spawn, child, pid } => format!(
             "{} spawns process {} {}, which the log does not hold",
-            n.event(*spawn),
+            n.event_at(*spawn),
             child.0,
             pid_text(*pid)
         ),
@@ -189,7 +189,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             table,
         } => format!(
             "{} spawns {} as {}, but the process table says {}",
-            n.event(*spawn),
+            n.event_at(*spawn),
             n.proc(*child),
             pid_text(*logged),
             pid_text(*table)
@@ -212,13 +212,13 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             if *child == ProcId(0) {
                 format!(
                     "{} spawns the entry process {}",
-                    n.event(*spawn),
+                    n.event_at(*spawn),
                     n.label(*child)
                 )
             } else {
                 format!(
                     "{} spawns {}, but the process table names {} as its parent",
-                    n.event(*spawn),
+                    n.event_at(*spawn),
                     n.label(*child),
                     table.map_or("no process".into(), |t| n.label(t))
                 )
@@ -306,7 +306,7 @@ pub fn unverifiable(n: &Namer<'_>, u: &Unverifiable) -> String {
             };
             format!(
                 "{} {} {}: cannot be checked, {why}",
-                n.event(*receipt),
+                n.event_at(*receipt),
                 receipt_verb(*kind),
                 match sender {
                     Some(_) => n.msg(*msg),
@@ -422,15 +422,35 @@ fn class_code(c: SignalClass) -> &'static str {
     }
 }
 
+/// The processes of `events`, once each: symbolic name and raw pid.
+fn processes(n: &Namer<'_>, events: &[EventId]) -> Vec<Value> {
+    let mut seen = Vec::new();
+    for e in events {
+        if !seen.contains(&e.proc) {
+            seen.push(e.proc);
+        }
+    }
+    seen.into_iter()
+        .map(|p| {
+            json!({
+                "name": &*n.proc(p),
+                "pid": n.model.process(p).map(|f| pid_text(f.pid)),
+            })
+        })
+        .collect()
+}
+
 /// The report as JSON objects, one per finding and the verdict last.
 pub fn report_json(n: &Namer<'_>, r: &Report) -> Vec<Value> {
     let events = |v: Vec<EventId>| -> Vec<String> { v.into_iter().map(|e| n.event(e)).collect() };
     let mut out = Vec::new();
     for i in &r.inconsistencies {
+        let ev = involved(i);
         out.push(json!({
             "type": "inconsistency",
             "problem": i.code(),
-            "events": events(involved(i)),
+            "processes": processes(n, &ev),
+            "events": events(ev),
             "text": inconsistency(n, i),
         }));
     }

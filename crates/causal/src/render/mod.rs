@@ -83,6 +83,17 @@ impl<'a> Namer<'a> {
         format!("{}#{}", self.proc(e.proc), e.index)
     }
 
+    /// `P.1#3 <0.81.0>`: the event and its process's raw pid, for the event a
+    /// finding is about.
+    pub fn event_at(&self, e: EventId) -> String {
+        match self.model.process(e.proc) {
+            Some(f) if self.model.names().name(e.proc).is_some() => {
+                format!("{} <0.{}.0>", self.event(e), f.pid)
+            }
+            _ => self.event(e),
+        }
+    }
+
     pub(crate) fn destination(&self, d: Destination) -> String {
         match d {
             Destination::Proc(p) => self.label(p).to_string(),
