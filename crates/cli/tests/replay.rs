@@ -183,6 +183,144 @@ fn an_inconsistent_log_names_the_events_and_exits_1() {
     );
 }
 
+/// Every kind of inconsistency, through the binary: exit status 1 and the
+/// problem's code in `--format json`.
+#[test]
+fn each_kind_of_inconsistency_is_reported() {
+    use trace_format::{Event, ProcId, SignalKind};
+    let link = || signal(1, SignalKind::Link);
+    let cases: Vec<(&str, Vec<Proc>, bool)> = vec![
+        (
+            "no_such_signal",
+            vec![
+                proc(0, None, vec![spawn(1), exit()]),
+                proc(1, Some(0), vec![recv(0, 0), exit()]),
+            ],
+            false,
+        ),
+        (
+            "wrong_receiver",
+            vec![
+                proc(0, None, vec![spawn(1), spawn(2), send(2), exit()]),
+                proc(1, Some(0), vec![recv(0, 0), exit()]),
+                proc(2, Some(0), vec![exit()]),
+            ],
+            false,
+        ),
+        (
+            "wrong_kind",
+            vec![
+                proc(0, None, vec![spawn(1), link(), exit()]),
+                proc(1, Some(0), vec![deliver(0, 0), exit()]),
+            ],
+            true,
+        ),
+        (
+            "twice",
+            vec![
+                proc(0, None, vec![spawn(1), send(1), exit()]),
+                proc(1, Some(0), vec![recv(0, 0), recv(0, 0), exit()]),
+            ],
+            false,
+        ),
+        (
+            "not_arrived",
+            vec![
+                proc(0, None, vec![spawn(1), send(1), exit()]),
+                proc(1, Some(0), vec![recv(0, 0), exit()]),
+            ],
+            true,
+        ),
+        (
+            "fifo",
+            vec![
+                proc(0, None, vec![spawn(1), link(), link(), exit()]),
+                proc(
+                    1,
+                    Some(0),
+                    vec![
+                        taken(0, 1, SignalEffect::Applied),
+                        taken(0, 0, SignalEffect::Applied),
+                        exit(),
+                    ],
+                ),
+            ],
+            false,
+        ),
+        (
+            "after_exit",
+            vec![proc(0, None, vec![exit(), Event::Timeout])],
+            false,
+        ),
+        (
+            "spawn_unknown",
+            vec![proc(0, None, vec![spawn(5), exit()])],
+            false,
+        ),
+        (
+            "spawn_pid",
+            vec![
+                proc(
+                    0,
+                    None,
+                    vec![
+                        Event::Spawn {
+                            child: ProcId(1),
+                            pid: 7,
+                            link: false,
+                            monitor: false,
+                        },
+                        exit(),
+                    ],
+                ),
+                proc(1, Some(0), vec![exit()]),
+            ],
+            false,
+        ),
+        (
+            "spawned_twice",
+            vec![
+                proc(0, None, vec![spawn(1), spawn(1), exit()]),
+                proc(1, Some(0), vec![exit()]),
+            ],
+            false,
+        ),
+        (
+            "spawn_parent",
+            vec![
+                proc(0, None, vec![spawn(1), exit()]),
+                proc(1, Some(0), vec![spawn(2), exit()]),
+                proc(2, Some(0), vec![exit()]),
+            ],
+            false,
+        ),
+        (
+            "never_spawned",
+            vec![proc(0, None, vec![exit()]), proc(1, Some(0), vec![exit()])],
+            false,
+        ),
+        (
+            "cycle",
+            vec![proc(0, None, vec![recv(0, 0), send(0), exit()])],
+            false,
+        ),
+    ];
+    let dir = TempDir::new("cli-kinds");
+    for (code, procs, deliveries) in cases {
+        let log = dir.path(&format!("{code}.trace"));
+        write(&log, &procs, deliveries, Ending::Complete);
+        let (status, out, err) = replay(&log, &["--summary", "--format", "json"]);
+        assert_eq!(status, 1, "{code}: {out}{err}");
+        let problems: Vec<String> = out
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|v| v["type"] == "inconsistency")
+            .map(|v| v["problem"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(problems, vec![code.to_string()], "{code}: {out}");
+    }
+}
+
 #[test]
 fn a_cycle_reads_as_a_chain_of_waits() {
     let dir = TempDir::new("cli-cycle");
