@@ -66,19 +66,48 @@ pub struct Context<'a> {
     pub pid_of: &'a dyn Fn(ProcId) -> Option<u64>,
 }
 
+/// How a line names processes and messages. [`Context`] names them by dense
+/// index and raw pid (`3 <0.83.0>`, message `3:4`), as `trace dump` prints;
+/// another naming (symbolic names, `P.1 <0.81.0>` and `P.1:4`) goes through
+/// [`line_named`].
+pub trait Naming {
+    /// A process in full.
+    fn process(&self, p: ProcId) -> String;
+    /// A process as the sender part of a message's name (`S` in `S:K`).
+    fn sender(&self, p: ProcId) -> String;
+    /// The child a spawn created; the event carries its raw pid.
+    fn child(&self, child: ProcId, _pid: u64) -> String {
+        self.process(child)
+    }
+}
+
+impl Naming for Context<'_> {
+    fn process(&self, p: ProcId) -> String {
+        self.proc(p)
+    }
+
+    fn sender(&self, p: ProcId) -> String {
+        p.0.to_string()
+    }
+
+    fn child(&self, child: ProcId, pid: u64) -> String {
+        format!("{} {}", child.0, pid_text(pid))
+    }
+}
+
+fn dest(names: &dyn Naming, d: Dest) -> String {
+    match d {
+        Dest::Proc(p) => names.process(p),
+        Dest::Foreign(n) => format!("{} (not in this log)", pid_text(n)),
+        Dest::Unknown => "? (not recorded)".into(),
+    }
+}
+
 impl Context<'_> {
     fn proc(&self, p: ProcId) -> String {
         match (self.pid_of)(p) {
             Some(pid) => format!("{} {}", p.0, pid_text(pid)),
             None => format!("{} <?>", p.0),
-        }
-    }
-
-    fn dest(&self, d: Dest) -> String {
-        match d {
-            Dest::Proc(p) => self.proc(p),
-            Dest::Foreign(n) => format!("{} (not in this log)", pid_text(n)),
-            Dest::Unknown => "? (not recorded)".into(),
         }
     }
 
@@ -112,7 +141,8 @@ pub fn nondet_name(k: NondetKind) -> &'static str {
     }
 }
 
-fn effect_name(e: SignalEffect) -> &'static str {
+/// How `dump` names a signal's effect: `applied`, `ignored`, `converted`, `killed`.
+pub fn effect_name(e: SignalEffect) -> &'static str {
     match e {
         SignalEffect::Applied => "applied",
         SignalEffect::Ignored => "ignored",
@@ -121,7 +151,8 @@ fn effect_name(e: SignalEffect) -> &'static str {
     }
 }
 
-fn signal_name(k: &SignalKindRef<'_>) -> &'static str {
+/// How `dump` names a signal kind: `link`, `unlink`, `exit`, `monitor`, `demonitor`, `down`.
+pub fn signal_name(k: &SignalKindRef<'_>) -> &'static str {
     match k {
         SignalKindRef::Link => "link",
         SignalKindRef::Unlink => "unlink",
@@ -152,10 +183,6 @@ pub fn string_literal(b: &[u8]) -> String {
     s
 }
 
-fn msg(m: crate::event::MsgId) -> String {
-    format!("{}:{}", m.sender.0, m.index)
-}
-
 /// One event as a line of text (no newline).
 pub fn line(
     cx: &Context<'_>,
@@ -164,7 +191,20 @@ pub fn line(
     time: Option<u64>,
     e: &EventRef<'_>,
 ) -> String {
-    let mut s = format!("{} #{index}", cx.proc(proc));
+    line_named(cx, cx, proc, index, time, e)
+}
+
+/// As [`line`], with processes and messages named by `names`.
+pub fn line_named(
+    cx: &Context<'_>,
+    names: &dyn Naming,
+    proc: ProcId,
+    index: u64,
+    time: Option<u64>,
+    e: &EventRef<'_>,
+) -> String {
+    let msg = |m: crate::event::MsgId| format!("{}:{}", names.sender(m.sender), m.index);
+    let mut s = format!("{} #{index}", names.process(proc));
     if let Some(t) = time {
         let _ = write!(s, " t={}.{:09}", t / 1_000_000_000, t % 1_000_000_000);
     }
@@ -177,7 +217,7 @@ pub fn line(
             link,
             monitor,
         } => {
-            let _ = write!(s, " {} {}", child.0, pid_text(pid));
+            let _ = write!(s, " {}", names.child(child, pid));
             if link {
                 s.push_str(" link");
             }
@@ -190,7 +230,7 @@ pub fn line(
             to,
             payload,
         } => {
-            let _ = write!(s, " {} to {}", msg(m), cx.dest(to));
+            let _ = write!(s, " {} to {}", msg(m), dest(names, to));
             if let Some(p) = payload {
                 let _ = write!(s, ": {}", render_payload(p));
             }
@@ -205,7 +245,7 @@ pub fn line(
                 " {} {} to {}",
                 msg(signal),
                 signal_name(&kind),
-                cx.dest(to)
+                dest(names, to)
             );
             match kind {
                 SignalKindRef::Exit { reason, linked } => {

@@ -105,6 +105,54 @@ impl<'a> SignalKindRef<'a> {
     }
 }
 
+impl<'a> EventRef<'a> {
+    /// The borrowed view of an owned event. `msg` is the identity a `Send` or
+    /// `Signal` takes (the owned event leaves it implicit); other events
+    /// ignore it.
+    pub fn of(e: &'a Event, msg: MsgId) -> Self {
+        let p = |x: &'a Option<Payload>| x.as_ref().map(Payload::bytes);
+        match e {
+            Event::Spawn {
+                child,
+                pid,
+                link,
+                monitor,
+            } => EventRef::Spawn {
+                child: *child,
+                pid: *pid,
+                link: *link,
+                monitor: *monitor,
+            },
+            Event::Send { to, payload } => EventRef::Send {
+                msg,
+                to: *to,
+                payload: p(payload),
+            },
+            Event::Deliver { msg } => EventRef::Deliver { msg: *msg },
+            Event::Receive { msg } => EventRef::Receive { msg: *msg },
+            Event::Timeout => EventRef::Timeout,
+            Event::Signal { to, kind } => EventRef::Signal {
+                signal: msg,
+                to: *to,
+                kind: SignalKindRef::of(kind),
+            },
+            Event::SignalTaken { signal, effect } => EventRef::SignalTaken {
+                signal: *signal,
+                effect: *effect,
+            },
+            Event::Nondet { kind, value } => EventRef::Nondet {
+                kind: *kind,
+                value: value.bytes(),
+            },
+            Event::Output { seq, bytes } => EventRef::Output {
+                seq: *seq,
+                bytes: bytes.as_deref(),
+            },
+            Event::Exit { reason } => EventRef::Exit { reason: p(reason) },
+        }
+    }
+}
+
 impl EventRef<'_> {
     /// The owned event (copies payloads).
     pub fn to_owned(self) -> Event {

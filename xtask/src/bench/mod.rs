@@ -5,6 +5,7 @@
 //! A group is a file in this directory with a `pub fn run(ctx: &Ctx) ->
 //! Result<(), String>`, listed in [`GROUPS`] and dispatched in [`run_group`].
 
+mod causal;
 mod conc;
 mod heap;
 mod log;
@@ -19,7 +20,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
-pub const GROUPS: &[&str] = &["seq", "conc", "record", "log"];
+pub const GROUPS: &[&str] = &["seq", "conc", "record", "log", "causal"];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
 pub struct Ctx {
@@ -35,6 +36,7 @@ fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
         "conc" => conc::run(ctx),
         "record" => record::run(ctx),
         "log" => log::run(ctx),
+        "causal" => causal::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }

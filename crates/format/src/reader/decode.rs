@@ -372,3 +372,50 @@ impl LogReader {
         (logs, warnings)
     }
 }
+
+/// Block-wise access, for readers that keep the intact part of a damaged log
+/// or resume a process log block by block (the causal model, derivations).
+impl LogReader {
+    /// As [`par_map_blocks`](Self::par_map_blocks), but a block that fails to
+    /// decode gives its own error instead of failing the call, so a caller
+    /// can keep every process's intact part (the blocks before its first bad one).
+    pub fn par_map_each_block<T, F>(&self, f: F) -> Vec<Result<T, FormatError>>
+    where
+        T: Send,
+        F: Fn(&mut Events<'_>) -> T + Sync,
+    {
+        self.blocks
+            .par_iter()
+            .map_init(Scratch::new, |scratch, b| {
+                let raw = self.raw(b, scratch)?;
+                let mut ev = Events::new(raw, b);
+                let t = f(&mut ev);
+                ev.finish()?;
+                Ok(t)
+            })
+            .collect()
+    }
+
+    /// Calls `f` on each event of one block (its position in
+    /// [`blocks`](Self::blocks)), in program order, as
+    /// [`for_each_event_of`](Self::for_each_event_of) does: a reader can
+    /// resume a process log block by block.
+    pub fn for_each_event_in_block(
+        &self,
+        block: usize,
+        mut f: impl FnMut(u64, Option<u64>, EventRef<'_>),
+    ) -> Result<(), FormatError> {
+        let Some(b) = self.blocks.get(block) else {
+            return Ok(());
+        };
+        let mut scratch = Scratch::new();
+        let raw = self.raw(b, &mut scratch)?;
+        let mut ev = Events::new(raw, b);
+        let mut i = b.header.first_event;
+        while let Some(e) = ev.next() {
+            f(i, ev.time(), e);
+            i += 1;
+        }
+        ev.finish()
+    }
+}

@@ -1,0 +1,293 @@
+//! Rebuilding a derivation: one interleaving of all events that respects
+//! happened-before (seed 003, Definition 5.8: any two such interleavings are
+//! causally equivalent, so one stands for all).
+//!
+//! It is a replay of the log without the program: every process advances
+//! through its log until a receipt whose signal has not been sent yet, or
+//! until it has not been spawned yet; it waits there and is woken when the
+//! event it waits for happens. Only receipts and spawns can make a process
+//! wait, so a process runs in long stretches and the work is proportional
+//! to the number of receipts, spawns and signals, not of events. When no
+//! process can move while some still have events, happened-before has a
+//! cycle: each stuck process waits for one event of another, and following
+//! those waits leads round a cycle.
+
+use crate::model::{EventId, Model, ReceiptFact, Slot, SpawnFact, NO_SLOT};
+use crate::prefetch::prefetch;
+use crate::waiters::Waiters;
+use std::collections::VecDeque;
+use std::ops::Range;
+use trace_format::{MsgId, ProcId};
+
+/// Why a stuck event cannot happen yet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WaitReason {
+    /// It receives this signal, which is sent at the awaited event.
+    Signal(MsgId),
+    /// It is the process's first event; the awaited event spawns the process.
+    Spawn,
+}
+
+/// An event that cannot happen before another one.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Wait {
+    pub event: EventId,
+    pub needs: EventId,
+    pub why: WaitReason,
+}
+
+/// What a rebuild found besides the order itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeriveOutcome {
+    /// Events placed in the derivation.
+    pub ordered: u64,
+    /// Happened-before cycles: each wait's `needs` is (at or after) the next
+    /// wait's `event`, and the last leads back to the first.
+    pub cycles: Vec<Vec<Wait>>,
+    /// Processes stuck only because they wait (directly or not) on a cycle.
+    pub behind: Vec<ProcId>,
+}
+
+/// Per-process state of the rebuild, with what a run reads of the process,
+/// in one cache line: a run touches little else.
+struct Progress<'m> {
+    receipts: &'m [ReceiptFact],
+    spawns: &'m [SpawnFact],
+    cursor: u32,
+    end: u32,
+    /// Receipts taken and spawns done (indices into the slices above).
+    r: u32,
+    k: u32,
+    /// Signals sent so far, and in the whole log.
+    sent: u32,
+    total: u32,
+    started: bool,
+}
+
+impl Model {
+    /// Rebuilds a derivation of the whole log: calls `run(p, from..to)` for
+    /// each stretch of consecutive events of one process, in an order
+    /// consistent with happened-before. Cost: linear in receipts and spawns
+    /// (a wait costs a list insertion, usually at the end); memory: a few
+    /// words per process.
+    pub fn derive(&self, run: impl FnMut(ProcId, Range<u64>)) -> DeriveOutcome {
+        self.derive_within(None, run)
+    }
+
+    /// As [`derive`](Self::derive), limited to the first `limit[p]` events
+    /// of each process (by slot, as in [`Model::processes`]). A causal past
+    /// is such a limit, closed under happened-before.
+    pub fn derive_within(
+        &self,
+        limit: Option<&[u64]>,
+        mut run: impl FnMut(ProcId, Range<u64>),
+    ) -> DeriveOutcome {
+        self.derive_slots(limit, |s, from, to| run(self.id(s), from as u64..to as u64))
+    }
+
+    pub(crate) fn derive_slots(
+        &self,
+        limit: Option<&[u64]>,
+        mut run: impl FnMut(Slot, u32, u32),
+    ) -> DeriveOutcome {
+        let n = self.procs.len();
+        let mut prog: Vec<Progress> = self
+            .procs
+            .iter()
+            .enumerate()
+            .map(|(s, p)| Progress {
+                receipts: self.receipts_of(s as Slot),
+                spawns: self.spawns_of(s as Slot),
+                cursor: 0,
+                end: limit.map_or(p.events, |l| l[s].min(p.events)) as u32,
+                r: 0,
+                k: 0,
+                sent: 0,
+                total: self.sent[s],
+                started: false,
+            })
+            .collect();
+        let mut waiters = Waiters::new(n);
+        // Signals each process has sent so far: what a receipt checks, kept
+        // apart from the rest of the state so that it stays in cache.
+        let mut published = vec![0u32; n];
+        let mut ready: VecDeque<Slot> = VecDeque::new();
+        // Processes no spawn created start at once: the entry process first.
+        for (s, st) in prog.iter_mut().enumerate() {
+            if self.spawned_by[s].is_none() {
+                st.started = true;
+                ready.push_back(s as Slot);
+            }
+        }
+        let mut ordered = 0u64;
+        // First in, first out, with the next process's receipt asked for in
+        // advance: the run of a process starts with a cache miss otherwise.
+        // Two stages: the state of the process after next, then the receipt
+        // of the next one (whose state the previous turn asked for).
+        while let Some(p) = ready.pop_front() {
+            if let Some(&q) = ready.get(1) {
+                prefetch(&prog[q as usize]);
+            }
+            if let Some(&q) = ready.front() {
+                let next = &prog[q as usize];
+                prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
+            }
+            let st = &prog[p as usize];
+            let (recs, spawns) = (st.receipts, st.spawns);
+            let (mut cur, end, total) = (st.cursor, st.end, st.total);
+            let (mut r, mut k) = (st.r as usize, st.k as usize);
+            let mut sent;
+            let start = cur;
+            loop {
+                let stop = match recs.get(r) {
+                    Some(rc) if rc.at < end => rc.at,
+                    _ => end,
+                };
+                while k < spawns.len() && spawns[k].at < stop {
+                    let c = spawns[k].child;
+                    if c != NO_SLOT
+                        && self.spawned_by[c as usize] == Some((p, spawns[k].at))
+                        && !prog[c as usize].started
+                    {
+                        prog[c as usize].started = true;
+                        ready.push_back(c);
+                    }
+                    k += 1;
+                }
+                cur = stop;
+                if cur == end {
+                    sent = if end as u64 == self.procs[p as usize].events {
+                        total
+                    } else {
+                        self.signals_of(p).partition_point(|f| f.at < end) as u32
+                    };
+                    break;
+                }
+                let rc = &recs[r];
+                sent = rc.before;
+                if rc.sender != NO_SLOT {
+                    // A receipt of a signal no log holds orders nothing (validation reports it).
+                    let done = if rc.sender == p {
+                        sent
+                    } else {
+                        published[rc.sender as usize]
+                    };
+                    if rc.index < self.sent[rc.sender as usize] && rc.index >= done {
+                        waiters.add(rc.sender, rc.index, p);
+                        break;
+                    }
+                }
+                r += 1;
+            }
+            if cur > start {
+                run(p, start, cur);
+                ordered += (cur - start) as u64;
+            }
+            let st = &mut prog[p as usize];
+            st.cursor = cur;
+            st.r = r as u32;
+            st.sent = sent;
+            published[p as usize] = sent;
+            st.k = k as u32;
+            waiters.wake(p, sent, |q| ready.push_back(q));
+        }
+        let (cycles, behind) = self.stuck(&prog);
+        DeriveOutcome {
+            ordered,
+            cycles,
+            behind,
+        }
+    }
+
+    /// The wait of a process that did not finish, if it has one.
+    fn wait_of(&self, s: Slot, st: &Progress) -> Option<Wait> {
+        let me = self.id(s);
+        if !st.started {
+            let (parent, at) = self.spawned_by[s as usize]?;
+            return Some(Wait {
+                event: EventId::new(me, 0),
+                needs: EventId::new(self.id(parent), at as u64),
+                why: WaitReason::Spawn,
+            });
+        }
+        let rc = st.receipts.get(st.r as usize)?;
+        let f = self.signal(rc.sender, rc.index)?;
+        let sender = self.id(rc.sender);
+        Some(Wait {
+            event: EventId::new(me, rc.at as u64),
+            needs: EventId::new(sender, f.at as u64),
+            why: WaitReason::Signal(MsgId {
+                sender,
+                index: rc.index as u64,
+            }),
+        })
+    }
+
+    /// Follows the waits of the processes left unfinished: every one waits
+    /// for exactly one other, so the waits form cycles with trees hanging
+    /// off them.
+    fn stuck(&self, prog: &[Progress]) -> (Vec<Vec<Wait>>, Vec<ProcId>) {
+        let stuck: Vec<Slot> = (0..prog.len() as Slot)
+            .filter(|&s| {
+                let st = &prog[s as usize];
+                !st.started && st.end > 0 || st.cursor < st.end
+            })
+            .collect();
+        if stuck.is_empty() {
+            return (Vec::new(), Vec::new());
+        }
+        let waits: Vec<Option<Wait>> = (0..prog.len() as Slot)
+            .map(|s| {
+                let st = &prog[s as usize];
+                if !st.started && st.end > 0 || st.cursor < st.end {
+                    self.wait_of(s, st)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        const NEW: u8 = 0;
+        const ON_PATH: u8 = 1;
+        const DONE: u8 = 2;
+        let mut state = vec![NEW; prog.len()];
+        let mut cycles = Vec::new();
+        let mut on_cycle = vec![false; prog.len()];
+        for &start in &stuck {
+            let mut path: Vec<Slot> = Vec::new();
+            let mut at = start;
+            loop {
+                if state[at as usize] == DONE {
+                    break;
+                }
+                if state[at as usize] == ON_PATH {
+                    // `at` closes a cycle: the part of the path from it.
+                    let from = path.iter().position(|&x| x == at).unwrap_or(0);
+                    let cycle: Vec<Wait> = path[from..]
+                        .iter()
+                        .filter_map(|&x| waits[x as usize])
+                        .collect();
+                    for &x in &path[from..] {
+                        on_cycle[x as usize] = true;
+                    }
+                    cycles.push(cycle);
+                    break;
+                }
+                state[at as usize] = ON_PATH;
+                path.push(at);
+                match waits[at as usize].and_then(|w| self.slot(w.needs.proc)) {
+                    Some(next) if waits[next as usize].is_some() => at = next,
+                    _ => break,
+                }
+            }
+            for x in path {
+                state[x as usize] = DONE;
+            }
+        }
+        let behind = stuck
+            .into_iter()
+            .filter(|&s| !on_cycle[s as usize])
+            .map(|s| self.id(s))
+            .collect();
+        (cycles, behind)
+    }
+}

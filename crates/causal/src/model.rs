@@ -1,0 +1,380 @@
+//! The causal model of a log: for every process, the facts happened-before
+//! is made of — which signals it sent (and to whom), which signals it
+//! received (delivered, took or consumed), which processes it spawned, where
+//! it exited — in compact arrays, without payloads.
+//!
+//! Processes are addressed internally by their *slot*, their position in the
+//! reader's process table (the same as the dense `ProcId` unless a recovered
+//! log lost whole processes). Event positions inside a process are `u32`:
+//! the model refuses process logs of more than `u32::MAX - 1` events.
+
+use crate::name::Names;
+use std::ops::Range;
+use trace_format::{MsgId, ProcId, SignalEffect, Warning};
+
+/// An event: a process and the event's index in that process's log (from 0,
+/// as `trace dump` numbers them).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventId {
+    pub proc: ProcId,
+    pub index: u64,
+}
+
+impl EventId {
+    pub fn new(proc: ProcId, index: u64) -> Self {
+        EventId { proc, index }
+    }
+}
+
+/// A process slot (position in the process table).
+pub(crate) type Slot = u32;
+/// No such slot: the id named a process that has no log.
+pub(crate) const NO_SLOT: Slot = u32::MAX;
+
+/// Destination codes of [`SignalFact::dest`] beside slots.
+pub(crate) const DEST_FOREIGN: u32 = u32::MAX - 1;
+pub(crate) const DEST_UNKNOWN: u32 = u32::MAX;
+
+/// What a signal was. A message is a signal too.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SignalClass {
+    Message,
+    Link,
+    Unlink,
+    /// An exit signal; `linked` when a linked process's end sent it.
+    Exit {
+        linked: bool,
+    },
+    Monitor,
+    Demonitor,
+    Down,
+}
+
+impl SignalClass {
+    pub fn is_message(self) -> bool {
+        self == SignalClass::Message
+    }
+
+    /// Exit and 'DOWN' signals may become messages when taken.
+    pub fn converts(self) -> bool {
+        matches!(self, SignalClass::Exit { .. } | SignalClass::Down)
+    }
+
+    /// What the text reports call it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SignalClass::Message => "message",
+            SignalClass::Link => "link signal",
+            SignalClass::Unlink => "unlink signal",
+            SignalClass::Exit { .. } => "exit signal",
+            SignalClass::Monitor => "monitor signal",
+            SignalClass::Demonitor => "demonitor signal",
+            SignalClass::Down => "'DOWN' signal",
+        }
+    }
+}
+
+/// Where a signal went.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Destination {
+    Proc(ProcId),
+    /// A pid no process of this log had: the signal went nowhere.
+    Foreign,
+    /// The log does not say (CauDEr logs record no destination).
+    Unknown,
+}
+
+/// One signal sent, at index `k` of its sender's signals.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct SignalFact {
+    /// Event index of the Send/Signal event in the sender's log.
+    pub at: u32,
+    /// A slot, [`DEST_FOREIGN`] or [`DEST_UNKNOWN`].
+    pub dest: u32,
+    pub class: SignalClass,
+}
+
+/// How a process received a signal.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ReceiptKind {
+    /// The message entered the mailbox (logs recorded with deliveries).
+    Deliver,
+    /// A `receive` consumed it.
+    Receive,
+    /// A non-message signal was taken, with this effect.
+    Taken(SignalEffect),
+}
+
+impl ReceiptKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReceiptKind::Deliver => "deliver",
+            ReceiptKind::Receive => "receive",
+            ReceiptKind::Taken(_) => "signal_taken",
+        }
+    }
+}
+
+/// One receipt, in the receiver's program order.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct ReceiptFact {
+    pub at: u32,
+    /// The sender's slot, or [`NO_SLOT`].
+    pub sender: Slot,
+    /// The signal index (`u32::MAX` when it is beyond any log).
+    pub index: u32,
+    /// How many signals the receiver sent before this event: what the
+    /// rebuild of a derivation publishes when the receiver waits here.
+    pub before: u32,
+    pub kind: ReceiptKind,
+}
+
+/// One spawn, in the parent's program order.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct SpawnFact {
+    pub at: u32,
+    /// The child's slot, or [`NO_SLOT`] when the child has no log.
+    pub child: Slot,
+}
+
+/// What the model knows about one process.
+#[derive(Clone, Debug)]
+pub struct ProcFacts {
+    pub id: ProcId,
+    /// Raw pid number (`<0.N.0>`).
+    pub pid: u64,
+    /// The parent the process table names.
+    pub parent: Option<ProcId>,
+    /// Readable events.
+    pub events: u64,
+    /// Events the footer says it recorded, when the footer was read.
+    pub recorded: Option<u64>,
+    /// Index of its first `exit` event.
+    pub exit: Option<u64>,
+    /// A block of its log did not decode: the log stops before it.
+    pub cut_short: bool,
+    /// Its signals and receipts in the numbering of all the log's signals
+    /// (receipts), process after process: the index of mark and index arrays.
+    pub(crate) signals: Range<usize>,
+    pub(crate) receipts: Range<usize>,
+}
+
+/// A process's facts, in its program order.
+#[derive(Default)]
+pub(crate) struct Facts {
+    pub signals: Vec<SignalFact>,
+    pub receipts: Vec<ReceiptFact>,
+    pub spawns: Vec<SpawnFact>,
+}
+
+/// Every process's facts, one array of arrays per kind: the checks and the
+/// rebuild jump from process to process, and the array headers of all
+/// processes stay in cache this way.
+#[derive(Default)]
+pub(crate) struct AllFacts {
+    pub signals: Vec<Vec<SignalFact>>,
+    pub receipts: Vec<Vec<ReceiptFact>>,
+    pub spawns: Vec<Vec<SpawnFact>>,
+    /// Per slot: the global index of its first signal (`procs[s].signals.start`).
+    pub signal_start: Vec<usize>,
+}
+
+impl FromIterator<Facts> for AllFacts {
+    fn from_iter<I: IntoIterator<Item = Facts>>(it: I) -> Self {
+        let mut all = AllFacts::default();
+        let mut start = 0;
+        for f in it {
+            all.signal_start.push(start);
+            start += f.signals.len();
+            all.signals.push(f.signals);
+            all.receipts.push(f.receipts);
+            all.spawns.push(f.spawns);
+        }
+        all
+    }
+}
+
+impl ProcFacts {
+    /// Number of signals (messages included) it sent.
+    pub fn signals_sent(&self) -> u64 {
+        self.signals.len() as u64
+    }
+
+    /// True when fewer events are readable than were recorded.
+    pub fn incomplete(&self) -> bool {
+        self.cut_short || self.recorded.is_some_and(|r| r != self.events)
+    }
+}
+
+/// The causal model of one log. Built by [`Model::build`](crate::Model::build).
+pub struct Model {
+    pub(crate) procs: Vec<ProcFacts>,
+    /// Per slot: each process's facts live in their own arrays, so that a
+    /// process written in one block needs no copy.
+    pub(crate) facts: AllFacts,
+    /// Signals each slot sent (hot in the rebuild of a derivation).
+    pub(crate) sent: Vec<u32>,
+    /// For each slot, the spawn event that created it (the first, if several).
+    pub(crate) spawned_by: Vec<Option<(Slot, u32)>>,
+    pub(crate) names: Names,
+    /// Deliveries were recorded (the header says so).
+    pub(crate) deliveries: bool,
+    /// Exits are in the log (CauDEr's logs, imported, have none).
+    pub(crate) records_exits: bool,
+    /// The log is complete: it has a footer and the run was not cut short.
+    /// In an incomplete log a receipt of a signal no log holds is not an
+    /// inconsistency: the sender's last block may simply not have been written.
+    pub(crate) complete: bool,
+    /// What was lost reading the log (damaged blocks), with byte offsets.
+    pub(crate) warnings: Vec<Warning>,
+    /// Problems found while collecting facts (spawns of unknown processes, ...).
+    pub(crate) early: Vec<crate::validate::Inconsistency>,
+    pub(crate) early_unverifiable: Vec<crate::validate::Unverifiable>,
+    pub(crate) positions: std::sync::OnceLock<crate::query::Positions>,
+    pub(crate) receipts_of: std::sync::OnceLock<crate::query::ReceiptIndex>,
+}
+
+impl Model {
+    /// The processes, in table order.
+    pub fn processes(&self) -> &[ProcFacts] {
+        &self.procs
+    }
+
+    /// Total readable events.
+    pub fn event_count(&self) -> u64 {
+        self.procs.iter().map(|p| p.events).sum()
+    }
+
+    pub fn process(&self, id: ProcId) -> Option<&ProcFacts> {
+        self.slot(id).map(|s| &self.procs[s as usize])
+    }
+
+    /// The process that had raw pid number `pid`.
+    pub fn process_by_pid(&self, pid: u64) -> Option<&ProcFacts> {
+        self.procs.iter().find(|p| p.pid == pid)
+    }
+
+    /// The symbolic names of the processes.
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+
+    /// Deliveries are in the log.
+    pub fn has_deliveries(&self) -> bool {
+        self.deliveries
+    }
+
+    /// The log records exits (a log imported from CauDEr does not).
+    pub fn records_exits(&self) -> bool {
+        self.records_exits
+    }
+
+    /// The log has its footer and the run ended normally.
+    pub fn is_complete(&self) -> bool {
+        self.complete
+    }
+
+    /// What could not be read (damaged or missing blocks), with byte offsets.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    pub(crate) fn slot(&self, id: ProcId) -> Option<Slot> {
+        match self.procs.get(id.0 as usize) {
+            Some(p) if p.id == id => Some(id.0),
+            _ => self
+                .procs
+                .binary_search_by_key(&id, |p| p.id)
+                .ok()
+                .map(|s| s as Slot),
+        }
+    }
+
+    pub(crate) fn id(&self, s: Slot) -> ProcId {
+        self.procs[s as usize].id
+    }
+
+    pub(crate) fn signals_of(&self, s: Slot) -> &[SignalFact] {
+        &self.facts.signals[s as usize]
+    }
+
+    pub(crate) fn receipts_of(&self, s: Slot) -> &[ReceiptFact] {
+        &self.facts.receipts[s as usize]
+    }
+
+    pub(crate) fn spawns_of(&self, s: Slot) -> &[SpawnFact] {
+        &self.facts.spawns[s as usize]
+    }
+
+    /// Signals of all processes.
+    pub(crate) fn total_signals(&self) -> usize {
+        self.procs.last().map_or(0, |p| p.signals.end)
+    }
+
+    /// Receipts of all processes.
+    pub(crate) fn total_receipts(&self) -> usize {
+        self.procs.last().map_or(0, |p| p.receipts.end)
+    }
+
+    /// The signal `(sender, index)`, if a log holds it.
+    pub(crate) fn signal(&self, sender: Slot, index: u32) -> Option<&SignalFact> {
+        if sender == NO_SLOT {
+            return None;
+        }
+        self.signals_of(sender).get(index as usize)
+    }
+
+    /// The position of signal `(sender, index)` in the signal array.
+    #[inline]
+    pub(crate) fn signal_global(&self, sender: Slot, index: u32) -> Option<usize> {
+        if sender == NO_SLOT || index >= *self.sent.get(sender as usize)? {
+            return None;
+        }
+        Some(self.facts.signal_start[sender as usize] + index as usize)
+    }
+
+    /// Where the signal `msg` was sent, and what it was.
+    pub fn send_of(&self, msg: MsgId) -> Option<(EventId, SignalClass, Destination)> {
+        let s = self.slot(msg.sender)?;
+        let i = u32::try_from(msg.index).ok()?;
+        let f = self.signal(s, i)?;
+        Some((
+            EventId::new(msg.sender, f.at as u64),
+            f.class,
+            self.destination(f.dest),
+        ))
+    }
+
+    pub(crate) fn destination(&self, dest: u32) -> Destination {
+        match dest {
+            DEST_FOREIGN => Destination::Foreign,
+            DEST_UNKNOWN => Destination::Unknown,
+            d => Destination::Proc(self.id(d)),
+        }
+    }
+
+    /// The spawn event that created `id`.
+    pub fn spawn_of(&self, id: ProcId) -> Option<EventId> {
+        let (parent, at) = self.spawned_by[self.slot(id)? as usize]?;
+        Some(EventId::new(self.id(parent), at as u64))
+    }
+
+    /// The events that received `msg`, in the receivers' program order:
+    /// delivery, taking (signals) and consumption.
+    pub fn receipts_of_msg(&self, msg: MsgId) -> Vec<(EventId, ReceiptKind)> {
+        let Some(s) = self.slot(msg.sender) else {
+            return Vec::new();
+        };
+        let Ok(i) = u32::try_from(msg.index) else {
+            return Vec::new();
+        };
+        let idx = self.receipt_index();
+        idx.of(self, s, i)
+            .iter()
+            .map(|&r| {
+                let (slot, f) = idx.receipt(self, r);
+                (EventId::new(self.id(slot), f.at as u64), f.kind)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,411 @@
+//! Happened-before queries: is one event a cause of another, and what is an
+//! event's causal past or future.
+//!
+//! Happened-before is program order within a process, plus an edge from each
+//! spawn to the child's first event and from each send (or signal) to each
+//! event that received it: its delivery, its taking, its consumption by a
+//! `receive` (also when an exit or 'DOWN' signal was turned into a message
+//! first: the message keeps the signal's id). Everything else follows by
+//! transitivity.
+//!
+//! The causal past of an event is downward closed in every process, so it is
+//! a prefix of each process log: one count per process, which is the event's
+//! vector clock. Likewise the causal future is a suffix of each process log.
+//!
+//! Costs (R: receipts, S: signals, P: processes):
+//! - [`Model::causal_past`]: O(P + receipts in the past), by walking receipt
+//!   edges backwards; [`Model::causal_future`]: O(P + signals in the future)
+//!   (the first call builds a signal → receipts index, O(R + S)).
+//! - [`Model::happened_before`]: O(1) within a process; across processes a
+//!   backward search from the later event that only visits receipts placed
+//!   after the earlier event in the rebuilt derivation, O(k log R) for k such
+//!   receipts in the later event's past. The first call rebuilds the
+//!   derivation to place the receipts, O(R + S + spawns).
+
+use crate::model::{EventId, Model, ReceiptFact, Slot, NO_SLOT};
+use std::collections::HashMap;
+use std::sync::Arc;
+use trace_format::ProcId;
+
+/// Where each receipt and each process start lies in the rebuilt derivation.
+pub(crate) struct Positions {
+    /// Position of each process's first event (`u64::MAX`: never placed).
+    start: Vec<u64>,
+    /// Position of each receipt, by global receipt index.
+    receipt: Vec<u64>,
+    /// Every event was placed (no happened-before cycle).
+    complete: bool,
+}
+
+/// For each signal (global index), the receipts of it (global indices).
+pub(crate) struct ReceiptIndex {
+    offsets: Vec<usize>,
+    list: Vec<usize>,
+    /// The receiver of each receipt.
+    receiver: Vec<Slot>,
+}
+
+impl ReceiptIndex {
+    fn build(m: &Model) -> ReceiptIndex {
+        let total_signals = m.total_signals();
+        let mut offsets = vec![0usize; total_signals + 1];
+        let mut receiver = vec![NO_SLOT; m.total_receipts()];
+        for (s, p) in m.procs.iter().enumerate() {
+            receiver[p.receipts.clone()].fill(s as Slot);
+            for rc in m.receipts_of(s as Slot) {
+                if let Some(g) = m.signal_global(rc.sender, rc.index) {
+                    offsets[g + 1] += 1;
+                }
+            }
+        }
+        for i in 1..offsets.len() {
+            offsets[i] += offsets[i - 1];
+        }
+        let mut fill = offsets.clone();
+        let mut list = vec![0usize; offsets[total_signals]];
+        for (s, p) in m.procs.iter().enumerate() {
+            for (k, rc) in m.receipts_of(s as Slot).iter().enumerate() {
+                if let Some(g) = m.signal_global(rc.sender, rc.index) {
+                    list[fill[g]] = p.receipts.start + k;
+                    fill[g] += 1;
+                }
+            }
+        }
+        ReceiptIndex {
+            offsets,
+            list,
+            receiver,
+        }
+    }
+
+    /// The receipts (global indices) of signal `index` of `sender`.
+    pub fn of(&self, m: &Model, sender: Slot, index: u32) -> &[usize] {
+        match m.signal_global(sender, index) {
+            Some(g) => &self.list[self.offsets[g]..self.offsets[g + 1]],
+            None => &[],
+        }
+    }
+
+    /// The receiver and the receipt with global index `j`.
+    pub fn receipt<'m>(&self, m: &'m Model, j: usize) -> (Slot, &'m ReceiptFact) {
+        let s = self.receiver[j];
+        let local = j - m.procs[s as usize].receipts.start;
+        (s, &m.receipts_of(s)[local])
+    }
+}
+
+/// A causal past: for every process, how many of its first events it holds.
+/// It is the vector clock of the event it was computed for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Past {
+    ids: Arc<[ProcId]>,
+    counts: Vec<u64>,
+}
+
+/// A causal future: for every process, the index of its first event in it
+/// (the rest of its log follows).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Future {
+    ids: Arc<[ProcId]>,
+    /// `u64::MAX`: none of the process's events.
+    first: Vec<u64>,
+    events: Vec<u64>,
+}
+
+fn slot_in(ids: &[ProcId], id: ProcId) -> Option<usize> {
+    match ids.get(id.0 as usize) {
+        Some(&x) if x == id => Some(id.0 as usize),
+        _ => ids.binary_search(&id).ok(),
+    }
+}
+
+impl Past {
+    /// How many of `p`'s events are in the past (its vector clock entry).
+    pub fn count(&self, p: ProcId) -> u64 {
+        slot_in(&self.ids, p).map_or(0, |s| self.counts[s])
+    }
+
+    pub fn contains(&self, e: EventId) -> bool {
+        e.index < self.count(e.proc)
+    }
+
+    /// Events in the past.
+    pub fn len(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The processes that take part, with their number of events.
+    pub fn processes(&self) -> impl Iterator<Item = (ProcId, u64)> + '_ {
+        self.ids
+            .iter()
+            .zip(&self.counts)
+            .filter(|(_, &c)| c > 0)
+            .map(|(&p, &c)| (p, c))
+    }
+
+    /// Per process slot (the order of [`Model::processes`]), for
+    /// [`Model::derive_within`].
+    pub fn as_limits(&self) -> &[u64] {
+        &self.counts
+    }
+}
+
+impl Future {
+    /// The first event of `p` in the future, if any.
+    pub fn first(&self, p: ProcId) -> Option<u64> {
+        slot_in(&self.ids, p)
+            .map(|s| self.first[s])
+            .filter(|&f| f != u64::MAX)
+    }
+
+    pub fn contains(&self, e: EventId) -> bool {
+        self.first(e.proc).is_some_and(|f| e.index >= f)
+    }
+
+    /// Events in the future.
+    pub fn len(&self) -> u64 {
+        self.first
+            .iter()
+            .zip(&self.events)
+            .filter(|(&f, _)| f != u64::MAX)
+            .map(|(&f, &n)| n - f)
+            .sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The processes that take part, with the range of their events in it.
+    pub fn processes(&self) -> impl Iterator<Item = (ProcId, std::ops::Range<u64>)> + '_ {
+        self.ids
+            .iter()
+            .zip(self.first.iter().zip(&self.events))
+            .filter(|(_, (&f, &n))| f < n)
+            .map(|(&p, (&f, &n))| (p, f..n))
+    }
+}
+
+impl Model {
+    pub(crate) fn receipt_index(&self) -> &ReceiptIndex {
+        self.receipts_of.get_or_init(|| ReceiptIndex::build(self))
+    }
+
+    fn positions(&self) -> &Positions {
+        self.positions.get_or_init(|| {
+            let mut start = vec![u64::MAX; self.procs.len()];
+            let mut receipt = vec![u64::MAX; self.total_receipts()];
+            let mut next_receipt = vec![0usize; self.procs.len()];
+            let mut pos = 0u64;
+            let out = self.derive_slots(None, |s, from, to| {
+                let base = self.procs[s as usize].receipts.start;
+                let recs = self.receipts_of(s);
+                if from == 0 {
+                    start[s as usize] = pos;
+                }
+                let j = &mut next_receipt[s as usize];
+                while *j < recs.len() && recs[*j].at < to {
+                    receipt[base + *j] = pos + (recs[*j].at - from) as u64;
+                    *j += 1;
+                }
+                pos += (to - from) as u64;
+            });
+            Positions {
+                start,
+                receipt,
+                complete: out.cycles.is_empty() && out.behind.is_empty(),
+            }
+        })
+    }
+
+    /// The position of an event in the rebuilt derivation (`None` when a
+    /// happened-before cycle kept it out).
+    pub fn position(&self, e: EventId) -> Option<u64> {
+        let s = self.slot(e.proc)?;
+        if e.index >= self.procs[s as usize].events {
+            return None;
+        }
+        self.position_of(s, e.index as u32)
+    }
+
+    fn position_of(&self, s: Slot, index: u32) -> Option<u64> {
+        let pos = self.positions();
+        let p = &self.procs[s as usize];
+        let recs = self.receipts_of(s);
+        // Stretches of the derivation start at a receipt or at event 0.
+        let k = recs.partition_point(|r| r.at <= index);
+        let (base, at) = match k {
+            0 => (pos.start[s as usize], 0),
+            k => (pos.receipt[p.receipts.start + k - 1], recs[k - 1].at),
+        };
+        (base != u64::MAX).then(|| base + (index - at) as u64)
+    }
+
+    fn ids(&self) -> Arc<[ProcId]> {
+        self.procs.iter().map(|p| p.id).collect()
+    }
+
+    /// Adds the cause of receipt `rc` and, when `from == 0`, the spawn.
+    fn causes(
+        &self,
+        q: Slot,
+        recs: &[ReceiptFact],
+        from_event: u32,
+        mut push: impl FnMut(Slot, u32),
+    ) {
+        for rc in recs {
+            if let Some(f) = self.signal(rc.sender, rc.index) {
+                push(rc.sender, f.at + 1);
+            }
+        }
+        if from_event == 0 {
+            if let Some((parent, at)) = self.spawned_by[q as usize] {
+                push(parent, at + 1);
+            }
+        }
+    }
+
+    /// The causal past of `e`: `e` and every event that happened before it.
+    pub fn causal_past(&self, e: EventId) -> Past {
+        self.causal_past_of(&[e])
+    }
+
+    /// The vector clock of `e`: for each process, how many of its events
+    /// happened before `e` or are `e`. The same as [`causal_past`](Self::causal_past).
+    pub fn vector_clock(&self, e: EventId) -> Past {
+        self.causal_past(e)
+    }
+
+    /// The union of the causal pasts of `events`.
+    pub fn causal_past_of(&self, events: &[EventId]) -> Past {
+        let mut counts = vec![0u64; self.procs.len()];
+        let mut stack: Vec<(Slot, u32)> = Vec::new();
+        for e in events {
+            if let Some(s) = self.slot(e.proc) {
+                if e.index < self.procs[s as usize].events {
+                    stack.push((s, e.index as u32 + 1));
+                }
+            }
+        }
+        while let Some((q, h)) = stack.pop() {
+            let old = counts[q as usize] as u32;
+            if h <= old {
+                continue;
+            }
+            counts[q as usize] = h as u64;
+            let recs = self.receipts_of(q);
+            let lo = recs.partition_point(|r| r.at < old);
+            let hi = recs.partition_point(|r| r.at < h);
+            self.causes(q, &recs[lo..hi], old, |s, n| stack.push((s, n)));
+        }
+        Past {
+            ids: self.ids(),
+            counts,
+        }
+    }
+
+    /// The causal future of `e`: `e` and every event it happened before.
+    pub fn causal_future(&self, e: EventId) -> Future {
+        let idx = self.receipt_index();
+        let events: Vec<u64> = self.procs.iter().map(|p| p.events).collect();
+        let mut first = vec![u64::MAX; self.procs.len()];
+        let mut stack: Vec<(Slot, u32)> = Vec::new();
+        if let Some(s) = self.slot(e.proc) {
+            if e.index < events[s as usize] {
+                stack.push((s, e.index as u32));
+            }
+        }
+        while let Some((q, l)) = stack.pop() {
+            let old = first[q as usize].min(events[q as usize]) as u32;
+            if l >= old {
+                continue;
+            }
+            first[q as usize] = l as u64;
+            let sigs = self.signals_of(q);
+            let lo = sigs.partition_point(|f| f.at < l);
+            let hi = sigs.partition_point(|f| f.at < old);
+            for k in lo..hi {
+                for &j in idx.of(self, q, k as u32) {
+                    let (r, rc) = idx.receipt(self, j);
+                    stack.push((r, rc.at));
+                }
+            }
+            for sp in self.spawns_of(q) {
+                if sp.at >= l && sp.at < old && sp.child != NO_SLOT {
+                    stack.push((sp.child, 0));
+                }
+            }
+        }
+        Future {
+            ids: self.ids(),
+            first,
+            events,
+        }
+    }
+
+    /// True when `a` happened before `b` (strictly: an event did not happen
+    /// before itself).
+    pub fn happened_before(&self, a: EventId, b: EventId) -> bool {
+        let (Some(sa), Some(sb)) = (self.slot(a.proc), self.slot(b.proc)) else {
+            return false;
+        };
+        if a.index >= self.procs[sa as usize].events || b.index >= self.procs[sb as usize].events {
+            return false;
+        }
+        if sa == sb {
+            return a.index < b.index;
+        }
+        let pos = self.positions();
+        // Every event on a path from a to b lies after a in any derivation;
+        // with a complete derivation, receipts placed before a are skipped.
+        let after = if pos.complete {
+            let pa = self.position_of(sa, a.index as u32).unwrap_or(0);
+            let pb = self.position_of(sb, b.index as u32).unwrap_or(u64::MAX);
+            if pa >= pb {
+                return false;
+            }
+            Some(pa)
+        } else {
+            None
+        };
+        let want = a.index as u32;
+        let mut seen: HashMap<Slot, u32> = HashMap::new();
+        let mut stack = vec![(sb, b.index as u32 + 1)];
+        while let Some((q, h)) = stack.pop() {
+            if q == sa && h > want {
+                return true;
+            }
+            let old = seen.get(&q).copied().unwrap_or(0);
+            if h <= old {
+                continue;
+            }
+            seen.insert(q, h);
+            let p = &self.procs[q as usize];
+            let recs = self.receipts_of(q);
+            let mut lo = recs.partition_point(|r| r.at < old);
+            let hi = recs.partition_point(|r| r.at < h);
+            let mut spawn_counts = old == 0;
+            if let Some(pa) = after {
+                let placed = &pos.receipt[p.receipts.start..p.receipts.end];
+                lo = lo.max(placed.partition_point(|&x| x <= pa));
+                spawn_counts &= pos.start[q as usize] > pa;
+            }
+            self.causes(
+                q,
+                &recs[lo..hi.max(lo)],
+                if spawn_counts { 0 } else { 1 },
+                |s, n| stack.push((s, n)),
+            );
+        }
+        false
+    }
+
+    /// True when neither event happened before the other.
+    pub fn concurrent(&self, a: EventId, b: EventId) -> bool {
+        a != b && !self.happened_before(a, b) && !self.happened_before(b, a)
+    }
+}

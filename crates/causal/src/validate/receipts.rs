@@ -1,0 +1,318 @@
+//! Every receipt against the signal it names, one receiver per task: the
+//! signal exists, was sent to this process, is of a kind this receipt can
+//! take, and is taken once; a `receive` consumes only what is in the
+//! mailbox; arrivals from one sender keep the order it sent in.
+//!
+//! "Taken once" spans receivers (an imported log may not say where a signal
+//! went), so each signal has a byte of marks set atomically.
+
+use super::{Inconsistency, Overtaken, Unverifiable};
+use crate::model::{
+    EventId, Model, ReceiptFact, ReceiptKind, SignalClass, Slot, DEST_UNKNOWN, NO_SLOT,
+};
+use crate::prefetch::prefetch;
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU8, Ordering};
+use trace_format::{MsgId, SignalEffect};
+
+pub(super) const DELIVERED: u8 = 1;
+pub(super) const TAKEN: u8 = 2;
+pub(super) const CONVERTED: u8 = 4;
+pub(super) const RECEIVED: u8 = 8;
+
+/// One byte of marks per signal (global index), shared by the tasks.
+pub(super) struct Marks(Vec<u8>);
+
+impl Marks {
+    fn new(n: usize) -> Self {
+        Marks(vec![0; n])
+    }
+
+    fn atomics(&self) -> &[AtomicU8] {
+        // SAFETY: AtomicU8 has the size, alignment and bit validity of u8, and
+        // while the slice is borrowed every access goes through the atomics.
+        unsafe { &*(self.0.as_slice() as *const [u8] as *const [AtomicU8]) }
+    }
+
+    /// Sets `bit`; true if it was set already.
+    fn set(&self, g: usize, bit: u8) -> bool {
+        self.atomics()[g].fetch_or(bit, Ordering::Relaxed) & bit != 0
+    }
+
+    /// As [`set`](Self::set), for a signal only the calling task marks (it
+    /// was sent to the task's process): a plain read and write, no lock.
+    fn set_owned(&self, g: usize, bit: u8) -> bool {
+        let a = &self.atomics()[g];
+        let old = a.load(Ordering::Relaxed);
+        a.store(old | bit, Ordering::Relaxed);
+        old & bit != 0
+    }
+
+    pub fn get(&self, g: usize) -> u8 {
+        self.0[g]
+    }
+}
+
+/// How many receipts ahead the signal lookups are prefetched.
+const PREFETCH_AHEAD: usize = 16;
+
+fn bit_of(kind: ReceiptKind) -> u8 {
+    match kind {
+        ReceiptKind::Deliver => DELIVERED,
+        ReceiptKind::Taken(_) => TAKEN,
+        ReceiptKind::Receive => RECEIVED,
+    }
+}
+
+/// What one receiver's task found.
+#[derive(Default)]
+struct Found {
+    problems: Vec<Inconsistency>,
+    unverifiable: Vec<Unverifiable>,
+    /// (signal, kind) seen a second time; resolved into `Twice` afterwards.
+    twice: Vec<(usize, ReceiptKind)>,
+    overtaken: Vec<Overtaken>,
+}
+
+/// What the receipt checks found.
+pub(super) struct Checked {
+    pub problems: Vec<Inconsistency>,
+    pub unverifiable: Vec<Unverifiable>,
+    pub overtaken: Vec<Overtaken>,
+    pub marks: Marks,
+}
+
+pub(super) fn check(m: &Model) -> Checked {
+    let marks = Marks::new(m.total_signals());
+    let found: Vec<Found> = (0..m.procs.len() as Slot)
+        .into_par_iter()
+        .with_min_len(64)
+        .map(|r| check_receiver(m, r, &marks))
+        .collect();
+    let mut problems = Vec::new();
+    let mut unverifiable = Vec::new();
+    let mut twice = Vec::new();
+    let mut overtaken = Vec::new();
+    for f in found {
+        problems.extend(f.problems);
+        unverifiable.extend(f.unverifiable);
+        twice.extend(f.twice);
+        overtaken.extend(f.overtaken);
+    }
+    twice.sort_by_key(|&(g, k)| (g, bit_of(k)));
+    twice.dedup_by_key(|&mut (g, k)| (g, bit_of(k)));
+    if !twice.is_empty() {
+        let idx = m.receipt_index();
+        for (g, kind) in twice {
+            let (sender, index) = locate_signal(m, g);
+            let msg = MsgId {
+                sender: m.id(sender),
+                index: index as u64,
+            };
+            let receipts = idx
+                .of(m, sender, index)
+                .iter()
+                .map(|&j| idx.receipt(m, j))
+                .filter(|(_, rc)| bit_of(rc.kind) == bit_of(kind))
+                .map(|(s, rc)| EventId::new(m.id(s), rc.at as u64))
+                .collect();
+            problems.push(Inconsistency::Twice {
+                msg,
+                kind,
+                receipts,
+            });
+        }
+    }
+    Checked {
+        problems,
+        unverifiable,
+        overtaken,
+        marks,
+    }
+}
+
+/// The sender and index of the signal with global index `g`.
+pub(super) fn locate_signal(m: &Model, g: usize) -> (Slot, u32) {
+    // Signal ranges follow each other in slot order.
+    let s = m.procs.partition_point(|p| p.signals.end <= g);
+    (s as Slot, (g - m.procs[s].signals.start) as u32)
+}
+
+fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
+    let mut f = Found::default();
+    let me = m.id(r);
+    // Delivered messages and converted signals not consumed yet.
+    let mut mailbox: HashSet<usize> = HashSet::new();
+    // Per sender: the highest signal index that arrived, where, and how many
+    // inversions followed the first reported one.
+    let mut arrivals: HashMap<Slot, (u32, u32)> = HashMap::new();
+    let mut inversions: HashMap<(Slot, bool), usize> = HashMap::new();
+    let recs = m.receipts_of(r);
+    for (j, rc) in recs.iter().enumerate() {
+        // The signal a receipt names is anywhere in memory: ask for the one
+        // a few receipts ahead now, so that it is in cache when its turn comes.
+        if let Some(ahead) = recs.get(j + PREFETCH_AHEAD) {
+            if let Some(g) = m.signal_global(ahead.sender, ahead.index) {
+                let sigs = m.signals_of(ahead.sender);
+                prefetch(sigs.as_ptr().wrapping_add(ahead.index as usize));
+                prefetch(marks.0.as_ptr().wrapping_add(g));
+            }
+        }
+        let receipt = EventId::new(me, rc.at as u64);
+        if rc.sender == NO_SLOT {
+            continue; // reported while building: the sender has no log
+        }
+        let Some(sig) = m.signal(rc.sender, rc.index) else {
+            missing(m, rc, receipt, &mut f);
+            continue;
+        };
+        let g = m.facts.signal_start[rc.sender as usize] + rc.index as usize;
+        let msg = MsgId {
+            sender: m.id(rc.sender),
+            index: rc.index as u64,
+        };
+        let send = EventId::new(msg.sender, sig.at as u64);
+        if sig.dest != r && sig.dest != DEST_UNKNOWN {
+            // Reported once; the signal's marks belong to its destination.
+            f.problems.push(Inconsistency::WrongReceiver {
+                receipt,
+                kind: rc.kind,
+                msg,
+                send,
+                dest: m.destination(sig.dest),
+            });
+            continue;
+        }
+        let wrong_kind = |class: SignalClass| Inconsistency::WrongKind {
+            receipt,
+            kind: rc.kind,
+            msg,
+            send,
+            class,
+        };
+        let arrival = match rc.kind {
+            ReceiptKind::Deliver => {
+                if !sig.class.is_message() {
+                    f.problems.push(wrong_kind(sig.class));
+                }
+                mailbox.insert(g);
+                true
+            }
+            ReceiptKind::Taken(effect) => {
+                if sig.class.is_message()
+                    || effect == SignalEffect::Converted && !sig.class.converts()
+                {
+                    f.problems.push(wrong_kind(sig.class));
+                }
+                if effect == SignalEffect::Converted {
+                    if sig.dest == r {
+                        marks.set_owned(g, CONVERTED);
+                    } else {
+                        marks.set(g, CONVERTED);
+                    }
+                    mailbox.insert(g);
+                }
+                true
+            }
+            ReceiptKind::Receive => {
+                let needs_arrival = !sig.class.is_message() || m.deliveries;
+                if needs_arrival && !mailbox.remove(&g) {
+                    f.problems.push(Inconsistency::NotArrived {
+                        receipt,
+                        msg,
+                        class: sig.class,
+                    });
+                }
+                false
+            }
+        };
+        // Only this task marks the signals sent to its process; those of
+        // unknown destination may be received anywhere.
+        let again = if sig.dest == r {
+            marks.set_owned(g, bit_of(rc.kind))
+        } else {
+            marks.set(g, bit_of(rc.kind))
+        };
+        if again {
+            f.twice.push((g, rc.kind));
+        }
+        // Signals arrive in the order each sender sent them; messages'
+        // arrivals are only seen when deliveries are logged.
+        if arrival {
+            match arrivals.get_mut(&rc.sender) {
+                Some((last, at)) if *last > rc.index => {
+                    // The overtaken one may be a timer's message (below).
+                    let key = (rc.sender, sig.class.is_message());
+                    let n = inversions.entry(key).or_insert(0);
+                    if *n == 0 {
+                        let first = (
+                            EventId::new(me, *at as u64),
+                            MsgId {
+                                sender: msg.sender,
+                                index: *last as u64,
+                            },
+                        );
+                        let inversion = Overtaken {
+                            receiver: me,
+                            first,
+                            then: (receipt, msg),
+                            more: 0,
+                        };
+                        if key.1 {
+                            f.overtaken.push(inversion);
+                        } else {
+                            f.problems.push(Inconsistency::Fifo(inversion));
+                        }
+                    }
+                    *n += 1;
+                }
+                Some(entry) => *entry = (rc.index, rc.at),
+                None => {
+                    arrivals.insert(rc.sender, (rc.index, rc.at));
+                }
+            }
+        }
+    }
+    // Count the further inversions into the reports made for each pair.
+    let more = |o: &mut Overtaken, message: bool| {
+        if let Some(slot) = m.slot(o.first.1.sender) {
+            o.more = inversions
+                .get(&(slot, message))
+                .map_or(0, |n| (*n as u64).saturating_sub(1));
+        }
+    };
+    for p in &mut f.problems {
+        if let Inconsistency::Fifo(o) = p {
+            more(o, false);
+        }
+    }
+    for o in &mut f.overtaken {
+        more(o, true);
+    }
+    f
+}
+
+/// A receipt of a signal its sender's log does not hold: an inconsistency in
+/// a complete log, unverifiable when part of the log is missing.
+fn missing(m: &Model, rc: &ReceiptFact, receipt: EventId, f: &mut Found) {
+    let sender = &m.procs[rc.sender as usize];
+    let msg = MsgId {
+        sender: sender.id,
+        index: rc.index as u64,
+    };
+    if !m.complete || sender.incomplete() {
+        f.unverifiable.push(Unverifiable::Receipt {
+            receipt,
+            kind: rc.kind,
+            msg,
+        });
+    } else {
+        f.problems.push(Inconsistency::NoSuchSignal {
+            receipt,
+            kind: rc.kind,
+            msg,
+            sent: Some(sender.signals_sent()),
+        });
+    }
+}
