@@ -3,6 +3,12 @@
 //! event (which must be that next event); it moves on event by event. The
 //! state is a position in the process log, so it can later grow a history
 //! for stepping backwards.
+//!
+//! A cursor may be told to *hold* its process where its events run out: when
+//! replaying a causal past (`--until`) or a log whose recording was cut
+//! short. A held process is stopped just before its next event — it waits
+//! for a signal that never comes — so the run ends with it waiting there,
+//! and its place in the code and its mailbox can be shown.
 
 use crate::director::Shared;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,14 +20,24 @@ use trace_runtime::hooks::{
 use trace_runtime::process;
 use trace_term::{Pid, Term};
 
+/// A signal no process ever sends: waiting for it stops a process for good.
+const NEVER: process::MsgId = process::MsgId {
+    sender: Pid(u64::MAX),
+    index: u64::MAX,
+};
+
 pub struct ProcessReplay {
     shared: Arc<Shared>,
     id: Option<ProcId>,
     pid: Pid,
-    /// The process log without `Deliver` events (arrivals are not choices),
-    /// each with its index in the recorded process log.
+    /// The events to replay: the process log (up to the hold point) without
+    /// `Deliver` events (arrivals are not choices), each with its index in
+    /// the recorded process log.
     events: Vec<(u64, Event)>,
     pos: usize,
+    /// Stop the process once its events run out instead of reporting what
+    /// it does next as a departure.
+    hold: bool,
     /// `pos`, published for the end-of-run report (a process blocked
     /// forever is never dropped, so the report cannot wait for that).
     progress: Arc<AtomicUsize>,
@@ -35,6 +51,7 @@ impl ProcessReplay {
         id: Option<ProcId>,
         pid: Pid,
         events: Vec<(u64, Event)>,
+        hold: bool,
         progress: Arc<AtomicUsize>,
     ) -> Self {
         ProcessReplay {
@@ -43,6 +60,7 @@ impl ProcessReplay {
             pid,
             events,
             pos: 0,
+            hold,
             progress,
             signals: 0,
         }
@@ -50,6 +68,10 @@ impl ProcessReplay {
 
     fn next(&self) -> Option<&Event> {
         self.events.get(self.pos).map(|(_, e)| e)
+    }
+
+    fn held(&self) -> bool {
+        self.hold && self.id.is_some() && self.pos >= self.events.len()
     }
 
     /// The recorded index of the next event (or one past the last).
@@ -95,6 +117,11 @@ impl ProcessReplay {
 
 impl ProcessDirector for ProcessReplay {
     fn signal_due(&mut self) -> Option<process::MsgId> {
+        if self.held() {
+            // Every event-making step asks this first: the process waits
+            // here, before its next event.
+            return Some(NEVER);
+        }
         match self.next() {
             Some(Event::SignalTaken { signal, .. }) => Some(self.runtime_msg(*signal)),
             _ => None,
@@ -106,12 +133,9 @@ impl ProcessDirector for ProcessReplay {
             Some(Event::Receive { msg }) => Ok(ReceiveChoice::Message(self.runtime_msg(*msg))),
             Some(Event::Timeout) => Ok(ReceiveChoice::Timeout),
             // The log ends here: in the recorded run the process waited in
-            // this receive forever. Waiting for a message no process can
-            // send makes it do the same, and the end of run reports it.
-            None if self.id.is_some() => Ok(ReceiveChoice::Message(process::MsgId {
-                sender: Pid(u64::MAX),
-                index: u64::MAX,
-            })),
+            // this receive forever (or the replay holds it here). Waiting for
+            // a message no process sends makes it do the same.
+            None if self.id.is_some() => Ok(ReceiveChoice::Message(NEVER)),
             // The log's next event is something else. A receive can still
             // end without an event (a bad timeout value raises before it
             // waits), so let it go on natively: if it does take a message or

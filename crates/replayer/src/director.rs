@@ -38,6 +38,10 @@ pub struct Shared {
     receivers: OnceLock<HashMap<MsgId, ProcId>>,
     /// How often each such timer was told to wait for its receiver.
     waits: Mutex<HashMap<MsgId, u32>>,
+    /// Where each process is held (`--until`: its events in the causal
+    /// past; a cut-short recording: its whole log), by dense id; `None`:
+    /// replay every log to its end and report anything more as a departure.
+    holds: Option<Vec<u64>>,
 }
 
 impl Shared {
@@ -111,7 +115,9 @@ pub struct LogDirector {
 }
 
 impl LogDirector {
-    pub fn new(log: Arc<LogReader>) -> LogDirector {
+    /// A director replaying every process log to its end, or, with `holds`,
+    /// each process up to that many of its recorded events and held there.
+    pub fn new(log: Arc<LogReader>, holds: Option<Vec<u64>>) -> LogDirector {
         let pids: Vec<u64> = log.processes().iter().map(|p| p.pid).collect();
         let ids = log
             .processes()
@@ -133,6 +139,7 @@ impl LogDirector {
                 started: Mutex::new(Vec::new()),
                 receivers: OnceLock::new(),
                 waits: Mutex::new(HashMap::new()),
+                holds,
             }),
         }
     }
@@ -161,7 +168,8 @@ impl LogDirector {
         v
     }
 
-    /// Processes of the log that never started in the replay.
+    /// Processes of the log that should have started in the replay (with a
+    /// hold, those with events to replay) but never did.
     pub fn never_started(&self) -> Vec<ProcId> {
         let started = self
             .shared
@@ -173,6 +181,10 @@ impl LogDirector {
             .processes()
             .iter()
             .map(|p| p.id)
+            .filter(|id| match &self.shared.holds {
+                Some(h) => h.get(id.0 as usize).is_some_and(|&n| n > 0),
+                None => true,
+            })
             .filter(|id| !started.iter().any(|(s, _, _)| s == id))
             .collect()
     }
@@ -237,12 +249,17 @@ impl Director for LogDirector {
         let id = self.shared.id_of(p.pid);
         let mut events = Vec::new();
         let progress = Arc::new(AtomicUsize::new(0));
+        let hold = self.shared.holds.is_some();
         if let Some(id) = id {
+            let limit = match &self.shared.holds {
+                Some(h) => h.get(id.0 as usize).copied().unwrap_or(0),
+                None => u64::MAX,
+            };
             // A block that does not decode ends the process log there (the
             // command that opened the log has shown the reader's warning);
             // the replay then reports the events after it as not replayed.
             let _ = self.shared.log.for_each_event_of(id, |i, _, e| {
-                if !matches!(e, trace_format::EventRef::Deliver { .. }) {
+                if i < limit && !matches!(e, trace_format::EventRef::Deliver { .. }) {
                     events.push((i, e.to_owned()));
                 }
             });
@@ -257,6 +274,7 @@ impl Director for LogDirector {
             id,
             p.pid,
             events,
+            hold,
             progress,
         )))
     }

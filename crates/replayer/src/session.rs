@@ -1,12 +1,15 @@
 //! One replay: check the program against the log, run it under the log's
 //! Director, and say how it went — the run's own outcome, the first
-//! divergence, and the logged events that never happened.
+//! divergence, and the logged events that never happened. With `--until`,
+//! only the causal past of one event is replayed ([`crate::until`]).
 
 use crate::director::LogDirector;
 use crate::identity::{check_identity, IdentityMismatch};
+use crate::until::{self, UntilReport};
 use std::io::Write;
 use std::sync::Arc;
-use trace_format::{LogReader, ProcId};
+use trace_causal::EventSpec;
+use trace_format::{LogReader, ProcId, RunEnd};
 use trace_runtime::hooks::Native;
 use trace_runtime::status::DIVERGED;
 use trace_runtime::{Loaded, RunOptions, RunOutcome, Runtime};
@@ -17,6 +20,8 @@ pub struct ReplayConfig {
     pub run: RunOptions,
     /// Replay even if the program is not the one recorded.
     pub force: bool,
+    /// Replay only the causal past of this event, and stop.
+    pub until: Option<EventSpec>,
 }
 
 /// Why a replay could not start.
@@ -26,6 +31,8 @@ pub enum ReplayError {
     Identity(Vec<IdentityMismatch>),
     /// The log's entry call does not exist in this program.
     Entry(String),
+    /// The `--until` event names nothing in the log.
+    Until(String),
 }
 
 impl std::fmt::Display for ReplayError {
@@ -40,6 +47,7 @@ impl std::fmt::Display for ReplayError {
                 )
             }
             ReplayError::Entry(e) => write!(f, "the log's entry call: {e}"),
+            ReplayError::Until(e) => write!(f, "--until {e}"),
         }
     }
 }
@@ -65,14 +73,23 @@ pub struct ReplayResult {
     pub stuck: Vec<Stuck>,
     /// Processes of the log that the replay never started.
     pub never_started: Vec<(ProcId, u64)>,
+    /// With `--until`: what was replayed and where the event's process stands.
+    pub until: Option<UntilReport>,
+    /// The recording was cut short (interrupted, or killed and recovered):
+    /// every process was held where its log ends.
+    pub cut_short: bool,
 }
 
 impl ReplayResult {
-    /// The exit status: the run's own, or `DIVERGED` when the log was not
-    /// followed to its end.
+    /// The exit status: `DIVERGED` when the log was not followed (to its end,
+    /// or to the `--until` event), else the run's own (a replay stopped at an
+    /// event, or at the end of a cut-short log, leaves processes waiting on
+    /// purpose: that is success).
     pub fn status(&self) -> u8 {
-        if !self.stuck.is_empty() {
+        if !self.stuck.is_empty() || self.outcome.divergence.is_some() {
             DIVERGED
+        } else if self.until.is_some() || self.cut_short {
+            trace_runtime::status::OK
         } else {
             self.outcome.status()
         }
@@ -92,11 +109,25 @@ pub fn replay(
     }
     let (entry, _) =
         trace_runtime::entry(loaded, Some(&log.header().entry)).map_err(ReplayError::Entry)?;
-    let director = Arc::new(LogDirector::new(log.clone()));
+    let cut_short = !matches!(log.outcome(), Some((o, _)) if o.end == RunEnd::Completed);
+    let plan = match &cfg.until {
+        Some(spec) => Some(until::plan(&log, spec).map_err(ReplayError::Until)?),
+        None => None,
+    };
+    let holds = match &plan {
+        Some(p) => Some(p.holds.clone()),
+        None if cut_short => Some(log.processes().iter().map(|p| p.events).collect()),
+        None => None,
+    };
+    let director = Arc::new(LogDirector::new(log.clone(), holds));
     let mut run = cfg.run.clone();
     // Every timeout and receipt is forced from the log, so waiting for real
     // time would only slow the replay down.
     run.instant_timers = true;
+    if plan.is_some() || cut_short {
+        // Processes held on purpose are no deadlock.
+        run.report_blocked = false;
+    }
     let rt = Runtime::new(
         loaded.program.clone(),
         run,
@@ -125,9 +156,12 @@ pub fn replay(
         .into_iter()
         .map(|id| (id, director.pid_of(id)))
         .collect();
+    let until = plan.map(|p| p.report(&outcome));
     Ok(ReplayResult {
         outcome,
         stuck,
         never_started,
+        until,
+        cut_short,
     })
 }

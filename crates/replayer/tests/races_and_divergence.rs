@@ -100,6 +100,7 @@ fn each_outcome_of_a_race_replays_as_recorded() {
             let cfg = ReplayConfig {
                 run: quiet(schedulers),
                 force: false,
+                until: None,
             };
             let (r, replayed) = replay_of(&loaded, &log, &cfg).unwrap();
             assert!(r.outcome.divergence.is_none() && r.stuck.is_empty());
@@ -126,6 +127,7 @@ fn an_edited_program_is_refused_and_forced_replay_names_the_departure() {
     let cfg = ReplayConfig {
         run: quiet(2),
         force: false,
+        until: None,
     };
     match replay_of(&loaded, &log, &cfg) {
         Err(ReplayError::Identity(m)) => {
@@ -187,6 +189,7 @@ fn a_log_whose_events_cannot_happen_is_reported_without_hanging() {
     let cfg = ReplayConfig {
         run: quiet(2),
         force: false,
+        until: None,
     };
     let (r, _) = replay_of(&loaded, &log, &cfg).unwrap();
     assert!(r.outcome.divergence.is_none());

@@ -76,6 +76,7 @@ fn record_and_replay(f: &trace_fixtures::Fixture, dir: &std::path::Path, chaos: 
                     ..RunOptions::default()
                 },
                 force: false,
+                until: None,
             };
             let r = replay(&loaded, reader.clone(), &cfg, Box::new(out.clone())).unwrap();
             let id = format!("{} (chaos {chaos:?}) on {schedulers} schedulers", f.id);

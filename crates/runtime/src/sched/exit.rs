@@ -157,6 +157,12 @@ pub fn blocked_report(rt: &Runtime) -> Vec<Blocked> {
                 .unwrap_or_default(),
             line: code.line_at(p.pc as usize),
             mailbox_len: p.mailbox.len(),
+            mailbox: p
+                .mailbox
+                .iter()
+                .take(super::BLOCKED_MAILBOX_SHOWN)
+                .map(|m| m.payload.clone())
+                .collect(),
         });
     }
     out.sort_by_key(|b| b.pid);

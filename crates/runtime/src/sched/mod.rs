@@ -48,6 +48,10 @@ pub struct RunOptions {
     pub instant_timers: bool,
     /// Print crash and deadlock reports to stderr.
     pub reports: bool,
+    /// With `reports`, also list the processes left blocked at the end (a
+    /// replay stopped on purpose leaves processes waiting that are no
+    /// deadlock).
+    pub report_blocked: bool,
     /// Set from outside (Ctrl-C) to stop the run early.
     pub interrupt: Option<Arc<AtomicBool>>,
 }
@@ -62,6 +66,7 @@ impl Default for RunOptions {
             chaos: None,
             instant_timers: false,
             reports: true,
+            report_blocked: true,
             interrupt: None,
         }
     }
@@ -87,7 +92,13 @@ pub struct Blocked {
     pub file: String,
     pub line: u32,
     pub mailbox_len: usize,
+    /// The first messages of its mailbox, oldest first (at most
+    /// [`BLOCKED_MAILBOX_SHOWN`]).
+    pub mailbox: Vec<Term>,
 }
+
+/// How many messages of a blocked process's mailbox the end of run keeps.
+pub const BLOCKED_MAILBOX_SHOWN: usize = 32;
 
 /// A process that ended abnormally.
 #[derive(Clone, Debug)]
@@ -340,7 +351,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     } else {
         Vec::new()
     };
-    if rt.opts.reports && !blocked.is_empty() {
+    if rt.opts.reports && rt.opts.report_blocked && !blocked.is_empty() {
         exit::print_blocked(&rt, &blocked);
     }
     if let (Some(what), true) = (&fin.internal, rt.opts.reports) {

@@ -1,0 +1,142 @@
+//! Causal-consistent replay: `--until EVENT` replays all and only the causes
+//! of the event, then shows where its process stands.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use trace_format::{LogReader, ProcId, WriterOptions};
+use trace_recorder::hunt::Captured;
+use trace_recorder::{RecordConfig, RecordFlags};
+use trace_replayer::{replay, ReplayConfig, ReplayError};
+use trace_runtime::{LoadOptions, Loaded, RunOptions};
+
+const PIPELINE: &str = "-module(pipeline).\n-export([main/0]).\n\
+main() ->\n\
+    B = spawn(fun() -> b() end),\n\
+    _A = spawn(fun() -> a(B) end),\n\
+    io:format(\"main goes on~n\"),\n\
+    B ! {from_main, 1},\n\
+    ok.\n\
+a(B) -> B ! {from_a, 2}.\n\
+b() ->\n\
+    receive {from_a, X} -> ok end,\n\
+    io:format(\"b got ~p~n\", [X]),\n\
+    receive {from_main, Y} -> Y end.\n";
+
+struct Dir(PathBuf);
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn setup(tag: &str) -> (Dir, Loaded, PathBuf) {
+    let d = std::env::temp_dir().join(format!("trace-until-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let src = d.join("pipeline.erl");
+    std::fs::write(&src, PIPELINE).unwrap();
+    let loaded = trace_runtime::load(&[src], &LoadOptions::default()).unwrap();
+    let log = d.join("p.trace");
+    let (entry, call) = trace_runtime::entry(&loaded, None).unwrap();
+    let cfg = RecordConfig {
+        out: log.clone(),
+        flags: RecordFlags::default(),
+        writer: WriterOptions::default(),
+        run: RunOptions {
+            reports: false,
+            ..RunOptions::default()
+        },
+        entry_text: call,
+    };
+    trace_recorder::record(&loaded, entry, &cfg, Box::new(Captured::default()), None).unwrap();
+    (Dir(d), loaded, log)
+}
+
+fn until(
+    loaded: &Loaded,
+    log: &PathBuf,
+    event: &str,
+) -> Result<(trace_replayer::ReplayResult, String), ReplayError> {
+    let out = Captured::default();
+    let cfg = ReplayConfig {
+        run: RunOptions {
+            reports: false,
+            ..RunOptions::default()
+        },
+        force: false,
+        until: Some(event.parse().unwrap()),
+    };
+    let r = replay(
+        loaded,
+        Arc::new(LogReader::open(log).unwrap()),
+        &cfg,
+        Box::new(out.clone()),
+    )?;
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    Ok((r, text))
+}
+
+#[test]
+fn only_the_causes_of_a_receipt_are_replayed() {
+    let (_d, loaded, log) = setup("receipt");
+    let (r, stdout) = until(&loaded, &log, "receive(P.2:0)").unwrap();
+    assert!(r.outcome.divergence.is_none(), "{:?}", r.outcome.divergence);
+    assert!(r.stuck.is_empty(), "{:?}", r.stuck);
+    assert_eq!(r.status(), 0);
+    // main's output and its send to P.1 are not causes of the receipt.
+    assert_eq!(stdout, "", "nothing printed is in the causal past");
+    let u = r.until.expect("an until report");
+    let took: Vec<(String, u64)> = u
+        .participants
+        .iter()
+        .map(|p| (p.label.clone(), p.events))
+        .collect();
+    assert_eq!(
+        took,
+        vec![
+            ("P <0.80.0>".to_string(), 2),
+            ("P.1 <0.81.0>".to_string(), 1),
+            ("P.2 <0.82.0>".to_string(), 1)
+        ]
+    );
+    assert_eq!(u.events, 4);
+    assert_eq!(u.process, "P.1 <0.81.0>");
+    let s = u.state.expect("P.1 waits where the replay stopped it");
+    assert_eq!(s.function, "pipeline:b/0");
+    assert!(s.location.ends_with("pipeline.erl:12"), "{}", s.location);
+    assert_eq!(s.mailbox_len, 0, "main's message is not sent yet");
+}
+
+#[test]
+fn the_past_of_a_later_event_brings_its_output_and_mailbox() {
+    let (_d, loaded, log) = setup("later");
+    // P#3 is main's send to P.1: its past holds main's output.
+    let (r, stdout) = until(&loaded, &log, "P#3").unwrap();
+    assert_eq!(stdout, "main goes on\n");
+    let u = r.until.unwrap();
+    assert_eq!(u.process, "P <0.80.0>");
+    assert_eq!(u.participants.len(), 1, "{:?}", u.participants);
+    // P.1's receipt of that message is in the future: run to it instead.
+    // Its exit is not a cause of the receipt, so P.1 is held before it.
+    let (r, stdout) = until(&loaded, &log, "receive(P:0)").unwrap();
+    assert_eq!(stdout, "main goes on\nb got 2\n");
+    let u = r.until.unwrap();
+    assert_eq!(u.process, "P.1 <0.81.0>");
+    let s = u.state.expect("held before its exit");
+    assert_eq!((s.function.as_str(), s.mailbox_len), ("pipeline:b/0", 0));
+    // Up to an exit, the process is gone: there is no state to show.
+    let (r, _) = until(&loaded, &log, "exit(P.2)").unwrap();
+    let u = r.until.unwrap();
+    assert_eq!(u.process, "P.2 <0.82.0>");
+    assert!(u.state.is_none());
+}
+
+#[test]
+fn an_event_not_in_the_log_is_refused_with_the_reason() {
+    let (_d, loaded, log) = setup("missing");
+    match until(&loaded, &log, "P.7#0") {
+        Err(ReplayError::Until(m)) => assert!(m.contains("P.7"), "{m}"),
+        other => panic!("expected a refusal, got {:?}", other.map(|r| r.1)),
+    }
+    let _ = ProcId(0);
+}
