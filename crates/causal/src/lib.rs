@@ -29,6 +29,7 @@
 //! queries are given in [`query`]'s documentation.
 
 mod build;
+mod cut;
 mod derive;
 mod event;
 mod model;

@@ -1,4 +1,5 @@
-//! `trace replay LOG` (from the log alone) run as a user runs it: on logs
+//! `trace replay LOG` (from the log alone) run as a user runs it (replay
+//! with the program is tested in replay_program.rs): on logs
 //! recorded by `trace record`, on hand-built logs with inconsistencies, on
 //! damaged files, and with the EVENT syntax.
 
@@ -404,11 +405,12 @@ fn trouble_gets_status_2() {
     let (code, _, err) = replay(&junk, &[]);
     assert_eq!(code, 2);
     assert!(err.contains("not a trace log"), "{err}");
-    // Program files before the log select replay with the program: not built yet.
+    // Program files before the log select replay with the program; the log
+    // is read first.
     let o = trace(&["replay", "prog.erl", junk.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("not available yet"),
+        text(&o.stderr).contains("not a trace log"),
         "{}",
         text(&o.stderr)
     );

@@ -104,6 +104,7 @@ impl ProcessReplay {
             event_index: self.index(),
             expected: self.expected(),
             happened,
+            location: String::new(),
         }
     }
 

@@ -3,7 +3,7 @@
 //! recorded ones, so a process is found in the log by its raw pid.
 
 use crate::cursor::ProcessReplay;
-use crate::expect::Describe;
+use crate::expect::{self, Names};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -31,6 +31,7 @@ pub struct Shared {
     pids: Vec<u64>,
     ids: HashMap<u64, ProcId>,
     flags: RecordFlags,
+    names: Names,
     /// Each started process: how far its cursor got, out of how many events.
     started: Mutex<Vec<(ProcId, Arc<AtomicUsize>, usize)>>,
     /// Who received each message, built on the first timer for a registered
@@ -59,11 +60,7 @@ impl Shared {
     }
 
     pub fn describe(&self, proc: ProcId, index: u64, signal: MsgId, e: &Event) -> String {
-        Describe {
-            header: self.log.header(),
-            pids: &self.pids,
-        }
-        .event(proc, index, signal, e)
+        expect::describe(self.log.header(), &self.names, proc, index, signal, e)
     }
 
     /// Whether a timer message may wait (again) for its receiver to start:
@@ -130,12 +127,14 @@ impl LogDirector {
             deliveries: o.deliveries,
             output: o.output,
         };
+        let names = Names::of(&log);
         LogDirector {
             shared: Arc::new(Shared {
                 log,
                 pids,
                 ids,
                 flags,
+                names,
                 started: Mutex::new(Vec::new()),
                 receivers: OnceLock::new(),
                 waits: Mutex::new(HashMap::new()),

@@ -76,8 +76,10 @@ pub struct ReplayResult {
     /// With `--until`: what was replayed and where the event's process stands.
     pub until: Option<UntilReport>,
     /// The recording was cut short (interrupted, or killed and recovered):
-    /// every process was held where its log ends.
+    /// every process was held where the consistent part of its log ends.
     pub cut_short: bool,
+    /// Events of a cut-short log left out because a cause of theirs was lost.
+    pub beyond_cut: u64,
 }
 
 impl ReplayResult {
@@ -114,9 +116,23 @@ pub fn replay(
         Some(spec) => Some(until::plan(&log, spec).map_err(ReplayError::Until)?),
         None => None,
     };
+    let mut beyond_cut = 0;
     let holds = match &plan {
         Some(p) => Some(p.holds.clone()),
-        None if cut_short => Some(log.processes().iter().map(|p| p.events).collect()),
+        None if cut_short => {
+            // Replay the part of the log that could have happened on its own:
+            // a receipt whose send was lost with the end of the run is left out.
+            let model = trace_causal::Model::build(&log);
+            let cut = model.consistent_cut();
+            let mut holds = vec![0u64; log.processes().len()];
+            for (p, n) in model.processes().iter().zip(cut) {
+                if let Some(h) = holds.get_mut(p.id.0 as usize) {
+                    *h = n;
+                }
+                beyond_cut += p.events - n;
+            }
+            Some(holds)
+        }
         None => None,
     };
     let director = Arc::new(LogDirector::new(log.clone(), holds));
@@ -163,5 +179,6 @@ pub fn replay(
         never_started,
         until,
         cut_short,
+        beyond_cut,
     })
 }

@@ -196,7 +196,7 @@ fn a_log_whose_events_cannot_happen_is_reported_without_hanging() {
     assert_eq!(r.stuck.len(), 1, "{:?}", r.stuck);
     assert_eq!(r.stuck[0].pid, 80);
     assert!(
-        r.stuck[0].next.contains("receive 1:0"),
+        r.stuck[0].next.contains("receive P.1:0"),
         "{}",
         r.stuck[0].next
     );

@@ -139,6 +139,9 @@ pub struct Divergence {
     pub event_index: u64,
     pub expected: String,
     pub happened: String,
+    /// `file:line` of the code the process was running (filled in by the
+    /// engine, which knows where the process is).
+    pub location: String,
 }
 
 /// How a receive picks its message.

@@ -228,6 +228,19 @@ impl Runtime {
     }
 
     /// Stops the run because replay diverged.
+    /// Stops the run: process `p` departed from what the Director expected.
+    pub fn diverged_at(&self, p: &crate::process::Process, mut d: Divergence) {
+        let code = &self.program.funs[p.fun as usize];
+        let file = self
+            .program
+            .files
+            .get(code.file as usize)
+            .map(|f| f.display().to_string())
+            .unwrap_or_default();
+        d.location = format!("{file}:{}", code.line_at(p.pc as usize));
+        self.diverged(d);
+    }
+
     pub fn diverged(&self, d: Divergence) {
         self.stop_because(|f| {
             f.divergence.get_or_insert(d);

@@ -19,7 +19,7 @@ pub fn emit(p: &mut Process, rt: &Runtime, ev: Event<'_>) {
     }
     if let Some(d) = p.director.as_mut() {
         if let Err(div) = d.event(&ev) {
-            rt.diverged(div);
+            rt.diverged_at(p, div);
             p.kill = Some(Term::atom("trace_replay_diverged"));
         }
     }

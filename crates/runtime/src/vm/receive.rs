@@ -37,12 +37,16 @@ fn killed(p: &mut Process) -> Option<Step> {
 }
 
 fn diverged(p: &mut Process, rt: &Runtime, expected: String, happened: String) -> SliceEnd {
-    rt.diverged(crate::hooks::Divergence {
-        pid: p.pid,
-        event_index: p.events,
-        expected,
-        happened,
-    });
+    rt.diverged_at(
+        p,
+        crate::hooks::Divergence {
+            pid: p.pid,
+            event_index: p.events,
+            expected,
+            happened,
+            location: String::new(),
+        },
+    );
     SliceEnd::Exit(ExitInfo {
         reason: Term::atom("trace_replay_diverged"),
         crash: None,
@@ -85,7 +89,7 @@ pub fn start(p: &mut Process, rt: &Runtime, wk: &Worker, after: u32) -> Step {
             Step::Jump(after)
         }
         Some(Err(d)) => {
-            rt.diverged(d);
+            rt.diverged_at(p, d);
             Step::End(SliceEnd::Exit(ExitInfo {
                 reason: Term::atom("trace_replay_diverged"),
                 crash: None,

@@ -1,0 +1,166 @@
+//! `trace replay prog.erl ... LOG`: re-execute the recorded run with the
+//! program, every logged choice forced (trace-replayer), and say how it went.
+
+use super::Args;
+use crate::exit;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use trace_causal::Model;
+use trace_format::{LogReader, ProcId};
+use trace_replayer::{ReplayConfig, ReplayResult, UntilReport};
+use trace_runtime::RunOptions;
+
+pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
+    let reader = match LogReader::open(log) {
+        Ok(r) => Arc::new(r),
+        Err(e) => {
+            eprintln!("trace replay: {}: {e}", log.display());
+            return exit::TROUBLE;
+        }
+    };
+    for w in reader.warnings() {
+        eprintln!("trace replay: {}: warning: {w}", log.display());
+    }
+    let loaded = match crate::cmd::run::load_program(sources, &args.include) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    }
+    let mut run = RunOptions {
+        interrupt: Some(interrupt),
+        ..RunOptions::default()
+    };
+    if let Some(n) = args.schedulers {
+        run.schedulers = n.max(1);
+    }
+    let cfg = ReplayConfig {
+        run,
+        force: args.force,
+        until: args.until.clone(),
+    };
+    let result =
+        match trace_replayer::replay(&loaded, reader.clone(), &cfg, Box::new(std::io::stdout())) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("trace replay: {}: {e}", log.display());
+                return exit::TROUBLE;
+            }
+        };
+    report(&reader, &result);
+    result.status()
+}
+
+/// `P.2 <0.83.0>` for the process that had raw pid `pid` in the log.
+fn label(model: &Model, pid: u64) -> String {
+    match model.process_by_pid(pid) {
+        Some(p) => model.names().label(p.id),
+        None => format!("<0.{pid}.0>"),
+    }
+}
+
+fn report(reader: &LogReader, r: &ReplayResult) {
+    if let Some(d) = &r.outcome.divergence {
+        let model = Model::build(reader);
+        eprintln!(
+            "trace replay: the run departed from the log at {}, event #{} ({}):",
+            label(&model, d.pid.number()),
+            d.event_index,
+            d.location
+        );
+        eprintln!("  the log has: {}", d.expected);
+        eprintln!("  the run did: {}", d.happened);
+        return;
+    }
+    if !r.stuck.is_empty() {
+        let model = Model::build(reader);
+        let left: usize = r.stuck.iter().map(|s| s.total - s.replayed).sum();
+        eprintln!(
+            "trace replay: no process can go on, but the log has {left} more event{}; these cannot happen:",
+            if left == 1 { "" } else { "s" }
+        );
+        for s in &r.stuck {
+            eprintln!(
+                "  {} after {} of its {} events: {}",
+                label(&model, s.pid),
+                s.replayed,
+                s.total,
+                s.next
+            );
+        }
+        for (id, pid) in &r.never_started {
+            let _: &ProcId = id;
+            eprintln!("  {} never started", label(&model, *pid));
+        }
+        return;
+    }
+    if r.outcome.interrupted {
+        eprintln!("trace replay: interrupted");
+        return;
+    }
+    if let Some(u) = &r.until {
+        until_report(u);
+        return;
+    }
+    if r.cut_short {
+        eprintln!(
+            "trace replay: the recording was cut short; every process was replayed to where its log ends{}",
+            match r.beyond_cut {
+                0 => String::new(),
+                n => format!(
+                    " ({n} event{} left out: a cause of theirs was lost with the end of the run)",
+                    if n == 1 { "" } else { "s" }
+                ),
+            }
+        );
+    }
+}
+
+fn until_report(u: &UntilReport) {
+    let procs = u.participants.len();
+    eprintln!(
+        "trace replay: replayed the causal past of {}: {} event{} of {procs} process{}",
+        u.spec,
+        u.events,
+        if u.events == 1 { "" } else { "s" },
+        if procs == 1 { "" } else { "es" }
+    );
+    let width = u
+        .participants
+        .iter()
+        .map(|p| p.label.len())
+        .max()
+        .unwrap_or(0);
+    for p in &u.participants {
+        eprintln!(
+            "  {:<width$}  {} event{}",
+            p.label,
+            p.events,
+            if p.events == 1 { "" } else { "s" }
+        );
+    }
+    match &u.state {
+        Some(s) => {
+            eprintln!(
+                "{} stopped in {} at {}, {} message{} in its mailbox{}",
+                u.process,
+                s.function,
+                s.location,
+                s.mailbox_len,
+                if s.mailbox_len == 1 { "" } else { "s" },
+                if s.mailbox_len > 0 { ":" } else { "" }
+            );
+            for m in &s.mailbox {
+                eprintln!("  {}", trace_term::print::write_term(m));
+            }
+            if s.mailbox_len > s.mailbox.len() {
+                eprintln!("  ... and {} more", s.mailbox_len - s.mailbox.len());
+            }
+        }
+        None => eprintln!("{} has ended", u.process),
+    }
+}

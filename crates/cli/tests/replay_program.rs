@@ -1,0 +1,152 @@
+//! `trace replay prog.erl run.trace` as a user runs it: the replay prints
+//! what the recording printed and ends the same way; an edited program is
+//! refused or, forced, its first departure is reported; `--until` replays a
+//! causal past; a killed recording replays as far as its log goes.
+
+mod common;
+
+use common::{program, s, text, trace, trace_cmd, Scratch};
+use std::process::Stdio;
+use std::time::Duration;
+
+fn record(
+    dir: &Scratch,
+    files: &[&str],
+    extra: &[&str],
+) -> (std::path::PathBuf, std::process::Output) {
+    let log = dir.path("run.trace");
+    let mut args = vec!["record", "-q", "-o", s(&log)];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(files);
+    let out = trace(&args);
+    (log, out)
+}
+
+/// Crash reports carry the time; compare them without it.
+fn without_times(stderr: &str) -> String {
+    stderr
+        .lines()
+        .filter(|l| !l.starts_with("=ERROR REPORT===="))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_fixture_replays_as_recorded_through_the_binary() {
+    let dir = Scratch::new("rp-fixtures");
+    for f in trace_fixtures::discover(&trace_fixtures::root()) {
+        let files: Vec<&str> = f.files.iter().map(|p| s(p)).collect();
+        let (log, rec) = record(&dir, &files, &[]);
+        for n in ["1", "3"] {
+            let mut args = vec!["replay", "--schedulers", n];
+            args.extend_from_slice(&files);
+            args.push(s(&log));
+            let rep = trace(&args);
+            assert_eq!(
+                text(&rep.stdout),
+                text(&rec.stdout),
+                "{}: stdout, {n} schedulers; stderr:\n{}",
+                f.id,
+                text(&rep.stderr)
+            );
+            assert_eq!(rep.status.code(), rec.status.code(), "{}: status", f.id);
+            // The same crash and deadlock reports (times apart).
+            assert_eq!(
+                without_times(&text(&rep.stderr)),
+                without_times(&text(&rec.stderr)),
+                "{}: reports",
+                f.id
+            );
+        }
+    }
+}
+
+#[test]
+fn an_edited_program_is_refused_and_forced_replay_reports_the_departure() {
+    let dir = Scratch::new("rp-edited");
+    let src = dir.path("race.erl");
+    std::fs::copy(program("race.erl"), &src).unwrap();
+    let (log, _) = record(&dir, &[s(&src)], &[]);
+    let edited = std::fs::read_to_string(&src)
+        .unwrap()
+        .replace("Self ! b", "Self ! c");
+    std::fs::write(&src, edited).unwrap();
+    let o = trace(&["replay", s(&src), s(&log)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("module race") && text(&o.stderr).contains("--force"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = trace(&["replay", "--force", s(&src), s(&log)]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(6), "{err}");
+    assert!(
+        err.contains("departed from the log at P.2 <0.82.0>, event #0"),
+        "{err}"
+    );
+    assert!(err.contains("race.erl:9"), "the source line: {err}");
+    assert!(
+        err.contains("the log has: send P.2:0 to P <0.80.0>: b"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the run did: send P.2:0 to P <0.80.0>: c"),
+        "{err}"
+    );
+}
+
+#[test]
+fn until_replays_the_causes_and_shows_the_process() {
+    let dir = Scratch::new("rp-until");
+    let src = dir.path("race.erl");
+    std::fs::copy(program("race.erl"), &src).unwrap();
+    let (log, _) = record(&dir, &[s(&src)], &["--schedulers", "1"]);
+    // The entry's first receipt: its causes are the spawns and one send.
+    let o = trace(&["replay", s(&src), s(&log), "--until", "P#2"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(text(&o.stdout), "", "the print comes later");
+    assert!(
+        err.contains("replayed the causal past of P#2: 4 events of 2 processes"),
+        "{err}"
+    );
+    assert!(err.contains("P <0.80.0>"), "{err}");
+    assert!(
+        err.contains("P <0.80.0> stopped in race:main/0 at "),
+        "{err}"
+    );
+    // A name that names nothing is trouble, with the reason.
+    let o = trace(&["replay", s(&src), s(&log), "--until", "P.9#0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("P.9"), "{}", text(&o.stderr));
+}
+
+#[test]
+fn a_killed_recording_replays_as_far_as_its_log_goes() {
+    let dir = Scratch::new("rp-killed");
+    let src = program("forever.erl");
+    let log = dir.path("k.trace");
+    let mut child = trace_cmd()
+        .args([
+            "record",
+            "-q",
+            "--flush-interval",
+            "20",
+            "-o",
+            s(&log),
+            s(&src),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(600));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let o = trace(&["replay", s(&src), s(&log)]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("no footer"), "{err}");
+    assert!(err.contains("cut short"), "{err}");
+}
