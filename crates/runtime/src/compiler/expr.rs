@@ -557,6 +557,13 @@ fn call(
             if bif::registry().autoimported(name, arity) {
                 return call_bif(cx, b, "erlang", name, args, dest, pos);
             }
+            if name == "record_info" && arity == 2 {
+                let info = records::record_info(cx, &args[0], &args[1], pos)?;
+                let t = target(b, dest);
+                load_const(cx, b, info, t);
+                deliver(b, t, dest);
+                return Ok(());
+            }
             cx.err(pos, format!("function {name}/{arity} undefined"))
         }
         ExprKind::Remote { module, function } => match (&module.kind, &function.kind) {
