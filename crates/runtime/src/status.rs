@@ -22,12 +22,15 @@ pub const INTERRUPTED: u8 = 130;
 
 impl RunOutcome {
     /// The exit status `trace run`, `record` and `replay` return for this run:
-    /// a divergence or an interruption first, then an entry crash, then a deadlock.
+    /// a divergence or an interruption first, then something unsupported,
+    /// then an entry crash, then a deadlock.
     pub fn status(&self) -> u8 {
         if self.divergence.is_some() {
             DIVERGED
         } else if self.interrupted {
             INTERRUPTED
+        } else if self.unsupported.is_some() {
+            UNSUPPORTED
         } else if matches!(self.entry, EntryOutcome::Crashed(_)) {
             ENTRY_CRASHED
         } else if !self.blocked.is_empty() {

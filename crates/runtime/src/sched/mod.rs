@@ -106,6 +106,8 @@ pub struct RunOutcome {
     pub crashes: Vec<Crash>,
     pub interrupted: bool,
     pub divergence: Option<Divergence>,
+    /// The run stopped at something the engine does not support (the message names it).
+    pub unsupported: Option<String>,
     pub processes_spawned: u64,
 }
 
@@ -114,6 +116,7 @@ struct Finish {
     entry: Option<EntryOutcome>,
     crashes: Vec<Crash>,
     divergence: Option<Divergence>,
+    unsupported: Option<String>,
 }
 
 /// State shared by every scheduler thread for one run.
@@ -198,6 +201,20 @@ impl Runtime {
         let mut f = self.finish.lock().unwrap_or_else(|e| e.into_inner());
         if f.divergence.is_none() {
             f.divergence = Some(d);
+        }
+        drop(f);
+        self.stop.store(true, Ordering::Release);
+        self.notify_all();
+    }
+
+    /// Stops the run because a process needs something the engine does not
+    /// support; `what` names it (printed on stderr, and the run's status says so).
+    pub fn unsupported(&self, what: String) {
+        let mut f = self.finish.lock().unwrap_or_else(|e| e.into_inner());
+        if f.unsupported.is_none() {
+            let _g = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+            eprintln!("{what}");
+            f.unsupported = Some(what);
         }
         drop(f);
         self.stop.store(true, Ordering::Release);
@@ -292,7 +309,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     rt.output.flush();
     let interrupted = rt.interrupt.load(Ordering::Relaxed);
     let mut fin = std::mem::take(&mut *rt.finish.lock().unwrap_or_else(|e| e.into_inner()));
-    let blocked = if fin.divergence.is_none() && !interrupted {
+    let blocked = if fin.divergence.is_none() && fin.unsupported.is_none() && !interrupted {
         exit::blocked_report(&rt)
     } else {
         Vec::new()
@@ -307,6 +324,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         crashes: fin.crashes,
         interrupted,
         divergence: fin.divergence,
+        unsupported: fin.unsupported,
         processes_spawned: rt.spawned.load(Ordering::Relaxed),
     }
 }

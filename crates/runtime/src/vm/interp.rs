@@ -626,6 +626,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                         Ret::Slot(*dst),
                         RAISE,
                     ),
+                    Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
                     Err(e) => Next::Raise(e),
                 }
             }
@@ -657,6 +658,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                         Ret::Tail,
                         RAISE,
                     ),
+                    Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
                     Err(e) => Next::Raise(e),
                 }
             }
@@ -704,6 +706,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                         Ret::Slot(*dst),
                         RAISE,
                     ),
+                    Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
                     Err(e) => Next::Raise(e),
                 }
             }
@@ -744,6 +747,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                         Ret::Tail,
                         RAISE,
                     ),
+                    Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
                     Err(e) => Next::Raise(e),
                 }
             }
@@ -1118,6 +1122,14 @@ fn type_test(t: TypeTest, v: &Term) -> bool {
 enum Callee {
     Code(FunId),
     Bif(crate::bif::BifId),
+    /// An OTP function the engine does not implement (the message names it).
+    Unsupported(String),
+}
+
+/// Stops the run at a call the engine cannot honour (see [`Runtime::unsupported`]).
+fn stop_unsupported(rt: &Runtime, msg: String) -> Next {
+    rt.unsupported(msg);
+    Next::End(SliceEnd::Yield)
 }
 
 /// Extra slots a closure call fills after the arguments (captured values, itself).
@@ -1240,6 +1252,18 @@ fn resolve_mfa(
     if let Some(id) = bif::registry().lookup_atoms(m, f, arity) {
         return Ok(Callee::Bif(id));
     }
+    let user_module = prog.modules.get(&m).is_some_and(|i| !i.prelude);
+    if !user_module && crate::otp::has_function(m.name(), f.name(), arity as u32) {
+        let code = &prog.funs[fun as usize];
+        return Ok(Callee::Unsupported(format!(
+            "{}:{}: unsupported: {}:{}/{} is not implemented by trace (called at run time)",
+            prog.files[code.file as usize].display(),
+            code.line_at(pc.saturating_sub(1)),
+            m.name(),
+            f.name(),
+            arity
+        )));
+    }
     let s = base + args;
     let argv = p.regs[s..s + arity].to_vec();
     Err(raise::undef(p, prog, fun, pc, m, f, argv))
@@ -1336,6 +1360,17 @@ fn call_bif(
         Err(Fault::Block) => {
             p.pc = pc as u32 - 1;
             Next::End(SliceEnd::Wait { deadline: None })
+        }
+        Err(Fault::Unsupported(what)) => {
+            let code = &prog.funs[fun as usize];
+            stop_unsupported(
+                rt,
+                format!(
+                    "{}:{}: unsupported: {what}",
+                    prog.files[code.file as usize].display(),
+                    code.line_at(pc.saturating_sub(1)),
+                ),
+            )
         }
         Err(Fault::Yield(v)) => match deliver(p, prog, fun, pc, base, v, ret) {
             Next::Continue => Next::End(SliceEnd::Yield),
@@ -1437,6 +1472,7 @@ fn apply(
             Next::Continue
         }
         Ok(Callee::Bif(id)) => call_bif(p, rt, wk, prog, fun, pc, base, id, top, arity, ret, RAISE),
+        Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
         Err(e) => Next::Raise(e),
     }
 }
