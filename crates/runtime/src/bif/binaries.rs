@@ -10,8 +10,14 @@ pub fn register(b: &mut Builder) {
     b.pure(e, "bit_size", 1, bit_size, GUARD | AUTO);
     b.pure(e, "list_to_bitstring", 1, list_to_bitstring, AUTO);
     b.pure(e, "list_to_binary", 1, list_to_binary, AUTO);
-    b.pure(e, "iolist_to_binary", 1, list_to_binary, AUTO);
+    b.pure(e, "iolist_to_binary", 1, iolist_to_binary1, AUTO);
     b.pure(e, "binary_to_list", 1, binary_to_list, AUTO);
+    b.pure(e, "binary_to_list", 3, binary_to_list3, AUTO);
+    b.pure(e, "bitstring_to_list", 1, bitstring_to_list, AUTO);
+    b.pure(e, "iolist_size", 1, iolist_size, AUTO);
+    b.pure(e, "split_binary", 2, split_binary, AUTO);
+    b.pure(e, "binary_part", 2, binary_part2, GUARD | AUTO);
+    b.pure(e, "binary_part", 3, binary_part3, GUARD | AUTO);
 }
 
 fn byte_size(a: &[Term]) -> BifResult {
@@ -67,7 +73,15 @@ pub fn iolist_to_binary(t: &Term) -> Option<Term> {
     Some(Term::Binary(Arc::new(w.finish())))
 }
 
+/// `list_to_binary/1` wants a list; `iolist_to_binary/1` also takes a binary.
 fn list_to_binary(a: &[Term]) -> BifResult {
+    if !a[0].is_list() {
+        return Err(badarg());
+    }
+    iolist_to_binary1(a)
+}
+
+fn iolist_to_binary1(a: &[Term]) -> BifResult {
     if let Term::Binary(b) = &a[0] {
         return if b.is_binary() {
             Ok(a[0].clone())
@@ -94,4 +108,109 @@ fn binary_to_list(a: &[Term]) -> BifResult {
         )),
         _ => Err(badarg()),
     }
+}
+
+fn binary_to_list3(a: &[Term]) -> BifResult {
+    let (Term::Binary(b), Term::Int(start), Term::Int(stop)) = (&a[0], &a[1], &a[2]) else {
+        return Err(badarg());
+    };
+    let n = b.byte_len() as i64;
+    if !b.is_binary() || *start < 1 || *stop < *start || *stop > n {
+        return Err(badarg());
+    }
+    Ok(Term::list(
+        b.bytes()[*start as usize - 1..*stop as usize]
+            .iter()
+            .map(|&x| Term::Int(x as i64))
+            .collect(),
+    ))
+}
+
+/// The bytes, and a final bitstring element for a trailing partial byte.
+fn bitstring_to_list(a: &[Term]) -> BifResult {
+    let Term::Binary(b) = &a[0] else {
+        return Err(badarg());
+    };
+    let whole = b.bit_len() / 8;
+    let mut items: Vec<Term> = b.bytes()[..whole]
+        .iter()
+        .map(|&x| Term::Int(x as i64))
+        .collect();
+    if b.bit_len() % 8 != 0 {
+        let rest = b.slice(whole * 8, b.bit_len() % 8).ok_or_else(badarg)?;
+        items.push(Term::Binary(Arc::new(rest)));
+    }
+    Ok(Term::list(items))
+}
+
+/// The size in bytes of an iolist (or binary).
+fn iolist_size(a: &[Term]) -> BifResult {
+    fn walk(t: &Term, n: &mut u64, depth: usize) -> Option<()> {
+        if depth > 100_000 {
+            return None;
+        }
+        match t {
+            Term::Binary(b) if b.is_binary() => {
+                *n += b.byte_len() as u64;
+                Some(())
+            }
+            Term::Nil => Some(()),
+            Term::Cons(_) => {
+                let mut it = t.list_iter();
+                for e in &mut it {
+                    match e {
+                        Term::Int(0..=255) => *n += 1,
+                        Term::Int(_) => return None,
+                        other => walk(other, n, depth + 1)?,
+                    }
+                }
+                match it.rest() {
+                    Term::Nil => Some(()),
+                    b @ Term::Binary(_) => walk(b, n, depth + 1),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    let mut n = 0;
+    walk(&a[0], &mut n, 0).ok_or_else(badarg)?;
+    Ok(Term::Int(n as i64))
+}
+
+/// A part of a binary: `len` may be negative (counting back from `start`).
+fn part(bin: &Term, start: &Term, len: &Term) -> BifResult {
+    let (Term::Binary(b), Term::Int(s), Term::Int(l)) = (bin, start, len) else {
+        return Err(badarg());
+    };
+    if !b.is_binary() {
+        return Err(badarg());
+    }
+    let (from, to) = if *l >= 0 { (*s, s + l) } else { (s + l, *s) };
+    if from < 0 || to > b.byte_len() as i64 {
+        return Err(badarg());
+    }
+    Ok(Term::binary(&b.bytes()[from as usize..to as usize]))
+}
+
+fn binary_part2(a: &[Term]) -> BifResult {
+    match a[1].as_tuple() {
+        Some([s, l]) => part(&a[0], s, l),
+        _ => Err(badarg()),
+    }
+}
+
+fn binary_part3(a: &[Term]) -> BifResult {
+    part(&a[0], &a[1], &a[2])
+}
+
+fn split_binary(a: &[Term]) -> BifResult {
+    let (Term::Binary(b), Term::Int(pos)) = (&a[0], &a[1]) else {
+        return Err(badarg());
+    };
+    if !b.is_binary() || *pos < 0 || *pos as usize > b.byte_len() {
+        return Err(badarg());
+    }
+    let (x, y) = b.bytes().split_at(*pos as usize);
+    Ok(Term::tuple(vec![Term::binary(x), Term::binary(y)]))
 }

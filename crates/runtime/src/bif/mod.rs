@@ -1,6 +1,6 @@
 //! Built-in functions: the native part of `erlang`, `lists`, `maps`, `io`,
-//! `io_lib`, `string`, `proplists`, `math`, `timer`, `rand` and friends.
-//! (Higher-order library functions such as `lists:map/2` are written in
+//! `io_lib`, `string`, `math`, `timer`, `rand` and friends. (Higher-order
+//! library functions such as `lists:map/2`, and `proplists`, are written in
 //! Erlang, in `prelude/`, and compiled like user code.)
 //!
 //! Every built-in is registered once in [`registry`] under `module:name/arity`
@@ -16,7 +16,6 @@ pub mod lists;
 pub mod maps;
 pub mod math;
 pub mod processes;
-pub mod proplists;
 pub mod strings;
 pub mod terms;
 
@@ -94,7 +93,6 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     lists::register(&mut b);
     maps::register(&mut b);
     strings::register(&mut b);
-    proplists::register(&mut b);
     math::register(&mut b);
     io::register(&mut b);
     let mut index = HashMap::new();
