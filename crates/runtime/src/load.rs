@@ -21,6 +21,7 @@ const PRELUDE: &[(&str, &str)] = &[
     ("lists.erl", include_str!("../prelude/lists.erl")),
     ("maps.erl", include_str!("../prelude/maps.erl")),
     ("proplists.erl", include_str!("../prelude/proplists.erl")),
+    ("string.erl", include_str!("../prelude/string.erl")),
     ("timer.erl", include_str!("../prelude/timer.erl")),
 ];
 

@@ -58,7 +58,7 @@ pub fn register(b: &mut Builder) {
 }
 
 /// `error:function_clause`: OTP's Erlang code had no clause for the arguments.
-pub(super) fn fc() -> Fault {
+pub(crate) fn fc() -> Fault {
     error_atom(atom::FUNCTION_CLAUSE)
 }
 
