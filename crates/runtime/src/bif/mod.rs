@@ -12,6 +12,7 @@ pub mod binaries;
 pub mod conversions;
 pub mod erlang;
 pub mod io;
+pub mod io_lib;
 pub mod lists;
 pub mod maps;
 pub mod math;
@@ -95,6 +96,7 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     strings::register(&mut b);
     math::register(&mut b);
     io::register(&mut b);
+    io_lib::register(&mut b);
     let mut index = HashMap::new();
     for (i, d) in b.defs.iter().enumerate() {
         let prev = index.insert((d.module, d.name, d.arity), i as BifId);
