@@ -48,9 +48,10 @@ update_with(K, F, Init, M) when is_function(F, 1), is_map(M) ->
     end;
 update_with(K, F, Init, M) -> erlang:error(badarg_or_badmap(M), [K, F, Init, M]).
 
-groups_from_list(KF, L) -> groups_from_list(KF, fun(X) -> X end, L).
+groups_from_list(KF, L) when is_function(KF, 1) -> groups_from_list(KF, fun(X) -> X end, L);
+groups_from_list(KF, L) -> erlang:error(badarg, [KF, L]).
 
-groups_from_list(KF, VF, L) when is_function(KF, 1), is_function(VF, 1) ->
+groups_from_list(KF, VF, L) when is_function(KF, 1), is_function(VF, 1), is_list(L) ->
     G = lists:foldl(fun(E, Acc) ->
                             K = KF(E),
                             case Acc of
@@ -58,7 +59,8 @@ groups_from_list(KF, VF, L) when is_function(KF, 1), is_function(VF, 1) ->
                                 #{} -> Acc#{K => [VF(E)]}
                             end
                     end, #{}, L),
-    maps:map(fun(_, Vs) -> lists:reverse(Vs) end, G).
+    maps:map(fun(_, Vs) -> lists:reverse(Vs) end, G);
+groups_from_list(KF, VF, L) -> erlang:error(badarg, [KF, VF, L]).
 
 merge_with(F, M1, M2) when is_function(F, 3), is_map(M1), is_map(M2) ->
     maps:fold(fun(K, V2, Acc) ->
