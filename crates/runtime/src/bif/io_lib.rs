@@ -226,11 +226,25 @@ fn write_atom(t: &Term, enc: Encoding) -> BifResult {
     Ok(Term::string(&s))
 }
 
+/// `quote_atom(Atom, Chars)`: whether an atom written as `Chars` needs
+/// quotes (reserved words always do; anything but a list of characters too).
 fn quote_atom(a: &[Term]) -> BifResult {
     let Term::Atom(x) = &a[0] else {
         return Err(super::lists::fc());
     };
-    Ok(Term::bool(quote::atom_needs_quotes(x.name())))
+    let chars: Option<String> = super::terms::list_to_string(&a[1]);
+    let needs = match chars {
+        Some(cs) => quote::atom_needs_quotes(&cs) || is_reserved(x.name()),
+        None => true,
+    };
+    Ok(Term::bool(needs))
+}
+
+/// A reserved word is quoted whatever its characters.
+fn is_reserved(name: &str) -> bool {
+    quote::atom_needs_quotes(name)
+        && name.chars().all(|c| c.is_ascii_lowercase())
+        && !name.is_empty()
 }
 
 /// The characters of a flat list (anything else is a `function_clause`).
