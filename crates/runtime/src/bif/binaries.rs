@@ -34,8 +34,16 @@ fn bit_size(a: &[Term]) -> BifResult {
     }
 }
 
-/// Appends an iolist/bitstring list to `w`.
-fn push_iolist(w: &mut BitWriter, t: &Term, bits_ok: bool, depth: usize) -> Option<()> {
+/// Walks an iolist (bytes, binaries, nested lists, a binary tail) in
+/// order, handing each byte and each binary on; `None` if it is not one
+/// (a bitstring counts only when `bits_ok`).
+fn walk_iolist(
+    t: &Term,
+    bits_ok: bool,
+    depth: usize,
+    byte: &mut impl FnMut(u8),
+    bin: &mut impl FnMut(&trace_term::Bitstring),
+) -> Option<()> {
     if depth > 100_000 {
         return None;
     }
@@ -44,7 +52,7 @@ fn push_iolist(w: &mut BitWriter, t: &Term, bits_ok: bool, depth: usize) -> Opti
             if !bits_ok && !b.is_binary() {
                 return None;
             }
-            w.push_bitstring(b);
+            bin(b);
             Some(())
         }
         Term::Nil => Some(()),
@@ -52,14 +60,14 @@ fn push_iolist(w: &mut BitWriter, t: &Term, bits_ok: bool, depth: usize) -> Opti
             let mut it = t.list_iter();
             for e in &mut it {
                 match e {
-                    Term::Int(i) if (0..256).contains(i) => w.push_uint(*i as u64, 8),
+                    Term::Int(i) if (0..256).contains(i) => byte(*i as u8),
                     Term::Int(_) => return None,
-                    other => push_iolist(w, other, bits_ok, depth + 1)?,
+                    other => walk_iolist(other, bits_ok, depth + 1, byte, bin)?,
                 }
             }
             match it.rest() {
                 Term::Nil => Some(()),
-                b @ Term::Binary(_) => push_iolist(w, b, bits_ok, depth + 1),
+                b @ Term::Binary(_) => walk_iolist(b, bits_ok, depth + 1, byte, bin),
                 _ => None,
             }
         }
@@ -67,9 +75,21 @@ fn push_iolist(w: &mut BitWriter, t: &Term, bits_ok: bool, depth: usize) -> Opti
     }
 }
 
+/// Appends an iolist (or, with `bits_ok`, a bitstring list) to `w`.
+fn push_iolist(w: &mut BitWriter, t: &Term, bits_ok: bool) -> Option<()> {
+    let w = std::cell::RefCell::new(w);
+    walk_iolist(
+        t,
+        bits_ok,
+        0,
+        &mut |b| w.borrow_mut().push_uint(b as u64, 8),
+        &mut |bs| w.borrow_mut().push_bitstring(bs),
+    )
+}
+
 pub fn iolist_to_binary(t: &Term) -> Option<Term> {
     let mut w = BitWriter::new();
-    push_iolist(&mut w, t, false, 0)?;
+    push_iolist(&mut w, t, false)?;
     Some(Term::Binary(Arc::new(w.finish())))
 }
 
@@ -97,7 +117,7 @@ fn iolist_to_binary1(a: &[Term]) -> BifResult {
 
 fn list_to_bitstring(a: &[Term]) -> BifResult {
     let mut w = BitWriter::new();
-    push_iolist(&mut w, &a[0], true, 0).ok_or_else(badarg)?;
+    push_iolist(&mut w, &a[0], true).ok_or_else(badarg)?;
     Ok(Term::Binary(Arc::new(w.finish())))
 }
 
@@ -145,37 +165,12 @@ fn bitstring_to_list(a: &[Term]) -> BifResult {
 
 /// The size in bytes of an iolist (or binary).
 fn iolist_size(a: &[Term]) -> BifResult {
-    fn walk(t: &Term, n: &mut u64, depth: usize) -> Option<()> {
-        if depth > 100_000 {
-            return None;
-        }
-        match t {
-            Term::Binary(b) if b.is_binary() => {
-                *n += b.byte_len() as u64;
-                Some(())
-            }
-            Term::Nil => Some(()),
-            Term::Cons(_) => {
-                let mut it = t.list_iter();
-                for e in &mut it {
-                    match e {
-                        Term::Int(0..=255) => *n += 1,
-                        Term::Int(_) => return None,
-                        other => walk(other, n, depth + 1)?,
-                    }
-                }
-                match it.rest() {
-                    Term::Nil => Some(()),
-                    b @ Term::Binary(_) => walk(b, n, depth + 1),
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-    let mut n = 0;
-    walk(&a[0], &mut n, 0).ok_or_else(badarg)?;
-    Ok(Term::Int(n as i64))
+    let n = std::cell::Cell::new(0u64);
+    walk_iolist(&a[0], false, 0, &mut |_| n.set(n.get() + 1), &mut |b| {
+        n.set(n.get() + b.byte_len() as u64)
+    })
+    .ok_or_else(badarg)?;
+    Ok(Term::Int(n.get() as i64))
 }
 
 /// A part of a binary: `len` may be negative (counting back from `start`).

@@ -6,7 +6,7 @@
 //! slot and reads segment by segment.
 
 use super::builder::{FnBuilder, L};
-use super::expr::expr_into;
+use super::expr::{expr_into, load_const};
 use super::{constant, guard, pattern, CResult, ModuleCtx};
 use crate::ir::{Instr, SegFlags, SegSize, SegType, Slot, RAISE};
 use trace_syntax::ast::{BinElement, Expr, ExprKind, TypeSpec};
@@ -117,7 +117,12 @@ fn size_operand(
                 Some(Term::Int(n)) if (0..=u32::MAX as i64).contains(&n) => {
                     Ok(SegSize::Const(n as u32))
                 }
-                Some(_) => cx.err(sz.pos, "bad size"),
+                // erlc only warns: building the binary fails with badarg.
+                Some(bad) => {
+                    let t = b.temp();
+                    load_const(cx, b, bad, t);
+                    Ok(SegSize::Slot(t))
+                }
                 None => {
                     let s = match guard_fail {
                         Some(f) => guard::guard_value(cx, b, sz, f)?,
@@ -246,7 +251,11 @@ pub fn segments(
                 Some(Term::Int(n)) if (0..=u32::MAX as i64).contains(&n) => {
                     SegSize::Const(n as u32)
                 }
-                Some(_) => return cx.err(sz.pos, "bad size"),
+                // erlc only warns: the segment can never match.
+                Some(_) => {
+                    b.emit(Instr::Jump { to: b.lab(fail) });
+                    SegSize::Const(0)
+                }
                 None => match &sz.kind {
                     ExprKind::Var(v) => SegSize::Slot(pattern::var_use(cx, b, v, sz.pos)?),
                     _ => SegSize::Slot(guard::guard_value(cx, b, sz, fail)?),

@@ -335,29 +335,28 @@ fn sum(a: &[Term]) -> BifResult {
 
 /// `lists:max/1` and `min/1`: the first of equal extremes wins.
 fn extreme(l: &Term, max: bool) -> BifResult {
-    let mut it = l.list_iter();
-    let mut best = it.next().ok_or_else(fc)?;
-    for e in &mut it {
+    pick(l, |e, best| {
         let o = compare(e, best);
-        if (max && o.is_gt()) || (!max && o.is_lt()) {
-            best = e;
-        }
-    }
-    if it.is_proper() {
-        Ok(best.clone())
-    } else {
-        Err(fc())
-    }
+        (max && o.is_gt()) || (!max && o.is_lt())
+    })
 }
 
 fn last(a: &[Term]) -> BifResult {
-    let mut it = a[0].list_iter();
-    let mut last = it.next().ok_or_else(fc)?;
+    pick(&a[0], |_, _| true)
+}
+
+/// Walks a non-empty proper list keeping the element for which
+/// `better(element, kept)` last held (the first element to start with).
+fn pick(l: &Term, better: impl Fn(&Term, &Term) -> bool) -> BifResult {
+    let mut it = l.list_iter();
+    let mut kept = it.next().ok_or_else(fc)?;
     for e in &mut it {
-        last = e;
+        if better(e, kept) {
+            kept = e;
+        }
     }
     if it.is_proper() {
-        Ok(last.clone())
+        Ok(kept.clone())
     } else {
         Err(fc())
     }
