@@ -1075,7 +1075,7 @@ fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
 #[inline(always)]
 fn do_return(
     p: &mut Process,
-    _prog: &Program,
+    prog: &Program,
     fun: &mut FunId,
     pc: &mut usize,
     base: &mut usize,
@@ -1086,6 +1086,13 @@ fn do_return(
             *fun = fr.fun;
             *pc = fr.pc as usize;
             *base = fr.base as usize;
+            // The stack may have been trimmed to the callee's window (see
+            // `trim_stack`), which can end below the caller's: the slots
+            // above the call's arguments hold nothing live, but must exist.
+            let need = *base + prog.funs[fr.fun as usize].nslots as usize;
+            if p.regs.len() < need {
+                p.regs.resize(need, Term::Nil);
+            }
             p.regs[*base + fr.ret as usize].set(v);
             None
         }
