@@ -5,7 +5,7 @@
 //! bound inside a comprehension is visible after it.
 
 use super::builder::{FnBuilder, L};
-use super::expr::expr_into;
+use super::expr::{expr_any, expr_into};
 use super::{binary, guard, pattern, vars, CResult, ModuleCtx};
 use crate::bif;
 use crate::ir::{ErrKind, Instr, Slot, RAISE};
@@ -92,8 +92,7 @@ fn quals(
     let Some((q, rest)) = qs.split_first() else {
         // Innermost: push the template's value.
         let mark = b.mark();
-        let v = b.temp();
-        expr_into(cx, b, template, v)?;
+        let v = expr_any(cx, b, template)?;
         b.emit(Instr::Cons {
             dst: acc,
             head: v,
@@ -114,22 +113,33 @@ fn quals(
             expr_into(cx, b, list, cur)?;
             let (lp, check_end, bad, done) =
                 (b.new_label(), b.new_label(), b.new_label(), b.new_label());
-            let (h, t) = (b.temp(), b.temp());
-            b.bind_label(lp);
-            b.set_pos(*pos);
-            b.emit(Instr::SplitCons {
-                src: cur,
-                hd: h,
-                tl: t,
-                fail: b.lab(check_end),
-            });
-            b.emit(Instr::Move { dst: cur, src: t });
             let state = b.state.clone();
             let names = vars::pattern_names(pat);
             for n in &names {
                 b.shadow(n);
             }
-            pattern::pattern(cx, b, pat, h, lp)?;
+            // A plain variable pattern receives each element directly.
+            let (h, matched) = match &pat.kind {
+                ExprKind::Var(n) if n != "_" => {
+                    let s = b.var_slot(n).expect("shadowed above");
+                    b.state.bind(s);
+                    (s, true)
+                }
+                _ => (b.temp(), false),
+            };
+            b.bind_label(lp);
+            b.set_pos(*pos);
+            // The tail replaces the list being walked (SplitCons reads both
+            // halves before writing either).
+            b.emit(Instr::SplitCons {
+                src: cur,
+                hd: h,
+                tl: cur,
+                fail: b.lab(check_end),
+            });
+            if !matched {
+                pattern::pattern(cx, b, pat, h, lp)?;
+            }
             quals(cx, b, template, rest, acc, lp)?;
             for n in &names {
                 b.unshadow(n);

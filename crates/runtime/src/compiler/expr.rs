@@ -236,19 +236,20 @@ fn list(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, dst: Slot) -> CResult<(
         cur = t;
     }
     let mark = b.mark();
-    let start = b.temps(items.len());
-    for (i, x) in items.iter().enumerate() {
-        expr_into(cx, b, x, start + i as Slot)?;
+    // Variables are read where they live; other elements go to temporaries,
+    // evaluated left to right.
+    let mut heads = Vec::with_capacity(items.len());
+    for x in &items {
+        heads.push(expr_any(cx, b, x)?);
     }
-    let tail = b.temp();
-    expr_into(cx, b, cur, tail)?;
+    let tail = expr_any(cx, b, cur)?;
+    let acc = if items.len() > 1 { b.temp() } else { tail };
     b.set_pos(e.pos);
-    for i in (0..items.len()).rev() {
-        let d = if i == 0 { dst } else { tail };
+    for (i, &head) in heads.iter().enumerate().rev() {
         b.emit(Instr::Cons {
-            dst: d,
-            head: start + i as Slot,
-            tail,
+            dst: if i == 0 { dst } else { acc },
+            head,
+            tail: if i + 1 == heads.len() { tail } else { acc },
         });
     }
     b.release(mark);

@@ -130,10 +130,13 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 r!(*dst).set(v);
                 continue;
             }
+            // The operands of Tuple, MapNew and MakeFun are temporaries the
+            // compiler filled for this instruction alone: take them rather
+            // than clone them (a clone and a drop of each saved).
             Instr::Tuple { dst, start, arity } => {
                 let s = base + *start as usize;
-                let v = Term::Tuple(trace_term::Tuple::from_slice(
-                    &p.regs[s..s + *arity as usize],
+                let v = Term::Tuple(trace_term::Tuple::from_iter(
+                    p.regs[s..s + *arity as usize].iter_mut().map(take),
                 ));
                 r!(*dst).set(v);
                 continue;
@@ -142,7 +145,8 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 let s = base + *start as usize;
                 let mut m = MapRepr::new();
                 for i in 0..*n as usize {
-                    m.insert(p.regs[s + 2 * i].clone(), p.regs[s + 2 * i + 1].clone());
+                    let k = take(&mut p.regs[s + 2 * i]);
+                    m.insert(k, take(&mut p.regs[s + 2 * i + 1]));
                 }
                 r!(*dst).set(Term::Map(Arc::new(m)));
                 continue;
@@ -190,7 +194,10 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             } => {
                 let info = &prog.closures[*tmpl as usize];
                 let s = base + *start as usize;
-                let env: Box<[Term]> = p.regs[s..s + *nfree as usize].to_vec().into_boxed_slice();
+                let env: Box<[Term]> = p.regs[s..s + *nfree as usize]
+                    .iter_mut()
+                    .map(take)
+                    .collect();
                 r!(*dst).set(Term::Fun(Arc::new(Fun::Closure {
                     module: info.module,
                     index: info.index,
@@ -1048,6 +1055,12 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
         }
         reds -= 1;
     }
+}
+
+/// Moves a value out of a slot, leaving `[]`.
+#[inline(always)]
+fn take(t: &mut Term) -> Term {
+    std::mem::replace(t, Term::Nil)
 }
 
 /// Drops the values left above the current frame's window (returned
