@@ -249,6 +249,10 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                         continue;
                     }
                 }
+                if let Some(v) = arith::fast_float(*op, &r!(*a), &r!(*b)) {
+                    r!(*dst).set(Term::Float(v));
+                    continue;
+                }
                 let (x, y) = (&r!(*a), &r!(*b));
                 let res = match op {
                     Op2::Add => arith::add(x, y),
@@ -315,18 +319,22 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     Cmp::Neq => !compare(x, y).is_eq(),
                     Cmp::Lt => match (x, y) {
                         (Term::Int(i), Term::Int(j)) => i < j,
+                        (Term::Float(i), Term::Float(j)) => i < j,
                         _ => compare(x, y).is_lt(),
                     },
                     Cmp::Le => match (x, y) {
                         (Term::Int(i), Term::Int(j)) => i <= j,
+                        (Term::Float(i), Term::Float(j)) => i <= j,
                         _ => compare(x, y).is_le(),
                     },
                     Cmp::Gt => match (x, y) {
                         (Term::Int(i), Term::Int(j)) => i > j,
+                        (Term::Float(i), Term::Float(j)) => i > j,
                         _ => compare(x, y).is_gt(),
                     },
                     Cmp::Ge => match (x, y) {
                         (Term::Int(i), Term::Int(j)) => i >= j,
+                        (Term::Float(i), Term::Float(j)) => i >= j,
                         _ => compare(x, y).is_ge(),
                     },
                 };
@@ -1076,7 +1084,7 @@ pub fn trim_stack(p: &mut Process, prog: &Program) {
 fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
     for i in 0..n {
         let v = std::mem::replace(&mut p.regs[base + args + i], Term::Nil);
-        p.regs[base + i] = v;
+        p.regs[base + i].set(v);
     }
 }
 
