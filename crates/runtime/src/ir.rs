@@ -19,6 +19,11 @@ pub type Label = u32;
 /// "No failure label": an instruction that fails raises instead of branching.
 pub const RAISE: Label = u32::MAX;
 
+/// [`Instr::Cons`] moves its head operand.
+pub const TAKE_HEAD: u8 = 1;
+/// [`Instr::Cons`] moves its tail operand.
+pub const TAKE_TAIL: u8 = 2;
+
 /// Binary operators evaluated by [`Instr::Op2`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Op2 {
@@ -152,6 +157,12 @@ pub enum Instr {
         dst: Slot,
         src: Slot,
     },
+    /// A `Move` whose source is dead afterwards (see `compiler::liveness`):
+    /// the value moves and `[]` is left behind, sparing a reference count.
+    Take {
+        dst: Slot,
+        src: Slot,
+    },
     /// Load literal `lit` from the program's literal table.
     Lit {
         dst: Slot,
@@ -174,6 +185,9 @@ pub enum Instr {
         dst: Slot,
         head: Slot,
         tail: Slot,
+        /// Operands dead afterwards, moved rather than copied:
+        /// [`TAKE_HEAD`] and [`TAKE_TAIL`].
+        take: u8,
     },
     /// A tuple of the `arity` values in slots `start..start+arity`.
     Tuple {
@@ -196,6 +210,8 @@ pub enum Instr {
         val: Slot,
         exact: bool,
         fail: Label,
+        /// The map slot is dead afterwards: an unshared map updates in place.
+        take: bool,
     },
     /// A closure of template `fun` capturing the `nfree` values at `start..`.
     MakeFun {

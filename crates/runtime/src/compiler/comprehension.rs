@@ -97,6 +97,7 @@ fn quals(
             dst: acc,
             head: v,
             tail: acc,
+            take: 0,
         });
         b.emit(Instr::Jump { to: b.lab(cont) });
         b.release(mark);

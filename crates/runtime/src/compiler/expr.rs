@@ -250,6 +250,7 @@ fn list(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, dst: Slot) -> CResult<(
             dst: if i == 0 { dst } else { acc },
             head,
             tail: if i + 1 == heads.len() { tail } else { acc },
+            take: 0,
         });
     }
     b.release(mark);
@@ -302,6 +303,7 @@ fn map(
                     val: start + 2 * i as Slot + 1,
                     exact: a.exact,
                     fail: RAISE,
+                    take: false,
                 });
                 cur = dst;
             }

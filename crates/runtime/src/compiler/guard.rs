@@ -227,6 +227,7 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
                 dst: t,
                 head: hv,
                 tail: tv,
+                take: 0,
             });
             Ok(t)
         }
@@ -265,6 +266,7 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
                             val: v,
                             exact: a.exact,
                             fail: f,
+                            take: false,
                         });
                         cur = t;
                     }

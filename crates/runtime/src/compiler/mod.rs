@@ -17,6 +17,7 @@ pub mod control;
 pub mod expr;
 pub mod funs;
 pub mod guard;
+pub mod liveness;
 pub mod pattern;
 pub mod records;
 pub mod vars;

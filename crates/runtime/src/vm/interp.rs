@@ -5,7 +5,7 @@ use super::{arith, bits, raise, receive, ExitInfo, SliceEnd};
 use crate::bif::{self, BifFn};
 use crate::code::{ExtTarget, FunId, Program};
 use crate::exception::{badarg, error_tagged, Apply, Class, Exception, Fault, Trace};
-use crate::ir::{Cmp, ErrKind, Instr, Op1, Op2, SwitchKind, TypeTest, RAISE};
+use crate::ir::{Cmp, ErrKind, Instr, Op1, Op2, SwitchKind, TypeTest, RAISE, TAKE_HEAD, TAKE_TAIL};
 use crate::process::{Frame, Process};
 use crate::sched::Runtime;
 use crate::sched::Worker;
@@ -109,6 +109,11 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 r!(*dst).set(v);
                 continue;
             }
+            Instr::Take { dst, src } => {
+                let v = take(&mut r!(*src));
+                r!(*dst).set(v);
+                continue;
+            }
             Instr::Lit { dst, lit } => {
                 r!(*dst).set(prog.literals[*lit as usize].clone());
                 continue;
@@ -125,9 +130,23 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 r!(*dst).set(Term::Nil);
                 continue;
             }
-            Instr::Cons { dst, head, tail } => {
-                let v = Term::cons(r!(*head).clone(), r!(*tail).clone());
-                r!(*dst).set(v);
+            Instr::Cons {
+                dst,
+                head,
+                tail,
+                take: t,
+            } => {
+                let h = if t & TAKE_HEAD != 0 {
+                    take(&mut r!(*head))
+                } else {
+                    r!(*head).clone()
+                };
+                let tl = if t & TAKE_TAIL != 0 {
+                    take(&mut r!(*tail))
+                } else {
+                    r!(*tail).clone()
+                };
+                r!(*dst).set(Term::cons(h, tl));
                 continue;
             }
             // The operands of Tuple, MapNew and MakeFun are temporaries the
@@ -158,8 +177,15 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 val,
                 exact,
                 fail,
+                take: take_map,
             } => {
-                let m = r!(*map).clone();
+                // A dead map slot gives its reference away, so that an
+                // unshared map is updated in place below.
+                let m = if *take_map {
+                    take(&mut r!(*map))
+                } else {
+                    r!(*map).clone()
+                };
                 let k = r!(*key).clone();
                 let bad = match &m {
                     Term::Map(mm) if *exact && !mm.contains_key(&k) => {
@@ -169,6 +195,9 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     other => Some(error_tagged(atom::BADMAP, other.clone())),
                 };
                 if let Some(f) = bad {
+                    if *take_map {
+                        r!(*map).set(m);
+                    }
                     if *fail != RAISE {
                         pc = *fail as usize;
                         continue;
@@ -613,9 +642,12 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 arity,
                 dst,
             } => {
-                let fv = r!(*fs).clone();
-                match prepare_fun_call(p, prog, fun, pc, base, &fv, *args as usize, *arity as usize)
-                {
+                // Borrow the fun by moving it out and back: no reference count.
+                let fv = take(&mut r!(*fs));
+                let callee =
+                    prepare_fun_call(p, prog, fun, pc, base, &fv, *args as usize, *arity as usize);
+                p.regs[base + *fs as usize] = fv;
+                match callee {
                     Ok(Callee::Code(f)) => {
                         p.frames.push(Frame {
                             fun,
@@ -650,11 +682,13 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 args,
                 arity,
             } => {
-                let fv = r!(*fs).clone();
-                match prepare_fun_call(p, prog, fun, pc, base, &fv, *args as usize, *arity as usize)
-                {
+                let fv = take(&mut r!(*fs));
+                let callee =
+                    prepare_fun_call(p, prog, fun, pc, base, &fv, *args as usize, *arity as usize);
+                let n = *arity as usize + closure_extra(&fv, prog);
+                p.regs[base + *fs as usize] = fv;
+                match callee {
                     Ok(Callee::Code(f)) => {
-                        let n = *arity as usize + closure_extra(&fv, prog);
                         tail_args(p, base, *args as usize, n);
                         enter!(f, base);
                         continue;

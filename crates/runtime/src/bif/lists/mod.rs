@@ -90,19 +90,24 @@ fn reverse2(a: &[Term]) -> BifResult {
     Ok(acc)
 }
 
+/// `split(N, L)`: the first N elements copied, the rest shared.
 fn split(a: &[Term]) -> BifResult {
     let Term::Int(n) = a[0] else {
         return Err(badarg());
     };
-    let items = a[1].to_vec().ok_or_else(badarg)?;
-    if n < 0 || n as usize > items.len() {
+    if n < 0 || a[1].list_len().is_none_or(|len| n as usize > len) {
         return Err(badarg());
     }
-    let (x, y) = items.split_at(n as usize);
-    Ok(Term::tuple(vec![
-        Term::list(x.to_vec()),
-        Term::list(y.to_vec()),
-    ]))
+    let mut front = trace_term::ListBuilder::new();
+    let mut rest = &a[1];
+    for _ in 0..n {
+        let Term::Cons(c) = rest else {
+            unreachable!("length checked")
+        };
+        front.push(c.head.clone());
+        rest = &c.tail;
+    }
+    Ok(Term::tuple(vec![front.finish(Term::Nil), rest.clone()]))
 }
 
 /// An integer argument as a BigInt (for the rare huge `seq`).
