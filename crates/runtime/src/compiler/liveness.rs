@@ -424,10 +424,7 @@ mod tests {
     fn functions_with_handlers_are_left_alone() {
         let code = rewritten(
             vec![
-                Instr::Try {
-                    handler: 3,
-                    reg: 4,
-                },
+                Instr::Try { handler: 3, reg: 4 },
                 Instr::Move { dst: 1, src: 0 },
                 Instr::TryEnd,
                 Instr::Return { src: 1 },
