@@ -188,14 +188,14 @@ fn part(bin: &Term, start: &Term, len: &Term) -> BifResult {
     Ok(Term::binary(&b.bytes()[from as usize..to as usize]))
 }
 
-fn binary_part2(a: &[Term]) -> BifResult {
+pub fn binary_part2(a: &[Term]) -> BifResult {
     match a[1].as_tuple() {
         Some([s, l]) => part(&a[0], s, l),
         _ => Err(badarg()),
     }
 }
 
-fn binary_part3(a: &[Term]) -> BifResult {
+pub fn binary_part3(a: &[Term]) -> BifResult {
     part(&a[0], &a[1], &a[2])
 }
 

@@ -9,6 +9,7 @@
 //! get a [`Ctx`] with the calling process and the runtime.
 
 pub mod binaries;
+pub mod binary;
 pub mod conversions;
 pub mod erlang;
 pub mod io;
@@ -19,6 +20,7 @@ pub mod math;
 pub mod processes;
 pub mod strings;
 pub mod terms;
+pub mod unicode;
 
 use crate::exception::BifResult;
 pub use crate::vm::ctx::Ctx;
@@ -90,11 +92,13 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     terms::register(&mut b);
     conversions::register(&mut b);
     binaries::register(&mut b);
+    binary::register(&mut b);
     processes::register(&mut b);
     lists::register(&mut b);
     maps::register(&mut b);
     strings::register(&mut b);
     math::register(&mut b);
+    unicode::register(&mut b);
     io::register(&mut b);
     io_lib::register(&mut b);
     let mut index = HashMap::new();
