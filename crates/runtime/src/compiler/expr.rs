@@ -486,28 +486,43 @@ fn binop(
             call_bif(cx, b, "erlang", "send", &args, dest, pos)
         }
         _ => {
-            let t = target(b, dest);
+            // Result slots are taken after the operands, and constant
+            // operands loaded last (they have no effects), so that nothing
+            // holds a slot across a call in the other operand: a body
+            // recursion such as `1 + depth(N - 1)` then needs a small frame.
             let mark = b.mark();
-            // N + 1, N - 1: the immediate forms skip a slot load.
-            if matches!(op, BinOp::Add | BinOp::Sub) {
-                if let Some(Term::Int(k)) = constant::constant(r) {
-                    if let Ok(k) = i32::try_from(k) {
-                        let a = expr_any(cx, b, l)?;
-                        b.set_pos(pos);
-                        b.emit(Instr::AddImm {
-                            dst: t,
-                            a,
-                            imm: if op == BinOp::Add { k } else { -k },
-                            fail: RAISE,
-                        });
-                        b.release(mark);
-                        deliver(b, t, dest);
-                        return Ok(());
-                    }
-                }
+            // N + 1, N - 1, 1 + N: the immediate forms skip a slot load.
+            let int = |e: &Expr| match constant::constant(e) {
+                Some(Term::Int(k)) => i32::try_from(k).ok(),
+                _ => None,
+            };
+            let imm = match op {
+                BinOp::Add => int(r).map(|k| (l, k)).or_else(|| int(l).map(|k| (r, k))),
+                BinOp::Sub => int(r).and_then(|k| k.checked_neg()).map(|k| (l, k)),
+                _ => None,
+            };
+            if let Some((x, imm)) = imm {
+                let a = expr_any(cx, b, x)?;
+                let t = target(b, dest);
+                b.set_pos(pos);
+                b.emit(Instr::AddImm {
+                    dst: t,
+                    a,
+                    imm,
+                    fail: RAISE,
+                });
+                deliver(b, t, dest);
+                b.release(mark);
+                return Ok(());
             }
-            let a = expr_any(cx, b, l)?;
-            let c = expr_any(cx, b, r)?;
+            let (a, c) = if constant::constant(l).is_some() && constant::constant(r).is_none() {
+                let c = expr_any(cx, b, r)?;
+                (expr_any(cx, b, l)?, c)
+            } else {
+                let a = expr_any(cx, b, l)?;
+                (a, expr_any(cx, b, r)?)
+            };
+            let t = target(b, dest);
             b.set_pos(pos);
             b.emit(Instr::Op2 {
                 op: op2(op),
@@ -516,8 +531,8 @@ fn binop(
                 b: c,
                 fail: RAISE,
             });
-            b.release(mark);
             deliver(b, t, dest);
+            b.release(mark);
             Ok(())
         }
     }
