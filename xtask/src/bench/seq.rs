@@ -30,6 +30,10 @@ const PROGRAMS: &[(&str, &str)] = &[
         "floats_bench",
         "n-body steps and a Mandelbrot count: float arithmetic and tuples",
     ),
+    (
+        "body_recursion",
+        "map, length and sum written body-recursively over 1M elements: deep stacks",
+    ),
 ];
 
 pub fn run(ctx: &super::Ctx) -> Result<(), String> {
