@@ -9,6 +9,7 @@
 //! `catch` are left alone: an exception can reach their handler from any
 //! instruction, and the handler may read any variable bound before it.
 
+use super::builder::label_fields;
 use crate::ir::{Instr, SegSize, Slot, Switch, RAISE, TAKE_HEAD, TAKE_TAIL};
 
 /// A set of slots.
@@ -112,14 +113,6 @@ fn analyse(code: &[Instr], switches: &[Switch], arity: u16, n: usize) -> Vec<Set
 /// `pc + 1`; raising paths leave the function, as there is no handler).
 fn successors(ins: &Instr, pc: usize, switches: &[Switch]) -> Vec<usize> {
     use Instr::*;
-    let next = pc + 1;
-    let with_fail = |fail: u32| {
-        if fail == RAISE {
-            vec![next]
-        } else {
-            vec![next, fail as usize]
-        }
-    };
     match ins {
         Jump { to } => vec![*to as usize],
         Switch { table, .. } => {
@@ -135,56 +128,20 @@ fn successors(ins: &Instr, pc: usize, switches: &[Switch]) -> Vec<usize> {
         | TailCallDyn { .. }
         | Raise { .. }
         | Error { .. } => vec![],
-        RecvStart { after } => with_fail(*after),
-        RecvPeek { wait, .. } => vec![next, *wait as usize],
         RecvNext { lp } | RecvWait { lp } => vec![*lp as usize],
         RecvWaitTimeout { lp, after, .. } => vec![*lp as usize, *after as usize],
-        MapPut { fail, .. }
-        | Op2 { fail, .. }
-        | AddImm { fail, .. }
-        | Op1 { fail, .. }
-        | Compare { fail, .. }
-        | TestType { fail, .. }
-        | TestAtom { fail, .. }
-        | TestInt { fail, .. }
-        | TestLit { fail, .. }
-        | TestTuple { fail, .. }
-        | TestRecord { fail, .. }
-        | TestCons { fail, .. }
-        | TestNil { fail, .. }
-        | TestMap { fail, .. }
-        | TestFunArity { fail, .. }
-        | SplitCons { fail, .. }
-        | GetMapValue { fail, .. }
-        | CallBif { fail, .. }
-        | BsStart { fail, .. }
-        | BsGet { fail, .. }
-        | BsEnd { fail, .. }
-        | BsSkip { fail, .. } => with_fail(*fail),
-        Try { handler, .. } | Catch { handler, .. } => vec![next, *handler as usize],
-        Move { .. }
-        | Take { .. }
-        | Lit { .. }
-        | Int { .. }
-        | Atom { .. }
-        | Nil { .. }
-        | Cons { .. }
-        | Tuple { .. }
-        | MapNew { .. }
-        | MakeFun { .. }
-        | GetElem { .. }
-        | GetHd { .. }
-        | GetTl { .. }
-        | Call { .. }
-        | CallExt { .. }
-        | CallFun { .. }
-        | CallDyn { .. }
-        | TryEnd
-        | CatchEnd
-        | RecvAccept
-        | BsInit
-        | BsPut { .. }
-        | BsFinish { .. } => vec![next],
+        // Everything else falls through, or branches to its labels.
+        _ => {
+            let mut v = vec![pc + 1];
+            let mut copy = ins.clone();
+            v.extend(
+                label_fields(&mut copy)
+                    .into_iter()
+                    .filter(|l| **l != RAISE)
+                    .map(|l| *l as usize),
+            );
+            v
+        }
     }
 }
 
