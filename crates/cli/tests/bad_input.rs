@@ -234,6 +234,29 @@ fn unsupported_functions_are_named_at_compile_time() {
 }
 
 #[test]
+fn attributes_that_change_behaviour_are_unsupported_not_ignored() {
+    let (status, stderr, stdout) = run_module(
+        "loads",
+        &module("loads", "-on_load(init/0).\ninit() -> ok.\nmain() -> ok.\n"),
+    );
+    assert_eq!(status, 4, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("loads.erl:3:2: unsupported: -on_load (not implemented by trace)"),
+        "{stderr}"
+    );
+    let (status, stderr, _) = run_module(
+        "transforms",
+        &module(
+            "transforms",
+            "-compile({parse_transform, pt}).\nmain() -> ok.\n",
+        ),
+    );
+    assert_eq!(status, 4, "{stderr}");
+    assert!(stderr.contains("unsupported: parse transforms"), "{stderr}");
+}
+
+#[test]
 fn unsupported_calls_made_at_run_time_stop_the_run_naming_them() {
     let (status, stderr, stdout) = run_module(
         "dyn_rmerge",
