@@ -302,6 +302,20 @@ fn a_crash_of_the_entry_is_status_1_with_its_output_kept() {
 }
 
 #[test]
+fn lists_too_long_to_build_are_a_system_limit_not_an_abort() {
+    let (status, stderr, stdout) = run_module(
+        "huge",
+        &module(
+            "huge",
+            "main() ->\n    io:format(\"~p~n\", [catch lists:duplicate(1 bsl 40, x)]),\n    \
+             io:format(\"~p~n\", [catch lists:seq(1, 1 bsl 40)]).\n",
+        ),
+    );
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(stdout.matches("system_limit").count(), 2, "{stdout}");
+}
+
+#[test]
 fn undefined_functions_of_user_modules_are_undef_at_run_time() {
     let (status, stderr, stdout) = run_module(
         "calls_undef",

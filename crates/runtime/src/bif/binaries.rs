@@ -181,7 +181,8 @@ fn part(bin: &Term, start: &Term, len: &Term) -> BifResult {
     if !b.is_binary() {
         return Err(badarg());
     }
-    let (from, to) = if *l >= 0 { (*s, s + l) } else { (s + l, *s) };
+    let end = s.checked_add(*l).ok_or_else(badarg)?;
+    let (from, to) = if *l >= 0 { (*s, end) } else { (end, *s) };
     if from < 0 || to > b.byte_len() as i64 {
         return Err(badarg());
     }

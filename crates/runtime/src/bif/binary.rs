@@ -168,12 +168,7 @@ fn options(t: &Term, len: usize) -> Result<Opts, Fault> {
                     let Some([s, l]) = v.as_tuple() else {
                         return Err(badarg());
                     };
-                    let (s, l) = (int(s)?, int(l)?);
-                    let (from, to) = if l >= 0 { (s, s + l) } else { (s + l, s) };
-                    if from < 0 || to > len as i64 {
-                        return Err(badarg());
-                    }
-                    o.scope = Some((from as usize, to as usize));
+                    o.scope = Some(range(len, int(s)?, int(l)?)?);
                 }
                 (Term::Atom(k), v) if k.name() == "insert_replaced" => {
                     let ns = match v {
@@ -339,11 +334,8 @@ fn bin_to_list(t: &Term, part: Option<(&Term, Option<&Term>)>) -> BifResult {
 
 /// A `{Pos, Len}` part (Len may be negative) within `len` bytes.
 fn range(len: usize, pos: i64, l: i64) -> Result<(usize, usize), Fault> {
-    let (from, to) = if l >= 0 {
-        (pos, pos + l)
-    } else {
-        (pos + l, pos)
-    };
+    let end = pos.checked_add(l).ok_or_else(badarg)?;
+    let (from, to) = if l >= 0 { (pos, end) } else { (end, pos) };
     if from < 0 || to > len as i64 {
         return Err(badarg());
     }

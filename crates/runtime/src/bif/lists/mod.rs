@@ -57,6 +57,16 @@ pub fn register(b: &mut Builder) {
     sort::register(b);
 }
 
+/// The most elements one call may build (about 13 GB of list cells): past
+/// it BEAM would run out of memory and die; the engine raises
+/// `system_limit` instead of failing to allocate.
+pub(crate) const MAX_BUILT: i64 = 1 << 28;
+
+/// `error:system_limit`.
+pub(crate) fn system_limit() -> Fault {
+    error_atom(atom::SYSTEM_LIMIT)
+}
+
 /// `error:function_clause`: OTP's Erlang code had no clause for the arguments.
 pub(crate) fn fc() -> Fault {
     error_atom(atom::FUNCTION_CLAUSE)
@@ -124,6 +134,9 @@ fn seq2(a: &[Term]) -> BifResult {
         return Err(fc());
     }
     if let (Term::Int(f), Term::Int(l)) = (&a[0], &a[1]) {
+        if l.checked_sub(*f).is_some_and(|n| n > MAX_BUILT) {
+            return Err(system_limit());
+        }
         if f.checked_sub(1).is_some_and(|f1| f1 <= *l) {
             let mut acc = Term::Nil;
             let mut i = *l;
@@ -134,7 +147,7 @@ fn seq2(a: &[Term]) -> BifResult {
             return Ok(acc);
         }
     }
-    seq_big(&big(&a[0]), &big(&a[1]), &BigInt::from(1)).ok_or_else(fc)
+    seq_big(&big(&a[0]), &big(&a[1]), &BigInt::from(1))?.ok_or_else(fc)
 }
 
 fn seq3(a: &[Term]) -> BifResult {
@@ -150,11 +163,11 @@ fn seq3(a: &[Term]) -> BifResult {
             Err(badarg())
         };
     }
-    seq_big(&f, &l, &inc).ok_or_else(badarg)
+    seq_big(&f, &l, &inc)?.ok_or_else(badarg)
 }
 
 /// `[F, F+Inc, ...]` up to `L`, or `None` when `F - Inc` is already past `L`.
-fn seq_big(f: &BigInt, l: &BigInt, inc: &BigInt) -> Option<Term> {
+fn seq_big(f: &BigInt, l: &BigInt, inc: &BigInt) -> Result<Option<Term>, Fault> {
     let zero = BigInt::from(0);
     let ok = if *inc > zero {
         f - inc <= *l
@@ -162,16 +175,19 @@ fn seq_big(f: &BigInt, l: &BigInt, inc: &BigInt) -> Option<Term> {
         f - inc >= *l
     };
     if !ok {
-        return None;
+        return Ok(None);
     }
     let n: BigInt = (l - f + inc) / inc;
+    if n > BigInt::from(MAX_BUILT) {
+        return Err(system_limit());
+    }
     let mut acc = Term::Nil;
     let mut k = n;
     while k > zero {
         k -= 1;
         acc = Term::cons(Term::from_bigint(f + inc * &k), acc);
     }
-    Some(acc)
+    Ok(Some(acc))
 }
 
 /// The 1-based position argument of nth/nthtail: OTP counts down with `N - 1`
@@ -387,6 +403,7 @@ fn delete(a: &[Term]) -> BifResult {
 
 fn duplicate(a: &[Term]) -> BifResult {
     match &a[0] {
+        Term::Int(n) if *n > MAX_BUILT => Err(system_limit()),
         Term::Int(n) if *n >= 0 => {
             let mut acc = Term::Nil;
             for _ in 0..*n {

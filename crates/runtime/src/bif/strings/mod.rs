@@ -239,7 +239,10 @@ fn pad(s: &Term, len: &Term, dir: Option<trace_term::Atom>, ch: &Term) -> BifRes
     let Term::Int(len) = len else {
         return Err(fc());
     };
-    let n = len - text(s)?.clusters().len() as i64;
+    let n = len.saturating_sub(text(s)?.clusters().len() as i64);
+    if n > super::lists::MAX_BUILT {
+        return Err(super::lists::system_limit());
+    }
     let dup = |k: i64| Term::list(vec![ch.clone(); k.max(0) as usize]);
     match dir.map(|a| a.name()) {
         Some("trailing") => Ok(Term::cons(s.clone(), dup(n))),
