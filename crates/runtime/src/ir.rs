@@ -489,6 +489,9 @@ pub enum Instr {
         unit: u8,
         flags: SegFlags,
         fail: Label,
+        /// `src` is dead afterwards: a `Rest/binary` tail may reuse its
+        /// term instead of allocating a new one (BEAM's match contexts).
+        take: bool,
     },
     /// Succeed only if the match position is at the end (`pos == bit_size(src)`).
     BsEnd {

@@ -157,6 +157,18 @@ impl Bitstring {
             .bytes(self.byte_off, self.byte_off + self.byte_len())
     }
 
+    /// Drops the first `start` bits in place, when `start` is a whole
+    /// number of bytes within the bitstring (the rest of a match); `false`
+    /// otherwise, leaving it unchanged.
+    pub fn advance(&mut self, start: usize) -> bool {
+        if !start.is_multiple_of(8) || start > self.bit_len {
+            return false;
+        }
+        self.byte_off += start / 8;
+        self.bit_len -= start;
+        true
+    }
+
     /// The bit at position `i` (0 = most significant bit of the first byte).
     pub fn bit(&self, i: usize) -> bool {
         let b = self.bytes()[i / 8];

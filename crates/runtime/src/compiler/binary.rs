@@ -217,16 +217,19 @@ pub fn pattern(
         pos: pos_slot,
         fail: b.lab(fail),
     });
-    segments(cx, b, segs, src, pos_slot, fail)?;
-    b.emit(Instr::BsEnd {
-        src,
-        pos: pos_slot,
-        fail: b.lab(fail),
-    });
+    // A last segment that takes the rest (`Rest/binary`) always ends at the end.
+    if !segments(cx, b, segs, src, pos_slot, fail)? {
+        b.emit(Instr::BsEnd {
+            src,
+            pos: pos_slot,
+            fail: b.lab(fail),
+        });
+    }
     Ok(())
 }
 
-/// Matches segments from the position in `pos` (used by patterns and bit generators).
+/// Matches segments from the position in `pos` (used by patterns and bit
+/// generators). Returns whether the last segment took all the rest.
 pub fn segments(
     cx: &mut ModuleCtx,
     b: &mut FnBuilder,
@@ -234,8 +237,9 @@ pub fn segments(
     src: Slot,
     pos: Slot,
     fail: L,
-) -> CResult<()> {
+) -> CResult<bool> {
     let segs = expand(segs);
+    let mut took_rest = false;
     for s in &segs {
         let sp = spec(cx, s)?;
         b.set_pos(s.pos);
@@ -262,6 +266,7 @@ pub fn segments(
                 },
             },
         };
+        took_rest = size == SegSize::All;
         if let ExprKind::Var(v) = &s.value.kind {
             if v == "_" && matches!(sp.ty, SegType::Integer | SegType::Binary | SegType::Float) {
                 b.emit(Instr::BsSkip {
@@ -279,7 +284,7 @@ pub fn segments(
                 continue;
             }
         }
-        let t = b.temp();
+        let (t, bound) = pattern::fresh_slot(b, &s.value);
         b.emit(Instr::BsGet {
             src,
             pos,
@@ -289,8 +294,11 @@ pub fn segments(
             unit: sp.unit,
             flags: sp.flags,
             fail: b.lab(fail),
+            take: false,
         });
-        pattern::pattern(cx, b, &s.value, t, fail)?;
+        if !bound {
+            pattern::pattern(cx, b, &s.value, t, fail)?;
+        }
     }
-    Ok(())
+    Ok(took_rest)
 }

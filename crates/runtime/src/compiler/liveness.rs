@@ -5,7 +5,8 @@
 //! a move costs neither, and lets an unshared map be updated in place.
 //!
 //! Rewritten: `Move` of a dead source becomes `Take`; `Cons` moves a dead
-//! head or tail; `MapPut` hands over a dead map. Functions with a `try` or
+//! head or tail; `MapPut` hands over a dead map; a `Rest/binary` match of a
+//! dead binary reuses its term. Functions with a `try` or
 //! `catch` are left alone: an exception can reach their handler from any
 //! instruction, and the handler may read any variable bound before it.
 
@@ -46,9 +47,12 @@ pub fn rewrite_last_uses(code: &mut [Instr], switches: &[Switch], arity: u16, ns
         return;
     }
     let n = nslots as usize;
-    let live_out = analyse(code, switches, arity, n);
+    let (live_in, live_out) = analyse(code, switches, arity, n);
+    let empty = Set::new(n);
     for (pc, ins) in code.iter_mut().enumerate() {
         let out = &live_out[pc];
+        // What the success path needs (a failed match restores what it took).
+        let next_in = live_in.get(pc + 1).unwrap_or(&empty);
         match ins {
             Instr::Move { dst, src } if dst != src && !out.has(*src) => {
                 *ins = Instr::Take {
@@ -56,6 +60,14 @@ pub fn rewrite_last_uses(code: &mut [Instr], switches: &[Switch], arity: u16, ns
                     src: *src,
                 };
             }
+            Instr::BsGet {
+                src,
+                dst,
+                ty: crate::ir::SegType::Binary,
+                size: SegSize::All,
+                take,
+                ..
+            } if !next_in.has(*src) && src != dst => *take = true,
             // The same slot read twice can be moved at most once.
             Instr::Cons {
                 head, tail, take, ..
@@ -79,8 +91,8 @@ pub fn rewrite_last_uses(code: &mut [Instr], switches: &[Switch], arity: u16, ns
     }
 }
 
-/// The slots live after each instruction.
-fn analyse(code: &[Instr], switches: &[Switch], arity: u16, n: usize) -> Vec<Set> {
+/// The slots live before and after each instruction.
+fn analyse(code: &[Instr], switches: &[Switch], arity: u16, n: usize) -> (Vec<Set>, Vec<Set>) {
     let succs: Vec<Vec<usize>> = (0..code.len())
         .map(|pc| successors(&code[pc], pc, switches))
         .collect();
@@ -106,7 +118,7 @@ fn analyse(code: &[Instr], switches: &[Switch], arity: u16, n: usize) -> Vec<Set
             live_out[pc] = out;
         }
     }
-    live_out
+    (live_in, live_out)
 }
 
 /// Where control can go after `ins` at `pc` (returning calls continue at

@@ -177,7 +177,7 @@ fn pat(cx: &mut ModuleCtx, b: &mut FnBuilder, p: &Expr, src: Slot, fail: L) -> C
 /// Where to put a value matched against `p`: the slot of a variable seen
 /// for the first time (then bound, and `true`: nothing left to match), or a
 /// fresh temporary to match `p` against afterwards.
-fn fresh_slot(b: &mut FnBuilder, p: &Expr) -> (Slot, bool) {
+pub(crate) fn fresh_slot(b: &mut FnBuilder, p: &Expr) -> (Slot, bool) {
     if let ExprKind::Var(n) = &p.kind {
         if n == "_" {
             return (b.temp(), true);

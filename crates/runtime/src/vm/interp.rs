@@ -1016,9 +1016,31 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 unit,
                 flags,
                 fail,
+                take: take_src,
             } => {
                 let sz = bits::size_value(&p.regs, base, *size);
                 let at = r!(*pos).as_int().unwrap_or(0) as usize;
+                // The rest of a dead binary nobody else holds: narrow the
+                // term in place rather than allocate a new one.
+                if *take_src && (*unit == 1 || *unit == 8) {
+                    let mut t = take(&mut r!(*src));
+                    let end = match &mut t {
+                        Term::Binary(b)
+                            if at <= b.bit_len()
+                                && (*unit == 1 || (b.bit_len() - at).is_multiple_of(8)) =>
+                        {
+                            let end = b.bit_len();
+                            Arc::get_mut(b).and_then(|bs| bs.advance(at).then_some(end))
+                        }
+                        _ => None,
+                    };
+                    if let Some(end) = end {
+                        r!(*dst).set(t);
+                        r!(*pos).set(Term::Int(end as i64));
+                        continue;
+                    }
+                    r!(*src).set(t);
+                }
                 let got = match &r!(*src) {
                     Term::Binary(b) => bits::get(b, at, *ty, sz, *unit, *flags),
                     _ => None,
