@@ -163,9 +163,33 @@ pub fn construct_guard(
     build(cx, b, segs, dst, Some(fail))
 }
 
+/// `Acc = <<Acc/bitstring, Segs>>` for the binary in slot `acc`: a binary
+/// comprehension grows its result this way, in place (see
+/// `trace_term::bits`), instead of collecting pieces to join at the end.
+pub fn append(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    acc: Slot,
+    segs: &[BinElement],
+) -> CResult<()> {
+    build_after(cx, b, Some(acc), segs, acc, None)
+}
+
 fn build(
     cx: &mut ModuleCtx,
     b: &mut FnBuilder,
+    segs: &[BinElement],
+    dst: Slot,
+    guard_fail: Option<L>,
+) -> CResult<()> {
+    build_after(cx, b, None, segs, dst, guard_fail)
+}
+
+/// Builds `<<Prefix/bitstring, Segs>>` (no prefix: `<<Segs>>`) into `dst`.
+fn build_after(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    prefix: Option<Slot>,
     segs: &[BinElement],
     dst: Slot,
     guard_fail: Option<L>,
@@ -187,6 +211,15 @@ fn build(
         puts.push((s.pos, v, sp, size));
     }
     b.emit(Instr::BsInit);
+    if let Some(p) = prefix {
+        b.emit(Instr::BsPut {
+            val: p,
+            ty: SegType::Binary,
+            size: SegSize::All,
+            unit: 1,
+            flags: SegFlags::default(),
+        });
+    }
     for (pos, v, sp, size) in puts {
         b.set_pos(pos);
         b.emit(Instr::BsPut {

@@ -46,11 +46,27 @@ fn comprehension(
     let mark = b.mark();
     let before = b.state.clone();
     let acc = b.temp();
-    b.emit(Instr::Nil { dst: acc });
+    // A binary template grows one binary; anything else is collected in a list.
+    let grow = binary_result && matches!(template.kind, ExprKind::Binary(_));
+    if grow {
+        let empty = cx.literal(trace_term::Term::binary(&[]));
+        b.emit(Instr::Lit {
+            dst: acc,
+            lit: empty,
+        });
+    } else {
+        b.emit(Instr::Nil { dst: acc });
+    }
     let end = b.new_label();
-    quals(cx, b, template, qs, acc, end)?;
+    quals(cx, b, template, qs, acc, end, grow)?;
     b.bind_label(end);
     b.set_pos(pos);
+    if grow {
+        b.emit(Instr::Move { dst, src: acc });
+        b.state = before;
+        b.release(mark);
+        return Ok(());
+    }
     let reverse = bif::registry()
         .lookup("lists", "reverse", 1)
         .expect("lists:reverse/1 is a built-in");
@@ -81,6 +97,7 @@ fn comprehension(
 
 /// Compiles qualifiers from the first; `cont` is where to go for the next
 /// iteration of the innermost enclosing generator (or the end).
+#[allow(clippy::too_many_arguments)]
 fn quals(
     cx: &mut ModuleCtx,
     b: &mut FnBuilder,
@@ -88,8 +105,15 @@ fn quals(
     qs: &[Qualifier],
     acc: Slot,
     cont: L,
+    grow: bool,
 ) -> CResult<()> {
     let Some((q, rest)) = qs.split_first() else {
+        if let (true, ExprKind::Binary(segs)) = (grow, &template.kind) {
+            // Innermost: append the template's segments to the result.
+            binary::append(cx, b, acc, segs)?;
+            b.emit(Instr::Jump { to: b.lab(cont) });
+            return Ok(());
+        }
         // Innermost: push the template's value.
         let mark = b.mark();
         let v = expr_any(cx, b, template)?;
@@ -141,7 +165,7 @@ fn quals(
             if !matched {
                 pattern::pattern(cx, b, pat, h, lp)?;
             }
-            quals(cx, b, template, rest, acc, lp)?;
+            quals(cx, b, template, rest, acc, lp, grow)?;
             for n in &names {
                 b.unshadow(n);
             }
@@ -189,7 +213,7 @@ fn quals(
             }
             // When the remaining bits do not match, the generator is exhausted.
             binary::segments(cx, b, segs, src, at, done)?;
-            quals(cx, b, template, rest, acc, lp)?;
+            quals(cx, b, template, rest, acc, lp, grow)?;
             for n in &names {
                 b.unshadow(n);
             }
@@ -237,7 +261,7 @@ fn quals(
                 });
                 b.bind_label(after_true);
             }
-            quals(cx, b, template, rest, acc, cont)?;
+            quals(cx, b, template, rest, acc, cont, grow)?;
             b.release(mark);
             Ok(())
         }
