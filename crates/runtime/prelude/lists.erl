@@ -1,81 +1,127 @@
 %% lists: the higher-order functions, written in Erlang so that they call
 %% funs like any other code (the first-order ones are native built-ins).
+%% Each checks its arguments where OTP 25 does, so bad arguments raise the
+%% same errors: function_clause for a bad fun or an improper list,
+%% case_clause for a non-list or a predicate that returns a non-boolean.
 -module(lists).
 -export([map/2, filter/2, foldl/3, foldr/3, foreach/2, all/2, any/2,
          mapfoldl/3, mapfoldr/3, filtermap/2, zf/2, flatmap/2,
          takewhile/2, dropwhile/2, splitwith/2, partition/2, search/2,
          sort/2, usort/2, merge/3, umerge/3, keymap/3,
-         zipwith/3, zipwith3/4, uniq/2, foldl_1/3]).
+         zipwith/3, zipwith3/4, uniq/2]).
 
-map(F, [H | T]) -> [F(H) | map(F, T)];
-map(F, []) when is_function(F, 1) -> [].
+map(F, L) when is_function(F, 1) ->
+    case L of
+        [H | T] -> [F(H) | map_1(F, T)];
+        [] -> []
+    end.
+
+map_1(F, [H | T]) -> [F(H) | map_1(F, T)];
+map_1(_, []) -> [].
 
 filter(P, L) when is_function(P, 1) -> [E || E <- L, P(E)].
 
-foldl(F, Acc, [H | T]) -> foldl(F, F(H, Acc), T);
-foldl(F, Acc, []) when is_function(F, 2) -> Acc.
+foldl(F, Acc, L) when is_function(F, 2) ->
+    case L of
+        [H | T] -> foldl_1(F, F(H, Acc), T);
+        [] -> Acc
+    end.
 
-%% Kept for symmetry with OTP's internal helper name; same as foldl/3.
-foldl_1(F, Acc, L) -> foldl(F, Acc, L).
+foldl_1(F, Acc, [H | T]) -> foldl_1(F, F(H, Acc), T);
+foldl_1(_, Acc, []) -> Acc.
 
 foldr(F, Acc, [H | T]) -> F(H, foldr(F, Acc, T));
 foldr(F, Acc, []) when is_function(F, 2) -> Acc.
 
-foreach(F, [H | T]) -> F(H), foreach(F, T);
-foreach(F, []) when is_function(F, 1) -> ok.
+foreach(F, L) when is_function(F, 1) -> foreach_1(F, L).
 
-all(P, [H | T]) ->
+foreach_1(F, [H | T]) -> F(H), foreach_1(F, T);
+foreach_1(_, []) -> ok.
+
+all(P, L) when is_function(P, 1) ->
+    case L of
+        [H | T] ->
+            case P(H) of
+                true -> all_1(P, T);
+                false -> false
+            end;
+        [] -> true
+    end.
+
+all_1(P, [H | T]) ->
     case P(H) of
-        true -> all(P, T);
+        true -> all_1(P, T);
         false -> false
     end;
-all(P, []) when is_function(P, 1) -> true.
+all_1(_, []) -> true.
 
-any(P, [H | T]) ->
+any(P, L) when is_function(P, 1) ->
+    case L of
+        [H | T] ->
+            case P(H) of
+                true -> true;
+                false -> any_1(P, T)
+            end;
+        [] -> false
+    end.
+
+any_1(P, [H | T]) ->
     case P(H) of
         true -> true;
-        false -> any(P, T)
+        false -> any_1(P, T)
     end;
-any(P, []) when is_function(P, 1) -> false.
+any_1(_, []) -> false.
 
-mapfoldl(F, Acc0, [H | T]) ->
+mapfoldl(F, Acc, L) when is_function(F, 2) -> mapfoldl_1(F, Acc, L).
+
+mapfoldl_1(F, Acc0, [H | T]) ->
     {R, Acc1} = F(H, Acc0),
-    {Rs, Acc2} = mapfoldl(F, Acc1, T),
+    {Rs, Acc2} = mapfoldl_1(F, Acc1, T),
     {[R | Rs], Acc2};
-mapfoldl(F, Acc, []) when is_function(F, 2) -> {[], Acc}.
+mapfoldl_1(_, Acc, []) -> {[], Acc}.
 
-mapfoldr(F, Acc0, [H | T]) ->
-    {Rs, Acc1} = mapfoldr(F, Acc0, T),
+mapfoldr(F, Acc, L) when is_function(F, 2) -> mapfoldr_1(F, Acc, L).
+
+mapfoldr_1(F, Acc0, [H | T]) ->
+    {Rs, Acc1} = mapfoldr_1(F, Acc0, T),
     {R, Acc2} = F(H, Acc1),
     {[R | Rs], Acc2};
-mapfoldr(F, Acc, []) when is_function(F, 2) -> {[], Acc}.
+mapfoldr_1(_, Acc, []) -> {[], Acc}.
 
-filtermap(F, [H | T]) ->
+filtermap(F, L) when is_function(F, 1) -> filtermap_1(F, L).
+
+filtermap_1(F, [H | T]) ->
     case F(H) of
-        false -> filtermap(F, T);
-        true -> [H | filtermap(F, T)];
-        {true, V} -> [V | filtermap(F, T)]
+        false -> filtermap_1(F, T);
+        true -> [H | filtermap_1(F, T)];
+        {true, V} -> [V | filtermap_1(F, T)]
     end;
-filtermap(F, []) when is_function(F, 1) -> [].
+filtermap_1(_, []) -> [].
 
 zf(F, L) -> filtermap(F, L).
 
-flatmap(F, [H | T]) -> F(H) ++ flatmap(F, T);
-flatmap(F, []) when is_function(F, 1) -> [].
+flatmap(F, L) when is_function(F, 1) -> flatmap_1(F, L).
 
-takewhile(P, [H | T]) ->
+flatmap_1(F, [H | T]) -> F(H) ++ flatmap_1(F, T);
+flatmap_1(_, []) -> [].
+
+takewhile(P, L) when is_function(P, 1) -> takewhile_1(P, L).
+
+takewhile_1(P, [H | T]) ->
     case P(H) of
-        true -> [H | takewhile(P, T)];
+        true -> [H | takewhile_1(P, T)];
         false -> []
     end;
-takewhile(P, []) when is_function(P, 1) -> [].
+takewhile_1(_, []) -> [].
 
-dropwhile(P, [H | T] = L) ->
+dropwhile(P, L) when is_function(P, 1) -> dropwhile_1(P, L).
+
+dropwhile_1(P, [H | T] = L) ->
     case P(H) of
-        true -> dropwhile(P, T);
+        true -> dropwhile_1(P, T);
         false -> L
     end;
-dropwhile(P, []) when is_function(P, 1) -> [].
+dropwhile_1(_, []) -> [].
 
 splitwith(P, L) when is_function(P, 1) -> splitwith(P, L, []).
 
@@ -95,48 +141,68 @@ partition(P, [H | T], In, Out) ->
     end;
 partition(_, [], In, Out) -> {lists:reverse(In), lists:reverse(Out)}.
 
-search(P, [H | T]) ->
+search(P, L) when is_function(P, 1) -> search_1(P, L).
+
+search_1(P, [H | T]) ->
     case P(H) of
         true -> {value, H};
-        false -> search(P, T)
+        false -> search_1(P, T)
     end;
-search(P, []) when is_function(P, 1) -> false.
+search_1(_, []) -> false.
 
-%% Stable merge sort with an ordering fun (F(A, B) true when A comes first).
+%% Stable merge sort with an ordering fun (F(A, B) true when A may come first).
 sort(F, L) when is_function(F, 2) ->
-    case L of
-        [] -> [];
-        [_] -> L;
-        _ -> msort(F, L, length(L))
+    case len(L, 0) of
+        N when N < 2 -> L;
+        N -> msort(F, L, N)
     end.
+
+%% The length of a proper list (function_clause for an improper one).
+len([_ | T], N) -> len(T, N + 1);
+len([], N) -> N.
 
 msort(_, L, 1) -> [hd(L)];
 msort(F, L, N) ->
     H = N div 2,
     {A, B} = lists:split(H, L),
-    merge(F, msort(F, A, H), msort(F, B, N - H)).
+    merge_1(F, msort(F, A, H), msort(F, B, N - H)).
 
 usort(F, L) when is_function(F, 2) -> dedup(F, sort(F, L)).
 
 dedup(F, [A, B | T]) ->
-    case F(A, B) andalso F(B, A) of
+    case F(B, A) of
         true -> dedup(F, [A | T]);
         false -> [A | dedup(F, [B | T])]
     end;
 dedup(_, L) -> L.
 
-merge(F, [A | Ta] = La, [B | Tb] = Lb) ->
-    case F(A, B) of
-        true -> [A | merge(F, Ta, Lb)];
-        false -> [B | merge(F, La, Tb)]
-    end;
-merge(F, [], Lb) when is_function(F, 2) -> Lb;
-merge(F, La, []) when is_function(F, 2) -> La.
+merge(F, La, Lb) when is_function(F, 2) -> merge_1(F, La, Lb).
 
-umerge(F, La, Lb) -> dedup(F, merge(F, La, Lb)).
+merge_1(F, [A | Ta] = La, [B | Tb] = Lb) ->
+    case F(A, B) of
+        true -> [A | merge_1(F, Ta, Lb)];
+        false -> [B | merge_1(F, La, Tb)]
+    end;
+merge_1(_, [], Lb) -> Lb;
+merge_1(_, La, []) -> La.
+
+umerge(F, La, Lb) when is_function(F, 2) -> umerge_1(F, La, Lb).
+
+%% On equal elements (F both ways) the one from the first list is kept.
+umerge_1(F, [A | Ta] = La, [B | Tb] = Lb) ->
+    case F(A, B) of
+        true ->
+            case F(B, A) of
+                true -> [A | umerge_1(F, Ta, Tb)];
+                false -> [A | umerge_1(F, Ta, Lb)]
+            end;
+        false -> [B | umerge_1(F, La, Tb)]
+    end;
+umerge_1(_, [], Lb) -> Lb;
+umerge_1(_, La, []) -> La.
 
 keymap(F, N, [H | T]) -> [setelement(N, H, F(element(N, H))) | keymap(F, N, T)];
-keymap(F, N, []) when is_function(F, 1), is_integer(N) -> [].
+keymap(F, N, []) when is_function(F, 1), is_integer(N), N >= 1 -> [].
 
 zipwith(F, [X | Xs], [Y | Ys]) -> [F(X, Y) | zipwith(F, Xs, Ys)];
 zipwith(F, [], []) when is_function(F, 2) -> [].

@@ -63,6 +63,10 @@ pub enum Fault {
     /// The process must yield after this built-in returned `value`
     /// (`erlang:yield/0`, and when a signal to itself must be taken now).
     Yield(Term),
+    /// The call needs something the engine does not implement (named in the
+    /// message): the run stops with the "unsupported" exit status rather
+    /// than going on with a wrong result.
+    Unsupported(String),
 }
 
 pub type BifResult = Result<Term, Fault>;

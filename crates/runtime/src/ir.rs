@@ -19,6 +19,11 @@ pub type Label = u32;
 /// "No failure label": an instruction that fails raises instead of branching.
 pub const RAISE: Label = u32::MAX;
 
+/// [`Instr::Cons`] moves its head operand.
+pub const TAKE_HEAD: u8 = 1;
+/// [`Instr::Cons`] moves its tail operand.
+pub const TAKE_TAIL: u8 = 2;
+
 /// Binary operators evaluated by [`Instr::Op2`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Op2 {
@@ -145,10 +150,19 @@ pub enum SegSize {
     Default,
 }
 
+// An explicit tag byte: the interpreter's dispatch reads it directly
+// (a niche-encoded tag costs a subtract and a conditional move each time).
 #[derive(Clone, Debug)]
+#[repr(u8)]
 pub enum Instr {
     // --- moves and constants
     Move {
+        dst: Slot,
+        src: Slot,
+    },
+    /// A `Move` whose source is dead afterwards (see `compiler::liveness`):
+    /// the value moves and `[]` is left behind, sparing a reference count.
+    Take {
         dst: Slot,
         src: Slot,
     },
@@ -174,6 +188,9 @@ pub enum Instr {
         dst: Slot,
         head: Slot,
         tail: Slot,
+        /// Operands dead afterwards, moved rather than copied:
+        /// [`TAKE_HEAD`] and [`TAKE_TAIL`].
+        take: u8,
     },
     /// A tuple of the `arity` values in slots `start..start+arity`.
     Tuple {
@@ -196,6 +213,8 @@ pub enum Instr {
         val: Slot,
         exact: bool,
         fail: Label,
+        /// The map slot is dead afterwards: an unshared map updates in place.
+        take: bool,
     },
     /// A closure of template `fun` capturing the `nfree` values at `start..`.
     MakeFun {
@@ -478,6 +497,9 @@ pub enum Instr {
         unit: u8,
         flags: SegFlags,
         fail: Label,
+        /// `src` is dead afterwards: a `Rest/binary` tail may reuse its
+        /// term instead of allocating a new one (BEAM's match contexts).
+        take: bool,
     },
     /// Succeed only if the match position is at the end (`pos == bit_size(src)`).
     BsEnd {
@@ -512,3 +534,5 @@ pub enum SwitchKind {
     /// Keys are tuple arities; non-tuples go to default.
     TupleArity,
 }
+
+const _: () = assert!(std::mem::size_of::<Instr>() <= 32);

@@ -20,6 +20,8 @@ const PRELUDE: &[(&str, &str)] = &[
     ),
     ("lists.erl", include_str!("../prelude/lists.erl")),
     ("maps.erl", include_str!("../prelude/maps.erl")),
+    ("proplists.erl", include_str!("../prelude/proplists.erl")),
+    ("string.erl", include_str!("../prelude/string.erl")),
     ("timer.erl", include_str!("../prelude/timer.erl")),
 ];
 
@@ -55,7 +57,7 @@ pub fn load(files: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, Vec<Diagnos
             include_paths: opts.include_paths.clone(),
             defines: Vec::new(),
         };
-        let source = match std::fs::read_to_string(f) {
+        let source = match trace_syntax::read_source(f) {
             Ok(s) => s,
             Err(e) => {
                 diags.push(Diagnostic {
@@ -63,7 +65,7 @@ pub fn load(files: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, Vec<Diagnos
                     path: f.clone(),
                     line: 0,
                     col: 0,
-                    message: io_message(&e),
+                    message: trace_syntax::io_message(&e),
                 });
                 continue;
             }
@@ -130,14 +132,6 @@ pub fn load(files: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, Vec<Diagnos
         program: Arc::new(program),
         modules: identities,
     })
-}
-
-fn io_message(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
 }
 
 /// Resolves the entry call: `mod:fun(Args)` with constant arguments, or

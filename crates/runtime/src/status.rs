@@ -24,7 +24,8 @@ pub const INTERRUPTED: u8 = 130;
 
 impl RunOutcome {
     /// The exit status `trace run`, `record` and `replay` return for this run:
-    /// a divergence or an interruption first, then an entry crash, then a deadlock.
+    /// a divergence or an interruption first, then something unsupported,
+    /// then an entry crash, then a deadlock.
     pub fn status(&self) -> u8 {
         if self.internal_error.is_some() {
             INTERNAL_ERROR
@@ -32,6 +33,8 @@ impl RunOutcome {
             DIVERGED
         } else if self.interrupted {
             INTERRUPTED
+        } else if self.unsupported.is_some() {
+            UNSUPPORTED
         } else if matches!(self.entry, EntryOutcome::Crashed(_)) {
             ENTRY_CRASHED
         } else if !self.blocked.is_empty() {

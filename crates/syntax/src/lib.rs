@@ -26,7 +26,9 @@ pub mod token;
 
 pub use diag::{DiagKind, Diagnostic, SourceMap};
 pub use parser::Parser;
-pub use preprocess::{MAX_EXPANDED_TOKENS, MAX_INCLUDE_DEPTH, MAX_MACRO_DEPTH, OTP_RELEASE};
+pub use preprocess::{
+    io_message, read_source, MAX_EXPANDED_TOKENS, MAX_INCLUDE_DEPTH, MAX_MACRO_DEPTH, OTP_RELEASE,
+};
 pub use token::{Keyword, Punct, Token, TokenKind};
 
 use ast::{Attribute, Form};

@@ -2,30 +2,93 @@
 //!
 //! A [`Bitstring`] is a window onto a shared byte buffer, so that taking the rest
 //! of a binary in a match (`<<H, Rest/binary>>`) does not copy it.
+//!
+//! Buffers may have room to grow. Appending to a binary that ends where its
+//! buffer's written bytes end (`<<Acc/binary, X:32>>` with `Acc` the last
+//! binary built that way) writes the new bytes into that room instead of
+//! copying `Acc`: no other window reaches past the written bytes, so none
+//! sees a change. This is BEAM's append optimisation, and it makes building
+//! a binary piece by piece linear instead of quadratic.
 
+use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+
+/// Bytes shared by windows. `data[..used]` never changes once written;
+/// `data[used..cap]` is room that an append claims (by moving `used`
+/// forward) before writing into it.
+struct Buffer {
+    ptr: *mut u8,
+    cap: usize,
+    used: AtomicUsize,
+}
+
+// SAFETY: written bytes are immutable, and a byte of the room is written only
+// by the one append that claimed it with a compare-and-swap on `used`.
+unsafe impl Send for Buffer {}
+unsafe impl Sync for Buffer {}
+
+impl Buffer {
+    /// Takes over a vector's allocation; its length is what is written.
+    fn from_vec(v: Vec<u8>) -> Buffer {
+        let mut v = ManuallyDrop::new(v);
+        Buffer {
+            ptr: v.as_mut_ptr(),
+            cap: v.capacity(),
+            used: AtomicUsize::new(v.len()),
+        }
+    }
+
+    fn bytes(&self, from: usize, to: usize) -> &[u8] {
+        debug_assert!(to <= self.used.load(Ordering::Relaxed) && from <= to);
+        // SAFETY: `from..to` lies within the written, never again modified bytes.
+        unsafe { std::slice::from_raw_parts(self.ptr.add(from), to - from) }
+    }
+
+    /// Appends `extra` at `end` if that is where the written bytes end and
+    /// the room suffices.
+    fn try_extend(&self, end: usize, extra: &[u8]) -> bool {
+        if extra.len() > self.cap - end {
+            return false;
+        }
+        let claimed = self
+            .used
+            .compare_exchange(end, end + extra.len(), Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok();
+        if claimed {
+            // SAFETY: `end..end + extra.len()` is inside the allocation, and
+            // the successful exchange made it ours alone.
+            unsafe { std::ptr::copy_nonoverlapping(extra.as_ptr(), self.ptr.add(end), extra.len()) }
+        }
+        claimed
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: ptr and cap come from a Vec<u8>; u8 needs no drop, so a
+        // length of 0 frees the allocation whatever was written.
+        unsafe { drop(Vec::from_raw_parts(self.ptr, 0, self.cap)) }
+    }
+}
 
 /// A sequence of bits; a binary when its length is a multiple of 8.
 #[derive(Clone)]
 pub struct Bitstring {
-    buf: Arc<[u8]>,
+    buf: Arc<Buffer>,
     byte_off: usize,
     bit_len: usize,
 }
 
 impl Bitstring {
     pub fn from_bytes(bytes: &[u8]) -> Bitstring {
-        Bitstring {
-            buf: Arc::from(bytes),
-            byte_off: 0,
-            bit_len: bytes.len() * 8,
-        }
+        Bitstring::from_vec(bytes.to_vec())
     }
 
     pub fn from_vec(bytes: Vec<u8>) -> Bitstring {
         let bit_len = bytes.len() * 8;
         Bitstring {
-            buf: Arc::from(bytes),
+            buf: Arc::new(Buffer::from_vec(bytes)),
             byte_off: 0,
             bit_len,
         }
@@ -43,9 +106,33 @@ impl Bitstring {
             bytes[last] &= 0xffu8 << (8 - rem);
         }
         Bitstring {
-            buf: Arc::from(bytes),
+            buf: Arc::new(Buffer::from_vec(bytes)),
             byte_off: 0,
             bit_len,
+        }
+    }
+
+    /// `self` followed by `extra`, written in place after `self` when its
+    /// buffer allows (see the module documentation), copied otherwise into a
+    /// buffer with room for more appends. `self` must be a binary.
+    pub fn appended(&self, extra: &[u8], extra_bits: usize) -> Bitstring {
+        debug_assert!(self.is_binary() && extra.len() == extra_bits.div_ceil(8));
+        let end = self.byte_off + self.byte_len();
+        if self.buf.try_extend(end, extra) {
+            return Bitstring {
+                buf: self.buf.clone(),
+                byte_off: self.byte_off,
+                bit_len: self.bit_len + extra_bits,
+            };
+        }
+        let total = self.byte_len() + extra.len();
+        let mut v = Vec::with_capacity((2 * total).max(256));
+        v.extend_from_slice(self.bytes());
+        v.extend_from_slice(extra);
+        Bitstring {
+            buf: Arc::new(Buffer::from_vec(v)),
+            byte_off: 0,
+            bit_len: self.bit_len + extra_bits,
         }
     }
 
@@ -66,7 +153,20 @@ impl Bitstring {
 
     /// The bytes; the last one is partial (high bits used) when `!is_binary()`.
     pub fn bytes(&self) -> &[u8] {
-        &self.buf[self.byte_off..self.byte_off + self.byte_len()]
+        self.buf
+            .bytes(self.byte_off, self.byte_off + self.byte_len())
+    }
+
+    /// Drops the first `start` bits in place, when `start` is a whole
+    /// number of bytes within the bitstring (the rest of a match); `false`
+    /// otherwise, leaving it unchanged.
+    pub fn advance(&mut self, start: usize) -> bool {
+        if !start.is_multiple_of(8) || start > self.bit_len {
+            return false;
+        }
+        self.byte_off += start / 8;
+        self.bit_len -= start;
+        true
     }
 
     /// The bit at position `i` (0 = most significant bit of the first byte).
@@ -115,8 +215,14 @@ impl Bitstring {
 }
 
 /// Builds a bitstring by appending bits, as a binary construction expression does.
+///
+/// A construction that starts with a whole binary (`<<Acc/binary, ...>>`)
+/// keeps that binary as a prefix instead of copying it, so that
+/// [`finish`](BitWriter::finish) can append in place (see the module
+/// documentation).
 #[derive(Default, Clone)]
 pub struct BitWriter {
+    prefix: Option<Bitstring>,
     bytes: Vec<u8>,
     bit_len: usize,
 }
@@ -128,13 +234,15 @@ impl BitWriter {
 
     pub fn with_capacity(bytes: usize) -> BitWriter {
         BitWriter {
+            prefix: None,
             bytes: Vec::with_capacity(bytes),
             bit_len: 0,
         }
     }
 
+    /// Bits written so far (the prefix included).
     pub fn bit_len(&self) -> usize {
-        self.bit_len
+        self.prefix.as_ref().map_or(0, |p| p.bit_len) + self.bit_len
     }
 
     pub fn push_bytes(&mut self, b: &[u8]) {
@@ -174,6 +282,11 @@ impl BitWriter {
     }
 
     pub fn push_bitstring(&mut self, b: &Bitstring) {
+        if self.prefix.is_none() && self.bit_len == 0 && b.is_binary() && b.byte_len() >= 64 {
+            // The start of an append: keep it rather than copy it.
+            self.prefix = Some(b.clone());
+            return;
+        }
         if b.is_binary() {
             self.push_bytes(b.bytes());
         } else {
@@ -184,7 +297,14 @@ impl BitWriter {
     }
 
     pub fn finish(self) -> Bitstring {
-        Bitstring::from_bits(self.bytes, self.bit_len)
+        match self.prefix {
+            None => Bitstring::from_bits(self.bytes, self.bit_len),
+            Some(p) => {
+                let mut bytes = self.bytes;
+                bytes.truncate(self.bit_len.div_ceil(8));
+                p.appended(&bytes, self.bit_len)
+            }
+        }
     }
 }
 
@@ -201,6 +321,56 @@ mod tests {
         assert_eq!(odd.bytes(), &[0xBC]);
         assert_eq!(b.read_uint(4, 12), Some(0xBCD));
         assert!(b.slice(20, 8).is_none());
+    }
+
+    fn append(base: &Bitstring, extra: &[u8]) -> Bitstring {
+        let mut w = BitWriter::new();
+        w.push_bitstring(base);
+        w.push_bytes(extra);
+        w.finish()
+    }
+
+    #[test]
+    fn appends_share_the_buffer_without_disturbing_older_binaries() {
+        let base = Bitstring::from_bytes(&[7u8; 100]);
+        let a1 = append(&base, b"one");
+        let a2 = append(&a1, b"two");
+        // a2 was written in place after a1: same buffer, a1 unchanged.
+        assert!(Arc::ptr_eq(&a1.buf, &a2.buf));
+        assert_eq!(&a1.bytes()[100..], b"one");
+        assert_eq!(&a2.bytes()[100..], b"onetwo");
+        // Appending to a1 again cannot reuse the room a2 took: it copies.
+        let b2 = append(&a1, b"TWO");
+        assert!(!Arc::ptr_eq(&a1.buf, &b2.buf));
+        assert_eq!(&b2.bytes()[100..], b"oneTWO");
+        assert_eq!(&a2.bytes()[100..], b"onetwo");
+        // Bits after the prefix.
+        let mut w = BitWriter::new();
+        w.push_bitstring(&a2);
+        w.push_uint(0b101, 3);
+        let odd = w.finish();
+        assert_eq!(odd.bit_len(), 106 * 8 + 3);
+        assert_eq!(odd.bytes()[106], 0b1010_0000);
+    }
+
+    #[test]
+    fn appends_from_many_threads_never_overlap() {
+        let base = append(&Bitstring::from_bytes(&[0u8; 64]), b"x");
+        let handles: Vec<_> = (0..4u8)
+            .map(|t| {
+                let base = base.clone();
+                std::thread::spawn(move || {
+                    (0..200)
+                        .map(|_| append(&base, &[t; 10]))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for (t, h) in handles.into_iter().enumerate() {
+            for b in h.join().unwrap() {
+                assert_eq!(&b.bytes()[65..], &[t as u8; 10]);
+            }
+        }
     }
 
     #[test]

@@ -38,5 +38,5 @@ pub use num_bigint::BigInt;
 pub use pretty::{pretty, PrettyOptions};
 pub use print::write_term;
 pub use quote::Encoding;
-pub use term::{Cons, ListIter, Pid, Ref, Term, Tuple};
+pub use term::{Cons, ListBuilder, ListIter, Pid, Ref, Term, Tuple};
 pub use triomphe::Arc;

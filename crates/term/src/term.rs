@@ -105,7 +105,6 @@ impl Tuple {
 }
 
 /// An Erlang term.
-#[derive(Clone)]
 pub enum Term {
     /// An integer that fits in 64 bits.
     Int(i64),
@@ -126,6 +125,43 @@ pub enum Term {
 }
 
 const _: () = assert!(std::mem::size_of::<Term>() == 16);
+
+impl Clone for Term {
+    /// Immediates are copied inline; only reference-counted terms take the
+    /// out-of-line path (the interpreter clones terms constantly).
+    #[inline(always)]
+    fn clone(&self) -> Term {
+        match self {
+            Term::Int(i) => Term::Int(*i),
+            Term::Float(f) => Term::Float(*f),
+            Term::Atom(a) => Term::Atom(*a),
+            Term::Nil => Term::Nil,
+            Term::Pid(p) => Term::Pid(*p),
+            Term::Ref(r) => Term::Ref(*r),
+            _ => self.clone_shared(),
+        }
+    }
+}
+
+impl Term {
+    #[inline(never)]
+    fn clone_shared(&self) -> Term {
+        match self {
+            Term::Big(b) => Term::Big(b.clone()),
+            Term::Cons(c) => Term::Cons(c.clone()),
+            Term::Tuple(t) => Term::Tuple(t.clone()),
+            Term::Map(m) => Term::Map(m.clone()),
+            Term::Binary(b) => Term::Binary(b.clone()),
+            Term::Fun(f) => Term::Fun(f.clone()),
+            Term::Int(_)
+            | Term::Float(_)
+            | Term::Atom(_)
+            | Term::Nil
+            | Term::Pid(_)
+            | Term::Ref(_) => unreachable!("immediates are copied inline"),
+        }
+    }
+}
 
 impl Term {
     pub const TRUE: Term = Term::Atom(atom::TRUE);
@@ -172,6 +208,16 @@ impl Term {
             .into_iter()
             .rev()
             .fold(tail, |acc, e| Term::cons(e, acc))
+    }
+
+    /// `[E1, ..., En | Tail]` from elements in order, built front to back
+    /// without collecting them first.
+    pub fn list_from_iter<I: IntoIterator<Item = Term>>(elems: I, tail: Term) -> Term {
+        let mut b = ListBuilder::new();
+        for e in elems {
+            b.push(e);
+        }
+        b.finish(tail)
     }
 
     /// A list of character codes (an Erlang string).
@@ -265,7 +311,9 @@ impl Term {
 
     /// The elements of a proper list, or `None` if `self` is not a proper list.
     pub fn to_vec(&self) -> Option<Vec<Term>> {
-        let mut out = Vec::new();
+        // Count first: one allocation of the right size beats growing.
+        let n = self.list_iter().count();
+        let mut out = Vec::with_capacity(n);
         let mut it = self.list_iter();
         for e in &mut it {
             out.push(e.clone());
@@ -322,6 +370,57 @@ impl From<Pid> for Term {
 impl From<BigInt> for Term {
     fn from(b: BigInt) -> Term {
         Term::from_bigint(b)
+    }
+}
+
+/// Builds a list front to back: each new cell is appended to the last one,
+/// which is still uniquely owned (so no cell is ever copied or mutated once
+/// shared).
+pub struct ListBuilder {
+    head: Term,
+    /// The tail field of the last cell (or `head` while empty).
+    last: *mut Term,
+}
+
+impl ListBuilder {
+    pub fn new() -> ListBuilder {
+        ListBuilder {
+            head: Term::Nil,
+            last: std::ptr::null_mut(),
+        }
+    }
+
+    pub fn push(&mut self, e: Term) {
+        let mut cell = Arc::new(Cons {
+            head: e,
+            tail: Term::Nil,
+        });
+        let tail: *mut Term = &mut Arc::get_mut(&mut cell).expect("a new cell").tail;
+        if self.last.is_null() {
+            self.head = Term::Cons(cell);
+        } else {
+            // SAFETY: `last` points into the previous cell, which only this
+            // builder references (it was new, and only its predecessor's
+            // tail points to it), and moving an Arc does not move its data.
+            unsafe { *self.last = Term::Cons(cell) };
+        }
+        self.last = tail;
+    }
+
+    /// The list, ending in `tail`.
+    pub fn finish(mut self, tail: Term) -> Term {
+        if self.last.is_null() {
+            return tail;
+        }
+        // SAFETY: as in `push`.
+        unsafe { *self.last = tail };
+        std::mem::replace(&mut self.head, Term::Nil)
+    }
+}
+
+impl Default for ListBuilder {
+    fn default() -> Self {
+        ListBuilder::new()
     }
 }
 
@@ -399,6 +498,18 @@ mod tests {
         assert!(it.next().is_some());
         assert!(it.next().is_none());
         assert!(matches!(it.rest(), Term::Int(2)));
+    }
+
+    #[test]
+    fn lists_build_front_to_back() {
+        let l = Term::list_from_iter((1..=4).map(Term::Int), Term::atom("t"));
+        assert_eq!(format!("{l:?}"), "[1,2,3,4|t]");
+        assert!(matches!(
+            Term::list_from_iter(std::iter::empty(), Term::Nil),
+            Term::Nil
+        ));
+        let long = Term::list_from_iter((0..1_000_000).map(Term::Int), Term::Nil);
+        assert_eq!(long.list_len(), Some(1_000_000));
     }
 
     #[test]

@@ -53,6 +53,35 @@ fn decode_then_encode_matches_erlang() {
     );
 }
 
+/// `term_to_binary/1` (minor version 1: latin1 atoms) and `{minor_version, 0}`
+/// (text floats), as the engine's `term_to_binary` BIF writes them.
+#[test]
+fn older_minor_versions_match_erlang() {
+    let mut failures = Vec::new();
+    for c in &term_cases() {
+        let t = etf::decode(&unhex(&c.etf)).expect("decoding");
+        if has_fun(&t) {
+            continue;
+        }
+        for (style, want) in [
+            (etf::Style::V1, &c.etf_default),
+            (etf::Style::V0, &c.etf_v0),
+        ] {
+            let mut got = Vec::new();
+            etf::encode_with(&t, &mut got, style);
+            if got != unhex(want) {
+                failures.push(format!("terms.txt:{}: {style:?} {:?}", c.line, t));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} encodings differ:\n{}",
+        failures.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
+}
+
 #[test]
 fn write_matches_erlang() {
     let mut failures = Vec::new();

@@ -9,7 +9,8 @@ use trace_runtime::{EntryOutcome, LoadOptions, RunOptions, Runtime};
 
 #[derive(ClapArgs)]
 #[command(after_help = "Examples:
-  trace run fixtures/seq/smoke.erl
+  trace run fixtures/seq/numbers.erl
+  trace run fixtures/seq/preprocessor/preprocessor.erl fixtures/seq/preprocessor/shapes.erl
   trace run server.erl client.erl --entry 'client:start(10)'
   trace run fixtures/papers/proxy_server.erl --schedulers 1
 
@@ -17,10 +18,14 @@ Program output goes to stdout. On stderr: a report for each process that
 crashed (as BEAM prints it), and, when processes are left waiting in receive
 at the end, each with its pid, function and the line of that receive.
 
+Errors in the source are reported as erlc reports them, at file:line:col. The library the engine provides, and where it differs from
+OTP 25, is listed in docs/library.md.
+
 Exit status: 0 the entry returned and no process is left blocked; 1 the entry
-process crashed; 3 compile error; 4 unsupported feature; 5 processes left
-blocked forever (deadlock); 2 trouble (missing file, bad arguments); 70 an
-internal error of the engine (a bug).")]
+process crashed; 3 compile error; 4 the program uses something the engine does
+not support (named on stderr, at compile time or when the call is made); 5
+processes left blocked forever (deadlock); 2 trouble (missing file, bad
+arguments); 70 an internal error of the engine (a bug).")]
 pub struct Args {
     /// Erlang source files (the first one's main/0 is the default entry)
     #[arg(required = true, value_name = "FILE.erl")]

@@ -23,8 +23,9 @@ pub fn register(b: &mut Builder) {
     b.pure(e, "floor", 1, floor, GUARD | AUTO);
     b.pure(e, "ceil", 1, ceil, GUARD | AUTO);
     b.pure(e, "float", 1, float, GUARD | AUTO);
-    b.pure(e, "min", 2, min, GUARD | AUTO);
-    b.pure(e, "max", 2, max, GUARD | AUTO);
+    // Not guard BIFs before OTP 26.
+    b.pure(e, "min", 2, min, AUTO);
+    b.pure(e, "max", 2, max, AUTO);
     b.pure(e, "map_size", 1, map_size, GUARD | AUTO);
     b.pure(e, "map_get", 2, map_get, GUARD | AUTO);
     b.pure(e, "is_map_key", 2, is_map_key, GUARD | AUTO);

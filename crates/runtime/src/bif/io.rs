@@ -1,5 +1,6 @@
-//! `io` and `io_lib`: formatted output to standard output (through the
-//! run's ordered output, see [`crate::sched::output`]) and to strings.
+//! `io`: formatted output to standard output (through the run's ordered
+//! output, see [`crate::sched::output`]) or standard error. The text itself
+//! is built as `io_lib` builds it (see [`super::io_lib`]).
 
 use super::{Builder, Ctx};
 use crate::exception::{badarg, BifResult, Fault};
@@ -62,35 +63,18 @@ pub fn register(b: &mut Builder) {
             |cx, a| write_dev(cx, Some(&a[0]), &trace_term::print::write_term(&a[1])),
             0,
         );
+        // Standard output is not a terminal here, as under `erl -noshell`
+        // with its output piped.
+        b.pure(m, "columns", 0, |_| Ok(enotsup()), 0);
+        b.pure(m, "columns", 1, |_| Ok(enotsup()), 0);
+        b.pure(m, "rows", 0, |_| Ok(enotsup()), 0);
+        b.pure(m, "rows", 1, |_| Ok(enotsup()), 0);
+        b.pure(m, "printable_range", 0, |_| Ok(Term::Atom(atom::LATIN1)), 0);
     }
-    b.pure(
-        "io_lib",
-        "format",
-        2,
-        |a| format(&a[0], &a[1]).map(|s| Term::string(&s)),
-        0,
-    );
-    b.pure(
-        "io_lib",
-        "fwrite",
-        2,
-        |a| format(&a[0], &a[1]).map(|s| Term::string(&s)),
-        0,
-    );
-    b.pure(
-        "io_lib",
-        "write",
-        1,
-        |a| Ok(Term::string(&trace_term::print::write_term(&a[0]))),
-        0,
-    );
-    b.pure(
-        "io_lib",
-        "print",
-        1,
-        |a| Ok(Term::string(&crate::bif::terms::pretty(&a[0]))),
-        0,
-    );
+}
+
+fn enotsup() -> Term {
+    Term::tuple(vec![Term::Atom(atom::ERROR), Term::atom("enotsup")])
 }
 
 /// Formats `fmt` (a string, binary or atom) with `args` (a list) as io_lib:format does.

@@ -1,6 +1,6 @@
 //! Built-in functions: the native part of `erlang`, `lists`, `maps`, `io`,
-//! `io_lib`, `string`, `proplists`, `math`, `timer`, `rand` and friends.
-//! (Higher-order library functions such as `lists:map/2` are written in
+//! `io_lib`, `string`, `math`, `timer`, `rand` and friends. (Higher-order
+//! library functions such as `lists:map/2`, and `proplists`, are written in
 //! Erlang, in `prelude/`, and compiled like user code.)
 //!
 //! Every built-in is registered once in [`registry`] under `module:name/arity`
@@ -9,16 +9,18 @@
 //! get a [`Ctx`] with the calling process and the runtime.
 
 pub mod binaries;
+pub mod binary;
 pub mod conversions;
 pub mod erlang;
 pub mod io;
+pub mod io_lib;
 pub mod lists;
 pub mod maps;
 pub mod math;
 pub mod processes;
-pub mod proplists;
 pub mod strings;
 pub mod terms;
+pub mod unicode;
 
 use crate::exception::BifResult;
 pub use crate::vm::ctx::Ctx;
@@ -90,13 +92,15 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     terms::register(&mut b);
     conversions::register(&mut b);
     binaries::register(&mut b);
+    binary::register(&mut b);
     processes::register(&mut b);
     lists::register(&mut b);
     maps::register(&mut b);
     strings::register(&mut b);
-    proplists::register(&mut b);
     math::register(&mut b);
+    unicode::register(&mut b);
     io::register(&mut b);
+    io_lib::register(&mut b);
     let mut index = HashMap::new();
     for (i, d) in b.defs.iter().enumerate() {
         let prev = index.insert((d.module, d.name, d.arity), i as BifId);

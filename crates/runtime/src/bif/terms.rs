@@ -29,13 +29,7 @@ pub fn register(b: &mut Builder) {
         |a| Ok(Term::binary(atom_arg(&a[0])?.name().as_bytes())),
         AUTO,
     );
-    b.pure(
-        e,
-        "atom_to_binary",
-        2,
-        |a| Ok(Term::binary(atom_arg(&a[0])?.name().as_bytes())),
-        AUTO,
-    );
+    b.pure(e, "atom_to_binary", 2, atom_to_binary2, AUTO);
     b.pure(
         e,
         "binary_to_atom",
@@ -47,7 +41,7 @@ pub fn register(b: &mut Builder) {
         e,
         "binary_to_atom",
         2,
-        |a| binary_to_atom(&a[0], false),
+        |a| binary_to_atom_enc(&a[0], &a[1], false),
         AUTO,
     );
     b.pure(
@@ -61,9 +55,45 @@ pub fn register(b: &mut Builder) {
         e,
         "binary_to_existing_atom",
         2,
-        |a| binary_to_atom(&a[0], true),
+        |a| binary_to_atom_enc(&a[0], &a[1], true),
         AUTO,
     );
+    b.pure(
+        e,
+        "term_to_binary",
+        1,
+        |a| term_to_binary(&a[0], &Term::Nil),
+        AUTO,
+    );
+    b.pure(
+        e,
+        "term_to_binary",
+        2,
+        |a| term_to_binary(&a[0], &a[1]),
+        AUTO,
+    );
+    b.pure(
+        e,
+        "binary_to_term",
+        1,
+        |a| binary_to_term(&a[0], &Term::Nil),
+        AUTO,
+    );
+    b.pure(
+        e,
+        "binary_to_term",
+        2,
+        |a| binary_to_term(&a[0], &a[1]),
+        AUTO,
+    );
+    b.pure(
+        e,
+        "phash2",
+        1,
+        |a| Ok(Term::Int(trace_term::phash::phash2(&a[0]) as i64)),
+        0,
+    );
+    b.pure(e, "phash2", 2, phash2, 0);
     b.pure(e, "tuple_to_list", 1, tuple_to_list, AUTO);
     b.pure(e, "list_to_tuple", 1, list_to_tuple, AUTO);
     b.pure(
@@ -169,6 +199,126 @@ fn binary_to_atom(t: &Term, existing: bool) -> BifResult {
     }
     let s = std::str::from_utf8(b.bytes()).map_err(|_| badarg())?;
     make_atom(s, existing)
+}
+
+/// Whether an encoding argument names UTF-8 (`utf8`, `unicode`) or latin1;
+/// anything else is `badarg`.
+fn utf8_encoding(t: &Term) -> Result<bool, Fault> {
+    match t {
+        Term::Atom(atom::UTF8 | atom::UNICODE) => Ok(true),
+        Term::Atom(atom::LATIN1) => Ok(false),
+        _ => Err(badarg()),
+    }
+}
+
+fn atom_to_binary2(a: &[Term]) -> BifResult {
+    let name = atom_arg(&a[0])?.name();
+    if utf8_encoding(&a[1])? {
+        return Ok(Term::binary(name.as_bytes()));
+    }
+    let bytes: Option<Vec<u8>> = name.chars().map(|c| u8::try_from(c as u32).ok()).collect();
+    Ok(Term::binary(&bytes.ok_or_else(badarg)?))
+}
+
+fn binary_to_atom_enc(t: &Term, enc: &Term, existing: bool) -> BifResult {
+    if utf8_encoding(enc)? {
+        return binary_to_atom(t, existing);
+    }
+    match t {
+        Term::Binary(b) if b.is_binary() => {
+            let s: String = b.bytes().iter().map(|&c| c as char).collect();
+            make_atom(&s, existing)
+        }
+        _ => Err(badarg()),
+    }
+}
+
+/// `term_to_binary/2`: minor versions 0 to 2; compression is not supported
+/// (its bytes depend on zlib's exact output).
+fn term_to_binary(t: &Term, opts: &Term) -> BifResult {
+    let mut style = trace_term::etf::Style::V1;
+    let mut it = opts.list_iter();
+    for o in &mut it {
+        match o {
+            Term::Atom(a) if matches!(a.name(), "deterministic" | "local") => {}
+            Term::Atom(a) if a.name() == "compressed" => {
+                return Err(Fault::Unsupported(
+                    "erlang:term_to_binary/2 with option compressed is not implemented by trace"
+                        .into(),
+                ))
+            }
+            Term::Tuple(tp) if tp.arity() == 2 => match (&tp.elements()[0], &tp.elements()[1]) {
+                (Term::Atom(k), Term::Int(0)) if k.name() == "compressed" => {}
+                (Term::Atom(k), Term::Int(1..=9)) if k.name() == "compressed" => {
+                    return Err(Fault::Unsupported(
+                        "erlang:term_to_binary/2 with option {compressed, N} is not implemented by trace"
+                            .into(),
+                    ))
+                }
+                (Term::Atom(k), Term::Int(v)) if k.name() == "minor_version" => {
+                    style = match v {
+                        0 => trace_term::etf::Style::V0,
+                        1 => trace_term::etf::Style::V1,
+                        2 => trace_term::etf::Style::V2,
+                        _ => return Err(badarg()),
+                    }
+                }
+                _ => return Err(badarg()),
+            },
+            _ => return Err(badarg()),
+        }
+    }
+    if !it.is_proper() {
+        return Err(badarg());
+    }
+    let mut out = Vec::new();
+    trace_term::etf::encode_with(t, &mut out, style);
+    Ok(Term::binary(&out))
+}
+
+/// `binary_to_term/2` with options `safe` and `used`. Trailing bytes after
+/// the term are ignored, as BEAM does.
+fn binary_to_term(t: &Term, opts: &Term) -> BifResult {
+    let Term::Binary(b) = t else {
+        return Err(badarg());
+    };
+    if !b.is_binary() {
+        return Err(badarg());
+    }
+    let mut used = false;
+    let mut it = opts.list_iter();
+    for o in &mut it {
+        match o {
+            Term::Atom(a) if a.name() == "safe" => {}
+            Term::Atom(a) if a.name() == "used" => used = true,
+            _ => return Err(badarg()),
+        }
+    }
+    if !it.is_proper() {
+        return Err(badarg());
+    }
+    if b.bytes().get(1) == Some(&80) {
+        return Err(Fault::Unsupported(
+            "erlang:binary_to_term of compressed data is not implemented by trace".into(),
+        ));
+    }
+    let (v, n) = trace_term::etf::decode_prefix(b.bytes()).map_err(|_| badarg())?;
+    if used {
+        Ok(Term::tuple(vec![v, Term::Int(n as i64)]))
+    } else {
+        Ok(v)
+    }
+}
+
+fn phash2(a: &[Term]) -> BifResult {
+    match &a[1] {
+        Term::Int(r) if (1..=1 << 32).contains(r) => {
+            trace_term::phash::phash2_range(&a[0], *r as u64)
+                .map(|h| Term::Int(h as i64))
+                .ok_or_else(badarg)
+        }
+        _ => Err(badarg()),
+    }
 }
 
 fn tuple_to_list(a: &[Term]) -> BifResult {

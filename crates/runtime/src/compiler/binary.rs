@@ -6,7 +6,7 @@
 //! slot and reads segment by segment.
 
 use super::builder::{FnBuilder, L};
-use super::expr::expr_into;
+use super::expr::{expr_into, load_const};
 use super::{constant, guard, pattern, CResult, ModuleCtx};
 use crate::ir::{Instr, SegFlags, SegSize, SegType, Slot, RAISE};
 use trace_syntax::ast::{BinElement, Expr, ExprKind, TypeSpec};
@@ -117,7 +117,12 @@ fn size_operand(
                 Some(Term::Int(n)) if (0..=u32::MAX as i64).contains(&n) => {
                     Ok(SegSize::Const(n as u32))
                 }
-                Some(_) => cx.err(sz.pos, "bad size"),
+                // erlc only warns: building the binary fails with badarg.
+                Some(bad) => {
+                    let t = b.temp();
+                    load_const(cx, b, bad, t);
+                    Ok(SegSize::Slot(t))
+                }
                 None => {
                     let s = match guard_fail {
                         Some(f) => guard::guard_value(cx, b, sz, f)?,
@@ -158,9 +163,33 @@ pub fn construct_guard(
     build(cx, b, segs, dst, Some(fail))
 }
 
+/// `Acc = <<Acc/bitstring, Segs>>` for the binary in slot `acc`: a binary
+/// comprehension grows its result this way, in place (see
+/// `trace_term::bits`), instead of collecting pieces to join at the end.
+pub fn append(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    acc: Slot,
+    segs: &[BinElement],
+) -> CResult<()> {
+    build_after(cx, b, Some(acc), segs, acc, None)
+}
+
 fn build(
     cx: &mut ModuleCtx,
     b: &mut FnBuilder,
+    segs: &[BinElement],
+    dst: Slot,
+    guard_fail: Option<L>,
+) -> CResult<()> {
+    build_after(cx, b, None, segs, dst, guard_fail)
+}
+
+/// Builds `<<Prefix/bitstring, Segs>>` (no prefix: `<<Segs>>`) into `dst`.
+fn build_after(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    prefix: Option<Slot>,
     segs: &[BinElement],
     dst: Slot,
     guard_fail: Option<L>,
@@ -182,6 +211,15 @@ fn build(
         puts.push((s.pos, v, sp, size));
     }
     b.emit(Instr::BsInit);
+    if let Some(p) = prefix {
+        b.emit(Instr::BsPut {
+            val: p,
+            ty: SegType::Binary,
+            size: SegSize::All,
+            unit: 1,
+            flags: SegFlags::default(),
+        });
+    }
     for (pos, v, sp, size) in puts {
         b.set_pos(pos);
         b.emit(Instr::BsPut {
@@ -212,16 +250,19 @@ pub fn pattern(
         pos: pos_slot,
         fail: b.lab(fail),
     });
-    segments(cx, b, segs, src, pos_slot, fail)?;
-    b.emit(Instr::BsEnd {
-        src,
-        pos: pos_slot,
-        fail: b.lab(fail),
-    });
+    // A last segment that takes the rest (`Rest/binary`) always ends at the end.
+    if !segments(cx, b, segs, src, pos_slot, fail)? {
+        b.emit(Instr::BsEnd {
+            src,
+            pos: pos_slot,
+            fail: b.lab(fail),
+        });
+    }
     Ok(())
 }
 
-/// Matches segments from the position in `pos` (used by patterns and bit generators).
+/// Matches segments from the position in `pos` (used by patterns and bit
+/// generators). Returns whether the last segment took all the rest.
 pub fn segments(
     cx: &mut ModuleCtx,
     b: &mut FnBuilder,
@@ -229,8 +270,9 @@ pub fn segments(
     src: Slot,
     pos: Slot,
     fail: L,
-) -> CResult<()> {
+) -> CResult<bool> {
     let segs = expand(segs);
+    let mut took_rest = false;
     for s in &segs {
         let sp = spec(cx, s)?;
         b.set_pos(s.pos);
@@ -246,13 +288,18 @@ pub fn segments(
                 Some(Term::Int(n)) if (0..=u32::MAX as i64).contains(&n) => {
                     SegSize::Const(n as u32)
                 }
-                Some(_) => return cx.err(sz.pos, "bad size"),
+                // erlc only warns: the segment can never match.
+                Some(_) => {
+                    b.emit(Instr::Jump { to: b.lab(fail) });
+                    SegSize::Const(0)
+                }
                 None => match &sz.kind {
                     ExprKind::Var(v) => SegSize::Slot(pattern::var_use(cx, b, v, sz.pos)?),
                     _ => SegSize::Slot(guard::guard_value(cx, b, sz, fail)?),
                 },
             },
         };
+        took_rest = size == SegSize::All;
         if let ExprKind::Var(v) = &s.value.kind {
             if v == "_" && matches!(sp.ty, SegType::Integer | SegType::Binary | SegType::Float) {
                 b.emit(Instr::BsSkip {
@@ -270,7 +317,7 @@ pub fn segments(
                 continue;
             }
         }
-        let t = b.temp();
+        let (t, bound) = pattern::fresh_slot(b, &s.value);
         b.emit(Instr::BsGet {
             src,
             pos,
@@ -280,8 +327,11 @@ pub fn segments(
             unit: sp.unit,
             flags: sp.flags,
             fail: b.lab(fail),
+            take: false,
         });
-        pattern::pattern(cx, b, &s.value, t, fail)?;
+        if !bound {
+            pattern::pattern(cx, b, &s.value, t, fail)?;
+        }
     }
-    Ok(())
+    Ok(took_rest)
 }

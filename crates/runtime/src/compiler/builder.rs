@@ -138,6 +138,8 @@ pub struct FnBuilder {
     /// Jump tables of this function; `Switch { table }` indexes this list until
     /// [`crate::compiler::finish_fun`] moves them into the module.
     pub switches: Vec<crate::ir::Switch>,
+    /// The number of arguments.
+    arity: u16,
 }
 
 /// Too many slots in one function.
@@ -172,6 +174,7 @@ impl FnBuilder {
             state: BindState::default(),
             protected: 0,
             switches: Vec::new(),
+            arity: arity as u16,
         })
     }
 
@@ -285,7 +288,9 @@ impl FnBuilder {
             s.default = resolve(s.default);
             switches.push(s);
         }
-        (self.code, self.lines, self.max.max(1))
+        let nslots = self.max.max(1);
+        super::liveness::rewrite_last_uses(&mut self.code, switches, self.arity, nslots);
+        (self.code, self.lines, nslots)
     }
 }
 

@@ -5,7 +5,7 @@
 //! bound inside a comprehension is visible after it.
 
 use super::builder::{FnBuilder, L};
-use super::expr::expr_into;
+use super::expr::{expr_any, expr_into};
 use super::{binary, guard, pattern, vars, CResult, ModuleCtx};
 use crate::bif;
 use crate::ir::{ErrKind, Instr, Slot, RAISE};
@@ -46,11 +46,27 @@ fn comprehension(
     let mark = b.mark();
     let before = b.state.clone();
     let acc = b.temp();
-    b.emit(Instr::Nil { dst: acc });
+    // A binary template grows one binary; anything else is collected in a list.
+    let grow = binary_result && matches!(template.kind, ExprKind::Binary(_));
+    if grow {
+        let empty = cx.literal(trace_term::Term::binary(&[]));
+        b.emit(Instr::Lit {
+            dst: acc,
+            lit: empty,
+        });
+    } else {
+        b.emit(Instr::Nil { dst: acc });
+    }
     let end = b.new_label();
-    quals(cx, b, template, qs, acc, end)?;
+    quals(cx, b, template, qs, acc, end, grow)?;
     b.bind_label(end);
     b.set_pos(pos);
+    if grow {
+        b.emit(Instr::Move { dst, src: acc });
+        b.state = before;
+        b.release(mark);
+        return Ok(());
+    }
     let reverse = bif::registry()
         .lookup("lists", "reverse", 1)
         .expect("lists:reverse/1 is a built-in");
@@ -81,6 +97,7 @@ fn comprehension(
 
 /// Compiles qualifiers from the first; `cont` is where to go for the next
 /// iteration of the innermost enclosing generator (or the end).
+#[allow(clippy::too_many_arguments)]
 fn quals(
     cx: &mut ModuleCtx,
     b: &mut FnBuilder,
@@ -88,16 +105,23 @@ fn quals(
     qs: &[Qualifier],
     acc: Slot,
     cont: L,
+    grow: bool,
 ) -> CResult<()> {
     let Some((q, rest)) = qs.split_first() else {
+        if let (true, ExprKind::Binary(segs)) = (grow, &template.kind) {
+            // Innermost: append the template's segments to the result.
+            binary::append(cx, b, acc, segs)?;
+            b.emit(Instr::Jump { to: b.lab(cont) });
+            return Ok(());
+        }
         // Innermost: push the template's value.
         let mark = b.mark();
-        let v = b.temp();
-        expr_into(cx, b, template, v)?;
+        let v = expr_any(cx, b, template)?;
         b.emit(Instr::Cons {
             dst: acc,
             head: v,
             tail: acc,
+            take: 0,
         });
         b.emit(Instr::Jump { to: b.lab(cont) });
         b.release(mark);
@@ -114,23 +138,34 @@ fn quals(
             expr_into(cx, b, list, cur)?;
             let (lp, check_end, bad, done) =
                 (b.new_label(), b.new_label(), b.new_label(), b.new_label());
-            let (h, t) = (b.temp(), b.temp());
-            b.bind_label(lp);
-            b.set_pos(*pos);
-            b.emit(Instr::SplitCons {
-                src: cur,
-                hd: h,
-                tl: t,
-                fail: b.lab(check_end),
-            });
-            b.emit(Instr::Move { dst: cur, src: t });
             let state = b.state.clone();
             let names = vars::pattern_names(pat);
             for n in &names {
                 b.shadow(n);
             }
-            pattern::pattern(cx, b, pat, h, lp)?;
-            quals(cx, b, template, rest, acc, lp)?;
+            // A plain variable pattern receives each element directly.
+            let (h, matched) = match &pat.kind {
+                ExprKind::Var(n) if n != "_" => {
+                    let s = b.var_slot(n).expect("shadowed above");
+                    b.state.bind(s);
+                    (s, true)
+                }
+                _ => (b.temp(), false),
+            };
+            b.bind_label(lp);
+            b.set_pos(*pos);
+            // The tail replaces the list being walked (SplitCons reads both
+            // halves before writing either).
+            b.emit(Instr::SplitCons {
+                src: cur,
+                hd: h,
+                tl: cur,
+                fail: b.lab(check_end),
+            });
+            if !matched {
+                pattern::pattern(cx, b, pat, h, lp)?;
+            }
+            quals(cx, b, template, rest, acc, lp, grow)?;
             for n in &names {
                 b.unshadow(n);
             }
@@ -178,7 +213,7 @@ fn quals(
             }
             // When the remaining bits do not match, the generator is exhausted.
             binary::segments(cx, b, segs, src, at, done)?;
-            quals(cx, b, template, rest, acc, lp)?;
+            quals(cx, b, template, rest, acc, lp, grow)?;
             for n in &names {
                 b.unshadow(n);
             }
@@ -226,7 +261,7 @@ fn quals(
                 });
                 b.bind_label(after_true);
             }
-            quals(cx, b, template, rest, acc, cont)?;
+            quals(cx, b, template, rest, acc, cont, grow)?;
             b.release(mark);
             Ok(())
         }

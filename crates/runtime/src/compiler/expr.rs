@@ -236,19 +236,21 @@ fn list(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, dst: Slot) -> CResult<(
         cur = t;
     }
     let mark = b.mark();
-    let start = b.temps(items.len());
-    for (i, x) in items.iter().enumerate() {
-        expr_into(cx, b, x, start + i as Slot)?;
+    // Variables are read where they live; other elements go to temporaries,
+    // evaluated left to right.
+    let mut heads = Vec::with_capacity(items.len());
+    for x in &items {
+        heads.push(expr_any(cx, b, x)?);
     }
-    let tail = b.temp();
-    expr_into(cx, b, cur, tail)?;
+    let tail = expr_any(cx, b, cur)?;
+    let acc = if items.len() > 1 { b.temp() } else { tail };
     b.set_pos(e.pos);
-    for i in (0..items.len()).rev() {
-        let d = if i == 0 { dst } else { tail };
+    for (i, &head) in heads.iter().enumerate().rev() {
         b.emit(Instr::Cons {
-            dst: d,
-            head: start + i as Slot,
-            tail,
+            dst: if i == 0 { dst } else { acc },
+            head,
+            tail: if i + 1 == heads.len() { tail } else { acc },
+            take: 0,
         });
     }
     b.release(mark);
@@ -301,6 +303,7 @@ fn map(
                     val: start + 2 * i as Slot + 1,
                     exact: a.exact,
                     fail: RAISE,
+                    take: false,
                 });
                 cur = dst;
             }
@@ -483,28 +486,43 @@ fn binop(
             call_bif(cx, b, "erlang", "send", &args, dest, pos)
         }
         _ => {
-            let t = target(b, dest);
+            // Result slots are taken after the operands, and constant
+            // operands loaded last (they have no effects), so that nothing
+            // holds a slot across a call in the other operand: a body
+            // recursion such as `1 + depth(N - 1)` then needs a small frame.
             let mark = b.mark();
-            // N + 1, N - 1: the immediate forms skip a slot load.
-            if matches!(op, BinOp::Add | BinOp::Sub) {
-                if let Some(Term::Int(k)) = constant::constant(r) {
-                    if let Ok(k) = i32::try_from(k) {
-                        let a = expr_any(cx, b, l)?;
-                        b.set_pos(pos);
-                        b.emit(Instr::AddImm {
-                            dst: t,
-                            a,
-                            imm: if op == BinOp::Add { k } else { -k },
-                            fail: RAISE,
-                        });
-                        b.release(mark);
-                        deliver(b, t, dest);
-                        return Ok(());
-                    }
-                }
+            // N + 1, N - 1, 1 + N: the immediate forms skip a slot load.
+            let int = |e: &Expr| match constant::constant(e) {
+                Some(Term::Int(k)) => i32::try_from(k).ok(),
+                _ => None,
+            };
+            let imm = match op {
+                BinOp::Add => int(r).map(|k| (l, k)).or_else(|| int(l).map(|k| (r, k))),
+                BinOp::Sub => int(r).and_then(|k| k.checked_neg()).map(|k| (l, k)),
+                _ => None,
+            };
+            if let Some((x, imm)) = imm {
+                let a = expr_any(cx, b, x)?;
+                let t = target(b, dest);
+                b.set_pos(pos);
+                b.emit(Instr::AddImm {
+                    dst: t,
+                    a,
+                    imm,
+                    fail: RAISE,
+                });
+                deliver(b, t, dest);
+                b.release(mark);
+                return Ok(());
             }
-            let a = expr_any(cx, b, l)?;
-            let c = expr_any(cx, b, r)?;
+            let (a, c) = if constant::constant(l).is_some() && constant::constant(r).is_none() {
+                let c = expr_any(cx, b, r)?;
+                (expr_any(cx, b, l)?, c)
+            } else {
+                let a = expr_any(cx, b, l)?;
+                (a, expr_any(cx, b, r)?)
+            };
+            let t = target(b, dest);
             b.set_pos(pos);
             b.emit(Instr::Op2 {
                 op: op2(op),
@@ -513,8 +531,8 @@ fn binop(
                 b: c,
                 fail: RAISE,
             });
-            b.release(mark);
             deliver(b, t, dest);
+            b.release(mark);
             Ok(())
         }
     }
@@ -556,6 +574,13 @@ fn call(
             }
             if bif::registry().autoimported(name, arity) {
                 return call_bif(cx, b, "erlang", name, args, dest, pos);
+            }
+            if name == "record_info" && arity == 2 {
+                let info = records::record_info(cx, &args[0], &args[1], pos)?;
+                let t = target(b, dest);
+                load_const(cx, b, info, t);
+                deliver(b, t, dest);
+                return Ok(());
             }
             if crate::otp::is_autoimported(name, arity as u32) {
                 // erlc would call the BIF (e.g. spawn/4 on a node).

@@ -22,6 +22,16 @@ pub fn fun_expr(
     match f {
         FunExpr::Local { name, arity } => {
             let Some(&id) = cx.functions.get(&(name.clone(), *arity)) else {
+                // `fun is_integer/1` names the auto-imported BIF (an external fun).
+                if crate::bif::registry().autoimported(name, *arity) {
+                    let t = Term::Fun(trace_term::Arc::new(Fun::External {
+                        module: trace_term::atom::ERLANG,
+                        function: Atom::intern(name),
+                        arity: *arity as u32,
+                    }));
+                    load_const(cx, b, t, dst);
+                    return Ok(());
+                }
                 return cx.err(pos, format!("function {name}/{arity} undefined"));
             };
             let index = cx.fun_counter;

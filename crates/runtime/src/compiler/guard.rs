@@ -159,7 +159,7 @@ pub fn test(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> CResult
                         None if args.len() == 3 => {
                             return cx.err(e.pos, "illegal guard expression")
                         }
-                        None => records::def(cx, rec, e.pos)?.fields.len() as u16 + 1,
+                        None => records::def(cx, rec, args[1].pos)?.fields.len() as u16 + 1,
                     };
                     let v = guard_value(cx, b, &args[0], fail)?;
                     b.emit(Instr::TestRecord {
@@ -227,6 +227,7 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
                 dst: t,
                 head: hv,
                 tail: tv,
+                take: 0,
             });
             Ok(t)
         }
@@ -265,6 +266,7 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
                             val: v,
                             exact: a.exact,
                             fail: f,
+                            take: false,
                         });
                         cur = t;
                     }

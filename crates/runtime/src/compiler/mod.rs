@@ -17,6 +17,7 @@ pub mod control;
 pub mod expr;
 pub mod funs;
 pub mod guard;
+pub mod liveness;
 pub mod pattern;
 pub mod records;
 pub mod vars;
@@ -195,10 +196,25 @@ pub fn compile_module(
                         cx.records.insert(r.name.clone(), r.clone());
                     }
                 }
-                Attribute::Compile { options, .. } => {
+                Attribute::Compile { options, pos } => {
                     if constant::mentions_atom(options, "export_all") {
                         export_all = true;
                     }
+                    if constant::mentions_atom(options, "parse_transform") {
+                        cx.diags.push(cx.diag(
+                            DiagKind::Unsupported,
+                            *pos,
+                            "unsupported: parse transforms (not implemented by trace)",
+                        ));
+                    }
+                }
+                // BEAM runs the function when the module loads; the engine does not.
+                Attribute::Other { pos, name } if name == "on_load" => {
+                    cx.diags.push(cx.diag(
+                        DiagKind::Unsupported,
+                        *pos,
+                        "unsupported: -on_load (not implemented by trace)",
+                    ));
                 }
                 Attribute::Module { .. } | Attribute::Other { .. } => {}
             },

@@ -87,15 +87,22 @@ fn pat(cx: &mut ModuleCtx, b: &mut FnBuilder, p: &Expr, src: Slot, fail: L) -> C
             if let Some(c) = constant::constant(p) {
                 return test_const(cx, b, c, src, fail);
             }
-            let (hs, ts) = (b.temp(), b.temp());
+            // Fresh variables receive the head and tail directly.
+            let (hd, hd_done) = fresh_slot(b, h);
+            let (tl, tl_done) = fresh_slot(b, t);
             b.emit(Instr::SplitCons {
                 src,
-                hd: hs,
-                tl: ts,
+                hd,
+                tl,
                 fail: f,
             });
-            pat(cx, b, h, hs, fail)?;
-            pat(cx, b, t, ts, fail)
+            if !hd_done {
+                pat(cx, b, h, hd, fail)?;
+            }
+            if !tl_done {
+                pat(cx, b, t, tl, fail)?;
+            }
+            Ok(())
         }
         BinOp(trace_syntax::ast::BinOp::Append, prefix, rest) => {
             // "abc" ++ Rest: a list of known elements followed by a pattern.
@@ -167,6 +174,24 @@ fn pat(cx: &mut ModuleCtx, b: &mut FnBuilder, p: &Expr, src: Slot, fail: L) -> C
     }
 }
 
+/// Where to put a value matched against `p`: the slot of a variable seen
+/// for the first time (then bound, and `true`: nothing left to match), or a
+/// fresh temporary to match `p` against afterwards.
+pub(crate) fn fresh_slot(b: &mut FnBuilder, p: &Expr) -> (Slot, bool) {
+    if let ExprKind::Var(n) = &p.kind {
+        if n == "_" {
+            return (b.temp(), true);
+        }
+        if let Some(s) = b.var_slot(n) {
+            if !b.state.is_bound(s) && b.state.unsafe_info(s).is_none() {
+                b.state.bind(s);
+                return (s, true);
+            }
+        }
+    }
+    (b.temp(), false)
+}
+
 /// Matches element `idx` (0-based) of the tuple in `src` against `sub`.
 fn element(
     cx: &mut ModuleCtx,
@@ -176,26 +201,15 @@ fn element(
     idx: u16,
     fail: L,
 ) -> CResult<()> {
-    match &sub.kind {
-        ExprKind::Var(n) if n == "_" => Ok(()),
-        ExprKind::Var(n) => {
-            // Bind directly into an unbound variable's slot.
-            if let Some(s) = b.var_slot(n) {
-                if !b.state.is_bound(s) && b.state.unsafe_info(s).is_none() {
-                    b.emit(Instr::GetElem { dst: s, src, idx });
-                    b.state.bind(s);
-                    return Ok(());
-                }
-            }
-            let t = b.temp();
-            b.emit(Instr::GetElem { dst: t, src, idx });
-            pat(cx, b, sub, t, fail)
-        }
-        _ => {
-            let t = b.temp();
-            b.emit(Instr::GetElem { dst: t, src, idx });
-            pat(cx, b, sub, t, fail)
-        }
+    if matches!(&sub.kind, ExprKind::Var(n) if n == "_") {
+        return Ok(());
+    }
+    let (dst, done) = fresh_slot(b, sub);
+    b.emit(Instr::GetElem { dst, src, idx });
+    if done {
+        Ok(())
+    } else {
+        pat(cx, b, sub, dst, fail)
     }
 }
 
@@ -247,17 +261,45 @@ pub fn head(
 ) -> CResult<Vec<String>> {
     let mut aliased: Vec<String> = Vec::new();
     for (i, p) in patterns.iter().enumerate() {
-        if let ExprKind::Var(n) = &p.kind {
-            if n != "_" && !aliased.contains(n) {
-                let bound = b.var_slot(n).is_some_and(|s| b.state.is_bound(s));
-                if !bound || fresh.contains(n) {
-                    b.alias(n, i as Slot);
-                    aliased.push(n.clone());
-                    continue;
-                }
+        if alias_var(b, p, i as Slot, fresh, &mut aliased) {
+            continue;
+        }
+        // `[H | T] = L` (or `L = [H | T]`): L names the argument slot too.
+        if let ExprKind::Match(l, r) = &p.kind {
+            if alias_var(b, r, i as Slot, fresh, &mut aliased) {
+                pattern(cx, b, l, i as Slot, fail)?;
+                continue;
+            }
+            if alias_var(b, l, i as Slot, fresh, &mut aliased) {
+                pattern(cx, b, r, i as Slot, fail)?;
+                continue;
             }
         }
         pattern(cx, b, p, i as Slot, fail)?;
     }
     Ok(aliased)
+}
+
+/// Makes `p`, if it is a variable seen for the first time (or one of
+/// `fresh`), an alias of argument slot `slot`.
+fn alias_var(
+    b: &mut FnBuilder,
+    p: &Expr,
+    slot: Slot,
+    fresh: &[String],
+    aliased: &mut Vec<String>,
+) -> bool {
+    let ExprKind::Var(n) = &p.kind else {
+        return false;
+    };
+    if n == "_" || aliased.contains(n) {
+        return false;
+    }
+    let bound = b.var_slot(n).is_some_and(|s| b.state.is_bound(s));
+    if bound && !fresh.contains(n) {
+        return false;
+    }
+    b.alias(n, slot);
+    aliased.push(n.clone());
+    true
 }

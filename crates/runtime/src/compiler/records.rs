@@ -1,7 +1,8 @@
 //! Records: compile-time sugar for tagged tuples `{Name, Field1, ..., FieldN}`.
 
 use super::{CResult, ModuleCtx};
-use trace_syntax::ast::{Expr, Pos, RecordDef, RecordFieldInit};
+use trace_syntax::ast::{Expr, ExprKind, Pos, RecordDef, RecordFieldInit};
+use trace_term::Term;
 
 /// Checks a definition: distinct field names.
 pub fn check_definition(cx: &ModuleCtx, r: &RecordDef) -> CResult<()> {
@@ -68,4 +69,20 @@ pub fn field_inits<'e>(
         }
     }
     Ok(out)
+}
+
+/// `record_info(fields, R)` and `record_info(size, R)`: constants known at
+/// compile time (erlc rejects anything else).
+pub fn record_info(cx: &ModuleCtx, what: &Expr, rec: &Expr, pos: Pos) -> CResult<Term> {
+    let (ExprKind::Atom(what), ExprKind::Atom(name)) = (&what.kind, &rec.kind) else {
+        return cx.err(pos, "illegal record info");
+    };
+    let d = def(cx, name, rec.pos)?;
+    match what.as_str() {
+        "fields" => Ok(Term::list(
+            d.fields.iter().map(|f| Term::atom(&f.name)).collect(),
+        )),
+        "size" => Ok(Term::Int(d.fields.len() as i64 + 1)),
+        _ => cx.err(pos, "illegal record info"),
+    }
 }

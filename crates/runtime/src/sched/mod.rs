@@ -123,6 +123,8 @@ pub struct RunOutcome {
     pub divergence: Option<Divergence>,
     /// The engine failed (a bug): what happened.
     pub internal_error: Option<String>,
+    /// The run stopped at something the engine does not support (the message names it).
+    pub unsupported: Option<String>,
     pub processes_spawned: u64,
 }
 
@@ -137,6 +139,7 @@ struct Finish {
     crash_count: u64,
     divergence: Option<Divergence>,
     internal: Option<String>,
+    unsupported: Option<String>,
 }
 
 /// State shared by every scheduler thread for one run.
@@ -254,6 +257,20 @@ impl Runtime {
         self.notify_all();
     }
 
+    /// Stops the run because a process needs something the engine does not
+    /// support; `what` names it (printed on stderr, and the run's status says so).
+    pub fn unsupported(&self, what: String) {
+        let mut f = self.finish.lock().unwrap_or_else(|e| e.into_inner());
+        if f.unsupported.is_none() {
+            let _g = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+            eprintln!("{what}");
+            f.unsupported = Some(what);
+        }
+        drop(f);
+        self.stop.store(true, Ordering::Release);
+        self.notify_all();
+    }
+
     fn notify_all(&self) {
         let _g = self.sleep.0.lock().unwrap_or_else(|e| e.into_inner());
         self.sleep.1.notify_all();
@@ -358,7 +375,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     rt.output.flush();
     let interrupted = rt.interrupt.load(Ordering::Relaxed);
     let mut fin = std::mem::take(&mut *rt.finish.lock().unwrap_or_else(|e| e.into_inner()));
-    let failed = fin.divergence.is_some() || fin.internal.is_some();
+    let failed = fin.divergence.is_some() || fin.internal.is_some() || fin.unsupported.is_some();
     let blocked = if !failed && !interrupted {
         exit::blocked_report(&rt)
     } else {
@@ -379,6 +396,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         interrupted,
         divergence: fin.divergence,
         internal_error: fin.internal,
+        unsupported: fin.unsupported,
         processes_spawned: rt.spawned.load(Ordering::Relaxed),
     }
 }

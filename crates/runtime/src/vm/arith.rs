@@ -286,10 +286,10 @@ pub fn append(a: &Term, b: &Term) -> R {
     if let Term::Nil = a {
         return Ok(b.clone());
     }
-    let Some(items) = a.to_vec() else {
+    if a.list_len().is_none() {
         return Err(badarg());
-    };
-    Ok(Term::list_with_tail(items, b.clone()))
+    }
+    Ok(Term::list_from_iter(a.list_iter().cloned(), b.clone()))
 }
 
 /// `A -- B`: removes, for each element of B, its first occurrence in A.
@@ -331,4 +331,33 @@ pub fn small(t: &Term) -> Option<i64> {
         Term::Big(b) => b.to_i64(),
         _ => None,
     }
+}
+
+/// `+ - * /` when both operands are floats, or a float and an integer that
+/// converts exactly, or `/` of two such integers; `None` sends the operation
+/// to the general path (which also raises `badarith` for results that are
+/// not finite).
+#[inline(always)]
+pub fn fast_float(op: crate::ir::Op2, x: &Term, y: &Term) -> Option<f64> {
+    use crate::ir::Op2;
+    const EXACT: u64 = 1 << 53;
+    let (a, b) = match (x, y) {
+        (Term::Float(a), Term::Float(b)) => (*a, *b),
+        (Term::Float(a), Term::Int(b)) if b.unsigned_abs() <= EXACT => (*a, *b as f64),
+        (Term::Int(a), Term::Float(b)) if a.unsigned_abs() <= EXACT => (*a as f64, *b),
+        (Term::Int(a), Term::Int(b))
+            if op == Op2::FDiv && a.unsigned_abs() <= EXACT && b.unsigned_abs() <= EXACT =>
+        {
+            (*a as f64, *b as f64)
+        }
+        _ => return None,
+    };
+    let r = match op {
+        Op2::Add => a + b,
+        Op2::Sub => a - b,
+        Op2::Mul => a * b,
+        Op2::FDiv if b != 0.0 => a / b,
+        _ => return None,
+    };
+    r.is_finite().then_some(r)
 }

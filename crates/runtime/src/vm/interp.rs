@@ -5,7 +5,7 @@ use super::{arith, bits, raise, receive, ExitInfo, SliceEnd};
 use crate::bif::{self, BifFn};
 use crate::code::{ExtTarget, FunId, Program};
 use crate::exception::{badarg, error_tagged, Apply, Class, Exception, Fault, Trace};
-use crate::ir::{Cmp, ErrKind, Instr, Op1, Op2, SwitchKind, TypeTest, RAISE};
+use crate::ir::{Cmp, ErrKind, Instr, Op1, Op2, SwitchKind, TypeTest, RAISE, TAKE_HEAD, TAKE_TAIL};
 use crate::process::{Frame, Process};
 use crate::sched::Runtime;
 use crate::sched::Worker;
@@ -122,6 +122,11 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 r!(*dst).set(v);
                 continue;
             }
+            Instr::Take { dst, src } => {
+                let v = take(&mut r!(*src));
+                r!(*dst).set(v);
+                continue;
+            }
             Instr::Lit { dst, lit } => {
                 r!(*dst).set(prog.literals[*lit as usize].clone());
                 continue;
@@ -138,15 +143,32 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 r!(*dst).set(Term::Nil);
                 continue;
             }
-            Instr::Cons { dst, head, tail } => {
-                let v = Term::cons(r!(*head).clone(), r!(*tail).clone());
-                r!(*dst).set(v);
+            Instr::Cons {
+                dst,
+                head,
+                tail,
+                take: t,
+            } => {
+                let h = if t & TAKE_HEAD != 0 {
+                    take(&mut r!(*head))
+                } else {
+                    r!(*head).clone()
+                };
+                let tl = if t & TAKE_TAIL != 0 {
+                    take(&mut r!(*tail))
+                } else {
+                    r!(*tail).clone()
+                };
+                r!(*dst).set(Term::cons(h, tl));
                 continue;
             }
+            // The operands of Tuple, MapNew and MakeFun are temporaries the
+            // compiler filled for this instruction alone: take them rather
+            // than clone them (a clone and a drop of each saved).
             Instr::Tuple { dst, start, arity } => {
                 let s = base + *start as usize;
-                let v = Term::Tuple(trace_term::Tuple::from_slice(
-                    &p.regs[s..s + *arity as usize],
+                let v = Term::Tuple(trace_term::Tuple::from_iter(
+                    p.regs[s..s + *arity as usize].iter_mut().map(take),
                 ));
                 r!(*dst).set(v);
                 continue;
@@ -155,7 +177,8 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 let s = base + *start as usize;
                 let mut m = MapRepr::new();
                 for i in 0..*n as usize {
-                    m.insert(p.regs[s + 2 * i].clone(), p.regs[s + 2 * i + 1].clone());
+                    let k = take(&mut p.regs[s + 2 * i]);
+                    m.insert(k, take(&mut p.regs[s + 2 * i + 1]));
                 }
                 r!(*dst).set(Term::Map(Arc::new(m)));
                 continue;
@@ -167,8 +190,15 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 val,
                 exact,
                 fail,
+                take: take_map,
             } => {
-                let m = r!(*map).clone();
+                // A dead map slot gives its reference away, so that an
+                // unshared map is updated in place below.
+                let m = if *take_map {
+                    take(&mut r!(*map))
+                } else {
+                    r!(*map).clone()
+                };
                 let k = r!(*key).clone();
                 let bad = match &m {
                     Term::Map(mm) if *exact && !mm.contains_key(&k) => {
@@ -178,6 +208,9 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     other => Some(error_tagged(atom::BADMAP, other.clone())),
                 };
                 if let Some(f) = bad {
+                    if *take_map {
+                        r!(*map).set(m);
+                    }
                     if *fail != RAISE {
                         pc = *fail as usize;
                         continue;
@@ -203,7 +236,10 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             } => {
                 let info = &prog.closures[*tmpl as usize];
                 let s = base + *start as usize;
-                let env: Box<[Term]> = p.regs[s..s + *nfree as usize].to_vec().into_boxed_slice();
+                let env: Box<[Term]> = p.regs[s..s + *nfree as usize]
+                    .iter_mut()
+                    .map(take)
+                    .collect();
                 r!(*dst).set(Term::Fun(Arc::new(Fun::Closure {
                     module: info.module,
                     index: info.index,
@@ -254,6 +290,10 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                         r!(*dst).set(Term::Int(v));
                         continue;
                     }
+                }
+                if let Some(v) = arith::fast_float(*op, &r!(*a), &r!(*b)) {
+                    r!(*dst).set(Term::Float(v));
+                    continue;
                 }
                 let (x, y) = (&r!(*a), &r!(*b));
                 let res = match op {
@@ -325,18 +365,22 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     Cmp::Neq => !compare(x, y).is_eq(),
                     Cmp::Lt => match (x, y) {
                         (Term::Int(i), Term::Int(j)) => i < j,
+                        (Term::Float(i), Term::Float(j)) => i < j,
                         _ => compare(x, y).is_lt(),
                     },
                     Cmp::Le => match (x, y) {
                         (Term::Int(i), Term::Int(j)) => i <= j,
+                        (Term::Float(i), Term::Float(j)) => i <= j,
                         _ => compare(x, y).is_le(),
                     },
                     Cmp::Gt => match (x, y) {
                         (Term::Int(i), Term::Int(j)) => i > j,
+                        (Term::Float(i), Term::Float(j)) => i > j,
                         _ => compare(x, y).is_gt(),
                     },
                     Cmp::Ge => match (x, y) {
                         (Term::Int(i), Term::Int(j)) => i >= j,
+                        (Term::Float(i), Term::Float(j)) => i >= j,
                         _ => compare(x, y).is_ge(),
                     },
                 };
@@ -615,9 +659,12 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 arity,
                 dst,
             } => {
-                let fv = r!(*fs).clone();
-                match prepare_fun_call(p, prog, fun, pc, base, &fv, *args as usize, *arity as usize)
-                {
+                // Borrow the fun by moving it out and back: no reference count.
+                let fv = take(&mut r!(*fs));
+                let callee =
+                    prepare_fun_call(p, prog, fun, pc, base, &fv, *args as usize, *arity as usize);
+                p.regs[base + *fs as usize] = fv;
+                match callee {
                     Ok(Callee::Code(f)) => {
                         p.frames.push(Frame {
                             fun,
@@ -643,6 +690,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                         Ret::Slot(*dst),
                         RAISE,
                     ),
+                    Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
                     Err(e) => Next::Raise(e),
                 }
             }
@@ -651,11 +699,13 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 args,
                 arity,
             } => {
-                let fv = r!(*fs).clone();
-                match prepare_fun_call(p, prog, fun, pc, base, &fv, *args as usize, *arity as usize)
-                {
+                let fv = take(&mut r!(*fs));
+                let callee =
+                    prepare_fun_call(p, prog, fun, pc, base, &fv, *args as usize, *arity as usize);
+                let n = *arity as usize + closure_extra(&fv, prog);
+                p.regs[base + *fs as usize] = fv;
+                match callee {
                     Ok(Callee::Code(f)) => {
-                        let n = *arity as usize + closure_extra(&fv, prog);
                         tail_args(p, base, *args as usize, n);
                         enter!(f, base);
                         continue;
@@ -674,6 +724,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                         Ret::Tail,
                         RAISE,
                     ),
+                    Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
                     Err(e) => Next::Raise(e),
                 }
             }
@@ -721,6 +772,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                         Ret::Slot(*dst),
                         RAISE,
                     ),
+                    Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
                     Err(e) => Next::Raise(e),
                 }
             }
@@ -761,6 +813,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                         Ret::Tail,
                         RAISE,
                     ),
+                    Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
                     Err(e) => Next::Raise(e),
                 }
             }
@@ -994,9 +1047,31 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 unit,
                 flags,
                 fail,
+                take: take_src,
             } => {
                 let sz = bits::size_value(&p.regs, base, *size);
                 let at = r!(*pos).as_int().unwrap_or(0) as usize;
+                // The rest of a dead binary nobody else holds: narrow the
+                // term in place rather than allocate a new one.
+                if *take_src && (*unit == 1 || *unit == 8) {
+                    let mut t = take(&mut r!(*src));
+                    let end = match &mut t {
+                        Term::Binary(b)
+                            if at <= b.bit_len()
+                                && (*unit == 1 || (b.bit_len() - at).is_multiple_of(8)) =>
+                        {
+                            let end = b.bit_len();
+                            Arc::get_mut(b).and_then(|bs| bs.advance(at).then_some(end))
+                        }
+                        _ => None,
+                    };
+                    if let Some(end) = end {
+                        r!(*dst).set(t);
+                        r!(*pos).set(Term::Int(end as i64));
+                        continue;
+                    }
+                    r!(*src).set(t);
+                }
                 let got = match &r!(*src) {
                     Term::Binary(b) => bits::get(b, at, *ty, sz, *unit, *flags),
                     _ => None,
@@ -1077,6 +1152,12 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
     }
 }
 
+/// Moves a value out of a slot, leaving `[]`.
+#[inline(always)]
+fn take(t: &mut Term) -> Term {
+    std::mem::replace(t, Term::Nil)
+}
+
 /// Drops the values left above the current frame's window (returned
 /// callees' slots), so a suspended process keeps nothing dead alive.
 pub fn trim_stack(p: &mut Process, prog: &Program) {
@@ -1090,7 +1171,7 @@ pub fn trim_stack(p: &mut Process, prog: &Program) {
 fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
     for i in 0..n {
         let v = std::mem::replace(&mut p.regs[base + args + i], Term::Nil);
-        p.regs[base + i] = v;
+        p.regs[base + i].set(v);
     }
 }
 
@@ -1156,6 +1237,14 @@ fn type_test(t: TypeTest, v: &Term) -> bool {
 enum Callee {
     Code(FunId),
     Bif(crate::bif::BifId),
+    /// An OTP function the engine does not implement (the message names it).
+    Unsupported(String),
+}
+
+/// Stops the run at a call the engine cannot honour (see [`Runtime::unsupported`]).
+fn stop_unsupported(rt: &Runtime, msg: String) -> Next {
+    rt.unsupported(msg);
+    Next::End(SliceEnd::Yield)
 }
 
 /// Extra slots a closure call fills after the arguments (captured values, itself).
@@ -1278,6 +1367,18 @@ fn resolve_mfa(
     if let Some(id) = bif::registry().lookup_atoms(m, f, arity) {
         return Ok(Callee::Bif(id));
     }
+    let user_module = prog.modules.get(&m).is_some_and(|i| !i.prelude);
+    if !user_module && crate::otp::has_function(m.name(), f.name(), arity as u32) {
+        let code = &prog.funs[fun as usize];
+        return Ok(Callee::Unsupported(format!(
+            "{}:{}: unsupported: {}:{}/{} is not implemented by trace (called at run time)",
+            prog.files[code.file as usize].display(),
+            code.line_at(pc.saturating_sub(1)),
+            m.name(),
+            f.name(),
+            arity
+        )));
+    }
     let s = base + args;
     let argv = p.regs[s..s + arity].to_vec();
     Err(raise::undef(p, prog, fun, pc, m, f, argv))
@@ -1374,6 +1475,17 @@ fn call_bif(
         Err(Fault::Block) => {
             p.pc = pc as u32 - 1;
             Next::End(SliceEnd::Wait { deadline: None })
+        }
+        Err(Fault::Unsupported(what)) => {
+            let code = &prog.funs[fun as usize];
+            stop_unsupported(
+                rt,
+                format!(
+                    "{}:{}: unsupported: {what}",
+                    prog.files[code.file as usize].display(),
+                    code.line_at(pc.saturating_sub(1)),
+                ),
+            )
         }
         Err(Fault::Yield(v)) => match deliver(p, prog, fun, pc, base, v, ret) {
             Next::Continue => Next::End(SliceEnd::Yield),
@@ -1475,6 +1587,7 @@ fn apply(
             Next::Continue
         }
         Ok(Callee::Bif(id)) => call_bif(p, rt, wk, prog, fun, pc, base, id, top, arity, ret, RAISE),
+        Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
         Err(e) => Next::Raise(e),
     }
 }

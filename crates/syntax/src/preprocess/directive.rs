@@ -174,7 +174,8 @@ impl Preprocessor<'_> {
         } else {
             IncludeKind::Lib
         };
-        self.include(kind, &path, form[1].pos);
+        // erlc points at the file name, not at the directive.
+        self.include(kind, &path, args[0].pos);
     }
 
     /// `-error(Term).` and `-warning(Term).`

@@ -20,7 +20,7 @@ pub(super) enum IncludeKind {
 
 /// Reads a source file: UTF-8, or Latin-1 when it is not valid UTF-8 (as epp
 /// falls back).
-pub(crate) fn read_source(path: &Path) -> io::Result<String> {
+pub fn read_source(path: &Path) -> io::Result<String> {
     let bytes = std::fs::read(path)?;
     Ok(match String::from_utf8(bytes) {
         Ok(text) => text,
@@ -29,7 +29,7 @@ pub(crate) fn read_source(path: &Path) -> io::Result<String> {
 }
 
 /// An I/O error in erlc's words.
-pub(crate) fn io_message(e: &io::Error) -> String {
+pub fn io_message(e: &io::Error) -> String {
     match e.kind() {
         io::ErrorKind::NotFound => "no such file or directory".into(),
         io::ErrorKind::PermissionDenied => "permission denied".into(),
@@ -76,8 +76,9 @@ impl Preprocessor<'_> {
         };
         let Some(path) = found else {
             return match kind {
+                // A compile error, as for erlc (not trouble with the files given).
                 IncludeKind::Local => self.error(
-                    DiagKind::Io,
+                    DiagKind::Semantic,
                     at,
                     format!("can't find include file \"{name}\""),
                 ),

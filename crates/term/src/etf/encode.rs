@@ -12,10 +12,43 @@ use crate::fun::Fun;
 use crate::term::{Pid, Ref, Term};
 use num_bigint::{BigInt, Sign};
 
-/// Appends the ETF encoding of `t`, starting with the version byte.
+/// How atoms and floats are written: `term_to_binary`'s `{minor_version, N}`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Style {
+    /// Atoms whose characters are all below 256 as `ATOM_EXT` in latin1
+    /// (minor versions 0 and 1; version 2 writes every atom in UTF-8).
+    pub latin1_atoms: bool,
+    /// Floats as 31 bytes of `%.20e` text, `FLOAT_EXT` (minor version 0).
+    pub float_text: bool,
+}
+
+impl Style {
+    /// `{minor_version, 2}`: what the log stores.
+    pub const V2: Style = Style {
+        latin1_atoms: false,
+        float_text: false,
+    };
+    /// `{minor_version, 1}`: OTP 25's `term_to_binary/1`.
+    pub const V1: Style = Style {
+        latin1_atoms: true,
+        float_text: false,
+    };
+    /// `{minor_version, 0}`.
+    pub const V0: Style = Style {
+        latin1_atoms: true,
+        float_text: true,
+    };
+}
+
+/// Appends the ETF encoding of `t` (minor version 2), starting with the version byte.
 pub fn encode(t: &Term, out: &mut Vec<u8>) {
+    encode_with(t, out, Style::V2);
+}
+
+/// Appends the ETF encoding of `t` in the given style.
+pub fn encode_with(t: &Term, out: &mut Vec<u8>, st: Style) {
     out.push(VERSION);
-    encode_term(t, out, 0);
+    encode_term(t, out, 0, st);
 }
 
 /// Nesting encoded by recursion; deeper parts use [`encode_deep`].
@@ -36,61 +69,73 @@ fn u32_len(out: &mut Vec<u8>, n: usize) {
     out.extend_from_slice(&(n as u32).to_be_bytes());
 }
 
-fn encode_term(t: &Term, out: &mut Vec<u8>, depth: usize) {
+fn encode_term(t: &Term, out: &mut Vec<u8>, depth: usize, st: Style) {
     if depth > RECURSION_LIMIT
         && matches!(
             t,
             Term::Cons(_) | Term::Tuple(_) | Term::Map(_) | Term::Fun(_)
         )
     {
-        return encode_deep(t, out);
+        return encode_deep(t, out, st);
     }
     let depth = depth + 1;
     match t {
         Term::Int(i) => encode_int(*i, out),
         Term::Big(b) => encode_big(b, out),
+        Term::Float(f) if st.float_text => {
+            out.push(FLOAT_EXT);
+            let text = format!("{:.20e}", f);
+            // C's "%.20e" writes a signed exponent of at least two digits.
+            let (mant, exp) = text.split_once('e').unwrap_or((&text, "0"));
+            let exp: i32 = exp.parse().unwrap_or(0);
+            let text = format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+            let mut field = [0u8; 31];
+            let n = text.len().min(31);
+            field[..n].copy_from_slice(&text.as_bytes()[..n]);
+            out.extend_from_slice(&field);
+        }
         Term::Float(f) => {
             out.push(NEW_FLOAT_EXT);
             out.extend_from_slice(&f.to_bits().to_be_bytes());
         }
-        Term::Atom(a) => encode_atom(*a, out),
+        Term::Atom(a) => encode_atom(*a, out, st),
         Term::Nil => out.push(NIL_EXT),
         Term::Cons(_) => {
             if !encode_byte_string(t, out) {
                 let tail = list_header(t, out);
                 for e in t.list_iter() {
-                    encode_term(e, out, depth);
+                    encode_term(e, out, depth, st);
                 }
-                encode_term(tail, out, depth);
+                encode_term(tail, out, depth, st);
             }
         }
         Term::Tuple(tu) => {
             tuple_header(tu.elements().len(), out);
             for e in tu.elements() {
-                encode_term(e, out, depth);
+                encode_term(e, out, depth, st);
             }
         }
         Term::Map(m) => {
             out.push(MAP_EXT);
             u32_len(out, m.len());
             for (k, v) in m.iter() {
-                encode_term(k, out, depth);
-                encode_term(v, out, depth);
+                encode_term(k, out, depth, st);
+                encode_term(v, out, depth, st);
             }
         }
         Term::Binary(b) => encode_bits(b, out),
         Term::Fun(f) => {
-            if let Some(size_at) = fun_header(f, out) {
+            if let Some(size_at) = fun_header(f, out, st) {
                 if let Fun::Closure { env, .. } = f.as_ref() {
                     for v in env.iter() {
-                        encode_term(v, out, depth);
+                        encode_term(v, out, depth, st);
                     }
                 }
                 patch_fun_size(size_at, out);
             }
         }
-        Term::Pid(p) => encode_pid(*p, out),
-        Term::Ref(r) => encode_ref(*r, out),
+        Term::Pid(p) => encode_pid(*p, out, st),
+        Term::Ref(r) => encode_ref(*r, out, st),
     }
 }
 
@@ -130,7 +175,13 @@ fn encode_big(b: &BigInt, out: &mut Vec<u8>) {
     }
 }
 
-pub(crate) fn encode_atom(a: Atom, out: &mut Vec<u8>) {
+pub(crate) fn encode_atom(a: Atom, out: &mut Vec<u8>, st: Style) {
+    if st.latin1_atoms && a.name().chars().all(|c| (c as u32) < 256) {
+        out.push(ATOM_EXT);
+        u16_len(out, a.name().chars().count());
+        out.extend(a.name().chars().map(|c| c as u32 as u8));
+        return;
+    }
     let name = a.name().as_bytes();
     if name.len() <= 255 {
         out.push(SMALL_ATOM_UTF8_EXT);
@@ -197,22 +248,22 @@ fn encode_bits(b: &Bitstring, out: &mut Vec<u8>) {
     out.extend_from_slice(bytes);
 }
 
-fn encode_node(out: &mut Vec<u8>) {
-    encode_atom(crate::atom::NONODE, out);
+fn encode_node(out: &mut Vec<u8>, st: Style) {
+    encode_atom(crate::atom::NONODE, out, st);
 }
 
-fn encode_pid(p: Pid, out: &mut Vec<u8>) {
+fn encode_pid(p: Pid, out: &mut Vec<u8>, st: Style) {
     out.push(NEW_PID_EXT);
-    encode_node(out);
+    encode_node(out, st);
     out.extend_from_slice(&(p.0 as u32).to_be_bytes());
     out.extend_from_slice(&((p.0 >> 32) as u32).to_be_bytes());
     out.extend_from_slice(&0u32.to_be_bytes());
 }
 
-fn encode_ref(r: Ref, out: &mut Vec<u8>) {
+fn encode_ref(r: Ref, out: &mut Vec<u8>, st: Style) {
     out.push(NEWER_REFERENCE_EXT);
     u16_len(out, 3);
-    encode_node(out);
+    encode_node(out, st);
     out.extend_from_slice(&0u32.to_be_bytes());
     out.extend_from_slice(&r.counter().to_be_bytes());
     out.extend_from_slice(&(r.creator() as u32).to_be_bytes());
@@ -221,7 +272,7 @@ fn encode_ref(r: Ref, out: &mut Vec<u8>) {
 
 /// Writes an external fun whole, or a closure up to its free variables;
 /// for a closure, returns where its size field is, to patch once they follow.
-fn fun_header(f: &Fun, out: &mut Vec<u8>) -> Option<usize> {
+fn fun_header(f: &Fun, out: &mut Vec<u8>, st: Style) -> Option<usize> {
     match f {
         Fun::External {
             module,
@@ -229,8 +280,8 @@ fn fun_header(f: &Fun, out: &mut Vec<u8>) -> Option<usize> {
             arity,
         } => {
             out.push(EXPORT_EXT);
-            encode_atom(*module, out);
-            encode_atom(*function, out);
+            encode_atom(*module, out, st);
+            encode_atom(*function, out, st);
             out.push(SMALL_INTEGER_EXT);
             out.push(*arity as u8);
             None
@@ -251,10 +302,10 @@ fn fun_header(f: &Fun, out: &mut Vec<u8>) -> Option<usize> {
             out.extend_from_slice(&[0u8; 12]);
             out.extend_from_slice(&index.to_be_bytes());
             u32_len(out, env.len());
-            encode_atom(*module, out);
+            encode_atom(*module, out, st);
             encode_int(i64::from(*index), out);
             encode_int(i64::from(*uniq), out);
-            encode_pid(Pid(0), out);
+            encode_pid(Pid(0), out, st);
             Some(size_at)
         }
     }
@@ -271,7 +322,7 @@ enum Job<'a> {
 }
 
 /// The same encoding with an explicit stack, for very deeply nested terms.
-fn encode_deep(t: &Term, out: &mut Vec<u8>) {
+fn encode_deep(t: &Term, out: &mut Vec<u8>, st: Style) {
     let mut jobs = vec![Job::Term(t)];
     while let Some(job) = jobs.pop() {
         let t = match job {
@@ -303,7 +354,7 @@ fn encode_deep(t: &Term, out: &mut Vec<u8>) {
                 }
             }
             Term::Fun(f) => {
-                if let Some(at) = fun_header(f, out) {
+                if let Some(at) = fun_header(f, out, st) {
                     jobs.push(Job::FunSize(at));
                     if let Fun::Closure { env, .. } = f.as_ref() {
                         jobs.extend(env.iter().rev().map(Job::Term));
@@ -311,7 +362,7 @@ fn encode_deep(t: &Term, out: &mut Vec<u8>) {
                 }
             }
             // Scalars do not recurse.
-            _ => encode_term(t, out, 0),
+            _ => encode_term(t, out, 0, st),
         }
     }
 }
@@ -356,7 +407,7 @@ mod tests {
             t = Term::tuple(vec![Term::Int(i), t, Term::string("ab")]);
         }
         let mut deep = vec![VERSION];
-        encode_deep(&t, &mut deep);
+        encode_deep(&t, &mut deep, Style::V2);
         assert_eq!(to_vec(&t), deep);
     }
 }

@@ -29,7 +29,7 @@ mod decode_tests;
 mod encode;
 
 pub use decode::{decode, decode_prefix, EtfError, MAX_DEPTH};
-pub use encode::{encode, to_vec};
+pub use encode::{encode, encode_with, to_vec, Style};
 
 pub(crate) const VERSION: u8 = 131;
 

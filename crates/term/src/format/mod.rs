@@ -30,6 +30,9 @@ impl std::fmt::Display for FormatError {
 
 impl std::error::Error for FormatError {}
 
+/// The widest field or precision accepted (a field is built in memory).
+pub const MAX_FIELD: i64 = 1 << 28;
+
 pub(crate) fn bad<T>(message: impl Into<String>) -> Result<T, FormatError> {
     Err(FormatError {
         message: message.into(),
@@ -168,7 +171,7 @@ impl<'a> Scanner<'_, 'a> {
             };
         }
         let left = width.is_some_and(|w| w < 0);
-        let width = width.map(i64::abs);
+        let width = width.map(i64::saturating_abs);
         let mut precision = None;
         if self.peek() == Some('.') {
             self.pos += 1;
@@ -176,6 +179,10 @@ impl<'a> Scanner<'_, 'a> {
             if precision.is_some_and(|p| p < 0) {
                 return bad("negative precision");
             }
+        }
+        // BEAM would try to build a field this wide and run out of memory.
+        if width.max(precision).is_some_and(|n| n > MAX_FIELD) {
+            return bad("field width or precision too large");
         }
         let mut pad = PadChar::Char(' ');
         if self.peek() == Some('.') {

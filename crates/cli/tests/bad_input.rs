@@ -1,0 +1,329 @@
+//! Bad programs through the `trace` binary, as a user meets them: each gets
+//! the documented exit status (README: 2 trouble, 3 compile error, 4
+//! unsupported, 1 the entry crashed) and a diagnostic in erlc's words at
+//! `file:line:col`, without a panic.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh directory, removed when the guard drops.
+struct Dir(PathBuf);
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn dir(name: &str) -> Dir {
+    let d = std::env::temp_dir().join(format!("trace-cli-bad-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    Dir(d)
+}
+
+fn write(d: &Dir, file: &str, text: &str) -> PathBuf {
+    let p = d.0.join(file);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn trace_run(args: &[&Path], extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_trace"))
+        .arg("run")
+        .args(args)
+        .args(extra)
+        .output()
+        .expect("running trace")
+}
+
+/// Runs one module and returns (status, stderr, stdout).
+fn run_module(name: &str, source: &str) -> (i32, String, String) {
+    let d = dir(name);
+    let f = write(&d, &format!("{name}.erl"), source);
+    let out = trace_run(&[&f], &[]);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Asserts a compile error (status 3) whose one diagnostic line ends with
+/// `name.erl:LINE:COL: message`.
+fn assert_compile_error(name: &str, source: &str, at: &str, message: &str) {
+    let (status, stderr, stdout) = run_module(name, source);
+    assert_eq!(status, 3, "{name}: stderr was {stderr}");
+    assert!(stdout.is_empty(), "{name}: printed {stdout}");
+    let want = format!("{name}.erl:{at}: {message}");
+    assert!(
+        stderr.lines().any(|l| l.ends_with(&want)),
+        "{name}: expected a line ending with {want:?}, got:\n{stderr}"
+    );
+}
+
+const HEAD: &str = "-export([main/0]).\n";
+
+fn module(name: &str, body: &str) -> String {
+    format!("-module({name}).\n{HEAD}{body}")
+}
+
+#[test]
+fn syntax_errors_say_where_and_what_was_expected() {
+    assert_compile_error(
+        "syn_operand",
+        &module("syn_operand", "main() ->\n    X = 1 +,\n    X.\n"),
+        "4:12",
+        "syntax error before: ',': expected an expression",
+    );
+    assert_compile_error(
+        "syn_end",
+        &module("syn_end", "main() -> case 1 of 1 -> ok end end.\n"),
+        "3:33",
+        "syntax error before: 'end': expected ',', ';' or '.'",
+    );
+    assert_compile_error(
+        "syn_try",
+        &module("syn_try", "main() -> try ok end.\n"),
+        "3:18",
+        "syntax error before: 'end': expected 'of', 'catch' or 'after'",
+    );
+    assert_compile_error(
+        "syn_string",
+        &module("syn_string", "main() ->\n    \"unterminated.\n"),
+        "4:5",
+        "unterminated string starting with \"unterminated.\\n\"",
+    );
+    assert_compile_error(
+        "syn_integer",
+        &module("syn_integer", "main() -> 16#GG.\n"),
+        "3:11",
+        "illegal integer",
+    );
+}
+
+#[test]
+fn compile_time_errors_are_reported_as_erlc_does() {
+    assert_compile_error(
+        "unbound",
+        &module("unbound", "main() ->\n    io:format(\"~p~n\", [Y]).\n"),
+        "4:24",
+        "variable 'Y' is unbound",
+    );
+    assert_compile_error(
+        "undef_local",
+        &module("undef_local", "main() ->\n    helper(1).\n"),
+        "4:5",
+        "function helper/1 undefined",
+    );
+    assert_compile_error(
+        "undef_export",
+        "-module(undef_export).\n-export([main/0, missing/1]).\nmain() -> ok.\n",
+        "2:2",
+        "function missing/1 undefined",
+    );
+    assert_compile_error(
+        "undef_record",
+        &module("undef_record", "main() -> #rec{a = 1}.\n"),
+        "3:11",
+        "record rec undefined",
+    );
+    assert_compile_error(
+        "undef_macro",
+        &module("undef_macro", "main() -> ?NOPE.\n"),
+        "3:12",
+        "undefined macro 'NOPE'",
+    );
+    assert_compile_error(
+        "unsafe",
+        &module(
+            "unsafe",
+            "main() -> case self() of 1 -> Z = 1; _ -> ok end, Z.\n",
+        ),
+        "3:51",
+        "variable 'Z' unsafe in 'case' (line 3, column 11)",
+    );
+    assert_compile_error(
+        "twice",
+        &module("twice", "main() -> ok.\nmain() -> again.\n"),
+        "4:1",
+        "function main/0 already defined",
+    );
+    assert_compile_error(
+        "bad_guard",
+        &module("bad_guard", "f(X) when foo(X) -> X.\nmain() -> f(1).\n"),
+        "3:11",
+        "illegal guard expression",
+    );
+    assert_compile_error(
+        "min_guard",
+        &module(
+            "min_guard",
+            "f(X) when min(X, 1) > 0 -> X.\nmain() -> f(1).\n",
+        ),
+        "3:11",
+        "illegal guard expression",
+    );
+    assert_compile_error(
+        "unterminated_ifdef",
+        &module("unterminated_ifdef", "-ifdef(X).\nmain() -> ok.\n"),
+        "5:1",
+        "unterminated '-ifdef'",
+    );
+    assert_compile_error(
+        "no_include",
+        &module("no_include", "-include(\"nofile.hrl\").\nmain() -> ok.\n"),
+        "3:10",
+        "can't find include file \"nofile.hrl\"",
+    );
+}
+
+#[test]
+fn a_missing_file_or_module_is_one_plain_line() {
+    let d = dir("missing");
+    let missing = d.0.join("nofile.erl");
+    let out = trace_run(&[&missing], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("nofile.erl: no such file or directory"),
+        "{stderr}"
+    );
+
+    let ok = write(&d, "ok.erl", &module("ok", "main() -> ok.\n"));
+    let out = trace_run(&[&ok], &["--entry", "nomod:main()"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        "trace run: module 'nomod' is not loaded (give its .erl file)"
+    );
+    let out = trace_run(&[&ok], &["--entry", "ok:nofun(1)"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "trace run: function ok:nofun/1 is not exported"
+    );
+}
+
+#[test]
+fn unsupported_functions_are_named_at_compile_time() {
+    let (status, stderr, stdout) = run_module(
+        "uses_rmerge",
+        &module("uses_rmerge", "main() ->\n    lists:rmerge([2], [1]).\n"),
+    );
+    assert_eq!(status, 4, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains(
+            "uses_rmerge.erl:4:5: unsupported: lists:rmerge/2 is not implemented by trace"
+        ),
+        "{stderr}"
+    );
+    let (status, stderr, _) = run_module(
+        "uses_ets",
+        &module("uses_ets", "main() ->\n    ets:new(t, []).\n"),
+    );
+    assert_eq!(status, 4, "{stderr}");
+    assert!(
+        stderr
+            .contains("unsupported: module 'ets' is not supported by trace (called as ets:new/2)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn attributes_that_change_behaviour_are_unsupported_not_ignored() {
+    let (status, stderr, stdout) = run_module(
+        "loads",
+        &module("loads", "-on_load(init/0).\ninit() -> ok.\nmain() -> ok.\n"),
+    );
+    assert_eq!(status, 4, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("loads.erl:3:2: unsupported: -on_load (not implemented by trace)"),
+        "{stderr}"
+    );
+    let (status, stderr, _) = run_module(
+        "transforms",
+        &module(
+            "transforms",
+            "-compile({parse_transform, pt}).\nmain() -> ok.\n",
+        ),
+    );
+    assert_eq!(status, 4, "{stderr}");
+    assert!(stderr.contains("unsupported: parse transforms"), "{stderr}");
+}
+
+#[test]
+fn unsupported_calls_made_at_run_time_stop_the_run_naming_them() {
+    let (status, stderr, stdout) = run_module(
+        "dyn_rmerge",
+        &module(
+            "dyn_rmerge",
+            "main() ->\n    io:format(\"before~n\"),\n    M = lists,\n    \
+             R = (catch M:rmerge([1], [2])),\n    io:format(\"after ~p~n\", [R]).\n",
+        ),
+    );
+    assert_eq!(status, 4, "{stderr}");
+    // What was printed before stays; nothing after the unsupported call runs.
+    assert_eq!(stdout, "before\n");
+    assert!(
+        stderr.contains(
+            "dyn_rmerge.erl:6: unsupported: lists:rmerge/2 is not implemented by trace (called at run time)"
+        ),
+        "{stderr}"
+    );
+    let (status, stderr, _) = run_module(
+        "compressed",
+        &module("compressed", "main() -> term_to_binary(x, [compressed]).\n"),
+    );
+    assert_eq!(status, 4, "{stderr}");
+    assert!(
+        stderr
+            .contains("erlang:term_to_binary/2 with option compressed is not implemented by trace"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_crash_of_the_entry_is_status_1_with_its_output_kept() {
+    let (status, stderr, stdout) = run_module(
+        "crashes",
+        &module(
+            "crashes",
+            "main() ->\n    io:format(\"first~n\"),\n    1 = length([a, b]).\n",
+        ),
+    );
+    assert_eq!(status, 1);
+    assert_eq!(stdout, "first\n");
+    assert!(stderr.contains("{badmatch,2}"), "{stderr}");
+}
+
+#[test]
+fn lists_too_long_to_build_are_a_system_limit_not_an_abort() {
+    let (status, stderr, stdout) = run_module(
+        "huge",
+        &module(
+            "huge",
+            "main() ->\n    io:format(\"~p~n\", [catch lists:duplicate(1 bsl 40, x)]),\n    \
+             io:format(\"~p~n\", [catch lists:seq(1, 1 bsl 40)]).\n",
+        ),
+    );
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(stdout.matches("system_limit").count(), 2, "{stdout}");
+}
+
+#[test]
+fn undefined_functions_of_user_modules_are_undef_at_run_time() {
+    let (status, stderr, stdout) = run_module(
+        "calls_undef",
+        &module(
+            "calls_undef",
+            "main() ->\n    io:format(\"~p~n\", [catch calls_undef:nothere()]).\n",
+        ),
+    );
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stdout.starts_with("{'EXIT',{undef,"), "{stdout}");
+}

@@ -1,5 +1,0 @@
-//! (being written)
-
-use super::Builder;
-
-pub fn register(_b: &mut Builder) {}
