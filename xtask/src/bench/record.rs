@@ -1,7 +1,8 @@
-//! Group `record`: what recording costs. Every benchmark program of
-//! `xtask/programs/` runs under `trace run` and under `trace record` in the
-//! same session; the table gives the overhead, how many events were recorded
-//! per second and how big the log is per event.
+//! Group `record`: what recording and replaying cost. Every benchmark
+//! program of `xtask/programs/` runs under `trace run`, under `trace record`
+//! and under `trace replay` (of that recording) in the same session; the
+//! table gives the recording overhead, how many events were recorded per
+//! second, how big the log is per event, and replay time against record time.
 
 use super::programs;
 use super::table::{secs, Table};
@@ -57,6 +58,8 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         "log",
         "bytes/event",
         "peak RSS run/record",
+        "replay",
+        "replay/record",
     ]);
     for name in &names {
         let src = programs::dir().join(format!("{name}.erl"));
@@ -71,6 +74,11 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
                 log.to_str().unwrap_or("run.trace"),
                 src,
             ],
+            runs,
+        )?;
+        let (replay_t, _) = best(
+            &ctx.trace,
+            &["replay", src, log.to_str().unwrap_or("run.trace")],
             runs,
         )?;
         let r = trace_format::LogReader::open(&log).map_err(|e| format!("{name}: {e}"))?;
@@ -94,6 +102,8 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
                 run_mem as f64 / (1 << 20) as f64,
                 rec_mem as f64 / (1 << 20) as f64
             ),
+            secs(Some(replay_t)),
+            format!("{:.2}x", replay_t / rec_t),
         ]);
     }
     t.print();
