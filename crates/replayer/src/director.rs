@@ -33,7 +33,7 @@ pub struct Shared {
     flags: RecordFlags,
     names: Names,
     /// Each started process: how far its cursor got, out of how many events.
-    started: Mutex<Vec<(ProcId, Arc<AtomicUsize>, usize)>>,
+    started: Mutex<HashMap<ProcId, (Arc<AtomicUsize>, usize)>>,
     /// Who received each message, built on the first timer for a registered
     /// name (the only time the replay needs it).
     receivers: OnceLock<HashMap<MsgId, ProcId>>,
@@ -135,7 +135,7 @@ impl LogDirector {
                 ids,
                 flags,
                 names,
-                started: Mutex::new(Vec::new()),
+                started: Mutex::new(HashMap::new()),
                 receivers: OnceLock::new(),
                 waits: Mutex::new(HashMap::new()),
                 holds,
@@ -153,7 +153,7 @@ impl LogDirector {
             .clone();
         let mut v: Vec<Left> = started
             .into_iter()
-            .filter_map(|(id, progress, total)| {
+            .filter_map(|(id, (progress, total))| {
                 let pos = progress.load(Ordering::Relaxed);
                 (pos < total).then(|| Left {
                     id,
@@ -184,7 +184,7 @@ impl LogDirector {
                 Some(h) => h.get(id.0 as usize).is_some_and(|&n| n > 0),
                 None => true,
             })
-            .filter(|id| !started.iter().any(|(s, _, _)| s == id))
+            .filter(|id| !started.contains_key(id))
             .collect()
     }
 
@@ -233,8 +233,7 @@ impl Director for LogDirector {
             .started
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .any(|(id, _, _)| *id == r);
+            .contains_key(&r);
         if started {
             TimerTarget::Process(Pid(self.shared.pid_of(r)))
         } else if self.shared.later(msg) {
@@ -266,7 +265,7 @@ impl Director for LogDirector {
                 .started
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .push((id, progress.clone(), events.len()));
+                .insert(id, (progress.clone(), events.len()));
         }
         Some(Box::new(ProcessReplay::new(
             self.shared.clone(),
