@@ -238,6 +238,17 @@ impl LogReader {
         self.blocks.iter().map(BlockInfo::of)
     }
 
+    /// The bytes of a block (its position in [`blocks`](Self::blocks)) as
+    /// the file holds them, header record and stored body: two blocks with
+    /// equal bytes decode to equal events (diff compares them so, without
+    /// decoding, when two logs number their processes alike).
+    pub fn block_bytes(&self, block: usize) -> Option<&[u8]> {
+        let b = self.blocks.get(block)?;
+        let at = b.offset as usize;
+        self.data
+            .get(at..at + BLOCK_HEADER_LEN + b.header.stored_len as usize)
+    }
+
     /// Calls `f` on each event of process `id`, in program order, without
     /// allocating per event. `f` gets the event's index in the process log,
     /// its time when the log has timestamps, and the event.
