@@ -27,8 +27,21 @@ pub(crate) struct Compared {
     /// Positions whose events differ (one log going on counts each extra event).
     pub differing: u64,
     pub exit: Option<ExitDiff>,
-    /// Each whole log (what the causal walk of `roots` needs).
-    pub read: [Cut; 2],
+    /// Each whole log, when it was read (what the causal walk of `roots` needs).
+    pub read: [Option<Cut>; 2],
+}
+
+impl Compared {
+    /// Two process logs of `events` events each, found equal without reading them.
+    pub fn equal(events: u64) -> Compared {
+        Compared {
+            events: [events; 2],
+            first: None,
+            differing: 0,
+            exit: None,
+            read: [None, None],
+        }
+    }
 }
 
 /// An exit event copied out of its block, with its reason.
@@ -43,7 +56,7 @@ fn exited(n: &Namer<'_>, me: Slot, it: &Item, arena: &[u8]) -> Option<Exited> {
         return None;
     };
     let mut own = Vec::new();
-    let reason = reason.map(|r| Span::push(&mut own, r.of(arena)));
+    let reason = reason.and_then(|r| Span::push(&mut own, r.of(arena)));
     Some(Exited {
         item: Item {
             ev: Ev::Exit { reason },
@@ -54,12 +67,12 @@ fn exited(n: &Namer<'_>, me: Slot, it: &Item, arena: &[u8]) -> Option<Exited> {
     })
 }
 
-pub(crate) fn compare(
+pub(crate) fn compare<A: Source + ?Sized, B: Source + ?Sized>(
     judge: &Judge<'_>,
     namers: [&Namer<'_>; 2],
     slots: [Slot; 2],
-    a: &mut dyn Source,
-    b: &mut dyn Source,
+    a: &mut A,
+    b: &mut B,
 ) -> Compared {
     let mut events = [0u64; 2];
     let mut first: Option<First> = None;
@@ -67,40 +80,57 @@ pub(crate) fn compare(
     let mut exits: [Option<Exited>; 2] = [None, None];
     let mut position = 0u64;
     loop {
-        let (x, y) = (a.peek(), b.peek());
-        let kind = match (&x, &y) {
-            (None, None) => break,
-            (Some(x), Some(y)) => judge.judge(x, a.arena(), y, b.arena()),
-            _ => Some(Kind::Missing),
+        let (wa, aa) = a.window();
+        let (wb, ab) = b.window();
+        if wa.is_empty() && wb.is_empty() {
+            break;
+        }
+        // Events side by side in both windows, or one log's events past the other's end.
+        let n = match (wa.len(), wb.len()) {
+            (0, n) | (n, 0) => n,
+            (x, y) => x.min(y),
         };
-        for (side, it, src) in [(0, &x, &*a), (1, &y, &*b)] {
-            if let (Some(it), None) = (it, &exits[side]) {
-                exits[side] = exited(namers[side], slots[side], it, src.arena());
+        for i in 0..n {
+            let (x, y) = (wa.get(i), wb.get(i));
+            let kind = match (x, y) {
+                (Some(x), Some(y)) => judge.judge(x, aa, y, ab),
+                _ => Some(Kind::Missing),
+            };
+            for (side, it, arena) in [(0, x, aa), (1, y, ab)] {
+                if let (
+                    Some(
+                        it @ Item {
+                            ev: Ev::Exit { .. },
+                            ..
+                        },
+                    ),
+                    None,
+                ) = (it, &exits[side])
+                {
+                    exits[side] = exited(namers[side], slots[side], it, arena);
+                }
+            }
+            if let Some(kind) = kind {
+                differing += 1;
+                if first.is_none() {
+                    first = Some(First {
+                        position: position + i as u64,
+                        kind,
+                        item: [x.copied(), y.copied()],
+                        shown: [
+                            x.map(|i| namers[0].show(slots[0], i, aa)),
+                            y.map(|i| namers[1].show(slots[1], i, ab)),
+                        ],
+                    });
+                }
             }
         }
-        if let Some(kind) = kind {
-            differing += 1;
-            if first.is_none() {
-                first = Some(First {
-                    position,
-                    kind,
-                    item: [x, y],
-                    shown: [
-                        x.map(|i| namers[0].show(slots[0], &i, a.arena())),
-                        y.map(|i| namers[1].show(slots[1], &i, b.arena())),
-                    ],
-                });
-            }
-        }
-        if x.is_some() {
-            a.advance();
-            events[0] += 1;
-        }
-        if y.is_some() {
-            b.advance();
-            events[1] += 1;
-        }
-        position += 1;
+        let (na, nb) = (n.min(wa.len()), n.min(wb.len()));
+        a.consume(na);
+        b.consume(nb);
+        events[0] += na as u64;
+        events[1] += nb as u64;
+        position += n as u64;
     }
     let exit = match &exits {
         // The first difference already is this one.
@@ -122,6 +152,6 @@ pub(crate) fn compare(
         first,
         differing,
         exit,
-        read: [a.read(), b.read()],
+        read: [Some(a.read()), Some(b.read())],
     }
 }

@@ -7,25 +7,27 @@ use crate::run::Run;
 use std::sync::atomic::{AtomicBool, Ordering};
 use trace_format::{Dest, EventRef, MsgId, NondetKind, ProcId, SignalEffect, SignalKindRef};
 
-/// Where a payload's bytes are in an arena.
+/// Where a payload's bytes are in an arena (at most 4 GiB: a block's
+/// arena is bounded by the block size).
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Span {
-    start: usize,
+    start: u32,
     len: u32,
 }
 
 impl Span {
-    pub fn push(arena: &mut Vec<u8>, bytes: &[u8]) -> Span {
-        let start = arena.len();
+    /// `None` when the arena would pass 4 GiB (not for one block's arena:
+    /// a block is at most 64 MiB).
+    pub fn push(arena: &mut Vec<u8>, bytes: &[u8]) -> Option<Span> {
+        let start = u32::try_from(arena.len()).ok()?;
+        let len = u32::try_from(bytes.len()).ok()?;
+        start.checked_add(len)?;
         arena.extend_from_slice(bytes);
-        Span {
-            start,
-            len: bytes.len() as u32,
-        }
+        Some(Span { start, len })
     }
 
     pub fn of(self, arena: &[u8]) -> &[u8] {
-        &arena[self.start..self.start + self.len as usize]
+        &arena[self.start as usize..(self.start + self.len) as usize]
     }
 }
 
@@ -94,7 +96,7 @@ pub(crate) enum Ev {
     },
     Nondet {
         kind: NondetKind,
-        value: Span,
+        value: Option<Span>,
     },
     Output {
         bytes: Option<Span>,
@@ -113,7 +115,7 @@ pub(crate) enum Ev {
 
 impl Ev {
     pub fn from_ref(e: &EventRef<'_>, arena: &mut Vec<u8>) -> Ev {
-        let mut span = |p: Option<&[u8]>| p.map(|b| Span::push(arena, b));
+        let mut span = |p: Option<&[u8]>| p.and_then(|b| Span::push(arena, b));
         match *e {
             EventRef::Spawn {
                 child,
@@ -150,7 +152,7 @@ impl Ev {
             EventRef::SignalTaken { signal, effect } => Ev::Taken { signal, effect },
             EventRef::Nondet { kind, value } => Ev::Nondet {
                 kind,
-                value: Span::push(arena, value),
+                value: span(Some(value)),
             },
             EventRef::Output { bytes, .. } => Ev::Output { bytes: span(bytes) },
             EventRef::Exit { reason } => Ev::Exit {
@@ -216,7 +218,8 @@ impl Kind {
 pub(crate) struct Judge<'a> {
     pub canon: Canon<'a>,
     pub ignore_payloads: bool,
-    /// A destination was not recorded (and so not compared).
+    /// A destination one log records was compared with one the other does
+    /// not (and so taken as the same).
     pub unknown_dest: AtomicBool,
 }
 
@@ -253,6 +256,7 @@ impl Judge<'_> {
         let unobserved =
             |x: usize, p: ProcId| self.canon.observed.is_some() && !self.observed(self.pair(x, p));
         match (a, b) {
+            (Dest::Unknown, Dest::Unknown) => true,
             (Dest::Unknown, _) | (_, Dest::Unknown) => {
                 self.unknown_dest.store(true, Ordering::Relaxed);
                 true
@@ -333,10 +337,7 @@ impl Judge<'_> {
                     kind: k2,
                     value: v2,
                 },
-            ) => (
-                self.nondet_eq(kind, k2),
-                self.payload_eq(Some(value), aa, Some(v2), ab),
-            ),
+            ) => (self.nondet_eq(kind, k2), self.payload_eq(value, aa, v2, ab)),
             (Ev::Output { bytes }, Ev::Output { bytes: b2 }) => (
                 true,
                 match (bytes, b2) {

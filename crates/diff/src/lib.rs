@@ -156,6 +156,9 @@ struct Pass<'a> {
     namers: [Namer<'a>; 2],
     observed: Option<&'a [bool]>,
     skip_deliveries: bool,
+    /// Equal blocks hold equal events (same process ids and pids, same
+    /// events compared): equal blocks are not decoded.
+    same_layout: bool,
 }
 
 impl Pass<'_> {
@@ -181,22 +184,37 @@ impl Pass<'_> {
         out
     }
 
+    /// Both process logs are stored in the same blocks, byte for byte.
+    fn same_blocks(&self, sa: Slot, sb: Slot) -> bool {
+        let (ka, kb) = (self.runs[0].blocks(sa), self.runs[1].blocks(sb));
+        ka.len() == kb.len()
+            && ka.zip(kb).all(|(x, y)| {
+                let a = self.runs[0].reader.block_bytes(x);
+                a.is_some() && a == self.runs[1].reader.block_bytes(y)
+            })
+    }
+
     fn compare_pair(&self, pair: u32) -> PairOutcome {
         let slots = self.matching.pairs[pair as usize].slot;
         let mut warnings = Vec::new();
         let mut names_wrong = [false, false];
         let compared = match slots {
+            [Some(sa), Some(sb)] if self.same_layout && self.same_blocks(sa, sb) => {
+                Some(Compared::equal(self.runs[0].events(sa)))
+            }
             [Some(sa), Some(sb)] => {
                 if self.observed.is_some() {
-                    let [Some(mut a), Some(mut b)] = self.sources(slots, &mut warnings) else {
-                        unreachable!("both sides have the process")
-                    };
+                    let mut w = Vec::new();
+                    let mut a = observe::project(self.runs[0], sa, &mut w);
+                    warnings.extend(w.drain(..).map(|w| (0, w)));
+                    let mut b = observe::project(self.runs[1], sb, &mut w);
+                    warnings.extend(w.into_iter().map(|w| (1, w)));
                     Some(compare(
                         &self.judge,
                         [&self.namers[0], &self.namers[1]],
                         [sa, sb],
-                        &mut *a,
-                        &mut *b,
+                        &mut a,
+                        &mut b,
                     ))
                 } else {
                     let mut a = BlockStream::new(self.runs[0], sa, self.skip_deliveries);
@@ -208,9 +226,9 @@ impl Pass<'_> {
                         &mut a,
                         &mut b,
                     );
-                    for (x, s) in [(0, a), (1, b)] {
+                    for (x, mut s) in [(0, a), (1, b)] {
                         names_wrong[x] = s.names_wrong;
-                        warnings.extend(s.damaged.map(|w| (x, w)));
+                        warnings.extend(s.damaged.take().map(|w| (x, w)));
                     }
                     Some(c)
                 }
@@ -267,6 +285,8 @@ fn attempt(
         Some(o)
     };
     let headers = [runs[0].reader.header(), runs[1].reader.header()];
+    let same_pids = matching.same_pids(runs);
+    let skip_deliveries = headers[0].options.deliveries != headers[1].options.deliveries;
     let pass = Pass {
         runs,
         matching: &matching,
@@ -276,6 +296,7 @@ fn attempt(
                 matching: &matching,
                 observed: observed.as_deref(),
                 abstractions: &opts.abstractions,
+                same_pids,
             },
             ignore_payloads: opts.ignore_payloads,
             unknown_dest: Default::default(),
@@ -286,7 +307,12 @@ fn attempt(
             x,
         }),
         observed: observed.as_deref(),
-        skip_deliveries: headers[0].options.deliveries != headers[1].options.deliveries,
+        skip_deliveries,
+        same_layout: observed.is_none()
+            && !skip_deliveries
+            && same_pids
+            && matching.same_ids(runs)
+            && headers[0].nondet_names == headers[1].nondet_names,
     };
     let selected: Vec<u32> = (0..matching.pairs.len() as u32)
         .filter(|&p| observed.as_ref().is_none_or(|o| o[p as usize]))
@@ -314,7 +340,7 @@ fn attempt(
         for x in 0..2 {
             if let Some(s) = slots[x] {
                 totals[x][s as usize] = match (&o.compared, o.alone) {
-                    (Some(c), _) => Some(c.read[x]),
+                    (Some(c), _) => c.read[x],
                     (None, alone) => alone,
                 };
             }
@@ -434,7 +460,8 @@ fn attempt(
         for x in 0..2 {
             if !headers[x].options.payloads {
                 notes.push(format!(
-                    "{}: payloads were not recorded (--no-payloads): events were compared without them",
+                    "{}: the log holds no payloads (recorded with --no-payloads, or imported): \
+                     events were compared without them",
                     RUNS[x]
                 ));
             }
@@ -452,7 +479,9 @@ fn attempt(
         .load(std::sync::atomic::Ordering::Relaxed)
     {
         notes.push(
-            "some destinations are not recorded (a log imported from CauDEr): they were not compared".into(),
+            "one log does not record where messages went (imported from CauDEr): destinations \
+             were compared only where both logs record them"
+                .into(),
         );
     }
     let unnamed = matching

@@ -102,6 +102,30 @@ impl Matching {
         Matching { pairs, pair_of }
     }
 
+    /// Every raw pid names the same process in both runs (or none in
+    /// either): payloads whose bytes are equal are then equal terms.
+    pub fn same_pids(&self, runs: [&Run<'_>; 2]) -> bool {
+        (0..2).all(|x| {
+            let y = 1 - x;
+            (0..runs[x].procs.len() as Slot).all(|s| {
+                runs[y]
+                    .slot_of_pid(runs[x].pid(s))
+                    .is_some_and(|t| self.pair(y, t) == self.pair(x, s))
+            })
+        })
+    }
+
+    /// Every process id names the same process in both runs: events whose
+    /// encodings are equal are then the same events.
+    pub fn same_ids(&self, runs: [&Run<'_>; 2]) -> bool {
+        runs[0].procs.len() == runs[1].procs.len()
+            && (0..runs[0].procs.len() as Slot).all(|s| {
+                runs[1]
+                    .slot(runs[0].id(s))
+                    .is_some_and(|t| self.pair(1, t) == self.pair(0, s))
+            })
+    }
+
     /// The pair of slot `s` of run `x`.
     pub fn pair(&self, x: usize, s: Slot) -> u32 {
         self.pair_of[x][s as usize]

@@ -17,9 +17,18 @@ use crate::source::Projected;
 use std::collections::BTreeMap;
 use trace_format::{EventRef, SignalKindRef, Warning};
 
+/// Keeps `bytes` in the projection's arena; past 4 GiB they are dropped
+/// (and `lost` says so).
+fn keep(arena: &mut Vec<u8>, bytes: &[u8], lost: &mut bool) -> Option<Span> {
+    let s = Span::push(arena, bytes);
+    *lost |= s.is_none();
+    s
+}
+
 /// The observable events of `slot`, with the payloads of what it consumed.
 pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) -> Projected {
     let mut p = Projected::default();
+    let mut lost = false;
     // (sender slot, signal index) → positions of the items that consumed it.
     let mut wanted: BTreeMap<(Slot, u64), Vec<usize>> = BTreeMap::new();
     let (mut signals, mut spawns, mut events) = (0u64, 0u64, 0u64);
@@ -30,7 +39,7 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
             let ev = match e {
                 EventRef::Send { to, payload, .. } => Some(Ev::Send {
                     to,
-                    payload: payload.map(|b| Span::push(arena, b)),
+                    payload: payload.and_then(|b| keep(arena, b, &mut lost)),
                 }),
                 EventRef::Receive { msg } => {
                     if let Some(s) = run.slot(msg.sender) {
@@ -43,7 +52,7 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
                     })
                 }
                 EventRef::Exit { reason } => Some(Ev::Exit {
-                    reason: reason.map(|b| Span::push(arena, b)),
+                    reason: reason.and_then(|b| keep(arena, b, &mut lost)),
                 }),
                 _ => None,
             };
@@ -87,7 +96,14 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
         signals,
         spawns,
     };
-    fill_payloads(run, &mut p, &wanted, warnings);
+    fill_payloads(run, &mut p, &wanted, &mut lost, warnings);
+    if lost {
+        warnings.push(Warning::general(format!(
+            "process {} <0.{}.0>: what it sent and consumed passes 4 GiB; payloads beyond are not compared",
+            run.id(slot).0,
+            run.pid(slot)
+        )));
+    }
     p
 }
 
@@ -96,6 +112,7 @@ fn fill_payloads(
     run: &Run<'_>,
     p: &mut Projected,
     wanted: &BTreeMap<(Slot, u64), Vec<usize>>,
+    lost: &mut bool,
     warnings: &mut Vec<Warning>,
 ) {
     let mut blocks: Vec<(Slot, usize)> = wanted
@@ -116,7 +133,7 @@ fn fill_payloads(
                 _ => return,
             };
             if let Some(at) = wanted.get(&(sender, msg.index)) {
-                let payload = payload.map(|b| Span::push(arena, b));
+                let payload = payload.and_then(|b| keep(arena, b, lost));
                 for &i in at {
                     if let Ev::Got { msg, .. } = items[i].ev {
                         items[i].ev = Ev::Got { msg, what, payload };

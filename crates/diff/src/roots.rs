@@ -16,12 +16,39 @@
 //! spawns the sender made before it.
 //!
 //! Prefixes found clean by a walk that met no difference are remembered, so
-//! later walks stop there.
+//! later walks stop there. A walk often comes back to a process for more of
+//! it; what the blocks it read hold for the walk (receipts, sends, spawns)
+//! is kept, up to [`FACTS_BUDGET`] facts, so a block is decoded once.
 
 use crate::run::{Run, Slot, NO_SLOT};
 use crate::source::BlockStream;
 use std::collections::HashMap;
+use std::rc::Rc;
 use trace_format::EventRef;
+
+/// Most facts kept from decoded blocks (16 bytes each); beyond, the cache
+/// starts over.
+const FACTS_BUDGET: usize = 1 << 20;
+
+/// What one event means to the walk.
+#[derive(Copy, Clone, Debug)]
+enum Fact {
+    Other,
+    /// A send or another signal sent.
+    Signal,
+    Spawn,
+    /// A delivery, taking or consumption of the sender's signal `index`.
+    Receipt {
+        sender: Slot,
+        index: u64,
+    },
+}
+
+/// The facts of one block: its first event's index and one fact per event.
+struct BlockFacts {
+    first: u64,
+    facts: Vec<Fact>,
+}
 
 /// A prefix of a process log: its first `events` events, holding `signals`
 /// signals sent and `spawns` spawns.
@@ -54,6 +81,9 @@ pub(crate) struct Walker<'a> {
     totals: Vec<Option<Cut>>,
     /// Per slot: a prefix known to have a clean causal past.
     clean: Vec<Cut>,
+    /// Facts of blocks decoded so far, by block position.
+    facts: HashMap<usize, Rc<BlockFacts>>,
+    cached: usize,
 }
 
 /// What reaching a prefix of another process means for the walk.
@@ -79,12 +109,73 @@ impl<'a> Walker<'a> {
             diffs,
             totals,
             clean: vec![Cut::default(); run.procs.len()],
+            facts: HashMap::new(),
+            cached: 0,
         }
     }
 
-    fn total(&mut self, q: Slot) -> Cut {
+    /// The facts of block `k` (`None`: it does not decode, and the log ends before it).
+    fn facts(&mut self, k: usize) -> Option<Rc<BlockFacts>> {
+        if let Some(f) = self.facts.get(&k) {
+            return Some(f.clone());
+        }
         let run = self.run;
-        *self.totals[q as usize].get_or_insert_with(|| BlockStream::new(run, q, false).drain())
+        let mut facts = Vec::new();
+        run.reader
+            .for_each_event_in_block(k, |_, _, e| {
+                facts.push(match e {
+                    EventRef::Receive { msg }
+                    | EventRef::Deliver { msg }
+                    | EventRef::SignalTaken { signal: msg, .. } => Fact::Receipt {
+                        sender: run.slot(msg.sender).unwrap_or(NO_SLOT),
+                        index: msg.index,
+                    },
+                    EventRef::Send { .. } | EventRef::Signal { .. } => Fact::Signal,
+                    EventRef::Spawn { .. } => Fact::Spawn,
+                    _ => Fact::Other,
+                })
+            })
+            .ok()?;
+        if self.cached + facts.len() > FACTS_BUDGET {
+            self.facts.clear();
+            self.cached = 0;
+        }
+        self.cached += facts.len();
+        let f = Rc::new(BlockFacts {
+            first: run.block_first_event(k),
+            facts,
+        });
+        self.facts.insert(k, f.clone());
+        Some(f)
+    }
+
+    /// The whole readable log of `q`. When the comparison did not read it
+    /// (its blocks were equal in both logs), its signals are counted from its
+    /// last block alone, and its spawns are its children in the process table
+    /// if its log is complete; only an incomplete log is read through.
+    fn total(&mut self, q: Slot) -> Cut {
+        if let Some(t) = self.totals[q as usize] {
+            return t;
+        }
+        let run = self.run;
+        let info = &run.procs[q as usize];
+        let blocks = run.blocks(q);
+        let t = match blocks.clone().last() {
+            Some(last) if info.recorded == Some(info.events) => {
+                let tail = self.facts(last).map_or(0, |f| {
+                    f.facts.iter().filter(|f| matches!(f, Fact::Signal)).count() as u64
+                });
+                Cut {
+                    events: info.events,
+                    signals: run.block_first_signal(last) + tail,
+                    spawns: run.children(q).len() as u64,
+                }
+            }
+            Some(_) => BlockStream::new(run, q, false).drain(),
+            None => Cut::default(),
+        };
+        self.totals[q as usize] = Some(t);
+        t
     }
 
     /// Is `c`'s first difference a root in this run? (Its past holds no other.)
@@ -144,22 +235,24 @@ impl<'a> Walker<'a> {
             let mut k = run.block_of_event(q, c.events);
             let blocks_end = run.blocks(q).end;
             while k < blocks_end && !hit && !c.covers(&want) && c.events < end {
+                let Some(block) = self.facts(k) else {
+                    // A damaged block ends the log: nothing further to walk.
+                    break;
+                };
                 // Edges found in this block: (process, signals, spawns).
                 let mut edges: Vec<(Slot, u64, u64)> = Vec::new();
-                let r = run.reader.for_each_event_in_block(k, |j, _, e| {
-                    if j < c.events || c.covers(&want) || j >= end {
-                        return;
+                let from = c.events.saturating_sub(block.first) as usize;
+                for (i, f) in block.facts.iter().enumerate().skip(from) {
+                    let j = block.first + i as u64;
+                    if c.covers(&want) || j >= end {
+                        break;
                     }
-                    match e {
-                        EventRef::Receive { msg }
-                        | EventRef::Deliver { msg }
-                        | EventRef::SignalTaken { signal: msg, .. } => {
-                            if let Some(s) = run.slot(msg.sender) {
-                                edges.push((s, msg.index + 1, 0));
-                            }
+                    match *f {
+                        Fact::Receipt { sender, index } if sender != NO_SLOT => {
+                            edges.push((sender, index + 1, 0))
                         }
-                        EventRef::Send { .. } | EventRef::Signal { .. } => c.signals += 1,
-                        EventRef::Spawn { .. } => c.spawns += 1,
+                        Fact::Signal => c.signals += 1,
+                        Fact::Spawn => c.spawns += 1,
                         _ => {}
                     }
                     if j == 0 {
@@ -169,17 +262,13 @@ impl<'a> Walker<'a> {
                         }
                     }
                     c.events = j + 1;
-                });
+                }
                 for (s, signals, spawns) in edges {
                     match reach(self, s, signals, spawns, &mut need) {
                         Reach::Difference => hit = true,
                         Reach::Further => pushes.push(s),
                         Reach::Known => {}
                     }
-                }
-                if r.is_err() {
-                    // A damaged block ends the log: nothing further to walk.
-                    break;
                 }
                 k += 1;
             }

@@ -200,6 +200,11 @@ impl<'r> Run<'r> {
         self.block_first[k].0
     }
 
+    /// Signal index of the first signal of block position `k`.
+    pub fn block_first_signal(&self, k: usize) -> u64 {
+        self.block_first[k].1
+    }
+
     /// Nondeterministic built-in `Other(n)`'s name in this log.
     pub fn nondet_name(&self, n: u16) -> Option<&str> {
         self.reader

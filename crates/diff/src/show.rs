@@ -98,7 +98,8 @@ impl Namer<'_> {
                     NondetKind::Other(n) => self.run.nondet_name(n).unwrap_or("other").to_string(),
                     k => nondet_name(k).to_string(),
                 };
-                let _ = write!(s, " {name}: {}", render_payload(value.of(arena)));
+                let _ = write!(s, " {name}");
+                payload(&mut s, value);
             }
             Ev::Output { bytes } => {
                 if let Some(b) = bytes {

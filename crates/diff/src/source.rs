@@ -14,6 +14,11 @@ pub(crate) trait Source {
     fn peek(&mut self) -> Option<Item>;
     fn arena(&self) -> &[u8];
     fn advance(&mut self);
+    /// The events at hand from the next one on (refilled when used up;
+    /// empty at the end), with the arena of their payloads.
+    fn window(&mut self) -> (&[Item], &[u8]);
+    /// Moves past the first `n` events of the window.
+    fn consume(&mut self, n: usize);
     /// The whole log read so far: events, signals and spawns (all of them
     /// once the source is exhausted, compared or not).
     fn read(&self) -> Cut;
@@ -38,14 +43,41 @@ pub(crate) struct BlockStream<'a> {
     pub damaged: Option<Warning>,
 }
 
+type Buffers = (Vec<Item>, Vec<u8>);
+
+thread_local! {
+    /// Buffers of finished streams, for the next ones on this thread: a
+    /// comparison makes two streams per process, and growing their buffers
+    /// anew each time costs more than comparing a small process.
+    static SPARE: std::cell::RefCell<Vec<Buffers>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Drop for BlockStream<'_> {
+    fn drop(&mut self) {
+        let mut b = (
+            std::mem::take(&mut self.items),
+            std::mem::take(&mut self.arena),
+        );
+        b.0.clear();
+        b.1.clear();
+        SPARE.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() < 4 {
+                s.push(b);
+            }
+        });
+    }
+}
+
 impl<'a> BlockStream<'a> {
     pub fn new(run: &'a Run<'a>, slot: Slot, skip_deliveries: bool) -> Self {
+        let (items, arena) = SPARE.with(|s| s.borrow_mut().pop()).unwrap_or_default();
         BlockStream {
             run,
             slot,
             blocks: run.blocks(slot),
-            items: Vec::new(),
-            arena: Vec::new(),
+            items,
+            arena,
             pos: 0,
             events: 0,
             signals: 0,
@@ -130,6 +162,17 @@ impl Source for BlockStream<'_> {
         self.pos += 1;
     }
 
+    fn window(&mut self) -> (&[Item], &[u8]) {
+        if self.pos == self.items.len() {
+            self.refill();
+        }
+        (&self.items[self.pos..], &self.arena)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+    }
+
     fn read(&self) -> Cut {
         Cut {
             events: self.events,
@@ -170,6 +213,14 @@ impl Source for Projected {
 
     fn advance(&mut self) {
         self.pos += 1;
+    }
+
+    fn window(&mut self) -> (&[Item], &[u8]) {
+        (&self.items[self.pos.min(self.items.len())..], &self.arena)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
     }
 
     fn read(&self) -> Cut {
