@@ -23,10 +23,11 @@ pub(crate) struct First {
 pub(crate) struct Compared {
     /// Events compared on each side.
     pub events: [u64; 2],
-    pub first: Option<First>,
+    /// Boxed: most processes have none, and one outcome per process is kept.
+    pub first: Option<Box<First>>,
     /// Positions whose events differ (one log going on counts each extra event).
     pub differing: u64,
-    pub exit: Option<ExitDiff>,
+    pub exit: Option<Box<ExitDiff>>,
     /// Each whole log, when it was read (what the causal walk of `roots` needs).
     pub read: [Option<Cut>; 2],
 }
@@ -75,7 +76,7 @@ pub(crate) fn compare<A: Source + ?Sized, B: Source + ?Sized>(
     b: &mut B,
 ) -> Compared {
     let mut events = [0u64; 2];
-    let mut first: Option<First> = None;
+    let mut first: Option<Box<First>> = None;
     let mut differing = 0u64;
     let mut exits: [Option<Exited>; 2] = [None, None];
     let mut position = 0u64;
@@ -113,7 +114,7 @@ pub(crate) fn compare<A: Source + ?Sized, B: Source + ?Sized>(
             if let Some(kind) = kind {
                 differing += 1;
                 if first.is_none() {
-                    first = Some(First {
+                    first = Some(Box::new(First {
                         position: position + i as u64,
                         kind,
                         item: [x.copied(), y.copied()],
@@ -121,7 +122,7 @@ pub(crate) fn compare<A: Source + ?Sized, B: Source + ?Sized>(
                             x.map(|i| namers[0].show(slots[0], i, aa)),
                             y.map(|i| namers[1].show(slots[1], i, ab)),
                         ],
-                    });
+                    }));
                 }
             }
         }
@@ -137,15 +138,17 @@ pub(crate) fn compare<A: Source + ?Sized, B: Source + ?Sized>(
         _ if first.as_ref().is_some_and(|f| f.kind == Kind::ExitReason) => None,
         [Some(ea), Some(eb)] => judge
             .judge(&ea.item, &ea.arena, &eb.item, &eb.arena)
-            .map(|_| ExitDiff {
-                a: Some(ea.shown.clone()),
-                b: Some(eb.shown.clone()),
+            .map(|_| {
+                Box::new(ExitDiff {
+                    a: Some(ea.shown.clone()),
+                    b: Some(eb.shown.clone()),
+                })
             }),
         [None, None] => None,
-        [ea, eb] => Some(ExitDiff {
+        [ea, eb] => Some(Box::new(ExitDiff {
             a: ea.as_ref().map(|e| e.shown.clone()),
             b: eb.as_ref().map(|e| e.shown.clone()),
-        }),
+        })),
     };
     Compared {
         events,

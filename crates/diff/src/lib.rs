@@ -378,7 +378,7 @@ fn attempt(
                     position: f.position,
                     first: f.shown.clone(),
                     differing: c.differing,
-                    exit: c.exit.clone(),
+                    exit: c.exit.as_deref().cloned(),
                 });
             }
             None => {

@@ -252,7 +252,7 @@ pub fn text(d: &Diff, st: &Style, files: [&str; 2]) -> Vec<String> {
             d.differences.len() - shown
         ));
     }
-    let limit = st.limit.saturating_sub(shown).max(10);
+    let limit = st.limit;
     for (x, run) in RUNS.iter().enumerate() {
         let only: Vec<String> = d
             .only_in
