@@ -2,8 +2,9 @@
 //! ([`super::synth`], with payloads; 2 million with `--quick`): a log
 //! against a byte copy of itself and against the run with one early
 //! divergence (a message's payload changed 1% into the run, so roots are
-//! walked), both written alike — equal blocks are compared without being
-//! decoded — and then against the same two written with another zstd level,
+//! walked), both written alike (blocks cut by size only) — equal blocks are
+//! compared without being decoded — and then against the same two written
+//! with another zstd level,
 //! so that no block is equal and every event is decoded and compared. The
 //! baseline, measured in the same run, is decoding both logs alone (the
 //! format crate's parallel reader, in this process, on as many threads).
@@ -151,15 +152,21 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         synth::write_log(p, &spec, &payloads, steps, opts)
             .map_err(|e| format!("writing {}: {e}", p.display()))
     };
-    let other_level = WriterOptions {
-        zstd_level: 1,
+    // Blocks cut by size only (not also by time, as when recording), so
+    // that the same events are written in the same blocks.
+    let alike = WriterOptions {
+        flush_interval: Duration::from_secs(24 * 3600),
         ..WriterOptions::default()
     };
-    let summary = write(&a, &steps, WriterOptions::default())?;
+    let other_level = WriterOptions {
+        zstd_level: 1,
+        ..alike.clone()
+    };
+    let summary = write(&a, &steps, alike.clone())?;
     std::fs::copy(&a, &copy).map_err(|e| e.to_string())?;
     write(&recompressed, &steps, other_level.clone())?;
     diverge(&mut steps)?;
-    write(&diverged, &steps, WriterOptions::default())?;
+    write(&diverged, &steps, alike)?;
     write(&diverged_recompressed, &steps, other_level)?;
     drop(steps);
 
