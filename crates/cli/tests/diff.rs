@@ -96,6 +96,57 @@ fn the_race_outcomes_differ_and_name_the_root_divergence() {
 }
 
 #[test]
+fn two_schedules_with_other_raw_pids_are_equivalent() {
+    let dir = Scratch::new("diff-schedules");
+    // Which raw pid each spawn gave, as `trace dump` shows it.
+    let spawns = |log: &Path| -> Vec<String> {
+        text(&trace(&["dump", s(log)]).stdout)
+            .lines()
+            .filter(|l| l.contains(" spawn "))
+            .map(str::to_string)
+            .collect()
+    };
+    let first = record(&dir, "spawn_tree.erl", Some(0), "s0");
+    let other = (1..100)
+        .map(|seed| record(&dir, "spawn_tree.erl", Some(seed), &format!("s{seed}")))
+        .find(|log| spawns(log) != spawns(&first))
+        .expect("a schedule that gave other raw pids");
+    let (code, out, err) = diff(&[s(&first), s(&other)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out
+        .lines()
+        .last()
+        .unwrap()
+        .starts_with("equivalent: 7 processes and "));
+}
+
+#[test]
+fn logs_through_cauder_compare_like_native_ones() {
+    let dir = Scratch::new("diff-cauder");
+    let (good, bad) = race_pair(&dir);
+    let imported = |log: &Path, tag: &str| -> PathBuf {
+        let cdir = dir.path(&format!("cauder-{tag}"));
+        let out = dir.path(&format!("{tag}-imported.trace"));
+        assert!(trace(&["export", "--cauder", s(&cdir), s(log)])
+            .status
+            .success());
+        assert!(trace(&["import", "--cauder", s(&cdir), "-o", s(&out)])
+            .status
+            .success());
+        out
+    };
+    let (ig, ib) = (imported(&good, "good"), imported(&bad, "bad"));
+    let (code, out, err) = diff(&[s(&ig), s(&ib)]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("root divergence P.2#0:"), "{out}");
+    assert!(
+        out.contains("  a #0 receive P:0\n  b #0 receive P.1:0"),
+        "{out}"
+    );
+    assert_eq!(diff(&[s(&ig), s(&ig)]).0, 0);
+}
+
+#[test]
 fn a_log_with_itself_is_equivalent_and_exits_0() {
     let dir = Scratch::new("diff-self");
     let log = record(&dir, "spawn_tree.erl", Some(2), "t");

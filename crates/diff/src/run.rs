@@ -48,7 +48,10 @@ impl<'r> Run<'r> {
             }
             block_first.push((b.first_event, b.first_signal));
         }
-        block_start[slot + 1..].fill(block_first.len());
+        // (A block of a process the table lacks would end up here; the
+        // reader serves none.)
+        let done = (slot + 1).min(procs.len());
+        block_start[done..].fill(block_first.len());
         let mut run = Run {
             reader,
             procs,
@@ -123,7 +126,10 @@ impl<'r> Run<'r> {
             k.sort_unstable();
             // Numbers may skip (a spawn whose child has no log): keep the slots by number.
             for (num, s) in k {
-                let at = self.child_start.last().copied().unwrap_or(0) + num as usize - 1;
+                let Some(i) = (num as usize).checked_sub(1) else {
+                    continue;
+                };
+                let at = self.child_start.last().copied().unwrap_or(0) + i;
                 if self.children.len() <= at {
                     self.children.resize(at + 1, NO_SLOT);
                 }

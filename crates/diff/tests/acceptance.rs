@@ -421,3 +421,31 @@ fn names_from_the_process_table_agree_with_spawn_events() {
     assert!(d.notes.is_empty(), "{:?}", d.notes);
     assert_eq!(d.processes, 7);
 }
+
+#[test]
+fn deliveries_recorded_in_one_log_only_are_left_out() {
+    let dir = TempDir::new("deliveries");
+    let (with, without, again) = (
+        dir.path("with.trace"),
+        dir.path("without.trace"),
+        dir.path("again.trace"),
+    );
+    let deliveries = How {
+        deliveries: true,
+        ..How::default()
+    };
+    record("echo_race.erl", &with, deliveries);
+    record("echo_race.erl", &without, How::default());
+    record("echo_race.erl", &again, deliveries);
+    let d = compare(&with, &without, &Options::default());
+    assert!(d.equivalent(), "{}", text(&d));
+    assert!(d
+        .notes
+        .iter()
+        .any(|n| n.starts_with("deliveries are recorded in one log only")));
+    assert_eq!(d.events[0], d.events[1]);
+    // Both with deliveries: they are compared, and agree.
+    let d = compare(&with, &again, &Options::default());
+    assert!(d.equivalent() && d.notes.is_empty(), "{}", text(&d));
+    assert!(open(&with).event_count() > open(&without).event_count());
+}
