@@ -200,6 +200,13 @@ fn map_and_pmap_are_equivalent_to_an_observer_of_the_result_only() {
     assert!(!d.equivalent());
     assert_eq!(d.differences.len(), 1);
     assert_eq!(d.differences[0].name.to_string(), "P.1");
+    // map's mapper sends the result to P; pmap's sends half of it to its
+    // helper (after spawning it, which is not observed).
+    let first = d.differences[0].first.clone().map(|s| s.unwrap().text);
+    assert_eq!(first[0], "send P.1:0 to P: {result,[2,3,4,5]}");
+    assert_eq!(first[1], "send P.1:0 to P.1.1: {rest,[4,5]}");
+    let roots: Vec<String> = d.roots.iter().map(render::root_place).collect();
+    assert_eq!(roots, ["P.1 (a #0, b #1)"]);
 }
 
 #[test]
