@@ -4,11 +4,13 @@
 //!
 //! A pattern is parsed with the Erlang front end, compiled once into a
 //! [`Pattern`] (literals folded, variables numbered), then matched against
-//! any number of terms, producing [`Bindings`].
+//! any number of terms, producing [`Bindings`]; `replace` rewrites what the
+//! variables matched (diff's abstraction of payloads).
 
 mod compile;
 mod guard;
 mod matching;
+mod replace;
 
 pub use compile::{compile, compile_str, Pattern, PatternError};
 pub use guard::{Guard, GuardError};

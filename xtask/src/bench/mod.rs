@@ -7,6 +7,7 @@
 
 mod causal;
 mod conc;
+mod diff;
 mod heap;
 mod log;
 mod log_baselines;
@@ -20,7 +21,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
-pub const GROUPS: &[&str] = &["seq", "conc", "record", "log", "causal"];
+pub const GROUPS: &[&str] = &["seq", "conc", "record", "log", "causal", "diff"];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
 pub struct Ctx {
@@ -37,6 +38,7 @@ fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
         "record" => record::run(ctx),
         "log" => log::run(ctx),
         "causal" => causal::run(ctx),
+        "diff" => diff::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }

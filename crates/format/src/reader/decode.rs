@@ -160,6 +160,22 @@ impl Scratch {
     }
 }
 
+thread_local! {
+    /// Decompression state kept per thread between one-process and one-block
+    /// reads: a zstd context and its buffer cost more to create than a small
+    /// block costs to decode, and callers (diff, replay) read many of them.
+    static SPARE: std::cell::Cell<Option<Scratch>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with this thread's spare scratch; it is taken out for the call,
+/// so a read nested in `f` gets a scratch of its own.
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    let mut s = SPARE.with(|c| c.take()).unwrap_or_else(Scratch::new);
+    let r = f(&mut s);
+    SPARE.with(|c| c.set(Some(s)));
+    r
+}
+
 /// Largest zstd window a block may ask for: blocks are at most 64 MiB.
 const WINDOW_LOG_MAX: u32 = 27;
 
@@ -222,6 +238,17 @@ impl LogReader {
         self.blocks.iter().map(BlockInfo::of)
     }
 
+    /// The bytes of a block (its position in [`blocks`](Self::blocks)) as
+    /// the file holds them, header record and stored body: two blocks with
+    /// equal bytes decode to equal events (diff compares them so, without
+    /// decoding, when two logs number their processes alike).
+    pub fn block_bytes(&self, block: usize) -> Option<&[u8]> {
+        let b = self.blocks.get(block)?;
+        let at = b.offset as usize;
+        self.data
+            .get(at..at + BLOCK_HEADER_LEN + b.header.stored_len as usize)
+    }
+
     /// Calls `f` on each event of process `id`, in program order, without
     /// allocating per event. `f` gets the event's index in the process log,
     /// its time when the log has timestamps, and the event.
@@ -230,18 +257,19 @@ impl LogReader {
         id: ProcId,
         mut f: impl FnMut(u64, Option<u64>, EventRef<'_>),
     ) -> Result<(), FormatError> {
-        let mut scratch = Scratch::new();
-        for b in self.blocks_of(id) {
-            let raw = self.raw(b, &mut scratch)?;
-            let mut ev = Events::new(raw, b);
-            let mut i = b.header.first_event;
-            while let Some(e) = ev.next() {
-                f(i, ev.time(), e);
-                i += 1;
+        with_scratch(|scratch| {
+            for b in self.blocks_of(id) {
+                let raw = self.raw(b, scratch)?;
+                let mut ev = Events::new(raw, b);
+                let mut i = b.header.first_event;
+                while let Some(e) = ev.next() {
+                    f(i, ev.time(), e);
+                    i += 1;
+                }
+                ev.finish()?;
             }
-            ev.finish()?;
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// The events of one process, in program order.
@@ -408,14 +436,15 @@ impl LogReader {
         let Some(b) = self.blocks.get(block) else {
             return Ok(());
         };
-        let mut scratch = Scratch::new();
-        let raw = self.raw(b, &mut scratch)?;
-        let mut ev = Events::new(raw, b);
-        let mut i = b.header.first_event;
-        while let Some(e) = ev.next() {
-            f(i, ev.time(), e);
-            i += 1;
-        }
-        ev.finish()
+        with_scratch(|scratch| {
+            let raw = self.raw(b, scratch)?;
+            let mut ev = Events::new(raw, b);
+            let mut i = b.header.first_event;
+            while let Some(e) = ev.next() {
+                f(i, ev.time(), e);
+                i += 1;
+            }
+            ev.finish()
+        })
     }
 }

@@ -1,0 +1,369 @@
+//! Events as the comparison holds them — compact, `Copy`, payloads as
+//! spans of a per-block byte arena — and the judgement of two events at the
+//! same position of matched processes: the same, or different and how.
+
+use crate::canon::Canon;
+use crate::run::Run;
+use std::sync::atomic::{AtomicBool, Ordering};
+use trace_format::{Dest, EventRef, MsgId, NondetKind, ProcId, SignalEffect, SignalKindRef};
+
+/// Where a payload's bytes are in an arena (at most 4 GiB: a block's
+/// arena is bounded by the block size).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    /// `None` when the arena would pass 4 GiB (not for one block's arena:
+    /// a block is at most 64 MiB).
+    pub fn push(arena: &mut Vec<u8>, bytes: &[u8]) -> Option<Span> {
+        let start = u32::try_from(arena.len()).ok()?;
+        let len = u32::try_from(bytes.len()).ok()?;
+        start.checked_add(len)?;
+        arena.extend_from_slice(bytes);
+        Some(Span { start, len })
+    }
+
+    pub fn of(self, arena: &[u8]) -> &[u8] {
+        &arena[self.start as usize..(self.start + self.len) as usize]
+    }
+}
+
+/// A non-message signal's kind.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Sig {
+    Link,
+    Unlink,
+    Exit { linked: bool },
+    Monitor,
+    Demonitor,
+    Down,
+}
+
+impl Sig {
+    pub fn name(self) -> &'static str {
+        match self {
+            Sig::Link => "link",
+            Sig::Unlink => "unlink",
+            Sig::Exit { .. } => "exit",
+            Sig::Monitor => "monitor",
+            Sig::Demonitor => "demonitor",
+            Sig::Down => "down",
+        }
+    }
+}
+
+/// What an observer consumed, as its sender sent it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Got {
+    Message,
+    /// An exit signal turned into `{'EXIT', From, Reason}`.
+    Exit,
+    /// A 'DOWN' signal turned into `{'DOWN', Ref, process, From, Reason}`.
+    Down,
+    /// The sender's log does not hold it.
+    Unknown,
+}
+
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Ev {
+    Spawn {
+        child: ProcId,
+        link: bool,
+        monitor: bool,
+    },
+    Send {
+        to: Dest,
+        payload: Option<Span>,
+    },
+    Deliver {
+        msg: MsgId,
+    },
+    Receive {
+        msg: MsgId,
+    },
+    Timeout,
+    Signal {
+        to: Dest,
+        kind: Sig,
+        reason: Option<Span>,
+    },
+    Taken {
+        signal: MsgId,
+        effect: SignalEffect,
+    },
+    Nondet {
+        kind: NondetKind,
+        value: Option<Span>,
+    },
+    Output {
+        bytes: Option<Span>,
+    },
+    Exit {
+        reason: Option<Span>,
+    },
+    /// Under `--observe`: a consumed message with what was sent (the sender
+    /// is shown but not compared).
+    Got {
+        msg: MsgId,
+        what: Got,
+        payload: Option<Span>,
+    },
+}
+
+impl Ev {
+    pub fn from_ref(e: &EventRef<'_>, arena: &mut Vec<u8>) -> Ev {
+        let mut span = |p: Option<&[u8]>| p.and_then(|b| Span::push(arena, b));
+        match *e {
+            EventRef::Spawn {
+                child,
+                link,
+                monitor,
+                ..
+            } => Ev::Spawn {
+                child,
+                link,
+                monitor,
+            },
+            EventRef::Send { to, payload, .. } => Ev::Send {
+                to,
+                payload: span(payload),
+            },
+            EventRef::Deliver { msg } => Ev::Deliver { msg },
+            EventRef::Receive { msg } => Ev::Receive { msg },
+            EventRef::Timeout => Ev::Timeout,
+            EventRef::Signal { to, kind, .. } => {
+                let (kind, reason) = match kind {
+                    SignalKindRef::Link => (Sig::Link, None),
+                    SignalKindRef::Unlink => (Sig::Unlink, None),
+                    SignalKindRef::Exit { reason, linked } => (Sig::Exit { linked }, reason),
+                    SignalKindRef::Monitor => (Sig::Monitor, None),
+                    SignalKindRef::Demonitor => (Sig::Demonitor, None),
+                    SignalKindRef::Down { reason } => (Sig::Down, reason),
+                };
+                Ev::Signal {
+                    to,
+                    kind,
+                    reason: span(reason),
+                }
+            }
+            EventRef::SignalTaken { signal, effect } => Ev::Taken { signal, effect },
+            EventRef::Nondet { kind, value } => Ev::Nondet {
+                kind,
+                value: span(Some(value)),
+            },
+            EventRef::Output { bytes, .. } => Ev::Output { bytes: span(bytes) },
+            EventRef::Exit { reason } => Ev::Exit {
+                reason: span(reason),
+            },
+        }
+    }
+
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Ev::Spawn { .. } => "spawn",
+            Ev::Send { .. } => "send",
+            Ev::Deliver { .. } => "deliver",
+            Ev::Receive { .. } | Ev::Got { .. } => "receive",
+            Ev::Timeout => "timeout",
+            Ev::Signal { .. } => "signal",
+            Ev::Taken { .. } => "signal_taken",
+            Ev::Nondet { .. } => "nondet",
+            Ev::Output { .. } => "output",
+            Ev::Exit { .. } => "exit",
+        }
+    }
+}
+
+/// One event of a compared process: its index in the process log, how many
+/// signals and spawns the process made before it (what the causal walk of
+/// [`crate::roots`] needs), and the event.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Item {
+    pub index: u64,
+    pub signals: u64,
+    pub spawns: u64,
+    pub ev: Ev,
+}
+
+/// How two events at the same position differ.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Another kind of event, or the same kind with other processes,
+    /// messages or flags.
+    Event,
+    /// The same event with another payload (message, signal reason, result
+    /// of a built-in, output).
+    Payload,
+    /// Both exit, for different reasons.
+    ExitReason,
+    /// One process log ends here; the other goes on.
+    Missing,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Event => "event",
+            Kind::Payload => "payload",
+            Kind::ExitReason => "exit_reason",
+            Kind::Missing => "missing",
+        }
+    }
+}
+
+/// Judges events of run 0 against run 1.
+pub(crate) struct Judge<'a> {
+    pub canon: Canon<'a>,
+    pub ignore_payloads: bool,
+    /// A destination one log records was compared with one the other does
+    /// not (and so taken as the same).
+    pub unknown_dest: AtomicBool,
+}
+
+impl Judge<'_> {
+    fn runs(&self) -> [&Run<'_>; 2] {
+        self.canon.runs
+    }
+
+    /// The pair of process `p` of run `x` (`None`: not in that log).
+    fn pair(&self, x: usize, p: ProcId) -> Option<u32> {
+        self.runs()[x]
+            .slot(p)
+            .map(|s| self.canon.matching.pair(x, s))
+    }
+
+    fn observed(&self, pair: Option<u32>) -> bool {
+        match (self.canon.observed, pair) {
+            (None, _) => true,
+            (Some(o), Some(p)) => o[p as usize],
+            (Some(_), None) => false,
+        }
+    }
+
+    fn proc_eq(&self, a: ProcId, b: ProcId) -> bool {
+        self.pair(0, a) == self.pair(1, b)
+    }
+
+    fn msg_eq(&self, a: MsgId, b: MsgId) -> bool {
+        a.index == b.index && self.proc_eq(a.sender, b.sender)
+    }
+
+    fn dest_eq(&self, a: Dest, b: Dest) -> bool {
+        // Under --observe, destinations that are not observed are all alike.
+        let unobserved =
+            |x: usize, p: ProcId| self.canon.observed.is_some() && !self.observed(self.pair(x, p));
+        match (a, b) {
+            (Dest::Unknown, Dest::Unknown) => true,
+            (Dest::Unknown, _) | (_, Dest::Unknown) => {
+                self.unknown_dest.store(true, Ordering::Relaxed);
+                true
+            }
+            (Dest::Proc(p), Dest::Proc(q)) => {
+                self.pair(0, p) == self.pair(1, q) || (unobserved(0, p) && unobserved(1, q))
+            }
+            (Dest::Foreign(_), Dest::Foreign(_)) => true,
+            (Dest::Proc(p), Dest::Foreign(_)) => unobserved(0, p),
+            (Dest::Foreign(_), Dest::Proc(q)) => unobserved(1, q),
+        }
+    }
+
+    fn payload_eq(&self, a: Option<Span>, aa: &[u8], b: Option<Span>, ab: &[u8]) -> bool {
+        match (a, b) {
+            // Not recorded on one side: not compared (the report says so).
+            (None, _) | (_, None) => true,
+            _ if self.ignore_payloads => true,
+            (Some(x), Some(y)) => self.canon.same(x.of(aa), y.of(ab)),
+        }
+    }
+
+    fn nondet_eq(&self, a: NondetKind, b: NondetKind) -> bool {
+        match (a, b) {
+            (NondetKind::Other(x), NondetKind::Other(y)) => {
+                self.runs()[0].nondet_name(x) == self.runs()[1].nondet_name(y)
+            }
+            _ => a == b,
+        }
+    }
+
+    /// `None` when the events are the same.
+    pub fn judge(&self, a: &Item, aa: &[u8], b: &Item, ab: &[u8]) -> Option<Kind> {
+        let (same, payload) = match (a.ev, b.ev) {
+            (
+                Ev::Spawn {
+                    child: c,
+                    link: l,
+                    monitor: m,
+                },
+                Ev::Spawn {
+                    child: c2,
+                    link: l2,
+                    monitor: m2,
+                },
+            ) => (l == l2 && m == m2 && self.proc_eq(c, c2), true),
+            (
+                Ev::Send { to, payload },
+                Ev::Send {
+                    to: t2,
+                    payload: p2,
+                },
+            ) => (self.dest_eq(to, t2), self.payload_eq(payload, aa, p2, ab)),
+            (Ev::Deliver { msg }, Ev::Deliver { msg: m2 })
+            | (Ev::Receive { msg }, Ev::Receive { msg: m2 }) => (self.msg_eq(msg, m2), true),
+            (Ev::Timeout, Ev::Timeout) => (true, true),
+            (
+                Ev::Signal { to, kind, reason },
+                Ev::Signal {
+                    to: t2,
+                    kind: k2,
+                    reason: r2,
+                },
+            ) => (
+                kind == k2 && self.dest_eq(to, t2),
+                self.payload_eq(reason, aa, r2, ab),
+            ),
+            (
+                Ev::Taken { signal, effect },
+                Ev::Taken {
+                    signal: s2,
+                    effect: e2,
+                },
+            ) => (effect == e2 && self.msg_eq(signal, s2), true),
+            (
+                Ev::Nondet { kind, value },
+                Ev::Nondet {
+                    kind: k2,
+                    value: v2,
+                },
+            ) => (self.nondet_eq(kind, k2), self.payload_eq(value, aa, v2, ab)),
+            (Ev::Output { bytes }, Ev::Output { bytes: b2 }) => (
+                true,
+                match (bytes, b2) {
+                    (Some(x), Some(y)) => self.ignore_payloads || x.of(aa) == y.of(ab),
+                    _ => true,
+                },
+            ),
+            (Ev::Exit { reason }, Ev::Exit { reason: r2 }) => {
+                return (!self.payload_eq(reason, aa, r2, ab)).then_some(Kind::ExitReason)
+            }
+            (
+                Ev::Got { what, payload, .. },
+                Ev::Got {
+                    what: w2,
+                    payload: p2,
+                    ..
+                },
+            ) => (what == w2, self.payload_eq(payload, aa, p2, ab)),
+            _ => (false, true),
+        };
+        if !same {
+            Some(Kind::Event)
+        } else if !payload {
+            Some(Kind::Payload)
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! From what the pass found to the report: differences per process,
+//! processes only one run has, the root divergences (walked in each run)
+//! with their context, and the notes on what was not compared.
+
+use crate::context;
+use crate::matching::{Matching, ProcName};
+use crate::pass::{PairOutcome, Pass};
+use crate::report::{Diff, Level, OnlyIn, ProcessDiff, Root, RunSummary, RUNS};
+use crate::roots::{Candidate, Cut, Walker};
+use crate::run::Run;
+use crate::Options;
+use std::collections::HashMap;
+use trace_format::{LogReader, RunEnd, Warning};
+
+/// A first difference and, so far, in which runs it is a root.
+struct Found {
+    pair: u32,
+    root_in: [bool; 2],
+    at: [Option<u64>; 2],
+    /// Its position among the compared events.
+    position: u64,
+}
+
+fn complete(r: &LogReader) -> bool {
+    r.warnings().is_empty()
+        && r.outcome().is_some_and(|(o, _)| o.end == RunEnd::Completed)
+        && r.processes()
+            .iter()
+            .all(|p| p.recorded.is_none_or(|n| n == p.events))
+}
+
+/// The report of a pass; also says in which runs a spawn did not create
+/// the child the process table names (see `Run::name_from_model`).
+pub(crate) fn report(
+    pass: &Pass<'_>,
+    outcomes: &[PairOutcome],
+    opts: &Options,
+    mut notes: Vec<String>,
+) -> (Diff, [bool; 2]) {
+    let (runs, matching): ([&Run<'_>; 2], &Matching) = (pass.runs, pass.matching);
+    let headers = [runs[0].reader.header(), runs[1].reader.header()];
+    let mut names_wrong = [false, false];
+    let mut warnings: Vec<(usize, Warning)> = Vec::new();
+    for (x, run) in runs.iter().enumerate() {
+        warnings.extend(run.reader.warnings().iter().map(|w| (x, w.clone())));
+    }
+    for o in outcomes {
+        names_wrong[0] |= o.names_wrong[0];
+        names_wrong[1] |= o.names_wrong[1];
+        warnings.extend(o.warnings.iter().cloned());
+    }
+
+    let mut differences = Vec::new();
+    let mut only_in = Vec::new();
+    let mut processes = 0u64;
+    let mut events = [0u64; 2];
+    // Per run: each whole log read, and the first differences, for the roots.
+    let mut totals: [Vec<Option<Cut>>; 2] = [0, 1].map(|x| vec![None; runs[x].procs.len()]);
+    for o in outcomes {
+        let slots = matching.pairs[o.pair as usize].slot;
+        for x in 0..2 {
+            if let Some(s) = slots[x] {
+                totals[x][s as usize] = match (&o.compared, o.alone) {
+                    (Some(c), _) => c.read[x],
+                    (None, alone) => alone,
+                };
+            }
+        }
+    }
+    let mut candidates: [Vec<(u32, Candidate, u64)>; 2] = [Vec::new(), Vec::new()];
+    for o in outcomes {
+        let pair = &matching.pairs[o.pair as usize];
+        match &o.compared {
+            Some(c) => {
+                processes += 1;
+                events[0] += c.events[0];
+                events[1] += c.events[1];
+                let Some(f) = &c.first else { continue };
+                let slots = pair.slot.map(|s| s.expect("compared pairs have both"));
+                for x in 0..2 {
+                    if let Some(it) = f.item[x] {
+                        let before = Cut {
+                            events: it.index,
+                            signals: it.signals,
+                            spawns: it.spawns,
+                        };
+                        let c = Candidate {
+                            slot: slots[x],
+                            before,
+                        };
+                        candidates[x].push((o.pair, c, f.position));
+                    }
+                }
+                differences.push(ProcessDiff {
+                    name: pair.name.clone(),
+                    pids: [0, 1].map(|x| runs[x].pid(slots[x])),
+                    events: c.events,
+                    kind: f.kind,
+                    position: f.position,
+                    first: f.shown.clone(),
+                    differing: c.differing,
+                    exit: c.exit.as_deref().cloned(),
+                });
+            }
+            None => {
+                let x = if pair.slot[0].is_some() { 0 } else { 1 };
+                let s = pair.slot[x].expect("a pair has a process on one side at least");
+                let n = runs[x].events(s);
+                if n > 0 {
+                    let c = Candidate {
+                        slot: s,
+                        before: Cut::default(),
+                    };
+                    candidates[x].push((o.pair, c, 0));
+                }
+                only_in.push(OnlyIn {
+                    run: x,
+                    name: pair.name.clone(),
+                    pid: runs[x].pid(s),
+                    events: n,
+                });
+            }
+        }
+    }
+
+    // Roots, per run; a pair is a root divergence if it is one in either run.
+    let mut found: Vec<Found> = Vec::new();
+    let mut found_at: HashMap<u32, usize> = HashMap::new();
+    for x in 0..2 {
+        let cands: Vec<Candidate> = candidates[x].iter().map(|c| c.1).collect();
+        let mut walker = Walker::new(runs[x], &cands, std::mem::take(&mut totals[x]));
+        for (pair, c, position) in &candidates[x] {
+            let root = walker.is_root(c);
+            let at = *found_at.entry(*pair).or_insert_with(|| {
+                found.push(Found {
+                    pair: *pair,
+                    root_in: [false, false],
+                    at: [None, None],
+                    position: *position,
+                });
+                found.len() - 1
+            });
+            found[at].at[x] = Some(c.before.events);
+            found[at].root_in[x] |= root;
+        }
+    }
+    found.retain(|r| r.root_in != [false, false]);
+    found.sort_by_key(|r| r.pair);
+    let roots = found
+        .into_iter()
+        .map(
+            |Found {
+                 pair,
+                 root_in,
+                 at,
+                 position,
+             }| {
+                let slots = matching.pairs[pair as usize].slot;
+                let mut w = Vec::new();
+                let mut srcs = pass.sources(slots, &mut w);
+                let [a, b] = &mut srcs;
+                let context = context::rows(
+                    &pass.judge,
+                    [&pass.namers[0], &pass.namers[1]],
+                    slots,
+                    [a.as_deref_mut(), b.as_deref_mut()],
+                    position,
+                    opts.context,
+                );
+                Root {
+                    name: matching.pairs[pair as usize].name.clone(),
+                    at,
+                    root_in,
+                    context,
+                }
+            },
+        )
+        .collect();
+
+    if !opts.ignore_payloads {
+        for x in 0..2 {
+            if !headers[x].options.payloads {
+                notes.push(format!(
+                    "{}: the log holds no payloads (recorded with --no-payloads, or imported): \
+                     events were compared without them",
+                    RUNS[x]
+                ));
+            }
+        }
+        if headers[0].options.output != headers[1].options.output {
+            notes.push("output bytes are recorded in one log only: they were not compared".into());
+        }
+    }
+    if pass.skip_deliveries {
+        notes.push("deliveries are recorded in one log only: they were not compared".into());
+    }
+    if pass
+        .judge
+        .unknown_dest
+        .load(std::sync::atomic::Ordering::Relaxed)
+    {
+        notes.push(
+            "one log does not record where messages went (imported from CauDEr): destinations \
+             were compared only where both logs record them"
+                .into(),
+        );
+    }
+    let unnamed = matching
+        .pairs
+        .iter()
+        .filter(|p| matches!(p.name, ProcName::Pid(_)))
+        .count();
+    if unnamed > 0 {
+        notes.push(format!(
+            "{unnamed} process(es) no spawn in the logs creates have no symbolic name: matched by raw pid"
+        ));
+    }
+    let summaries = [0, 1].map(|x| {
+        let r = runs[x].reader;
+        RunSummary {
+            entry: r.header().entry.clone(),
+            processes: r.processes().len() as u64,
+            events: r.event_count(),
+            complete: complete(r),
+        }
+    });
+    for x in 0..2 {
+        if !summaries[x].complete {
+            notes.push(format!(
+                "{}: the log is incomplete (the run was cut short or parts are damaged): compared as far as it goes",
+                RUNS[x]
+            ));
+        }
+    }
+    let diff = Diff {
+        runs: summaries,
+        level: Level {
+            ignore_payloads: opts.ignore_payloads,
+            abstractions: opts
+                .abstractions
+                .iter()
+                .map(|a| a.text().to_string())
+                .collect(),
+            observe: opts.observe.clone(),
+        },
+        processes,
+        events,
+        only_in,
+        differences,
+        roots,
+        notes,
+        warnings,
+    };
+    (diff, names_wrong)
+}

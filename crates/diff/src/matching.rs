@@ -1,0 +1,142 @@
+//! Matching the processes of two runs: by symbolic name, walking both spawn
+//! trees from the entry process (the `k`-th child of matched parents are
+//! matched). Raw pids never matter, except for processes no spawn names
+//! (possible only in damaged or inconsistent logs), which are matched by
+//! raw pid as a last resort.
+
+use crate::run::{Run, Slot, NO_SLOT};
+use std::collections::HashMap;
+use std::fmt;
+use trace_causal::SymbolicName;
+
+/// How a compared process is called.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ProcName {
+    Symbolic(SymbolicName),
+    /// No spawn names it; matched by this raw pid.
+    Pid(u64),
+}
+
+impl fmt::Display for ProcName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProcName::Symbolic(n) => n.fmt(f),
+            ProcName::Pid(p) => write!(f, "<0.{p}.0>"),
+        }
+    }
+}
+
+/// A process of either run, with its counterpart in the other if any.
+#[derive(Clone, Debug)]
+pub(crate) struct Pair {
+    pub name: ProcName,
+    pub slot: [Option<Slot>; 2],
+}
+
+pub(crate) struct Matching {
+    /// In name order (a spawn tree's preorder), unnamed processes last.
+    pub pairs: Vec<Pair>,
+    /// Per run, per slot: the pair it belongs to.
+    pub pair_of: [Vec<u32>; 2],
+}
+
+impl Matching {
+    pub fn new(runs: [&Run<'_>; 2]) -> Matching {
+        let mut pairs = Vec::new();
+        let mut seen = [
+            vec![false; runs[0].procs.len()],
+            vec![false; runs[1].procs.len()],
+        ];
+        let mut stack: Vec<(SymbolicName, [Option<Slot>; 2])> = Vec::new();
+        let roots = [runs[0].root(), runs[1].root()];
+        if roots != [None, None] {
+            stack.push((SymbolicName::root(), roots));
+        }
+        while let Some((name, slot)) = stack.pop() {
+            for (x, s) in slot.iter().enumerate() {
+                if let Some(s) = s {
+                    seen[x][*s as usize] = true;
+                }
+            }
+            let kids = |x: usize| slot[x].map_or(&[][..], |s| runs[x].children(s));
+            let (ka, kb) = (kids(0), kids(1));
+            // Children pushed last-first so the stack pops them in order.
+            for k in (0..ka.len().max(kb.len())).rev() {
+                let get = |v: &[Slot]| v.get(k).copied().filter(|&c| c != NO_SLOT);
+                let c = [get(ka), get(kb)];
+                if c != [None, None] {
+                    stack.push((name.child(k as u32 + 1), c));
+                }
+            }
+            pairs.push(Pair {
+                name: ProcName::Symbolic(name),
+                slot,
+            });
+        }
+        // Processes no spawn names: by raw pid.
+        let mut unnamed: HashMap<u64, [Option<Slot>; 2]> = HashMap::new();
+        for x in 0..2 {
+            for (s, done) in seen[x].iter().enumerate() {
+                if !done {
+                    unnamed.entry(runs[x].pid(s as Slot)).or_default()[x] = Some(s as Slot);
+                }
+            }
+        }
+        let mut unnamed: Vec<_> = unnamed.into_iter().collect();
+        unnamed.sort_unstable_by_key(|(pid, _)| *pid);
+        pairs.extend(unnamed.into_iter().map(|(pid, slot)| Pair {
+            name: ProcName::Pid(pid),
+            slot,
+        }));
+        let mut pair_of = [
+            vec![u32::MAX; runs[0].procs.len()],
+            vec![u32::MAX; runs[1].procs.len()],
+        ];
+        for (i, p) in pairs.iter().enumerate() {
+            for (side, s) in pair_of.iter_mut().zip(p.slot) {
+                if let Some(s) = s {
+                    side[s as usize] = i as u32;
+                }
+            }
+        }
+        Matching { pairs, pair_of }
+    }
+
+    /// Every raw pid names the same process in both runs (or none in
+    /// either): payloads whose bytes are equal are then equal terms.
+    pub fn same_pids(&self, runs: [&Run<'_>; 2]) -> bool {
+        (0..2).all(|x| {
+            let y = 1 - x;
+            (0..runs[x].procs.len() as Slot).all(|s| {
+                runs[y]
+                    .slot_of_pid(runs[x].pid(s))
+                    .is_some_and(|t| self.pair(y, t) == self.pair(x, s))
+            })
+        })
+    }
+
+    /// Every process id names the same process in both runs: events whose
+    /// encodings are equal are then the same events.
+    pub fn same_ids(&self, runs: [&Run<'_>; 2]) -> bool {
+        runs[0].procs.len() == runs[1].procs.len()
+            && (0..runs[0].procs.len() as Slot).all(|s| {
+                runs[1]
+                    .slot(runs[0].id(s))
+                    .is_some_and(|t| self.pair(1, t) == self.pair(0, s))
+            })
+    }
+
+    /// The pair of slot `s` of run `x`.
+    pub fn pair(&self, x: usize, s: Slot) -> u32 {
+        self.pair_of[x][s as usize]
+    }
+
+    /// The pair named `name`, if either run has it.
+    pub fn find(&self, name: &SymbolicName) -> Option<u32> {
+        let target = ProcName::Symbolic(name.clone());
+        self.pairs
+            .iter()
+            .position(|p| p.name == target)
+            .map(|i| i as u32)
+    }
+}

@@ -1,0 +1,229 @@
+//! Where compared events come from: a process log decoded one block at a
+//! time ([`BlockStream`], memory bounded by a block), or a projection held
+//! whole ([`Projected`], an observer's log under `--observe`).
+
+use crate::event::{Ev, Item};
+use crate::roots::Cut;
+use crate::run::{Run, Slot};
+use std::ops::Range;
+use trace_format::{EventRef, Warning};
+
+/// A sequence of events, read by peeking and advancing.
+pub(crate) trait Source {
+    /// The next event (with [`Source::arena`] for its payloads).
+    fn peek(&mut self) -> Option<Item>;
+    fn arena(&self) -> &[u8];
+    fn advance(&mut self);
+    /// The events at hand from the next one on (refilled when used up;
+    /// empty at the end), with the arena of their payloads.
+    fn window(&mut self) -> (&[Item], &[u8]);
+    /// Moves past the first `n` events of the window.
+    fn consume(&mut self, n: usize);
+    /// The whole log read so far: events, signals and spawns (all of them
+    /// once the source is exhausted, compared or not).
+    fn read(&self) -> Cut;
+}
+
+/// One process's log, block by block.
+pub(crate) struct BlockStream<'a> {
+    run: &'a Run<'a>,
+    slot: Slot,
+    blocks: Range<usize>,
+    items: Vec<Item>,
+    arena: Vec<u8>,
+    pos: usize,
+    events: u64,
+    signals: u64,
+    spawns: u64,
+    /// Deliveries are left out (the other log did not record them).
+    skip_deliveries: bool,
+    /// A spawn's child is not the child the names say (see [`crate::run`]).
+    pub names_wrong: bool,
+    /// A block did not decode: the process log ends before it.
+    pub damaged: Option<Warning>,
+}
+
+type Buffers = (Vec<Item>, Vec<u8>);
+
+thread_local! {
+    /// Buffers of finished streams, for the next ones on this thread: a
+    /// comparison makes two streams per process, and growing their buffers
+    /// anew each time costs more than comparing a small process.
+    static SPARE: std::cell::RefCell<Vec<Buffers>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Drop for BlockStream<'_> {
+    fn drop(&mut self) {
+        let mut b = (
+            std::mem::take(&mut self.items),
+            std::mem::take(&mut self.arena),
+        );
+        b.0.clear();
+        b.1.clear();
+        SPARE.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() < 4 {
+                s.push(b);
+            }
+        });
+    }
+}
+
+impl<'a> BlockStream<'a> {
+    pub fn new(run: &'a Run<'a>, slot: Slot, skip_deliveries: bool) -> Self {
+        let (items, arena) = SPARE.with(|s| s.borrow_mut().pop()).unwrap_or_default();
+        BlockStream {
+            run,
+            slot,
+            blocks: run.blocks(slot),
+            items,
+            arena,
+            pos: 0,
+            events: 0,
+            signals: 0,
+            spawns: 0,
+            skip_deliveries,
+            names_wrong: false,
+            damaged: None,
+        }
+    }
+
+    fn refill(&mut self) {
+        while self.pos == self.items.len() && !self.blocks.is_empty() {
+            let k = self.blocks.start;
+            self.blocks.start += 1;
+            self.items.clear();
+            self.arena.clear();
+            self.pos = 0;
+            let (signals, spawns) = (self.signals, self.spawns);
+            let (run, slot, skip) = (self.run, self.slot, self.skip_deliveries);
+            let (items, arena) = (&mut self.items, &mut self.arena);
+            let (mut sig, mut sp, mut wrong, mut n) = (signals, spawns, false, self.events);
+            let r = run.reader.for_each_event_in_block(k, |index, _, e| {
+                let ev = Ev::from_ref(&e, arena);
+                let item = Item {
+                    index,
+                    signals: sig,
+                    spawns: sp,
+                    ev,
+                };
+                match e {
+                    EventRef::Send { .. } | EventRef::Signal { .. } => sig += 1,
+                    EventRef::Spawn { child, .. } => {
+                        sp += 1;
+                        wrong |= run.child(slot, sp) != run.slot(child);
+                    }
+                    _ => {}
+                }
+                if !(skip && matches!(e, EventRef::Deliver { .. })) {
+                    items.push(item);
+                }
+                n = index + 1;
+            });
+            match r {
+                Ok(()) => {
+                    self.events = n;
+                    self.signals = sig;
+                    self.spawns = sp;
+                    self.names_wrong |= wrong;
+                }
+                Err(e) => {
+                    // As the reader serves damaged logs: up to the first bad block.
+                    let first = self.run.block_first_event(k);
+                    self.damaged = Some(Warning::at(
+                        e.offset().unwrap_or(0),
+                        format!(
+                            "process {} <0.{}.0>: {e}; its log is compared up to event {first}",
+                            self.run.id(slot).0,
+                            self.run.pid(slot)
+                        ),
+                    ));
+                    self.items.clear();
+                    self.blocks.start = self.blocks.end;
+                }
+            }
+        }
+    }
+}
+
+impl Source for BlockStream<'_> {
+    fn peek(&mut self) -> Option<Item> {
+        if self.pos == self.items.len() {
+            self.refill();
+        }
+        self.items.get(self.pos).copied()
+    }
+
+    fn arena(&self) -> &[u8] {
+        &self.arena
+    }
+
+    fn advance(&mut self) {
+        self.pos += 1;
+    }
+
+    fn window(&mut self) -> (&[Item], &[u8]) {
+        if self.pos == self.items.len() {
+            self.refill();
+        }
+        (&self.items[self.pos..], &self.arena)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+    }
+
+    fn read(&self) -> Cut {
+        Cut {
+            events: self.events,
+            signals: self.signals,
+            spawns: self.spawns,
+        }
+    }
+}
+
+impl BlockStream<'_> {
+    /// Reads to the end, comparing nothing.
+    pub fn drain(&mut self) -> Cut {
+        while self.peek().is_some() {
+            self.pos = self.items.len();
+        }
+        self.read()
+    }
+}
+
+/// Events held whole.
+#[derive(Default)]
+pub(crate) struct Projected {
+    pub items: Vec<Item>,
+    pub arena: Vec<u8>,
+    pub pos: usize,
+    /// The whole log the projection was taken from.
+    pub total: Cut,
+}
+
+impl Source for Projected {
+    fn peek(&mut self) -> Option<Item> {
+        self.items.get(self.pos).copied()
+    }
+
+    fn arena(&self) -> &[u8] {
+        &self.arena
+    }
+
+    fn advance(&mut self) {
+        self.pos += 1;
+    }
+
+    fn window(&mut self) -> (&[Item], &[u8]) {
+        (&self.items[self.pos.min(self.items.len())..], &self.arena)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+    }
+
+    fn read(&self) -> Cut {
+        self.total
+    }
+}

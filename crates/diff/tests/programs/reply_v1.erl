@@ -1,0 +1,16 @@
+%% A server answering two clients; version 1 tags replies with v1.
+-module(reply_v1).
+-export([main/0]).
+
+main() ->
+    Server = spawn(fun server/0),
+    Self = self(),
+    [spawn(fun() -> Server ! {req, self(), N}, receive R -> Self ! {done, R} end end) || N <- [1, 2]],
+    [receive {done, _} -> ok end || _ <- [1, 2]],
+    Server ! stop.
+
+server() ->
+    receive
+        {req, From, N} -> From ! {reply, make_ref(), N * N, v1}, server();
+        stop -> ok
+    end.
