@@ -308,3 +308,52 @@ fn a_bad_expect_pattern_is_trouble() {
         text(&out.stderr)
     );
 }
+
+/// The papers' programs whose outcome depends on scheduling: a chaos search
+/// finds the failing interleaving within a bounded number of attempts, keeps
+/// its log, and says what failed. The kept run replays to the same failure.
+#[test]
+fn until_failure_finds_the_bugs_of_the_papers_races() {
+    let dir = Scratch::new("rec-papers");
+    let papers = trace_fixtures::root().join("papers");
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("echo_target", &[], "crashed: {{badmatch"),
+        ("proxy_server", &[], "deadlock: "),
+        (
+            "purchase",
+            &["--expect", "false"],
+            "the entry returned true",
+        ),
+        ("dining_philosophers", &[], "deadlock: "),
+        ("tcp", &[], "deadlock: "),
+    ];
+    for (name, extra, failure) in cases {
+        let src = papers.join(format!("{name}.erl"));
+        let log = dir.path(&format!("{name}.trace"));
+        let mut args = vec![
+            "record",
+            "-q",
+            "--until-failure",
+            "--chaos",
+            "--seed",
+            "1",
+            "--attempts",
+            "200",
+            "-o",
+            s(&log),
+        ];
+        args.extend_from_slice(extra);
+        args.push(s(&src));
+        let out = trace(&args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains(failure), "{name}: {err}");
+        assert!(err.contains("attempt "), "{name}: {err}");
+        let replayed = trace(&["replay", s(&src), s(&log)]);
+        assert_eq!(
+            text(&replayed.stdout),
+            text(&out.stdout),
+            "{name}: the kept run replays to the same output"
+        );
+    }
+}
