@@ -274,6 +274,16 @@ fn a_tight_memory_budget_still_yields_every_event() {
             s.push_send(Dest::Proc(ProcId(((i + round) % 2000) as u32)), None);
         }
     }
+    // The flusher cuts blocks on its own thread: on a busy machine it may
+    // not have run yet. Give it time to write some before finishing, which
+    // would cut everything anyway.
+    let header_only = std::fs::metadata(&t.0).unwrap().len();
+    let start = std::time::Instant::now();
+    while std::fs::metadata(&t.0).unwrap().len() == header_only
+        && start.elapsed() < Duration::from_secs(10)
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let s = w.finish(Outcome::default()).unwrap();
     drop(hs);
     assert_eq!(s.events, 40_000);
