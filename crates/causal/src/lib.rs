@@ -31,6 +31,7 @@
 mod build;
 mod derive;
 mod event;
+mod facts;
 mod model;
 mod name;
 mod prefetch;
@@ -43,6 +44,7 @@ mod waiters;
 
 pub use derive::{DeriveOutcome, Wait, WaitReason};
 pub use event::{EventSpec, MsgRef, ProcRef, ResolveError};
+pub use facts::{Receipt, Sent, Spawned};
 pub use model::{Destination, EventId, Model, ProcFacts, ReceiptKind, SignalClass};
 pub use name::{LookupError, Names, SymbolicName};
 pub use query::{Future, Past};

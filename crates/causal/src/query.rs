@@ -304,17 +304,23 @@ impl Model {
 
     /// The causal future of `e`: `e` and every event it happened before.
     pub fn causal_future(&self, e: EventId) -> Future {
+        self.causal_future_of(&[e])
+    }
+
+    /// The union of the causal futures of `events`.
+    pub fn causal_future_of(&self, events: &[EventId]) -> Future {
         let idx = self.receipt_index();
-        let events: Vec<u64> = self.procs.iter().map(|p| p.events).collect();
+        let lens: Vec<u64> = self.procs.iter().map(|p| p.events).collect();
+        let mut stack: Vec<(Slot, u32)> = events
+            .iter()
+            .filter_map(|e| {
+                let s = self.slot(e.proc)?;
+                (e.index < lens[s as usize]).then_some((s, e.index as u32))
+            })
+            .collect();
         let mut first = vec![u64::MAX; self.procs.len()];
-        let mut stack: Vec<(Slot, u32)> = Vec::new();
-        if let Some(s) = self.slot(e.proc) {
-            if e.index < events[s as usize] {
-                stack.push((s, e.index as u32));
-            }
-        }
         while let Some((q, l)) = stack.pop() {
-            let old = first[q as usize].min(events[q as usize]) as u32;
+            let old = first[q as usize].min(lens[q as usize]) as u32;
             if l >= old {
                 continue;
             }
@@ -337,7 +343,7 @@ impl Model {
         Future {
             ids: self.ids(),
             first,
-            events,
+            events: lens,
         }
     }
 
