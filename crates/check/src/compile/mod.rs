@@ -368,9 +368,11 @@ impl Cx<'_> {
             &format!("{}: never {text}.", b.name()),
         )
         .expect("built-ins parse");
-        let Body::Occurrence { event, .. } = &spec.properties[0].body else {
+        let body = &spec.properties[0].body;
+        let Body::Occurrence { event, .. } = body else {
             unreachable!("a built-in is an absence")
         };
+        self.uses = count_uses(body);
         let pred = self.pred(event, &[])?;
         Ok(Shape::Occurrence {
             kind: Occurrence::Absence,

@@ -186,7 +186,9 @@ pub fn check_with(
     for (i, prop) in props.iter().enumerate() {
         let r = &resolved[i];
         let mut warnings = r.warnings.clone();
-        let local = prop.local.is_some();
+        let local = prop.local.is_some()
+            || matches!(&prop.shape, Shape::History(h)
+                if !matches!(h.subject, crate::history::CSubject::Global));
         let result = match &prop.shape {
             Shape::History(h) => crate::history::check(h, prop, r, reader, model),
             _ => evaluate(&props, &resolved, i, &sources, model, &mut warnings),

@@ -113,10 +113,12 @@ fn match_list(l: &CList, actual: &[Term], env: &Env, budget: &mut usize) -> Vec<
     }
 }
 
-/// Every binding with which `s` matches the step.
-fn match_step(s: &CStep, st: &Step, env: &Env, budget: &mut usize) -> Vec<Env> {
+/// Every binding with which `s` matches the step, and, when there is none,
+/// how many of its parts (process, consumed, sent, spawned) did match: the
+/// closest miss is the one reported.
+fn match_step(s: &CStep, st: &Step, env: &Env, budget: &mut usize) -> (Vec<Env>, u8) {
     let Some(env) = bind(&s.process, &pid_term(Some(st.pid)), env) else {
-        return vec![];
+        return (vec![], 0);
     };
     let env = match (&s.consumed, &st.consumed) {
         (CConsumed::Any, _) => Some(env),
@@ -124,12 +126,16 @@ fn match_step(s: &CStep, st: &Step, env: &Env, budget: &mut usize) -> Vec<Env> {
         (CConsumed::Message(p), Actual::Message(m)) => bind(p, m, &env),
         _ => None,
     };
-    let Some(env) = env else { return vec![] };
+    let Some(env) = env else { return (vec![], 1) };
+    let sent = match_list(&s.sent, &st.sent, &env, budget);
+    if sent.is_empty() {
+        return (vec![], 2);
+    }
     let mut out = Vec::new();
-    for e in match_list(&s.sent, &st.sent, &env, budget) {
+    for e in sent {
         out.extend(match_list(&s.spawned, &st.spawned, &e, budget));
     }
-    out
+    (out, 3)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -141,6 +147,10 @@ enum Failure {
 }
 
 struct Best {
+    /// Items of the history matched so far.
+    item_progress: usize,
+    /// Parts of the failing step pattern that matched.
+    closeness: u8,
     depth: usize,
     kind: Failure,
     /// The step concerned and the item expected (if any).
@@ -227,7 +237,10 @@ pub fn check(
     let note = |b: Best, best: &mut Option<Best>| {
         let better = match best {
             None => true,
-            Some(x) => (b.depth, b.kind) > (x.depth, x.kind),
+            Some(x) => {
+                (b.item_progress, b.closeness, b.depth, b.kind)
+                    > (x.item_progress, x.closeness, x.depth, x.kind)
+            }
         };
         if better {
             *best = Some(b);
@@ -250,6 +263,8 @@ pub fn check(
             }
             note(
                 Best {
+                    item_progress: i,
+                    closeness: 0,
                     depth,
                     kind: Failure::Extra,
                     step: ts.first().copied(),
@@ -271,6 +286,8 @@ pub fn check(
                 if ts.is_empty() {
                     note(
                         Best {
+                            item_progress: i,
+                            closeness: 0,
                             depth,
                             kind: Failure::MoreExpected,
                             step: s,
@@ -282,8 +299,13 @@ pub fn check(
                     continue;
                 }
                 let mut any = false;
+                let mut closest = (0u8, ts[0]);
                 for &t in &ts {
-                    for e in match_step(p, &g.steps[t], &env, &mut budget) {
+                    let (envs, close) = match_step(p, &g.steps[t], &env, &mut budget);
+                    if close > closest.0 {
+                        closest = (close, t);
+                    }
+                    for e in envs {
                         any = true;
                         stack.push((i + 1, Some(t), 0, e, depth + 1));
                     }
@@ -291,9 +313,11 @@ pub fn check(
                 if !any {
                     note(
                         Best {
+                            item_progress: i,
+                            closeness: closest.0,
                             depth: depth + 1,
                             kind: Failure::Mismatch,
-                            step: ts.first().copied(),
+                            step: Some(closest.1),
                             item: Some(i),
                             env,
                         },
@@ -310,6 +334,8 @@ pub fn check(
                 if ts.is_empty() {
                     note(
                         Best {
+                            item_progress: i,
+                            closeness: 0,
                             depth,
                             kind: Failure::MoreExpected,
                             step: s,
@@ -321,12 +347,17 @@ pub fn check(
                     continue;
                 }
                 let mut any = false;
+                let mut closest = (0u8, ts[0]);
                 for &t in &ts {
                     for (j, m) in members.iter().enumerate() {
                         if left & (1 << j) == 0 {
                             continue;
                         }
-                        for e in match_step(m, &g.steps[t], &env, &mut budget) {
+                        let (envs, close) = match_step(m, &g.steps[t], &env, &mut budget);
+                        if close > closest.0 {
+                            closest = (close, t);
+                        }
+                        for e in envs {
                             any = true;
                             let rest = left & !(1 << j);
                             if rest == 0 {
@@ -340,9 +371,11 @@ pub fn check(
                 if !any {
                     note(
                         Best {
+                            item_progress: i,
+                            closeness: closest.0,
                             depth: depth + 1,
                             kind: Failure::Mismatch,
-                            step: ts.first().copied(),
+                            step: Some(closest.1),
                             item: Some(i),
                             env,
                         },

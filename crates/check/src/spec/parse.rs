@@ -410,7 +410,21 @@ impl<'a> Cur<'a> {
             let subject = if self.eat_word("global") {
                 Subject::Global
             } else {
-                Subject::Process(self.expr()?)
+                // One token: `Module:Fun` would swallow the colon that follows.
+                let t = match self.peek() {
+                    Some(t) if matches!(t.kind, TokenKind::Var(_) | TokenKind::Atom(_)) => t,
+                    _ => {
+                        return self
+                            .err("whose history: global, <P.1>, a registered name or a variable")
+                    }
+                };
+                self.i += 1;
+                let kind = match &t.kind {
+                    TokenKind::Var(v) => ExprKind::Var(v.clone()),
+                    TokenKind::Atom(a) => ExprKind::Atom(a.clone()),
+                    _ => unreachable!("checked above"),
+                };
+                Subject::Process(Expr::new(t.pos, kind))
             };
             self.expect_punct(Punct::Colon, "':' before the history's list of steps")?;
             let items = self.history()?;
