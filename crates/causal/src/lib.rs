@@ -42,6 +42,7 @@ mod syntax;
 mod validate;
 mod waiters;
 
+pub use build::EventVisitor;
 pub use derive::{DeriveOutcome, Wait, WaitReason};
 pub use event::{EventSpec, MsgRef, ProcRef, ResolveError};
 pub use facts::{Receipt, Sent, Spawned};
