@@ -4,12 +4,15 @@
 //!
 //! A pattern is parsed with the Erlang front end, compiled once into a
 //! [`Pattern`] (literals folded, variables numbered), then matched against
-//! any number of terms, producing [`Bindings`].
+//! any number of terms, producing [`Bindings`]. A term still in the External
+//! Term Format can be rejected without decoding ([`Pattern::may_match_etf`]).
 
 mod compile;
+mod etf;
 mod guard;
 mod matching;
 
 pub use compile::{compile, compile_str, Pattern, PatternError};
+pub use etf::EtfTest;
 pub use guard::{Guard, GuardError};
 pub use matching::Bindings;
