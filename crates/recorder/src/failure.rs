@@ -144,10 +144,12 @@ pub fn check_log(path: &Path, exp: &Expectations) -> Result<Option<Failure>, Str
         return Ok(None);
     };
     let reader = trace_format::LogReader::open(path).map_err(|e| e.to_string())?;
-    let model = trace_causal::Model::build(&reader);
-    let opts = trace_check::eval::Options { detail: 0 };
-    let verdicts =
-        trace_check::eval::check_with(spec, &reader, &model, opts).map_err(|e| e.to_string())?;
+    let opts = trace_check::eval::Options {
+        detail: 0,
+        ..Default::default()
+    };
+    let (model, verdicts) =
+        trace_check::eval::check_with(spec, &reader, opts).map_err(|e| e.to_string())?;
     Ok(verdicts
         .iter()
         .find(|v| v.status == trace_check::Status::Violated)

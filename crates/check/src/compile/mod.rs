@@ -44,7 +44,8 @@ pub struct CProp {
     /// When every event the property involves lies in one process — the
     /// same process variable, or the same named process, as every event's
     /// first argument — happened-before among them is that process's order.
-    pub local: Option<ProcArg>,
+    /// The variable is then that first argument.
+    pub local: Option<usize>,
 }
 
 /// The variables of a property.
@@ -66,7 +67,7 @@ impl Vars {
         }
     }
 
-    fn constant(&mut self, name: &str, p: ProcRef) -> usize {
+    pub(crate) fn constant(&mut self, name: &str, p: ProcRef) -> usize {
         let i = self.index(name);
         if !self.constants.iter().any(|(j, _)| *j == i) {
             self.constants.push((i, p));
@@ -76,6 +77,11 @@ impl Vars {
 
     pub fn is_constant(&self, i: usize) -> bool {
         self.constants.iter().any(|(j, _)| *j == i)
+    }
+
+    /// The process a constant variable names.
+    pub fn constant_of(&self, i: usize) -> Option<&ProcRef> {
+        self.constants.iter().find(|(j, _)| *j == i).map(|(_, r)| r)
     }
 
     pub fn len(&self) -> usize {
@@ -301,7 +307,7 @@ impl Cx<'_> {
                 let (scope, seen) = self.scope(scope)?;
                 let pred = self.pred(event, &seen)?;
                 let select = (*kind == Occurrence::Universality).then(|| {
-                    let s = self.preds[pred].selection(&self.preds, &seen);
+                    let s = self.preds[pred].selection(&self.vars);
                     self.preds.push(s);
                     self.preds.len() - 1
                 });
@@ -419,21 +425,21 @@ impl Cx<'_> {
     }
 }
 
-/// The process every predicate is about, when it is the same one.
-fn local_owner(preds: &[CPred], shape: &Shape) -> Option<ProcArg> {
+/// The process variable every predicate is about, when it is the same one.
+fn local_owner(preds: &[CPred], shape: &Shape) -> Option<usize> {
     if matches!(shape, Shape::History(_)) {
         return None;
     }
-    let mut owner: Option<&ProcArg> = None;
+    let mut owner = None;
     for p in preds {
         match (&p.procs[0], owner) {
             (ProcArg::Any, _) => return None,
-            (a, None) => owner = Some(a),
-            (a, Some(o)) if a == o => {}
+            (ProcArg::Var(v), None) => owner = Some(*v),
+            (ProcArg::Var(v), Some(o)) if *v == o => {}
             _ => return None,
         }
     }
-    owner.cloned()
+    owner
 }
 
 /// The history compiler reaches the shared helpers through this.

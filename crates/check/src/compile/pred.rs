@@ -5,7 +5,6 @@
 use super::{Cx, Vars};
 use crate::spec::{procname, ArgRole, EventKind, Pred, SpecError};
 use std::path::Path;
-use trace_causal::ProcRef;
 use trace_pattern::{Guard, Pattern};
 use trace_syntax::ast::{Expr, ExprKind, Pos};
 
@@ -14,10 +13,10 @@ use trace_syntax::ast::{Expr, ExprKind, Pos};
 pub enum ProcArg {
     /// `_`
     Any,
-    /// A property variable: bound to the process's pid.
+    /// A property variable, bound to the process's pid. A named process
+    /// (`<P.2>`, `<0.83.0>`, a declared registered name) is a *constant*
+    /// variable: bound, once the log is read, to that process's pid.
     Var(usize),
-    /// `<P.2>`, `<0.83.0>` or a registered name declared with `-registered`.
-    Fixed(ProcRef),
 }
 
 /// A term argument: the message, a reason, a value.
@@ -52,10 +51,15 @@ pub struct CPred {
     /// processes), so it is decided when the event is matched; otherwise
     /// when the event is joined with the events it sees.
     pub local_guard: bool,
-    /// The property variables this predicate binds, ascending.
+    /// The property variables this predicate binds, ascending — named
+    /// processes (constants) included: matching while the log is decoded,
+    /// before names are resolved, captures their values for a later check.
     pub binds: Vec<usize>,
     /// The property variables bound by the predicates it sees.
     pub sees: Vec<usize>,
+    /// Only process arguments to match: no term to read, no guard to
+    /// decide when matching.
+    pub structural: bool,
 }
 
 impl CPred {
@@ -64,16 +68,18 @@ impl CPred {
         self.terms.iter().any(|t| !t.trivial)
     }
 
-    /// The predicate universality applies to: the same kind of event, for
-    /// the processes this one names or sees bound, whatever its terms.
-    pub fn selection(&self, _all: &[CPred], seen: &[usize]) -> CPred {
-        let _ = seen;
+    /// The predicate universality applies to: the same kind of event, in
+    /// the process the first argument names (or sees bound), whatever the
+    /// other arguments.
+    pub fn selection(&self, vars: &Vars) -> CPred {
         let procs: Vec<ProcArg> = self
             .procs
             .iter()
-            .map(|a| match a {
-                ProcArg::Var(v) if self.sees.contains(v) => a.clone(),
-                ProcArg::Fixed(_) => a.clone(),
+            .enumerate()
+            .map(|(j, a)| match a {
+                ProcArg::Var(v) if j == 0 && (self.sees.contains(v) || vars.is_constant(*v)) => {
+                    a.clone()
+                }
                 _ => ProcArg::Any,
             })
             .collect();
@@ -103,6 +109,7 @@ impl CPred {
             local_guard: true,
             binds,
             sees: self.sees.clone(),
+            structural: true,
         }
     }
 }
@@ -249,7 +256,7 @@ pub(super) fn compile(p: &Pred, cx: &mut Cx<'_>, visible: &[usize]) -> Result<CP
                 };
                 let (pattern, map) = pattern(cx.path, a, &mut cx.vars)?;
                 if !single_use {
-                    binds.extend(map.iter().filter(|&&v| !cx.vars.is_constant(v)));
+                    binds.extend(map.iter());
                 }
                 terms.push(TermArg {
                     pattern,
@@ -306,14 +313,15 @@ pub(super) fn compile(p: &Pred, cx: &mut Cx<'_>, visible: &[usize]) -> Result<CP
         };
         used.sort_unstable();
         used.dedup();
-        local_guard = used
-            .iter()
-            .all(|v| binds.contains(v) || cx.vars.is_constant(*v));
+        // Decided at match time only when every variable it uses is bound
+        // by the event itself (named processes included).
+        local_guard = used.iter().all(|v| binds.contains(v));
         guard = Some(CGuard {
             guard: g,
             vars: used,
         });
     }
+    let structural = terms.iter().all(|t| t.trivial) && (guard.is_none() || !local_guard);
     Ok(CPred {
         kind: p.kind,
         pos: p.pos,
@@ -324,6 +332,7 @@ pub(super) fn compile(p: &Pred, cx: &mut Cx<'_>, visible: &[usize]) -> Result<CP
         local_guard,
         binds,
         sees: visible.to_vec(),
+        structural,
     })
 }
 
@@ -331,11 +340,13 @@ fn process(a: &Expr, cx: &mut Cx<'_>) -> Result<ProcArg, SpecError> {
     match &a.kind {
         ExprKind::Var(v) if v == "_" => Ok(ProcArg::Any),
         ExprKind::Var(v) => Ok(match procname::from_placeholder(v) {
-            Some(r) => ProcArg::Fixed(r),
+            Some(r) => ProcArg::Var(cx.vars.constant(v, r)),
             None => ProcArg::Var(cx.vars.index(v)),
         }),
         ExprKind::Atom(name) => match cx.registered.get(name) {
-            Some(r) => Ok(ProcArg::Fixed(r.clone())),
+            Some(r) => Ok(ProcArg::Var(
+                cx.vars.constant(&procname::placeholder(r), r.clone()),
+            )),
             None => cx.err(
                 a.pos,
                 format!(

@@ -1,35 +1,52 @@
 //! Dwyer's patterns over one set of matches: scopes cut into segments, then
 //! occurrence and order patterns decided in each segment, on an [`Order`]
 //! (a process's program order for a local property, happened-before
-//! otherwise). The semantics are those of docs/spec-language.md; the
-//! comments below refer to its definitions.
+//! otherwise). The semantics are those of docs/spec-language.md.
+//!
+//! A run yields [`Found`] records — the violating event and little else —
+//! so that a run with a million violations stays cheap; [`Engine::describe`]
+//! turns the few that are reported into [`Violation`]s with words,
+//! bindings and related events.
 
 use super::hb::Order;
-use super::matcher::{agrees, join, Env, Match};
+use super::key::{FxMap, Key};
+use super::matcher::{agrees, join, join_into, Env, Matches};
 use super::Violation;
 use crate::compile::{CPred, CProp, CScope, Shape};
 use crate::spec::{EventKind, Occurrence, OrderKind};
-use std::collections::HashMap;
+use std::cell::{Cell, OnceCell, RefCell};
 use trace_causal::EventId;
 use trace_term::Term;
 
-/// Chain searches give up past this many steps (per property and process).
+/// Searches give up past this many steps (per property and process).
 pub const STEP_BUDGET: u64 = 200_000_000;
 
 /// Why a search stopped without a verdict.
 #[derive(Debug, Clone)]
 pub struct GaveUp(pub String);
 
-pub struct Engine<'a> {
-    pub prop: &'a CProp,
-    pub consts: &'a Env,
-    /// Matches of each predicate, each list in position order.
-    pub m: Vec<Vec<Match>>,
-    pub order: &'a dyn Order,
-    steps: std::cell::Cell<u64>,
-    /// Per predicate: its matches grouped by the values of the variables
-    /// it shares with what it sees.
-    index: Vec<std::cell::OnceCell<HashMap<Vec<u8>, Vec<usize>>>>,
+/// A violation found, not yet described.
+#[derive(Clone, Debug)]
+pub struct Found {
+    pub event: Option<EventId>,
+    seg: u32,
+    /// The binding, when the run keeps them (for describing).
+    env: Option<Env>,
+    what: What,
+}
+
+#[derive(Clone, Debug)]
+enum What {
+    /// An event the pattern forbids.
+    Forbidden,
+    /// A selected event that does not match (universality).
+    Mismatch,
+    /// Fewer matches than required.
+    TooFew(u64),
+    /// More matches than allowed; the event is the first one too many.
+    TooMany(u64),
+    /// No response / no cause; the trigger chain began at `first`.
+    Missing { first: EventId },
 }
 
 /// A part of the run a pattern applies to (Dwyer's scope instance).
@@ -118,488 +135,25 @@ impl Segment {
     }
 }
 
-fn etf_key(vals: &[&Term]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for v in vals {
-        trace_term::etf::encode(v, &mut out);
-    }
-    out
+/// The matches of a predicate worth trying against a binding.
+enum Cands<'e> {
+    All(usize),
+    Some(&'e [u32]),
 }
 
-impl<'a> Engine<'a> {
-    pub fn new(prop: &'a CProp, consts: &'a Env, m: Vec<Vec<Match>>, order: &'a dyn Order) -> Self {
-        let index = m.iter().map(|_| std::cell::OnceCell::new()).collect();
-        Engine {
-            prop,
-            consts,
-            m,
-            order,
-            steps: std::cell::Cell::new(0),
-            index,
+impl Cands<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Cands::All(n) => *n,
+            Cands::Some(v) => v.len(),
         }
     }
 
-    fn pred(&self, k: usize) -> &'a CPred {
-        &self.prop.preds[k]
-    }
-
-    fn step(&self, n: u64) -> Result<(), GaveUp> {
-        let s = self.steps.get() + n;
-        self.steps.set(s);
-        if s > STEP_BUDGET {
-            return Err(GaveUp(format!(
-                "gave up after {STEP_BUDGET} steps of matching events against each other"
-            )));
+    fn get(&self, i: usize) -> usize {
+        match self {
+            Cands::All(_) => i,
+            Cands::Some(v) => v[i] as usize,
         }
-        Ok(())
-    }
-
-    /// The variables of predicate `k` that what it sees may have bound.
-    fn key_vars(&self, k: usize) -> Vec<usize> {
-        let p = self.pred(k);
-        p.binds
-            .iter()
-            .copied()
-            .filter(|v| p.sees.contains(v))
-            .collect()
-    }
-
-    /// Indices of the matches of `k` that may agree with `env`.
-    fn candidates(&self, k: usize, env: &Env) -> Vec<usize> {
-        let keys = self.key_vars(k);
-        let bound: Vec<&Term> = keys.iter().filter_map(|&v| env[v].as_ref()).collect();
-        if keys.is_empty() || bound.len() != keys.len() || self.m[k].len() < 16 {
-            return (0..self.m[k].len()).collect();
-        }
-        let index = self.index[k].get_or_init(|| {
-            let p = self.pred(k);
-            let pos: Vec<usize> = keys
-                .iter()
-                .map(|v| {
-                    p.binds
-                        .iter()
-                        .position(|b| b == v)
-                        .expect("a key var is bound")
-                })
-                .collect();
-            let mut map: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
-            for (i, mt) in self.m[k].iter().enumerate() {
-                let vals: Vec<&Term> = pos.iter().map(|&j| &mt.vals[j]).collect();
-                map.entry(etf_key(&vals)).or_default().push(i);
-            }
-            map
-        });
-        index.get(&etf_key(&bound)).cloned().unwrap_or_default()
-    }
-
-    fn segments(&self, scope: CScope) -> Result<Vec<Segment>, GaveUp> {
-        let base = self.consts.clone();
-        let o = self.order;
-        Ok(match scope {
-            CScope::Global => vec![Segment {
-                env: base,
-                kind: SegKind::Global,
-            }],
-            CScope::Before(r) => {
-                let rs: Vec<EventId> = self.m[r].iter().map(|x| x.ev).collect();
-                if rs.is_empty() {
-                    vec![]
-                } else {
-                    vec![Segment {
-                        env: base,
-                        kind: SegKind::Before(rs),
-                    }]
-                }
-            }
-            CScope::After(q) | CScope::Between(q, _) | CScope::AfterUntil(q, _) => {
-                let close = scope.closer();
-                let between = matches!(scope, CScope::Between(..));
-                // Openings, per binding of Q: a Q not inside the segment of
-                // an earlier Q with the same binding.
-                let mut opened: HashMap<Vec<u8>, Vec<(EventId, Vec<EventId>)>> = HashMap::new();
-                let mut segs = Vec::new();
-                for qm in &self.m[q] {
-                    let Some(env) = join(self.pred(q), &base, &qm.vals) else {
-                        continue;
-                    };
-                    let key = etf_key(&qm.vals.iter().collect::<Vec<_>>());
-                    let earlier = opened.entry(key).or_default();
-                    self.step(earlier.len() as u64 + 1)?;
-                    let inside = earlier.iter().any(|(open, closes)| {
-                        o.before(*open, qm.ev) && !closes.iter().any(|&r| o.before_eq(r, qm.ev))
-                    });
-                    if inside {
-                        continue;
-                    }
-                    let closes = match close {
-                        Some(r) => {
-                            let after: Vec<EventId> = self
-                                .candidates(r, &env)
-                                .into_iter()
-                                .map(|i| &self.m[r][i])
-                                .filter(|rm| {
-                                    o.before(qm.ev, rm.ev) && agrees(self.pred(r), &env, &rm.vals)
-                                })
-                                .map(|rm| rm.ev)
-                                .collect();
-                            self.step(after.len() as u64)?;
-                            minimal(o, after)
-                        }
-                        None => vec![],
-                    };
-                    earlier.push((qm.ev, closes.clone()));
-                    if between && closes.is_empty() {
-                        continue;
-                    }
-                    segs.push(Segment {
-                        env,
-                        kind: SegKind::From {
-                            open: qm.ev,
-                            closes,
-                            between,
-                        },
-                    });
-                }
-                segs
-            }
-        })
-    }
-
-    /// The matches of `k` in `seg` that agree with its binding.
-    fn within<'s>(&'s self, k: usize, seg: &'s Segment) -> impl Iterator<Item = &'s Match> + 's {
-        let p = self.pred(k);
-        self.candidates(k, &seg.env)
-            .into_iter()
-            .map(move |i| &self.m[k][i])
-            .filter(move |x| seg.contains(self.order, x.ev) && agrees(p, &seg.env, &x.vals))
-    }
-
-    fn bindings(&self, env: &Env) -> Vec<(String, Term)> {
-        let vars = &self.prop.vars;
-        env.iter()
-            .enumerate()
-            .filter(|(i, v)| v.is_some() && !vars.is_constant(*i))
-            .map(|(i, v)| (vars.names[i].clone(), v.clone().expect("filtered")))
-            .collect()
-    }
-
-    pub fn run(&self) -> Result<Vec<Violation>, GaveUp> {
-        match &self.prop.shape {
-            Shape::Occurrence {
-                kind,
-                pred,
-                select,
-                scope,
-            } => self.occurrence(*kind, *pred, *select, *scope),
-            Shape::Order {
-                kind,
-                trigger,
-                other,
-                scope,
-            } => self.order_pattern(*kind, trigger, other, *scope),
-            Shape::History(_) => Ok(vec![]),
-        }
-    }
-
-    fn occurrence(
-        &self,
-        kind: Occurrence,
-        k: usize,
-        select: Option<usize>,
-        scope: CScope,
-    ) -> Result<Vec<Violation>, GaveUp> {
-        let text = &self.pred(k).text;
-        let mut out = Vec::new();
-        for seg in self.segments(scope)? {
-            self.step(self.m[k].len() as u64)?;
-            let found: Vec<&Match> = self.within(k, &seg).collect();
-            let env_of = |x: &Match| join(self.pred(k), &seg.env, &x.vals).unwrap_or_default();
-            match kind {
-                Occurrence::Absence => {
-                    let what = match self.pred(k).kind {
-                        EventKind::Blocked => {
-                            "never exited: blocked at the end of the run (its last event is shown)"
-                                .to_string()
-                        }
-                        EventKind::Unreceived => "sent, but no receive ever consumed it".into(),
-                        _ => format!("matches `{text}`, which must not happen{}", seg.phrase()),
-                    };
-                    for x in found {
-                        out.push(Violation {
-                            slice: Vec::new(),
-                            slice_omitted: 0,
-                            event: Some(x.ev),
-                            what: what.clone(),
-                            bindings: self.bindings(&env_of(x)),
-                            related: seg.related(),
-                        });
-                    }
-                }
-                Occurrence::Universality => {
-                    let s = select.expect("universality has a selection");
-                    let sp = self.pred(s);
-                    self.step(self.m[s].len() as u64)?;
-                    let ok: std::collections::HashSet<EventId> =
-                        found.iter().map(|x| x.ev).collect();
-                    for x in self.within(s, &seg) {
-                        if !ok.contains(&x.ev) {
-                            let env = join(sp, &seg.env, &x.vals).unwrap_or_default();
-                            out.push(Violation {
-                                slice: Vec::new(),
-                                slice_omitted: 0,
-                                event: Some(x.ev),
-                                what: format!("does not match `{text}`{}", seg.phrase()),
-                                bindings: self.bindings(&env),
-                                related: seg.related(),
-                            });
-                        }
-                    }
-                }
-                Occurrence::Existence
-                | Occurrence::AtLeast(_)
-                | Occurrence::AtMost(_)
-                | Occurrence::Exactly(_) => {
-                    let n = found.len() as u64;
-                    let (lo, hi) = match kind {
-                        Occurrence::Existence => (1, u64::MAX),
-                        Occurrence::AtLeast(a) => (a, u64::MAX),
-                        Occurrence::AtMost(b) => (0, b),
-                        Occurrence::Exactly(c) => (c, c),
-                        _ => unreachable!(),
-                    };
-                    if n < lo {
-                        out.push(Violation {
-                            slice: Vec::new(),
-                            slice_omitted: 0,
-                            event: seg.anchor(self.order),
-                            what: match (kind, n) {
-                                (Occurrence::Existence, _) => {
-                                    format!("no event matches `{text}`{}", seg.phrase())
-                                }
-                                (_, 0) => format!(
-                                    "no event matches `{text}`{}, where {} must",
-                                    seg.phrase(),
-                                    lo
-                                ),
-                                _ => format!(
-                                    "only {n} event{} match `{text}`{}, where {lo} must",
-                                    plural(n),
-                                    seg.phrase()
-                                ),
-                            },
-                            bindings: self.bindings(&seg.env),
-                            related: seg
-                                .related()
-                                .into_iter()
-                                .chain(found.iter().map(|x| ("it matches".to_string(), x.ev)))
-                                .collect(),
-                        });
-                    } else if n > hi {
-                        let mut sorted: Vec<&Match> = found.clone();
-                        sorted.sort_by_key(|x| self.order.position(x.ev));
-                        let last = sorted[hi as usize];
-                        out.push(Violation {
-                            slice: Vec::new(),
-                            slice_omitted: 0,
-                            event: Some(last.ev),
-                            what: format!(
-                                "{n} events match `{text}`{}, where at most {hi} may; \
-                                 this is number {}",
-                                seg.phrase(),
-                                hi + 1
-                            ),
-                            bindings: self.bindings(&env_of(last)),
-                            related: seg
-                                .related()
-                                .into_iter()
-                                .chain(
-                                    sorted[..hi as usize]
-                                        .iter()
-                                        .map(|x| ("it matches".to_string(), x.ev)),
-                                )
-                                .collect(),
-                        });
-                    }
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// Occurrences of `chain` in `seg` agreeing with `env`: events each in the
-    /// causal future of the one before, the first after `after` (if given).
-    /// `f` gets each occurrence's first event, last event and binding, and
-    /// returns false to stop.
-    fn chains(
-        &self,
-        chain: &[usize],
-        seg: &Segment,
-        env: &Env,
-        b: Bounds,
-        f: &mut dyn FnMut(EventId, EventId, &Env) -> bool,
-    ) -> Result<bool, GaveUp> {
-        let Bounds {
-            after,
-            before,
-            first,
-        } = b;
-        let Some((&k, rest)) = chain.split_first() else {
-            return Ok(true);
-        };
-        let p = self.pred(k);
-        let cands = self.candidates(k, env);
-        self.step(cands.len() as u64)?;
-        for i in cands {
-            let x = &self.m[k][i];
-            if after.is_some_and(|a| !self.order.before(a, x.ev))
-                || before.is_some_and(|b| !self.order.before(x.ev, b))
-                || !seg.contains(self.order, x.ev)
-            {
-                continue;
-            }
-            let Some(env2) = join(p, env, &x.vals) else {
-                continue;
-            };
-            let start = first.unwrap_or(x.ev);
-            let go_on = if rest.is_empty() {
-                f(start, x.ev, &env2)
-            } else {
-                let b = Bounds {
-                    after: Some(x.ev),
-                    before,
-                    first: Some(start),
-                };
-                self.chains(rest, seg, &env2, b, f)?
-            };
-            if !go_on {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    }
-
-    fn order_pattern(
-        &self,
-        kind: OrderKind,
-        trigger: &[usize],
-        other: &[usize],
-        scope: CScope,
-    ) -> Result<Vec<Violation>, GaveUp> {
-        let other_text = other
-            .iter()
-            .map(|&k| format!("`{}`", self.pred(k).text))
-            .collect::<Vec<_>>()
-            .join(" then ");
-        let mut out = Vec::new();
-        let mut seen: std::collections::HashSet<(EventId, Vec<u8>)> = Default::default();
-        for seg in self.segments(scope)? {
-            let mut occurrences = Vec::new();
-            self.chains(trigger, &seg, &seg.env, Bounds::NONE, &mut |a, b, env| {
-                occurrences.push((a, b, env.clone()));
-                true
-            })?;
-            for (first, last, env) in occurrences {
-                let found = match kind {
-                    OrderKind::Response => {
-                        let mut found = false;
-                        let b = Bounds {
-                            after: Some(last),
-                            ..Bounds::NONE
-                        };
-                        self.chains(other, &seg, &env, b, &mut |_, _, _| {
-                            found = true;
-                            false
-                        })?;
-                        found
-                    }
-                    OrderKind::Precedence => {
-                        let mut found = false;
-                        let b = Bounds {
-                            before: Some(first),
-                            ..Bounds::NONE
-                        };
-                        self.chains(other, &seg, &env, b, &mut |_, _, _| {
-                            found = true;
-                            false
-                        })?;
-                        found
-                    }
-                };
-                if found {
-                    continue;
-                }
-                let at = match kind {
-                    OrderKind::Response => last,
-                    OrderKind::Precedence => first,
-                };
-                let bindings = self.bindings(&env);
-                let key = etf_key(&bindings.iter().map(|(_, t)| t).collect::<Vec<_>>());
-                if !seen.insert((at, key)) {
-                    continue;
-                }
-                let mut related = seg.related();
-                if first != last {
-                    related.push(("the chain starts at".to_string(), first));
-                }
-                related.extend(self.near_misses(kind, other[0], &env, at, &seg));
-                out.push(Violation {
-                    slice: Vec::new(),
-                    slice_omitted: 0,
-                    event: Some(at),
-                    what: match kind {
-                        OrderKind::Response => {
-                            format!("no {other_text} in its causal future{}", seg.phrase())
-                        }
-                        OrderKind::Precedence => {
-                            format!("no {other_text} in its causal past{}", seg.phrase())
-                        }
-                    },
-                    bindings,
-                    related,
-                });
-            }
-        }
-        Ok(out)
-    }
-
-    /// Events that match the awaited predicate with this binding but are on
-    /// the wrong side of `at` (or outside the scope): what a user looks at
-    /// first when an order pattern fails.
-    fn near_misses(
-        &self,
-        kind: OrderKind,
-        k: usize,
-        env: &Env,
-        at: EventId,
-        seg: &Segment,
-    ) -> Vec<(String, EventId)> {
-        let p = self.pred(k);
-        let o = self.order;
-        let mut out = Vec::new();
-        for i in self.candidates(k, env) {
-            let x = &self.m[k][i];
-            if x.ev == at || !agrees(p, env, &x.vals) {
-                continue;
-            }
-            let why = if !seg.contains(o, x.ev) {
-                "matches, but lies outside the scope"
-            } else if match kind {
-                OrderKind::Response => o.before(x.ev, at),
-                OrderKind::Precedence => o.before(at, x.ev),
-            } {
-                match kind {
-                    OrderKind::Response => "matches, but happened before it",
-                    OrderKind::Precedence => "matches, but happened after it",
-                }
-            } else {
-                "matches, but is concurrent with it"
-            };
-            out.push((why.to_string(), x.ev));
-            if out.len() == 3 {
-                break;
-            }
-        }
-        out
     }
 }
 
@@ -620,6 +174,619 @@ impl Bounds {
     };
 }
 
+pub struct Engine<'a> {
+    pub prop: &'a CProp,
+    pub consts: &'a Env,
+    /// Matches of each predicate, each list in position order.
+    pub m: Vec<Matches>,
+    /// The position of each match (see [`Order::position`]).
+    pos: Vec<Vec<u64>>,
+    pub order: &'a dyn Order,
+    steps: Cell<u64>,
+    /// Per predicate: the variables it shares with what it sees (the join
+    /// key), and where they are among its values.
+    keys: Vec<Vec<usize>>,
+    key_at: Vec<Vec<usize>>,
+    /// Per predicate: its matches grouped by key.
+    index: Vec<OnceCell<FxMap<Key, Vec<u32>>>>,
+    /// The segments of the last run, for describing what it found.
+    segs: RefCell<Vec<Segment>>,
+}
+
+impl<'a> Engine<'a> {
+    /// `owner`: the variable every event's process is bound to when the
+    /// matches all come from one process (it is the same in every match,
+    /// so no key needs it).
+    pub fn new(
+        prop: &'a CProp,
+        consts: &'a Env,
+        m: Vec<Matches>,
+        order: &'a dyn Order,
+        owner: Option<usize>,
+    ) -> Self {
+        let index = m.iter().map(|_| OnceCell::new()).collect();
+        let pos = m
+            .iter()
+            .map(|l| l.events().iter().map(|&e| order.position(e)).collect())
+            .collect();
+        let keys: Vec<Vec<usize>> = prop
+            .preds
+            .iter()
+            .map(|p| {
+                p.binds
+                    .iter()
+                    .copied()
+                    .filter(|v| {
+                        p.sees.contains(v) && Some(*v) != owner && !prop.vars.is_constant(*v)
+                    })
+                    .collect()
+            })
+            .collect();
+        let key_at = prop
+            .preds
+            .iter()
+            .zip(&keys)
+            .map(|(p, ks)| {
+                ks.iter()
+                    .map(|v| {
+                        p.binds
+                            .iter()
+                            .position(|b| b == v)
+                            .expect("a key var is bound")
+                    })
+                    .collect()
+            })
+            .collect();
+        Engine {
+            prop,
+            consts,
+            m,
+            pos,
+            order,
+            steps: Cell::new(0),
+            keys,
+            key_at,
+            index,
+            segs: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn pred(&self, k: usize) -> &'a CPred {
+        &self.prop.preds[k]
+    }
+
+    fn step(&self, n: u64) -> Result<(), GaveUp> {
+        let s = self.steps.get() + n;
+        self.steps.set(s);
+        if s > STEP_BUDGET {
+            return Err(GaveUp(format!(
+                "gave up after {STEP_BUDGET} steps of matching events against each other"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The matches of `k` that may agree with `env`, in position order.
+    fn candidates(&self, k: usize, env: &Env) -> Cands<'_> {
+        let n = self.m[k].len();
+        if self.keys[k].is_empty() || n < 8 {
+            return Cands::All(n);
+        }
+        let Some(key) = Key::of_env(env, &self.keys[k]) else {
+            return Cands::All(n);
+        };
+        let index = self.index[k].get_or_init(|| {
+            let mut map: FxMap<Key, Vec<u32>> = FxMap::default();
+            for i in 0..n {
+                map.entry(Key::pick(self.m[k].vals(i), &self.key_at[k]))
+                    .or_default()
+                    .push(i as u32);
+            }
+            map
+        });
+        match index.get(&key) {
+            Some(v) => Cands::Some(v),
+            None => Cands::Some(&[]),
+        }
+    }
+
+    fn segments(&self, scope: CScope) -> Result<Vec<Segment>, GaveUp> {
+        let base = self.consts.clone();
+        let o = self.order;
+        Ok(match scope {
+            CScope::Global => vec![Segment {
+                env: base,
+                kind: SegKind::Global,
+            }],
+            CScope::Before(r) => {
+                let rs: Vec<EventId> = self.m[r].events().to_vec();
+                if rs.is_empty() {
+                    vec![]
+                } else {
+                    vec![Segment {
+                        env: base,
+                        kind: SegKind::Before(rs),
+                    }]
+                }
+            }
+            CScope::After(q) | CScope::Between(q, _) | CScope::AfterUntil(q, _) => {
+                let close = scope.closer();
+                let between = matches!(scope, CScope::Between(..));
+                // Openings, per binding of Q: a Q not inside the segment of
+                // an earlier Q with the same binding.
+                let all_q: Vec<usize> = (0..self.pred(q).binds.len()).collect();
+                let mut opened: FxMap<Key, Vec<(EventId, Vec<EventId>)>> = FxMap::default();
+                let mut segs = Vec::new();
+                for qi in 0..self.m[q].len() {
+                    let qv = self.m[q].vals(qi);
+                    let qev = self.m[q].ev(qi);
+                    let Some(env) = join(self.pred(q), &base, qv) else {
+                        continue;
+                    };
+                    let earlier = opened.entry(Key::pick(qv, &all_q)).or_default();
+                    self.step(earlier.len() as u64 + 1)?;
+                    let inside = earlier.iter().any(|(open, closes)| {
+                        o.before(*open, qev) && !closes.iter().any(|&r| o.before_eq(r, qev))
+                    });
+                    if inside {
+                        continue;
+                    }
+                    let closes = match close {
+                        Some(r) => {
+                            let c = self.candidates(r, &env);
+                            let after: Vec<EventId> = (0..c.len())
+                                .map(|j| c.get(j))
+                                .filter(|&j| {
+                                    o.before(qev, self.m[r].ev(j))
+                                        && agrees(self.pred(r), &env, self.m[r].vals(j))
+                                })
+                                .map(|j| self.m[r].ev(j))
+                                .collect();
+                            self.step(c.len() as u64)?;
+                            minimal(o, after)
+                        }
+                        None => vec![],
+                    };
+                    earlier.push((qev, closes.clone()));
+                    if between && closes.is_empty() {
+                        continue;
+                    }
+                    segs.push(Segment {
+                        env,
+                        kind: SegKind::From {
+                            open: qev,
+                            closes,
+                            between,
+                        },
+                    });
+                }
+                segs
+            }
+        })
+    }
+
+    /// The matches of `k` in `seg` that agree with its binding (indices, in
+    /// position order).
+    fn within(&self, k: usize, seg: &Segment) -> Vec<usize> {
+        let p = self.pred(k);
+        let c = self.candidates(k, &seg.env);
+        (0..c.len())
+            .map(|j| c.get(j))
+            .filter(|&i| {
+                seg.contains(self.order, self.m[k].ev(i)) && agrees(p, &seg.env, self.m[k].vals(i))
+            })
+            .collect()
+    }
+
+    fn bindings(&self, env: &Env) -> Vec<(String, Term)> {
+        let vars = &self.prop.vars;
+        env.iter()
+            .enumerate()
+            .filter(|(i, v)| v.is_some() && !vars.is_constant(*i))
+            .map(|(i, v)| (vars.names[i].clone(), v.clone().expect("filtered")))
+            .collect()
+    }
+
+    /// Finds the violations; with `keep`, each keeps its binding for
+    /// [`describe`](Self::describe).
+    pub fn run(&self, keep: bool) -> Result<Vec<Found>, GaveUp> {
+        let (scope, found) = match &self.prop.shape {
+            Shape::Occurrence {
+                kind,
+                pred,
+                select,
+                scope,
+            } => {
+                let segs = self.segments(*scope)?;
+                let f = self.occurrence(&segs, *kind, *pred, *select, keep)?;
+                (segs, f)
+            }
+            Shape::Order {
+                kind,
+                trigger,
+                other,
+                scope,
+            } => {
+                let segs = self.segments(*scope)?;
+                let f = self.order_pattern(&segs, *kind, trigger, other, keep)?;
+                (segs, f)
+            }
+            Shape::History(_) => (Vec::new(), Vec::new()),
+        };
+        *self.segs.borrow_mut() = scope;
+        Ok(found)
+    }
+
+    fn occurrence(
+        &self,
+        segs: &[Segment],
+        kind: Occurrence,
+        k: usize,
+        select: Option<usize>,
+        keep: bool,
+    ) -> Result<Vec<Found>, GaveUp> {
+        let m = &self.m[k];
+        let mut out = Vec::new();
+        for (si, seg) in segs.iter().enumerate() {
+            self.step(m.len() as u64)?;
+            let found = self.within(k, seg);
+            let env_of = |i: usize| {
+                keep.then(|| join(self.pred(k), &seg.env, m.vals(i)).unwrap_or_default())
+            };
+            let found_at = |event, env, what| Found {
+                event,
+                seg: si as u32,
+                env,
+                what,
+            };
+            match kind {
+                Occurrence::Absence => {
+                    for i in found {
+                        out.push(found_at(Some(m.ev(i)), env_of(i), What::Forbidden));
+                    }
+                }
+                Occurrence::Universality => {
+                    let s = select.expect("universality has a selection");
+                    self.step(self.m[s].len() as u64)?;
+                    let ok: std::collections::HashSet<EventId, super::key::FxBuild> =
+                        found.iter().map(|&i| m.ev(i)).collect();
+                    for j in self.within(s, seg) {
+                        let ev = self.m[s].ev(j);
+                        if !ok.contains(&ev) {
+                            let env = keep.then(|| {
+                                join(self.pred(s), &seg.env, self.m[s].vals(j)).unwrap_or_default()
+                            });
+                            out.push(found_at(Some(ev), env, What::Mismatch));
+                        }
+                    }
+                }
+                Occurrence::Existence
+                | Occurrence::AtLeast(_)
+                | Occurrence::AtMost(_)
+                | Occurrence::Exactly(_) => {
+                    let n = found.len() as u64;
+                    let (lo, hi) = bounds(kind);
+                    if n < lo {
+                        let env = keep.then(|| seg.env.clone());
+                        out.push(found_at(seg.anchor(self.order), env, What::TooFew(n)));
+                    } else if n > hi {
+                        // `found` is in position order, a linear extension.
+                        let last = found[hi as usize];
+                        out.push(found_at(Some(m.ev(last)), env_of(last), What::TooMany(n)));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether a chain of `chain` lies in `seg` within `b`, agreeing with `env`.
+    fn exists(&self, chain: &[usize], seg: &Segment, env: &Env, b: Bounds) -> Result<bool, GaveUp> {
+        let Some((&k, rest)) = chain.split_first() else {
+            return Ok(true);
+        };
+        let p = self.pred(k);
+        let m = &self.m[k];
+        let pos = &self.pos[k];
+        let cands = self.candidates(k, env);
+        let n = cands.len();
+        // Candidates are in position order, which every order respects: an
+        // event after `after` has a greater position, one before `before` a
+        // smaller one. Walk from the promising end and stop past the bound.
+        let after_pos = b.after.map(|e| self.order.position(e));
+        let before_pos = b.before.map(|e| self.order.position(e));
+        let descending = after_pos.is_some() && before_pos.is_none();
+        let mut scratch: Env = Vec::new();
+        let mut tried = 0u64;
+        let mut found = false;
+        for j in 0..n {
+            let i = cands.get(if descending { n - 1 - j } else { j });
+            tried += 1;
+            if after_pos.is_some_and(|a| pos[i] <= a) {
+                if descending {
+                    break;
+                }
+                continue;
+            }
+            if before_pos.is_some_and(|bp| pos[i] >= bp) {
+                break;
+            }
+            let ev = m.ev(i);
+            if b.after.is_some_and(|a| !self.order.before(a, ev))
+                || b.before.is_some_and(|x| !self.order.before(ev, x))
+                || !seg.contains(self.order, ev)
+            {
+                continue;
+            }
+            if rest.is_empty() {
+                if agrees(p, env, m.vals(i)) {
+                    found = true;
+                    break;
+                }
+                continue;
+            }
+            if !join_into(p, env, m.vals(i), &mut scratch) {
+                continue;
+            }
+            let next = Bounds {
+                after: Some(ev),
+                before: b.before,
+                first: None,
+            };
+            if self.exists(rest, seg, &scratch, next)? {
+                found = true;
+                break;
+            }
+        }
+        self.step(tried)?;
+        Ok(found)
+    }
+
+    /// Occurrences of `chain` in `seg` agreeing with `env`: events each in
+    /// the causal future of the one before; `f` gets each one's first and
+    /// last event and binding.
+    fn occurrences(
+        &self,
+        chain: &[usize],
+        seg: &Segment,
+        env: &Env,
+        b: Bounds,
+        f: &mut dyn FnMut(EventId, EventId, &Env) -> Result<(), GaveUp>,
+    ) -> Result<(), GaveUp> {
+        let Some((&k, rest)) = chain.split_first() else {
+            return Ok(());
+        };
+        let p = self.pred(k);
+        let m = &self.m[k];
+        let cands = self.candidates(k, env);
+        self.step(cands.len() as u64)?;
+        let mut scratch: Env = Vec::new();
+        for j in 0..cands.len() {
+            let i = cands.get(j);
+            let ev = m.ev(i);
+            if b.after.is_some_and(|a| !self.order.before(a, ev)) || !seg.contains(self.order, ev) {
+                continue;
+            }
+            if !join_into(p, env, m.vals(i), &mut scratch) {
+                continue;
+            }
+            let first = b.first.unwrap_or(ev);
+            if rest.is_empty() {
+                f(first, ev, &scratch)?;
+            } else {
+                let next = Bounds {
+                    after: Some(ev),
+                    before: None,
+                    first: Some(first),
+                };
+                self.occurrences(rest, seg, &scratch, next, f)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn order_pattern(
+        &self,
+        segs: &[Segment],
+        kind: OrderKind,
+        trigger: &[usize],
+        other: &[usize],
+        keep: bool,
+    ) -> Result<Vec<Found>, GaveUp> {
+        let mut out = Vec::new();
+        for (si, seg) in segs.iter().enumerate() {
+            // A chain of triggers may end at one event in several ways: one
+            // violation per event.
+            let mut seen: std::collections::HashSet<EventId, super::key::FxBuild> =
+                Default::default();
+            self.occurrences(
+                trigger,
+                seg,
+                &seg.env,
+                Bounds::NONE,
+                &mut |first, last, env| {
+                    let bounds = match kind {
+                        OrderKind::Response => Bounds {
+                            after: Some(last),
+                            ..Bounds::NONE
+                        },
+                        OrderKind::Precedence => Bounds {
+                            before: Some(first),
+                            ..Bounds::NONE
+                        },
+                    };
+                    if self.exists(other, seg, env, bounds)? {
+                        return Ok(());
+                    }
+                    let at = match kind {
+                        OrderKind::Response => last,
+                        OrderKind::Precedence => first,
+                    };
+                    if trigger.len() > 1 && !seen.insert(at) {
+                        return Ok(());
+                    }
+                    out.push(Found {
+                        event: Some(at),
+                        seg: si as u32,
+                        env: keep.then(|| env.clone()),
+                        what: What::Missing { first },
+                    });
+                    Ok(())
+                },
+            )?;
+        }
+        Ok(out)
+    }
+
+    /// Words, bindings and related events for a violation of the last run.
+    pub fn describe(&self, f: &Found) -> Violation {
+        let segs = self.segs.borrow();
+        let Some(seg) = segs.get(f.seg as usize) else {
+            return Violation::at(f.event, String::new());
+        };
+        let env = f.env.clone().unwrap_or_else(|| seg.env.clone());
+        let mut v = Violation::at(f.event, String::new());
+        v.bindings = self.bindings(&env);
+        v.related = seg.related();
+        match (&self.prop.shape, &f.what) {
+            (Shape::Occurrence { pred, .. }, What::Forbidden) => {
+                let p = self.pred(*pred);
+                v.what = match p.kind {
+                    EventKind::Blocked => {
+                        "never exited: blocked at the end of the run (its last event is shown)"
+                            .into()
+                    }
+                    EventKind::Unreceived => "sent, but no receive ever consumed it".into(),
+                    _ => format!(
+                        "matches `{}`, which must not happen{}",
+                        p.text,
+                        seg.phrase()
+                    ),
+                };
+            }
+            (Shape::Occurrence { pred, .. }, What::Mismatch) => {
+                v.what = format!("does not match `{}`{}", self.pred(*pred).text, seg.phrase());
+            }
+            (Shape::Occurrence { kind, pred, .. }, What::TooFew(n)) => {
+                let text = &self.pred(*pred).text;
+                let (lo, _) = bounds(*kind);
+                v.what = match (kind, n) {
+                    (Occurrence::Existence, _) => {
+                        format!("no event matches `{text}`{}", seg.phrase())
+                    }
+                    (_, 0) => format!("no event matches `{text}`{}, where {lo} must", seg.phrase()),
+                    _ => format!(
+                        "only {n} event{} match `{text}`{}, where {lo} must",
+                        if *n == 1 { "" } else { "s" },
+                        seg.phrase()
+                    ),
+                };
+                let m = &self.m[*pred];
+                v.related.extend(
+                    self.within(*pred, seg)
+                        .into_iter()
+                        .map(|i| ("it matches".to_string(), m.ev(i))),
+                );
+            }
+            (Shape::Occurrence { kind, pred, .. }, What::TooMany(n)) => {
+                let (_, hi) = bounds(*kind);
+                v.what = format!(
+                    "{n} events match `{}`{}, where at most {hi} may; this is number {}",
+                    self.pred(*pred).text,
+                    seg.phrase(),
+                    hi + 1
+                );
+                let m = &self.m[*pred];
+                v.related.extend(
+                    self.within(*pred, seg)
+                        .into_iter()
+                        .take(hi as usize)
+                        .map(|i| ("it matches".to_string(), m.ev(i))),
+                );
+            }
+            (Shape::Order { kind, other, .. }, What::Missing { first }) => {
+                let other_text = other
+                    .iter()
+                    .map(|&k| format!("`{}`", self.pred(k).text))
+                    .collect::<Vec<_>>()
+                    .join(" then ");
+                v.what = match kind {
+                    OrderKind::Response => {
+                        format!("no {other_text} in its causal future{}", seg.phrase())
+                    }
+                    OrderKind::Precedence => {
+                        format!("no {other_text} in its causal past{}", seg.phrase())
+                    }
+                };
+                if let Some(at) = f.event {
+                    if *first != at {
+                        v.related.push(("the chain starts at".to_string(), *first));
+                    }
+                    v.related
+                        .extend(self.near_misses(*kind, other[0], &env, at, seg));
+                }
+            }
+            _ => {}
+        }
+        v
+    }
+
+    /// Events that match the awaited predicate with this binding but are on
+    /// the wrong side of `at` (or outside the scope): what a user looks at
+    /// first when an order pattern fails.
+    fn near_misses(
+        &self,
+        kind: OrderKind,
+        k: usize,
+        env: &Env,
+        at: EventId,
+        seg: &Segment,
+    ) -> Vec<(String, EventId)> {
+        let p = self.pred(k);
+        let o = self.order;
+        let m = &self.m[k];
+        let c = self.candidates(k, env);
+        let mut out = Vec::new();
+        for j in 0..c.len() {
+            let i = c.get(j);
+            let ev = m.ev(i);
+            if ev == at || !agrees(p, env, m.vals(i)) {
+                continue;
+            }
+            let why = if !seg.contains(o, ev) {
+                "matches, but lies outside the scope"
+            } else if match kind {
+                OrderKind::Response => o.before(ev, at),
+                OrderKind::Precedence => o.before(at, ev),
+            } {
+                match kind {
+                    OrderKind::Response => "matches, but happened before it",
+                    OrderKind::Precedence => "matches, but happened after it",
+                }
+            } else {
+                "matches, but is concurrent with it"
+            };
+            out.push((why.to_string(), ev));
+            if out.len() == 3 {
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// The counts an occurrence pattern allows.
+fn bounds(kind: Occurrence) -> (u64, u64) {
+    match kind {
+        Occurrence::Existence => (1, u64::MAX),
+        Occurrence::AtLeast(a) => (a, u64::MAX),
+        Occurrence::AtMost(b) => (0, b),
+        Occurrence::Exactly(c) => (c, c),
+        Occurrence::Absence => (0, 0),
+        Occurrence::Universality => (0, u64::MAX),
+    }
+}
+
 /// The elements of `evs` after none of the others.
 fn minimal(o: &dyn Order, mut evs: Vec<EventId>) -> Vec<EventId> {
     evs.sort_by_key(|&e| o.position(e));
@@ -631,12 +798,4 @@ fn minimal(o: &dyn Order, mut evs: Vec<EventId>) -> Vec<EventId> {
         }
     }
     out
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }

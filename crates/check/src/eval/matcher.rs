@@ -1,21 +1,93 @@
 //! Matching one predicate against one event: the event's processes (as raw
 //! pids) and terms (ETF bytes or a term built for it) against the
 //! predicate's process arguments, term patterns and guard, producing the
-//! values of the variables the predicate binds.
+//! values of the variables the predicate binds. Matches of a predicate are
+//! kept flat ([`Matches`]): two vectors, whatever their number.
 
 use crate::compile::{CPred, ProcArg};
-use trace_pattern::Bindings;
+use trace_causal::EventId;
+use trace_pattern::{Bindings, EtfTest};
 use trace_term::{Pid, Term};
 
 /// The values of a property's variables, as far as they are bound.
 pub type Env = Vec<Option<Term>>;
 
-/// One event a predicate matched, with the values of its variables
-/// (aligned with [`CPred::binds`]).
-#[derive(Clone, Debug)]
-pub struct Match {
-    pub ev: trace_causal::EventId,
-    pub vals: Box<[Term]>,
+/// The events a predicate matched, with the values of its variables
+/// (`stride` values per event, aligned with [`CPred::binds`]).
+#[derive(Clone, Debug, Default)]
+pub struct Matches {
+    evs: Vec<EventId>,
+    vals: Vec<Term>,
+    stride: usize,
+}
+
+impl Matches {
+    pub fn new(stride: usize) -> Matches {
+        Matches {
+            evs: Vec::new(),
+            vals: Vec::new(),
+            stride,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.evs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.evs.is_empty()
+    }
+
+    pub fn ev(&self, i: usize) -> EventId {
+        self.evs[i]
+    }
+
+    pub fn vals(&self, i: usize) -> &[Term] {
+        &self.vals[i * self.stride..(i + 1) * self.stride]
+    }
+
+    pub fn events(&self) -> &[EventId] {
+        &self.evs
+    }
+
+    pub fn push(&mut self, ev: EventId, vals: &[Term]) {
+        debug_assert_eq!(vals.len(), self.stride);
+        self.evs.push(ev);
+        self.vals.extend_from_slice(vals);
+    }
+
+    /// Appends the values last written to `scratch` by [`match_view`].
+    pub fn push_from(&mut self, ev: EventId, scratch: &mut Vec<Term>) {
+        self.evs.push(ev);
+        self.vals.append(scratch);
+    }
+
+    pub fn append(&mut self, other: &mut Matches) {
+        self.evs.append(&mut other.evs);
+        self.vals.append(&mut other.vals);
+    }
+
+    /// Reorders the matches by `key`.
+    pub fn sort_by_key<K: Ord>(&mut self, mut key: impl FnMut(EventId) -> K) {
+        let mut order: Vec<(K, usize)> = self
+            .evs
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| (key(e), i))
+            .collect();
+        if order.windows(2).all(|w| w[0].0 <= w[1].0) {
+            return;
+        }
+        order.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut evs = Vec::with_capacity(self.evs.len());
+        let mut vals = Vec::with_capacity(self.vals.len());
+        for (_, i) in order {
+            evs.push(self.evs[i]);
+            vals.extend_from_slice(self.vals(i));
+        }
+        self.evs = evs;
+        self.vals = vals;
+    }
 }
 
 /// A term of an event, as the log has it.
@@ -36,12 +108,6 @@ pub struct View<'a> {
     pub terms: [TermIn<'a>; 2],
 }
 
-/// Resolved process names: the pid each fixed process argument stands for
-/// (`None` when the name names no process of this log: it matches nothing).
-pub trait Fixed {
-    fn pid(&self, r: &trace_causal::ProcRef) -> Option<u64>;
-}
-
 pub fn pid_term(pid: Option<u64>) -> Term {
     match pid {
         Some(n) => Term::Pid(Pid(n)),
@@ -59,7 +125,16 @@ fn bind(env: &mut Env, v: usize, t: Term) -> bool {
     }
 }
 
-/// Builds the guard's bindings from `env`.
+fn same_pid(x: &Option<Term>, pid: Option<u64>) -> Option<bool> {
+    match (x, pid) {
+        (None, _) => None,
+        (Some(Term::Pid(p)), Some(n)) => Some(p.0 == n),
+        (Some(t), None) => Some(trace_term::order::exact_eq(t, &pid_term(None))),
+        (Some(_), Some(_)) => Some(false),
+    }
+}
+
+/// Whether the guard holds with the variables of `env`.
 pub fn guard_holds(pred: &CPred, env: &Env) -> bool {
     let Some(g) = &pred.guard else { return true };
     let mut b = Bindings::new(env.len());
@@ -72,41 +147,62 @@ pub fn guard_holds(pred: &CPred, env: &Env) -> bool {
     g.guard.holds(&b)
 }
 
-/// Matches `pred` against the event `view`, starting from `consts` (the
-/// named processes). Returns the values of `pred.binds`.
+/// Matches `pred` against the event `view`, starting from `init` (the named
+/// processes, or nothing while names are not resolved yet). On success the
+/// values of `pred.binds` are appended to `out`. `env` is scratch space.
 pub fn match_view(
     pred: &CPred,
-    consts: &Env,
-    fixed: &dyn Fixed,
+    init: &Env,
+    env: &mut Env,
     view: &View<'_>,
-) -> Option<Box<[Term]>> {
-    for (a, pid) in pred.procs.iter().zip(view.procs) {
-        if let ProcArg::Fixed(r) = a {
-            if pid.is_none() || fixed.pid(r) != pid {
-                return None;
-            }
-        }
-    }
-    let mut env = consts.clone();
+    out: &mut Vec<Term>,
+) -> bool {
+    // Cheap rejections first: a named process, a term's first bytes.
     for (a, pid) in pred.procs.iter().zip(view.procs) {
         if let ProcArg::Var(v) = a {
-            if !bind(&mut env, *v, pid_term(pid)) {
-                return None;
+            if same_pid(&init[*v], pid) == Some(false) {
+                return false;
             }
         }
     }
-    for (arg, t) in pred.terms.iter().zip(view.terms) {
-        if arg.trivial {
+    // A term whose pattern binds nothing and that the quick test accepts
+    // for sure need not be decoded.
+    let mut decided = [false; 2];
+    for (k, (arg, t)) in pred.terms.iter().zip(view.terms).enumerate() {
+        if let (false, TermIn::Etf(bytes)) = (arg.trivial, t) {
+            match arg.pattern.test_etf(bytes) {
+                EtfTest::No => return false,
+                EtfTest::Yes if arg.map.is_empty() => decided[k] = true,
+                _ => {}
+            }
+        }
+    }
+    if pred.structural || (decided_all(pred, &decided) && pred.guard.is_none()) {
+        return structural(pred, init, view, out);
+    }
+    env.clone_from(init);
+    for (a, pid) in pred.procs.iter().zip(view.procs) {
+        if let ProcArg::Var(v) = a {
+            if !bind(env, *v, pid_term(pid)) {
+                return false;
+            }
+        }
+    }
+    for (k, (arg, t)) in pred.terms.iter().zip(view.terms).enumerate() {
+        if arg.trivial || decided[k] {
             continue;
         }
         let owned;
         let term = match t {
-            TermIn::Etf(bytes) => {
-                owned = trace_term::etf::decode(bytes).ok()?;
-                &owned
-            }
+            TermIn::Etf(bytes) => match trace_term::etf::decode(bytes) {
+                Ok(t) => {
+                    owned = t;
+                    &owned
+                }
+                Err(_) => return false,
+            },
             TermIn::Built(t) => t,
-            TermIn::Missing => return None,
+            TermIn::Missing => return false,
         };
         let mut b = Bindings::new(arg.map.len());
         for (i, &v) in arg.map.iter().enumerate() {
@@ -114,24 +210,158 @@ pub fn match_view(
                 b.set(i, x.clone());
             }
         }
-        let b = arg.pattern.matches_with(term, b)?;
+        let Some(b) = arg.pattern.matches_with(term, b) else {
+            return false;
+        };
         for (i, &v) in arg.map.iter().enumerate() {
             if let Some(x) = b.get(i) {
-                if !bind(&mut env, v, x.clone()) {
-                    return None;
+                if !bind(env, v, x.clone()) {
+                    return false;
                 }
             }
         }
     }
-    if pred.local_guard && !guard_holds(pred, &env) {
-        return None;
+    if pred.local_guard && !guard_holds(pred, env) {
+        return false;
     }
-    Some(
-        pred.binds
-            .iter()
-            .map(|&v| env[v].clone().expect("a bound variable"))
-            .collect(),
-    )
+    for &v in &pred.binds {
+        match &env[v] {
+            Some(t) => out.push(t.clone()),
+            // A named process the event does not bind (only in a guard).
+            None => out.push(Term::Nil),
+        }
+    }
+    true
+}
+
+/// How a predicate that binds only processes gets its values from an
+/// event's pids, without an environment: the cheap path for the predicates
+/// every event of a kind is tried against.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Per bind: the process argument its value comes from.
+    from: Vec<usize>,
+    /// Process arguments that hold the same variable.
+    same: Vec<(usize, usize)>,
+    /// Process arguments that must be this (named, resolved) process.
+    fixed: Vec<(usize, Term)>,
+    /// Terms the quick test must accept for sure (`decided_by_etf_test`).
+    quick: Vec<usize>,
+}
+
+impl Plan {
+    /// The plan of `pred` with `init` (named processes resolved or not), if
+    /// its terms are decided by the quick test and no guard is decided on
+    /// the event.
+    pub fn of(pred: &CPred, init: &Env) -> Option<Plan> {
+        if pred.guard.is_some() && pred.local_guard {
+            return None;
+        }
+        let mut quick = Vec::new();
+        for (k, t) in pred.terms.iter().enumerate() {
+            if !t.trivial {
+                if !t.map.is_empty() || !t.pattern.decided_by_etf_test() {
+                    return None;
+                }
+                quick.push(k);
+            }
+        }
+        let pos = |v: usize| {
+            pred.procs
+                .iter()
+                .position(|a| *a == ProcArg::Var(v))
+                .expect("a predicate without terms binds processes only")
+        };
+        let mut same = Vec::new();
+        let mut fixed = Vec::new();
+        for (j, a) in pred.procs.iter().enumerate() {
+            if let ProcArg::Var(v) = a {
+                let first = pos(*v);
+                if first != j {
+                    same.push((first, j));
+                }
+                if let Some(t) = &init[*v] {
+                    fixed.push((j, t.clone()));
+                }
+            }
+        }
+        Some(Plan {
+            from: pred.binds.iter().map(|&v| pos(v)).collect(),
+            same,
+            fixed,
+            quick,
+        })
+    }
+
+    /// Matches the event; on success appends the values to `out`.
+    #[inline]
+    pub fn apply(&self, pred: &CPred, view: &View<'_>, out: &mut Vec<Term>) -> bool {
+        for &(a, b) in &self.same {
+            if view.procs[a] != view.procs[b] {
+                return false;
+            }
+        }
+        for (j, t) in &self.fixed {
+            match (t, view.procs[*j]) {
+                (Term::Pid(p), Some(n)) if p.0 == n => {}
+                _ => return false,
+            }
+        }
+        for &k in &self.quick {
+            let pattern = &pred.terms[k].pattern;
+            let ok = match view.terms[k] {
+                TermIn::Etf(bytes) => pattern.test_etf(bytes) == EtfTest::Yes,
+                TermIn::Built(t) => pattern.matches(t).is_some(),
+                TermIn::Missing => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        for &j in &self.from {
+            out.push(pid_term(view.procs[j]));
+        }
+        true
+    }
+}
+
+/// Every term of `pred` is trivial or decided by the quick test.
+fn decided_all(pred: &CPred, decided: &[bool; 2]) -> bool {
+    pred.terms
+        .iter()
+        .enumerate()
+        .all(|(k, t)| t.trivial || decided[k])
+}
+
+/// [`match_view`] for a predicate on processes only (no term to read, no
+/// guard to decide now): the values are the pids, with no environment.
+fn structural(pred: &CPred, init: &Env, view: &View<'_>, out: &mut Vec<Term>) -> bool {
+    let start = out.len();
+    for &v in &pred.binds {
+        let mut value: Option<Term> = None;
+        for (a, pid) in pred.procs.iter().zip(view.procs) {
+            if *a == ProcArg::Var(v) {
+                let t = pid_term(pid);
+                match &value {
+                    Some(x) if !trace_term::order::exact_eq(x, &t) => {
+                        out.truncate(start);
+                        return false;
+                    }
+                    Some(_) => {}
+                    None => value = Some(t),
+                }
+            }
+        }
+        let t = value.unwrap_or(Term::Nil);
+        if let Some(x) = &init[v] {
+            if !trace_term::order::exact_eq(x, &t) {
+                out.truncate(start);
+                return false;
+            }
+        }
+        out.push(t);
+    }
+    true
 }
 
 /// Extends `env` with a match of `pred`, if their shared variables agree and
@@ -147,6 +377,17 @@ pub fn join(pred: &CPred, env: &Env, vals: &[Term]) -> Option<Env> {
         return None;
     }
     Some(out)
+}
+
+/// [`join`] into `out` (its allocation reused).
+pub fn join_into(pred: &CPred, env: &Env, vals: &[Term], out: &mut Env) -> bool {
+    out.clone_from(env);
+    for (&v, x) in pred.binds.iter().zip(vals) {
+        if !bind(out, v, x.clone()) {
+            return false;
+        }
+    }
+    pred.local_guard || guard_holds(pred, out)
 }
 
 /// True when a match of `pred` agrees with `env` (see [`join`]), without

@@ -11,16 +11,19 @@
 
 pub mod engine;
 pub mod hb;
+mod key;
 pub mod matcher;
 pub(crate) mod resolve;
 mod scan;
 pub mod slice;
 pub mod source;
+mod stream;
 
-pub(crate) use crate::compile::{CProp, Compiled, ProcArg, Shape};
+pub(crate) use crate::compile::{CProp, Compiled, Shape};
 use crate::spec::{EventKind, Occurrence};
 use engine::Engine;
 use hb::{Causal, ProgramOrder};
+use matcher::Matches;
 use rayon::prelude::*;
 pub use resolve::show as show_proc;
 use resolve::Resolved as Names;
@@ -31,7 +34,7 @@ use trace_format::{LogReader, ProcId};
 use trace_term::Term;
 
 /// One way a run breaks a property.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Violation {
     /// The event that breaks it; `None` when the whole run does (a global
     /// existence that nothing satisfies).
@@ -50,6 +53,17 @@ pub struct Violation {
     pub slice_omitted: usize,
 }
 
+impl Violation {
+    /// A violation at `event`, described by `what` only.
+    pub fn at(event: Option<EventId>, what: String) -> Violation {
+        Violation {
+            event,
+            what,
+            ..Violation::default()
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Status {
     Satisfied,
@@ -64,8 +78,11 @@ pub struct Verdict {
     /// Index of the property in the compiled specification.
     pub property: usize,
     pub status: Status,
-    /// Every violation found, events in process order.
+    /// The violations described (the first ones, events in process order;
+    /// all of them with `Options::detail` unbounded).
     pub violations: Vec<Violation>,
+    /// How many violations there are in all.
+    pub total: usize,
     /// Things worth knowing that do not change the verdict.
     pub warnings: Vec<String>,
     /// The property is about one process's order (else about happened-before).
@@ -141,47 +158,64 @@ fn requirements(spec: &Compiled, prop: &CProp, reader: &LogReader) -> Result<(),
 /// How much to find out.
 #[derive(Copy, Clone, Debug)]
 pub struct Options {
-    /// Violations per property whose causal slice is computed.
+    /// Violations per property described (with their causal slice).
     pub detail: usize,
+    /// Use the fast paths for the commonest properties (only tests that
+    /// compare them with the general engine turn this off).
+    pub fast: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { detail: 10 }
+        Options {
+            detail: 10,
+            fast: true,
+        }
     }
 }
 
-/// Checks every property of `spec` on the log; the model must be built from
-/// the same reader.
-pub fn check(
-    spec: &Compiled,
-    reader: &LogReader,
-    model: &Model,
-) -> Result<Vec<Verdict>, CheckError> {
-    check_with(spec, reader, model, Options::default())
+/// Checks every property of `spec` on the log: builds the causal model,
+/// matching the predicates that read terms while it decodes the log.
+/// Returns the model with the verdicts (reports name events through it).
+pub fn check(spec: &Compiled, reader: &LogReader) -> Result<(Model, Vec<Verdict>), CheckError> {
+    check_with(spec, reader, Options::default())
 }
 
 /// [`check`] with options.
 pub fn check_with(
     spec: &Compiled,
     reader: &LogReader,
-    model: &Model,
     opts: Options,
-) -> Result<Vec<Verdict>, CheckError> {
+) -> Result<(Model, Vec<Verdict>), CheckError> {
     for p in &spec.properties {
         requirements(spec, p, reader)?;
     }
     let props: Vec<&CProp> = spec.properties.iter().collect();
-    let resolved: Vec<Names> = props.iter().map(|p| resolve::resolve(p, model)).collect();
     let tasks = scan::tasks(&props);
-    let lens: Vec<u64> = model.processes().iter().map(|f| f.events).collect();
-    let hits = scan::scan(reader, &props, &resolved, &tasks, &lens);
+    let scanner = scan::Scanner::new(&props, &tasks, reader);
+    let (model, blocks) = if scanner.is_empty() {
+        (Model::build(reader), Vec::new())
+    } else {
+        Model::build_visiting(reader, |info| scanner.block(info))
+    };
+    let slots = model
+        .processes()
+        .iter()
+        .map(|f| f.id.0 as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut lens = vec![0u64; slots];
+    for f in model.processes() {
+        lens[f.id.0 as usize] = f.events;
+    }
+    let hits = scan::gather(&props, &tasks, blocks, &lens);
+    let resolved: Vec<Names> = props.iter().map(|p| resolve::resolve(p, &model)).collect();
     let mut task_of: Vec<Vec<Option<usize>>> =
         props.iter().map(|p| vec![None; p.preds.len()]).collect();
     for (i, t) in tasks.iter().enumerate() {
         task_of[t.prop][t.pred] = Some(i);
     }
-    let sources = Sources::new(model, &hits, task_of);
+    let sources = Sources::new(&model, &hits, task_of);
     let mut verdicts = Vec::new();
     for (i, prop) in props.iter().enumerate() {
         let r = &resolved[i];
@@ -190,17 +224,20 @@ pub fn check_with(
             || matches!(&prop.shape, Shape::History(h)
                 if !matches!(h.subject, crate::history::CSubject::Global));
         let result = match &prop.shape {
-            Shape::History(h) => crate::history::check(h, prop, r, reader, model),
-            _ => evaluate(&props, &resolved, i, &sources, model, &mut warnings),
+            Shape::History(h) => {
+                crate::history::check(h, prop, r, reader, &model).map(|v| (v.len(), v))
+            }
+            _ => evaluate(&props, &resolved, i, &sources, &model, &mut warnings, opts),
         };
-        let (status, mut violations) = match result {
-            Ok(v) if v.is_empty() => (Status::Satisfied, v),
-            Ok(v) => (Status::Violated, v),
-            Err(engine::GaveUp(why)) => (Status::GaveUp(why), Vec::new()),
+        let (status, total, mut violations) = match result {
+            Ok((0, v)) => (Status::Satisfied, 0, v),
+            Ok((n, v)) => (Status::Violated, n, v),
+            Err(engine::GaveUp(why)) => (Status::GaveUp(why), 0, Vec::new()),
         };
         violations.sort_by_key(|v| v.event.map(|e| (e.proc, e.index)));
-        for v in violations.iter_mut().take(opts.detail) {
-            slice::fill(&props, &resolved, i, &sources, model, local, v);
+        violations.truncate(opts.detail);
+        for v in violations.iter_mut() {
+            slice::fill(&props, &resolved, i, &sources, &model, local, v);
         }
         if !model.is_complete() && status != Status::Satisfied {
             warnings.push(
@@ -213,13 +250,17 @@ pub fn check_with(
             property: i,
             status,
             violations,
+            total,
             warnings,
             local,
         });
     }
-    Ok(verdicts)
+    drop(sources);
+    Ok((model, verdicts))
 }
 
+/// Runs the engine on a property; returns how many violations there are
+/// and the first `detail` of them (in process order), described.
 fn evaluate(
     props: &[&CProp],
     resolved: &[Names],
@@ -227,8 +268,11 @@ fn evaluate(
     sources: &Sources<'_>,
     model: &Model,
     warnings: &mut Vec<String>,
-) -> Result<Vec<Violation>, engine::GaveUp> {
+    opts: Options,
+) -> Result<(usize, Vec<Violation>), engine::GaveUp> {
+    let detail = opts.detail;
     let prop = props[i];
+    let fast = stream::applies(prop).filter(|_| opts.fast);
     let r = &resolved[i];
     let uses_blocked = prop.preds.iter().any(|p| p.kind == EventKind::Blocked);
     if uses_blocked && !model.is_complete() {
@@ -238,7 +282,7 @@ fn evaluate(
                 .into(),
         );
     }
-    let gather = |p: ProcId| -> Vec<Vec<source_match::Match>> {
+    let gather = |p: ProcId| -> Vec<Matches> {
         (0..prop.preds.len())
             .map(|k| sources.matches(props, resolved, i, k, p))
             .collect()
@@ -266,59 +310,88 @@ fn evaluate(
             ..
         } if scope.opener().is_none()
     );
-    let per_process =
-        |procs: &[ProcId], skip_empty: bool| -> Result<Vec<Violation>, engine::GaveUp> {
-            let results: Vec<Result<Vec<Violation>, engine::GaveUp>> = procs
-                .par_iter()
-                .map(|&p| {
-                    let m = gather(p);
-                    if skip_empty && m.iter().all(Vec::is_empty) {
-                        return Ok(Vec::new());
-                    }
-                    Engine::new(prop, &r.consts, m, &ProgramOrder).run()
-                })
-                .collect();
-            let mut out = Vec::new();
-            for x in results {
-                out.extend(x?);
+    let empty = || -> Vec<Matches> {
+        prop.preds
+            .iter()
+            .map(|p| Matches::new(p.binds.len()))
+            .collect()
+    };
+    // One engine for the whole run: find, then describe the first ones.
+    let whole = |m: Vec<Matches>, order: &dyn hb::Order, owner| {
+        let e = Engine::new(prop, &r.consts, m, order, owner);
+        let mut found = e.run(true)?;
+        found.sort_by_key(|f| f.event.map(|e| (e.proc, e.index)));
+        let described = found.iter().take(detail).map(|f| e.describe(f)).collect();
+        Ok((found.len(), described))
+    };
+    // One engine per process: count everywhere, then run again where the
+    // first violations are, to describe them.
+    let per_process = |procs: &[ProcId], skip_empty: bool| {
+        let owner = prop.local;
+        // (violating event, the process whose matches found it)
+        let results: Vec<Result<Vec<Spotted>, engine::GaveUp>> = procs
+            .par_iter()
+            .map(|&p| {
+                if let Some(shape) = fast {
+                    let v = stream::violations(props, resolved, i, sources, p, shape);
+                    return Ok(v.into_iter().map(|e| (Some(e), p)).collect());
+                }
+                let m = gather(p);
+                if skip_empty && m.iter().all(Matches::is_empty) {
+                    return Ok(Vec::new());
+                }
+                let e = Engine::new(prop, &r.consts, m, &ProgramOrder, owner);
+                Ok(e.run(false)?.into_iter().map(|f| (f.event, p)).collect())
+            })
+            .collect();
+        let mut events = Vec::new();
+        for x in results {
+            events.extend(x?);
+        }
+        let total = events.len();
+        events.sort_by_key(|(e, _)| e.map(|e| (e.proc, e.index)));
+        events.truncate(detail);
+        let mut wanted_procs: Vec<ProcId> = events.iter().map(|(_, p)| *p).collect();
+        wanted_procs.sort();
+        wanted_procs.dedup();
+        let mut described = Vec::new();
+        for p in wanted_procs {
+            let e = Engine::new(prop, &r.consts, gather(p), &ProgramOrder, owner);
+            for f in e.run(true)? {
+                if events.contains(&(f.event, p)) {
+                    described.push(e.describe(&f));
+                }
             }
-            Ok(out)
-        };
-    match &prop.local {
-        Some(ProcArg::Fixed(name)) => match r.proc(model, name) {
-            Some(p) => per_process(&[p], false),
-            None => Engine::new(
-                prop,
-                &r.consts,
-                vec![Vec::new(); prop.preds.len()],
-                &ProgramOrder,
-            )
-            .run(),
+        }
+        Ok((total, described))
+    };
+    match prop.local {
+        Some(v) if prop.vars.is_constant(v) => match r.proc_of(v) {
+            Some(p) => whole(gather(p), &ProgramOrder, prop.local),
+            None => whole(empty(), &ProgramOrder, prop.local),
         },
         Some(_) if !counts_across => per_process(&all, true),
         None if unordered => per_process(&all, true),
         _ => {
-            let per: Vec<Vec<Vec<source_match::Match>>> =
-                all.par_iter().map(|&p| gather(p)).collect();
-            let mut m: Vec<Vec<source_match::Match>> = vec![Vec::new(); prop.preds.len()];
-            for proc_m in per {
-                for (k, list) in proc_m.into_iter().enumerate() {
-                    m[k].extend(list);
+            let per: Vec<Vec<Matches>> = all.par_iter().map(|&p| gather(p)).collect();
+            let mut m = empty();
+            for mut proc_m in per {
+                for (k, list) in proc_m.iter_mut().enumerate() {
+                    m[k].append(list);
                 }
             }
             let order = Causal(model);
             for list in &mut m {
-                list.sort_by_cached_key(|x| order_position(model, x.ev));
+                list.sort_by_key(|e| (order_position(model, e), e));
             }
-            Engine::new(prop, &r.consts, m, &order).run()
+            whole(m, &order, None)
         }
     }
 }
 
+/// A violating event, and the process whose matches found it.
+type Spotted = (Option<EventId>, ProcId);
+
 fn order_position(model: &Model, e: EventId) -> u64 {
     model.position(e).unwrap_or(u64::MAX)
-}
-
-mod source_match {
-    pub use super::matcher::Match;
 }

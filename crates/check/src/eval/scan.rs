@@ -1,8 +1,11 @@
-//! The one pass that decodes the log: every block in parallel, each event
-//! offered to the predicates that need what only the decoded event holds
-//! (payloads, reasons, nondeterministic values, timeouts). What matches is
-//! kept as *hits*; everything else about events — who spawned, sent,
-//! received what — comes from the causal model without decoding again
+//! What only the decoded events hold — payloads, reasons, nondeterministic
+//! values, timeouts — is matched while the causal model decodes the log:
+//! each block's events go through a [`BlockScan`] on the thread decoding the
+//! block, so the log is read once. Names (`<P.2>`) are not resolved yet at
+//! that point: a named process is matched as a variable and its value kept
+//! with the match, to be compared with the name's pid afterwards. What
+//! matches is kept as *hits*; everything else about events — who spawned,
+//! sent, received what — comes from the causal model's facts
 //! ([`super::source`]).
 //!
 //! A `receive` names its message but does not hold it, so a predicate on
@@ -10,11 +13,11 @@
 //! with the receiver taken from the send's destination. Its hits are keyed
 //! by the message (the sender's signal index) and joined with the receipts.
 
-use super::matcher::{match_view, Env, Fixed, TermIn, View};
-use super::resolve::Resolved;
+use super::matcher::{match_view, Env, Plan, TermIn, View};
 use crate::compile::{CPred, CProp};
 use crate::spec::EventKind;
-use trace_format::{Dest, EventRef, LogReader, NondetKind, ProcId, SignalKindRef};
+use trace_causal::EventVisitor;
+use trace_format::{BlockInfo, Dest, EventRef, LogReader, NondetKind, ProcId, SignalKindRef};
 use trace_term::{Pid, Ref, Term};
 
 /// What a hit is keyed by.
@@ -26,17 +29,14 @@ pub enum Keyed {
     Message,
 }
 
-/// One predicate the pass feeds.
+/// One predicate the scan feeds.
 pub struct Task {
     pub prop: usize,
     pub pred: usize,
     pub keyed: Keyed,
 }
 
-/// Matches found, per task and process: `(key, values)`, in key order.
-pub type Hits = Vec<Vec<Vec<(u64, Box<[Term]>)>>>;
-
-/// Which predicates need the pass, and how their hits are keyed.
+/// Which predicates need the scan, and how their hits are keyed.
 pub fn tasks(props: &[&CProp]) -> Vec<Task> {
     let mut tasks = Vec::new();
     for (i, p) in props.iter().enumerate() {
@@ -70,18 +70,92 @@ pub fn tasks(props: &[&CProp]) -> Vec<Task> {
     tasks
 }
 
-struct Ctx<'a> {
+/// The tasks, sorted by the kind of event they look at.
+pub struct Scanner<'a> {
     props: &'a [&'a CProp],
-    resolved: &'a [Resolved],
     tasks: &'a [Task],
     reader: &'a LogReader,
-    nondet_names: &'a [String],
+    /// Per property: every variable unbound.
+    blank: Vec<Env>,
+    /// Per task: the cheap path, when the predicate has one.
+    plans: Vec<Option<Plan>>,
+    /// Per task: its predicate's kind.
+    kinds: Vec<EventKind>,
+    on_send: Vec<usize>,
+    on_signal: Vec<usize>,
+    on_timeout: Vec<usize>,
+    on_exit: Vec<usize>,
+    on_nondet: Vec<usize>,
 }
 
-impl Ctx<'_> {
-    fn pred(&self, t: &Task) -> (&CPred, &Env, &dyn Fixed) {
-        let r = &self.resolved[t.prop];
-        (&self.props[t.prop].preds[t.pred], &r.consts, r)
+impl<'a> Scanner<'a> {
+    pub fn new(props: &'a [&'a CProp], tasks: &'a [Task], reader: &'a LogReader) -> Self {
+        let mut s = Scanner {
+            props,
+            tasks,
+            reader,
+            blank: props.iter().map(|p| vec![None; p.vars.len()]).collect(),
+            plans: Vec::new(),
+            kinds: tasks
+                .iter()
+                .map(|t| props[t.prop].preds[t.pred].kind)
+                .collect(),
+            on_send: Vec::new(),
+            on_signal: Vec::new(),
+            on_timeout: Vec::new(),
+            on_exit: Vec::new(),
+            on_nondet: Vec::new(),
+        };
+        s.plans = tasks
+            .iter()
+            .map(|t| Plan::of(&props[t.prop].preds[t.pred], &s.blank[t.prop]))
+            .collect();
+        for (i, t) in tasks.iter().enumerate() {
+            let list = match props[t.prop].preds[t.pred].kind {
+                EventKind::Send | EventKind::Unreceived => &mut s.on_send,
+                EventKind::Receive | EventKind::Deliver => {
+                    s.on_signal.push(i);
+                    &mut s.on_send
+                }
+                EventKind::ExitSignal | EventKind::Down | EventKind::Killed => &mut s.on_signal,
+                EventKind::Timeout => &mut s.on_timeout,
+                EventKind::Exit => &mut s.on_exit,
+                EventKind::Nondet => &mut s.on_nondet,
+                _ => continue,
+            };
+            list.push(i);
+        }
+        s
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    /// The visitor for one block.
+    pub fn block(&self, info: &BlockInfo) -> BlockScan<'_> {
+        BlockScan {
+            s: self,
+            process: info.process,
+            me: info.pid,
+            hits: Vec::new(),
+            vals: Vec::new(),
+            env: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn pred(&self, t: usize) -> (&CPred, &Env) {
+        let task = &self.tasks[t];
+        (
+            &self.props[task.prop].preds[task.pred],
+            &self.blank[task.prop],
+        )
+    }
+
+    #[inline]
+    fn kind(&self, t: usize) -> EventKind {
+        self.kinds[t]
     }
 
     fn pid(&self, d: Dest) -> Option<u64> {
@@ -93,6 +167,16 @@ impl Ctx<'_> {
     }
 }
 
+/// One block's scan: its hits `(task, key)`, each with its values in `vals`.
+pub struct BlockScan<'a> {
+    s: &'a Scanner<'a>,
+    pub process: ProcId,
+    me: u64,
+    pub hits: Vec<(u32, u64)>,
+    pub vals: Vec<Term>,
+    env: Env,
+}
+
 fn term(bytes: Option<&[u8]>) -> TermIn<'_> {
     bytes.map_or(TermIn::Missing, TermIn::Etf)
 }
@@ -100,7 +184,7 @@ fn term(bytes: Option<&[u8]>) -> TermIn<'_> {
 /// The message an exit or 'DOWN' signal becomes when its receiver turns it
 /// into one. A monitor's reference is not in the log: `#Ref<0.0.0.0>` stands
 /// for it (match it with `_`).
-fn converted(sender: u64, kind: &SignalKindRef<'_>) -> Option<Term> {
+pub fn converted(sender: u64, kind: &SignalKindRef<'_>) -> Option<Term> {
     let (tag, reason) = match kind {
         SignalKindRef::Exit { reason, .. } => ("EXIT", reason),
         SignalKindRef::Down { reason } => ("DOWN", reason),
@@ -121,160 +205,216 @@ fn converted(sender: u64, kind: &SignalKindRef<'_>) -> Option<Term> {
     })
 }
 
-/// Decodes every block and collects the hits of `tasks`.
-pub fn scan(
-    reader: &LogReader,
-    props: &[&CProp],
-    resolved: &[Resolved],
-    tasks: &[Task],
-    lens: &[u64],
-) -> Hits {
-    let nprocs = reader.processes().len();
-    let mut hits: Hits = tasks.iter().map(|_| vec![Vec::new(); nprocs]).collect();
-    if tasks.is_empty() {
-        return hits;
-    }
-    let cx = Ctx {
-        props,
-        resolved,
-        tasks,
-        reader,
-        nondet_names: &reader.header().nondet_names,
-    };
-    let per_block = reader.par_map_each_block(|ev| {
-        let info = *ev.info();
-        let mut out: Vec<(u32, u64, Box<[Term]>)> = Vec::new();
-        let me = info.pid;
-        for (index, e) in (info.first_event..).zip(ev.by_ref()) {
-            visit(&cx, me, index, &e, &mut out);
-        }
-        (info.process, out)
-    });
-    for (process, out) in per_block.into_iter().flatten() {
-        let slot = process.0 as usize;
-        for (task, key, vals) in out {
-            let t = &tasks[task as usize];
-            // The causal model ends a process's log at its first unreadable
-            // block; nothing past that point exists for the check either.
-            if t.keyed == Keyed::Event && key >= lens.get(slot).copied().unwrap_or(0) {
-                continue;
-            }
-            if let Some(v) = hits[task as usize].get_mut(slot) {
-                v.push((key, vals));
-            }
+impl BlockScan<'_> {
+    #[inline]
+    fn try_task(&mut self, t: usize, key: u64, view: View<'_>) {
+        let (pred, blank) = self.s.pred(t);
+        let hit = match &self.s.plans[t] {
+            Some(plan) => plan.apply(pred, &view, &mut self.vals),
+            None => match_view(pred, blank, &mut self.env, &view, &mut self.vals),
+        };
+        if hit {
+            self.hits.push((t as u32, key));
         }
     }
-    let _ = ProcId(0);
-    hits
 }
 
-fn visit(
-    cx: &Ctx<'_>,
-    me: u64,
-    index: u64,
-    e: &EventRef<'_>,
-    out: &mut Vec<(u32, u64, Box<[Term]>)>,
-) {
-    for (i, t) in cx.tasks.iter().enumerate() {
-        let (pred, consts, fixed) = cx.pred(t);
-        let hit = |view: View<'_>| match_view(pred, consts, fixed, &view);
-        let found = match (pred.kind, e) {
-            (EventKind::Send, EventRef::Send { to, payload, .. })
-            | (EventKind::Unreceived, EventRef::Send { to, payload, .. }) => hit(View {
-                procs: [Some(me), cx.pid(*to)],
-                terms: [term(*payload), TermIn::Missing],
-            })
-            .map(|v| {
-                (
-                    if t.keyed == Keyed::Event {
-                        index
-                    } else {
-                        msg_index(e)
-                    },
-                    v,
-                )
-            }),
-            (EventKind::Receive | EventKind::Deliver, EventRef::Send { to, payload, msg }) => {
-                hit(View {
-                    procs: [cx.pid(*to), Some(me)],
-                    terms: [term(*payload), TermIn::Missing],
-                })
-                .map(|v| (msg.index, v))
-            }
-            (EventKind::Receive | EventKind::Deliver, EventRef::Signal { signal, to, kind }) => {
-                match converted(me, kind) {
-                    Some(m) => hit(View {
-                        procs: [cx.pid(*to), Some(me)],
-                        terms: [TermIn::Built(&m), TermIn::Missing],
-                    })
-                    .map(|v| (signal.index, v)),
-                    None => None,
+impl EventVisitor for BlockScan<'_> {
+    fn event(&mut self, index: u64, e: &EventRef<'_>) {
+        let s = self.s;
+        let me = Some(self.me);
+        match *e {
+            EventRef::Send { msg, to, payload } if !s.on_send.is_empty() => {
+                let dest = s.pid(to);
+                for &t in &s.on_send {
+                    let (procs, key) = match s.kind(t) {
+                        EventKind::Send => ([me, dest], index),
+                        EventKind::Unreceived => ([me, dest], msg.index),
+                        // receive(P, From, Msg): P is the destination.
+                        _ => ([dest, me], msg.index),
+                    };
+                    self.try_task(
+                        t,
+                        key,
+                        View {
+                            procs,
+                            terms: [term(payload), TermIn::Missing],
+                        },
+                    );
                 }
             }
-            (
-                EventKind::ExitSignal,
-                EventRef::Signal {
-                    to,
-                    kind: SignalKindRef::Exit { reason, .. },
-                    ..
-                },
-            )
-            | (
-                EventKind::Down,
-                EventRef::Signal {
-                    to,
-                    kind: SignalKindRef::Down { reason },
-                    ..
-                },
-            ) => hit(View {
-                procs: [Some(me), cx.pid(*to)],
-                terms: [term(*reason), TermIn::Missing],
-            })
-            .map(|v| (index, v)),
-            (
-                EventKind::Killed,
-                EventRef::Signal {
-                    signal,
-                    to,
-                    kind: SignalKindRef::Exit { reason, .. },
-                },
-            ) => hit(View {
-                procs: [cx.pid(*to), Some(me)],
-                terms: [term(*reason), TermIn::Missing],
-            })
-            .map(|v| (signal.index, v)),
-            (EventKind::Timeout, EventRef::Timeout) => hit(View {
-                procs: [Some(me), None],
-                terms: [TermIn::Missing, TermIn::Missing],
-            })
-            .map(|v| (index, v)),
-            (EventKind::Exit, EventRef::Exit { reason }) => hit(View {
-                procs: [Some(me), None],
-                terms: [term(*reason), TermIn::Missing],
-            })
-            .map(|v| (index, v)),
-            (EventKind::Nondet, EventRef::Nondet { kind, value }) => {
-                let k = Term::atom(&nondet_kind(cx.nondet_names, *kind));
-                hit(View {
-                    procs: [Some(me), None],
-                    terms: [TermIn::Built(&k), TermIn::Etf(value)],
-                })
-                .map(|v| (index, v))
+            EventRef::Signal { signal, to, kind } if !s.on_signal.is_empty() => {
+                let dest = s.pid(to);
+                let mut message = None;
+                for &t in &s.on_signal {
+                    let (pred, _) = s.pred(t);
+                    let (procs, key, term_in) = match (pred.kind, &kind) {
+                        (EventKind::ExitSignal, SignalKindRef::Exit { reason, .. })
+                        | (EventKind::Down, SignalKindRef::Down { reason }) => {
+                            ([me, dest], index, term(*reason))
+                        }
+                        (EventKind::Killed, SignalKindRef::Exit { reason, .. }) => {
+                            ([dest, me], signal.index, term(*reason))
+                        }
+                        (EventKind::Receive | EventKind::Deliver, _) => {
+                            if message.is_none() {
+                                message = Some(converted(self.me, &kind));
+                            }
+                            match message.as_ref().and_then(Option::as_ref) {
+                                Some(m) => {
+                                    let view = View {
+                                        procs: [dest, me],
+                                        terms: [TermIn::Built(m), TermIn::Missing],
+                                    };
+                                    let (pred, blank) = s.pred(t);
+                                    if match_view(pred, blank, &mut self.env, &view, &mut self.vals)
+                                    {
+                                        self.hits.push((t as u32, signal.index));
+                                    }
+                                    continue;
+                                }
+                                None => continue,
+                            }
+                        }
+                        _ => continue,
+                    };
+                    self.try_task(
+                        t,
+                        key,
+                        View {
+                            procs,
+                            terms: [term_in, TermIn::Missing],
+                        },
+                    );
+                }
             }
-            _ => None,
-        };
-        if let Some((key, vals)) = found {
-            out.push((i as u32, key, vals));
+            EventRef::Timeout => {
+                for &t in &s.on_timeout {
+                    self.try_task(
+                        t,
+                        index,
+                        View {
+                            procs: [me, None],
+                            terms: [TermIn::Missing, TermIn::Missing],
+                        },
+                    );
+                }
+            }
+            EventRef::Exit { reason } => {
+                for &t in &s.on_exit {
+                    self.try_task(
+                        t,
+                        index,
+                        View {
+                            procs: [me, None],
+                            terms: [term(reason), TermIn::Missing],
+                        },
+                    );
+                }
+            }
+            EventRef::Nondet { kind, value } if !s.on_nondet.is_empty() => {
+                let k = Term::atom(&nondet_kind(&s.reader.header().nondet_names, kind));
+                for &t in &s.on_nondet {
+                    self.try_task(
+                        t,
+                        index,
+                        View {
+                            procs: [me, None],
+                            terms: [TermIn::Built(&k), TermIn::Etf(value)],
+                        },
+                    );
+                }
+            }
+            _ => {}
         }
     }
 }
 
-fn msg_index(e: &EventRef<'_>) -> u64 {
-    match e {
-        EventRef::Send { msg, .. } => msg.index,
-        EventRef::Signal { signal, .. } => signal.index,
-        _ => 0,
+/// Hits of one task, for every process: keys in order per process, values
+/// flat (stride: the predicate's binds), `start[p]..start[p + 1]` the hits
+/// of the process with id `p`.
+pub struct TaskHits {
+    pub keys: Vec<u64>,
+    pub vals: Vec<Term>,
+    pub start: Vec<u32>,
+    pub stride: usize,
+}
+
+impl TaskHits {
+    /// The keys of process `p`'s hits, and the index of the first.
+    pub fn of(&self, p: usize) -> (&[u64], usize) {
+        match (self.start.get(p), self.start.get(p + 1)) {
+            (Some(&a), Some(&b)) => (&self.keys[a as usize..b as usize], a as usize),
+            _ => (&[], 0),
+        }
     }
+
+    pub fn vals(&self, i: usize) -> &[Term] {
+        &self.vals[i * self.stride..(i + 1) * self.stride]
+    }
+}
+
+/// Hits per task.
+pub struct Hits {
+    pub tasks: Vec<TaskHits>,
+}
+
+/// Gathers the blocks' hits by task and process. Blocks come grouped by
+/// process, each group in event order, so each process's hits come in key
+/// order. Event-keyed hits past the end of a process's log in the model
+/// (`lens`, by process id) are dropped.
+pub fn gather(
+    props: &[&CProp],
+    tasks: &[Task],
+    blocks: Vec<Option<BlockScan<'_>>>,
+    lens: &[u64],
+) -> Hits {
+    let nprocs = lens.len();
+    let mut out: Vec<TaskHits> = tasks
+        .iter()
+        .map(|t| TaskHits {
+            keys: Vec::new(),
+            vals: Vec::new(),
+            start: vec![0; nprocs + 1],
+            stride: props[t.prop].preds[t.pred].binds.len(),
+        })
+        .collect();
+    let mut total = vec![0usize; tasks.len()];
+    for b in blocks.iter().flatten() {
+        for &(task, _) in &b.hits {
+            total[task as usize] += 1;
+        }
+    }
+    for (th, n) in out.iter_mut().zip(total) {
+        th.keys.reserve(n);
+        th.vals.reserve(n * th.stride);
+    }
+    for b in blocks.into_iter().flatten() {
+        let slot = b.process.0 as usize;
+        if slot >= nprocs {
+            continue;
+        }
+        let mut at = 0;
+        for (task, key) in b.hits {
+            let th = &mut out[task as usize];
+            let n = th.stride;
+            let v = &b.vals[at..at + n];
+            at += n;
+            if tasks[task as usize].keyed == Keyed::Event && key >= lens[slot] {
+                continue;
+            }
+            th.keys.push(key);
+            th.vals.extend_from_slice(v);
+            th.start[slot + 1] = th.keys.len() as u32;
+        }
+    }
+    // Processes without hits start where the one before ended.
+    for th in &mut out {
+        for p in 1..=nprocs {
+            th.start[p] = th.start[p].max(th.start[p - 1]);
+        }
+    }
+    Hits { tasks: out }
 }
 
 /// The atom a `nondet` event's kind is matched as.

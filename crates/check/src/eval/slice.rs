@@ -51,9 +51,11 @@ pub fn fill(
     let mut events: Vec<EventId> = Vec::new();
     let add = |p: ProcId, limit: u64, events: &mut Vec<EventId>| {
         for (k, pred) in prop.preds.iter().enumerate() {
-            for m in sources.matches(props, resolved, i, k, p) {
-                if m.ev.index <= limit && agrees(pred, &env, &m.vals) {
-                    events.push(m.ev);
+            let m = sources.matches(props, resolved, i, k, p);
+            for j in 0..m.len() {
+                let ev = m.ev(j);
+                if ev.index <= limit && agrees(pred, &env, m.vals(j)) {
+                    events.push(ev);
                 }
             }
         }

@@ -4,7 +4,7 @@
 //! `send(S, C, _)` are thus enumerated process by process, never stored for
 //! the whole log.
 
-use super::matcher::{match_view, Match, TermIn, View};
+use super::matcher::{match_view, Env, Matches, Plan, TermIn, View};
 use super::resolve::Resolved;
 use super::scan::Hits;
 use crate::compile::CProp;
@@ -12,6 +12,7 @@ use crate::spec::EventKind;
 use std::sync::OnceLock;
 use trace_causal::{Destination, EventId, Model, ReceiptKind, SignalClass};
 use trace_format::{ProcId, SignalEffect};
+use trace_term::Term;
 
 /// Where the matches of every predicate of the checked properties come from.
 pub struct Sources<'a> {
@@ -43,15 +44,20 @@ impl<'a> Sources<'a> {
         }
     }
 
-    /// For each process, which of its signals some `receive` consumed.
+    /// For each process (by id), which of its signals some `receive` consumed.
     fn received(&self) -> &[Vec<bool>] {
         self.received.get_or_init(|| {
             let m = self.model;
-            let mut got: Vec<Vec<bool>> = m
+            let n = m
                 .processes()
                 .iter()
-                .map(|f| vec![false; f.signals_sent() as usize])
-                .collect();
+                .map(|f| f.id.0 as usize + 1)
+                .max()
+                .unwrap_or(0);
+            let mut got: Vec<Vec<bool>> = vec![Vec::new(); n];
+            for f in m.processes() {
+                got[f.id.0 as usize] = vec![false; f.signals_sent() as usize];
+            }
             for f in m.processes() {
                 for r in m.receipts_in(f.id) {
                     if let (ReceiptKind::Receive, Some(msg)) = (r.kind, r.msg) {
@@ -68,10 +74,15 @@ impl<'a> Sources<'a> {
         })
     }
 
-    fn hit(&self, task: usize, owner: ProcId, key: u64) -> Option<&'a [trace_term::Term]> {
-        let list = self.hits[task].get(owner.0 as usize)?;
-        let i = list.binary_search_by_key(&key, |(k, _)| *k).ok()?;
-        Some(&list[i].1)
+    /// The values of task `t`'s hit `key` in process `owner`, if any.
+    fn hit(&self, t: usize, owner: ProcId, key: u64) -> Option<&'a [Term]> {
+        let th = &self.hits.tasks[t];
+        let (keys, first) = th.of(owner.0 as usize);
+        if keys.is_empty() {
+            return None;
+        }
+        let i = keys.binary_search(&key).ok()?;
+        Some(th.vals(first + i))
     }
 
     /// The matches of predicate `k` of property `prop` in process `p`, in its
@@ -83,26 +94,62 @@ impl<'a> Sources<'a> {
         prop: usize,
         k: usize,
         p: ProcId,
-    ) -> Vec<Match> {
+    ) -> Matches {
+        let mut out = Matches::new(props[prop].preds[k].binds.len());
+        self.for_each(props, resolved, prop, k, p, &mut |ev, vals| {
+            out.push(ev, vals)
+        });
+        out
+    }
+
+    /// Hands each match of predicate `k` of property `prop` in process `p`
+    /// to `out`, in program order, with the values of the predicate's binds.
+    pub fn for_each(
+        &self,
+        props: &[&CProp],
+        resolved: &[Resolved],
+        prop: usize,
+        k: usize,
+        p: ProcId,
+        out: &mut dyn FnMut(EventId, &[Term]),
+    ) {
         let pred = &props[prop].preds[k];
-        let r = &resolved[prop];
+        let consts = &resolved[prop].consts;
+        let stride = pred.binds.len();
         let m = self.model;
         let Some(facts) = m.process(p) else {
-            return Vec::new();
+            return;
         };
         let me = Some(facts.pid);
         let task = self.task[prop][k];
-        let mut out = Vec::new();
-        let structural = |procs: [Option<u64>; 2]| {
-            match_view(
-                pred,
-                &r.consts,
-                r,
-                &View {
-                    procs,
-                    terms: [TermIn::Missing, TermIn::Missing],
-                },
-            )
+        let mut env: Env = Vec::new();
+        let mut scratch: Vec<Term> = Vec::with_capacity(stride);
+        // Values of named processes captured by the scan must be the names' pids.
+        let named: Vec<(usize, &Term)> = pred
+            .binds
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &v)| consts[v].as_ref().map(|t| (i, t)))
+            .collect();
+        let named_ok = |vals: &[Term]| {
+            named
+                .iter()
+                .all(|&(i, t)| trace_term::order::exact_eq(&vals[i], t))
+        };
+        let plan = if pred.structural {
+            Plan::of(pred, consts)
+        } else {
+            None
+        };
+        let mut structural = |procs: [Option<u64>; 2], scratch: &mut Vec<Term>| {
+            let view = View {
+                procs,
+                terms: [TermIn::Missing, TermIn::Missing],
+            };
+            match &plan {
+                Some(plan) => plan.apply(pred, &view, scratch),
+                None => match_view(pred, consts, &mut env, &view, scratch),
+            }
         };
         // Hits keyed by the event are this process's own matches.
         if let Some(t) = task {
@@ -115,24 +162,23 @@ impl<'a> Sources<'a> {
                     | EventKind::ExitSignal
                     | EventKind::Down
             ) {
-                if let Some(list) = self.hits[t].get(p.0 as usize) {
-                    out.extend(list.iter().map(|(i, v)| Match {
-                        ev: EventId::new(p, *i),
-                        vals: v.clone(),
-                    }));
+                let th = &self.hits.tasks[t];
+                let (keys, first) = th.of(p.0 as usize);
+                for (j, &i) in keys.iter().enumerate() {
+                    let v = th.vals(first + j);
+                    if named_ok(v) {
+                        out(EventId::new(p, i), v);
+                    }
                 }
-                return out;
+                return;
             }
         }
         match pred.kind {
             EventKind::Spawn => {
                 for s in m.spawns_by(p) {
                     let child = s.child.and_then(|c| self.pid(c));
-                    if let Some(vals) = structural([me, child]) {
-                        out.push(Match {
-                            ev: EventId::new(p, s.at),
-                            vals,
-                        });
+                    if structural([me, child], &mut scratch) {
+                        emit(out, EventId::new(p, s.at), &mut scratch);
                     }
                 }
             }
@@ -171,15 +217,20 @@ impl<'a> Sources<'a> {
                             continue;
                         }
                     }
-                    let vals = match task {
-                        Some(t) => self.hit(t, p, s.index).map(Into::into),
-                        None => structural([me, self.dest_pid(s.to)]),
-                    };
-                    if let Some(vals) = vals {
-                        out.push(Match {
-                            ev: EventId::new(p, s.at),
-                            vals,
-                        });
+                    let ev = EventId::new(p, s.at);
+                    match task {
+                        Some(t) => {
+                            if let Some(v) = self.hit(t, p, s.index) {
+                                if named_ok(v) {
+                                    out(ev, v);
+                                }
+                            }
+                        }
+                        None => {
+                            if structural([me, self.dest_pid(s.to)], &mut scratch) {
+                                emit(out, ev, &mut scratch);
+                            }
+                        }
                     }
                 }
             }
@@ -193,26 +244,29 @@ impl<'a> Sources<'a> {
                     if !want(rc.kind) {
                         continue;
                     }
-                    let vals = match (task, rc.msg) {
-                        (Some(t), Some(msg)) => self.hit(t, msg.sender, msg.index).map(Into::into),
-                        (Some(_), None) => None,
-                        (None, msg) => structural([me, msg.and_then(|x| self.pid(x.sender))]),
-                    };
-                    if let Some(vals) = vals {
-                        out.push(Match {
-                            ev: EventId::new(p, rc.at),
-                            vals,
-                        });
+                    let ev = EventId::new(p, rc.at);
+                    match (task, rc.msg) {
+                        (Some(t), Some(msg)) => {
+                            if let Some(v) = self.hit(t, msg.sender, msg.index) {
+                                if named_ok(v) {
+                                    out(ev, v);
+                                }
+                            }
+                        }
+                        (Some(_), None) => {}
+                        (None, msg) => {
+                            let from = msg.and_then(|x| self.pid(x.sender));
+                            if structural([me, from], &mut scratch) {
+                                emit(out, ev, &mut scratch);
+                            }
+                        }
                     }
                 }
             }
             EventKind::Exit => {
                 if let Some(x) = facts.exit {
-                    if let Some(vals) = structural([me, None]) {
-                        out.push(Match {
-                            ev: EventId::new(p, x),
-                            vals,
-                        });
+                    if structural([me, None], &mut scratch) {
+                        emit(out, EventId::new(p, x), &mut scratch);
                     }
                 }
             }
@@ -222,13 +276,20 @@ impl<'a> Sources<'a> {
                         0 => m.spawn_of(p),
                         n => Some(EventId::new(p, n - 1)),
                     };
-                    if let (Some(ev), Some(vals)) = (at, structural([me, None])) {
-                        out.push(Match { ev, vals });
+                    if let Some(ev) = at {
+                        if structural([me, None], &mut scratch) {
+                            emit(out, ev, &mut scratch);
+                        }
                     }
                 }
             }
             EventKind::Timeout | EventKind::Nondet => {}
         }
-        out
     }
+}
+
+/// Hands the values `match_view` left in `scratch` to `out`.
+fn emit(out: &mut dyn FnMut(EventId, &[Term]), ev: EventId, scratch: &mut Vec<Term>) {
+    out(ev, scratch);
+    scratch.clear();
 }

@@ -98,14 +98,6 @@ pub struct CHistory {
 }
 
 impl CHistory {
-    /// The process names it mentions, to resolve.
-    pub fn names(&self) -> Vec<ProcRef> {
-        match &self.subject {
-            CSubject::Process(r) => vec![r.clone()],
-            _ => vec![],
-        }
-    }
-
     /// Whether matching reads message terms (every history does, unless all
     /// its messages are `_`); conservatively: any step pattern with a
     /// consumed message or sent items.
@@ -134,6 +126,14 @@ pub(crate) fn compile(
     subject: &Subject,
     items: &[HistItem],
 ) -> R<CHistory> {
+    // The subject's name is a constant like any other, to be resolved.
+    if let Subject::Process(e) = subject {
+        if let ExprKind::Var(v) = &e.kind {
+            if let Some(r) = procname::from_placeholder(v) {
+                vars.constant(v, r);
+            }
+        }
+    }
     let subject = match subject {
         Subject::Global => CSubject::Global,
         Subject::Process(e) => match &e.kind {
@@ -150,7 +150,10 @@ pub(crate) fn compile(
                 None => CSubject::Each(vars_index(vars, v)),
             },
             ExprKind::Atom(a) => match registered.get(a) {
-                Some(r) => CSubject::Process(r.clone()),
+                Some(r) => {
+                    vars.constant(&procname::placeholder(r), r.clone());
+                    CSubject::Process(r.clone())
+                }
                 None => {
                     return Err(SpecError::at(
                         path,
@@ -314,12 +317,8 @@ pub(crate) fn check(
     reader: &trace_format::LogReader,
     model: &trace_causal::Model,
 ) -> Result<Vec<Violation>, GaveUp> {
-    use crate::eval::matcher::Fixed;
     let procs: Vec<trace_format::ProcId> = match &h.subject {
-        CSubject::Process(r) => match resolved.pid(r) {
-            Some(pid) => model.names().lookup_pid(pid).into_iter().collect(),
-            None => Vec::new(),
-        },
+        CSubject::Process(r) => resolved.proc_named(prop, r).into_iter().collect(),
         CSubject::Each(_) | CSubject::Global => model.processes().iter().map(|f| f.id).collect(),
     };
     let graph = steps::Graph::build(reader, model, &procs, matches!(h.subject, CSubject::Global))

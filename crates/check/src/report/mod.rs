@@ -101,9 +101,15 @@ pub fn until(model: &Model, e: EventId, f: Option<&Fetched>) -> Option<EventSpec
         proc,
         index: e.index,
     });
-    // Only a name that leads back to this very event.
+    // Only a name that leads back to this very event. A receipt names its
+    // message, received once in a consistent log: it is not looked up (the
+    // lookup indexes every receipt of the log).
+    let receipt = matches!(
+        f.map(|f| &f.event),
+        Some(Event::Receive { .. } | Event::Deliver { .. } | Event::SignalTaken { .. })
+    );
     semantic
-        .filter(|s| model.resolve(s).ok() == Some(e))
+        .filter(|s| receipt || model.resolve(s).ok() == Some(e))
         .or(nth.filter(|s| model.resolve(s).ok() == Some(e)))
 }
 
@@ -217,16 +223,17 @@ impl Report<'_> {
             if let Status::GaveUp(why) = &v.status {
                 writeln!(out, "  {why}")?;
             }
-            let n = v.violations.len();
-            for (k, x) in v.violations.iter().take(self.opts.detail).enumerate() {
+            let n = v.total;
+            let shown = v.violations.len().min(self.opts.detail);
+            for (k, x) in v.violations.iter().take(shown).enumerate() {
                 self.violation_text(out, &mut fx, k + 1, n, x)?;
             }
-            if n > self.opts.detail {
+            if n > shown {
                 writeln!(
                     out,
                     "  ... and {} more violation{} (--all lists them)",
-                    n - self.opts.detail,
-                    if n - self.opts.detail == 1 { "" } else { "s" }
+                    n - shown,
+                    if n - shown == 1 { "" } else { "s" }
                 )?;
             }
             for w in &v.warnings {
@@ -322,7 +329,7 @@ impl Report<'_> {
                 "text": p.text,
                 "order": if v.local { "program order" } else { "happened-before" },
                 "status": status_word(&v.status),
-                "violations": v.violations.len(),
+                "violations": v.total,
                 "details": details,
                 "warnings": v.warnings,
             });

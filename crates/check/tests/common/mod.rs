@@ -3,7 +3,7 @@
 #![allow(dead_code)] // each test file uses a part
 
 use std::path::{Path, PathBuf};
-use trace_causal::{EventId, Model};
+use trace_causal::EventId;
 use trace_check::{Status, Verdict};
 use trace_format::{
     Dest, Event, Header, LogReader, LogWriter, MsgId, Outcome, Payload, ProcId, RunOptions,
@@ -218,8 +218,7 @@ pub fn verdicts(log: &Log, spec: &str) -> Vec<(String, Verdict)> {
         )
     });
     let reader = LogReader::open(&path).unwrap();
-    let model = Model::build(&reader);
-    let v = trace_check::check(&compiled, &reader, &model).unwrap();
+    let (_, v) = trace_check::check(&compiled, &reader).unwrap();
     v.into_iter()
         .map(|v| (compiled.properties[v.property].name.clone(), v))
         .collect()

@@ -5,7 +5,6 @@ use crate::exit;
 use clap::Args as ClapArgs;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
-use trace_causal::Model;
 use trace_check::report::{self, Report};
 use trace_check::{Builtin, Compiled, Status};
 use trace_format::LogReader;
@@ -133,16 +132,14 @@ fn check(args: &Args, compiled: &Compiled) -> u8 {
             return exit::TROUBLE;
         }
     };
-    let model = Model::build(&reader);
-    for w in model.warnings() {
-        eprintln!("trace check: {}: warning: {w}", log.display());
-    }
     let detail = if args.all { usize::MAX } else { DETAIL };
-    let verdicts = match trace_check::eval::check_with(
+    let (model, verdicts) = match trace_check::eval::check_with(
         compiled,
         &reader,
-        &model,
-        trace_check::eval::Options { detail },
+        trace_check::eval::Options {
+            detail,
+            ..Default::default()
+        },
     ) {
         Ok(v) => v,
         Err(e) => {
@@ -150,6 +147,9 @@ fn check(args: &Args, compiled: &Compiled) -> u8 {
             return exit::TROUBLE;
         }
     };
+    for w in model.warnings() {
+        eprintln!("trace check: {}: warning: {w}", log.display());
+    }
     let report = Report {
         spec: compiled,
         verdicts: &verdicts,

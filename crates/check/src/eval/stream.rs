@@ -1,0 +1,168 @@
+//! A fast path for the commonest properties about one process's order:
+//! `every T is followed by R` and `every T is preceded by R` over the whole
+//! run, with one event on each side — "every request a server receives is
+//! answered", "every reply was asked for".
+//!
+//! The general engine gathers the matches of both predicates and joins
+//! them. Here the triggers (usually few) are gathered first; then R's
+//! matches are only streamed past, each looked up by the values it shares
+//! with the triggers, keeping per value the last R (for a response) or the
+//! first (for a precedence). A trigger is satisfied when that R lies after
+//! (before) it in the process's order. The verdicts are the engine's; only
+//! the violating events come out, described later by the engine.
+
+use super::key::{FxMap, Key};
+use super::resolve::Resolved;
+use super::source::Sources;
+use crate::compile::{CProp, CScope, Shape};
+use crate::spec::OrderKind;
+use trace_causal::EventId;
+use trace_format::ProcId;
+use trace_term::Term;
+
+/// The shape the fast path takes: `(kind, trigger, other)`.
+pub fn applies(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
+    let Shape::Order {
+        kind,
+        trigger,
+        other,
+        scope: CScope::Global,
+    } = &prop.shape
+    else {
+        return None;
+    };
+    let (&[t], &[o]) = (trigger.as_slice(), other.as_slice()) else {
+        return None;
+    };
+    // A guard of R that needs T's variables is decided per pair: the engine.
+    if !prop.preds[o].local_guard || prop.local.is_none() {
+        return None;
+    }
+    Some((*kind, t, o))
+}
+
+/// The violating triggers of property `i` in process `p`.
+pub fn violations(
+    props: &[&CProp],
+    resolved: &[Resolved],
+    i: usize,
+    sources: &Sources<'_>,
+    p: ProcId,
+    (kind, t, o): (OrderKind, usize, usize),
+) -> Vec<EventId> {
+    let prop = props[i];
+    let (tp, op) = (&prop.preds[t], &prop.preds[o]);
+    let triggers = sources.matches(props, resolved, i, t, p);
+    if triggers.is_empty() {
+        return Vec::new();
+    }
+    // The variables R shares with T (the process's own and named ones are
+    // the same in every match).
+    let shared: Vec<usize> = op
+        .binds
+        .iter()
+        .copied()
+        .filter(|v| tp.binds.contains(v) && Some(*v) != prop.local && !prop.vars.is_constant(*v))
+        .collect();
+    let at = |binds: &[usize]| -> Vec<usize> {
+        shared
+            .iter()
+            .map(|v| {
+                binds
+                    .iter()
+                    .position(|b| b == v)
+                    .expect("a shared variable")
+            })
+            .collect()
+    };
+    let (t_at, o_at) = (at(&tp.binds), at(&op.binds));
+    const NONE: u64 = u64::MAX;
+    // R matches only on processes: its shared values are pids, keyed as
+    // numbers (no term to clone or hash per event).
+    if shared.len() <= 2 && op.structural {
+        let key = |vals: &[Term], at: &[usize]| -> Option<(u64, u64)> {
+            let mut k = [0u64; 2];
+            for (slot, &j) in k.iter_mut().zip(at) {
+                *slot = pid_key(&vals[j])?;
+            }
+            Some((k[0], k[1]))
+        };
+        let mut best: FxMap<(u64, u64), u64> = FxMap::default();
+        for j in 0..triggers.len() {
+            if let Some(k) = key(triggers.vals(j), &t_at) {
+                best.entry(k).or_insert(NONE);
+            }
+        }
+        sources.for_each(props, resolved, i, o, p, &mut |ev, vals| {
+            if let Some(b) = key(vals, &o_at).and_then(|k| best.get_mut(&k)) {
+                note(kind, b, ev.index);
+            }
+        });
+        return (0..triggers.len())
+            .map(|j| {
+                (
+                    triggers.ev(j),
+                    key(triggers.vals(j), &t_at).and_then(|k| best.get(&k)),
+                )
+            })
+            .filter(|(ev, b)| !satisfied(kind, b.copied(), ev.index))
+            .map(|(ev, _)| ev)
+            .collect();
+    }
+    let mut best: FxMap<Key, u64> = FxMap::default();
+    for j in 0..triggers.len() {
+        best.entry(Key::pick(triggers.vals(j), &t_at))
+            .or_insert(NONE);
+    }
+    sources.for_each(props, resolved, i, o, p, &mut |ev, vals| {
+        if let Some(b) = best.get_mut(&Key::pick(vals, &o_at)) {
+            note(kind, b, ev.index);
+        }
+    });
+    (0..triggers.len())
+        .map(|j| {
+            (
+                triggers.ev(j),
+                best.get(&Key::pick(triggers.vals(j), &t_at)),
+            )
+        })
+        .filter(|(ev, b)| !satisfied(kind, b.copied(), ev.index))
+        .map(|(ev, _)| ev)
+        .collect()
+}
+
+const NONE: u64 = u64::MAX;
+
+/// Records an R at `index`: in program order, the last one for a response,
+/// the first for a precedence.
+fn note(kind: OrderKind, best: &mut u64, index: u64) {
+    match kind {
+        OrderKind::Response => *best = index,
+        OrderKind::Precedence => {
+            if *best == NONE {
+                *best = index
+            }
+        }
+    }
+}
+
+/// Whether the R kept for a trigger at `index` answers it.
+fn satisfied(kind: OrderKind, best: Option<u64>, index: u64) -> bool {
+    match best {
+        None | Some(NONE) => false,
+        Some(b) => match kind {
+            OrderKind::Response => b > index,
+            OrderKind::Precedence => b < index,
+        },
+    }
+}
+
+/// A process value as a number: a pid's, or one no pid has for `undefined`
+/// (an unrecorded destination).
+fn pid_key(t: &Term) -> Option<u64> {
+    match t {
+        Term::Pid(p) => Some(p.0),
+        Term::Atom(a) if a.name() == "undefined" => Some(u64::MAX),
+        _ => None,
+    }
+}
