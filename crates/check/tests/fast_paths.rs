@@ -56,6 +56,10 @@ answered: every receive(S, C, {req, K}) is followed by send(S, C, {reply, K}).
 answered_any: every receive(S, C, {req, _}) is followed by send(S, C, _).
 asked: every receive(C, S, {reply, K}) is preceded by send(C, S, {req, K}).
 asked_any: every receive(C, S, {reply, _}) is preceded by send(C, S, _).
+later_req: every send(_, _, {reply, _}) is followed by receive(_, _, {req, _}).
+earlier_req: every receive(_, _, {reply, 1}) is preceded by send(_, _, {req, _}).
+from_p1: every send(<P.1>, _, _) is followed by receive(<P>, _).
+p1_caused: every receive(<P>, {req, _}) is preceded by send(<P.1>, _, {req, 0}).
 ";
 
 #[test]

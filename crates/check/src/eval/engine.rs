@@ -638,6 +638,28 @@ impl<'a> Engine<'a> {
         Ok(out)
     }
 
+    /// A missing response or cause at `event` (a trigger matched with
+    /// `env`), found without a run; see [`prepare`](Self::prepare).
+    pub fn missing(event: EventId, env: Env) -> Found {
+        Found {
+            event: Some(event),
+            seg: 0,
+            env: Some(env),
+            what: What::Missing { first: event },
+        }
+    }
+
+    /// Cuts the segments of the property's scope, for describing what was
+    /// found without [`run`](Self::run).
+    pub fn prepare(&self) -> Result<(), GaveUp> {
+        let scope = match &self.prop.shape {
+            Shape::Occurrence { scope, .. } | Shape::Order { scope, .. } => *scope,
+            Shape::History(_) => CScope::Global,
+        };
+        *self.segs.borrow_mut() = self.segments(scope)?;
+        Ok(())
+    }
+
     /// Words, bindings and related events for a violation of the last run.
     pub fn describe(&self, f: &Found) -> Violation {
         let segs = self.segs.borrow();
@@ -746,8 +768,25 @@ impl<'a> Engine<'a> {
         let o = self.order;
         let m = &self.m[k];
         let c = self.candidates(k, env);
+        // The candidates nearest `at` in position: the likeliest near
+        // misses, and a bounded number of order queries.
+        const NEAR: usize = 16;
+        let at_pos = o.position(at);
+        let mid = {
+            let (mut lo, mut hi) = (0, c.len());
+            while lo < hi {
+                let h = (lo + hi) / 2;
+                if self.pos[k][c.get(h)] < at_pos {
+                    lo = h + 1;
+                } else {
+                    hi = h;
+                }
+            }
+            lo
+        };
+        let window = mid.saturating_sub(NEAR / 2)..(mid + NEAR / 2).min(c.len());
         let mut out = Vec::new();
-        for j in 0..c.len() {
+        for j in window {
             let i = c.get(j);
             let ev = m.ev(i);
             if ev == at || !agrees(p, env, m.vals(i)) {

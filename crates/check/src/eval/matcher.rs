@@ -293,19 +293,34 @@ impl Plan {
         })
     }
 
-    /// Matches the event; on success appends the values to `out`.
+    /// The process argument each bind's value comes from.
+    pub fn sources(&self) -> &[usize] {
+        &self.from
+    }
+
+    /// Whether the event's processes satisfy the plan (repeated and named
+    /// processes); its terms are checked by [`apply`](Self::apply).
     #[inline]
-    pub fn apply(&self, pred: &CPred, view: &View<'_>, out: &mut Vec<Term>) -> bool {
+    pub fn admits(&self, procs: &[Option<u64>; 2]) -> bool {
         for &(a, b) in &self.same {
-            if view.procs[a] != view.procs[b] {
+            if procs[a] != procs[b] {
                 return false;
             }
         }
         for (j, t) in &self.fixed {
-            match (t, view.procs[*j]) {
+            match (t, procs[*j]) {
                 (Term::Pid(p), Some(n)) if p.0 == n => {}
                 _ => return false,
             }
+        }
+        true
+    }
+
+    /// Matches the event; on success appends the values to `out`.
+    #[inline]
+    pub fn apply(&self, pred: &CPred, view: &View<'_>, out: &mut Vec<Term>) -> bool {
+        if !self.admits(&view.procs) {
+            return false;
         }
         for &k in &self.quick {
             let pattern = &pred.terms[k].pattern;

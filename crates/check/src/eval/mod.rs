@@ -381,10 +381,44 @@ fn evaluate(
                 }
             }
             let order = Causal(model);
-            for list in &mut m {
-                list.sort_by_key(|e| (order_position(model, e), e));
+            // Ordering the matches for the engine places every event in a
+            // rebuilt derivation: done only when something needs it.
+            let sort = |m: &mut Vec<Matches>| {
+                for list in m {
+                    list.sort_by_key(|e| (order_position(model, e), e));
+                }
+            };
+            match stream::applies_across(prop).filter(|_| opts.fast) {
+                Some((kind, t, o)) => {
+                    let mut v = stream::across(model, kind, m[t].events(), m[o].events());
+                    let total = v.len();
+                    v.sort_by_key(|e| (e.proc, e.index));
+                    v.truncate(detail);
+                    if v.is_empty() {
+                        return Ok((total, Vec::new()));
+                    }
+                    sort(&mut m);
+                    let e = Engine::new(prop, &r.consts, m, &order, None);
+                    e.prepare()?;
+                    let described = v
+                        .into_iter()
+                        .map(|ev| {
+                            let j = e.m[t].events().iter().position(|&x| x == ev);
+                            let env = j
+                                .and_then(|j| {
+                                    matcher::join(&prop.preds[t], &r.consts, e.m[t].vals(j))
+                                })
+                                .unwrap_or_else(|| r.consts.clone());
+                            e.describe(&Engine::missing(ev, env))
+                        })
+                        .collect();
+                    Ok((total, described))
+                }
+                None => {
+                    sort(&mut m);
+                    whole(m, &order, None)
+                }
             }
-            whole(m, &order, None)
         }
     }
 }

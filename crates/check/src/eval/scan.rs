@@ -10,24 +10,38 @@
 //!
 //! A `receive` names its message but does not hold it, so a predicate on
 //! what a process received is matched where the message is: at its send,
-//! with the receiver taken from the send's destination. Its hits are keyed
-//! by the message (the sender's signal index) and joined with the receipts.
+//! with the receiver taken from the send's destination. Its hits are filed
+//! under the receiver, keyed by the message, and joined with the receiver's
+//! receipts — a lookup in a short list of the receiver's own, not a jump
+//! into the sender's.
 
 use super::matcher::{match_view, Env, Plan, TermIn, View};
 use crate::compile::{CPred, CProp};
 use crate::spec::EventKind;
+use rayon::prelude::*;
 use trace_causal::EventVisitor;
 use trace_format::{BlockInfo, Dest, EventRef, LogReader, NondetKind, ProcId, SignalKindRef};
 use trace_term::{Pid, Ref, Term};
 
-/// What a hit is keyed by.
+/// What a hit is keyed by, and whose it is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Keyed {
     /// The event's index in its process's log.
     Event,
-    /// The signal index of the message (the hit lives with the sender).
-    Message,
+    /// The signal index of a message, with its sender.
+    Sent,
+    /// The message ([`pack`]ed sender and signal index), with its receiver.
+    Received,
 }
+
+/// A message's identity in one number (signal indices of a log the model
+/// takes fit in 32 bits).
+pub fn pack(sender: ProcId, index: u64) -> Option<u64> {
+    (index <= u32::MAX as u64).then_some((sender.0 as u64) << 32 | index)
+}
+
+/// No process: the message's receiver is not recorded (imported logs).
+const NOBODY: u32 = u32::MAX;
 
 /// One predicate the scan feeds.
 pub struct Task {
@@ -48,14 +62,12 @@ pub fn tasks(props: &[&CProp]) -> Vec<Task> {
                 {
                     Some(Keyed::Event)
                 }
-                EventKind::Receive
-                | EventKind::Deliver
-                | EventKind::Killed
-                | EventKind::Unreceived
+                EventKind::Receive | EventKind::Deliver | EventKind::Killed
                     if pred.reads_terms() =>
                 {
-                    Some(Keyed::Message)
+                    Some(Keyed::Received)
                 }
+                EventKind::Unreceived if pred.reads_terms() => Some(Keyed::Sent),
                 _ => None,
             };
             if let Some(keyed) = keyed {
@@ -167,12 +179,28 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// One block's scan: its hits `(task, key)`, each with its values in `vals`.
+/// Whose a received-message hit is: the destination's slot.
+fn receiver(d: Dest) -> u32 {
+    match d {
+        Dest::Proc(q) => q.0,
+        Dest::Foreign(_) | Dest::Unknown => NOBODY,
+    }
+}
+
+/// One match: its task, the process it is filed under, its key.
+#[derive(Copy, Clone, Debug)]
+pub struct Hit {
+    task: u32,
+    owner: u32,
+    key: u64,
+}
+
+/// One block's scan: its hits, each with its values in `vals`.
 pub struct BlockScan<'a> {
     s: &'a Scanner<'a>,
     pub process: ProcId,
     me: u64,
-    pub hits: Vec<(u32, u64)>,
+    pub hits: Vec<Hit>,
     pub vals: Vec<Term>,
     env: Env,
 }
@@ -207,14 +235,18 @@ pub fn converted(sender: u64, kind: &SignalKindRef<'_>) -> Option<Term> {
 
 impl BlockScan<'_> {
     #[inline]
-    fn try_task(&mut self, t: usize, key: u64, view: View<'_>) {
+    fn try_task(&mut self, t: usize, owner: u32, key: u64, view: View<'_>) {
         let (pred, blank) = self.s.pred(t);
         let hit = match &self.s.plans[t] {
             Some(plan) => plan.apply(pred, &view, &mut self.vals),
             None => match_view(pred, blank, &mut self.env, &view, &mut self.vals),
         };
         if hit {
-            self.hits.push((t as u32, key));
+            self.hits.push(Hit {
+                task: t as u32,
+                owner,
+                key,
+            });
         }
     }
 }
@@ -223,18 +255,23 @@ impl EventVisitor for BlockScan<'_> {
     fn event(&mut self, index: u64, e: &EventRef<'_>) {
         let s = self.s;
         let me = Some(self.me);
+        let own = self.process.0;
         match *e {
             EventRef::Send { msg, to, payload } if !s.on_send.is_empty() => {
                 let dest = s.pid(to);
                 for &t in &s.on_send {
-                    let (procs, key) = match s.kind(t) {
-                        EventKind::Send => ([me, dest], index),
-                        EventKind::Unreceived => ([me, dest], msg.index),
+                    let (procs, owner, key) = match s.kind(t) {
+                        EventKind::Send => ([me, dest], own, index),
+                        EventKind::Unreceived => ([me, dest], own, msg.index),
                         // receive(P, From, Msg): P is the destination.
-                        _ => ([dest, me], msg.index),
+                        _ => match pack(msg.sender, msg.index) {
+                            Some(k) => ([dest, me], receiver(to), k),
+                            None => continue,
+                        },
                     };
                     self.try_task(
                         t,
+                        owner,
                         key,
                         View {
                             procs,
@@ -247,39 +284,43 @@ impl EventVisitor for BlockScan<'_> {
                 let dest = s.pid(to);
                 let mut message = None;
                 for &t in &s.on_signal {
-                    let (pred, _) = s.pred(t);
-                    let (procs, key, term_in) = match (pred.kind, &kind) {
+                    let received = pack(signal.sender, signal.index);
+                    let (procs, owner, key, term_in) = match (s.kind(t), &kind) {
                         (EventKind::ExitSignal, SignalKindRef::Exit { reason, .. })
                         | (EventKind::Down, SignalKindRef::Down { reason }) => {
-                            ([me, dest], index, term(*reason))
+                            ([me, dest], own, index, term(*reason))
                         }
-                        (EventKind::Killed, SignalKindRef::Exit { reason, .. }) => {
-                            ([dest, me], signal.index, term(*reason))
-                        }
+                        (EventKind::Killed, SignalKindRef::Exit { reason, .. }) => match received {
+                            Some(k) => ([dest, me], receiver(to), k, term(*reason)),
+                            None => continue,
+                        },
                         (EventKind::Receive | EventKind::Deliver, _) => {
+                            let Some(k) = received else { continue };
                             if message.is_none() {
                                 message = Some(converted(self.me, &kind));
                             }
-                            match message.as_ref().and_then(Option::as_ref) {
-                                Some(m) => {
-                                    let view = View {
-                                        procs: [dest, me],
-                                        terms: [TermIn::Built(m), TermIn::Missing],
-                                    };
-                                    let (pred, blank) = s.pred(t);
-                                    if match_view(pred, blank, &mut self.env, &view, &mut self.vals)
-                                    {
-                                        self.hits.push((t as u32, signal.index));
-                                    }
-                                    continue;
-                                }
-                                None => continue,
+                            let Some(Some(m)) = message.as_ref() else {
+                                continue;
+                            };
+                            let view = View {
+                                procs: [dest, me],
+                                terms: [TermIn::Built(m), TermIn::Missing],
+                            };
+                            let (pred, blank) = s.pred(t);
+                            if match_view(pred, blank, &mut self.env, &view, &mut self.vals) {
+                                self.hits.push(Hit {
+                                    task: t as u32,
+                                    owner: receiver(to),
+                                    key: k,
+                                });
                             }
+                            continue;
                         }
                         _ => continue,
                     };
                     self.try_task(
                         t,
+                        owner,
                         key,
                         View {
                             procs,
@@ -292,6 +333,7 @@ impl EventVisitor for BlockScan<'_> {
                 for &t in &s.on_timeout {
                     self.try_task(
                         t,
+                        own,
                         index,
                         View {
                             procs: [me, None],
@@ -304,6 +346,7 @@ impl EventVisitor for BlockScan<'_> {
                 for &t in &s.on_exit {
                     self.try_task(
                         t,
+                        own,
                         index,
                         View {
                             procs: [me, None],
@@ -317,6 +360,7 @@ impl EventVisitor for BlockScan<'_> {
                 for &t in &s.on_nondet {
                     self.try_task(
                         t,
+                        own,
                         index,
                         View {
                             procs: [me, None],
@@ -332,12 +376,15 @@ impl EventVisitor for BlockScan<'_> {
 
 /// Hits of one task, for every process: keys in order per process, values
 /// flat (stride: the predicate's binds), `start[p]..start[p + 1]` the hits
-/// of the process with id `p`.
+/// filed under the process with id `p`.
 pub struct TaskHits {
     pub keys: Vec<u64>,
     pub vals: Vec<Term>,
     pub start: Vec<u32>,
     pub stride: usize,
+    /// Received-message hits whose receiver the log does not record, by
+    /// packed message (imported logs).
+    pub nobody: Vec<(u64, u32)>,
 }
 
 impl TaskHits {
@@ -352,6 +399,16 @@ impl TaskHits {
     pub fn vals(&self, i: usize) -> &[Term] {
         &self.vals[i * self.stride..(i + 1) * self.stride]
     }
+
+    /// The values of the hit `key` filed under `p` (or under nobody).
+    pub fn find(&self, p: usize, key: u64) -> Option<&[Term]> {
+        let (keys, first) = self.of(p);
+        if let Ok(i) = keys.binary_search(&key) {
+            return Some(self.vals(first + i));
+        }
+        let i = self.nobody.binary_search_by_key(&key, |(k, _)| *k).ok()?;
+        Some(self.vals(self.nobody[i].1 as usize))
+    }
 }
 
 /// Hits per task.
@@ -360,8 +417,9 @@ pub struct Hits {
 }
 
 /// Gathers the blocks' hits by task and process. Blocks come grouped by
-/// process, each group in event order, so each process's hits come in key
-/// order. Event-keyed hits past the end of a process's log in the model
+/// process, each group in event order, so hits filed under the block's own
+/// process come in key order; hits filed under a message's receiver are
+/// sorted. Event-keyed hits past the end of a process's log in the model
 /// (`lens`, by process id) are dropped.
 pub fn gather(
     props: &[&CProp],
@@ -370,51 +428,84 @@ pub fn gather(
     lens: &[u64],
 ) -> Hits {
     let nprocs = lens.len();
-    let mut out: Vec<TaskHits> = tasks
+    let blocks: Vec<BlockScan<'_>> = blocks.into_iter().flatten().collect();
+    let stride: Vec<usize> = tasks
         .iter()
-        .map(|t| TaskHits {
-            keys: Vec::new(),
-            vals: Vec::new(),
-            start: vec![0; nprocs + 1],
-            stride: props[t.prop].preds[t.pred].binds.len(),
-        })
+        .map(|t| props[t.prop].preds[t.pred].binds.len())
         .collect();
-    let mut total = vec![0usize; tasks.len()];
-    for b in blocks.iter().flatten() {
-        for &(task, _) in &b.hits {
-            total[task as usize] += 1;
-        }
-    }
-    for (th, n) in out.iter_mut().zip(total) {
-        th.keys.reserve(n);
-        th.vals.reserve(n * th.stride);
-    }
-    for b in blocks.into_iter().flatten() {
+    // Every hit as (owner, key, block, offset of its values), per task.
+    let mut all: Vec<Vec<(u32, u64, u32, u32)>> = tasks.iter().map(|_| Vec::new()).collect();
+    for (bi, b) in blocks.iter().enumerate() {
         let slot = b.process.0 as usize;
-        if slot >= nprocs {
-            continue;
-        }
-        let mut at = 0;
-        for (task, key) in b.hits {
-            let th = &mut out[task as usize];
-            let n = th.stride;
-            let v = &b.vals[at..at + n];
+        let mut at = 0u32;
+        for h in &b.hits {
+            let t = h.task as usize;
+            let n = stride[t] as u32;
+            let off = at;
             at += n;
-            if tasks[task as usize].keyed == Keyed::Event && key >= lens[slot] {
+            if tasks[t].keyed == Keyed::Event && h.key >= lens.get(slot).copied().unwrap_or(0) {
                 continue;
             }
-            th.keys.push(key);
-            th.vals.extend_from_slice(v);
-            th.start[slot + 1] = th.keys.len() as u32;
+            all[t].push((h.owner, h.key, bi as u32, off));
         }
     }
-    // Processes without hits start where the one before ended.
-    for th in &mut out {
-        for p in 1..=nprocs {
-            th.start[p] = th.start[p].max(th.start[p - 1]);
-        }
-    }
-    Hits { tasks: out }
+    let tasks_out = all
+        .into_iter()
+        .enumerate()
+        .map(|(t, list)| {
+            let n = stride[t];
+            // Group by owner (a counting sort: hits of one owner are few),
+            // then order each owner's hits by key.
+            let mut start = vec![0u32; nprocs + 2];
+            for &(owner, ..) in &list {
+                start[(owner as usize).min(nprocs) + 1] += 1;
+            }
+            for p in 1..start.len() {
+                start[p] += start[p - 1];
+            }
+            let mut fill = start.clone();
+            let mut placed = vec![(0u64, 0u32, 0u32); list.len()];
+            for (owner, key, bi, off) in list {
+                let o = (owner as usize).min(nprocs);
+                placed[fill[o] as usize] = (key, bi, off);
+                fill[o] += 1;
+            }
+            if tasks[t].keyed == Keyed::Received {
+                let mut rest: &mut [(u64, u32, u32)] = &mut placed;
+                let mut groups = Vec::with_capacity(nprocs + 1);
+                for o in 0..=nprocs {
+                    let len = (start[o + 1] - start[o]) as usize;
+                    let (group, tail) = rest.split_at_mut(len);
+                    groups.push(group);
+                    rest = tail;
+                }
+                groups
+                    .into_par_iter()
+                    .for_each(|g| g.sort_unstable_by_key(|&(k, _, _)| k));
+            }
+            let mut th = TaskHits {
+                keys: Vec::with_capacity(placed.len()),
+                vals: Vec::with_capacity(placed.len() * n),
+                start: start[..=nprocs].to_vec(),
+                stride: n,
+                nobody: Vec::new(),
+            };
+            for (i, &(key, bi, off)) in placed.iter().enumerate() {
+                th.vals
+                    .extend_from_slice(&blocks[bi as usize].vals[off as usize..off as usize + n]);
+                if i < start[nprocs] as usize {
+                    th.keys.push(key);
+                } else {
+                    // No receiver recorded: kept after the filed ones.
+                    th.nobody.push((key, i as u32));
+                    th.keys.push(u64::MAX);
+                }
+            }
+            th.nobody.sort_unstable_by_key(|(k, _)| *k);
+            th
+        })
+        .collect();
+    Hits { tasks: tasks_out }
 }
 
 /// The atom a `nondet` event's kind is matched as.

@@ -74,17 +74,7 @@ impl<'a> Sources<'a> {
         })
     }
 
-    /// The values of task `t`'s hit `key` in process `owner`, if any.
-    fn hit(&self, t: usize, owner: ProcId, key: u64) -> Option<&'a [Term]> {
-        let th = &self.hits.tasks[t];
-        let (keys, first) = th.of(owner.0 as usize);
-        if keys.is_empty() {
-            return None;
-        }
-        let i = keys.binary_search(&key).ok()?;
-        Some(th.vals(first + i))
-    }
-
+    /// The values of task `t`'s hit `key` filed under `owner`, if any.
     /// The matches of predicate `k` of property `prop` in process `p`, in its
     /// program order.
     pub fn matches(
@@ -102,6 +92,135 @@ impl<'a> Sources<'a> {
         out
     }
 
+    /// The events of `kind` in process `p`, from the model's facts, in
+    /// program order: each with the pids of its canonical process arguments
+    /// and, for a message, how a scan hit on it is filed (`Sent`: the signal
+    /// index; `Received`: the packed message).
+    fn events_of_kind(
+        &self,
+        kind: EventKind,
+        p: ProcId,
+        f: &mut dyn FnMut(EventId, [Option<u64>; 2], Option<u64>),
+    ) {
+        let m = self.model;
+        let Some(facts) = m.process(p) else { return };
+        let me = Some(facts.pid);
+        match kind {
+            EventKind::Spawn => {
+                for s in m.spawns_by(p) {
+                    f(
+                        EventId::new(p, s.at),
+                        [me, s.child.and_then(|c| self.pid(c))],
+                        None,
+                    );
+                }
+            }
+            EventKind::Send
+            | EventKind::Link
+            | EventKind::Unlink
+            | EventKind::Monitor
+            | EventKind::Demonitor
+            | EventKind::ExitSignal
+            | EventKind::Down
+            | EventKind::Unreceived => {
+                let received = (kind == EventKind::Unreceived).then(|| self.received());
+                for s in m.signals_from(p) {
+                    let want = matches!(
+                        (kind, s.class),
+                        (
+                            EventKind::Send | EventKind::Unreceived,
+                            SignalClass::Message
+                        ) | (EventKind::Link, SignalClass::Link)
+                            | (EventKind::Unlink, SignalClass::Unlink)
+                            | (EventKind::Monitor, SignalClass::Monitor)
+                            | (EventKind::Demonitor, SignalClass::Demonitor)
+                            | (EventKind::ExitSignal, SignalClass::Exit { .. })
+                            | (EventKind::Down, SignalClass::Down)
+                    );
+                    let got = received.is_some_and(|got| {
+                        got.get(p.0 as usize)
+                            .and_then(|v| v.get(s.index as usize))
+                            .copied()
+                            .unwrap_or(false)
+                    });
+                    if want && !got {
+                        f(
+                            EventId::new(p, s.at),
+                            [me, self.dest_pid(s.to)],
+                            Some(s.index),
+                        );
+                    }
+                }
+            }
+            EventKind::Receive | EventKind::Deliver | EventKind::Killed => {
+                let want = match kind {
+                    EventKind::Receive => |k| k == ReceiptKind::Receive,
+                    EventKind::Deliver => |k| k == ReceiptKind::Deliver,
+                    _ => |k| k == ReceiptKind::Taken(SignalEffect::Killed),
+                };
+                for rc in m.receipts_in(p) {
+                    if want(rc.kind) {
+                        let from = rc.msg.and_then(|x| self.pid(x.sender));
+                        let key = rc.msg.and_then(|x| super::scan::pack(x.sender, x.index));
+                        f(EventId::new(p, rc.at), [me, from], key);
+                    }
+                }
+            }
+            EventKind::Exit => {
+                if let Some(x) = facts.exit {
+                    f(EventId::new(p, x), [me, None], None);
+                }
+            }
+            EventKind::Blocked => {
+                if m.is_complete() && facts.exit.is_none() {
+                    let at = match facts.events {
+                        0 => m.spawn_of(p),
+                        n => Some(EventId::new(p, n - 1)),
+                    };
+                    if let Some(ev) = at {
+                        f(ev, [me, None], None);
+                    }
+                }
+            }
+            EventKind::Timeout | EventKind::Nondet => {}
+        }
+    }
+
+    /// The cheap path of predicate `k` (see [`Plan`]), when it matches on
+    /// processes only and the scan does not feed it.
+    pub fn plan(
+        &self,
+        props: &[&CProp],
+        resolved: &[Resolved],
+        prop: usize,
+        k: usize,
+    ) -> Option<Plan> {
+        let pred = &props[prop].preds[k];
+        if !pred.structural || self.task[prop][k].is_some() {
+            return None;
+        }
+        Plan::of(pred, &resolved[prop].consts)
+    }
+
+    /// Hands each match of a predicate with a [`plan`](Self::plan) in process
+    /// `p` to `out` as the pids of its process arguments, without terms.
+    pub fn for_each_procs(
+        &self,
+        props: &[&CProp],
+        plan: &Plan,
+        prop: usize,
+        k: usize,
+        p: ProcId,
+        out: &mut dyn FnMut(EventId, [Option<u64>; 2]),
+    ) {
+        let kind = props[prop].preds[k].kind;
+        self.events_of_kind(kind, p, &mut |ev, procs, _| {
+            if plan.admits(&procs) {
+                out(ev, procs)
+            }
+        });
+    }
+
     /// Hands each match of predicate `k` of property `prop` in process `p`
     /// to `out`, in program order, with the values of the predicate's binds.
     pub fn for_each(
@@ -115,15 +234,7 @@ impl<'a> Sources<'a> {
     ) {
         let pred = &props[prop].preds[k];
         let consts = &resolved[prop].consts;
-        let stride = pred.binds.len();
-        let m = self.model;
-        let Some(facts) = m.process(p) else {
-            return;
-        };
-        let me = Some(facts.pid);
         let task = self.task[prop][k];
-        let mut env: Env = Vec::new();
-        let mut scratch: Vec<Term> = Vec::with_capacity(stride);
         // Values of named processes captured by the scan must be the names' pids.
         let named: Vec<(usize, &Term)> = pred
             .binds
@@ -136,23 +247,10 @@ impl<'a> Sources<'a> {
                 .iter()
                 .all(|&(i, t)| trace_term::order::exact_eq(&vals[i], t))
         };
-        let plan = if pred.structural {
-            Plan::of(pred, consts)
-        } else {
-            None
-        };
-        let mut structural = |procs: [Option<u64>; 2], scratch: &mut Vec<Term>| {
-            let view = View {
-                procs,
-                terms: [TermIn::Missing, TermIn::Missing],
-            };
-            match &plan {
-                Some(plan) => plan.apply(pred, &view, scratch),
-                None => match_view(pred, consts, &mut env, &view, scratch),
-            }
-        };
-        // Hits keyed by the event are this process's own matches.
         if let Some(t) = task {
+            // The scan matched these events; it filed the hits of a
+            // process's own events under the process, by event index.
+            let th = &self.hits.tasks[t];
             if matches!(
                 pred.kind,
                 EventKind::Timeout
@@ -162,7 +260,6 @@ impl<'a> Sources<'a> {
                     | EventKind::ExitSignal
                     | EventKind::Down
             ) {
-                let th = &self.hits.tasks[t];
                 let (keys, first) = th.of(p.0 as usize);
                 for (j, &i) in keys.iter().enumerate() {
                     let v = th.vals(first + j);
@@ -172,119 +269,39 @@ impl<'a> Sources<'a> {
                 }
                 return;
             }
+            // A message's hit: under its sender (unreceived) or receiver.
+            if th.of(p.0 as usize).0.is_empty() && th.nobody.is_empty() {
+                return;
+            }
+            self.events_of_kind(pred.kind, p, &mut |ev, _, key| {
+                if let Some(v) = key.and_then(|k| th.find(p.0 as usize, k)) {
+                    if named_ok(v) {
+                        out(ev, v);
+                    }
+                }
+            });
+            return;
         }
-        match pred.kind {
-            EventKind::Spawn => {
-                for s in m.spawns_by(p) {
-                    let child = s.child.and_then(|c| self.pid(c));
-                    if structural([me, child], &mut scratch) {
-                        emit(out, EventId::new(p, s.at), &mut scratch);
-                    }
-                }
+        let plan = if pred.structural {
+            Plan::of(pred, consts)
+        } else {
+            None
+        };
+        let mut env: Env = Vec::new();
+        let mut scratch: Vec<Term> = Vec::with_capacity(pred.binds.len());
+        self.events_of_kind(pred.kind, p, &mut |ev, procs, _| {
+            let view = View {
+                procs,
+                terms: [TermIn::Missing, TermIn::Missing],
+            };
+            let hit = match &plan {
+                Some(plan) => plan.apply(pred, &view, &mut scratch),
+                None => match_view(pred, consts, &mut env, &view, &mut scratch),
+            };
+            if hit {
+                emit(out, ev, &mut scratch);
             }
-            EventKind::Send
-            | EventKind::Link
-            | EventKind::Unlink
-            | EventKind::Monitor
-            | EventKind::Demonitor
-            | EventKind::ExitSignal
-            | EventKind::Down
-            | EventKind::Unreceived => {
-                let received = (pred.kind == EventKind::Unreceived).then(|| self.received());
-                for s in m.signals_from(p) {
-                    let want = matches!(
-                        (pred.kind, s.class),
-                        (
-                            EventKind::Send | EventKind::Unreceived,
-                            SignalClass::Message
-                        ) | (EventKind::Link, SignalClass::Link)
-                            | (EventKind::Unlink, SignalClass::Unlink)
-                            | (EventKind::Monitor, SignalClass::Monitor)
-                            | (EventKind::Demonitor, SignalClass::Demonitor)
-                            | (EventKind::ExitSignal, SignalClass::Exit { .. })
-                            | (EventKind::Down, SignalClass::Down)
-                    );
-                    if !want {
-                        continue;
-                    }
-                    if let Some(got) = received {
-                        if got
-                            .get(p.0 as usize)
-                            .and_then(|v| v.get(s.index as usize))
-                            .copied()
-                            .unwrap_or(false)
-                        {
-                            continue;
-                        }
-                    }
-                    let ev = EventId::new(p, s.at);
-                    match task {
-                        Some(t) => {
-                            if let Some(v) = self.hit(t, p, s.index) {
-                                if named_ok(v) {
-                                    out(ev, v);
-                                }
-                            }
-                        }
-                        None => {
-                            if structural([me, self.dest_pid(s.to)], &mut scratch) {
-                                emit(out, ev, &mut scratch);
-                            }
-                        }
-                    }
-                }
-            }
-            EventKind::Receive | EventKind::Deliver | EventKind::Killed => {
-                let want = match pred.kind {
-                    EventKind::Receive => |k| k == ReceiptKind::Receive,
-                    EventKind::Deliver => |k| k == ReceiptKind::Deliver,
-                    _ => |k| k == ReceiptKind::Taken(SignalEffect::Killed),
-                };
-                for rc in m.receipts_in(p) {
-                    if !want(rc.kind) {
-                        continue;
-                    }
-                    let ev = EventId::new(p, rc.at);
-                    match (task, rc.msg) {
-                        (Some(t), Some(msg)) => {
-                            if let Some(v) = self.hit(t, msg.sender, msg.index) {
-                                if named_ok(v) {
-                                    out(ev, v);
-                                }
-                            }
-                        }
-                        (Some(_), None) => {}
-                        (None, msg) => {
-                            let from = msg.and_then(|x| self.pid(x.sender));
-                            if structural([me, from], &mut scratch) {
-                                emit(out, ev, &mut scratch);
-                            }
-                        }
-                    }
-                }
-            }
-            EventKind::Exit => {
-                if let Some(x) = facts.exit {
-                    if structural([me, None], &mut scratch) {
-                        emit(out, EventId::new(p, x), &mut scratch);
-                    }
-                }
-            }
-            EventKind::Blocked => {
-                if m.is_complete() && facts.exit.is_none() {
-                    let at = match facts.events {
-                        0 => m.spawn_of(p),
-                        n => Some(EventId::new(p, n - 1)),
-                    };
-                    if let Some(ev) = at {
-                        if structural([me, None], &mut scratch) {
-                            emit(out, ev, &mut scratch);
-                        }
-                    }
-                }
-            }
-            EventKind::Timeout | EventKind::Nondet => {}
-        }
+        });
     }
 }
 

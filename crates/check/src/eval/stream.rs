@@ -1,4 +1,6 @@
-//! A fast path for the commonest properties about one process's order:
+//! Fast paths for the commonest order properties.
+//!
+//! About one process's order:
 //! `every T is followed by R` and `every T is preceded by R` over the whole
 //! run, with one event on each side — "every request a server receives is
 //! answered", "every reply was asked for".
@@ -8,8 +10,15 @@
 //! matches are only streamed past, each looked up by the values it shares
 //! with the triggers, keeping per value the last R (for a response) or the
 //! first (for a precedence). A trigger is satisfied when that R lies after
-//! (before) it in the process's order. The verdicts are the engine's; only
-//! the violating events come out, described later by the engine.
+//! (before) it in the process's order.
+//!
+//! Across processes, when R shares no variable with T: every trigger is
+//! decided by one set, the events that happened strictly before some R
+//! (for a response) or strictly after some R (for a precedence), computed
+//! once over the causal model.
+//!
+//! The verdicts are the engine's (tests compare them); only the violating
+//! events come out, described later by the engine.
 
 use super::key::{FxMap, Key};
 use super::resolve::Resolved;
@@ -39,6 +48,55 @@ pub fn applies(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
         return None;
     }
     Some((*kind, t, o))
+}
+
+/// The shape the cross-process fast path takes.
+pub fn applies_across(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
+    let Shape::Order {
+        kind,
+        trigger,
+        other,
+        scope: CScope::Global,
+    } = &prop.shape
+    else {
+        return None;
+    };
+    let (&[t], &[o]) = (trigger.as_slice(), other.as_slice()) else {
+        return None;
+    };
+    let (tp, op) = (&prop.preds[t], &prop.preds[o]);
+    let shares = op
+        .binds
+        .iter()
+        .any(|v| tp.binds.contains(v) && !prop.vars.is_constant(*v));
+    (prop.local.is_none() && op.local_guard && !shares).then_some((*kind, t, o))
+}
+
+/// The triggers no R answers (happened before) or causes (happened after).
+pub fn across(
+    model: &trace_causal::Model,
+    kind: OrderKind,
+    triggers: &[EventId],
+    others: &[EventId],
+) -> Vec<EventId> {
+    match kind {
+        OrderKind::Response => {
+            let before = model.causal_past_before(others);
+            triggers
+                .iter()
+                .copied()
+                .filter(|&t| !before.contains(t))
+                .collect()
+        }
+        OrderKind::Precedence => {
+            let after = model.causal_future_after(others);
+            triggers
+                .iter()
+                .copied()
+                .filter(|&t| !after.contains(t))
+                .collect()
+        }
+    }
 }
 
 /// The violating triggers of property `i` in process `p`.
@@ -78,23 +136,28 @@ pub fn violations(
     let (t_at, o_at) = (at(&tp.binds), at(&op.binds));
     const NONE: u64 = u64::MAX;
     // R matches only on processes: its shared values are pids, keyed as
-    // numbers (no term to clone or hash per event).
-    if shared.len() <= 2 && op.structural {
-        let key = |vals: &[Term], at: &[usize]| -> Option<(u64, u64)> {
+    // numbers, read straight from the model's facts (no term is built).
+    if let (true, Some(plan)) = (shared.len() <= 2, sources.plan(props, resolved, i, o)) {
+        let tkey = |vals: &[Term]| -> Option<(u64, u64)> {
             let mut k = [0u64; 2];
-            for (slot, &j) in k.iter_mut().zip(at) {
+            for (slot, &j) in k.iter_mut().zip(&t_at) {
                 *slot = pid_key(&vals[j])?;
             }
             Some((k[0], k[1]))
         };
+        let from: Vec<usize> = o_at.iter().map(|&j| plan.sources()[j]).collect();
         let mut best: FxMap<(u64, u64), u64> = FxMap::default();
         for j in 0..triggers.len() {
-            if let Some(k) = key(triggers.vals(j), &t_at) {
+            if let Some(k) = tkey(triggers.vals(j)) {
                 best.entry(k).or_insert(NONE);
             }
         }
-        sources.for_each(props, resolved, i, o, p, &mut |ev, vals| {
-            if let Some(b) = key(vals, &o_at).and_then(|k| best.get_mut(&k)) {
+        sources.for_each_procs(props, &plan, i, o, p, &mut |ev, procs| {
+            let mut k = [0u64; 2];
+            for (slot, &j) in k.iter_mut().zip(&from) {
+                *slot = procs[j].unwrap_or(u64::MAX);
+            }
+            if let Some(b) = best.get_mut(&(k[0], k[1])) {
                 note(kind, b, ev.index);
             }
         });
@@ -102,7 +165,7 @@ pub fn violations(
             .map(|j| {
                 (
                     triggers.ev(j),
-                    key(triggers.vals(j), &t_at).and_then(|k| best.get(&k)),
+                    tkey(triggers.vals(j)).and_then(|k| best.get(&k)),
                 )
             })
             .filter(|(ev, b)| !satisfied(kind, b.copied(), ev.index))
