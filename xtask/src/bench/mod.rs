@@ -6,6 +6,7 @@
 //! Result<(), String>`, listed in [`GROUPS`] and dispatched in [`run_group`].
 
 mod causal;
+mod check;
 mod programs;
 mod record;
 mod seq;
@@ -16,7 +17,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
-pub const GROUPS: &[&str] = &["seq", "record", "causal"];
+pub const GROUPS: &[&str] = &["seq", "record", "causal", "check"];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
 pub struct Ctx {
@@ -31,6 +32,7 @@ fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
         "seq" => seq::run(ctx),
         "record" => record::run(ctx),
         "causal" => causal::run(ctx),
+        "check" => check::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }
