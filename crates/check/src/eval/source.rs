@@ -153,11 +153,7 @@ impl<'a> Sources<'a> {
                 }
             }
             EventKind::Receive | EventKind::Deliver | EventKind::Killed => {
-                let want = match kind {
-                    EventKind::Receive => |k| k == ReceiptKind::Receive,
-                    EventKind::Deliver => |k| k == ReceiptKind::Deliver,
-                    _ => |k| k == ReceiptKind::Taken(SignalEffect::Killed),
-                };
+                let want = receipt_kind(kind);
                 for rc in m.receipts_in(p) {
                     if want(rc.kind) {
                         let from = rc.msg.and_then(|x| self.pid(x.sender));
@@ -273,6 +269,25 @@ impl<'a> Sources<'a> {
             if th.of(p.0 as usize).0.is_empty() && th.nobody.is_empty() {
                 return;
             }
+            if matches!(
+                pred.kind,
+                EventKind::Receive | EventKind::Deliver | EventKind::Killed
+            ) {
+                // The receipts alone: no pid is needed to find a hit.
+                let want = receipt_kind(pred.kind);
+                for rc in self.model.receipts_in(p) {
+                    if !want(rc.kind) {
+                        continue;
+                    }
+                    let key = rc.msg.and_then(|x| super::scan::pack(x.sender, x.index));
+                    if let Some(v) = key.and_then(|k| th.find(p.0 as usize, k)) {
+                        if named_ok(v) {
+                            out(EventId::new(p, rc.at), v);
+                        }
+                    }
+                }
+                return;
+            }
             self.events_of_kind(pred.kind, p, &mut |ev, _, key| {
                 if let Some(v) = key.and_then(|k| th.find(p.0 as usize, k)) {
                     if named_ok(v) {
@@ -302,6 +317,15 @@ impl<'a> Sources<'a> {
                 emit(out, ev, &mut scratch);
             }
         });
+    }
+}
+
+/// Which receipts a receive-like predicate is about.
+fn receipt_kind(kind: EventKind) -> fn(ReceiptKind) -> bool {
+    match kind {
+        EventKind::Receive => |k| k == ReceiptKind::Receive,
+        EventKind::Deliver => |k| k == ReceiptKind::Deliver,
+        _ => |k| k == ReceiptKind::Taken(SignalEffect::Killed),
     }
 }
 
