@@ -27,7 +27,7 @@ use super::table::{secs, Table};
 use crate::erl::{self, Scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use trace_format::WriterOptions;
 
 const LIMIT: Duration = Duration::from_secs(900);
@@ -102,27 +102,6 @@ fn best(trace: &Path, args: &[&str], runs: usize) -> Result<Run, String> {
     best.ok_or_else(|| "no run".into())
 }
 
-/// Best time of decoding every block of the log on `threads` threads.
-fn decode_alone(log: &Path, threads: usize, runs: usize) -> Result<f64, String> {
-    let reader = trace_format::LogReader::open(log).map_err(|e| e.to_string())?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| e.to_string())?;
-    let mut best = f64::MAX;
-    for _ in 0..runs {
-        let start = Instant::now();
-        let counts = pool
-            .install(|| reader.par_map_blocks(|ev| ev.count()))
-            .map_err(|e| e.to_string())?;
-        best = best.min(start.elapsed().as_secs_f64());
-        if counts.iter().sum::<usize>() as u64 != reader.event_count() {
-            return Err("decoding lost events".into());
-        }
-    }
-    Ok(best)
-}
-
 fn synthetic_log(events: u64, dir: &Path) -> Result<(PathBuf, u64), String> {
     let kept = std::env::var_os("CHECK_BENCH_LOG").map(PathBuf::from);
     let log = kept.clone().unwrap_or_else(|| dir.join("synth.trace"));
@@ -165,7 +144,7 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         "time vs decoding alone",
     ]);
     for threads in [1usize, 2] {
-        let dt = decode_alone(&log, threads, runs)?;
+        let dt = super::causal::decode_alone(&log, threads, runs)?;
         t.row(vec![
             "decoding alone (in process)".into(),
             "-".into(),

@@ -150,13 +150,13 @@ pub fn compile(spec: &Spec) -> Result<Compiled, Vec<SpecError>> {
                 Some(p) => {
                     registered.insert(r.name.clone(), p);
                 }
-                None => errors.push(SpecError::at(
+                None => errors.push(crate::spec::error::at(
                     &spec.path,
                     r.process.pos,
                     "expected a process: a symbolic name like <P.2> or a pid like <0.83.0>",
                 )),
             },
-            _ => errors.push(SpecError::at(
+            _ => errors.push(crate::spec::error::at(
                 &spec.path,
                 r.process.pos,
                 "expected a process: a symbolic name like <P.2> or a pid like <0.83.0>",
@@ -263,7 +263,7 @@ struct Cx<'a> {
 
 impl Cx<'_> {
     fn err<T>(&self, pos: Pos, msg: impl Into<String>) -> R<T> {
-        Err(SpecError::at(self.path, pos, msg))
+        Err(crate::spec::error::at(self.path, pos, msg))
     }
 
     /// Compiles `p`, seeing the variables of `sees` (indices of earlier predicates).

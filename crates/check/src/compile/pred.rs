@@ -193,7 +193,7 @@ pub(crate) fn pattern(
     vars: &mut Vars,
 ) -> Result<(Pattern, Vec<usize>), SpecError> {
     let p = trace_pattern::compile(e)
-        .map_err(|err| SpecError::at(path, locate(&[e], err.col), err.message))?;
+        .map_err(|err| crate::spec::error::at(path, locate(&[e], err.col), err.message))?;
     let map = p
         .variables()
         .iter()
@@ -308,7 +308,7 @@ pub(super) fn compile(p: &Pred, cx: &mut Cx<'_>, visible: &[usize]) -> Result<CP
                     ),
                     _ => e.message,
                 };
-                return Err(SpecError::at(cx.path, locate(&exprs, e.col), msg));
+                return Err(crate::spec::error::at(cx.path, locate(&exprs, e.col), msg));
             }
         };
         used.sort_unstable();

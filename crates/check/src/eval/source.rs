@@ -74,7 +74,6 @@ impl<'a> Sources<'a> {
         })
     }
 
-    /// The values of task `t`'s hit `key` filed under `owner`, if any.
     /// The matches of predicate `k` of property `prop` in process `p`, in its
     /// program order.
     pub fn matches(

@@ -29,8 +29,9 @@ use trace_causal::EventId;
 use trace_format::ProcId;
 use trace_term::Term;
 
-/// The shape the fast path takes: `(kind, trigger, other)`.
-pub fn applies(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
+/// `every T is followed by / preceded by R` over the whole run, one event
+/// on each side: `(kind, T, R)`.
+fn single(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
     let Shape::Order {
         kind,
         trigger,
@@ -40,36 +41,31 @@ pub fn applies(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
     else {
         return None;
     };
-    let (&[t], &[o]) = (trigger.as_slice(), other.as_slice()) else {
-        return None;
-    };
+    match (trigger.as_slice(), other.as_slice()) {
+        (&[t], &[o]) => Some((*kind, t, o)),
+        _ => None,
+    }
+}
+
+/// The shape the fast path takes: `(kind, trigger, other)`.
+pub fn applies(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
+    let (kind, t, o) = single(prop)?;
     // A guard of R that needs T's variables is decided per pair: the engine.
     if !prop.preds[o].local_guard || prop.local.is_none() {
         return None;
     }
-    Some((*kind, t, o))
+    Some((kind, t, o))
 }
 
 /// The shape the cross-process fast path takes.
 pub fn applies_across(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
-    let Shape::Order {
-        kind,
-        trigger,
-        other,
-        scope: CScope::Global,
-    } = &prop.shape
-    else {
-        return None;
-    };
-    let (&[t], &[o]) = (trigger.as_slice(), other.as_slice()) else {
-        return None;
-    };
+    let (kind, t, o) = single(prop)?;
     let (tp, op) = (&prop.preds[t], &prop.preds[o]);
     let shares = op
         .binds
         .iter()
         .any(|v| tp.binds.contains(v) && !prop.vars.is_constant(*v));
-    (prop.local.is_none() && op.local_guard && !shares).then_some((*kind, t, o))
+    (prop.local.is_none() && op.local_guard && !shares).then_some((kind, t, o))
 }
 
 /// The triggers no R answers (happened before) or causes (happened after).

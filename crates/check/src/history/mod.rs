@@ -138,7 +138,7 @@ pub(crate) fn compile(
         Subject::Global => CSubject::Global,
         Subject::Process(e) => match &e.kind {
             ExprKind::Var(v) if v == "_" => {
-                return Err(SpecError::at(
+                return Err(crate::spec::error::at(
                     path,
                     e.pos,
                     "a history is of a process: <P.1>, a registered name, a variable \
@@ -155,7 +155,7 @@ pub(crate) fn compile(
                     CSubject::Process(r.clone())
                 }
                 None => {
-                    return Err(SpecError::at(
+                    return Err(crate::spec::error::at(
                         path,
                         e.pos,
                         format!(
@@ -166,7 +166,7 @@ pub(crate) fn compile(
                 }
             },
             _ => {
-                return Err(SpecError::at(
+                return Err(crate::spec::error::at(
                     path,
                     e.pos,
                     "a history is of a process: <P.1>, a registered name, a variable \
@@ -187,7 +187,7 @@ pub(crate) fn compile(
             HistItem::Step(s) => out.push(CItem::Step(Box::new(step(path, vars, s)?))),
             HistItem::Group(g) => {
                 if g.len() > MAX_GROUP {
-                    return Err(SpecError::at(
+                    return Err(crate::spec::error::at(
                         path,
                         g[MAX_GROUP].pos,
                         format!("an unordered group holds at most {MAX_GROUP} steps"),
@@ -267,7 +267,7 @@ fn list(path: &Path, vars: &mut Vars, l: &ListPattern, sent: bool) -> R<CList> {
             && !matches!(&e.kind, ExprKind::Tuple(es) if es.len() == 2)
             && !matches!(&e.kind, ExprKind::Var(v) if v == "_")
         {
-            return Err(SpecError::at(
+            return Err(crate::spec::error::at(
                 path,
                 e.pos,
                 "a message a step sent is written {To, Msg}",
@@ -294,7 +294,7 @@ fn list(path: &Path, vars: &mut Vars, l: &ListPattern, sent: bool) -> R<CList> {
             ListItem::One(e) => out.push(CListItem::One(one(vars, e)?)),
             ListItem::Group(g) => {
                 if g.len() > MAX_GROUP {
-                    return Err(SpecError::at(
+                    return Err(crate::spec::error::at(
                         path,
                         g[MAX_GROUP].pos,
                         format!("an unordered group holds at most {MAX_GROUP} items"),

@@ -282,50 +282,13 @@ pub fn check(
                     stack.push((i, Some(t), 0, env.clone(), depth + 1));
                 }
             }
-            CItem::Step(p) => {
-                if ts.is_empty() {
-                    note(
-                        Best {
-                            item_progress: i,
-                            closeness: 0,
-                            depth,
-                            kind: Failure::MoreExpected,
-                            step: s,
-                            item: Some(i),
-                            env,
-                        },
-                        &mut best,
-                    );
-                    continue;
-                }
-                let mut any = false;
-                let mut closest = (0u8, ts[0]);
-                for &t in &ts {
-                    let (envs, close) = match_step(p, &g.steps[t], &env, &mut budget);
-                    if close > closest.0 {
-                        closest = (close, t);
-                    }
-                    for e in envs {
-                        any = true;
-                        stack.push((i + 1, Some(t), 0, e, depth + 1));
-                    }
-                }
-                if !any {
-                    note(
-                        Best {
-                            item_progress: i,
-                            closeness: closest.0,
-                            depth: depth + 1,
-                            kind: Failure::Mismatch,
-                            step: Some(closest.1),
-                            item: Some(i),
-                            env,
-                        },
-                        &mut best,
-                    );
-                }
-            }
-            CItem::Group(members) => {
+            // A step is a group of one: matched in any order, all of it.
+            CItem::Step(_) | CItem::Group(_) => {
+                let members: &[CStep] = match &items[i] {
+                    CItem::Step(p) => std::slice::from_ref(&**p),
+                    CItem::Group(g) => g,
+                    CItem::Star => unreachable!("matched above"),
+                };
                 let left = if mask == 0 {
                     (1u32 << members.len()) - 1
                 } else {

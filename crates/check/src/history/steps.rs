@@ -138,22 +138,33 @@ impl Graph {
             for (i, e) in reader.events_of(p)?.into_iter().enumerate() {
                 let i = i as u64;
                 let cur = steps.len() - 1;
-                match &e {
+                if e.sends_signal() {
+                    let msg = MsgId {
+                        sender: p,
+                        index: sig,
+                    };
+                    sent_in.push((cur, msg));
+                    sig += 1;
+                }
+                // A receive, or an `after` taken, begins the next step.
+                let begins = match &e {
                     Event::Receive { msg } => {
-                        let m = messages
-                            .get(msg)
-                            .cloned()
-                            .unwrap_or_else(|| Term::atom("$no_payload"));
-                        let n = steps[cur].number + 1;
-                        steps[cur].next = Some(steps.len());
                         begun_by.insert(*msg, steps.len());
-                        steps.push(new(n, i, Actual::Message(m)));
+                        let m = messages.get(msg).cloned();
+                        Some(Actual::Message(
+                            m.unwrap_or_else(|| Term::atom("$no_payload")),
+                        ))
                     }
-                    Event::Timeout => {
-                        let n = steps[cur].number + 1;
-                        steps[cur].next = Some(steps.len());
-                        steps.push(new(n, i, Actual::Timeout));
-                    }
+                    Event::Timeout => Some(Actual::Timeout),
+                    _ => None,
+                };
+                if let Some(consumed) = begins {
+                    let n = steps[cur].number + 1;
+                    steps[cur].next = Some(steps.len());
+                    steps.push(new(n, i, consumed));
+                    continue;
+                }
+                match &e {
                     Event::Send { to, payload: pl } => {
                         let dest = match to {
                             trace_format::Dest::Proc(q) => pid_of(*q),
@@ -163,24 +174,6 @@ impl Graph {
                         steps[cur]
                             .sent
                             .push(Term::tuple(vec![pid_term(dest), payload(pl)]));
-                        sent_in.push((
-                            cur,
-                            MsgId {
-                                sender: p,
-                                index: sig,
-                            },
-                        ));
-                        sig += 1;
-                    }
-                    Event::Signal { .. } => {
-                        sent_in.push((
-                            cur,
-                            MsgId {
-                                sender: p,
-                                index: sig,
-                            },
-                        ));
-                        sig += 1;
                     }
                     Event::Spawn { child, pid, .. } => {
                         steps[cur].spawned.push(Term::Pid(Pid(*pid)));

@@ -1,55 +1,34 @@
-//! Errors in a specification, in erlc's `file:line:col: message` form.
+//! Errors in a specification are diagnostics of the Erlang front end's
+//! kind, printed as erlc prints them: `file:line:col: message`.
 
-use std::fmt;
-use std::path::PathBuf;
+use std::path::Path;
 use trace_syntax::ast::Pos;
-use trace_syntax::Diagnostic;
+use trace_syntax::{DiagKind, Diagnostic};
 
 /// A problem in a specification file, located.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpecError {
-    pub path: PathBuf,
-    /// 1-based; 0 when the problem concerns the whole file.
-    pub line: u32,
-    pub col: u32,
-    pub message: String,
+pub type SpecError = Diagnostic;
+
+/// An error at `pos` of the specification `path`.
+pub fn at(path: &Path, pos: Pos, message: impl Into<String>) -> SpecError {
+    Diagnostic::new(DiagKind::Semantic, path, pos, message)
 }
 
-impl SpecError {
-    pub fn at(path: &std::path::Path, pos: Pos, message: impl Into<String>) -> SpecError {
-        SpecError {
-            path: path.to_path_buf(),
-            line: pos.line,
-            col: pos.col,
-            message: message.into(),
-        }
-    }
-
-    pub fn from_diag(path: &std::path::Path, d: Diagnostic) -> SpecError {
-        SpecError {
-            path: path.to_path_buf(),
-            line: d.line,
-            col: d.col,
-            message: d.message,
-        }
+/// The Erlang parser's diagnostic, naming the specification file (the
+/// parser knows it only by position).
+pub fn from_diag(path: &Path, d: Diagnostic) -> SpecError {
+    Diagnostic {
+        path: path.to_path_buf(),
+        ..d
     }
 }
 
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}: {}", self.path.display(), self.message)
-        } else {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.path.display(),
-                self.line,
-                self.col,
-                self.message
-            )
-        }
+/// An error about the whole file (it cannot be read).
+pub fn whole(path: &Path, message: impl Into<String>) -> SpecError {
+    Diagnostic {
+        kind: DiagKind::Io,
+        path: path.to_path_buf(),
+        line: 0,
+        col: 0,
+        message: message.into(),
     }
 }
-
-impl std::error::Error for SpecError {}

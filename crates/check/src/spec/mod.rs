@@ -10,7 +10,7 @@
 //! Nothing here knows a log: names are resolved and patterns compiled in
 //! [`crate::compile`].
 
-mod error;
+pub(crate) mod error;
 pub mod history;
 mod parse;
 pub mod procname;
@@ -329,14 +329,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Spec, Vec<SpecError>> {
 pub fn read(path: &Path) -> Result<Spec, Vec<SpecError>> {
     /// Specification files are small; a bigger one is a mistake.
     const MAX_SPEC_BYTES: u64 = 16 << 20;
-    let fail = |message: String| {
-        vec![SpecError {
-            path: path.to_path_buf(),
-            line: 0,
-            col: 0,
-            message,
-        }]
-    };
+    let fail = |message: String| vec![error::whole(path, message)];
     let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
     if meta.len() > MAX_SPEC_BYTES {
         return Err(fail(format!(

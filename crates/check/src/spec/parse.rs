@@ -18,7 +18,7 @@ type R<T> = Result<T, SpecError>;
 pub(super) fn spec(path: &Path, text: &str) -> Result<Spec, Vec<SpecError>> {
     let rewritten = procname::rewrite(text);
     let tokens = trace_syntax::lexer::tokenize(&rewritten, 0, path)
-        .map_err(|d| vec![SpecError::from_diag(path, d)])?;
+        .map_err(|d| vec![crate::spec::error::from_diag(path, d)])?;
     let sources = SourceMap {
         files: vec![path.to_path_buf()],
     };
@@ -45,7 +45,7 @@ pub(super) fn spec(path: &Path, text: &str) -> Result<Spec, Vec<SpecError>> {
             end_pos: end.map_or_else(|| lines.end(), |e| tokens[e].pos),
         };
         let result = if end.is_none() {
-            Err(SpecError::at(
+            Err(crate::spec::error::at(
                 path,
                 lines.end(),
                 "syntax error before: end of input: expected '.' ending the statement",
@@ -72,7 +72,7 @@ fn check_names(spec: &Spec, errors: &mut Vec<SpecError>) {
     let mut seen = std::collections::HashMap::new();
     for p in &spec.properties {
         if let Some(first) = seen.insert(p.name.clone(), p.pos) {
-            errors.push(SpecError::at(
+            errors.push(crate::spec::error::at(
                 &spec.path,
                 p.pos,
                 format!(
@@ -189,7 +189,7 @@ impl<'a> Cur<'a> {
             Some(t) => describe(&t.kind),
             None => "'.'".to_string(),
         };
-        Err(SpecError::at(
+        Err(crate::spec::error::at(
             self.path,
             self.pos(),
             format!("syntax error before: {before}: expected {expected}"),
@@ -256,7 +256,7 @@ impl<'a> Cur<'a> {
         let limit = limit.min(self.toks.len()).max(self.i);
         let mut p = Parser::new(&self.toks[self.i..limit], self.sources);
         p.set_end_pos(self.toks.get(limit).map_or(self.end_pos, |t| t.pos));
-        let v = f(&mut p).map_err(|d| SpecError::from_diag(self.path, d))?;
+        let v = f(&mut p).map_err(|d| crate::spec::error::from_diag(self.path, d))?;
         self.i += p.index();
         Ok(v)
     }
@@ -286,7 +286,7 @@ impl<'a> Cur<'a> {
                             });
                             Ok(())
                         }
-                        None => Err(SpecError::at(
+                        None => Err(crate::spec::error::at(
                             self.path,
                             first.pos,
                             format!(
@@ -330,7 +330,7 @@ impl<'a> Cur<'a> {
         match self.peek().map(|t| &t.kind) {
             Some(TokenKind::Atom(a)) if a == "registered" => self.i += 1,
             Some(TokenKind::Atom(a)) => {
-                return Err(SpecError::at(
+                return Err(crate::spec::error::at(
                     self.path,
                     pos,
                     format!(
@@ -482,7 +482,7 @@ impl<'a> Cur<'a> {
             Some(TokenKind::Atom(a)) => match EventKind::from_name(a) {
                 Some(k) => k,
                 None => {
-                    return Err(SpecError::at(
+                    return Err(crate::spec::error::at(
                         self.path,
                         pos,
                         format!(
@@ -607,7 +607,7 @@ impl<'a> Cur<'a> {
                 msg: Box::new(es[1].clone()),
             },
             _ => {
-                return Err(SpecError::at(
+                return Err(crate::spec::error::at(
                     self.path,
                     c.pos,
                     "what a step consumed is none, timeout, _ or {From, Msg}",
