@@ -9,18 +9,21 @@
 //! holds for every causally equivalent interleaving of the run.
 //!
 //! ```text
-//! .tspec ──spec::read──► Spec ──compile──► Compiled (patterns, guards, variables)
-//!                                             │
-//! run.trace ──LogReader──► Model (trace-causal)│
-//!        └──────────────────────────┬─────────┘
-//!                                   ▼
-//!              eval::check: resolve names, one parallel scan of the log for
-//!              the predicates that read terms, the model's facts for the rest,
-//!              each property on program order (local) or happened-before
-//!                                   │
-//!                                   ▼
-//!              Verdicts ──report──► text / JSON: status, violating event,
-//!                                   its process, payload, causal slice, --until
+//! .tspec ──spec::read──► Spec ──compile──► Compiled (patterns, guards, variables;
+//!                                             named processes as constants)
+//! run.trace ──LogReader──► eval::check:
+//!     Model::build_visiting (trace-causal) decodes every block once, in
+//!     parallel; the scan matches the predicates that read terms on the way
+//!     ──► hits, filed by process;  names resolved against the model
+//!     matches of a predicate in a process = the model's facts (spawns,
+//!     signals, receipts, exits) or the hits
+//!     each property: process by process on program order (one process's
+//!     order), or on happened-before across processes; fast paths for the
+//!     commonest response/precedence; histories on the step graph
+//!                          │
+//!                          ▼
+//!     Verdicts ──report──► text / JSON: status, violating event, its
+//!                          process, payload, causal slice, --until
 //! ```
 //!
 //! Modules: [`spec`] (the language as written), [`compile`] (properties

@@ -229,6 +229,14 @@ fn other_shape(tag: u8) -> bool {
 }
 
 fn run(q: &Quick, b: &[u8]) -> Result<(), Stop> {
+    // The commonest rejection first: a tuple of another arity.
+    if let (Some(Op::Tuple(n)), Some(&SMALL_TUPLE_EXT), Some(&a)) =
+        (q.ops.first(), b.first(), b.get(1))
+    {
+        if a as u32 != *n {
+            return Err(Stop::No);
+        }
+    }
     let mut i = 0;
     let last = q.ops.len().saturating_sub(1);
     for (n, op) in q.ops.iter().enumerate() {

@@ -316,22 +316,30 @@ impl Plan {
         true
     }
 
-    /// Matches the event; on success appends the values to `out`.
+    /// Whether the event's terms pass the quick test (decided by it).
     #[inline]
-    pub fn apply(&self, pred: &CPred, view: &View<'_>, out: &mut Vec<Term>) -> bool {
-        if !self.admits(&view.procs) {
-            return false;
-        }
-        for &k in &self.quick {
+    pub fn terms_ok(&self, pred: &CPred, terms: &[TermIn<'_>; 2]) -> bool {
+        self.quick.iter().all(|&k| {
             let pattern = &pred.terms[k].pattern;
-            let ok = match view.terms[k] {
+            match terms[k] {
                 TermIn::Etf(bytes) => pattern.test_etf(bytes) == EtfTest::Yes,
                 TermIn::Built(t) => pattern.matches(t).is_some(),
                 TermIn::Missing => false,
-            };
-            if !ok {
-                return false;
             }
+        })
+    }
+
+    /// Matches the event; on success appends the values to `out`.
+    #[inline]
+    pub fn apply(&self, pred: &CPred, view: &View<'_>, out: &mut Vec<Term>) -> bool {
+        self.terms_ok(pred, &view.terms) && self.apply_checked(view, out)
+    }
+
+    /// [`apply`](Self::apply) for an event whose terms passed [`terms_ok`](Self::terms_ok).
+    #[inline]
+    pub fn apply_checked(&self, view: &View<'_>, out: &mut Vec<Term>) -> bool {
+        if !self.admits(&view.procs) {
+            return false;
         }
         for &j in &self.from {
             out.push(pid_term(view.procs[j]));

@@ -1,12 +1,15 @@
 //! Checking compiled properties against one log.
 //!
 //! ```text
-//! Compiled ──resolve──► names → pids (per property)
-//! LogReader ──scan (one parallel decode)──► hits: matches needing terms
-//! Model (facts) + hits ──source──► matches of a predicate in a process
+//! LogReader ──Model::build_visiting──► Model + per-block scans (scan)
+//!   hits gathered by process; names resolved (resolve)
+//! Model facts + hits ──source──► matches of a predicate in a process
 //!   local property:  per process, in parallel ──engine on program order──┐
+//!                    (stream: response/precedence without a scope)      │
 //!   other property:  all processes together ──engine on happened-before──┼─► Verdicts
-//!   history:         steps of the processes ──history matcher─────────────┘
+//!                    (stream: one strict past/future when nothing shared)│
+//!   history:         steps of the processes ──history matcher────────────┘
+//! the first violations: described by the engine, with a causal slice (slice)
 //! ```
 
 pub mod engine;

@@ -236,8 +236,15 @@ pub fn converted(sender: u64, kind: &SignalKindRef<'_>) -> Option<Term> {
 impl BlockScan<'_> {
     #[inline]
     fn try_task(&mut self, t: usize, owner: u32, key: u64, view: View<'_>) {
+        self.try_checked(t, owner, key, view, false)
+    }
+
+    /// `checked`: the terms passed the plan's quick test already.
+    #[inline]
+    fn try_checked(&mut self, t: usize, owner: u32, key: u64, view: View<'_>, checked: bool) {
         let (pred, blank) = self.s.pred(t);
         let hit = match &self.s.plans[t] {
+            Some(plan) if checked => plan.apply_checked(&view, &mut self.vals),
             Some(plan) => plan.apply(pred, &view, &mut self.vals),
             None => match_view(pred, blank, &mut self.env, &view, &mut self.vals),
         };
@@ -252,14 +259,48 @@ impl BlockScan<'_> {
 }
 
 impl EventVisitor for BlockScan<'_> {
+    /// Most events interest no predicate: tell them apart before anything
+    /// else, in the decoder's loop.
+    #[inline(always)]
     fn event(&mut self, index: u64, e: &EventRef<'_>) {
+        let s = self.s;
+        let wanted = match e {
+            EventRef::Send { .. } => !s.on_send.is_empty(),
+            EventRef::Signal { .. } => !s.on_signal.is_empty(),
+            EventRef::Timeout => !s.on_timeout.is_empty(),
+            EventRef::Exit { .. } => !s.on_exit.is_empty(),
+            EventRef::Nondet { .. } => !s.on_nondet.is_empty(),
+            _ => false,
+        };
+        if wanted {
+            self.visit(index, e);
+        }
+    }
+}
+
+impl BlockScan<'_> {
+    #[inline(never)]
+    fn visit(&mut self, index: u64, e: &EventRef<'_>) {
         let s = self.s;
         let me = Some(self.me);
         let own = self.process.0;
         match *e {
-            EventRef::Send { msg, to, payload } if !s.on_send.is_empty() => {
-                let dest = s.pid(to);
+            EventRef::Send { msg, to, payload } => {
+                let terms = [term(payload), TermIn::Missing];
+                let mut dest_pid = None;
                 for &t in &s.on_send {
+                    // Most messages fail a pattern's first bytes: test them
+                    // before looking anything up.
+                    let checked = match &s.plans[t] {
+                        Some(plan) => {
+                            if !plan.terms_ok(s.pred(t).0, &terms) {
+                                continue;
+                            }
+                            true
+                        }
+                        None => false,
+                    };
+                    let dest = *dest_pid.get_or_insert_with(|| s.pid(to));
                     let (procs, owner, key) = match s.kind(t) {
                         EventKind::Send => ([me, dest], own, index),
                         EventKind::Unreceived => ([me, dest], own, msg.index),
@@ -269,18 +310,10 @@ impl EventVisitor for BlockScan<'_> {
                             None => continue,
                         },
                     };
-                    self.try_task(
-                        t,
-                        owner,
-                        key,
-                        View {
-                            procs,
-                            terms: [term(payload), TermIn::Missing],
-                        },
-                    );
+                    self.try_checked(t, owner, key, View { procs, terms }, checked);
                 }
             }
-            EventRef::Signal { signal, to, kind } if !s.on_signal.is_empty() => {
+            EventRef::Signal { signal, to, kind } => {
                 let dest = s.pid(to);
                 let mut message = None;
                 for &t in &s.on_signal {
@@ -355,7 +388,7 @@ impl EventVisitor for BlockScan<'_> {
                     );
                 }
             }
-            EventRef::Nondet { kind, value } if !s.on_nondet.is_empty() => {
+            EventRef::Nondet { kind, value } => {
                 let k = Term::atom(&nondet_kind(&s.reader.header().nondet_names, kind));
                 for &t in &s.on_nondet {
                     self.try_task(
@@ -401,10 +434,20 @@ impl TaskHits {
     }
 
     /// The values of the hit `key` filed under `p` (or under nobody).
+    #[inline]
     pub fn find(&self, p: usize, key: u64) -> Option<&[Term]> {
         let (keys, first) = self.of(p);
-        if let Ok(i) = keys.binary_search(&key) {
+        // A short list is read through; a long one is searched.
+        let found = if keys.len() <= 16 {
+            keys.iter().position(|&k| k == key)
+        } else {
+            keys.binary_search(&key).ok()
+        };
+        if let Some(i) = found {
             return Some(self.vals(first + i));
+        }
+        if self.nobody.is_empty() {
+            return None;
         }
         let i = self.nobody.binary_search_by_key(&key, |(k, _)| *k).ok()?;
         Some(self.vals(self.nobody[i].1 as usize))

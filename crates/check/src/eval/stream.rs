@@ -142,29 +142,38 @@ pub fn violations(
             Some((k[0], k[1]))
         };
         let from: Vec<usize> = o_at.iter().map(|&j| plan.sources()[j]).collect();
-        let mut best: FxMap<(u64, u64), u64> = FxMap::default();
-        for j in 0..triggers.len() {
-            if let Some(k) = tkey(triggers.vals(j)) {
-                best.entry(k).or_insert(NONE);
+        // The triggers' keys, sorted: few per process, read through or
+        // searched, cheaper than hashing every R.
+        let mut keys: Vec<(u64, u64)> = (0..triggers.len())
+            .filter_map(|j| tkey(triggers.vals(j)))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let mut best = vec![NONE; keys.len()];
+        let slot_of = |keys: &[(u64, u64)], k: (u64, u64)| {
+            if keys.len() <= 16 {
+                keys.iter().position(|&x| x == k)
+            } else {
+                keys.binary_search(&k).ok()
             }
-        }
+        };
         sources.for_each_procs(props, &plan, i, o, p, &mut |ev, procs| {
             let mut k = [0u64; 2];
             for (slot, &j) in k.iter_mut().zip(&from) {
                 *slot = procs[j].unwrap_or(u64::MAX);
             }
-            if let Some(b) = best.get_mut(&(k[0], k[1])) {
-                note(kind, b, ev.index);
+            if let Some(s) = slot_of(&keys, (k[0], k[1])) {
+                note(kind, &mut best[s], ev.index);
             }
         });
         return (0..triggers.len())
             .map(|j| {
-                (
-                    triggers.ev(j),
-                    tkey(triggers.vals(j)).and_then(|k| best.get(&k)),
-                )
+                let b = tkey(triggers.vals(j))
+                    .and_then(|k| slot_of(&keys, k))
+                    .map(|s| best[s]);
+                (triggers.ev(j), b)
             })
-            .filter(|(ev, b)| !satisfied(kind, b.copied(), ev.index))
+            .filter(|(ev, b)| !satisfied(kind, *b, ev.index))
             .map(|(ev, _)| ev)
             .collect();
     }
