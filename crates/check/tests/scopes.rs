@@ -316,3 +316,52 @@ fn parametric_scopes() {
         "never send(S, C, error) between receive(S, C, {login, _}) and receive(S, C, {logout, _})";
     assert_eq!(verdict(&l, &prop(body)), Err(vec![Some((1, 3))]));
 }
+
+/// Every pattern under every scope, on the sessions of [`sessions`]:
+/// receives start(0) a(1) stop(2) a(3) start(4) b(5) stop(6) start(7) a(8).
+#[test]
+fn every_pattern_under_every_scope() {
+    let (l, at) = sessions();
+    let scopes = [
+        ("", "global"),
+        (" before receive(<P.1>, stop)", "before"),
+        (" after receive(<P.1>, stop)", "after"),
+        (&format!(" {BETWEEN}"), "between"),
+        (&format!(" {UNTIL}"), "until"),
+    ];
+    // (pattern, expected violations per scope, as indices into `at`)
+    type Row<'a> = (&'a str, [&'a [usize]; 5]);
+    let rows: [Row<'_>; 8] = [
+        (
+            "never receive(<P.1>, a)",
+            [&[1, 3, 8], &[1], &[3, 8], &[1], &[1, 8]],
+        ),
+        (
+            "eventually receive(<P.1>, b)",
+            [&[], &[2], &[], &[2], &[0, 7]],
+        ),
+        (
+            "always receive(<P.1>, M) when M =/= b",
+            [&[5], &[], &[5], &[5], &[5]],
+        ),
+        ("at most 1 receive(<P.1>, a)", [&[3], &[], &[8], &[], &[]]),
+        ("at least 1 receive(<P.1>, a)", [&[], &[], &[], &[6], &[4]]),
+        ("exactly 2 receive(<P.1>, _)", [&[2], &[], &[4], &[], &[]]),
+        (
+            "every receive(<P.1>, start) is followed by receive(<P.1>, a)",
+            [&[], &[], &[], &[4], &[4]],
+        ),
+        (
+            "every receive(<P.1>, b) is preceded by receive(<P.1>, a)",
+            [&[], &[], &[], &[5], &[5]],
+        ),
+    ];
+    for (pattern, expected) in rows {
+        for ((scope, name), want) in scopes.iter().zip(expected) {
+            let got = verdict(&l, &prop(&format!("{pattern}{scope}")));
+            let want: Vec<_> = want.iter().map(|&i| Some((1, at[i]))).collect();
+            let want = if want.is_empty() { Ok(()) } else { Err(want) };
+            assert_eq!(got, want, "{pattern} ({name})");
+        }
+    }
+}
