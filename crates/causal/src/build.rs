@@ -115,7 +115,12 @@ impl BlockFacts {
         });
     }
 
-    fn collect(ev: &mut Events<'_>, slots: &Slots<'_>, complete: bool) -> BlockFacts {
+    fn collect(
+        ev: &mut Events<'_>,
+        slots: &Slots<'_>,
+        complete: bool,
+        visit: &mut impl EventVisitor,
+    ) -> BlockFacts {
         let info = *ev.info();
         let me = info.process;
         // Facts are gathered in this thread's reused buffers, then copied out
@@ -136,6 +141,7 @@ impl BlockFacts {
             Dest::Unknown => DEST_UNKNOWN,
         };
         for (index, e) in (info.first_event..).zip(ev.by_ref()) {
+            visit.event(index, &e);
             // Indices past MAX_EVENTS are cut when stitching; saturate here.
             let at = u32::try_from(index).unwrap_or(u32::MAX);
             let mut active = true;
@@ -234,6 +240,19 @@ impl BlockFacts {
     }
 }
 
+/// What [`Model::build_visiting`] hands each event of a block to.
+pub trait EventVisitor: Send {
+    /// The event at `index` of the block's process log.
+    fn event(&mut self, index: u64, e: &EventRef<'_>);
+}
+
+impl<F: FnMut(u64, &EventRef<'_>) + Send> EventVisitor for F {
+    #[inline]
+    fn event(&mut self, index: u64, e: &EventRef<'_>) {
+        self(index, e)
+    }
+}
+
 /// Per-process accumulation while stitching blocks.
 struct Stitch {
     facts: ProcFacts,
@@ -248,10 +267,44 @@ impl Model {
     /// Builds the causal model of an open log: decodes every block in
     /// parallel (rayon's pool) and gathers the facts of happened-before.
     pub fn build(reader: &LogReader) -> Model {
+        Model::build_visiting(reader, |_| |_: u64, _: &EventRef<'_>| {}).0
+    }
+
+    /// As [`build`](Self::build), and hands every event to a visitor made
+    /// for its block by `start`, on the thread decoding the block: an
+    /// analysis that needs the events' contents reads the log in the same
+    /// pass. Returns each block's visitor, in the order of
+    /// [`LogReader::blocks`] (`None` for a block that did not decode).
+    /// Events past the point where the model ends a process's log (at a
+    /// block that did not decode or follow on) are visited too; a visitor's
+    /// owner ignores indices at or beyond [`ProcFacts::events`].
+    pub fn build_visiting<V, F>(reader: &LogReader, start: F) -> (Model, Vec<Option<V>>)
+    where
+        V: EventVisitor,
+        F: Fn(&BlockInfo) -> V + Sync,
+    {
         let table = reader.processes();
         let slots = Slots(table);
         let complete = matches!(reader.outcome(), Some((o, _)) if o.end == RunEnd::Completed);
-        let per_block = reader.par_map_each_block(|ev| BlockFacts::collect(ev, &slots, complete));
+        let both = reader.par_map_each_block(|ev| {
+            let mut v = start(ev.info());
+            let f = BlockFacts::collect(ev, &slots, complete, &mut v);
+            (f, v)
+        });
+        let mut visitors = Vec::with_capacity(both.len());
+        let per_block: Vec<Result<BlockFacts, FormatError>> = both
+            .into_iter()
+            .map(|r| match r {
+                Ok((f, v)) => {
+                    visitors.push(Some(v));
+                    Ok(f)
+                }
+                Err(e) => {
+                    visitors.push(None);
+                    Err(e)
+                }
+            })
+            .collect();
         let infos: Vec<_> = reader.blocks().collect();
 
         let mut per_block = per_block;
@@ -317,7 +370,7 @@ impl Model {
         let names = Names::new(&procs, &facts, &spawned_by);
         let mut all_warnings: Vec<Warning> = reader.warnings().to_vec();
         all_warnings.extend(warnings);
-        Model {
+        let model = Model {
             procs,
             facts,
             sent,
@@ -337,7 +390,8 @@ impl Model {
             early_unverifiable,
             positions: Default::default(),
             receipts_of: Default::default(),
-        }
+        };
+        (model, visitors)
     }
 }
 

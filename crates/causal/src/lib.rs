@@ -32,6 +32,7 @@ mod build;
 mod cut;
 mod derive;
 mod event;
+mod facts;
 mod model;
 mod name;
 mod prefetch;
@@ -47,8 +48,10 @@ mod waiters;
 #[path = "../tests/common/mod.rs"]
 mod test_logs;
 
+pub use build::EventVisitor;
 pub use derive::{DeriveOutcome, Wait, WaitReason};
 pub use event::{EventSpec, MsgRef, ProcRef, ResolveError};
+pub use facts::{Receipt, Sent, Spawned};
 pub use model::{Destination, EventId, Model, ProcFacts, ReceiptKind, SignalClass};
 pub use name::{LookupError, Names, SymbolicName};
 pub use query::{Future, Past};

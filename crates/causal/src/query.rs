@@ -15,7 +15,9 @@
 //! Costs (R: receipts, S: signals, P: processes):
 //! - [`Model::causal_past`]: O(P + receipts in the past), by walking receipt
 //!   edges backwards; [`Model::causal_future`]: O(P + signals in the future)
-//!   (the first call builds a signal → receipts index, O(R + S)).
+//!   (the first call builds a signal → receipts index, O(R + S)). The same
+//!   for a set of events, and for what lies strictly before or after a set
+//!   ([`Model::causal_past_before`], [`Model::causal_future_after`]).
 //! - [`Model::happened_before`]: O(1) within a process; across processes a
 //!   backward search from the later event that only visits receipts placed
 //!   after the earlier event in the rebuilt derivation, O(k log R) for k such
@@ -282,7 +284,6 @@ impl Model {
 
     /// The union of the causal pasts of `events`.
     pub fn causal_past_of(&self, events: &[EventId]) -> Past {
-        let mut counts = vec![0u64; self.procs.len()];
         let mut stack: Vec<(Slot, u32)> = Vec::new();
         for e in events {
             if let Some(s) = self.slot(e.proc) {
@@ -291,6 +292,34 @@ impl Model {
                 }
             }
         }
+        self.past_from(stack)
+    }
+
+    /// The events that happened before one of `events` (strictly: an event
+    /// is in it only if it happened before another of them). It is the
+    /// union of the causal pasts of their immediate predecessors.
+    pub fn causal_past_before(&self, events: &[EventId]) -> Past {
+        let mut stack: Vec<(Slot, u32)> = Vec::new();
+        for e in events {
+            let Some(s) = self.slot(e.proc) else { continue };
+            if e.index >= self.procs[s as usize].events {
+                continue;
+            }
+            let at = e.index as u32;
+            // Its process's earlier events, and what the event itself received.
+            stack.push((s, at));
+            let recs = self.receipts_of(s);
+            let lo = recs.partition_point(|r| r.at < at);
+            let hi = recs.partition_point(|r| r.at <= at);
+            self.causes(s, &recs[lo..hi], at, |q, n| stack.push((q, n)));
+        }
+        self.past_from(stack)
+    }
+
+    /// The causal past closed from `stack`: `(slot, h)` puts the first `h`
+    /// events of the process in it.
+    fn past_from(&self, mut stack: Vec<(Slot, u32)>) -> Past {
+        let mut counts = vec![0u64; self.procs.len()];
         while let Some((q, h)) = stack.pop() {
             let old = counts[q as usize] as u32;
             if h <= old {
@@ -310,17 +339,62 @@ impl Model {
 
     /// The causal future of `e`: `e` and every event it happened before.
     pub fn causal_future(&self, e: EventId) -> Future {
+        self.causal_future_of(&[e])
+    }
+
+    /// The union of the causal futures of `events`.
+    pub fn causal_future_of(&self, events: &[EventId]) -> Future {
+        let stack: Vec<(Slot, u32)> = events
+            .iter()
+            .filter_map(|e| {
+                let s = self.slot(e.proc)?;
+                (e.index < self.procs[s as usize].events).then_some((s, e.index as u32))
+            })
+            .collect();
+        self.future_from(stack)
+    }
+
+    /// The events that one of `events` happened before (strictly: an event
+    /// is in it only if another of them happened before it). It is the
+    /// union of the causal futures of their immediate successors.
+    pub fn causal_future_after(&self, events: &[EventId]) -> Future {
         let idx = self.receipt_index();
-        let events: Vec<u64> = self.procs.iter().map(|p| p.events).collect();
-        let mut first = vec![u64::MAX; self.procs.len()];
         let mut stack: Vec<(Slot, u32)> = Vec::new();
-        if let Some(s) = self.slot(e.proc) {
-            if e.index < events[s as usize] {
-                stack.push((s, e.index as u32));
+        for e in events {
+            let Some(s) = self.slot(e.proc) else { continue };
+            if e.index >= self.procs[s as usize].events {
+                continue;
+            }
+            let at = e.index as u32;
+            // Its process's later events, the receipts of what it sent, the
+            // process it spawned.
+            stack.push((s, at + 1));
+            let sigs = self.signals_of(s);
+            let lo = sigs.partition_point(|f| f.at < at);
+            let hi = sigs.partition_point(|f| f.at <= at);
+            for k in lo..hi {
+                for &j in idx.of(self, s, k as u32) {
+                    let (r, rc) = idx.receipt(self, j);
+                    stack.push((r, rc.at));
+                }
+            }
+            for sp in self.spawns_of(s) {
+                if sp.at == at && sp.child != NO_SLOT {
+                    stack.push((sp.child, 0));
+                }
             }
         }
+        self.future_from(stack)
+    }
+
+    /// The causal future closed from `stack`: `(slot, l)` puts the events
+    /// of the process from index `l` on in it.
+    fn future_from(&self, mut stack: Vec<(Slot, u32)>) -> Future {
+        let idx = self.receipt_index();
+        let lens: Vec<u64> = self.procs.iter().map(|p| p.events).collect();
+        let mut first = vec![u64::MAX; self.procs.len()];
         while let Some((q, l)) = stack.pop() {
-            let old = first[q as usize].min(events[q as usize]) as u32;
+            let old = first[q as usize].min(lens[q as usize]) as u32;
             if l >= old {
                 continue;
             }
@@ -343,7 +417,7 @@ impl Model {
         Future {
             ids: self.ids(),
             first,
-            events,
+            events: lens,
         }
     }
 

@@ -10,6 +10,8 @@ pub struct Pattern {
     pub(crate) node: Node,
     /// Variable names, indexed by their number.
     pub(crate) vars: Vec<String>,
+    /// The quick test on ETF bytes (see `etf.rs`).
+    pub(crate) quick: crate::etf::Quick,
 }
 
 #[derive(Clone, Debug)]
@@ -70,7 +72,12 @@ pub fn compile(e: &Expr) -> Result<Pattern, PatternError> {
     let mut vars = HashMap::new();
     let mut order = Vec::new();
     let node = node(e, &mut vars, &mut order)?;
-    Ok(Pattern { node, vars: order })
+    let quick = crate::etf::Quick::of(&node);
+    Ok(Pattern {
+        node,
+        vars: order,
+        quick,
+    })
 }
 
 fn err<T>(e: &Expr, message: &str) -> Result<T, PatternError> {

@@ -5,13 +5,17 @@
 //! A pattern is parsed with the Erlang front end, compiled once into a
 //! [`Pattern`] (literals folded, variables numbered), then matched against
 //! any number of terms, producing [`Bindings`]; `replace` rewrites what the
-//! variables matched (diff's abstraction of payloads).
+//! variables matched (diff's abstraction of payloads). A term still in the
+//! External Term Format can be rejected without decoding
+//! ([`Pattern::may_match_etf`]).
 
 mod compile;
+mod etf;
 mod guard;
 mod matching;
 mod replace;
 
 pub use compile::{compile, compile_str, Pattern, PatternError};
+pub use etf::EtfTest;
 pub use guard::{Guard, GuardError};
 pub use matching::Bindings;

@@ -1,5 +1,6 @@
 //! What makes a recorded run a failure, for `--until-failure`.
 
+use std::path::Path;
 use trace_pattern::Pattern;
 use trace_runtime::{EntryOutcome, RunOutcome};
 
@@ -10,6 +11,10 @@ pub struct Expectations {
     pub result: Option<Pattern>,
     /// Standard output must be exactly this (`--expect-stdout`).
     pub stdout: Option<Vec<u8>>,
+    /// The run's log must satisfy these properties (`--check`). They replace
+    /// crashes and deadlocks as what makes a run fail (the built-ins
+    /// `no_abnormal_exit` and `no_deadlock` bring those back).
+    pub check: Option<trace_check::Compiled>,
 }
 
 /// Why a run failed.
@@ -29,6 +34,13 @@ pub enum Failure {
     NoResult,
     /// Standard output differed from `--expect-stdout`, first at this line (1-based).
     Stdout { line: usize },
+    /// The log violates a property of `--check`.
+    Violation {
+        property: String,
+        /// The first violating event (EVENT syntax), if the violation has one.
+        event: Option<String>,
+        what: String,
+    },
 }
 
 impl std::fmt::Display for Failure {
@@ -50,6 +62,14 @@ impl std::fmt::Display for Failure {
                 f,
                 "standard output differs from --expect-stdout at line {line}"
             ),
+            Failure::Violation {
+                property,
+                event,
+                what,
+            } => match event {
+                Some(e) => write!(f, "the run violates {property} at {e}: {what}"),
+                None => write!(f, "the run violates {property}: {what}"),
+            },
         }
     }
 }
@@ -70,8 +90,12 @@ fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
     Some(line)
 }
 
-/// The first reason this run counts as a failure, if any.
+/// The first reason this run counts as a failure, if any (besides the
+/// properties of `--check`, which [`check_log`] decides on the log).
 pub fn classify(o: &RunOutcome, stdout: &[u8], exp: &Expectations) -> Option<Failure> {
+    if exp.check.is_some() {
+        return expected(o, stdout, exp);
+    }
     if let Some(c) = o.crashes.first() {
         return Some(Failure::Crash {
             pid: c.pid.to_string(),
@@ -88,6 +112,11 @@ pub fn classify(o: &RunOutcome, stdout: &[u8], exp: &Expectations) -> Option<Fai
                 .collect(),
         });
     }
+    expected(o, stdout, exp)
+}
+
+/// `--expect` and `--expect-stdout`.
+fn expected(o: &RunOutcome, stdout: &[u8], exp: &Expectations) -> Option<Failure> {
     if let Some(p) = &exp.result {
         match &o.entry {
             EntryOutcome::Returned(v) => {
@@ -106,4 +135,32 @@ pub fn classify(o: &RunOutcome, stdout: &[u8], exp: &Expectations) -> Option<Fai
         }
     }
     None
+}
+
+/// The first property of `--check` the log at `path` violates, if any. An
+/// error says why the log could not be checked.
+pub fn check_log(path: &Path, exp: &Expectations) -> Result<Option<Failure>, String> {
+    let Some(spec) = &exp.check else {
+        return Ok(None);
+    };
+    let reader = trace_format::LogReader::open(path).map_err(|e| e.to_string())?;
+    let opts = trace_check::eval::Options {
+        detail: 0,
+        ..Default::default()
+    };
+    let (model, verdicts) =
+        trace_check::eval::check_with(spec, &reader, opts).map_err(|e| e.to_string())?;
+    Ok(verdicts
+        .iter()
+        .find(|v| v.status == trace_check::Status::Violated)
+        .map(|v| {
+            let first = v.violations.first();
+            Failure::Violation {
+                property: spec.properties[v.property].name.clone(),
+                event: first
+                    .and_then(|x| x.event)
+                    .map(|e| format!("{}#{}", model.names().short(e.proc), e.index)),
+                what: first.map_or_else(String::new, |x| x.what.clone()),
+            }
+        }))
 }

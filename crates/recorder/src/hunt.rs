@@ -5,7 +5,7 @@
 //! between senders) come from seed `seed + attempt`, so a search can be
 //! repeated with `--seed`.
 
-use crate::failure::{classify, Expectations, Failure};
+use crate::failure::{check_log, classify, Expectations, Failure};
 use crate::session::{record, RecordConfig, Recording};
 use std::io;
 use std::path::PathBuf;
@@ -82,7 +82,14 @@ pub fn hunt(
                 seed: None,
             });
         }
-        if let Some(f) = classify(&rec.outcome, &stdout, &h.expectations) {
+        let failure = match classify(&rec.outcome, &stdout, &h.expectations) {
+            Some(f) => Some(f),
+            None => check_log(&tmp, &h.expectations).map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                io::Error::other(format!("--check: {e}"))
+            })?,
+        };
+        if let Some(f) = failure {
             std::fs::rename(&tmp, &cfg.out)?;
             let rec = Recording {
                 path: cfg.out.clone(),

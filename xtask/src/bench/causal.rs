@@ -47,7 +47,7 @@ fn best(
 }
 
 /// Best time of decoding every block of the log on `threads` threads.
-fn decode_alone(log: &Path, threads: usize, runs: usize) -> Result<f64, String> {
+pub(super) fn decode_alone(log: &Path, threads: usize, runs: usize) -> Result<f64, String> {
     let reader = trace_format::LogReader::open(log).map_err(|e| e.to_string())?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

@@ -6,6 +6,7 @@
 //! Result<(), String>`, listed in [`GROUPS`] and dispatched in [`run_group`].
 
 mod causal;
+mod check;
 mod conc;
 mod diff;
 mod heap;
@@ -21,7 +22,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
-pub const GROUPS: &[&str] = &["seq", "conc", "record", "log", "causal", "diff"];
+pub const GROUPS: &[&str] = &["seq", "conc", "record", "log", "causal", "diff", "check"];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
 pub struct Ctx {
@@ -39,6 +40,7 @@ fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
         "log" => log::run(ctx),
         "causal" => causal::run(ctx),
         "diff" => diff::run(ctx),
+        "check" => check::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }

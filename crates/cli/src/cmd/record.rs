@@ -17,10 +17,14 @@ use trace_runtime::RunOptions;
   trace record ring.erl --entry 'ring:start(1000)' --output
   trace record race.erl --until-failure --chaos --attempts 500 --seed 7
   trace record prog.erl --until-failure --expect '{ok, _}'
+  trace record prog.erl --until-failure --chaos --check props.tspec
 
 A failure (for --until-failure) is: a process crashing with an abnormal reason,
 processes left blocked forever, the entry's result not matching --expect, or
-standard output differing from --expect-stdout.
+standard output differing from --expect-stdout. With --check, a run fails when
+its log violates a property of the specification (see trace check --help) —
+instead of crashing or deadlocking, which many servers do by design; add the
+built-ins no_abnormal_exit and no_deadlock to the specification to keep them.
 
 Exit status: as `trace run` for the recorded run (0 ok, 1 entry crashed,
 5 deadlock, 130 interrupted); with --until-failure: 1 when a failing run was
@@ -74,6 +78,9 @@ pub struct Args {
     /// A run fails unless its standard output equals this file
     #[arg(long, value_name = "FILE")]
     pub expect_stdout: Option<PathBuf>,
+    /// With --until-failure: a run fails when its log violates a property of this specification
+    #[arg(long, value_name = "SPEC", requires = "until_failure")]
+    pub check: Option<PathBuf>,
     /// No progress line and no summary
     #[arg(short, long)]
     pub quiet: bool,
@@ -242,7 +249,21 @@ fn expectations(args: &Args) -> Result<Expectations, String> {
         }
         None => None,
     };
-    Ok(Expectations { result, stdout })
+    let check = match &args.check {
+        Some(f) => Some(trace_check::load(f).map_err(|errors| {
+            errors
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?),
+        None => None,
+    };
+    Ok(Expectations {
+        result,
+        stdout,
+        check,
+    })
 }
 
 fn until_failure(

@@ -1,0 +1,452 @@
+//! From a parsed [`Spec`] to properties ready to check: predicates in their
+//! canonical form (`receive(P, Msg)` becomes `receive(P, _, Msg)`), process
+//! arguments classified, Erlang patterns and guards compiled, variables
+//! numbered per property, and what each predicate may see of the others'
+//! bindings worked out.
+//!
+//! Variables flow in one direction through a property: from the scope's
+//! opening event `Q` to its closing event `R` and to the pattern's events,
+//! and from left to right along the pattern (`every A then B is followed by
+//! C`: A → B → C). A variable shared by two events that no flow connects
+//! (the closing event and the pattern's events) is an error, because neither
+//! could constrain the other.
+//!
+//! Nothing here needs a log; process names are resolved against one in
+//! [`crate::eval`].
+
+mod pred;
+
+pub use pred::{CGuard, CPred, ProcArg, TermArg};
+
+use crate::spec::{Body, Builtin, Occurrence, OrderKind, Pred, Scope, Spec, SpecError};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use trace_causal::ProcRef;
+use trace_syntax::ast::{Expr, ExprKind, Pos};
+
+/// A specification ready to check.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub path: PathBuf,
+    pub properties: Vec<CProp>,
+}
+
+/// One property ready to check.
+#[derive(Clone, Debug)]
+pub struct CProp {
+    pub name: String,
+    pub pos: Pos,
+    pub text: String,
+    pub vars: Vars,
+    /// Every event predicate of the property; `shape` refers to them by index.
+    pub preds: Vec<CPred>,
+    pub shape: Shape,
+    /// When every event the property involves lies in one process — the
+    /// same process variable, or the same named process, as every event's
+    /// first argument — happened-before among them is that process's order.
+    /// The variable is then that first argument.
+    pub local: Option<usize>,
+}
+
+/// The variables of a property.
+#[derive(Clone, Debug, Default)]
+pub struct Vars {
+    pub names: Vec<String>,
+    /// Variables that stand for a named process (`<P.2>`, a registered name).
+    pub constants: Vec<(usize, ProcRef)>,
+}
+
+impl Vars {
+    pub(crate) fn index(&mut self, name: &str) -> usize {
+        match self.names.iter().position(|n| n == name) {
+            Some(i) => i,
+            None => {
+                self.names.push(name.to_string());
+                self.names.len() - 1
+            }
+        }
+    }
+
+    pub(crate) fn constant(&mut self, name: &str, p: ProcRef) -> usize {
+        let i = self.index(name);
+        if !self.constants.iter().any(|(j, _)| *j == i) {
+            self.constants.push((i, p));
+        }
+        i
+    }
+
+    pub fn is_constant(&self, i: usize) -> bool {
+        self.constants.iter().any(|(j, _)| *j == i)
+    }
+
+    /// The process a constant variable names.
+    pub fn constant_of(&self, i: usize) -> Option<&ProcRef> {
+        self.constants.iter().find(|(j, _)| *j == i).map(|(_, r)| r)
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// What a property checks, over its predicates (indices into `preds`).
+#[derive(Clone, Debug)]
+pub enum Shape {
+    Occurrence {
+        kind: Occurrence,
+        pred: usize,
+        /// For universality: which events the pattern is about (kind and
+        /// fixed processes only); each must match `pred`.
+        select: Option<usize>,
+        scope: CScope,
+    },
+    Order {
+        kind: OrderKind,
+        trigger: Vec<usize>,
+        other: Vec<usize>,
+        scope: CScope,
+    },
+    History(crate::history::CHistory),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CScope {
+    Global,
+    Before(usize),
+    After(usize),
+    Between(usize, usize),
+    AfterUntil(usize, usize),
+}
+
+impl CScope {
+    pub fn opener(self) -> Option<usize> {
+        match self {
+            CScope::After(q) | CScope::Between(q, _) | CScope::AfterUntil(q, _) => Some(q),
+            _ => None,
+        }
+    }
+
+    pub fn closer(self) -> Option<usize> {
+        match self {
+            CScope::Before(r) | CScope::Between(_, r) | CScope::AfterUntil(_, r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+type R<T> = Result<T, SpecError>;
+
+/// Compiles every property; all errors are returned, each located.
+pub fn compile(spec: &Spec) -> Result<Compiled, Vec<SpecError>> {
+    let mut registered = HashMap::new();
+    let mut errors = Vec::new();
+    for r in &spec.registered {
+        match &r.process.kind {
+            ExprKind::Var(v) => match crate::spec::procname::from_placeholder(v) {
+                Some(p) => {
+                    registered.insert(r.name.clone(), p);
+                }
+                None => errors.push(crate::spec::error::at(
+                    &spec.path,
+                    r.process.pos,
+                    "expected a process: a symbolic name like <P.2> or a pid like <0.83.0>",
+                )),
+            },
+            _ => errors.push(crate::spec::error::at(
+                &spec.path,
+                r.process.pos,
+                "expected a process: a symbolic name like <P.2> or a pid like <0.83.0>",
+            )),
+        }
+    }
+    let mut properties = Vec::new();
+    for p in &spec.properties {
+        let mut cx = Cx {
+            path: &spec.path,
+            registered: &registered,
+            vars: Vars::default(),
+            preds: Vec::new(),
+            uses: count_uses(&p.body),
+        };
+        match cx.property(&p.body) {
+            Ok(shape) => {
+                let local = local_owner(&cx.preds, &shape);
+                properties.push(CProp {
+                    name: p.name.clone(),
+                    pos: p.pos,
+                    text: p.text.clone(),
+                    vars: cx.vars,
+                    preds: cx.preds,
+                    shape,
+                    local,
+                })
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(Compiled {
+            path: spec.path.clone(),
+            properties,
+        })
+    } else {
+        Err(errors)
+    }
+}
+
+/// The built-in checks, as a specification of their own.
+pub fn builtins(which: &[Builtin]) -> Compiled {
+    let spec = Spec {
+        path: PathBuf::from("<built-in>"),
+        properties: which
+            .iter()
+            .map(|&b| crate::spec::Property {
+                name: b.name().to_string(),
+                pos: Pos {
+                    file: 0,
+                    line: 0,
+                    col: 0,
+                },
+                text: b.meaning().to_string(),
+                body: Body::Builtin(b),
+            })
+            .collect(),
+        registered: Vec::new(),
+    };
+    compile(&spec).expect("the built-ins compile")
+}
+
+/// How many times each variable name occurs in a property (a variable that
+/// occurs once constrains nothing).
+fn count_uses(body: &Body) -> HashMap<String, usize> {
+    let mut uses = HashMap::new();
+    let mut pred = |p: &Pred| {
+        for a in &p.args {
+            pred::vars_of(a, &mut |v| *uses.entry(v.to_string()).or_insert(0) += 1);
+        }
+        for alt in &p.guard {
+            for g in alt {
+                pred::vars_of(g, &mut |v| *uses.entry(v.to_string()).or_insert(0) += 1);
+            }
+        }
+    };
+    match body {
+        Body::Occurrence { event, scope, .. } => {
+            pred(event);
+            scope.preds().into_iter().for_each(&mut pred);
+        }
+        Body::Order {
+            trigger,
+            other,
+            scope,
+            ..
+        } => {
+            trigger.iter().chain(other).for_each(&mut pred);
+            scope.preds().into_iter().for_each(&mut pred);
+        }
+        Body::History { .. } | Body::Builtin(_) => {}
+    }
+    uses
+}
+
+struct Cx<'a> {
+    path: &'a Path,
+    registered: &'a HashMap<String, ProcRef>,
+    vars: Vars,
+    preds: Vec<CPred>,
+    uses: HashMap<String, usize>,
+}
+
+impl Cx<'_> {
+    fn err<T>(&self, pos: Pos, msg: impl Into<String>) -> R<T> {
+        Err(crate::spec::error::at(self.path, pos, msg))
+    }
+
+    /// Compiles `p`, seeing the variables of `sees` (indices of earlier predicates).
+    fn pred(&mut self, p: &Pred, sees: &[usize]) -> R<usize> {
+        let visible: Vec<usize> = sees
+            .iter()
+            .flat_map(|&k| self.preds[k].binds.clone())
+            .collect();
+        let c = pred::compile(p, self, &visible)?;
+        self.preds.push(c);
+        Ok(self.preds.len() - 1)
+    }
+
+    fn scope(&mut self, s: &Scope) -> R<(CScope, Vec<usize>)> {
+        Ok(match s {
+            Scope::Global => (CScope::Global, vec![]),
+            Scope::Before(r) => {
+                let r = self.pred(r, &[])?;
+                (CScope::Before(r), vec![])
+            }
+            Scope::After(q) => {
+                let q = self.pred(q, &[])?;
+                (CScope::After(q), vec![q])
+            }
+            Scope::Between(q, r) => {
+                let q = self.pred(q, &[])?;
+                let r = self.pred(r, &[q])?;
+                (CScope::Between(q, r), vec![q])
+            }
+            Scope::AfterUntil(q, r) => {
+                let q = self.pred(q, &[])?;
+                let r = self.pred(r, &[q])?;
+                (CScope::AfterUntil(q, r), vec![q])
+            }
+        })
+    }
+
+    fn property(&mut self, body: &Body) -> R<Shape> {
+        let shape = match body {
+            Body::Occurrence { kind, event, scope } => {
+                let (scope, seen) = self.scope(scope)?;
+                let pred = self.pred(event, &seen)?;
+                let select = (*kind == Occurrence::Universality).then(|| {
+                    let s = self.preds[pred].selection(&self.vars);
+                    self.preds.push(s);
+                    self.preds.len() - 1
+                });
+                Shape::Occurrence {
+                    kind: *kind,
+                    pred,
+                    select,
+                    scope,
+                }
+            }
+            Body::Order {
+                kind,
+                trigger,
+                other,
+                scope,
+            } => {
+                let (scope, mut seen) = self.scope(scope)?;
+                let mut t = Vec::new();
+                for p in trigger {
+                    let k = self.pred(p, &seen)?;
+                    seen.push(k);
+                    t.push(k);
+                }
+                let mut o = Vec::new();
+                for p in other {
+                    let k = self.pred(p, &seen)?;
+                    seen.push(k);
+                    o.push(k);
+                }
+                Shape::Order {
+                    kind: *kind,
+                    trigger: t,
+                    other: o,
+                    scope,
+                }
+            }
+            Body::Builtin(b) => return self.builtin(*b),
+            Body::History { subject, items } => {
+                return crate::history::compile(
+                    self.path,
+                    self.registered,
+                    &mut self.vars,
+                    subject,
+                    items,
+                )
+                .map(Shape::History)
+            }
+        };
+        self.check_flows(&shape)?;
+        Ok(shape)
+    }
+
+    fn builtin(&mut self, b: Builtin) -> R<Shape> {
+        let text = match b {
+            Builtin::AllReceived => "unreceived(_, _, _)",
+            Builtin::NoDeadlock => "blocked(_)",
+            Builtin::NoAbnormalExit => {
+                "exit(_, R) when R =/= normal, R =/= shutdown, \
+                 not (is_tuple(R) andalso element(1, R) =:= shutdown)"
+            }
+        };
+        let spec = crate::spec::parse(
+            Path::new("<built-in>"),
+            &format!("{}: never {text}.", b.name()),
+        )
+        .expect("built-ins parse");
+        let body = &spec.properties[0].body;
+        let Body::Occurrence { event, .. } = body else {
+            unreachable!("a built-in is an absence")
+        };
+        self.uses = count_uses(body);
+        let pred = self.pred(event, &[])?;
+        Ok(Shape::Occurrence {
+            kind: Occurrence::Absence,
+            pred,
+            select: None,
+            scope: CScope::Global,
+        })
+    }
+
+    /// A variable shared by two predicates must flow from one to the other.
+    fn check_flows(&self, shape: &Shape) -> R<()> {
+        let closer = match shape {
+            Shape::Occurrence { scope, .. } | Shape::Order { scope, .. } => scope.closer(),
+            Shape::History(_) => None,
+        };
+        let Some(r) = closer else { return Ok(()) };
+        let opener = match shape {
+            Shape::Occurrence { scope, .. } | Shape::Order { scope, .. } => scope.opener(),
+            Shape::History(_) => None,
+        };
+        let from_q: Vec<usize> = opener
+            .map(|q| self.preds[q].binds.clone())
+            .unwrap_or_default();
+        for (k, p) in self.preds.iter().enumerate() {
+            if k == r || Some(k) == opener {
+                continue;
+            }
+            for v in &self.preds[r].binds {
+                if p.binds.contains(v) && !from_q.contains(v) && !self.vars.is_constant(*v) {
+                    let name = &self.vars.names[*v];
+                    return self.err(
+                        self.preds[r].pos,
+                        format!(
+                            "variable '{name}' is bound both by the event closing the scope \
+                             and by {}, which does not see it: variables flow from the \
+                             scope's opening event to the others; rename one of them",
+                            p.text
+                        ),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The process variable every predicate is about, when it is the same one.
+fn local_owner(preds: &[CPred], shape: &Shape) -> Option<usize> {
+    if matches!(shape, Shape::History(_)) {
+        return None;
+    }
+    let mut owner = None;
+    for p in preds {
+        match (&p.procs[0], owner) {
+            (ProcArg::Any, _) => return None,
+            (ProcArg::Var(v), None) => owner = Some(*v),
+            (ProcArg::Var(v), Some(o)) if *v == o => {}
+            _ => return None,
+        }
+    }
+    owner
+}
+
+/// The history compiler reaches the shared helpers through this.
+pub(crate) fn compile_pattern(
+    path: &Path,
+    e: &Expr,
+    vars: &mut Vars,
+) -> Result<(trace_pattern::Pattern, Vec<usize>), SpecError> {
+    pred::pattern(path, e, vars)
+}

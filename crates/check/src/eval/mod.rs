@@ -1,0 +1,434 @@
+//! Checking compiled properties against one log.
+//!
+//! ```text
+//! LogReader ──Model::build_visiting──► Model + per-block scans (scan)
+//!   hits gathered by process; names resolved (resolve)
+//! Model facts + hits ──source──► matches of a predicate in a process
+//!   local property:  per process, in parallel ──engine on program order──┐
+//!                    (stream: response/precedence without a scope)      │
+//!   other property:  all processes together ──engine on happened-before──┼─► Verdicts
+//!                    (stream: one strict past/future when nothing shared)│
+//!   history:         steps of the processes ──history matcher────────────┘
+//! the first violations: described by the engine, with a causal slice (slice)
+//! ```
+
+pub mod engine;
+pub mod hb;
+mod key;
+pub mod matcher;
+pub(crate) mod resolve;
+mod scan;
+pub mod slice;
+pub mod source;
+mod stream;
+
+pub(crate) use crate::compile::{CProp, Compiled, Shape};
+use crate::spec::{EventKind, Occurrence};
+use engine::Engine;
+use hb::{Causal, ProgramOrder};
+use matcher::Matches;
+use rayon::prelude::*;
+pub use resolve::show as show_proc;
+use resolve::Resolved as Names;
+use source::Sources;
+use std::fmt;
+use trace_causal::{EventId, Model};
+use trace_format::{LogReader, ProcId};
+use trace_term::Term;
+
+/// One way a run breaks a property.
+#[derive(Clone, Debug, Default)]
+pub struct Violation {
+    /// The event that breaks it; `None` when the whole run does (a global
+    /// existence that nothing satisfies).
+    pub event: Option<EventId>,
+    /// What is wrong, in words.
+    pub what: String,
+    /// The property's variables as bound for this violation.
+    pub bindings: Vec<(String, Term)>,
+    /// Other events worth seeing, each with what it is to the violation.
+    pub related: Vec<(String, EventId)>,
+    /// The causal slice: the events in its causal past that the property
+    /// involves, in an order that respects happened-before (filled for the
+    /// violations reported in detail).
+    pub slice: Vec<EventId>,
+    /// Earlier slice events left out (the slice lists the latest ones).
+    pub slice_omitted: usize,
+}
+
+impl Violation {
+    /// A violation at `event`, described by `what` only.
+    pub fn at(event: Option<EventId>, what: String) -> Violation {
+        Violation {
+            event,
+            what,
+            ..Violation::default()
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    Satisfied,
+    Violated,
+    /// The check could not be completed (CRV's `GaveUp`), with why.
+    GaveUp(String),
+}
+
+/// A property's verdict on one run.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    /// Index of the property in the compiled specification.
+    pub property: usize,
+    pub status: Status,
+    /// The violations described (the first ones, events in process order;
+    /// all of them with `Options::detail` unbounded).
+    pub violations: Vec<Violation>,
+    /// How many violations there are in all.
+    pub total: usize,
+    /// Things worth knowing that do not change the verdict.
+    pub warnings: Vec<String>,
+    /// The property is about one process's order (else about happened-before).
+    pub local: bool,
+}
+
+/// A property that cannot be checked on this log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckError {
+    pub message: String,
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// What the log must hold for a property to be checked.
+fn requirements(spec: &Compiled, prop: &CProp, reader: &LogReader) -> Result<(), CheckError> {
+    let opts = &reader.header().options;
+    let at = |p: &crate::compile::CPred| {
+        format!(
+            "{}:{}:{}: {}",
+            spec.path.display(),
+            p.pos.line,
+            p.pos.col,
+            p.text
+        )
+    };
+    let mut preds: Vec<&crate::compile::CPred> = prop.preds.iter().collect();
+    let hist;
+    if let Shape::History(h) = &prop.shape {
+        hist = h.needs_payloads();
+        if hist && !opts.payloads {
+            return Err(CheckError {
+                message: format!(
+                    "{}:{}:{}: history {} reads messages, but the log was recorded \
+                     without payloads (trace record --no-payloads)",
+                    spec.path.display(),
+                    prop.pos.line,
+                    prop.pos.col,
+                    prop.name
+                ),
+            });
+        }
+        preds.clear();
+    }
+    for p in preds {
+        if p.kind == EventKind::Deliver && !opts.deliveries {
+            return Err(CheckError {
+                message: format!(
+                    "{}: the log has no deliveries (record with trace record --deliveries)",
+                    at(p)
+                ),
+            });
+        }
+        if p.reads_terms() && !opts.payloads && p.kind != EventKind::Nondet {
+            return Err(CheckError {
+                message: format!(
+                    "{}: reads terms the log does not hold: it was recorded without \
+                     payloads (trace record --no-payloads)",
+                    at(p)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// How much to find out.
+#[derive(Copy, Clone, Debug)]
+pub struct Options {
+    /// Violations per property described (with their causal slice).
+    pub detail: usize,
+    /// Use the fast paths for the commonest properties (only tests that
+    /// compare them with the general engine turn this off).
+    pub fast: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            detail: 10,
+            fast: true,
+        }
+    }
+}
+
+/// Checks every property of `spec` on the log: builds the causal model,
+/// matching the predicates that read terms while it decodes the log.
+/// Returns the model with the verdicts (reports name events through it).
+pub fn check(spec: &Compiled, reader: &LogReader) -> Result<(Model, Vec<Verdict>), CheckError> {
+    check_with(spec, reader, Options::default())
+}
+
+/// [`check`] with options.
+pub fn check_with(
+    spec: &Compiled,
+    reader: &LogReader,
+    opts: Options,
+) -> Result<(Model, Vec<Verdict>), CheckError> {
+    for p in &spec.properties {
+        requirements(spec, p, reader)?;
+    }
+    let props: Vec<&CProp> = spec.properties.iter().collect();
+    let tasks = scan::tasks(&props);
+    let scanner = scan::Scanner::new(&props, &tasks, reader);
+    let (model, blocks) = if scanner.is_empty() {
+        (Model::build(reader), Vec::new())
+    } else {
+        Model::build_visiting(reader, |info| scanner.block(info))
+    };
+    let slots = model
+        .processes()
+        .iter()
+        .map(|f| f.id.0 as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut lens = vec![0u64; slots];
+    for f in model.processes() {
+        lens[f.id.0 as usize] = f.events;
+    }
+    let hits = scan::gather(&props, &tasks, blocks, &lens);
+    let resolved: Vec<Names> = props.iter().map(|p| resolve::resolve(p, &model)).collect();
+    let mut task_of: Vec<Vec<Option<usize>>> =
+        props.iter().map(|p| vec![None; p.preds.len()]).collect();
+    for (i, t) in tasks.iter().enumerate() {
+        task_of[t.prop][t.pred] = Some(i);
+    }
+    let sources = Sources::new(&model, &hits, task_of);
+    let mut verdicts = Vec::new();
+    for (i, prop) in props.iter().enumerate() {
+        let r = &resolved[i];
+        let mut warnings = r.warnings.clone();
+        let local = prop.local.is_some()
+            || matches!(&prop.shape, Shape::History(h)
+                if !matches!(h.subject, crate::history::CSubject::Global));
+        let result = match &prop.shape {
+            Shape::History(h) => {
+                crate::history::check(h, prop, r, reader, &model).map(|v| (v.len(), v))
+            }
+            _ => evaluate(&props, &resolved, i, &sources, &model, &mut warnings, opts),
+        };
+        let (status, total, mut violations) = match result {
+            Ok((0, v)) => (Status::Satisfied, 0, v),
+            Ok((n, v)) => (Status::Violated, n, v),
+            Err(engine::GaveUp(why)) => (Status::GaveUp(why), 0, Vec::new()),
+        };
+        violations.sort_by_key(|v| v.event.map(|e| (e.proc, e.index)));
+        violations.truncate(opts.detail);
+        for v in violations.iter_mut() {
+            slice::fill(&props, &resolved, i, &sources, &model, local, v);
+        }
+        if !model.is_complete() {
+            warnings.push(
+                "the log is incomplete (the run was cut short or blocks are damaged): \
+                 the verdict is about the events it holds"
+                    .into(),
+            );
+        }
+        verdicts.push(Verdict {
+            property: i,
+            status,
+            violations,
+            total,
+            warnings,
+            local,
+        });
+    }
+    drop(sources);
+    Ok((model, verdicts))
+}
+
+/// Runs the engine on a property; returns how many violations there are
+/// and the first `detail` of them (in process order), described.
+fn evaluate(
+    props: &[&CProp],
+    resolved: &[Names],
+    i: usize,
+    sources: &Sources<'_>,
+    model: &Model,
+    warnings: &mut Vec<String>,
+    opts: Options,
+) -> Result<(usize, Vec<Violation>), engine::GaveUp> {
+    let detail = opts.detail;
+    let prop = props[i];
+    let fast = stream::applies(prop).filter(|_| opts.fast);
+    let r = &resolved[i];
+    let uses_blocked = prop.preds.iter().any(|p| p.kind == EventKind::Blocked);
+    if uses_blocked && !model.is_complete() {
+        warnings.push(
+            "blocked(P) needs a complete log: in a run cut short, a process that had not \
+             exited may still have been running, so none is counted as blocked"
+                .into(),
+        );
+    }
+    let gather = |p: ProcId| -> Vec<Matches> {
+        (0..prop.preds.len())
+            .map(|k| sources.matches(props, resolved, i, k, p))
+            .collect()
+    };
+    let all: Vec<ProcId> = model.processes().iter().map(|f| f.id).collect();
+    // Occurrence patterns on the whole run need no order but the count's.
+    let unordered = matches!(
+        &prop.shape,
+        Shape::Occurrence {
+            kind: Occurrence::Absence | Occurrence::Universality,
+            scope: crate::compile::CScope::Global,
+            ..
+        }
+    );
+    // Counting patterns over the whole run count across processes; with a
+    // scope opened per binding of the process variable they count per process.
+    let counts_across = matches!(
+        &prop.shape,
+        Shape::Occurrence {
+            kind: Occurrence::Existence
+                | Occurrence::AtLeast(_)
+                | Occurrence::AtMost(_)
+                | Occurrence::Exactly(_),
+            scope,
+            ..
+        } if scope.opener().is_none()
+    );
+    let empty = || -> Vec<Matches> {
+        prop.preds
+            .iter()
+            .map(|p| Matches::new(p.binds.len()))
+            .collect()
+    };
+    // One engine for the whole run: find, then describe the first ones.
+    let whole = |m: Vec<Matches>, order: &dyn hb::Order, owner| {
+        let e = Engine::new(prop, &r.consts, m, order, owner);
+        let mut found = e.run(true)?;
+        found.sort_by_key(|f| f.event.map(|e| (e.proc, e.index)));
+        let described = found.iter().take(detail).map(|f| e.describe(f)).collect();
+        Ok((found.len(), described))
+    };
+    // One engine per process: count everywhere, then run again where the
+    // first violations are, to describe them.
+    let per_process = |procs: &[ProcId], skip_empty: bool| {
+        let owner = prop.local;
+        // (violating event, the process whose matches found it)
+        let results: Vec<Result<Vec<Spotted>, engine::GaveUp>> = procs
+            .par_iter()
+            .map(|&p| {
+                if let Some(shape) = fast {
+                    let v = stream::violations(props, resolved, i, sources, p, shape);
+                    return Ok(v.into_iter().map(|e| (Some(e), p)).collect());
+                }
+                let m = gather(p);
+                if skip_empty && m.iter().all(Matches::is_empty) {
+                    return Ok(Vec::new());
+                }
+                let e = Engine::new(prop, &r.consts, m, &ProgramOrder, owner);
+                Ok(e.run(false)?.into_iter().map(|f| (f.event, p)).collect())
+            })
+            .collect();
+        let mut events = Vec::new();
+        for x in results {
+            events.extend(x?);
+        }
+        let total = events.len();
+        events.sort_by_key(|(e, _)| e.map(|e| (e.proc, e.index)));
+        events.truncate(detail);
+        let mut wanted_procs: Vec<ProcId> = events.iter().map(|(_, p)| *p).collect();
+        wanted_procs.sort();
+        wanted_procs.dedup();
+        let mut described = Vec::new();
+        for p in wanted_procs {
+            let e = Engine::new(prop, &r.consts, gather(p), &ProgramOrder, owner);
+            for f in e.run(true)? {
+                if events.contains(&(f.event, p)) {
+                    described.push(e.describe(&f));
+                }
+            }
+        }
+        Ok((total, described))
+    };
+    match prop.local {
+        Some(v) if prop.vars.is_constant(v) => match r.proc_of(v) {
+            Some(p) => whole(gather(p), &ProgramOrder, prop.local),
+            None => whole(empty(), &ProgramOrder, prop.local),
+        },
+        Some(_) if !counts_across => per_process(&all, true),
+        None if unordered => per_process(&all, true),
+        _ => {
+            let per: Vec<Vec<Matches>> = all.par_iter().map(|&p| gather(p)).collect();
+            let mut m = empty();
+            for mut proc_m in per {
+                for (k, list) in proc_m.iter_mut().enumerate() {
+                    m[k].append(list);
+                }
+            }
+            let order = Causal(model);
+            // Ordering the matches for the engine places every event in a
+            // rebuilt derivation: done only when something needs it.
+            let sort = |m: &mut Vec<Matches>| {
+                for list in m {
+                    list.sort_by_key(|e| (order_position(model, e), e));
+                }
+            };
+            match stream::applies_across(prop).filter(|_| opts.fast) {
+                Some((kind, t, o)) => {
+                    let mut v = stream::across(model, kind, m[t].events(), m[o].events());
+                    let total = v.len();
+                    v.sort_by_key(|e| (e.proc, e.index));
+                    v.truncate(detail);
+                    if v.is_empty() {
+                        return Ok((total, Vec::new()));
+                    }
+                    sort(&mut m);
+                    let e = Engine::new(prop, &r.consts, m, &order, None);
+                    e.prepare()?;
+                    let described = v
+                        .into_iter()
+                        .map(|ev| {
+                            let j = e.m[t].events().iter().position(|&x| x == ev);
+                            let env = j
+                                .and_then(|j| {
+                                    matcher::join(&prop.preds[t], &r.consts, e.m[t].vals(j))
+                                })
+                                .unwrap_or_else(|| r.consts.clone());
+                            e.describe(&Engine::missing(ev, env))
+                        })
+                        .collect();
+                    Ok((total, described))
+                }
+                None => {
+                    sort(&mut m);
+                    whole(m, &order, None)
+                }
+            }
+        }
+    }
+}
+
+/// A violating event, and the process whose matches found it.
+type Spotted = (Option<EventId>, ProcId);
+
+fn order_position(model: &Model, e: EventId) -> u64 {
+    model.position(e).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,124 @@
+//! The causal slice of a violation: the events in its causal past that the
+//! property involves — those matching one of its predicates with bindings
+//! that agree with the violation's — and, for each message received among
+//! them, the send that caused it.
+//!
+//! For a property about one process's order the past events it involves are
+//! that process's, so no causal past is computed: the slice is the
+//! process's matching events before the violation, in program order, each
+//! `receive` preceded by its message's send. Otherwise the violation's
+//! causal past is computed and the slice listed in the order of a rebuilt
+//! derivation.
+
+use super::matcher::{agrees, Env};
+use super::source::Sources;
+use super::Violation;
+use crate::compile::CProp;
+use crate::spec::EventKind;
+use trace_causal::{EventId, Model};
+use trace_format::ProcId;
+
+/// Events listed per slice; earlier ones are counted, not listed.
+pub const SLICE_MAX: usize = 20;
+
+fn env_of(prop: &CProp, v: &Violation, consts: &Env) -> Env {
+    let mut env = consts.clone();
+    for (name, t) in &v.bindings {
+        if let Some(i) = prop.vars.names.iter().position(|n| n == name) {
+            env[i] = Some(t.clone());
+        }
+    }
+    env
+}
+
+/// Fills `v.slice` (and `v.slice_omitted`).
+#[allow(clippy::too_many_arguments)]
+pub fn fill(
+    props: &[&CProp],
+    resolved: &[super::resolve::Resolved],
+    i: usize,
+    sources: &Sources<'_>,
+    model: &Model,
+    local: bool,
+    v: &mut Violation,
+) {
+    let Some(at) = v.event else { return };
+    let prop = props[i];
+    if matches!(prop.shape, crate::compile::Shape::History(_)) {
+        return;
+    }
+    let env = env_of(prop, v, &resolved[i].consts);
+    let mut events: Vec<EventId> = Vec::new();
+    let add = |p: ProcId, limit: u64, events: &mut Vec<EventId>| {
+        for (k, pred) in prop.preds.iter().enumerate() {
+            let m = sources.matches(props, resolved, i, k, p);
+            for j in 0..m.len() {
+                let ev = m.ev(j);
+                if ev.index <= limit && agrees(pred, &env, m.vals(j)) {
+                    events.push(ev);
+                }
+            }
+        }
+    };
+    if local {
+        add(at.proc, at.index, &mut events);
+    } else {
+        let past = model.causal_past(at);
+        for (p, count) in past.processes() {
+            add(p, count - 1, &mut events);
+        }
+    }
+    events.push(at);
+    events.sort();
+    events.dedup();
+    // Each message received in the slice comes with its send.
+    let receipts = receipt_kinds(prop);
+    let mut with_sends = Vec::with_capacity(events.len());
+    for &e in &events {
+        if receipts {
+            if let Some(send) = send_of_receipt(model, e) {
+                with_sends.push((e, Some(send)));
+                continue;
+            }
+        }
+        with_sends.push((e, None));
+    }
+    let mut ordered: Vec<EventId> = Vec::new();
+    if local {
+        for (e, send) in with_sends {
+            if let Some(s) = send {
+                ordered.push(s);
+            }
+            ordered.push(e);
+        }
+    } else {
+        for (e, send) in with_sends {
+            ordered.extend(send);
+            ordered.push(e);
+        }
+        ordered.sort_by_key(|&e| (model.position(e).unwrap_or(u64::MAX), e));
+    }
+    let mut seen = std::collections::HashSet::new();
+    ordered.retain(|e| seen.insert(*e));
+    if ordered.len() > SLICE_MAX {
+        v.slice_omitted = ordered.len() - SLICE_MAX;
+        ordered.drain(..v.slice_omitted);
+    }
+    v.slice = ordered;
+}
+
+fn receipt_kinds(prop: &CProp) -> bool {
+    prop.preds.iter().any(|p| {
+        matches!(
+            p.kind,
+            EventKind::Receive | EventKind::Deliver | EventKind::Killed
+        )
+    })
+}
+
+/// The send of the message a receipt event received.
+fn send_of_receipt(model: &Model, e: EventId) -> Option<EventId> {
+    let r = model.receipts_in(e.proc).find(|r| r.at == e.index)?;
+    let (send, _, _) = model.send_of(r.msg?)?;
+    Some(send)
+}

@@ -1,0 +1,348 @@
+//! The specification language (docs/spec-language.md): what a `.tspec` file
+//! says, as parsed — properties over the events of a run, written with
+//! Erlang terms, patterns and guards.
+//!
+//! ```text
+//! text ──procname::rewrite──► text with <P.2> as placeholder variables
+//!      ──trace_syntax lexer──► tokens ──parse──► Spec (this module's types)
+//! ```
+//!
+//! Nothing here knows a log: names are resolved and patterns compiled in
+//! [`crate::compile`].
+
+pub(crate) mod error;
+pub mod history;
+mod parse;
+pub mod procname;
+
+pub use error::SpecError;
+pub use history::{HistItem, ListItem, StepPattern};
+
+use std::path::{Path, PathBuf};
+use trace_syntax::ast::{Expr, Pos};
+
+/// A parsed specification file.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub path: PathBuf,
+    pub properties: Vec<Property>,
+    /// `-registered(Name, Process).`: which process holds a registered name.
+    pub registered: Vec<Registered>,
+}
+
+/// A declaration that a registered name stands for a process.
+#[derive(Clone, Debug)]
+pub struct Registered {
+    pub name: String,
+    /// A placeholder variable (see [`procname`]) or, in error, anything.
+    pub process: Expr,
+    pub pos: Pos,
+}
+
+/// One property: its name and what it says.
+#[derive(Clone, Debug)]
+pub struct Property {
+    pub name: String,
+    pub pos: Pos,
+    /// The body as written (whitespace folded), for reports.
+    pub text: String,
+    pub body: Body,
+}
+
+#[derive(Clone, Debug)]
+pub enum Body {
+    /// Absence, existence, universality, bounded existence.
+    Occurrence {
+        kind: Occurrence,
+        event: Pred,
+        scope: Scope,
+    },
+    /// Response and precedence, with chains on either side.
+    Order {
+        kind: OrderKind,
+        /// `every A then B ...`
+        trigger: Vec<Pred>,
+        /// `... is followed by C then D` / `... is preceded by C then D`
+        other: Vec<Pred>,
+        scope: Scope,
+    },
+    /// A concurrent-event history (seed 000 §4.1).
+    History {
+        subject: Subject,
+        items: Vec<HistItem>,
+    },
+    /// A built-in check used by name.
+    Builtin(Builtin),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Occurrence {
+    /// `never E`
+    Absence,
+    /// `eventually E`
+    Existence,
+    /// `always E`
+    Universality,
+    /// `at most N E`
+    AtMost(u64),
+    /// `at least N E`
+    AtLeast(u64),
+    /// `exactly N E`
+    Exactly(u64),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OrderKind {
+    /// `every T is followed by R`: an R in the causal future of each T.
+    Response,
+    /// `every T is preceded by C`: a C in the causal past of each T.
+    Precedence,
+}
+
+/// Where a pattern applies (Dwyer's scopes, on happened-before).
+#[derive(Clone, Debug)]
+pub enum Scope {
+    Global,
+    /// `before R`
+    Before(Pred),
+    /// `after Q`
+    After(Pred),
+    /// `between Q and R`
+    Between(Pred, Pred),
+    /// `after Q until R`
+    AfterUntil(Pred, Pred),
+}
+
+impl Scope {
+    pub fn preds(&self) -> Vec<&Pred> {
+        match self {
+            Scope::Global => vec![],
+            Scope::Before(r) | Scope::After(r) => vec![r],
+            Scope::Between(q, r) | Scope::AfterUntil(q, r) => vec![q, r],
+        }
+    }
+}
+
+/// Whose steps a history describes.
+#[derive(Clone, Debug)]
+pub enum Subject {
+    /// `history global: [...]`: a causal path through the run's steps.
+    Global,
+    /// `history <P.1>: [...]` (or a registered name, or a variable: every process).
+    Process(Expr),
+}
+
+/// The built-in checks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// Every message sent was received (`never unreceived(_, _, _)`).
+    AllReceived,
+    /// No process was left blocked at the end (`never blocked(_)`).
+    NoDeadlock,
+    /// Every process ended normally (`never exit(_, R)` for an abnormal R).
+    NoAbnormalExit,
+}
+
+impl Builtin {
+    pub const ALL: [Builtin; 3] = [
+        Builtin::AllReceived,
+        Builtin::NoDeadlock,
+        Builtin::NoAbnormalExit,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::AllReceived => "all_received",
+            Builtin::NoDeadlock => "no_deadlock",
+            Builtin::NoAbnormalExit => "no_abnormal_exit",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Builtin> {
+        Builtin::ALL.into_iter().find(|b| b.name() == s)
+    }
+
+    /// What it says, in the language's own words.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Builtin::AllReceived => "never unreceived(_, _, _)",
+            Builtin::NoDeadlock => "never blocked(_)",
+            Builtin::NoAbnormalExit => {
+                "never exit(_, R) when R =/= normal, R =/= shutdown, \
+                 not (is_tuple(R) andalso element(1, R) =:= shutdown)"
+            }
+        }
+    }
+}
+
+/// An event predicate as written: `send(From, To, {req, Ref}) when Ref =/= none`.
+#[derive(Clone, Debug)]
+pub struct Pred {
+    pub kind: EventKind,
+    pub pos: Pos,
+    pub args: Vec<Expr>,
+    pub guard: Vec<Vec<Expr>>,
+    /// As written (whitespace folded).
+    pub text: String,
+}
+
+/// The event predicates of the language. The first argument is always the
+/// process whose log holds the event.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// `spawn(P, Child)`
+    Spawn,
+    /// `send(From, To, Msg)`
+    Send,
+    /// `receive(P, Msg)`, `receive(P, From, Msg)`: consumption by a `receive`.
+    Receive,
+    /// `deliver(P, Msg)`, `deliver(P, From, Msg)`: arrival in the mailbox.
+    Deliver,
+    /// `timeout(P)`
+    Timeout,
+    /// `exit(P)`, `exit(P, Reason)`
+    Exit,
+    /// `link(From, To)`
+    Link,
+    /// `unlink(From, To)`
+    Unlink,
+    /// `monitor(From, To)`
+    Monitor,
+    /// `demonitor(From, To)`
+    Demonitor,
+    /// `exit_signal(From, To, Reason)`: an exit signal sent (exit/2 or a linked death).
+    ExitSignal,
+    /// `down(From, To, Reason)`: a 'DOWN' signal sent by a monitored process's death.
+    Down,
+    /// `killed(P, From, Reason)`: P died of an exit signal From sent.
+    Killed,
+    /// `nondet(P, Kind, Value)`: a nondeterministic built-in's result.
+    Nondet,
+    /// `blocked(P)`: P never exited (the log is complete): blocked at the end.
+    Blocked,
+    /// `unreceived(From, To, Msg)`: a message no `receive` consumed.
+    Unreceived,
+}
+
+/// What an argument of a predicate is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ArgRole {
+    /// A process: `_`, a variable, `<P.2>`, `<0.83.0>` or a registered name.
+    Process,
+    /// A term pattern: the message, a reason, a value, a kind.
+    Term,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 16] = [
+        EventKind::Spawn,
+        EventKind::Send,
+        EventKind::Receive,
+        EventKind::Deliver,
+        EventKind::Timeout,
+        EventKind::Exit,
+        EventKind::Link,
+        EventKind::Unlink,
+        EventKind::Monitor,
+        EventKind::Demonitor,
+        EventKind::ExitSignal,
+        EventKind::Down,
+        EventKind::Killed,
+        EventKind::Nondet,
+        EventKind::Blocked,
+        EventKind::Unreceived,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Spawn => "spawn",
+            EventKind::Send => "send",
+            EventKind::Receive => "receive",
+            EventKind::Deliver => "deliver",
+            EventKind::Timeout => "timeout",
+            EventKind::Exit => "exit",
+            EventKind::Link => "link",
+            EventKind::Unlink => "unlink",
+            EventKind::Monitor => "monitor",
+            EventKind::Demonitor => "demonitor",
+            EventKind::ExitSignal => "exit_signal",
+            EventKind::Down => "down",
+            EventKind::Killed => "killed",
+            EventKind::Nondet => "nondet",
+            EventKind::Blocked => "blocked",
+            EventKind::Unreceived => "unreceived",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// The argument roles of each accepted arity, canonical form first:
+    /// the compiler rewrites a short form into the canonical one.
+    pub fn forms(self) -> &'static [&'static [ArgRole]] {
+        use ArgRole::{Process as P, Term as T};
+        match self {
+            EventKind::Spawn => &[&[P, P]],
+            EventKind::Send | EventKind::Unreceived => &[&[P, P, T]],
+            EventKind::Receive | EventKind::Deliver => &[&[P, P, T], &[P, T]],
+            EventKind::Timeout | EventKind::Blocked => &[&[P]],
+            EventKind::Exit => &[&[P, T], &[P]],
+            EventKind::Link | EventKind::Unlink | EventKind::Monitor | EventKind::Demonitor => {
+                &[&[P, P]]
+            }
+            EventKind::ExitSignal | EventKind::Down | EventKind::Killed => &[&[P, P, T]],
+            EventKind::Nondet => &[&[P, T, T]],
+        }
+    }
+
+    /// How the forms are written, for error messages.
+    pub fn usage(self) -> &'static str {
+        match self {
+            EventKind::Spawn => "spawn(P, Child)",
+            EventKind::Send => "send(From, To, Msg)",
+            EventKind::Receive => "receive(P, Msg) or receive(P, From, Msg)",
+            EventKind::Deliver => "deliver(P, Msg) or deliver(P, From, Msg)",
+            EventKind::Timeout => "timeout(P)",
+            EventKind::Exit => "exit(P) or exit(P, Reason)",
+            EventKind::Link => "link(From, To)",
+            EventKind::Unlink => "unlink(From, To)",
+            EventKind::Monitor => "monitor(From, To)",
+            EventKind::Demonitor => "demonitor(From, To)",
+            EventKind::ExitSignal => "exit_signal(From, To, Reason)",
+            EventKind::Down => "down(From, To, Reason)",
+            EventKind::Killed => "killed(P, From, Reason)",
+            EventKind::Nondet => "nondet(P, Kind, Value)",
+            EventKind::Blocked => "blocked(P)",
+            EventKind::Unreceived => "unreceived(From, To, Msg)",
+        }
+    }
+}
+
+/// Parses a specification. All errors found are returned (a bad property
+/// does not stop the others from being read), each at `file:line:col`.
+pub fn parse(path: &Path, text: &str) -> Result<Spec, Vec<SpecError>> {
+    parse::spec(path, text)
+}
+
+/// Reads and parses a specification file.
+pub fn read(path: &Path) -> Result<Spec, Vec<SpecError>> {
+    /// Specification files are small; a bigger one is a mistake.
+    const MAX_SPEC_BYTES: u64 = 16 << 20;
+    let fail = |message: String| vec![error::whole(path, message)];
+    let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
+    if meta.len() > MAX_SPEC_BYTES {
+        return Err(fail(format!(
+            "{} bytes: a specification is at most {MAX_SPEC_BYTES} bytes",
+            meta.len()
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| fail(e.to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        fail(format!(
+            "not UTF-8 text (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    parse(path, &text)
+}

@@ -1,0 +1,404 @@
+//! A quick test of a pattern against a term still in the External Term
+//! Format: it reads the tags, arities, atoms and small integers the pattern
+//! fixes and rejects a term that surely does not match, without decoding it
+//! (most messages a pattern is tried on differ in their first bytes). The
+//! pattern's fixed parts are compiled once, in encoding order, into a short
+//! program ([`Quick`]) run over the bytes. Its answer is conservative: a
+//! term is rejected only when it surely differs, and accepted for sure only
+//! when the pattern binds nothing and the program read all it fixes.
+
+use crate::compile::{Node, Pattern};
+use trace_term::Term;
+
+const SMALL_INTEGER_EXT: u8 = 97;
+const INTEGER_EXT: u8 = 98;
+const NEW_FLOAT_EXT: u8 = 70;
+const FLOAT_EXT: u8 = 99;
+const ATOM_EXT: u8 = 100;
+const SMALL_ATOM_EXT: u8 = 115;
+const ATOM_UTF8_EXT: u8 = 118;
+const SMALL_ATOM_UTF8_EXT: u8 = 119;
+const SMALL_TUPLE_EXT: u8 = 104;
+const LARGE_TUPLE_EXT: u8 = 105;
+const NIL_EXT: u8 = 106;
+const STRING_EXT: u8 = 107;
+const LIST_EXT: u8 = 108;
+const BINARY_EXT: u8 = 109;
+const BIT_BINARY_EXT: u8 = 77;
+const SMALL_BIG_EXT: u8 = 110;
+const LARGE_BIG_EXT: u8 = 111;
+const MAP_EXT: u8 = 116;
+const NEW_PID_EXT: u8 = 88;
+const NEWER_REFERENCE_EXT: u8 = 90;
+/// A zlib-compressed term: left to the decoder.
+const COMPRESSED: u8 = 80;
+
+/// Nesting the quick test follows; deeper parts are left to the matcher.
+const DEPTH: usize = 32;
+
+/// Why the walk stopped early.
+enum Stop {
+    /// The term does not match.
+    No,
+    /// The quick test cannot tell.
+    Maybe,
+}
+
+/// What the quick test says about a term.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EtfTest {
+    /// It does not match.
+    No,
+    /// It matches (the pattern binds no variable and the test read every
+    /// part the pattern fixes).
+    Yes,
+    /// Decode it and match.
+    Maybe,
+}
+
+fn u16_at(b: &[u8], i: usize) -> Option<usize> {
+    Some(u16::from_be_bytes(b.get(i..i + 2)?.try_into().ok()?) as usize)
+}
+
+fn u32_at(b: &[u8], i: usize) -> Option<usize> {
+    Some(u32::from_be_bytes(b.get(i..i + 4)?.try_into().ok()?) as usize)
+}
+
+/// The offset just past the term at `i`, for the encodings it knows.
+fn skip(b: &[u8], i: usize, depth: usize) -> Option<usize> {
+    if depth > DEPTH {
+        return None;
+    }
+    let end = match *b.get(i)? {
+        SMALL_INTEGER_EXT => i + 2,
+        INTEGER_EXT => i + 5,
+        NEW_FLOAT_EXT => i + 9,
+        FLOAT_EXT => i + 32,
+        ATOM_EXT | ATOM_UTF8_EXT => i + 3 + u16_at(b, i + 1)?,
+        SMALL_ATOM_EXT | SMALL_ATOM_UTF8_EXT => i + 2 + *b.get(i + 1)? as usize,
+        SMALL_TUPLE_EXT => {
+            let mut j = i + 2;
+            for _ in 0..*b.get(i + 1)? {
+                j = skip(b, j, depth + 1)?;
+            }
+            j
+        }
+        LARGE_TUPLE_EXT => {
+            let mut j = i + 5;
+            for _ in 0..u32_at(b, i + 1)? {
+                j = skip(b, j, depth + 1)?;
+            }
+            j
+        }
+        NIL_EXT => i + 1,
+        STRING_EXT => i + 3 + u16_at(b, i + 1)?,
+        LIST_EXT => {
+            let mut j = i + 5;
+            for _ in 0..u32_at(b, i + 1)? {
+                j = skip(b, j, depth + 1)?;
+            }
+            skip(b, j, depth + 1)?
+        }
+        BINARY_EXT => i + 5 + u32_at(b, i + 1)?,
+        BIT_BINARY_EXT => i + 6 + u32_at(b, i + 1)?,
+        SMALL_BIG_EXT => i + 3 + *b.get(i + 1)? as usize,
+        LARGE_BIG_EXT => i + 6 + u32_at(b, i + 1)?,
+        MAP_EXT => {
+            let mut j = i + 5;
+            for _ in 0..u32_at(b, i + 1)? {
+                j = skip(b, j, depth + 1)?;
+                j = skip(b, j, depth + 1)?;
+            }
+            j
+        }
+        NEW_PID_EXT => skip(b, i + 1, depth + 1)? + 12,
+        NEWER_REFERENCE_EXT => {
+            let n = u16_at(b, i + 1)?;
+            skip(b, i + 3, depth + 1)? + 4 + 4 * n
+        }
+        _ => return None,
+    };
+    (end <= b.len()).then_some(end)
+}
+
+/// The atom's name bytes at `i`, when they can be compared with a UTF-8 name.
+fn atom_at(b: &[u8], i: usize) -> Option<(&[u8], bool)> {
+    let (start, len, utf8) = match *b.get(i)? {
+        SMALL_ATOM_UTF8_EXT => (i + 2, *b.get(i + 1)? as usize, true),
+        ATOM_UTF8_EXT => (i + 3, u16_at(b, i + 1)?, true),
+        SMALL_ATOM_EXT => (i + 2, *b.get(i + 1)? as usize, false),
+        ATOM_EXT => (i + 3, u16_at(b, i + 1)?, false),
+        _ => return None,
+    };
+    Some((b.get(start..start + len)?, utf8))
+}
+
+/// One step of the quick test, over a cursor in the bytes.
+#[derive(Clone, Debug)]
+enum Op {
+    /// A tuple of this arity; the cursor moves to its first element.
+    Tuple(u32),
+    /// This atom (its UTF-8 name).
+    Atom(Box<[u8]>),
+    /// This integer.
+    Int(i64),
+    /// `[]`.
+    Nil,
+    /// Any one term.
+    Skip,
+    /// A non-empty list; what it holds is left to the matcher.
+    List,
+    /// A map; what it holds is left to the matcher.
+    Map,
+    /// The quick test cannot tell more.
+    Stop,
+}
+
+/// A pattern's quick test, compiled: the fixed parts of the pattern in the
+/// order they appear in the encoding.
+#[derive(Clone, Debug, Default)]
+pub struct Quick {
+    ops: Vec<Op>,
+    /// Passing every op proves a match.
+    decides: bool,
+}
+
+impl Quick {
+    pub(crate) fn of(n: &Node) -> Quick {
+        let mut ops = Vec::new();
+        let mut decides = true;
+        emit(n, &mut ops, &mut decides);
+        // What follows the last fixed part need not be read.
+        while matches!(ops.last(), Some(Op::Skip)) {
+            ops.pop();
+        }
+        Quick { ops, decides }
+    }
+}
+
+fn emit(n: &Node, ops: &mut Vec<Op>, decides: &mut bool) {
+    if matches!(ops.last(), Some(Op::Stop | Op::List | Op::Map)) {
+        return;
+    }
+    match n {
+        Node::Any => ops.push(Op::Skip),
+        Node::Var(_) => {
+            *decides = false;
+            ops.push(Op::Skip)
+        }
+        Node::Lit(Term::Atom(a)) => ops.push(Op::Atom(a.name().as_bytes().into())),
+        Node::Lit(Term::Int(i)) if i32::try_from(*i).is_ok() => ops.push(Op::Int(*i)),
+        Node::Lit(Term::Nil) => ops.push(Op::Nil),
+        Node::Tuple(ps) => {
+            ops.push(Op::Tuple(ps.len() as u32));
+            for p in ps {
+                emit(p, ops, decides);
+            }
+        }
+        Node::Cons(..) => {
+            *decides = false;
+            ops.push(Op::List)
+        }
+        Node::Map(_) => {
+            *decides = false;
+            ops.push(Op::Map)
+        }
+        Node::Lit(_) | Node::Both(..) => {
+            *decides = false;
+            ops.push(Op::Stop)
+        }
+    }
+}
+
+/// Tags of terms that are neither atoms nor numbers: a literal atom or
+/// integer surely differs from them.
+fn other_shape(tag: u8) -> bool {
+    matches!(
+        tag,
+        SMALL_TUPLE_EXT
+            | LARGE_TUPLE_EXT
+            | NIL_EXT
+            | STRING_EXT
+            | LIST_EXT
+            | BINARY_EXT
+            | BIT_BINARY_EXT
+            | MAP_EXT
+            | NEW_PID_EXT
+            | NEWER_REFERENCE_EXT
+    )
+}
+
+fn run(q: &Quick, b: &[u8]) -> Result<(), Stop> {
+    // The commonest rejection first: a tuple of another arity.
+    if let (Some(Op::Tuple(n)), Some(&SMALL_TUPLE_EXT), Some(&a)) =
+        (q.ops.first(), b.first(), b.get(1))
+    {
+        if a as u32 != *n {
+            return Err(Stop::No);
+        }
+    }
+    let mut i = 0;
+    let last = q.ops.len().saturating_sub(1);
+    for (n, op) in q.ops.iter().enumerate() {
+        let tag = *b.get(i).ok_or(Stop::No)?;
+        if tag == COMPRESSED {
+            return Err(Stop::Maybe);
+        }
+        match op {
+            Op::Tuple(n) => match tag {
+                SMALL_TUPLE_EXT if b.get(i + 1) == Some(&(*n as u8)) && *n < 256 => i += 2,
+                LARGE_TUPLE_EXT if u32_at(b, i + 1) == Some(*n as usize) => i += 5,
+                _ => return Err(Stop::No),
+            },
+            Op::Atom(name) => match atom_at(b, i) {
+                Some((got, utf8)) => {
+                    if got != &name[..] {
+                        return Err(if utf8 || name.is_ascii() {
+                            Stop::No
+                        } else {
+                            Stop::Maybe
+                        });
+                    }
+                    if n == last {
+                        break;
+                    }
+                    i = skip(b, i, 0).ok_or(Stop::No)?;
+                }
+                None if other_shape(tag) => return Err(Stop::No),
+                None => match tag {
+                    SMALL_INTEGER_EXT | INTEGER_EXT | NEW_FLOAT_EXT | FLOAT_EXT => {
+                        return Err(Stop::No)
+                    }
+                    _ => return Err(Stop::Maybe),
+                },
+            },
+            Op::Int(want) => {
+                let got = match tag {
+                    SMALL_INTEGER_EXT => *b.get(i + 1).ok_or(Stop::No)? as i64,
+                    INTEGER_EXT => u32_at(b, i + 1).ok_or(Stop::No)? as u32 as i32 as i64,
+                    ATOM_EXT | SMALL_ATOM_EXT | ATOM_UTF8_EXT | SMALL_ATOM_UTF8_EXT
+                    | NEW_FLOAT_EXT | FLOAT_EXT => return Err(Stop::No),
+                    t if other_shape(t) => return Err(Stop::No),
+                    _ => return Err(Stop::Maybe),
+                };
+                if got != *want {
+                    return Err(Stop::No);
+                }
+                if n == last {
+                    break;
+                }
+                i = skip(b, i, 0).ok_or(Stop::No)?;
+            }
+            Op::Nil => match tag {
+                NIL_EXT => i += 1,
+                LIST_EXT => return Err(Stop::Maybe),
+                _ => return Err(Stop::No),
+            },
+            Op::Skip => i = skip(b, i, 0).ok_or(Stop::Maybe)?,
+            Op::List => {
+                return match tag {
+                    LIST_EXT | STRING_EXT => Err(Stop::Maybe),
+                    _ => Err(Stop::No),
+                }
+            }
+            Op::Map => {
+                return match tag {
+                    MAP_EXT => Err(Stop::Maybe),
+                    _ => Err(Stop::No),
+                }
+            }
+            Op::Stop => return Err(Stop::Maybe),
+        }
+    }
+    Ok(())
+}
+
+impl Pattern {
+    /// False when the term encoded in `etf` (with its version byte) surely
+    /// does not match; true when it may (decode it and [`Pattern::matches`]).
+    /// Repeated variables are not compared here.
+    pub fn may_match_etf(&self, etf: &[u8]) -> bool {
+        self.test_etf(etf) != EtfTest::No
+    }
+
+    /// The quick test, telling a sure match from a possible one.
+    #[inline]
+    pub fn test_etf(&self, etf: &[u8]) -> EtfTest {
+        let Some((&131, body)) = etf.split_first() else {
+            return EtfTest::Maybe;
+        };
+        match run(&self.quick, body) {
+            Err(Stop::No) => EtfTest::No,
+            Err(Stop::Maybe) => EtfTest::Maybe,
+            Ok(()) if self.quick.decides => EtfTest::Yes,
+            Ok(()) => EtfTest::Maybe,
+        }
+    }
+
+    /// True when the pattern binds no variable and [`test_etf`](Self::test_etf)
+    /// answers `Yes` or `No` for every well-formed term.
+    pub fn decided_by_etf_test(&self) -> bool {
+        self.quick.decides
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile_str;
+    use trace_term::Term;
+
+    fn etf(s: &str) -> Vec<u8> {
+        let e = trace_syntax::parse_expr(s).unwrap();
+        trace_term::etf::to_vec(&crate::compile::literal(&e).unwrap())
+    }
+
+    #[test]
+    fn tells_sure_matches() {
+        use super::EtfTest;
+        let p = compile_str("{req, _, _}").unwrap();
+        assert_eq!(p.test_etf(&etf("{req, 1, {a, b}}")), EtfTest::Yes);
+        assert_eq!(p.test_etf(&etf("{rep, 1, 2}")), EtfTest::No);
+        let v = compile_str("{req, N, _}").unwrap();
+        assert_eq!(v.test_etf(&etf("{req, 1, 2}")), EtfTest::Maybe);
+        let s = compile_str("{req, \"ab\"}").unwrap();
+        assert_eq!(s.test_etf(&etf("{req, \"ab\"}")), EtfTest::Maybe);
+    }
+
+    #[test]
+    fn rejects_what_surely_differs_and_keeps_what_may_match() {
+        let p = compile_str("{req, _, N}").unwrap();
+        assert!(p.may_match_etf(&etf("{req, 1, 2}")));
+        assert!(p.may_match_etf(&etf("{req, [1, 2], {x, \"abc\"}}")));
+        assert!(!p.may_match_etf(&etf("{reply, 1, 2}")));
+        assert!(!p.may_match_etf(&etf("{req, 1}")));
+        assert!(!p.may_match_etf(&etf("[req, 1, 2]")));
+        assert!(!p.may_match_etf(&etf("req")));
+        let q = compile_str("{_, 7, [_ | _], []}").unwrap();
+        assert!(q.may_match_etf(&etf("{a, 7, [1], []}")));
+        assert!(!q.may_match_etf(&etf("{a, 8, [1], []}")));
+        assert!(!q.may_match_etf(&etf("{a, 7, [], []}")));
+        assert!(!q.may_match_etf(&etf("{a, 7, [1], [2]}")) || q.matches(&Term::Nil).is_none());
+        // Large integers and bad bytes are left to the matcher.
+        let big = compile_str("{x, 1000}").unwrap();
+        assert!(big.may_match_etf(&etf("{x, 1000}")));
+        assert!(!big.may_match_etf(&etf("{x, 1001}")));
+        assert!(p.may_match_etf(&[131, 80, 0, 0, 0, 9]));
+        assert!(!p.may_match_etf(&[131, 255, 1]));
+        assert!(!p.may_match_etf(&[131]));
+        assert!(p.may_match_etf(&[]));
+        // Whatever it says, it never rejects a term that matches.
+        let bin = Term::tuple(vec![
+            Term::atom("req"),
+            Term::binary(&[1, 2]),
+            Term::Float(3.5),
+        ]);
+        for bytes in [
+            etf("{req, a, b}"),
+            etf("{req, {req, x, y}, 3}"),
+            trace_term::etf::to_vec(&bin),
+        ] {
+            let term = trace_term::etf::decode(&bytes).unwrap();
+            assert!(p.matches(&term).is_some() && p.may_match_etf(&bytes));
+        }
+    }
+}
