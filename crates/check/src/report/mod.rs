@@ -125,7 +125,7 @@ fn quote_shell(s: &str) -> String {
 
 impl Report<'_> {
     fn namer(&self) -> Namer<'_> {
-        Namer { model: self.model }
+        Namer::new(self.model)
     }
 
     /// `P.1 <0.81.0> #3 receive P:0`, as `trace replay` prints a step.
