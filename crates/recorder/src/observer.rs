@@ -1,20 +1,16 @@
 //! The recording Observer.
 //!
-//! Each process gets a [`ProcessRecorder`]. During a scheduling slice it
-//! stages its events in the log's identities (engine pids → dense log ids)
-//! with payloads still as terms, in a buffer it owns, with no lock; at the
-//! end of the slice it hands the batch to the encoder thread
-//! ([`crate::encoder`]), which does the ETF and block encoding.
+//! Each process gets a [`ProcessRecorder`]. Each of its events is translated
+//! (engine pids → dense log ids, payloads → ETF) and written into the
+//! process's open block of the log writer, on the scheduler thread running
+//! the process; blocks are compressed and written on the writer's threads.
 
-use crate::encoder::{Batch, Encoder, Work, WriterSlot};
 use crate::pidmap::PidMap;
-use crate::staged::{Staged, StagedSignal};
 use crate::translate;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::SyncSender;
-use std::sync::{Arc, Mutex};
-use trace_format::{Dest, LogWriter, MsgId, ProcId};
-use trace_runtime::hooks::{Event, Observer, ProcessInfo, ProcessObserver, SignalOut};
+use std::sync::Arc;
+use trace_format::{Dest, LogWriter, MsgId, ProcId, ProcessWriter};
+use trace_runtime::hooks::{Event, Observer, ProcessInfo, ProcessObserver};
 use trace_runtime::process;
 use trace_term::Term;
 
@@ -55,6 +51,7 @@ pub const OTHER_NONDET: &[&str] = &[
 struct Shared {
     flags: RecordFlags,
     pids: PidMap,
+    events: AtomicU64,
     processes: AtomicU64,
 }
 
@@ -62,36 +59,29 @@ struct Shared {
 pub struct Recorder {
     writer: Arc<LogWriter>,
     shared: Arc<Shared>,
-    encoder: Encoder,
 }
 
 impl Recorder {
-    pub fn new(writer: Arc<LogWriter>, flags: RecordFlags) -> std::io::Result<Recorder> {
-        Ok(Recorder {
+    pub fn new(writer: Arc<LogWriter>, flags: RecordFlags) -> Recorder {
+        Recorder {
             writer,
             shared: Arc::new(Shared {
                 flags,
                 pids: PidMap::default(),
+                events: AtomicU64::new(0),
                 processes: AtomicU64::new(0),
             }),
-            encoder: Encoder::start()?,
-        })
+        }
     }
 
-    /// Events written to the log writer so far (for progress displays).
+    /// Events handed to the writer so far (for progress displays).
     pub fn events(&self) -> u64 {
-        self.encoder.events.load(Ordering::Relaxed)
+        self.shared.events.load(Ordering::Relaxed)
     }
 
     /// Processes seen so far.
     pub fn processes(&self) -> u64 {
         self.shared.processes.load(Ordering::Relaxed)
-    }
-
-    /// Writes out everything the processes handed over. Call once the run is
-    /// over, before finishing the log.
-    pub fn finish(&self) {
-        self.encoder.finish();
     }
 }
 
@@ -102,10 +92,10 @@ impl Observer for Recorder {
         self.shared.pids.insert(p.pid.number(), w.id());
         self.shared.processes.fetch_add(1, Ordering::Relaxed);
         Some(Box::new(ProcessRecorder {
-            writer: Arc::new(Mutex::new(Some(w))),
-            tx: self.encoder.sender(),
+            w: Some(w),
             shared: self.shared.clone(),
-            events: Vec::new(),
+            etf: Vec::new(),
+            unpublished: 0,
             last: (u64::MAX, ProcId(u32::MAX)),
         }))
     }
@@ -113,10 +103,12 @@ impl Observer for Recorder {
 
 /// One process's recording state.
 pub struct ProcessRecorder {
-    writer: WriterSlot,
-    tx: Option<SyncSender<Work>>,
+    w: Option<ProcessWriter>,
     shared: Arc<Shared>,
-    events: Vec<Staged>,
+    /// Scratch space for payloads encoded as ETF.
+    etf: Vec<u8>,
+    /// Events written since the count was last published.
+    unpublished: u64,
     /// The last pid looked up and its log id: a process mostly talks to the
     /// same few partners, so this saves most map lookups.
     last: (u64, ProcId),
@@ -148,98 +140,98 @@ impl ProcessRecorder {
         }
     }
 
-    fn payload(&self, t: &Term) -> Option<Term> {
-        self.shared.flags.payloads.then(|| t.clone())
+    /// `t` as ETF in the scratch buffer, when payloads are recorded.
+    fn payload(&mut self, t: &Term) -> bool {
+        if self.shared.flags.payloads {
+            self.etf.clear();
+            trace_term::etf::encode(t, &mut self.etf);
+        }
+        self.shared.flags.payloads
     }
 
-    /// Hands the slice's events to the encoder.
-    fn hand_over(&mut self, close: bool) {
-        if self.events.is_empty() && !close {
-            return;
-        }
-        // A busy process likely stages as many events next slice; an idle
-        // one (most of a million waiting processes) keeps no buffer at all.
-        let n = self.events.len();
-        let next = if n > 4 && !close {
-            Vec::with_capacity(n.min(256))
-        } else {
-            Vec::new()
-        };
-        let batch = Batch {
-            writer: self.writer.clone(),
-            events: std::mem::replace(&mut self.events, next),
-            close,
-        };
-        if let Some(tx) = &self.tx {
-            // The encoder is gone only once the run is over; nothing is lost
-            // that a finished log would hold.
-            let _ = tx.send(Work::Batch(batch));
+    fn publish(&mut self) {
+        if self.unpublished > 0 {
+            self.shared
+                .events
+                .fetch_add(self.unpublished, Ordering::Relaxed);
+            self.unpublished = 0;
         }
     }
 }
 
 impl ProcessObserver for ProcessRecorder {
+    /// Writes the event into the process's open block. The writer's lock is
+    /// the process's own and uncontended (the flusher only tries it), so
+    /// taking it per event costs less than staging events for the slice.
     fn event(&mut self, ev: &Event<'_>) {
-        let staged = match *ev {
-            Event::Spawn {
-                child,
-                link,
-                monitor,
-            } => Staged::Spawn {
-                child: self.id_of(child).unwrap_or(ProcId(u32::MAX)),
-                pid: child.number(),
-                link,
-                monitor,
-            },
-            Event::Send { to, payload, .. } => Staged::Send {
-                to: self.dest(to),
-                payload: self.payload(payload),
-            },
-            Event::Deliver { id } => {
-                if !self.shared.flags.deliveries {
-                    return;
-                }
-                Staged::Deliver(self.msg(id))
+        match *ev {
+            Event::Deliver { .. } if !self.shared.flags.deliveries => return,
+            _ => {}
+        }
+        // Identities first: they need `self`, the slice borrows the writer.
+        let (dest, msg, child) = match *ev {
+            Event::Send { to, .. } | Event::Signal { to, .. } => (self.dest(to), None, None),
+            Event::Deliver { id } | Event::Receive { id, .. } | Event::SignalTaken { id, .. } => {
+                (Dest::Unknown, Some(self.msg(id)), None)
             }
-            Event::Receive { id, .. } => Staged::Receive(self.msg(id)),
-            Event::Timeout => Staged::Timeout,
-            Event::Signal { to, signal, .. } => Staged::Signal {
-                to: self.dest(to),
-                kind: match signal {
-                    SignalOut::Link => StagedSignal::Link,
-                    SignalOut::Unlink => StagedSignal::Unlink,
-                    SignalOut::Monitor => StagedSignal::Monitor,
-                    SignalOut::Demonitor => StagedSignal::Demonitor,
-                    SignalOut::Exit { reason, linked } => StagedSignal::Exit {
-                        reason: self.payload(reason),
-                        linked,
-                    },
-                    SignalOut::Down { reason } => StagedSignal::Down {
-                        reason: self.payload(reason),
-                    },
-                },
-            },
-            Event::SignalTaken { id, effect: e } => {
-                Staged::Taken(self.msg(id), translate::effect(e))
-            }
-            Event::Nondet { kind, value } => {
-                Staged::Nondet(translate::nondet_kind(kind), value.clone())
-            }
-            Event::Output { seq, bytes } => {
-                Staged::Output(seq, self.shared.flags.output.then(|| bytes.to_vec()))
-            }
-            Event::Exit { reason } => Staged::Exit(self.payload(reason)),
+            Event::Spawn { child, .. } => (
+                Dest::Unknown,
+                None,
+                Some(self.id_of(child).unwrap_or(ProcId(u32::MAX))),
+            ),
+            _ => (Dest::Unknown, None, None),
         };
-        self.events.push(staged);
+        let has_payload = match *ev {
+            Event::Send { payload, .. } => self.payload(payload),
+            Event::Exit { reason } => self.payload(reason),
+            Event::Nondet { value, .. } => {
+                self.etf.clear();
+                trace_term::etf::encode(value, &mut self.etf);
+                true
+            }
+            _ => false,
+        };
+        let flags = self.shared.flags;
+        let Some(w) = self.w.as_mut() else { return };
+        let etf = &self.etf[..];
+        let payload = has_payload.then_some(etf);
+        let mut s = w.slice();
+        match *ev {
+            Event::Spawn {
+                child: c,
+                link,
+                monitor,
+            } => s.push_spawn(child.unwrap_or(ProcId(u32::MAX)), c.number(), link, monitor),
+            Event::Send { .. } => {
+                s.push_send(dest, payload);
+            }
+            Event::Deliver { .. } => s.push_deliver(msg.expect("set above")),
+            Event::Receive { .. } => s.push_receive(msg.expect("set above")),
+            Event::Timeout => s.push_timeout(),
+            Event::Signal { signal, .. } => {
+                s.push_signal(dest, &translate::signal_kind(flags, signal));
+            }
+            Event::SignalTaken { effect, .. } => {
+                s.push_signal_taken(msg.expect("set above"), translate::effect(effect))
+            }
+            Event::Nondet { kind, .. } => s.push_nondet(translate::nondet_kind(kind), etf),
+            Event::Output { seq, bytes } => s.push_output(seq, flags.output.then_some(bytes)),
+            Event::Exit { .. } => s.push_exit(payload),
+        }
+        drop(s);
+        self.unpublished += 1;
     }
 
     fn slice_end(&mut self) {
-        self.hand_over(false);
+        self.publish();
     }
 }
 
 impl Drop for ProcessRecorder {
     fn drop(&mut self) {
-        self.hand_over(true);
+        self.publish();
+        if let Some(w) = self.w.take() {
+            w.close();
+        }
     }
 }

@@ -88,7 +88,7 @@ pub fn record(
     progress: Option<&(dyn Fn(Progress) + Sync)>,
 ) -> io::Result<Recording> {
     let writer = LogWriter::create(&cfg.out, header(loaded, cfg), cfg.writer.clone())?;
-    let recorder = Arc::new(Recorder::new(writer.clone(), cfg.flags)?);
+    let recorder = Arc::new(Recorder::new(writer.clone(), cfg.flags));
     let rt = Runtime::new(
         loaded.program.clone(),
         cfg.run.clone(),
@@ -122,7 +122,7 @@ pub fn record(
         o
     });
     let elapsed = start.elapsed();
-    recorder.finish();
+
     let summary = writer.finish(footer_outcome(&outcome))?;
     Ok(Recording {
         outcome,

@@ -47,6 +47,9 @@ pub fn encode(t: &Term, out: &mut Vec<u8>) {
 
 /// Appends the ETF encoding of `t` in the given style.
 pub fn encode_with(t: &Term, out: &mut Vec<u8>, st: Style) {
+    // Most recorded messages are small: one growth up front instead of one
+    // capacity check after another.
+    out.reserve(64);
     out.push(VERSION);
     encode_term(t, out, 0, st);
 }
@@ -184,6 +187,7 @@ pub(crate) fn encode_atom(a: Atom, out: &mut Vec<u8>, st: Style) {
     }
     let name = a.name().as_bytes();
     if name.len() <= 255 {
+        out.reserve(2 + name.len());
         out.push(SMALL_ATOM_UTF8_EXT);
         out.push(name.len() as u8);
     } else {
@@ -248,16 +252,26 @@ fn encode_bits(b: &Bitstring, out: &mut Vec<u8>) {
     out.extend_from_slice(bytes);
 }
 
+/// `'nonode@nohost'` as minor version 2 writes it: every pid and reference
+/// of a log carries it, so it is written as one constant.
+const NONODE_UTF8: &[u8; 15] = b"\x77\x0dnonode@nohost";
+
 fn encode_node(out: &mut Vec<u8>, st: Style) {
-    encode_atom(crate::atom::NONODE, out, st);
+    if st.latin1_atoms {
+        encode_atom(crate::atom::NONODE, out, st);
+    } else {
+        out.extend_from_slice(NONODE_UTF8);
+    }
 }
 
 fn encode_pid(p: Pid, out: &mut Vec<u8>, st: Style) {
+    out.reserve(28);
     out.push(NEW_PID_EXT);
     encode_node(out, st);
-    out.extend_from_slice(&(p.0 as u32).to_be_bytes());
-    out.extend_from_slice(&((p.0 >> 32) as u32).to_be_bytes());
-    out.extend_from_slice(&0u32.to_be_bytes());
+    let mut tail = [0u8; 12];
+    tail[..4].copy_from_slice(&(p.0 as u32).to_be_bytes());
+    tail[4..8].copy_from_slice(&((p.0 >> 32) as u32).to_be_bytes());
+    out.extend_from_slice(&tail);
 }
 
 fn encode_ref(r: Ref, out: &mut Vec<u8>, st: Style) {
