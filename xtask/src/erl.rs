@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -57,14 +57,23 @@ pub fn run_measured(mut cmd: Command, limit: Duration) -> std::io::Result<(RunRe
         b
     });
     let done = Arc::new(AtomicBool::new(false));
+    let hwm = Arc::new(AtomicU64::new(0));
     let watchdog = {
         let done = done.clone();
+        let hwm = hwm.clone();
         std::thread::spawn(move || {
             while start.elapsed() < limit {
                 if done.load(Ordering::Acquire) {
                     return;
                 }
-                std::thread::sleep(Duration::from_millis(20));
+                // The kernel's peak-RSS figure at reaping counts what a child
+                // inherited from this process at fork; VmHWM, sampled while
+                // the program runs, is the program's own (a fresh address
+                // space starts at exec).
+                if let Some(kb) = vm_hwm_kb(pid) {
+                    hwm.fetch_max(kb, Ordering::Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(5));
             }
             if !done.load(Ordering::Acquire) {
                 // SAFETY: plain syscall; the child is not reaped yet (only
@@ -100,10 +109,20 @@ pub fn run_measured(mut cmd: Command, limit: Duration) -> std::io::Result<(RunRe
     Ok((
         result,
         Usage {
-            peak_kb: u64::try_from(usage.ru_maxrss).ok(),
+            peak_kb: match hwm.load(Ordering::Relaxed) {
+                0 => u64::try_from(usage.ru_maxrss).ok(),
+                kb => Some(kb),
+            },
             cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
         },
     ))
+}
+
+/// The peak resident set of a running process, from `/proc`.
+fn vm_hwm_kb(pid: libc::pid_t) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Whether `erl` and `erlc` are on the PATH.
