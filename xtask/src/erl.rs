@@ -120,6 +120,11 @@ pub fn run_measured(mut cmd: Command, limit: Duration) -> std::io::Result<(RunRe
 
 /// The peak resident set of a running process, from `/proc`.
 fn vm_hwm_kb(pid: libc::pid_t) -> Option<u64> {
+    // Until the child has exec'd it may still be a copy of this process.
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    if std::env::current_exe().is_ok_and(|me| me == exe) {
+        return None;
+    }
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
