@@ -289,6 +289,62 @@ path: history global: [{<P>, none, [], [_]}, *, {<P>, {_, R}, [], []}].
 }
 
 #[test]
+fn registered_names_are_read_off_the_log() {
+    let dir = Scratch::new("check-registered");
+    let log = dir.path("registered.trace");
+    let out = record("registered.erl", &log, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // No declaration: `server` is the process register/2 named so (P.1).
+    let props = spec(
+        &dir,
+        "named.tspec",
+        "no_two: never receive(server, {_, 2}).\n\
+         doubles: never send(server, _, {reply, N}) when N rem 2 =/= 0.\n\
+         ghost: never receive(nobody_here, _).\n",
+    );
+    let out = trace(&["check", s(&log), "--spec", s(&props)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        statuses(&stdout),
+        [
+            ("no_two".into(), "Violated".into()),
+            ("doubles".into(), "Satisfied".into()),
+            ("ghost".into(), "Satisfied".into())
+        ]
+    );
+    assert!(
+        stdout.contains("[1/1] P.1 <0.81.0> #2 receive P:1"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("warning: nobody_here: no process of this log registered it"),
+        "{stdout}"
+    );
+
+    // `worker` is held by P.2, then by P.3: the property must say which.
+    let props = spec(&dir, "worker.tspec", "quiet: never receive(worker, _).\n");
+    let out = trace(&["check", s(&log), "--spec", s(&props)]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let stdout = text(&out.stdout);
+    assert_eq!(statuses(&stdout), [("quiet".into(), "GaveUp".into())]);
+    assert!(
+        stdout.contains("held in turn by <P.2>, <P.3>")
+            && stdout.contains("-registered(worker, <P.2>)"),
+        "{stdout}"
+    );
+    // A declaration settles it (P.3 takes `stop`).
+    let props = spec(
+        &dir,
+        "declared.tspec",
+        "-registered(worker, <P.2>).\nquiet: never receive(worker, _).\n",
+    );
+    let out = trace(&["check", s(&log), "--spec", s(&props)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("P.2 <0.82.0> #0 receive"));
+}
+
+#[test]
 fn spec_errors_point_at_line_and_column() {
     let dir = Scratch::new("check-errors");
     let log = dir.path("cfib.trace");

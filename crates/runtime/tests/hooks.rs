@@ -142,7 +142,7 @@ fn every_kind_of_event_reaches_the_observer_in_process_order() {
                 "output \"done\\n\"",
                 "timeout",
                 "nondet is_process_alive false",
-                "nondet register true",
+                "nondet register {me,<0.",
                 "nondet whereis <0.",
                 "send #1 hi",
                 "receive hi",
@@ -218,10 +218,18 @@ fib(N) when N < 2 -> N;
 fib(N) -> fib(N - 1) + fib(N - 2).
 "#;
     let file = common::program("spread", src);
-    let threads = Threads::default();
-    let seen = threads.0.clone();
-    let (outcome, _) = common::run_with(&file, 3, Arc::new(threads), Arc::new(Native));
-    assert_eq!(outcome.status(), 0);
-    let seen = seen.lock().unwrap();
+    // The OS may leave a scheduler thread without a core for a whole run on
+    // a loaded machine; stealing must show in one of a few runs.
+    let mut seen = Default::default();
+    for _ in 0..5 {
+        let threads = Threads::default();
+        let shared = threads.0.clone();
+        let (outcome, _) = common::run_with(&file, 3, Arc::new(threads), Arc::new(Native));
+        assert_eq!(outcome.status(), 0);
+        seen = std::mem::take(&mut *shared.lock().unwrap());
+        if seen.len() == 3 {
+            break;
+        }
+    }
     assert_eq!(seen.len(), 3, "threads that ran processes: {seen:?}");
 }

@@ -18,6 +18,7 @@ mod pred;
 
 pub use pred::{CGuard, CPred, ProcArg, TermArg};
 
+use crate::spec::procname;
 use crate::spec::{Body, Builtin, Occurrence, OrderKind, Pred, Scope, Spec, SpecError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -48,12 +49,28 @@ pub struct CProp {
     pub local: Option<usize>,
 }
 
+/// A process a property names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Named {
+    /// `<P.2>`, `<0.83.0>`, or a registered name the specification declares.
+    Proc(ProcRef),
+    /// A registered name the specification does not declare: who held it
+    /// is read off the log's register/2 results.
+    Registered(String),
+}
+
+impl From<ProcRef> for Named {
+    fn from(r: ProcRef) -> Named {
+        Named::Proc(r)
+    }
+}
+
 /// The variables of a property.
 #[derive(Clone, Debug, Default)]
 pub struct Vars {
     pub names: Vec<String>,
     /// Variables that stand for a named process (`<P.2>`, a registered name).
-    pub constants: Vec<(usize, ProcRef)>,
+    pub constants: Vec<(usize, Named)>,
 }
 
 impl Vars {
@@ -67,21 +84,33 @@ impl Vars {
         }
     }
 
-    pub(crate) fn constant(&mut self, name: &str, p: ProcRef) -> usize {
+    pub(crate) fn constant(&mut self, name: &str, p: impl Into<Named>) -> usize {
         let i = self.index(name);
         if !self.constants.iter().any(|(j, _)| *j == i) {
-            self.constants.push((i, p));
+            self.constants.push((i, p.into()));
         }
         i
     }
 
-    pub fn is_constant(&self, i: usize) -> bool {
-        self.constants.iter().any(|(j, _)| *j == i)
+    /// The constant for registered name `name`: the declared process, or
+    /// the name itself, to be looked up in the log.
+    pub(crate) fn registered(&mut self, declared: &HashMap<String, ProcRef>, name: &str) -> usize {
+        match declared.get(name) {
+            Some(r) => self.constant(&procname::placeholder(r), r.clone()),
+            // Not an Erlang variable name, so it cannot clash with one.
+            None => self.constant(&format!("@{name}"), Named::Registered(name.to_string())),
+        }
     }
 
-    /// The process a constant variable names.
-    pub fn constant_of(&self, i: usize) -> Option<&ProcRef> {
-        self.constants.iter().find(|(j, _)| *j == i).map(|(_, r)| r)
+    /// Whether some constant is a registered name to look up in the log.
+    pub fn uses_log_names(&self) -> bool {
+        self.constants
+            .iter()
+            .any(|(_, n)| matches!(n, Named::Registered(_)))
+    }
+
+    pub fn is_constant(&self, i: usize) -> bool {
+        self.constants.iter().any(|(j, _)| *j == i)
     }
 
     pub fn len(&self) -> usize {
@@ -146,7 +175,7 @@ pub fn compile(spec: &Spec) -> Result<Compiled, Vec<SpecError>> {
     let mut errors = Vec::new();
     for r in &spec.registered {
         match &r.process.kind {
-            ExprKind::Var(v) => match crate::spec::procname::from_placeholder(v) {
+            ExprKind::Var(v) => match procname::from_placeholder(v) {
                 Some(p) => {
                     registered.insert(r.name.clone(), p);
                 }

@@ -343,20 +343,7 @@ fn process(a: &Expr, cx: &mut Cx<'_>) -> Result<ProcArg, SpecError> {
             Some(r) => ProcArg::Var(cx.vars.constant(v, r)),
             None => ProcArg::Var(cx.vars.index(v)),
         }),
-        ExprKind::Atom(name) => match cx.registered.get(name) {
-            Some(r) => Ok(ProcArg::Var(
-                cx.vars.constant(&procname::placeholder(r), r.clone()),
-            )),
-            None => cx.err(
-                a.pos,
-                format!(
-                    "{}: a registered name, but a log records what register/2 returned, \
-                     not the name; say which process holds it: -registered({}, <P.1>).",
-                    trace_syntax::text::atom(name),
-                    trace_syntax::text::atom(name)
-                ),
-            ),
-        },
+        ExprKind::Atom(name) => Ok(ProcArg::Var(cx.vars.registered(cx.registered, name))),
         _ => cx.err(
             a.pos,
             "expected a process: _, a variable, a symbolic name like <P.2>, \

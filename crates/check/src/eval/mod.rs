@@ -16,6 +16,7 @@ pub mod engine;
 pub mod hb;
 mod key;
 pub mod matcher;
+mod registry;
 pub(crate) mod resolve;
 mod scan;
 pub mod slice;
@@ -212,7 +213,15 @@ pub fn check_with(
         lens[f.id.0 as usize] = f.events;
     }
     let hits = scan::gather(&props, &tasks, blocks, &lens);
-    let resolved: Vec<Names> = props.iter().map(|p| resolve::resolve(p, &model)).collect();
+    let registry = if props.iter().any(|p| p.vars.uses_log_names()) {
+        registry::Registry::read(reader)
+    } else {
+        registry::Registry::default()
+    };
+    let resolved: Vec<Names> = props
+        .iter()
+        .map(|p| resolve::resolve(p, &model, &registry))
+        .collect();
     let mut task_of: Vec<Vec<Option<usize>>> =
         props.iter().map(|p| vec![None; p.preds.len()]).collect();
     for (i, t) in tasks.iter().enumerate() {
@@ -226,11 +235,12 @@ pub fn check_with(
         let local = prop.local.is_some()
             || matches!(&prop.shape, Shape::History(h)
                 if !matches!(h.subject, crate::history::CSubject::Global));
-        let result = match &prop.shape {
-            Shape::History(h) => {
+        let result = match (&r.ambiguous, &prop.shape) {
+            (Some(why), _) => Err(engine::GaveUp(why.clone())),
+            (None, Shape::History(h)) => {
                 crate::history::check(h, prop, r, reader, &model).map(|v| (v.len(), v))
             }
-            _ => evaluate(&props, &resolved, i, &sources, &model, &mut warnings, opts),
+            (None, _) => evaluate(&props, &resolved, i, &sources, &model, &mut warnings, opts),
         };
         let (status, total, mut violations) = match result {
             Ok((0, v)) => (Status::Satisfied, 0, v),

@@ -1,11 +1,12 @@
 //! Process names of a property resolved against one log: each `<P.2>`,
-//! `<0.83.0>` or declared registered name — a constant variable of the
-//! property — becomes a raw pid, or nothing, with a warning, when the log
-//! has no such process (the property then speaks of no event of it, which
-//! is what it means for that run).
+//! `<0.83.0>` or registered name — a constant variable of the property —
+//! becomes a raw pid, or nothing, with a warning, when the log has no such
+//! process (the property then speaks of no event of it, which is what it
+//! means for that run).
 
 use super::matcher::Env;
-use crate::compile::CProp;
+use super::registry::{Holder, Registry};
+use crate::compile::{CProp, Named};
 use trace_causal::{Model, ProcRef};
 use trace_format::ProcId;
 use trace_term::{Pid, Term};
@@ -18,6 +19,9 @@ pub struct Resolved {
     procs: Vec<Option<ProcId>>,
     /// Names that name no process here.
     pub warnings: Vec<String>,
+    /// Why the property cannot be checked on this log: a registered name
+    /// that several processes held in turn.
+    pub ambiguous: Option<String>,
 }
 
 impl Resolved {
@@ -25,29 +29,49 @@ impl Resolved {
     pub fn proc_of(&self, v: usize) -> Option<ProcId> {
         self.procs.get(v).copied().flatten()
     }
-
-    /// The process `r` names, if it is one of the property's names and the
-    /// log has it.
-    pub fn proc_named(&self, prop: &CProp, r: &ProcRef) -> Option<ProcId> {
-        let (v, _) = prop.vars.constants.iter().find(|(_, x)| x == r)?;
-        self.proc_of(*v)
-    }
 }
 
-pub fn resolve(prop: &CProp, model: &Model) -> Resolved {
+pub fn resolve(prop: &CProp, model: &Model, registry: &Registry) -> Resolved {
     let mut consts: Env = vec![None; prop.vars.len()];
     let mut procs = vec![None; prop.vars.len()];
     let mut warnings = Vec::new();
-    for (v, r) in &prop.vars.constants {
-        let id = match model.resolve_proc(r) {
-            Ok(id) => Some(id),
-            Err(e) => {
-                let w = format!("{}: {e}; it matches no event", show(r));
-                if !warnings.contains(&w) {
-                    warnings.push(w);
+    let mut ambiguous = None;
+    let mut warn = |w: String| {
+        if !warnings.contains(&w) {
+            warnings.push(w);
+        }
+    };
+    for (v, named) in &prop.vars.constants {
+        let id = match named {
+            Named::Proc(r) => match model.resolve_proc(r) {
+                Ok(id) => Some(id),
+                Err(e) => {
+                    warn(format!("{}: {e}; it matches no event", show(r)));
+                    None
                 }
-                None
-            }
+            },
+            Named::Registered(name) => match registry.holder(name) {
+                Holder::One(pid) => model.process_by_pid(pid).map(|f| f.id),
+                Holder::None => {
+                    warn(format!(
+                        "{}: no process of this log registered it; it matches no event",
+                        trace_syntax::text::atom(name)
+                    ));
+                    None
+                }
+                Holder::Several(pids) => {
+                    let who: Vec<String> = pids.iter().map(|p| show_pid(model, *p)).collect();
+                    ambiguous = Some(format!(
+                        "{}: held in turn by {} in this run; say which process the property \
+                         means: -registered({}, {}).",
+                        trace_syntax::text::atom(name),
+                        who.join(", "),
+                        trace_syntax::text::atom(name),
+                        who[0]
+                    ));
+                    None
+                }
+            },
         };
         procs[*v] = id;
         consts[*v] = Some(match id.and_then(|p| model.process(p)) {
@@ -60,6 +84,18 @@ pub fn resolve(prop: &CProp, model: &Model) -> Resolved {
         consts,
         procs,
         warnings,
+        ambiguous,
+    }
+}
+
+/// A process of the log by its symbolic name when it has one.
+fn show_pid(model: &Model, pid: u64) -> String {
+    match model.process_by_pid(pid) {
+        Some(f) => match model.names().name(f.id) {
+            Some(n) => show(&ProcRef::Name(n)),
+            None => show(&ProcRef::Pid(pid)),
+        },
+        None => show(&ProcRef::Pid(pid)),
     }
 }
 

@@ -85,7 +85,8 @@ pub enum CItem {
 #[derive(Clone, Debug)]
 pub enum CSubject {
     Global,
-    Process(ProcRef),
+    /// The process a constant variable (`<P.1>`, a registered name) names.
+    Process(usize),
     /// Every process, bound to this variable in turn.
     Each(usize),
 }
@@ -126,16 +127,9 @@ pub(crate) fn compile(
     subject: &Subject,
     items: &[HistItem],
 ) -> R<CHistory> {
-    // The subject's name is a constant like any other, to be resolved.
-    if let Subject::Process(e) = subject {
-        if let ExprKind::Var(v) = &e.kind {
-            if let Some(r) = procname::from_placeholder(v) {
-                vars.constant(v, r);
-            }
-        }
-    }
     let subject = match subject {
         Subject::Global => CSubject::Global,
+        // The subject's name is a constant like any other, to be resolved.
         Subject::Process(e) => match &e.kind {
             ExprKind::Var(v) if v == "_" => {
                 return Err(crate::spec::error::at(
@@ -146,25 +140,10 @@ pub(crate) fn compile(
                 ))
             }
             ExprKind::Var(v) => match procname::from_placeholder(v) {
-                Some(r) => CSubject::Process(r),
+                Some(r) => CSubject::Process(vars.constant(v, r)),
                 None => CSubject::Each(vars_index(vars, v)),
             },
-            ExprKind::Atom(a) => match registered.get(a) {
-                Some(r) => {
-                    vars.constant(&procname::placeholder(r), r.clone());
-                    CSubject::Process(r.clone())
-                }
-                None => {
-                    return Err(crate::spec::error::at(
-                        path,
-                        e.pos,
-                        format!(
-                            "{a}: a registered name, but a log does not record names; \
-                             declare it: -registered({a}, <P.1>)."
-                        ),
-                    ))
-                }
-            },
+            ExprKind::Atom(a) => CSubject::Process(vars.registered(registered, a)),
             _ => {
                 return Err(crate::spec::error::at(
                     path,
@@ -318,7 +297,7 @@ pub(crate) fn check(
     model: &trace_causal::Model,
 ) -> Result<Vec<Violation>, GaveUp> {
     let procs: Vec<trace_format::ProcId> = match &h.subject {
-        CSubject::Process(r) => resolved.proc_named(prop, r).into_iter().collect(),
+        CSubject::Process(v) => resolved.proc_of(*v).into_iter().collect(),
         CSubject::Each(_) | CSubject::Global => model.processes().iter().map(|f| f.id).collect(),
     };
     let graph = steps::Graph::build(reader, model, &procs, matches!(h.subject, CSubject::Global))

@@ -1,6 +1,11 @@
 //! Registered names: register/2, unregister/1, whereis/1, registered/0.
 //! Each result depends on what other processes did meanwhile, so it is a
 //! nondeterministic result (replay makes the registry agree with the log).
+//!
+//! A successful register/2 or unregister/1 reports `{Name, Pid}` or
+//! `{Name, undefined}` to the hooks rather than the `true` the program gets:
+//! the log then says which process held which name, so a reader of the log
+//! alone (`trace check` resolving `server`) can tell. A failure is `badarg`.
 
 use crate::bif::{Builder, Ctx, AUTO};
 use crate::exception::{badarg, BifResult};
@@ -35,7 +40,7 @@ fn register_name(cx: &mut Ctx, a: &[Term]) -> BifResult {
     let v = cx.nondet(
         NondetKind::Register,
         if ok {
-            Term::TRUE
+            Term::tuple(vec![Term::Atom(*name), Term::Pid(*pid)])
         } else {
             Term::Atom(atom::BADARG)
         },
@@ -43,9 +48,15 @@ fn register_name(cx: &mut Ctx, a: &[Term]) -> BifResult {
     apply_registration(cx, *name, *pid, ok, &v)
 }
 
+/// Whether a logged register/unregister result says it succeeded: the
+/// `{Name, Holder}` pair, or `true` as logs before the pair held.
+fn succeeded(logged: &Term) -> bool {
+    !logged.is_atom(atom::BADARG)
+}
+
 /// Replay: makes the registry agree with the logged result.
 fn apply_registration(cx: &mut Ctx, name: Atom, pid: Pid, did: bool, logged: &Term) -> BifResult {
-    let want = logged.is_atom(atom::TRUE);
+    let want = succeeded(logged);
     if want != did {
         let mut names = cx.rt.names.lock().unwrap_or_else(|e| e.into_inner());
         if want {
@@ -74,12 +85,12 @@ fn unregister(cx: &mut Ctx, a: &[Term]) -> BifResult {
     let v = cx.nondet(
         NondetKind::Register,
         if removed.is_some() {
-            Term::TRUE
+            Term::tuple(vec![Term::Atom(*name), Term::Atom(atom::UNDEFINED)])
         } else {
             Term::Atom(atom::BADARG)
         },
     )?;
-    if v.is_atom(atom::TRUE) {
+    if succeeded(&v) {
         Ok(Term::TRUE)
     } else {
         if let Some(p) = removed {
