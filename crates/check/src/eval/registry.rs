@@ -29,7 +29,7 @@ impl Registry {
     pub fn read(reader: &LogReader) -> Registry {
         let per_block = reader.par_map_each_block(|events| {
             let mut found = Vec::new();
-            while let Some(e) = events.next() {
+            for e in events.by_ref() {
                 if let EventRef::Nondet {
                     kind: NondetKind::Register,
                     value,
