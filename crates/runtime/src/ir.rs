@@ -443,9 +443,11 @@ pub enum Instr {
         src: Slot,
     },
     /// Load the message at the cursor into `dst`, or jump to `wait` when none is left.
+    /// Messages the `filter` says no clause can match are passed over first.
     RecvPeek {
         dst: Slot,
         wait: Label,
+        filter: Option<Box<RecvFilter>>,
     },
     /// The current message matched no clause: advance the cursor, go to `lp`.
     RecvNext {
@@ -515,6 +517,66 @@ pub enum Instr {
         unit: u8,
         fail: Label,
     },
+}
+
+/// What a message must look like for some clause of a receive to match it,
+/// from the clauses' patterns alone (guards are left to the clauses). A scan
+/// passes over a message that fits no alternative without lending it to the
+/// clauses, which is most of the work of a receive deep in a mailbox.
+#[derive(Clone, Debug)]
+pub struct RecvFilter {
+    /// One per clause; a message may match when it fits any.
+    pub alts: Box<[Shape]>,
+}
+
+/// A necessary condition for a pattern to match.
+#[derive(Clone, Debug)]
+pub enum Shape {
+    Any,
+    Atom(Atom),
+    Int(i64),
+    /// `=:=` this constant (a big integer).
+    Lit(trace_term::Term),
+    /// `=:=` the variable in this slot, bound before the receive.
+    Bound(Slot),
+    Tuple(Box<[Shape]>),
+}
+
+impl RecvFilter {
+    /// Whether `msg` may match some clause; `frame` is the function's window.
+    #[inline]
+    pub fn admits(&self, msg: &trace_term::Term, frame: &[trace_term::Term]) -> bool {
+        self.alts.iter().any(|a| a.admits(msg, frame))
+    }
+}
+
+impl Shape {
+    #[inline]
+    fn admits(&self, t: &trace_term::Term, frame: &[trace_term::Term]) -> bool {
+        use trace_term::Term;
+        match self {
+            Shape::Any => true,
+            Shape::Atom(a) => matches!(t, Term::Atom(x) if x == a),
+            Shape::Int(i) => matches!(t, Term::Int(x) if x == i),
+            Shape::Lit(v) => t == v,
+            Shape::Bound(s) => frame.get(*s as usize).is_some_and(|v| match (t, v) {
+                // Immediates first: they are most of what a receive waits for.
+                (Term::Int(x), Term::Int(y)) => x == y,
+                (Term::Atom(x), Term::Atom(y)) => x == y,
+                _ => t == v,
+            }),
+            Shape::Tuple(ps) => t.as_tuple().is_some_and(|es| {
+                es.len() == ps.len() && ps.iter().zip(es).all(|(p, e)| p.admits_inner(e, frame))
+            }),
+        }
+    }
+
+    /// [`admits`](Self::admits) for elements: kept out of line so that the
+    /// top level (a tuple of immediates, most often) inlines flat.
+    #[inline(never)]
+    fn admits_inner(&self, t: &trace_term::Term, frame: &[trace_term::Term]) -> bool {
+        self.admits(t, frame)
+    }
 }
 
 /// A jump table for [`Instr::Switch`].

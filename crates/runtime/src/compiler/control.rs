@@ -206,6 +206,7 @@ pub fn receive(
     b.emit(Instr::RecvPeek {
         dst: m,
         wait: b.lab(wait),
+        filter: super::recv_filter::recv_filter(b, cs, &before),
     });
     let mut states = clauses(
         cx,

@@ -255,7 +255,12 @@ fn uses(ins: &Instr, arity: u16, f: &mut impl FnMut(Slot)) {
                 range(0, arity as usize, f);
             }
         }
-        RecvStart { .. } | RecvPeek { .. } | RecvNext { .. } | RecvAccept | RecvWait { .. } => {}
+        RecvStart { .. } | RecvNext { .. } | RecvAccept | RecvWait { .. } => {}
+        RecvPeek { filter, .. } => {
+            if let Some(flt) = filter {
+                flt.alts.iter().for_each(|a| bound_slots(a, f));
+            }
+        }
         RecvWaitTimeout { timeout, .. } => f(*timeout),
         RecvRef { src } => f(*src),
         BsInit => {}
@@ -299,6 +304,15 @@ fn defs(ins: &Instr, f: &mut impl FnMut(Slot)) {
         Cons {
             dst, head, tail, ..
         } if dst != head && dst != tail => f(*dst),
+        _ => {}
+    }
+}
+
+/// The slots a receive filter reads (variables bound before the receive).
+fn bound_slots(s: &crate::ir::Shape, f: &mut impl FnMut(Slot)) {
+    match s {
+        crate::ir::Shape::Bound(v) => f(*v),
+        crate::ir::Shape::Tuple(ps) => ps.iter().for_each(|p| bound_slots(p, f)),
         _ => {}
     }
 }

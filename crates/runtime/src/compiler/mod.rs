@@ -20,6 +20,7 @@ pub mod guard;
 pub mod liveness;
 pub mod pattern;
 pub mod records;
+pub mod recv_filter;
 pub mod vars;
 
 use crate::code::{ClosureInfo, FunCode};

@@ -911,9 +911,11 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 receive::use_mark(p, v);
                 continue;
             }
-            Instr::RecvPeek { dst, wait } => {
-                let slot = base + *dst as usize;
-                if receive::lend_current(p, slot) || receive::peek(p, rt, wk, slot) {
+            Instr::RecvPeek { dst, wait, filter } => {
+                let filter = filter.as_deref();
+                if receive::lend_current(p, base, *dst, filter)
+                    || receive::peek(p, rt, wk, (base, *dst), filter)
+                {
                     continue;
                 }
                 if let Some(reason) = p.kill.take() {
@@ -931,8 +933,8 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 if receive::skip_current(p) {
                     // Do the RecvPeek at `lp` here when the next message is
                     // in the mailbox: one dispatch less per scanned message.
-                    if let Instr::RecvPeek { dst, .. } = code[pc] {
-                        if receive::lend_current(p, base + dst as usize) {
+                    if let Instr::RecvPeek { dst, filter, .. } = &code[pc] {
+                        if receive::lend_current(p, base, *dst, filter.as_deref()) {
                             pc += 1;
                         }
                     }

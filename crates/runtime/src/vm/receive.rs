@@ -11,7 +11,7 @@
 
 use super::{ExitInfo, SliceEnd};
 use crate::hooks::{Event, ReceiveChoice};
-use crate::ir::RAISE;
+use crate::ir::{RecvFilter, Slot, RAISE};
 use crate::process::{Process, RecvMode};
 use crate::sched::signals::{self, Due};
 use crate::sched::{Runtime, Worker};
@@ -109,13 +109,30 @@ pub fn use_mark(p: &mut Process, v: Option<trace_term::Ref>) {
     }
 }
 
-/// `RecvPeek`'s fast path (BEAM's rule, a message under the cursor):
-/// lends it to stack slot `slot`; false when [`peek`] must decide.
+/// Moves the cursor past the messages that `filter` says no clause of the
+/// receive can match (`base`: where the function's window starts).
 #[inline(always)]
-pub fn lend_current(p: &mut Process, slot: usize) -> bool {
+fn pass_over(p: &mut Process, filter: Option<&RecvFilter>, base: usize) {
+    if let Some(flt) = filter {
+        let frame = &p.regs[base..];
+        while let Some(m) = p.mailbox.get(p.cursor) {
+            if flt.admits(&m.payload, frame) {
+                break;
+            }
+            p.cursor += 1;
+        }
+    }
+}
+
+/// `RecvPeek`'s fast path (BEAM's rule, a message under the cursor):
+/// lends it to stack slot `base + dst`; false when [`peek`] must decide.
+#[inline(always)]
+pub fn lend_current(p: &mut Process, base: usize, dst: Slot, filter: Option<&RecvFilter>) -> bool {
     if p.loan.is_some() || p.recv_mode != RecvMode::FirstMatch {
         return false;
     }
+    pass_over(p, filter, base);
+    let slot = base + dst as usize;
     let Some(m) = p.mailbox.get_mut(p.cursor) else {
         return false;
     };
@@ -141,13 +158,23 @@ pub fn skip_current(p: &mut Process) -> bool {
     true
 }
 
-/// `RecvPeek`: lends the message to try next to stack slot `slot`
-/// (absolute); false when there is none.
-pub fn peek(p: &mut Process, rt: &Runtime, wk: &Worker, slot: usize) -> bool {
+/// `RecvPeek`: lends the message to try next to stack slot `base + dst`;
+/// false when there is none.
+pub fn peek(
+    p: &mut Process,
+    rt: &Runtime,
+    wk: &Worker,
+    (base, dst): (usize, Slot),
+    filter: Option<&RecvFilter>,
+) -> bool {
     p.return_loan();
+    let slot = base + dst as usize;
     loop {
         let at = match p.recv_mode {
-            RecvMode::FirstMatch => (p.cursor < p.mailbox.len()).then_some(p.cursor),
+            RecvMode::FirstMatch => {
+                pass_over(p, filter, base);
+                (p.cursor < p.mailbox.len()).then_some(p.cursor)
+            }
             RecvMode::Exactly(id) => p.mailbox.iter().position(|m| m.id == id),
         };
         if let Some(i) = at {
