@@ -551,8 +551,19 @@ impl RecvFilter {
 }
 
 impl Shape {
-    #[inline]
+    /// A pattern's shape: most often a tuple of leaves, checked flat here.
+    #[inline(always)]
     fn admits(&self, t: &trace_term::Term, frame: &[trace_term::Term]) -> bool {
+        match self {
+            Shape::Tuple(ps) => t.as_tuple().is_some_and(|es| {
+                es.len() == ps.len() && ps.iter().zip(es).all(|(p, e)| p.leaf(e, frame))
+            }),
+            _ => self.leaf(t, frame),
+        }
+    }
+
+    #[inline(always)]
+    fn leaf(&self, t: &trace_term::Term, frame: &[trace_term::Term]) -> bool {
         use trace_term::Term;
         match self {
             Shape::Any => true,
@@ -565,16 +576,13 @@ impl Shape {
                 (Term::Atom(x), Term::Atom(y)) => x == y,
                 _ => t == v,
             }),
-            Shape::Tuple(ps) => t.as_tuple().is_some_and(|es| {
-                es.len() == ps.len() && ps.iter().zip(es).all(|(p, e)| p.admits_inner(e, frame))
-            }),
+            Shape::Tuple(_) => self.nested(t, frame),
         }
     }
 
-    /// [`admits`](Self::admits) for elements: kept out of line so that the
-    /// top level (a tuple of immediates, most often) inlines flat.
+    /// A tuple inside a tuple: out of line, so the flat case stays small.
     #[inline(never)]
-    fn admits_inner(&self, t: &trace_term::Term, frame: &[trace_term::Term]) -> bool {
+    fn nested(&self, t: &trace_term::Term, frame: &[trace_term::Term]) -> bool {
         self.admits(t, frame)
     }
 }

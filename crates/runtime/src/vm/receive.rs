@@ -115,12 +115,12 @@ pub fn use_mark(p: &mut Process, v: Option<trace_term::Ref>) {
 fn pass_over(p: &mut Process, filter: Option<&RecvFilter>, base: usize) {
     if let Some(flt) = filter {
         let frame = &p.regs[base..];
-        while let Some(m) = p.mailbox.get(p.cursor) {
-            if flt.admits(&m.payload, frame) {
-                break;
-            }
-            p.cursor += 1;
-        }
+        let rest = p.mailbox.len().saturating_sub(p.cursor);
+        p.cursor += p
+            .mailbox
+            .range(p.cursor.min(p.mailbox.len())..)
+            .position(|m| flt.admits(&m.payload, frame))
+            .unwrap_or(rest);
     }
 }
 
