@@ -1,17 +1,45 @@
 //! `trace check` as a user runs it: recorded runs of the papers' programs
-//! (rendered in tests/programs/ until the paper fixtures land), with known
-//! verdicts for the buggy and the correct runs; output, JSON, exit statuses,
-//! errors in specifications, and `trace record --until-failure --check`.
+//! (the paper fixtures, tests/programs/ for the ones they lack, and copies
+//! of either with one bug put in), with known verdicts for the buggy and the
+//! correct runs; output, JSON, exit statuses, errors in specifications, and
+//! `trace record --until-failure --check`.
 
 mod common;
 use common::{program, s, text, trace, Scratch};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn record(prog: &str, log: &Path, extra: &[&str]) -> std::process::Output {
-    let p = program(prog);
-    let mut args = vec!["record", s(&p), "-o", s(log), "-q"];
+    record_file(&program(prog), log, extra)
+}
+
+fn record_file(prog: &Path, log: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["record", s(prog), "-o", s(log), "-q"];
     args.extend_from_slice(extra);
     trace(&args)
+}
+
+/// A program of the paper fixtures (`fixtures/papers/`).
+fn paper(name: &str) -> PathBuf {
+    trace_fixtures::root().join("papers").join(name)
+}
+
+/// A copy of `source` in `dir/bug/` with a bug put in: each `(correct,
+/// buggy)` pair replaces text that must stand once in the source.
+fn with_bug(dir: &Scratch, source: &Path, edits: &[(&str, &str)]) -> PathBuf {
+    let mut text = std::fs::read_to_string(source).unwrap();
+    for (correct, buggy) in edits {
+        assert_eq!(
+            text.matches(correct).count(),
+            1,
+            "{correct:?} in {source:?}"
+        );
+        text = text.replace(correct, buggy);
+    }
+    let bug = dir.path("bug");
+    std::fs::create_dir_all(&bug).unwrap();
+    let copy = bug.join(source.file_name().unwrap());
+    std::fs::write(&copy, text).unwrap();
+    copy
 }
 
 fn spec(dir: &Scratch, name: &str, body: &str) -> std::path::PathBuf {
@@ -110,16 +138,26 @@ takes_answered:
 fn stock_server_never_answers_a_negative_stock() {
     let dir = Scratch::new("check-stock");
     let props = spec(&dir, "stock.tspec", STOCK_SPEC);
+    let stock = paper("stock_server.erl");
     for seed in 1..=5 {
         let log = dir.path("stock.trace");
-        let out = record("stock.erl", &log, &["--chaos", "--seed", &seed.to_string()]);
-        assert_eq!(text(&out.stdout), "Stock: 3\n");
+        let out = record_file(&stock, &log, &["--chaos", "--seed", &seed.to_string()]);
+        assert_eq!(text(&out.stdout), "Stock: 3\nServer stopped with stock 3\n");
         let out = trace(&["check", s(&log), "--spec", s(&props)]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     }
+    // Without the guard N >= M, the take is served before enough adds.
+    let unguarded = with_bug(
+        &dir,
+        &stock,
+        &[("{del, M, C} when N >= M ->", "{del, M, C} ->")],
+    );
     let log = dir.path("stock_bug.trace");
-    let out = record("stock_bug.erl", &log, &[]);
-    assert_eq!(text(&out.stdout), "Stock: -7\n");
+    let out = record_file(&unguarded, &log, &[]);
+    assert_eq!(
+        text(&out.stdout),
+        "Stock: -7\nServer stopped with stock 3\n"
+    );
     let out = trace(&["check", s(&log), "--spec", s(&props)]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
@@ -180,10 +218,11 @@ fn dining_philosophers_bugs_are_caught() {
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         all_satisfied(&log, &props);
     }
-    // The message-order bug: --until-failure --check finds a violating run.
+    // The paper's message-order bug: --until-failure --check finds a
+    // violating run.
     let log = dir.path("simple_bug.trace");
-    let out = record(
-        "dining_simple_bug.erl",
+    let out = record_file(
+        &paper("dining_philosophers.erl"),
         &log,
         &["--until-failure", "--chaos", "--check", s(&props)],
     );
@@ -196,10 +235,20 @@ fn dining_philosophers_bugs_are_caught() {
         statuses(&stdout).contains(&("waits_for_forks".into(), "Violated".into())),
         "{stdout}"
     );
-    // The swapped operands of rem: a fork stays used forever.
+    // The swapped operands of rem when a philosopher has eaten: philosopher
+    // 1 frees fork 1 twice and fork 2 stays used forever.
+    let swapped = with_bug(
+        &dir,
+        &program("dining.erl"),
+        &[(
+            "{eaten, P} ->\n            {L, R} = forks_of(P, Forks, Philos),",
+            "{eaten, P} ->\n            Id = lookup(P, Philos),\n            \
+             {L, R} = {lookup(Id, Forks), lookup(1 + (?N rem Id), Forks)},",
+        )],
+    );
     let log = dir.path("bug.trace");
-    let out = record(
-        "dining_bug.erl",
+    let out = record_file(
+        &swapped,
         &log,
         &["--until-failure", "--chaos", "--check", s(&props)],
     );
