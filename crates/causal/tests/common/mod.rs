@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use trace_format::{
-    Dest, Event, Header, LogWriter, MsgId, Outcome, Payload, ProcId, RunEnd, RunOptions,
-    SignalEffect, SignalKind, WriterOptions,
+    Dest, Event, Header, LogWriter, MsgId, Outcome, Payload, ProcId, ProcessLog, RunEnd,
+    RunOptions, SignalEffect, SignalKind, WriterOptions,
 };
 
 /// A fresh directory, removed when dropped.
@@ -161,19 +161,17 @@ pub fn write_with(
         },
         ..Default::default()
     };
-    let w = LogWriter::create(path, header, opts).unwrap();
-    let mut handles: Vec<_> = procs
+    let logs: Vec<ProcessLog> = procs
         .iter()
-        .map(|p| w.register(pid(p.id), p.parent.map(ProcId)))
+        .map(|p| ProcessLog {
+            id: ProcId(p.id),
+            pid: pid(p.id),
+            parent: p.parent.map(ProcId),
+            events: p.events.clone(),
+        })
         .collect();
-    for (p, h) in procs.iter().zip(&mut handles) {
-        assert_eq!(h.id(), ProcId(p.id), "processes are listed in id order");
-        let mut s = h.slice();
-        for e in &p.events {
-            s.push(e);
-        }
-    }
-    drop(handles);
+    let w = LogWriter::create(path, header, opts).unwrap();
+    w.write_logs(&logs);
     let end = match ending {
         Ending::Complete => RunEnd::Completed,
         Ending::Interrupted => RunEnd::Interrupted,

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use trace_causal::EventId;
 use trace_check::{Status, Verdict};
 use trace_format::{
-    Dest, Event, Header, LogReader, LogWriter, MsgId, Outcome, Payload, ProcId, RunOptions,
-    SignalEffect, SignalKind, WriterOptions,
+    Dest, Event, Header, LogReader, LogWriter, MsgId, Outcome, Payload, ProcId, ProcessLog,
+    RunOptions, SignalEffect, SignalKind, WriterOptions,
 };
 use trace_term::Term;
 
@@ -185,16 +185,16 @@ impl Log {
             },
             ..Default::default()
         };
-        let w = LogWriter::create(path, header, WriterOptions::default()).unwrap();
-        let mut writers: Vec<_> = (0..self.events.len())
-            .map(|p| w.register(80 + p as u64, self.parents[p].map(|q| ProcId(q as u32))))
+        let logs: Vec<ProcessLog> = (self.events.iter().enumerate())
+            .map(|(p, events)| ProcessLog {
+                id: ProcId(p as u32),
+                pid: 80 + p as u64,
+                parent: self.parents[p].map(|q| ProcId(q as u32)),
+                events: events.clone(),
+            })
             .collect();
-        for (p, evs) in self.events.iter().enumerate() {
-            for e in evs {
-                writers[p].push(e);
-            }
-        }
-        drop(writers);
+        let w = LogWriter::create(path, header, WriterOptions::default()).unwrap();
+        w.write_logs(&logs);
         let mut outcome = Outcome::default();
         if self.incomplete {
             outcome.end = trace_format::RunEnd::Interrupted;
