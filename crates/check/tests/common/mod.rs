@@ -2,7 +2,7 @@
 //! checking a specification given as text.
 #![allow(dead_code)] // each test file uses a part
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use trace_causal::EventId;
 use trace_check::{Status, Verdict};
 use trace_format::{
@@ -11,27 +11,8 @@ use trace_format::{
 };
 use trace_term::Term;
 
-/// A fresh directory removed when dropped.
-pub struct Scratch(pub PathBuf);
-
-impl Scratch {
-    pub fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("trace-check-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-
-    pub fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[allow(unused_imports)] // not every test file makes one
+pub use trace_fixtures::Scratch;
 
 /// Erlang text to a term (constants only).
 pub fn t(s: &str) -> Term {
