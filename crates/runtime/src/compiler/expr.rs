@@ -542,12 +542,7 @@ fn call(
     match &fun.kind {
         ExprKind::Atom(name) => {
             if let Some(&id) = cx.functions.get(&(name.clone(), arity)) {
-                let mark = b.mark();
-                let start = args_into(cx, b, args)?;
-                b.set_pos(pos);
-                emit_call(b, CallKind::Local(id), start, arity as u8, dest);
-                b.release(mark);
-                return Ok(());
+                return call_with_args(cx, b, CallKind::Local(id), args, dest, pos);
             }
             if let Some(m) = cx.imports.get(&(name.clone(), arity)).cloned() {
                 return call_remote(cx, b, &m, name, args, dest, pos);
@@ -610,19 +605,27 @@ fn call_remote(
     let arity = args.len();
     if m == cx.name_str {
         if let Some(&id) = cx.functions.get(&(f.to_string(), arity)) {
-            let mark = b.mark();
-            let start = args_into(cx, b, args)?;
-            b.set_pos(pos);
-            emit_call(b, CallKind::Local(id), start, arity as u8, dest);
-            b.release(mark);
-            return Ok(());
+            return call_with_args(cx, b, CallKind::Local(id), args, dest, pos);
         }
     }
     let ext = cx.ext(Atom::intern(m), Atom::intern(f), arity as u32, pos);
+    call_with_args(cx, b, CallKind::Ext(ext), args, dest, pos)
+}
+
+/// A call to a function known at compile time: `args` evaluated into fresh
+/// temporaries, left to right, then the call.
+fn call_with_args(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    kind: CallKind,
+    args: &[Expr],
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
     let mark = b.mark();
     let start = args_into(cx, b, args)?;
     b.set_pos(pos);
-    emit_call(b, CallKind::Ext(ext), start, arity as u8, dest);
+    emit_call(b, kind, start, args.len() as u8, dest);
     b.release(mark);
     Ok(())
 }
