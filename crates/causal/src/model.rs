@@ -280,14 +280,7 @@ impl Model {
     }
 
     pub(crate) fn slot(&self, id: ProcId) -> Option<Slot> {
-        match self.procs.get(id.0 as usize) {
-            Some(p) if p.id == id => Some(id.0),
-            _ => self
-                .procs
-                .binary_search_by_key(&id, |p| p.id)
-                .ok()
-                .map(|s| s as Slot),
-        }
+        id.position_in(&self.procs, |p| p.id).map(|s| s as Slot)
     }
 
     pub(crate) fn id(&self, s: Slot) -> ProcId {
