@@ -5,14 +5,8 @@
 
 mod common;
 use common::{trace_cmd, Scratch};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
-
-fn write(d: &Scratch, file: &str, text: &str) -> PathBuf {
-    let p = d.path(file);
-    std::fs::write(&p, text).unwrap();
-    p
-}
 
 fn trace_run(args: &[&Path], extra: &[&str]) -> Output {
     trace_cmd()
@@ -26,7 +20,7 @@ fn trace_run(args: &[&Path], extra: &[&str]) -> Output {
 /// Runs one module and returns (status, stderr, stdout).
 fn run_module(name: &str, source: &str) -> (i32, String, String) {
     let d = Scratch::new(&format!("bad-{name}"));
-    let f = write(&d, &format!("{name}.erl"), source);
+    let f = d.write(&format!("{name}.erl"), source);
     let out = trace_run(&[&f], &[]);
     (
         out.status.code().unwrap_or(-1),
@@ -186,7 +180,7 @@ fn a_missing_file_or_module_is_one_plain_line() {
         "{stderr}"
     );
 
-    let ok = write(&d, "ok.erl", &module("ok", "main() -> ok.\n"));
+    let ok = d.write("ok.erl", &module("ok", "main() -> ok.\n"));
     let out = trace_run(&[&ok], &["--entry", "nomod:main()"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);

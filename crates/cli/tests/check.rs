@@ -42,12 +42,6 @@ fn with_bug(dir: &Scratch, source: &Path, edits: &[(&str, &str)]) -> PathBuf {
     copy
 }
 
-fn spec(dir: &Scratch, name: &str, body: &str) -> std::path::PathBuf {
-    let p = dir.path(name);
-    std::fs::write(&p, body).unwrap();
-    p
-}
-
 /// The STATUS line of each property, by name.
 fn statuses(out: &str) -> Vec<(String, String)> {
     let lines: Vec<&str> = out.lines().collect();
@@ -88,7 +82,7 @@ fn proxy_run(dir: &Scratch, want: &str) -> std::path::PathBuf {
 #[test]
 fn proxy_server_ordering_bug_is_a_violation_and_a_correct_run_is_satisfied() {
     let dir = Scratch::new("check-proxy");
-    let props = spec(&dir, "proxy.tspec", PROXY_SPEC);
+    let props = dir.write("proxy.tspec", PROXY_SPEC);
     // The faulty run: the server takes 2 first and stops; the client waits.
     let bad = proxy_run(&dir, "");
     let out = trace(&["check", s(&bad), "--spec", s(&props)]);
@@ -137,7 +131,7 @@ takes_answered:
 #[test]
 fn stock_server_never_answers_a_negative_stock() {
     let dir = Scratch::new("check-stock");
-    let props = spec(&dir, "stock.tspec", STOCK_SPEC);
+    let props = dir.write("stock.tspec", STOCK_SPEC);
     let stock = paper("stock_server.erl");
     for seed in 1..=5 {
         let log = dir.path("stock.trace");
@@ -206,7 +200,7 @@ fn all_satisfied(log: &Path, props: &Path) {
 #[test]
 fn dining_philosophers_bugs_are_caught() {
     let dir = Scratch::new("check-dining");
-    let props = spec(&dir, "dining.tspec", DINING_SPEC);
+    let props = dir.write("dining.tspec", DINING_SPEC);
     // Correct runs, under several schedules.
     for seed in 1..=4 {
         let log = dir.path("dining.trace");
@@ -302,8 +296,7 @@ fn histories_of_cfib() {
     let log = dir.path("cfib.trace");
     let out = record("cfib.erl", &log, &[]);
     assert_eq!(text(&out.stdout), "0\n");
-    let props = spec(
-        &dir,
+    let props = dir.write(
         "cfib.tspec",
         "%% cfib(3): spawn two, receive twice, send one result.
 shape: history <P.1>: [{_, none, [], [_, _]}, {_, {_, _}, [], []}, {_, {_, _}, [_], []}].
@@ -344,8 +337,7 @@ fn registered_names_are_read_off_the_log() {
     let out = record("registered.erl", &log, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     // No declaration: `server` is the process register/2 named so (P.1).
-    let props = spec(
-        &dir,
+    let props = dir.write(
         "named.tspec",
         "no_two: never receive(server, {_, 2}).\n\
          doubles: never send(server, _, {reply, N}) when N rem 2 =/= 0.\n\
@@ -372,7 +364,7 @@ fn registered_names_are_read_off_the_log() {
     );
 
     // `worker` is held by P.2, then by P.3: the property must say which.
-    let props = spec(&dir, "worker.tspec", "quiet: never receive(worker, _).\n");
+    let props = dir.write("worker.tspec", "quiet: never receive(worker, _).\n");
     let out = trace(&["check", s(&log), "--spec", s(&props)]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     let stdout = text(&out.stdout);
@@ -383,8 +375,7 @@ fn registered_names_are_read_off_the_log() {
         "{stdout}"
     );
     // A declaration settles it (P.3 takes `stop`).
-    let props = spec(
-        &dir,
+    let props = dir.write(
         "declared.tspec",
         "-registered(worker, <P.2>).\nquiet: never receive(worker, _).\n",
     );
@@ -398,8 +389,7 @@ fn spec_errors_point_at_line_and_column() {
     let dir = Scratch::new("check-errors");
     let log = dir.path("cfib.trace");
     record("cfib.erl", &log, &[]);
-    let props = spec(
-        &dir,
+    let props = dir.write(
         "bad.tspec",
         "ok: never send(_, _, x).\nbad: every send(A, B, {x) is followed by exit(A).\n",
     );

@@ -2,19 +2,13 @@
 //! prints the same standard output byte for byte and ends the same way, on
 //! one scheduler thread and on several.
 
-use std::path::PathBuf;
 use std::sync::Arc;
+use trace_fixtures::Scratch;
 use trace_format::{LogReader, WriterOptions};
 use trace_recorder::hunt::Captured;
 use trace_recorder::{RecordConfig, RecordFlags};
 use trace_replayer::{replay, ReplayConfig};
 use trace_runtime::{LoadOptions, RunOptions};
-
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("trace-replay-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn take(c: &Captured) -> Vec<u8> {
     std::mem::take(&mut *c.0.lock().unwrap())
@@ -22,27 +16,25 @@ fn take(c: &Captured) -> Vec<u8> {
 
 #[test]
 fn every_fixture_replays_to_the_same_output_and_end() {
-    let dir = scratch("fixtures");
+    let dir = Scratch::new("replay-fixtures");
     for f in trace_fixtures::discover(&trace_fixtures::root()) {
-        record_and_replay(&f, &dir, None);
+        record_and_replay(&f, &dir.0, None);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Scheduling-dependent fixtures, recorded under chaos scheduling with
 /// several seeds: whichever outcome each recording got, its replay gets too.
 #[test]
 fn chaos_recorded_runs_of_nondeterministic_fixtures_replay() {
-    let dir = scratch("chaos");
+    let dir = Scratch::new("replay-chaos");
     for f in trace_fixtures::discover(&trace_fixtures::root()) {
         if !f.expected().unwrap().nondeterministic {
             continue;
         }
         for seed in 1..=6 {
-            record_and_replay(&f, &dir, Some(seed));
+            record_and_replay(&f, &dir.0, Some(seed));
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn record_and_replay(f: &trace_fixtures::Fixture, dir: &std::path::Path, chaos: Option<u64>) {

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use trace_fixtures::Scratch;
 use trace_format::{LogReader, ProcId, WriterOptions};
 use trace_recorder::hunt::Captured;
 use trace_recorder::{RecordConfig, RecordFlags};
@@ -22,21 +23,11 @@ b() ->\n\
     io:format(\"b got ~p~n\", [X]),\n\
     receive {from_main, Y} -> Y end.\n";
 
-struct Dir(PathBuf);
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn setup(tag: &str) -> (Dir, Loaded, PathBuf) {
-    let d = std::env::temp_dir().join(format!("trace-until-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    let src = d.join("pipeline.erl");
-    std::fs::write(&src, PIPELINE).unwrap();
+fn setup(tag: &str) -> (Scratch, Loaded, PathBuf) {
+    let d = Scratch::new(&format!("until-{tag}"));
+    let src = d.write("pipeline.erl", PIPELINE);
     let loaded = trace_runtime::load(&[src], &LoadOptions::default()).unwrap();
-    let log = d.join("p.trace");
+    let log = d.path("p.trace");
     let (entry, call) = trace_runtime::entry(&loaded, None).unwrap();
     let cfg = RecordConfig {
         out: log.clone(),
@@ -49,7 +40,7 @@ fn setup(tag: &str) -> (Dir, Loaded, PathBuf) {
         entry_text: call,
     };
     trace_recorder::record(&loaded, entry, &cfg, Box::new(Captured::default()), None).unwrap();
-    (Dir(d), loaded, log)
+    (d, loaded, log)
 }
 
 fn until(
