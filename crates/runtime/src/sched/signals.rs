@@ -5,7 +5,7 @@
 
 use super::timer::TimerAction;
 use super::{Runtime, Worker};
-use crate::hooks::{Effect, Event, TimerTarget};
+use crate::hooks::{Effect, Event, SignalOut, TimerTarget};
 use crate::process::{Message, MonitoredBy, MsgId, Process, Signal};
 use std::time::Instant;
 use trace_term::{atom, Pid, Term};
@@ -50,6 +50,29 @@ pub fn send_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, payload
         },
     );
     deliver(rt, Some(wk), to, Signal::Message { id, payload });
+}
+
+/// Sends a non-message signal to `to`, logged as `out`; `sig` makes it from
+/// its identity. Returns whether `to` was alive.
+pub fn send_signal(
+    p: &mut Process,
+    rt: &Runtime,
+    wk: &Worker,
+    to: Pid,
+    out: SignalOut<'_>,
+    sig: impl FnOnce(MsgId) -> Signal,
+) -> bool {
+    let id = p.next_signal_id();
+    emit(
+        p,
+        rt,
+        Event::Signal {
+            id,
+            to,
+            signal: out,
+        },
+    );
+    deliver(rt, Some(wk), to, sig(id))
 }
 
 /// Moves arrived signals out of the inbox: messages into the mailbox (delivery),
