@@ -179,10 +179,10 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 ExtTarget::Undef {
                     module,
                     function,
-                    arity,
+                    arity: a,
                 } => {
                     let s = base + $args as usize;
-                    let argv = p.regs[s..s + *arity as usize].to_vec();
+                    let argv = p.regs[s..s + *a as usize].to_vec();
                     Next::Raise(raise::undef(p, prog, fun, pc, *module, *function, argv))
                 }
             }
