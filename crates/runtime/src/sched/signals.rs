@@ -52,16 +52,9 @@ pub fn send_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, payload
     deliver(rt, Some(wk), to, Signal::Message { id, payload });
 }
 
-/// Sends a non-message signal to `to`, logged as `out`; `sig` makes it from
-/// its identity. Returns whether `to` was alive.
-pub fn send_signal(
-    p: &mut Process,
-    rt: &Runtime,
-    wk: &Worker,
-    to: Pid,
-    out: SignalOut<'_>,
-    sig: impl FnOnce(MsgId) -> Signal,
-) -> bool {
+/// Gives `p`'s next non-message signal, to `to`, its identity and logs it
+/// as `out`.
+pub fn log_signal(p: &mut Process, rt: &Runtime, to: Pid, out: SignalOut<'_>) -> MsgId {
     let id = p.next_signal_id();
     emit(
         p,
@@ -72,6 +65,20 @@ pub fn send_signal(
             signal: out,
         },
     );
+    id
+}
+
+/// Sends a non-message signal to `to`, logged as `out`; `sig` makes it from
+/// its identity. Returns whether `to` was alive.
+pub fn send_signal(
+    p: &mut Process,
+    rt: &Runtime,
+    wk: &Worker,
+    to: Pid,
+    out: SignalOut<'_>,
+    sig: impl FnOnce(MsgId) -> Signal,
+) -> bool {
+    let id = log_signal(p, rt, to, out);
     deliver(rt, Some(wk), to, sig(id))
 }
 
