@@ -2,13 +2,12 @@
 //! replay against an edited program (refused, or the first departure is
 //! reported), and a log whose events cannot all happen (reported, no hang).
 
+mod common;
+use common::{quiet, record, replay_of, text};
 use std::path::Path;
-use std::sync::Arc;
 use trace_fixtures::Scratch;
-use trace_format::{Header, LogReader, LogWriter, MsgId, ProcId, WriterOptions};
-use trace_recorder::hunt::Captured;
-use trace_recorder::{RecordConfig, RecordFlags};
-use trace_replayer::{replay, ReplayConfig, ReplayError};
+use trace_format::{Header, LogWriter, MsgId, ProcId, WriterOptions};
+use trace_replayer::{ReplayConfig, ReplayError};
 use trace_runtime::{Chaos, LoadOptions, Loaded, RunOptions};
 
 const RACE: &str = "-module(race).\n-export([main/0]).\n\
@@ -19,46 +18,6 @@ fn load(p: &Path) -> Loaded {
     trace_runtime::load(&[p.to_path_buf()], &LoadOptions::default()).unwrap()
 }
 
-fn quiet(schedulers: usize) -> RunOptions {
-    RunOptions {
-        schedulers,
-        reports: false,
-        ..RunOptions::default()
-    }
-}
-
-/// Records `loaded` into `log`; returns what it printed.
-fn record(loaded: &Loaded, log: &Path, run: RunOptions) -> String {
-    let (entry, call) = trace_runtime::entry(loaded, None).unwrap();
-    let cfg = RecordConfig {
-        out: log.to_path_buf(),
-        flags: RecordFlags::default(),
-        writer: WriterOptions::default(),
-        run,
-        entry_text: call,
-    };
-    let out = Captured::default();
-    trace_recorder::record(loaded, entry, &cfg, Box::new(out.clone()), None).unwrap();
-    let b = out.0.lock().unwrap().clone();
-    String::from_utf8(b).unwrap()
-}
-
-fn replay_of(
-    loaded: &Loaded,
-    log: &Path,
-    cfg: &ReplayConfig,
-) -> Result<(trace_replayer::ReplayResult, String), ReplayError> {
-    let out = Captured::default();
-    let r = replay(
-        loaded,
-        Arc::new(LogReader::open(log).unwrap()),
-        cfg,
-        Box::new(out.clone()),
-    )?;
-    let b = out.0.lock().unwrap().clone();
-    Ok((r, String::from_utf8(b).unwrap()))
-}
-
 #[test]
 fn each_outcome_of_a_race_replays_as_recorded() {
     let dir = Scratch::new("race");
@@ -67,7 +26,7 @@ fn each_outcome_of_a_race_replays_as_recorded() {
     let mut seen = std::collections::BTreeSet::new();
     for seed in 0..40 {
         let log = dir.path(&format!("r{seed}.trace"));
-        let printed = record(
+        let (_, printed) = record(
             &loaded,
             &log,
             RunOptions {
@@ -84,9 +43,13 @@ fn each_outcome_of_a_race_replays_as_recorded() {
             };
             let (r, replayed) = replay_of(&loaded, &log, &cfg).unwrap();
             assert!(r.outcome.divergence.is_none() && r.stuck.is_empty());
-            assert_eq!(replayed, printed, "seed {seed}, {schedulers} schedulers");
+            assert_eq!(
+                text(replayed),
+                text(printed.clone()),
+                "seed {seed}, {schedulers} schedulers"
+            );
         }
-        seen.insert(printed);
+        seen.insert(text(printed));
     }
     assert_eq!(
         seen.len(),

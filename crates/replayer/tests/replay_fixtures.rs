@@ -2,17 +2,11 @@
 //! prints the same standard output byte for byte and ends the same way, on
 //! one scheduler thread and on several.
 
-use std::sync::Arc;
+mod common;
+use common::{quiet, record, replay_of};
 use trace_fixtures::Scratch;
-use trace_format::{LogReader, WriterOptions};
-use trace_recorder::hunt::Captured;
-use trace_recorder::{RecordConfig, RecordFlags};
-use trace_replayer::{replay, ReplayConfig};
+use trace_replayer::ReplayConfig;
 use trace_runtime::{LoadOptions, RunOptions};
-
-fn take(c: &Captured) -> Vec<u8> {
-    std::mem::take(&mut *c.0.lock().unwrap())
-}
 
 #[test]
 fn every_fixture_replays_to_the_same_output_and_end() {
@@ -40,37 +34,19 @@ fn chaos_recorded_runs_of_nondeterministic_fixtures_replay() {
 fn record_and_replay(f: &trace_fixtures::Fixture, dir: &std::path::Path, chaos: Option<u64>) {
     {
         let loaded = trace_runtime::load(&f.files, &LoadOptions::default()).unwrap();
-        let (entry, call) = trace_runtime::entry(&loaded, None).unwrap();
         let log = dir.join(format!("{}.trace", f.module));
-        let cfg = RecordConfig {
-            out: log.clone(),
-            flags: RecordFlags::default(),
-            writer: WriterOptions::default(),
-            run: RunOptions {
-                reports: false,
-                chaos: chaos.map(|seed| trace_runtime::Chaos { seed }),
-                schedulers: if chaos.is_some() { 1 } else { 2 },
-                ..RunOptions::default()
-            },
-            entry_text: call,
+        let run = RunOptions {
+            chaos: chaos.map(|seed| trace_runtime::Chaos { seed }),
+            ..quiet(if chaos.is_some() { 1 } else { 2 })
         };
-        let out = Captured::default();
-        let rec =
-            trace_recorder::record(&loaded, entry, &cfg, Box::new(out.clone()), None).unwrap();
-        let recorded = take(&out);
-        let reader = Arc::new(LogReader::open(&log).unwrap());
+        let (rec, recorded) = record(&loaded, &log, run);
         for schedulers in [1, 4] {
-            let out = Captured::default();
             let cfg = ReplayConfig {
-                run: RunOptions {
-                    schedulers,
-                    reports: false,
-                    ..RunOptions::default()
-                },
+                run: quiet(schedulers),
                 force: false,
                 until: None,
             };
-            let r = replay(&loaded, reader.clone(), &cfg, Box::new(out.clone())).unwrap();
+            let (r, replayed) = replay_of(&loaded, &log, &cfg).unwrap();
             let id = format!("{} (chaos {chaos:?}) on {schedulers} schedulers", f.id);
             assert!(
                 r.outcome.divergence.is_none(),
@@ -80,7 +56,7 @@ fn record_and_replay(f: &trace_fixtures::Fixture, dir: &std::path::Path, chaos: 
             assert!(r.stuck.is_empty(), "{id}: {:?}", r.stuck);
             assert!(r.never_started.is_empty(), "{id}: {:?}", r.never_started);
             assert_eq!(
-                String::from_utf8_lossy(&take(&out)),
+                String::from_utf8_lossy(&replayed),
                 String::from_utf8_lossy(&recorded),
                 "{id}: stdout"
             );
