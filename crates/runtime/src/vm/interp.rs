@@ -1022,12 +1022,14 @@ fn do_return(
 
 /// Whether `x` and `y` stand in an order `holds` accepts, with the number
 /// cases decided inline: the loop's comparisons are mostly of those.
+/// (`holds` is generic, not a function pointer, so each use is compiled
+/// with its own test: no indirect call.)
 #[inline(always)]
-fn in_order(x: &Term, y: &Term, holds: fn(Ordering) -> bool) -> bool {
+fn in_order(x: &Term, y: &Term, holds: impl Fn(Ordering) -> bool) -> bool {
     match (x, y) {
         (Term::Int(i), Term::Int(j)) => holds(i.cmp(j)),
         // No NaN in Erlang; were there one, no order holds, as with `<`.
-        (Term::Float(i), Term::Float(j)) => i.partial_cmp(j).is_some_and(holds),
+        (Term::Float(i), Term::Float(j)) => i.partial_cmp(j).is_some_and(&holds),
         _ => holds(compare(x, y)),
     }
 }
