@@ -280,14 +280,14 @@ impl Model {
     }
 
     pub(crate) fn slot(&self, id: ProcId) -> Option<Slot> {
-        match self.procs.get(id.0 as usize) {
-            Some(p) if p.id == id => Some(id.0),
-            _ => self
-                .procs
-                .binary_search_by_key(&id, |p| p.id)
-                .ok()
-                .map(|s| s as Slot),
-        }
+        id.position_in(&self.procs, |p| p.id).map(|s| s as Slot)
+    }
+
+    /// Where the model holds event `e`: its process's slot and its index
+    /// there (`None` for a process or an index the log does not have).
+    pub(crate) fn locate(&self, e: EventId) -> Option<(Slot, u32)> {
+        let s = self.slot(e.proc)?;
+        (e.index < self.procs[s as usize].events).then_some((s, e.index as u32))
     }
 
     pub(crate) fn id(&self, s: Slot) -> ProcId {

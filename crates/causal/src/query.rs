@@ -227,11 +227,8 @@ impl Model {
     /// The position of an event in the rebuilt derivation (`None` when a
     /// happened-before cycle kept it out).
     pub fn position(&self, e: EventId) -> Option<u64> {
-        let s = self.slot(e.proc)?;
-        if e.index >= self.procs[s as usize].events {
-            return None;
-        }
-        self.position_of(s, e.index as u32)
+        let (s, at) = self.locate(e)?;
+        self.position_of(s, at)
     }
 
     fn position_of(&self, s: Slot, index: u32) -> Option<u64> {
@@ -284,14 +281,11 @@ impl Model {
 
     /// The union of the causal pasts of `events`.
     pub fn causal_past_of(&self, events: &[EventId]) -> Past {
-        let mut stack: Vec<(Slot, u32)> = Vec::new();
-        for e in events {
-            if let Some(s) = self.slot(e.proc) {
-                if e.index < self.procs[s as usize].events {
-                    stack.push((s, e.index as u32 + 1));
-                }
-            }
-        }
+        let stack: Vec<(Slot, u32)> = events
+            .iter()
+            .filter_map(|&e| self.locate(e))
+            .map(|(s, at)| (s, at + 1))
+            .collect();
         self.past_from(stack)
     }
 
@@ -301,11 +295,9 @@ impl Model {
     pub fn causal_past_before(&self, events: &[EventId]) -> Past {
         let mut stack: Vec<(Slot, u32)> = Vec::new();
         for e in events {
-            let Some(s) = self.slot(e.proc) else { continue };
-            if e.index >= self.procs[s as usize].events {
+            let Some((s, at)) = self.locate(*e) else {
                 continue;
-            }
-            let at = e.index as u32;
+            };
             // Its process's earlier events, and what the event itself received.
             stack.push((s, at));
             let recs = self.receipts_of(s);
@@ -344,13 +336,7 @@ impl Model {
 
     /// The union of the causal futures of `events`.
     pub fn causal_future_of(&self, events: &[EventId]) -> Future {
-        let stack: Vec<(Slot, u32)> = events
-            .iter()
-            .filter_map(|e| {
-                let s = self.slot(e.proc)?;
-                (e.index < self.procs[s as usize].events).then_some((s, e.index as u32))
-            })
-            .collect();
+        let stack: Vec<(Slot, u32)> = events.iter().filter_map(|&e| self.locate(e)).collect();
         self.future_from(stack)
     }
 
@@ -361,11 +347,9 @@ impl Model {
         let idx = self.receipt_index();
         let mut stack: Vec<(Slot, u32)> = Vec::new();
         for e in events {
-            let Some(s) = self.slot(e.proc) else { continue };
-            if e.index >= self.procs[s as usize].events {
+            let Some((s, at)) = self.locate(*e) else {
                 continue;
-            }
-            let at = e.index as u32;
+            };
             // Its process's later events, the receipts of what it sent, the
             // process it spawned.
             stack.push((s, at + 1));
@@ -424,12 +408,9 @@ impl Model {
     /// True when `a` happened before `b` (strictly: an event did not happen
     /// before itself).
     pub fn happened_before(&self, a: EventId, b: EventId) -> bool {
-        let (Some(sa), Some(sb)) = (self.slot(a.proc), self.slot(b.proc)) else {
+        let (Some((sa, _)), Some((sb, _))) = (self.locate(a), self.locate(b)) else {
             return false;
         };
-        if a.index >= self.procs[sa as usize].events || b.index >= self.procs[sb as usize].events {
-            return false;
-        }
         if sa == sb {
             return a.index < b.index;
         }

@@ -221,7 +221,7 @@ mod tests {
     /// Blocks dropped for the budget and decoded again give the same steps.
     #[test]
     fn a_tight_budget_gives_the_same_derivation() {
-        let dir = TempDir::new("steps");
+        let dir = Scratch::new("steps");
         let path = dir.path("run.trace");
         let procs = random_run(11, 3000);
         // Small blocks, so that processes have several.

@@ -76,7 +76,7 @@ impl Brute {
     }
 }
 
-fn model(dir: &TempDir, procs: &[Proc]) -> Model {
+fn model(dir: &Scratch, procs: &[Proc]) -> Model {
     Model::build(&open(dir, procs))
 }
 
@@ -84,7 +84,7 @@ fn model(dir: &TempDir, procs: &[Proc]) -> Model {
 fn happened_before_agrees_with_reachability() {
     for seed in 1..25 {
         let procs = random_run(seed, 120);
-        let dir = TempDir::new("hb");
+        let dir = Scratch::new("hb");
         let m = model(&dir, &procs);
         let brute = Brute::new(&procs);
         for &a in &brute.nodes {
@@ -103,7 +103,7 @@ fn happened_before_agrees_with_reachability() {
 fn causal_past_and_future_agree_with_reachability() {
     for seed in 30..45 {
         let procs = random_run(seed, 150);
-        let dir = TempDir::new("past");
+        let dir = Scratch::new("past");
         let m = model(&dir, &procs);
         let brute = Brute::new(&procs);
         for &x in &brute.nodes {
@@ -135,7 +135,7 @@ fn causal_past_and_future_agree_with_reachability() {
 fn a_derivation_places_every_event_after_its_causes() {
     for seed in 50..70 {
         let procs = random_run(seed, 400);
-        let dir = TempDir::new("derive");
+        let dir = Scratch::new("derive");
         let m = model(&dir, &procs);
         let mut pos: HashMap<EventId, usize> = HashMap::new();
         let out = m.derive(|p, range| {
@@ -163,7 +163,7 @@ fn a_derivation_places_every_event_after_its_causes() {
 #[test]
 fn a_derivation_within_a_causal_past_is_that_past() {
     let procs = random_run(77, 400);
-    let dir = TempDir::new("within");
+    let dir = Scratch::new("within");
     let m = model(&dir, &procs);
     let last = procs
         .iter()
@@ -187,7 +187,7 @@ fn a_derivation_within_a_causal_past_is_that_past() {
 #[test]
 fn queries_on_events_outside_the_log_answer_no() {
     let procs = random_run(3, 50);
-    let dir = TempDir::new("outside");
+    let dir = Scratch::new("outside");
     let m = model(&dir, &procs);
     let nowhere = EventId::new(ProcId(0), 10_000);
     assert!(!m.happened_before(EventId::new(ProcId(0), 0), nowhere));

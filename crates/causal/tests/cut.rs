@@ -8,7 +8,7 @@ use trace_causal::Model;
 
 #[test]
 fn a_complete_consistent_log_is_its_own_cut() {
-    let dir = TempDir::new("cut-whole");
+    let dir = Scratch::new("cut-whole");
     for seed in 1..20 {
         let procs = random_run(seed, 300);
         let r = open(&dir, &procs);
@@ -20,7 +20,7 @@ fn a_complete_consistent_log_is_its_own_cut() {
 
 #[test]
 fn receipts_of_lost_sends_and_their_consequences_are_cut() {
-    let dir = TempDir::new("cut-lost");
+    let dir = Scratch::new("cut-lost");
     // P spawns P.1 and P.2; P.1's log kept a receipt of P:1 whose send was
     // lost with P's last block; P.1 then sent to P.2, which received it.
     let procs = vec![
@@ -37,7 +37,7 @@ fn receipts_of_lost_sends_and_their_consequences_are_cut() {
 
 #[test]
 fn a_child_whose_spawn_was_lost_is_cut_entirely() {
-    let dir = TempDir::new("cut-spawn");
+    let dir = Scratch::new("cut-spawn");
     let procs = vec![
         proc(0, None, vec![spawn(1)]),
         proc(1, Some(0), vec![spawn(2), send(0)]),

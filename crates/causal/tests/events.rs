@@ -42,7 +42,7 @@ fn family() -> Vec<Proc> {
 
 #[test]
 fn names_follow_the_spawn_tree() {
-    let dir = TempDir::new("names");
+    let dir = Scratch::new("names");
     let m = Model::build(&open(&dir, &family()));
     let names: Vec<String> = (0..4)
         .map(|i| m.names().name(ProcId(i)).unwrap().to_string())
@@ -70,7 +70,7 @@ fn an_unspawned_process_has_no_name() {
         proc(1, Some(0), vec![spawn(2), exit()]),
         proc(2, Some(1), vec![exit()]),
     ];
-    let dir = TempDir::new("unnamed");
+    let dir = Scratch::new("unnamed");
     let m = Model::build(&open(&dir, &procs));
     assert_eq!(m.names().name(ProcId(1)), None);
     assert_eq!(
@@ -186,7 +186,7 @@ fn event_syntax_errors_point_at_the_column() {
 
 #[test]
 fn events_resolve_to_their_place_in_the_log() {
-    let dir = TempDir::new("resolve");
+    let dir = Scratch::new("resolve");
     let m = Model::build(&open(&dir, &family()));
     let r = |s: &str| m.resolve(&s.parse().unwrap());
     assert_eq!(r("P.2.1#1"), Ok(e(3, 1)));
@@ -207,7 +207,7 @@ fn events_that_name_nothing_say_why() {
         proc(0, None, vec![spawn(1), send(1), exit()]),
         proc(1, Some(0), vec![signal(0, SignalKind::Link)]),
     ];
-    let dir = TempDir::new("unresolved");
+    let dir = Scratch::new("unresolved");
     let m = Model::build(&open(&dir, &procs));
     let err = |s: &str| m.resolve(&s.parse().unwrap()).unwrap_err().to_string();
     assert_eq!(err("P.1#4"), "P.1#4: P.1 has one event, P.1#0");

@@ -19,7 +19,7 @@ fn check(procs: &[Proc]) -> (Model, Report) {
 }
 
 fn check_with(procs: &[Proc], deliveries: bool, ending: Ending) -> (Model, Report) {
-    let dir = TempDir::new("validate");
+    let dir = Scratch::new("validate");
     let r = open_with(&dir, procs, deliveries, ending);
     let m = Model::build(&r);
     let report = m.check();
@@ -507,7 +507,7 @@ fn an_incomplete_log_leaves_receipts_unverifiable() {
 
 #[test]
 fn a_damaged_block_cuts_its_process_and_keeps_the_rest() {
-    let dir = TempDir::new("damaged");
+    let dir = Scratch::new("damaged");
     let path = dir.path("run.trace");
     write(&path, &ping_pong(), false, Ending::Complete);
     let reader = trace_format::LogReader::open(&path).unwrap();

@@ -3,33 +3,13 @@
 //! unsupported, 1 the entry crashed) and a diagnostic in erlc's words at
 //! `file:line:col`, without a panic.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// A fresh directory, removed when the guard drops.
-struct Dir(PathBuf);
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn dir(name: &str) -> Dir {
-    let d = std::env::temp_dir().join(format!("trace-cli-bad-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    Dir(d)
-}
-
-fn write(d: &Dir, file: &str, text: &str) -> PathBuf {
-    let p = d.0.join(file);
-    std::fs::write(&p, text).unwrap();
-    p
-}
+mod common;
+use common::{trace_cmd, Scratch};
+use std::path::Path;
+use std::process::Output;
 
 fn trace_run(args: &[&Path], extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trace"))
+    trace_cmd()
         .arg("run")
         .args(args)
         .args(extra)
@@ -39,8 +19,8 @@ fn trace_run(args: &[&Path], extra: &[&str]) -> Output {
 
 /// Runs one module and returns (status, stderr, stdout).
 fn run_module(name: &str, source: &str) -> (i32, String, String) {
-    let d = dir(name);
-    let f = write(&d, &format!("{name}.erl"), source);
+    let d = Scratch::new(&format!("bad-{name}"));
+    let f = d.write(&format!("{name}.erl"), source);
     let out = trace_run(&[&f], &[]);
     (
         out.status.code().unwrap_or(-1),
@@ -66,6 +46,15 @@ const HEAD: &str = "-export([main/0]).\n";
 
 fn module(name: &str, body: &str) -> String {
     format!("-module({name}).\n{HEAD}{body}")
+}
+
+/// Runs the module `name` made of `body` and asserts that it stops as
+/// unsupported (status 4) saying `message`; returns what it printed.
+fn assert_unsupported(name: &str, body: &str, message: &str) -> String {
+    let (status, stderr, stdout) = run_module(name, &module(name, body));
+    assert_eq!(status, 4, "{stderr}");
+    assert!(stderr.contains(message), "{stderr}");
+    stdout
 }
 
 #[test]
@@ -180,8 +169,8 @@ fn compile_time_errors_are_reported_as_erlc_does() {
 
 #[test]
 fn a_missing_file_or_module_is_one_plain_line() {
-    let d = dir("missing");
-    let missing = d.0.join("nofile.erl");
+    let d = Scratch::new("bad-missing");
+    let missing = d.path("nofile.erl");
     let out = trace_run(&[&missing], &[]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -191,7 +180,7 @@ fn a_missing_file_or_module_is_one_plain_line() {
         "{stderr}"
     );
 
-    let ok = write(&d, "ok.erl", &module("ok", "main() -> ok.\n"));
+    let ok = d.write("ok.erl", &module("ok", "main() -> ok.\n"));
     let out = trace_run(&[&ok], &["--entry", "nomod:main()"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -209,81 +198,48 @@ fn a_missing_file_or_module_is_one_plain_line() {
 
 #[test]
 fn unsupported_functions_are_named_at_compile_time() {
-    let (status, stderr, stdout) = run_module(
+    let stdout = assert_unsupported(
         "uses_rmerge",
-        &module("uses_rmerge", "main() ->\n    lists:rmerge([2], [1]).\n"),
+        "main() ->\n    lists:rmerge([2], [1]).\n",
+        "uses_rmerge.erl:4:5: unsupported: lists:rmerge/2 is not implemented by trace",
     );
-    assert_eq!(status, 4, "{stderr}");
     assert!(stdout.is_empty());
-    assert!(
-        stderr.contains(
-            "uses_rmerge.erl:4:5: unsupported: lists:rmerge/2 is not implemented by trace"
-        ),
-        "{stderr}"
-    );
-    let (status, stderr, _) = run_module(
+    assert_unsupported(
         "uses_ets",
-        &module("uses_ets", "main() ->\n    ets:new(t, []).\n"),
-    );
-    assert_eq!(status, 4, "{stderr}");
-    assert!(
-        stderr
-            .contains("unsupported: module 'ets' is not supported by trace (called as ets:new/2)"),
-        "{stderr}"
+        "main() ->\n    ets:new(t, []).\n",
+        "unsupported: module 'ets' is not supported by trace (called as ets:new/2)",
     );
 }
 
 #[test]
 fn attributes_that_change_behaviour_are_unsupported_not_ignored() {
-    let (status, stderr, stdout) = run_module(
+    let stdout = assert_unsupported(
         "loads",
-        &module("loads", "-on_load(init/0).\ninit() -> ok.\nmain() -> ok.\n"),
+        "-on_load(init/0).\ninit() -> ok.\nmain() -> ok.\n",
+        "loads.erl:3:2: unsupported: -on_load (not implemented by trace)",
     );
-    assert_eq!(status, 4, "{stderr}");
     assert!(stdout.is_empty());
-    assert!(
-        stderr.contains("loads.erl:3:2: unsupported: -on_load (not implemented by trace)"),
-        "{stderr}"
-    );
-    let (status, stderr, _) = run_module(
+    assert_unsupported(
         "transforms",
-        &module(
-            "transforms",
-            "-compile({parse_transform, pt}).\nmain() -> ok.\n",
-        ),
+        "-compile({parse_transform, pt}).\nmain() -> ok.\n",
+        "unsupported: parse transforms",
     );
-    assert_eq!(status, 4, "{stderr}");
-    assert!(stderr.contains("unsupported: parse transforms"), "{stderr}");
 }
 
 #[test]
 fn unsupported_calls_made_at_run_time_stop_the_run_naming_them() {
-    let (status, stderr, stdout) = run_module(
+    let stdout = assert_unsupported(
         "dyn_rmerge",
-        &module(
-            "dyn_rmerge",
-            "main() ->\n    io:format(\"before~n\"),\n    M = lists,\n    \
-             R = (catch M:rmerge([1], [2])),\n    io:format(\"after ~p~n\", [R]).\n",
-        ),
+        "main() ->\n    io:format(\"before~n\"),\n    M = lists,\n    \
+         R = (catch M:rmerge([1], [2])),\n    io:format(\"after ~p~n\", [R]).\n",
+        "dyn_rmerge.erl:6: unsupported: lists:rmerge/2 is not implemented by trace (called at run time)",
     );
-    assert_eq!(status, 4, "{stderr}");
     // What was printed before stays; nothing after the unsupported call runs.
     assert_eq!(stdout, "before\n");
-    assert!(
-        stderr.contains(
-            "dyn_rmerge.erl:6: unsupported: lists:rmerge/2 is not implemented by trace (called at run time)"
-        ),
-        "{stderr}"
-    );
-    let (status, stderr, _) = run_module(
+    assert_unsupported(
         "compressed",
-        &module("compressed", "main() -> term_to_binary(x, [compressed]).\n"),
-    );
-    assert_eq!(status, 4, "{stderr}");
-    assert!(
-        stderr
-            .contains("erlang:term_to_binary/2 with option compressed is not implemented by trace"),
-        "{stderr}"
+        "main() -> term_to_binary(x, [compressed]).\n",
+        "erlang:term_to_binary/2 with option compressed is not implemented by trace",
     );
 }
 

@@ -1,23 +1,45 @@
 //! `trace check` as a user runs it: recorded runs of the papers' programs
-//! (rendered in tests/programs/ until the paper fixtures land), with known
-//! verdicts for the buggy and the correct runs; output, JSON, exit statuses,
-//! errors in specifications, and `trace record --until-failure --check`.
+//! (the paper fixtures, tests/programs/ for the ones they lack, and copies
+//! of either with one bug put in), with known verdicts for the buggy and the
+//! correct runs; output, JSON, exit statuses, errors in specifications, and
+//! `trace record --until-failure --check`.
 
 mod common;
 use common::{program, s, text, trace, Scratch};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn record(prog: &str, log: &Path, extra: &[&str]) -> std::process::Output {
-    let p = program(prog);
-    let mut args = vec!["record", s(&p), "-o", s(log), "-q"];
+    record_file(&program(prog), log, extra)
+}
+
+fn record_file(prog: &Path, log: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["record", s(prog), "-o", s(log), "-q"];
     args.extend_from_slice(extra);
     trace(&args)
 }
 
-fn spec(dir: &Scratch, name: &str, body: &str) -> std::path::PathBuf {
-    let p = dir.path(name);
-    std::fs::write(&p, body).unwrap();
-    p
+/// A program of the paper fixtures (`fixtures/papers/`).
+fn paper(name: &str) -> PathBuf {
+    trace_fixtures::root().join("papers").join(name)
+}
+
+/// A copy of `source` in `dir/bug/` with a bug put in: each `(correct,
+/// buggy)` pair replaces text that must stand once in the source.
+fn with_bug(dir: &Scratch, source: &Path, edits: &[(&str, &str)]) -> PathBuf {
+    let mut text = std::fs::read_to_string(source).unwrap();
+    for (correct, buggy) in edits {
+        assert_eq!(
+            text.matches(correct).count(),
+            1,
+            "{correct:?} in {source:?}"
+        );
+        text = text.replace(correct, buggy);
+    }
+    let bug = dir.path("bug");
+    std::fs::create_dir_all(&bug).unwrap();
+    let copy = bug.join(source.file_name().unwrap());
+    std::fs::write(&copy, text).unwrap();
+    copy
 }
 
 /// The STATUS line of each property, by name.
@@ -60,7 +82,7 @@ fn proxy_run(dir: &Scratch, want: &str) -> std::path::PathBuf {
 #[test]
 fn proxy_server_ordering_bug_is_a_violation_and_a_correct_run_is_satisfied() {
     let dir = Scratch::new("check-proxy");
-    let props = spec(&dir, "proxy.tspec", PROXY_SPEC);
+    let props = dir.write("proxy.tspec", PROXY_SPEC);
     // The faulty run: the server takes 2 first and stops; the client waits.
     let bad = proxy_run(&dir, "");
     let out = trace(&["check", s(&bad), "--spec", s(&props)]);
@@ -109,17 +131,27 @@ takes_answered:
 #[test]
 fn stock_server_never_answers_a_negative_stock() {
     let dir = Scratch::new("check-stock");
-    let props = spec(&dir, "stock.tspec", STOCK_SPEC);
+    let props = dir.write("stock.tspec", STOCK_SPEC);
+    let stock = paper("stock_server.erl");
     for seed in 1..=5 {
         let log = dir.path("stock.trace");
-        let out = record("stock.erl", &log, &["--chaos", "--seed", &seed.to_string()]);
-        assert_eq!(text(&out.stdout), "Stock: 3\n");
+        let out = record_file(&stock, &log, &["--chaos", "--seed", &seed.to_string()]);
+        assert_eq!(text(&out.stdout), "Stock: 3\nServer stopped with stock 3\n");
         let out = trace(&["check", s(&log), "--spec", s(&props)]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     }
+    // Without the guard N >= M, the take is served before enough adds.
+    let unguarded = with_bug(
+        &dir,
+        &stock,
+        &[("{del, M, C} when N >= M ->", "{del, M, C} ->")],
+    );
     let log = dir.path("stock_bug.trace");
-    let out = record("stock_bug.erl", &log, &[]);
-    assert_eq!(text(&out.stdout), "Stock: -7\n");
+    let out = record_file(&unguarded, &log, &[]);
+    assert_eq!(
+        text(&out.stdout),
+        "Stock: -7\nServer stopped with stock 3\n"
+    );
     let out = trace(&["check", s(&log), "--spec", s(&props)]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
@@ -168,7 +200,7 @@ fn all_satisfied(log: &Path, props: &Path) {
 #[test]
 fn dining_philosophers_bugs_are_caught() {
     let dir = Scratch::new("check-dining");
-    let props = spec(&dir, "dining.tspec", DINING_SPEC);
+    let props = dir.write("dining.tspec", DINING_SPEC);
     // Correct runs, under several schedules.
     for seed in 1..=4 {
         let log = dir.path("dining.trace");
@@ -180,10 +212,11 @@ fn dining_philosophers_bugs_are_caught() {
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         all_satisfied(&log, &props);
     }
-    // The message-order bug: --until-failure --check finds a violating run.
+    // The paper's message-order bug: --until-failure --check finds a
+    // violating run.
     let log = dir.path("simple_bug.trace");
-    let out = record(
-        "dining_simple_bug.erl",
+    let out = record_file(
+        &paper("dining_philosophers.erl"),
         &log,
         &["--until-failure", "--chaos", "--check", s(&props)],
     );
@@ -196,10 +229,20 @@ fn dining_philosophers_bugs_are_caught() {
         statuses(&stdout).contains(&("waits_for_forks".into(), "Violated".into())),
         "{stdout}"
     );
-    // The swapped operands of rem: a fork stays used forever.
+    // The swapped operands of rem when a philosopher has eaten: philosopher
+    // 1 frees fork 1 twice and fork 2 stays used forever.
+    let swapped = with_bug(
+        &dir,
+        &program("dining.erl"),
+        &[(
+            "{eaten, P} ->\n            {L, R} = forks_of(P, Forks, Philos),",
+            "{eaten, P} ->\n            Id = lookup(P, Philos),\n            \
+             {L, R} = {lookup(Id, Forks), lookup(1 + (?N rem Id), Forks)},",
+        )],
+    );
     let log = dir.path("bug.trace");
-    let out = record(
-        "dining_bug.erl",
+    let out = record_file(
+        &swapped,
         &log,
         &["--until-failure", "--chaos", "--check", s(&props)],
     );
@@ -253,8 +296,7 @@ fn histories_of_cfib() {
     let log = dir.path("cfib.trace");
     let out = record("cfib.erl", &log, &[]);
     assert_eq!(text(&out.stdout), "0\n");
-    let props = spec(
-        &dir,
+    let props = dir.write(
         "cfib.tspec",
         "%% cfib(3): spawn two, receive twice, send one result.
 shape: history <P.1>: [{_, none, [], [_, _]}, {_, {_, _}, [], []}, {_, {_, _}, [_], []}].
@@ -295,8 +337,7 @@ fn registered_names_are_read_off_the_log() {
     let out = record("registered.erl", &log, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     // No declaration: `server` is the process register/2 named so (P.1).
-    let props = spec(
-        &dir,
+    let props = dir.write(
         "named.tspec",
         "no_two: never receive(server, {_, 2}).\n\
          doubles: never send(server, _, {reply, N}) when N rem 2 =/= 0.\n\
@@ -323,7 +364,7 @@ fn registered_names_are_read_off_the_log() {
     );
 
     // `worker` is held by P.2, then by P.3: the property must say which.
-    let props = spec(&dir, "worker.tspec", "quiet: never receive(worker, _).\n");
+    let props = dir.write("worker.tspec", "quiet: never receive(worker, _).\n");
     let out = trace(&["check", s(&log), "--spec", s(&props)]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     let stdout = text(&out.stdout);
@@ -334,8 +375,7 @@ fn registered_names_are_read_off_the_log() {
         "{stdout}"
     );
     // A declaration settles it (P.3 takes `stop`).
-    let props = spec(
-        &dir,
+    let props = dir.write(
         "declared.tspec",
         "-registered(worker, <P.2>).\nquiet: never receive(worker, _).\n",
     );
@@ -349,8 +389,7 @@ fn spec_errors_point_at_line_and_column() {
     let dir = Scratch::new("check-errors");
     let log = dir.path("cfib.trace");
     record("cfib.erl", &log, &[]);
-    let props = spec(
-        &dir,
+    let props = dir.write(
         "bad.tspec",
         "ok: never send(_, _, x).\nbad: every send(A, B, {x) is followed by exit(A).\n",
     );

@@ -1,48 +1,26 @@
 //! `trace dump` and `trace stats` run as a user runs them.
 
+mod common;
+use common::{s, text, trace, Scratch};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use trace_format::{
     Dest, Event, Header, LogWriter, MsgId, Outcome, Payload, ProcId, WriterOptions,
 };
 
-/// `name` inside a fresh directory that is removed when the guard drops.
-struct Tmp(PathBuf);
-
-impl std::ops::Deref for Tmp {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
+/// A directory `name` in `dir` holding a CauDEr log: its `(file, text)`s.
+fn cauder_dir(dir: &Scratch, name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let d = dir.path(name);
+    std::fs::create_dir_all(&d).unwrap();
+    for (file, text) in files {
+        std::fs::write(d.join(file), text).unwrap();
     }
+    d
 }
 
-impl AsRef<Path> for Tmp {
-    fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
-    }
-}
-
-fn tmp(name: &str) -> Tmp {
-    let dir = std::env::temp_dir().join(format!("trace-cli-log-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    Tmp(dir.join(name))
-}
-
-fn trace(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trace"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+/// `trace import --cauder CDIR -o LOG`.
+fn import(cdir: &Path, log: &Path) -> Output {
+    trace(&["import", "--cauder", s(cdir), "-o", s(log)])
 }
 
 /// Process 0 spawns 1, sends it `{ping,1}`, 1 receives it and both exit.
@@ -84,9 +62,10 @@ fn ping_log(path: &Path) {
 
 #[test]
 fn dump_prints_one_event_per_line() {
-    let log = tmp("ping.trace");
+    let dir = Scratch::new("log-dump");
+    let log = dir.path("ping.trace");
     ping_log(&log);
-    let out = trace(&["dump", log.to_str().unwrap()]);
+    let out = trace(&["dump", s(&log)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
     assert_eq!(lines.len(), 5, "{lines:?}");
@@ -99,13 +78,7 @@ fn dump_prints_one_event_per_line() {
     assert_eq!(lines[2], "0 <0.80.0> #2 exit");
     assert_eq!(lines[3], "1 <0.81.0> #0 receive 0:0");
 
-    let out = trace(&[
-        "dump",
-        log.to_str().unwrap(),
-        "--process",
-        "<0.81.0>",
-        "--json",
-    ]);
+    let out = trace(&["dump", s(&log), "--process", "<0.81.0>", "--json"]);
     assert!(out.status.success());
     let lines: Vec<serde_json::Value> = text(&out.stdout)
         .lines()
@@ -116,7 +89,7 @@ fn dump_prints_one_event_per_line() {
     assert_eq!(lines[0]["msg"], serde_json::json!([0, 0]));
     assert_eq!(lines[1]["kind"], "exit");
 
-    let out = trace(&["dump", log.to_str().unwrap(), "--process", "7"]);
+    let out = trace(&["dump", s(&log), "--process", "7"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("no process"),
@@ -127,9 +100,10 @@ fn dump_prints_one_event_per_line() {
 
 #[test]
 fn stats_reports_counts_and_sizes() {
-    let log = tmp("stats.trace");
+    let dir = Scratch::new("log-stats");
+    let log = dir.path("stats.trace");
     ping_log(&log);
-    let out = trace(&["stats", log.to_str().unwrap()]);
+    let out = trace(&["stats", s(&log)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let s = text(&out.stdout);
     assert!(s.contains("processes        2\n"), "{s}");
@@ -141,19 +115,19 @@ fn stats_reports_counts_and_sizes() {
 
 #[test]
 fn foreign_and_truncated_files_are_explained() {
-    let caud = tmp("trace_80.log");
-    std::fs::write(&caud, "{trace_send,0}.\n").unwrap();
-    let out = trace(&["dump", caud.to_str().unwrap()]);
+    let dir = Scratch::new("log-foreign");
+    let caud = dir.write("trace_80.log", "{trace_send,0}.\n");
+    let out = trace(&["dump", s(&caud)]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("not a trace log: a CauDEr text log"), "{err}");
 
-    let log = tmp("cut.trace");
+    let log = dir.path("cut.trace");
     ping_log(&log);
     let bytes = std::fs::read(&log).unwrap();
     std::fs::write(&log, &bytes[..bytes.len() - 20]).unwrap();
-    let out = trace(&["dump", log.to_str().unwrap()]);
+    let out = trace(&["dump", s(&log)]);
     assert!(out.status.success());
     assert!(
         text(&out.stderr).contains("warning: no footer"),
@@ -165,54 +139,36 @@ fn foreign_and_truncated_files_are_explained() {
 
 #[test]
 fn cauder_import_and_export_round_trip() {
-    let t = tmp("cauder");
-    let cdir = t.with_file_name("in");
-    std::fs::create_dir_all(&cdir).unwrap();
-    std::fs::write(
-        cdir.join("trace_result.log"),
-        "{call,{ping,main,[]}}.\n{pid,5}.\n",
-    )
-    .unwrap();
-    std::fs::write(
-        cdir.join("trace_5.log"),
-        "{trace_spawn,nonode@nohost,6,true}.\n{trace_send,0}.\n",
-    )
-    .unwrap();
-    std::fs::write(cdir.join("trace_6.log"), "{trace_receive,0}.\n").unwrap();
-    let log = t.with_file_name("run.trace");
-    let out = trace(&[
-        "import",
-        "--cauder",
-        cdir.to_str().unwrap(),
-        "-o",
-        log.to_str().unwrap(),
-    ]);
+    let dir = Scratch::new("log-cauder");
+    let cdir = cauder_dir(
+        &dir,
+        "in",
+        &[
+            ("trace_result.log", "{call,{ping,main,[]}}.\n{pid,5}.\n"),
+            (
+                "trace_5.log",
+                "{trace_spawn,nonode@nohost,6,true}.\n{trace_send,0}.\n",
+            ),
+            ("trace_6.log", "{trace_receive,0}.\n"),
+        ],
+    );
+    let log = dir.path("run.trace");
+    let out = import(&cdir, &log);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).starts_with("imported a CauDEr v3 log: 2 processes, 3 events"));
-    let out = trace(&["dump", log.to_str().unwrap()]);
+    let out = trace(&["dump", s(&log)]);
     assert_eq!(
         text(&out.stdout),
         "0 <0.5.0> #0 spawn 1 <0.6.0>\n0 <0.5.0> #1 send 0:0 to ? (not recorded)\n1 <0.6.0> #0 receive 0:0\n"
     );
-    let back = t.with_file_name("back");
-    let out = trace(&[
-        "export",
-        "--cauder",
-        back.to_str().unwrap(),
-        log.to_str().unwrap(),
-    ]);
+    let back = dir.path("back");
+    let out = trace(&["export", "--cauder", s(&back), s(&log)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         std::fs::read_to_string(back.join("trace_6.log")).unwrap(),
         "{trace_receive,0}.\n"
     );
-    let out = trace(&[
-        "import",
-        "--cauder",
-        "/nonexistent/dir",
-        "-o",
-        log.to_str().unwrap(),
-    ]);
+    let out = import(Path::new("/nonexistent/dir"), &log);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).starts_with("trace import: /nonexistent/dir: "),
@@ -223,39 +179,31 @@ fn cauder_import_and_export_round_trip() {
 
 #[test]
 fn cauder_import_reads_the_oldest_form() {
-    let t = tmp("cauder-v1");
-    let cdir = t.with_file_name("v1");
-    std::fs::create_dir_all(&cdir).unwrap();
-    std::fs::write(
-        cdir.join("trace_result.log"),
-        "call \"ping:main()\"\nmain_pid 74\nresult none\n",
-    )
-    .unwrap();
-    std::fs::write(
-        cdir.join("trace_74.log"),
-        "{74,spawn,78}\n{74,send,3}\n{74,'receive',13}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        cdir.join("trace_78.log"),
-        "{78,'receive',3}\n{78,send,13}\n",
-    )
-    .unwrap();
-    let log = t.with_file_name("v1.trace");
-    let out = trace(&[
-        "import",
-        "--cauder",
-        cdir.to_str().unwrap(),
-        "-o",
-        log.to_str().unwrap(),
-    ]);
+    let dir = Scratch::new("log-cauder-v1");
+    let cdir = cauder_dir(
+        &dir,
+        "v1",
+        &[
+            (
+                "trace_result.log",
+                "call \"ping:main()\"\nmain_pid 74\nresult none\n",
+            ),
+            (
+                "trace_74.log",
+                "{74,spawn,78}\n{74,send,3}\n{74,'receive',13}\n",
+            ),
+            ("trace_78.log", "{78,'receive',3}\n{78,send,13}\n"),
+        ],
+    );
+    let log = dir.path("v1.trace");
+    let out = import(&cdir, &log);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).starts_with("imported a CauDEr v1 log: 2 processes, 5 events"),
         "{}",
         text(&out.stdout)
     );
-    let out = trace(&["dump", log.to_str().unwrap()]);
+    let out = trace(&["dump", s(&log)]);
     assert_eq!(
         text(&out.stdout),
         "0 <0.74.0> #0 spawn 1 <0.78.0>\n\

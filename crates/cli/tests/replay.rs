@@ -29,7 +29,7 @@ fn fixture(rel: &str) -> String {
 }
 
 /// Records a fixture program with the engine.
-fn record(dir: &TempDir, program: &str, extra: &[&str]) -> std::path::PathBuf {
+fn record(dir: &Scratch, program: &str, extra: &[&str]) -> std::path::PathBuf {
     let log = dir.path("run.trace");
     let mut args = vec!["record", program, "-o", log.to_str().unwrap(), "-q"];
     args.extend_from_slice(extra);
@@ -40,7 +40,7 @@ fn record(dir: &TempDir, program: &str, extra: &[&str]) -> std::path::PathBuf {
 
 #[test]
 fn a_recorded_run_is_consistent() {
-    let dir = TempDir::new("cli-recorded");
+    let dir = Scratch::new("cli-recorded");
     let log = record(&dir, &fixture("fixtures/conc/links_monitors.erl"), &[]);
     let (code, out, err) = replay(&log, &[]);
     assert_eq!(code, 0, "{out}{err}");
@@ -71,7 +71,7 @@ fn a_recorded_run_is_consistent() {
 
 #[test]
 fn a_recorded_run_with_deliveries_is_consistent() {
-    let dir = TempDir::new("cli-deliveries");
+    let dir = Scratch::new("cli-deliveries");
     let log = record(
         &dir,
         &fixture("fixtures/conc/links_monitors.erl"),
@@ -85,7 +85,7 @@ fn a_recorded_run_with_deliveries_is_consistent() {
 
 #[test]
 fn a_timer_message_overtaken_is_listed_not_counted() {
-    let dir = TempDir::new("cli-timer");
+    let dir = Scratch::new("cli-timer");
     let program = common::program("timer_overtaken.erl");
     let log = record(&dir, program.to_str().unwrap(), &["--deliveries"]);
     let (code, out, err) = replay(&log, &["--summary"]);
@@ -104,7 +104,7 @@ fn a_timer_message_overtaken_is_listed_not_counted() {
 
 #[test]
 fn json_lines_hold_steps_findings_and_the_verdict() {
-    let dir = TempDir::new("cli-json");
+    let dir = Scratch::new("cli-json");
     let log = record(&dir, &fixture("fixtures/conc/links_monitors.erl"), &[]);
     let (code, out, _) = replay(&log, &["--format", "json"]);
     assert_eq!(code, 0);
@@ -128,7 +128,7 @@ fn json_lines_hold_steps_findings_and_the_verdict() {
 
 #[test]
 fn until_rebuilds_only_the_causal_past() {
-    let dir = TempDir::new("cli-until");
+    let dir = Scratch::new("cli-until");
     let log = record(&dir, &fixture("fixtures/conc/links_monitors.erl"), &[]);
     let (code, out, err) = replay(&log, &["--until", "receive(P.1:1)"]);
     assert_eq!(code, 0, "{err}");
@@ -151,7 +151,7 @@ fn until_rebuilds_only_the_causal_past() {
 
 #[test]
 fn an_inconsistent_log_names_the_events_and_exits_1() {
-    let dir = TempDir::new("cli-inconsistent");
+    let dir = Scratch::new("cli-inconsistent");
     let log = dir.path("bad.trace");
     write(
         &log,
@@ -306,7 +306,7 @@ fn each_kind_of_inconsistency_is_reported() {
             false,
         ),
     ];
-    let dir = TempDir::new("cli-kinds");
+    let dir = Scratch::new("cli-kinds");
     for (code, procs, deliveries) in cases {
         let log = dir.path(&format!("{code}.trace"));
         write(&log, &procs, deliveries, Ending::Complete);
@@ -324,7 +324,7 @@ fn each_kind_of_inconsistency_is_reported() {
 
 #[test]
 fn a_cycle_reads_as_a_chain_of_waits() {
-    let dir = TempDir::new("cli-cycle");
+    let dir = Scratch::new("cli-cycle");
     let log = dir.path("cycle.trace");
     write(
         &log,
@@ -349,7 +349,7 @@ fn a_cycle_reads_as_a_chain_of_waits() {
 
 #[test]
 fn signals_and_leftovers_are_listed() {
-    let dir = TempDir::new("cli-leftovers");
+    let dir = Scratch::new("cli-leftovers");
     let log = dir.path("left.trace");
     write(
         &log,
@@ -378,7 +378,7 @@ fn signals_and_leftovers_are_listed() {
 
 #[test]
 fn a_damaged_log_is_read_as_far_as_it_goes() {
-    let dir = TempDir::new("cli-damaged");
+    let dir = Scratch::new("cli-damaged");
     let log = record(&dir, &fixture("fixtures/conc/links_monitors.erl"), &[]);
     let bytes = std::fs::read(&log).unwrap();
     let cut = dir.path("cut.trace");
@@ -395,7 +395,7 @@ fn a_damaged_log_is_read_as_far_as_it_goes() {
 
 #[test]
 fn trouble_gets_status_2() {
-    let dir = TempDir::new("cli-trouble");
+    let dir = Scratch::new("cli-trouble");
     let missing = dir.path("missing.trace");
     let (code, _, err) = replay(&missing, &[]);
     assert_eq!(code, 2);
@@ -421,7 +421,7 @@ fn trouble_gets_status_2() {
 
 #[test]
 fn a_cauder_log_replays_like_a_native_one() {
-    let dir = TempDir::new("cli-cauder");
+    let dir = Scratch::new("cli-cauder");
     let cd = dir.path("cauder");
     std::fs::create_dir_all(&cd).unwrap();
     let files = [

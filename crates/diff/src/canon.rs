@@ -13,6 +13,12 @@
 use crate::abstraction::{rewrite, Abstraction};
 use crate::matching::Matching;
 use crate::run::Run;
+use trace_term::etf::{
+    ATOM_EXT, ATOM_UTF8_EXT, BINARY_EXT, BIT_BINARY_EXT, EXPORT_EXT, FLOAT_EXT, INTEGER_EXT,
+    LARGE_BIG_EXT, LARGE_TUPLE_EXT, LIST_EXT, MAP_EXT, NEWER_REFERENCE_EXT, NEW_FLOAT_EXT,
+    NEW_FUN_EXT, NEW_PID_EXT, NEW_REFERENCE_EXT, NIL_EXT, PID_EXT, REFERENCE_EXT, SMALL_ATOM_EXT,
+    SMALL_ATOM_UTF8_EXT, SMALL_BIG_EXT, SMALL_INTEGER_EXT, SMALL_TUPLE_EXT, STRING_EXT, VERSION,
+};
 use trace_term::{Pid, Ref, Term};
 
 /// Canonical pid of a matched process: its pair, tagged so it is never a raw pid.
@@ -301,30 +307,3 @@ impl<'a> Cur<'a> {
         Some((w(1), w(0), rest))
     }
 }
-
-const VERSION: u8 = 131;
-const NEW_FLOAT_EXT: u8 = 70;
-const BIT_BINARY_EXT: u8 = 77;
-const NEW_PID_EXT: u8 = 88;
-const NEWER_REFERENCE_EXT: u8 = 90;
-const SMALL_INTEGER_EXT: u8 = 97;
-const INTEGER_EXT: u8 = 98;
-const FLOAT_EXT: u8 = 99;
-const ATOM_EXT: u8 = 100;
-const REFERENCE_EXT: u8 = 101;
-const PID_EXT: u8 = 103;
-const SMALL_TUPLE_EXT: u8 = 104;
-const LARGE_TUPLE_EXT: u8 = 105;
-const NIL_EXT: u8 = 106;
-const STRING_EXT: u8 = 107;
-const LIST_EXT: u8 = 108;
-const BINARY_EXT: u8 = 109;
-const SMALL_BIG_EXT: u8 = 110;
-const LARGE_BIG_EXT: u8 = 111;
-const NEW_FUN_EXT: u8 = 112;
-const EXPORT_EXT: u8 = 113;
-const NEW_REFERENCE_EXT: u8 = 114;
-const SMALL_ATOM_EXT: u8 = 115;
-const MAP_EXT: u8 = 116;
-const ATOM_UTF8_EXT: u8 = 118;
-const SMALL_ATOM_UTF8_EXT: u8 = 119;

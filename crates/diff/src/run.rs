@@ -140,14 +140,7 @@ impl<'r> Run<'r> {
     }
 
     pub fn slot(&self, id: ProcId) -> Option<Slot> {
-        match self.procs.get(id.0 as usize) {
-            Some(p) if p.id == id => Some(id.0),
-            _ => self
-                .procs
-                .binary_search_by_key(&id, |p| p.id)
-                .ok()
-                .map(|s| s as Slot),
-        }
+        id.position_in(self.procs, |p| p.id).map(|s| s as Slot)
     }
 
     pub fn slot_of_pid(&self, pid: u64) -> Option<Slot> {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{open, record, How, TempDir};
+use common::{open, record, How, Scratch};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use trace_causal::{Model, SymbolicName};
@@ -52,7 +52,7 @@ fn exit_reason(p: &Path, who: &str) -> String {
 
 /// Records `program` under chaos seeds from 0 until `keep` says a run is
 /// the one wanted; panics after `tries` seeds.
-fn hunt(dir: &TempDir, program: &str, tries: u64, keep: impl Fn(&Path) -> bool) -> PathBuf {
+fn hunt(dir: &Scratch, program: &str, tries: u64, keep: impl Fn(&Path) -> bool) -> PathBuf {
     for seed in 0..tries {
         let p = dir.path(&format!("{program}-{seed}.trace"));
         record(
@@ -72,7 +72,7 @@ fn hunt(dir: &TempDir, program: &str, tries: u64, keep: impl Fn(&Path) -> bool) 
 
 #[test]
 fn one_program_under_two_schedules_is_equivalent_although_raw_pids_differ() {
-    let dir = TempDir::new("schedules");
+    let dir = Scratch::new("schedules");
     let first = dir.path("first.trace");
     record("spawn_tree.erl", &first, How::default());
     let pids = pids_by_name(&first);
@@ -102,7 +102,7 @@ fn one_program_under_two_schedules_is_equivalent_although_raw_pids_differ() {
 
 #[test]
 fn the_two_outcomes_of_the_echo_race_differ_at_the_targets_receipts() {
-    let dir = TempDir::new("race");
+    let dir = Scratch::new("race");
     let crashed = |p: &Path| exit_reason(p, "P.2").contains("badmatch");
     let good = hunt(&dir, "echo_race.erl", 200, |p| !crashed(p));
     let bad = hunt(&dir, "echo_race.erl", 200, crashed);
@@ -161,7 +161,7 @@ fn the_two_outcomes_of_the_echo_race_differ_at_the_targets_receipts() {
 
 #[test]
 fn map_and_pmap_are_equivalent_to_an_observer_of_the_result_only() {
-    let dir = TempDir::new("map");
+    let dir = Scratch::new("map");
     let (map, pmap) = (dir.path("map.trace"), dir.path("pmap.trace"));
     assert_eq!(record("seqmap.erl", &map, How::default()), "[2,3,4,5]\n");
     assert_eq!(record("parmap.erl", &pmap, How::default()), "[2,3,4,5]\n");
@@ -211,7 +211,7 @@ fn map_and_pmap_are_equivalent_to_an_observer_of_the_result_only() {
 
 #[test]
 fn a_log_compared_with_itself_is_equivalent() {
-    let dir = TempDir::new("itself");
+    let dir = Scratch::new("itself");
     for prog in [
         "spawn_tree.erl",
         "echo_race.erl",
@@ -235,7 +235,7 @@ fn a_log_compared_with_itself_is_equivalent() {
 }
 
 /// Exports a log to a CauDEr directory and imports it back.
-fn through_cauder(dir: &TempDir, log: &Path, tag: &str) -> PathBuf {
+fn through_cauder(dir: &Scratch, log: &Path, tag: &str) -> PathBuf {
     let cdir = dir.path(&format!("cauder-{tag}"));
     trace_format::cauder::export(&open(log), &cdir).unwrap();
     let out = dir.path(&format!("{tag}-imported.trace"));
@@ -245,7 +245,7 @@ fn through_cauder(dir: &TempDir, log: &Path, tag: &str) -> PathBuf {
 
 #[test]
 fn logs_imported_from_cauder_compare_like_native_ones() {
-    let dir = TempDir::new("cauder");
+    let dir = Scratch::new("cauder");
     let crashed = |p: &Path| exit_reason(p, "P.2").contains("badmatch");
     let good = hunt(&dir, "echo_race.erl", 200, |p| !crashed(p));
     let bad = hunt(&dir, "echo_race.erl", 200, crashed);
@@ -292,7 +292,7 @@ fn logs_imported_from_cauder_compare_like_native_ones() {
 fn a_handwritten_cauder_log_pair_differs_at_the_receive_order() {
     // CauDEr v3 logs of a main process that spawns two senders and takes
     // their messages in either order.
-    let dir = TempDir::new("cauder-hand");
+    let dir = Scratch::new("cauder-hand");
     let write = |tag: &str, first: u32, second: u32| -> PathBuf {
         let d = dir.path(tag);
         std::fs::create_dir_all(&d).unwrap();
@@ -331,7 +331,7 @@ fn a_handwritten_cauder_log_pair_differs_at_the_receive_order() {
 
 #[test]
 fn payload_levels_ignore_and_abstract() {
-    let dir = TempDir::new("levels");
+    let dir = Scratch::new("levels");
     let (v1, v2) = (dir.path("v1.trace"), dir.path("v2.trace"));
     record("reply_v1.erl", &v1, How::default());
     record("reply_v2.erl", &v2, How::default());
@@ -372,7 +372,7 @@ fn payload_levels_ignore_and_abstract() {
 
 #[test]
 fn a_log_without_payloads_is_compared_without_them_and_says_so() {
-    let dir = TempDir::new("nopayloads");
+    let dir = Scratch::new("nopayloads");
     let (full, bare) = (dir.path("full.trace"), dir.path("bare.trace"));
     record("spawn_tree.erl", &full, How::default());
     record(
@@ -396,7 +396,7 @@ fn a_log_without_payloads_is_compared_without_them_and_says_so() {
 
 #[test]
 fn a_process_only_one_run_has_is_listed() {
-    let dir = TempDir::new("only");
+    let dir = Scratch::new("only");
     let (map, pmap) = (dir.path("map.trace"), dir.path("pmap.trace"));
     record("seqmap.erl", &map, How::default());
     record("parmap.erl", &pmap, How::default());
@@ -413,7 +413,7 @@ fn a_process_only_one_run_has_is_listed() {
 /// which come from spawn events.
 #[test]
 fn names_from_the_process_table_agree_with_spawn_events() {
-    let dir = TempDir::new("names");
+    let dir = Scratch::new("names");
     let p = dir.path("t.trace");
     record(
         "spawn_tree.erl",
@@ -431,7 +431,7 @@ fn names_from_the_process_table_agree_with_spawn_events() {
 
 #[test]
 fn deliveries_recorded_in_one_log_only_are_left_out() {
-    let dir = TempDir::new("deliveries");
+    let dir = Scratch::new("deliveries");
     let (with, without, again) = (
         dir.path("with.trace"),
         dir.path("without.trace"),

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::TempDir;
+use common::Scratch;
 use std::path::Path;
 use trace_causal::{EventId, Model, SymbolicName};
 use trace_diff::{diff, Diff, Options, ProcName};
@@ -100,15 +100,7 @@ fn write(path: &Path, logs: &[ProcessLog]) {
         ..Default::default()
     };
     let w = LogWriter::create(path, header, WriterOptions::default()).unwrap();
-    let mut handles: Vec<_> = logs.iter().map(|l| w.register(l.pid, l.parent)).collect();
-    for (l, h) in logs.iter().zip(&mut handles) {
-        assert_eq!(h.id(), l.id);
-        let mut s = h.slice();
-        for e in &l.events {
-            s.push(e);
-        }
-    }
-    drop(handles);
+    w.write_logs(logs);
     w.finish(Outcome::default()).unwrap();
 }
 
@@ -272,7 +264,7 @@ fn brute_roots(d: &Diff, runs: [&LogReader; 2]) -> Vec<(String, [bool; 2])> {
 
 #[test]
 fn roots_are_the_differences_whose_causal_past_holds_no_other() {
-    let dir = TempDir::new("roots");
+    let dir = Scratch::new("roots");
     let mut checked_roots = 0;
     for seed in 0..200u64 {
         let run = random_run(seed, 120);
@@ -316,7 +308,7 @@ fn roots_are_the_differences_whose_causal_past_holds_no_other() {
 
 #[test]
 fn a_run_renumbered_with_other_raw_pids_is_equivalent() {
-    let dir = TempDir::new("renumber");
+    let dir = Scratch::new("renumber");
     for seed in 0..20u64 {
         let run = random_run(seed, 150);
         let order = breadth_first(&run);
@@ -335,7 +327,7 @@ fn a_run_renumbered_with_other_raw_pids_is_equivalent() {
 
 #[test]
 fn a_table_listing_children_out_of_spawn_order_is_named_from_spawns() {
-    let dir = TempDir::new("table-order");
+    let dir = Scratch::new("table-order");
     // P spawns P.1 then P.2, but the table registers P.2's process first.
     let spawn = |c: u32| Event::Spawn {
         child: ProcId(c),

@@ -11,6 +11,19 @@
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct ProcId(pub u32);
 
+impl ProcId {
+    /// Where this process stands in `procs`, a list sorted by id: at its own
+    /// index when the ids are dense (the usual case), else found by binary
+    /// search.
+    #[inline]
+    pub fn position_in<T>(self, procs: &[T], id_of: impl Fn(&T) -> ProcId) -> Option<usize> {
+        match procs.get(self.0 as usize) {
+            Some(p) if id_of(p) == self => Some(self.0 as usize),
+            _ => procs.binary_search_by_key(&self, id_of).ok(),
+        }
+    }
+}
+
 /// The identity of a signal (a message is a signal): its sender and the sender's
 /// signal index.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

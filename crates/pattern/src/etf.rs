@@ -8,30 +8,13 @@
 //! when the pattern binds nothing and the program read all it fixes.
 
 use crate::compile::{Node, Pattern};
+use trace_term::etf::{
+    ATOM_EXT, ATOM_UTF8_EXT, BINARY_EXT, BIT_BINARY_EXT, COMPRESSED, FLOAT_EXT, INTEGER_EXT,
+    LARGE_BIG_EXT, LARGE_TUPLE_EXT, LIST_EXT, MAP_EXT, NEWER_REFERENCE_EXT, NEW_FLOAT_EXT,
+    NEW_PID_EXT, NIL_EXT, SMALL_ATOM_EXT, SMALL_ATOM_UTF8_EXT, SMALL_BIG_EXT, SMALL_INTEGER_EXT,
+    SMALL_TUPLE_EXT, STRING_EXT,
+};
 use trace_term::Term;
-
-const SMALL_INTEGER_EXT: u8 = 97;
-const INTEGER_EXT: u8 = 98;
-const NEW_FLOAT_EXT: u8 = 70;
-const FLOAT_EXT: u8 = 99;
-const ATOM_EXT: u8 = 100;
-const SMALL_ATOM_EXT: u8 = 115;
-const ATOM_UTF8_EXT: u8 = 118;
-const SMALL_ATOM_UTF8_EXT: u8 = 119;
-const SMALL_TUPLE_EXT: u8 = 104;
-const LARGE_TUPLE_EXT: u8 = 105;
-const NIL_EXT: u8 = 106;
-const STRING_EXT: u8 = 107;
-const LIST_EXT: u8 = 108;
-const BINARY_EXT: u8 = 109;
-const BIT_BINARY_EXT: u8 = 77;
-const SMALL_BIG_EXT: u8 = 110;
-const LARGE_BIG_EXT: u8 = 111;
-const MAP_EXT: u8 = 116;
-const NEW_PID_EXT: u8 = 88;
-const NEWER_REFERENCE_EXT: u8 = 90;
-/// A zlib-compressed term: left to the decoder.
-const COMPRESSED: u8 = 80;
 
 /// Nesting the quick test follows; deeper parts are left to the matcher.
 const DEPTH: usize = 32;
@@ -241,6 +224,7 @@ fn run(q: &Quick, b: &[u8]) -> Result<(), Stop> {
     let last = q.ops.len().saturating_sub(1);
     for (n, op) in q.ops.iter().enumerate() {
         let tag = *b.get(i).ok_or(Stop::No)?;
+        // A zlib-compressed term: left to the decoder.
         if tag == COMPRESSED {
             return Err(Stop::Maybe);
         }

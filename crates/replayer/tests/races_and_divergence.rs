@@ -2,92 +2,31 @@
 //! replay against an edited program (refused, or the first departure is
 //! reported), and a log whose events cannot all happen (reported, no hang).
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use trace_format::{Header, LogReader, LogWriter, MsgId, ProcId, WriterOptions};
-use trace_recorder::hunt::Captured;
-use trace_recorder::{RecordConfig, RecordFlags};
-use trace_replayer::{replay, ReplayConfig, ReplayError};
+mod common;
+use common::{quiet, record, replay_of, text};
+use std::path::Path;
+use trace_fixtures::Scratch;
+use trace_format::{Header, LogWriter, MsgId, ProcId, WriterOptions};
+use trace_replayer::{ReplayConfig, ReplayError};
 use trace_runtime::{Chaos, LoadOptions, Loaded, RunOptions};
 
 const RACE: &str = "-module(race).\n-export([main/0]).\n\
 main() ->\n    Self = self(),\n    spawn(fun() -> Self ! a end),\n    spawn(fun() -> Self ! b end),\n\
     receive X -> receive Y -> io:format(\"~p then ~p~n\", [X, Y]), {X, Y} end end.\n";
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(tag: &str) -> Dir {
-        let d = std::env::temp_dir().join(format!("trace-replay-{}-{tag}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        Dir(d)
-    }
-    fn file(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn load(p: &Path) -> Loaded {
     trace_runtime::load(&[p.to_path_buf()], &LoadOptions::default()).unwrap()
 }
 
-fn quiet(schedulers: usize) -> RunOptions {
-    RunOptions {
-        schedulers,
-        reports: false,
-        ..RunOptions::default()
-    }
-}
-
-/// Records `loaded` into `log`; returns what it printed.
-fn record(loaded: &Loaded, log: &Path, run: RunOptions) -> String {
-    let (entry, call) = trace_runtime::entry(loaded, None).unwrap();
-    let cfg = RecordConfig {
-        out: log.to_path_buf(),
-        flags: RecordFlags::default(),
-        writer: WriterOptions::default(),
-        run,
-        entry_text: call,
-    };
-    let out = Captured::default();
-    trace_recorder::record(loaded, entry, &cfg, Box::new(out.clone()), None).unwrap();
-    let b = out.0.lock().unwrap().clone();
-    String::from_utf8(b).unwrap()
-}
-
-fn replay_of(
-    loaded: &Loaded,
-    log: &Path,
-    cfg: &ReplayConfig,
-) -> Result<(trace_replayer::ReplayResult, String), ReplayError> {
-    let out = Captured::default();
-    let r = replay(
-        loaded,
-        Arc::new(LogReader::open(log).unwrap()),
-        cfg,
-        Box::new(out.clone()),
-    )?;
-    let b = out.0.lock().unwrap().clone();
-    Ok((r, String::from_utf8(b).unwrap()))
-}
-
 #[test]
 fn each_outcome_of_a_race_replays_as_recorded() {
-    let dir = Dir::new("race");
-    let src = dir.file("race.erl", RACE);
+    let dir = Scratch::new("race");
+    let src = dir.write("race.erl", RACE);
     let loaded = load(&src);
     let mut seen = std::collections::BTreeSet::new();
     for seed in 0..40 {
-        let log = dir.0.join(format!("r{seed}.trace"));
-        let printed = record(
+        let log = dir.path(&format!("r{seed}.trace"));
+        let (_, printed) = record(
             &loaded,
             &log,
             RunOptions {
@@ -104,9 +43,13 @@ fn each_outcome_of_a_race_replays_as_recorded() {
             };
             let (r, replayed) = replay_of(&loaded, &log, &cfg).unwrap();
             assert!(r.outcome.divergence.is_none() && r.stuck.is_empty());
-            assert_eq!(replayed, printed, "seed {seed}, {schedulers} schedulers");
+            assert_eq!(
+                text(replayed),
+                text(printed.clone()),
+                "seed {seed}, {schedulers} schedulers"
+            );
         }
-        seen.insert(printed);
+        seen.insert(text(printed));
     }
     assert_eq!(
         seen.len(),
@@ -117,12 +60,12 @@ fn each_outcome_of_a_race_replays_as_recorded() {
 
 #[test]
 fn an_edited_program_is_refused_and_forced_replay_names_the_departure() {
-    let dir = Dir::new("edited");
-    let src = dir.file("race.erl", RACE);
-    let log = dir.0.join("r.trace");
+    let dir = Scratch::new("edited");
+    let src = dir.write("race.erl", RACE);
+    let log = dir.path("r.trace");
     record(&load(&src), &log, quiet(1));
     // Same module, but the second child sends `c` instead of `b`.
-    let edited = dir.file("race.erl", &RACE.replace("Self ! b", "Self ! c"));
+    let edited = dir.write("race.erl", &RACE.replace("Self ! b", "Self ! c"));
     let loaded = load(&edited);
     let cfg = ReplayConfig {
         run: quiet(2),
@@ -152,8 +95,8 @@ fn an_edited_program_is_refused_and_forced_replay_names_the_departure() {
 
 #[test]
 fn a_log_whose_events_cannot_happen_is_reported_without_hanging() {
-    let dir = Dir::new("stuck");
-    let src = dir.file(
+    let dir = Scratch::new("stuck");
+    let src = dir.write(
         "wait.erl",
         "-module(wait).\n-export([main/0]).\nmain() -> receive X -> X end.\n",
     );
@@ -174,7 +117,7 @@ fn a_log_whose_events_cannot_happen_is_reported_without_hanging() {
         },
         ..Default::default()
     };
-    let log = dir.0.join("w.trace");
+    let log = dir.path("w.trace");
     let w = LogWriter::create(&log, header, WriterOptions::default()).unwrap();
     let mut p0 = w.register(80, None);
     let mut p1 = w.register(81, Some(ProcId(0)));

@@ -2,83 +2,51 @@
 //! prints the same standard output byte for byte and ends the same way, on
 //! one scheduler thread and on several.
 
-use std::path::PathBuf;
-use std::sync::Arc;
-use trace_format::{LogReader, WriterOptions};
-use trace_recorder::hunt::Captured;
-use trace_recorder::{RecordConfig, RecordFlags};
-use trace_replayer::{replay, ReplayConfig};
+mod common;
+use common::{quiet, record, replay_of};
+use trace_fixtures::Scratch;
+use trace_replayer::ReplayConfig;
 use trace_runtime::{LoadOptions, RunOptions};
-
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("trace-replay-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn take(c: &Captured) -> Vec<u8> {
-    std::mem::take(&mut *c.0.lock().unwrap())
-}
 
 #[test]
 fn every_fixture_replays_to_the_same_output_and_end() {
-    let dir = scratch("fixtures");
+    let dir = Scratch::new("replay-fixtures");
     for f in trace_fixtures::discover(&trace_fixtures::root()) {
-        record_and_replay(&f, &dir, None);
+        record_and_replay(&f, &dir.0, None);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Scheduling-dependent fixtures, recorded under chaos scheduling with
 /// several seeds: whichever outcome each recording got, its replay gets too.
 #[test]
 fn chaos_recorded_runs_of_nondeterministic_fixtures_replay() {
-    let dir = scratch("chaos");
+    let dir = Scratch::new("replay-chaos");
     for f in trace_fixtures::discover(&trace_fixtures::root()) {
         if !f.expected().unwrap().nondeterministic {
             continue;
         }
         for seed in 1..=6 {
-            record_and_replay(&f, &dir, Some(seed));
+            record_and_replay(&f, &dir.0, Some(seed));
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn record_and_replay(f: &trace_fixtures::Fixture, dir: &std::path::Path, chaos: Option<u64>) {
     {
         let loaded = trace_runtime::load(&f.files, &LoadOptions::default()).unwrap();
-        let (entry, call) = trace_runtime::entry(&loaded, None).unwrap();
         let log = dir.join(format!("{}.trace", f.module));
-        let cfg = RecordConfig {
-            out: log.clone(),
-            flags: RecordFlags::default(),
-            writer: WriterOptions::default(),
-            run: RunOptions {
-                reports: false,
-                chaos: chaos.map(|seed| trace_runtime::Chaos { seed }),
-                schedulers: if chaos.is_some() { 1 } else { 2 },
-                ..RunOptions::default()
-            },
-            entry_text: call,
+        let run = RunOptions {
+            chaos: chaos.map(|seed| trace_runtime::Chaos { seed }),
+            ..quiet(if chaos.is_some() { 1 } else { 2 })
         };
-        let out = Captured::default();
-        let rec =
-            trace_recorder::record(&loaded, entry, &cfg, Box::new(out.clone()), None).unwrap();
-        let recorded = take(&out);
-        let reader = Arc::new(LogReader::open(&log).unwrap());
+        let (rec, recorded) = record(&loaded, &log, run);
         for schedulers in [1, 4] {
-            let out = Captured::default();
             let cfg = ReplayConfig {
-                run: RunOptions {
-                    schedulers,
-                    reports: false,
-                    ..RunOptions::default()
-                },
+                run: quiet(schedulers),
                 force: false,
                 until: None,
             };
-            let r = replay(&loaded, reader.clone(), &cfg, Box::new(out.clone())).unwrap();
+            let (r, replayed) = replay_of(&loaded, &log, &cfg).unwrap();
             let id = format!("{} (chaos {chaos:?}) on {schedulers} schedulers", f.id);
             assert!(
                 r.outcome.divergence.is_none(),
@@ -88,7 +56,7 @@ fn record_and_replay(f: &trace_fixtures::Fixture, dir: &std::path::Path, chaos: 
             assert!(r.stuck.is_empty(), "{id}: {:?}", r.stuck);
             assert!(r.never_started.is_empty(), "{id}: {:?}", r.never_started);
             assert_eq!(
-                String::from_utf8_lossy(&take(&out)),
+                String::from_utf8_lossy(&replayed),
                 String::from_utf8_lossy(&recorded),
                 "{id}: stdout"
             );

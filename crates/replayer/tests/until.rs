@@ -1,12 +1,12 @@
 //! Causal-consistent replay: `--until EVENT` replays all and only the causes
 //! of the event, then shows where its process stands.
 
-use std::path::PathBuf;
-use std::sync::Arc;
-use trace_format::{LogReader, ProcId, WriterOptions};
-use trace_recorder::hunt::Captured;
-use trace_recorder::{RecordConfig, RecordFlags};
-use trace_replayer::{replay, ReplayConfig, ReplayError};
+mod common;
+use common::{record, replay_of, text};
+use std::path::{Path, PathBuf};
+use trace_fixtures::Scratch;
+use trace_format::ProcId;
+use trace_replayer::{ReplayConfig, ReplayError};
 use trace_runtime::{LoadOptions, Loaded, RunOptions};
 
 const PIPELINE: &str = "-module(pipeline).\n-export([main/0]).\n\
@@ -22,58 +22,34 @@ b() ->\n\
     io:format(\"b got ~p~n\", [X]),\n\
     receive {from_main, Y} -> Y end.\n";
 
-struct Dir(PathBuf);
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+fn no_reports() -> RunOptions {
+    RunOptions {
+        reports: false,
+        ..RunOptions::default()
     }
 }
 
-fn setup(tag: &str) -> (Dir, Loaded, PathBuf) {
-    let d = std::env::temp_dir().join(format!("trace-until-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    let src = d.join("pipeline.erl");
-    std::fs::write(&src, PIPELINE).unwrap();
+fn setup(tag: &str) -> (Scratch, Loaded, PathBuf) {
+    let d = Scratch::new(&format!("until-{tag}"));
+    let src = d.write("pipeline.erl", PIPELINE);
     let loaded = trace_runtime::load(&[src], &LoadOptions::default()).unwrap();
-    let log = d.join("p.trace");
-    let (entry, call) = trace_runtime::entry(&loaded, None).unwrap();
-    let cfg = RecordConfig {
-        out: log.clone(),
-        flags: RecordFlags::default(),
-        writer: WriterOptions::default(),
-        run: RunOptions {
-            reports: false,
-            ..RunOptions::default()
-        },
-        entry_text: call,
-    };
-    trace_recorder::record(&loaded, entry, &cfg, Box::new(Captured::default()), None).unwrap();
-    (Dir(d), loaded, log)
+    let log = d.path("p.trace");
+    record(&loaded, &log, no_reports());
+    (d, loaded, log)
 }
 
 fn until(
     loaded: &Loaded,
-    log: &PathBuf,
+    log: &Path,
     event: &str,
 ) -> Result<(trace_replayer::ReplayResult, String), ReplayError> {
-    let out = Captured::default();
     let cfg = ReplayConfig {
-        run: RunOptions {
-            reports: false,
-            ..RunOptions::default()
-        },
+        run: no_reports(),
         force: false,
         until: Some(event.parse().unwrap()),
     };
-    let r = replay(
-        loaded,
-        Arc::new(LogReader::open(log).unwrap()),
-        &cfg,
-        Box::new(out.clone()),
-    )?;
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
-    Ok((r, text))
+    let (r, printed) = replay_of(loaded, log, &cfg)?;
+    Ok((r, text(printed)))
 }
 
 #[test]

@@ -278,6 +278,14 @@ impl Term {
         }
     }
 
+    /// The character an integer stands for (a Unicode scalar value), as in
+    /// a string.
+    pub fn as_char(&self) -> Option<char> {
+        self.as_int()
+            .and_then(|c| u32::try_from(c).ok())
+            .and_then(char::from_u32)
+    }
+
     pub fn as_tuple(&self) -> Option<&[Term]> {
         match self {
             Term::Tuple(t) => Some(t.elements()),

@@ -2,38 +2,14 @@
 //! processes described event by event, written with the real log writer.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::path::Path;
 use trace_format::{
-    Dest, Event, Header, LogWriter, MsgId, Outcome, Payload, ProcId, RunEnd, RunOptions,
-    SignalEffect, SignalKind, WriterOptions,
+    Dest, Event, Header, LogWriter, MsgId, Outcome, Payload, ProcId, ProcessLog, RunEnd,
+    RunOptions, SignalEffect, SignalKind, WriterOptions,
 };
 
-/// A fresh directory, removed when dropped.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "trace-causal-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    pub fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[allow(unused_imports)] // not every test file makes one
+pub use trace_fixtures::Scratch;
 
 /// One process of a hand-built log: dense index `id`, raw pid `80 + id`.
 pub struct Proc {
@@ -161,19 +137,17 @@ pub fn write_with(
         },
         ..Default::default()
     };
-    let w = LogWriter::create(path, header, opts).unwrap();
-    let mut handles: Vec<_> = procs
+    let logs: Vec<ProcessLog> = procs
         .iter()
-        .map(|p| w.register(pid(p.id), p.parent.map(ProcId)))
+        .map(|p| ProcessLog {
+            id: ProcId(p.id),
+            pid: pid(p.id),
+            parent: p.parent.map(ProcId),
+            events: p.events.clone(),
+        })
         .collect();
-    for (p, h) in procs.iter().zip(&mut handles) {
-        assert_eq!(h.id(), ProcId(p.id), "processes are listed in id order");
-        let mut s = h.slice();
-        for e in &p.events {
-            s.push(e);
-        }
-    }
-    drop(handles);
+    let w = LogWriter::create(path, header, opts).unwrap();
+    w.write_logs(&logs);
     let end = match ending {
         Ending::Complete => RunEnd::Completed,
         Ending::Interrupted => RunEnd::Interrupted,
@@ -186,12 +160,12 @@ pub fn write_with(
 }
 
 /// Writes the processes as a complete log in `dir` and opens it.
-pub fn open(dir: &TempDir, procs: &[Proc]) -> trace_format::LogReader {
+pub fn open(dir: &Scratch, procs: &[Proc]) -> trace_format::LogReader {
     open_with(dir, procs, false, Ending::Complete)
 }
 
 pub fn open_with(
-    dir: &TempDir,
+    dir: &Scratch,
     procs: &[Proc],
     deliveries: bool,
     ending: Ending,

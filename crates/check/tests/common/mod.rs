@@ -2,36 +2,17 @@
 //! checking a specification given as text.
 #![allow(dead_code)] // each test file uses a part
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use trace_causal::EventId;
 use trace_check::{Status, Verdict};
 use trace_format::{
-    Dest, Event, Header, LogReader, LogWriter, MsgId, Outcome, Payload, ProcId, RunOptions,
-    SignalEffect, SignalKind, WriterOptions,
+    Dest, Event, Header, LogReader, LogWriter, MsgId, Outcome, Payload, ProcId, ProcessLog,
+    RunOptions, SignalEffect, SignalKind, WriterOptions,
 };
 use trace_term::Term;
 
-/// A fresh directory removed when dropped.
-pub struct Scratch(pub PathBuf);
-
-impl Scratch {
-    pub fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("trace-check-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-
-    pub fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[allow(unused_imports)] // not every test file makes one
+pub use trace_fixtures::Scratch;
 
 /// Erlang text to a term (constants only).
 pub fn t(s: &str) -> Term {
@@ -185,16 +166,16 @@ impl Log {
             },
             ..Default::default()
         };
-        let w = LogWriter::create(path, header, WriterOptions::default()).unwrap();
-        let mut writers: Vec<_> = (0..self.events.len())
-            .map(|p| w.register(80 + p as u64, self.parents[p].map(|q| ProcId(q as u32))))
+        let logs: Vec<ProcessLog> = (self.events.iter().enumerate())
+            .map(|(p, events)| ProcessLog {
+                id: ProcId(p as u32),
+                pid: 80 + p as u64,
+                parent: self.parents[p].map(|q| ProcId(q as u32)),
+                events: events.clone(),
+            })
             .collect();
-        for (p, evs) in self.events.iter().enumerate() {
-            for e in evs {
-                writers[p].push(e);
-            }
-        }
-        drop(writers);
+        let w = LogWriter::create(path, header, WriterOptions::default()).unwrap();
+        w.write_logs(&logs);
         let mut outcome = Outcome::default();
         if self.incomplete {
             outcome.end = trace_format::RunEnd::Interrupted;

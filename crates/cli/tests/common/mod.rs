@@ -5,27 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A fresh directory removed when dropped.
-pub struct Scratch(pub PathBuf);
-
-impl Scratch {
-    pub fn new(tag: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("trace-cli-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-
-    pub fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[allow(unused_imports)] // not every test file makes one
+pub use trace_fixtures::Scratch;
 
 pub fn trace_cmd() -> Command {
     Command::new(env!("CARGO_BIN_EXE_trace"))

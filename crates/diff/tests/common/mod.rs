@@ -3,37 +3,13 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 use trace_format::LogReader;
 use trace_recorder::hunt::Captured;
 use trace_recorder::{RecordConfig, RecordFlags};
 use trace_runtime::{Chaos, LoadOptions, RunOptions};
 
-/// A fresh directory, removed when dropped.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "trace-diff-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    pub fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[allow(unused_imports)] // not every test file makes one
+pub use trace_fixtures::Scratch;
 
 pub fn program(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -237,18 +237,7 @@ pub fn import(dir: &Path, out: &Path) -> Result<ImportReport, CauderError> {
     let imp = read_dir(dir)?;
     let io = |e: std::io::Error| fail(out, None, e.to_string());
     let w = LogWriter::create(out, imp.header, WriterOptions::default()).map_err(io)?;
-    let mut handles: Vec<_> = imp
-        .logs
-        .iter()
-        .map(|l| w.register(l.pid, l.parent))
-        .collect();
-    for (l, h) in imp.logs.iter().zip(&mut handles) {
-        let mut s = h.slice();
-        for e in &l.events {
-            s.push(e);
-        }
-    }
-    drop(handles);
+    w.write_logs(&imp.logs);
     w.finish(imp.outcome).map_err(io)?;
     Ok(imp.report)
 }

@@ -17,7 +17,7 @@ mod sink;
 pub use process::{ProcessWriter, Slice};
 
 use crate::container::{self, PREAMBLE_LEN};
-use crate::event::ProcId;
+use crate::event::{ProcId, ProcessLog};
 use crate::meta::{Footer, Header, Outcome, ProcessEntry};
 use process::{cut, ProcBuf, Slot};
 use sink::{lock, FileState, Queue, RawBlock};
@@ -263,6 +263,24 @@ impl LogWriter {
             }),
             inner: self.inner.clone(),
             _not_sync: PhantomData,
+        }
+    }
+
+    /// Writes whole process logs at once (an import, a hand-built log):
+    /// registers every process, in the order given, before it pushes any
+    /// event, so each `Spawn` finds its child registered. `logs[i]` gets the
+    /// index `i`: its `id` must be `ProcId(i)`.
+    pub fn write_logs(&self, logs: &[ProcessLog]) {
+        let mut handles: Vec<_> = logs
+            .iter()
+            .map(|l| self.register(l.pid, l.parent))
+            .collect();
+        for (l, h) in logs.iter().zip(&mut handles) {
+            debug_assert_eq!(h.id(), l.id, "process logs are written in id order");
+            let mut s = h.slice();
+            for e in &l.events {
+                s.push(e);
+            }
         }
     }
 

@@ -107,14 +107,6 @@ pub fn write(
     opts: WriterOptions,
 ) -> trace_format::Summary {
     let w = LogWriter::create(path, header(), opts).unwrap();
-    let mut handles: Vec<_> = logs.iter().map(|l| w.register(l.pid, l.parent)).collect();
-    for (l, h) in logs.iter().zip(&mut handles) {
-        assert_eq!(h.id(), l.id);
-        let mut s = h.slice();
-        for e in &l.events {
-            s.push(e);
-        }
-    }
-    drop(handles);
+    w.write_logs(logs);
     w.finish(Outcome::default()).unwrap()
 }

@@ -252,11 +252,7 @@ fn flat_chars(t: &Term) -> Result<Vec<char>, Fault> {
     let mut out = Vec::new();
     let mut it = t.list_iter();
     for c in &mut it {
-        match c
-            .as_int()
-            .and_then(|c| u32::try_from(c).ok())
-            .and_then(char::from_u32)
-        {
+        match c.as_char() {
             Some(c) => out.push(c),
             None => return Err(super::lists::fc()),
         }
@@ -274,21 +270,13 @@ fn write_string(t: &Term, q: char, enc: Encoding) -> BifResult {
 }
 
 fn write_string_q(a: &[Term], enc: Encoding) -> BifResult {
-    let q = a[1]
-        .as_int()
-        .and_then(|c| u32::try_from(c).ok())
-        .and_then(char::from_u32)
-        .ok_or_else(super::lists::fc)?;
+    let q = a[1].as_char().ok_or_else(super::lists::fc)?;
     write_string(&a[0], q, enc)
 }
 
 /// `$c` as Erlang source writes the character (`$\s` for a space).
 fn write_char(t: &Term, enc: Encoding) -> BifResult {
-    let c = t
-        .as_int()
-        .and_then(|c| u32::try_from(c).ok())
-        .and_then(char::from_u32)
-        .ok_or_else(super::lists::fc)?;
+    let c = t.as_char().ok_or_else(super::lists::fc)?;
     let mut s = String::from("$");
     if c == ' ' {
         s.push_str("\\s");

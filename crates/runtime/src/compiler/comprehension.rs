@@ -138,51 +138,38 @@ fn quals(
             expr_into(cx, b, list, cur)?;
             let (lp, check_end, bad, done) =
                 (b.new_label(), b.new_label(), b.new_label(), b.new_label());
-            let state = b.state.clone();
-            let names = vars::pattern_names(pat);
-            for n in &names {
-                b.shadow(n);
-            }
-            // A plain variable pattern receives each element directly.
-            let (h, matched) = match &pat.kind {
-                ExprKind::Var(n) if n != "_" => {
-                    let s = b.var_slot(n).expect("shadowed above");
-                    b.state.bind(s);
-                    (s, true)
+            in_pattern_scope(b, pat, |b| {
+                // A plain variable pattern receives each element directly.
+                let (h, matched) = match &pat.kind {
+                    ExprKind::Var(n) if n != "_" => {
+                        let s = b.var_slot(n).expect("shadowed above");
+                        b.state.bind(s);
+                        (s, true)
+                    }
+                    _ => (b.temp(), false),
+                };
+                b.bind_label(lp);
+                b.set_pos(*pos);
+                // The tail replaces the list being walked (SplitCons reads both
+                // halves before writing either).
+                b.emit(Instr::SplitCons {
+                    src: cur,
+                    hd: h,
+                    tl: cur,
+                    fail: b.lab(check_end),
+                });
+                if !matched {
+                    pattern::pattern(cx, b, pat, h, lp)?;
                 }
-                _ => (b.temp(), false),
-            };
-            b.bind_label(lp);
-            b.set_pos(*pos);
-            // The tail replaces the list being walked (SplitCons reads both
-            // halves before writing either).
-            b.emit(Instr::SplitCons {
-                src: cur,
-                hd: h,
-                tl: cur,
-                fail: b.lab(check_end),
-            });
-            if !matched {
-                pattern::pattern(cx, b, pat, h, lp)?;
-            }
-            quals(cx, b, template, rest, acc, lp, grow)?;
-            for n in &names {
-                b.unshadow(n);
-            }
-            b.state = state;
+                quals(cx, b, template, rest, acc, lp, grow)
+            })?;
             b.bind_label(check_end);
             b.emit(Instr::TestNil {
                 a: cur,
                 fail: b.lab(bad),
             });
             b.emit(Instr::Jump { to: b.lab(done) });
-            b.bind_label(bad);
-            b.emit(Instr::Error {
-                kind: ErrKind::BadGenerator,
-                val: cur,
-            });
-            b.bind_label(done);
-            b.emit(Instr::Jump { to: b.lab(cont) });
+            generator_end(b, bad, cur, done, cont);
             b.release(mark);
             Ok(())
         }
@@ -206,25 +193,12 @@ fn quals(
                 fail: b.lab(bad),
             });
             b.bind_label(lp);
-            let state = b.state.clone();
-            let names = vars::pattern_names(pat);
-            for n in &names {
-                b.shadow(n);
-            }
-            // When the remaining bits do not match, the generator is exhausted.
-            binary::segments(cx, b, segs, src, at, done)?;
-            quals(cx, b, template, rest, acc, lp, grow)?;
-            for n in &names {
-                b.unshadow(n);
-            }
-            b.state = state;
-            b.bind_label(bad);
-            b.emit(Instr::Error {
-                kind: ErrKind::BadGenerator,
-                val: src,
-            });
-            b.bind_label(done);
-            b.emit(Instr::Jump { to: b.lab(cont) });
+            in_pattern_scope(b, pat, |b| {
+                // When the remaining bits do not match, the generator is exhausted.
+                binary::segments(cx, b, segs, src, at, done)?;
+                quals(cx, b, template, rest, acc, lp, grow)
+            })?;
+            generator_end(b, bad, src, done, cont);
             b.release(mark);
             Ok(())
         }
@@ -266,6 +240,39 @@ fn quals(
             Ok(())
         }
     }
+}
+
+/// Compiles `inner` with the variables of a generator's pattern fresh (they
+/// shadow the outer ones of the same names), and forgets them after it: a
+/// generator binds them anew for each element.
+fn in_pattern_scope(
+    b: &mut FnBuilder,
+    pat: &Expr,
+    inner: impl FnOnce(&mut FnBuilder) -> CResult<()>,
+) -> CResult<()> {
+    let state = b.state.clone();
+    let names = vars::pattern_names(pat);
+    for n in &names {
+        b.shadow(n);
+    }
+    inner(b)?;
+    for n in &names {
+        b.unshadow(n);
+    }
+    b.state = state;
+    Ok(())
+}
+
+/// A generator's exits: at `bad`, its source `src` was no list (binary);
+/// at `done`, it is exhausted and the enclosing loop goes on at `cont`.
+fn generator_end(b: &mut FnBuilder, bad: L, src: Slot, done: L, cont: L) {
+    b.bind_label(bad);
+    b.emit(Instr::Error {
+        kind: ErrKind::BadGenerator,
+        val: src,
+    });
+    b.bind_label(done);
+    b.emit(Instr::Jump { to: b.lab(cont) });
 }
 
 /// True if `e` can be compiled as a guard test (then exceptions mean "false",

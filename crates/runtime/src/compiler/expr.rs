@@ -58,6 +58,19 @@ pub fn deliver(b: &mut FnBuilder, src: Slot, dest: Dest) {
     }
 }
 
+/// Computes a value with `into` into the slot it is given (`dest`'s own,
+/// or a temporary) and delivers it to `dest`.
+fn via_slot(
+    b: &mut FnBuilder,
+    dest: Dest,
+    into: impl FnOnce(&mut FnBuilder, Slot) -> CResult<()>,
+) -> CResult<()> {
+    let t = target(b, dest);
+    into(b, t)?;
+    deliver(b, t, dest);
+    Ok(())
+}
+
 /// The slot a non-tail computation should write into.
 fn target(b: &mut FnBuilder, dest: Dest) -> Slot {
     match dest {
@@ -70,10 +83,10 @@ pub fn expr_dest(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, dest: Dest) ->
     use ExprKind::*;
     b.set_pos(e.pos);
     if let Some(c) = constant::constant(e) {
-        let t = target(b, dest);
-        load_const(cx, b, c, t);
-        deliver(b, t, dest);
-        return Ok(());
+        return via_slot(b, dest, |b, t| {
+            load_const(cx, b, c, t);
+            Ok(())
+        });
     }
     match &e.kind {
         Var(v) => {
@@ -84,14 +97,8 @@ pub fn expr_dest(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, dest: Dest) ->
             deliver(b, s, dest);
             Ok(())
         }
-        Cons(..) => {
-            let t = target(b, dest);
-            list(cx, b, e, t)?;
-            deliver(b, t, dest);
-            Ok(())
-        }
-        Tuple(es) => {
-            let t = target(b, dest);
+        Cons(..) => via_slot(b, dest, |b, t| list(cx, b, e, t)),
+        Tuple(es) => via_slot(b, dest, |b, t| {
             let mark = b.mark();
             let start = b.temps(es.len());
             for (i, x) in es.iter().enumerate() {
@@ -104,54 +111,39 @@ pub fn expr_dest(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, dest: Dest) ->
                 arity: es.len() as u16,
             });
             b.release(mark);
-            deliver(b, t, dest);
             Ok(())
-        }
-        Map { base, assocs } => {
-            let t = target(b, dest);
-            map(cx, b, base.as_deref(), assocs, t, e.pos)?;
-            deliver(b, t, dest);
-            Ok(())
-        }
-        Record { base, name, fields } => {
-            let t = target(b, dest);
-            record(cx, b, base.as_deref(), name, fields, t, e.pos)?;
-            deliver(b, t, dest);
-            Ok(())
-        }
+        }),
+        Map { base, assocs } => via_slot(b, dest, |b, t| {
+            map(cx, b, base.as_deref(), assocs, t, e.pos)
+        }),
+        Record { base, name, fields } => via_slot(b, dest, |b, t| {
+            record(cx, b, base.as_deref(), name, fields, t, e.pos)
+        }),
         RecordIndex { name, field } => {
             let i = records::field_index(cx, name, field, e.pos)?;
-            let t = target(b, dest);
-            b.emit(Instr::Int {
-                dst: t,
-                val: i as i32 + 2,
-            });
-            deliver(b, t, dest);
-            Ok(())
+            via_slot(b, dest, |b, t| {
+                b.emit(Instr::Int {
+                    dst: t,
+                    val: i as i32 + 2,
+                });
+                Ok(())
+            })
         }
         RecordField {
             expr: x,
             name,
             field,
-        } => {
-            let t = target(b, dest);
+        } => via_slot(b, dest, |b, t| {
             let mark = b.mark();
             let v = expr_any(cx, b, x)?;
             record_field(cx, b, v, name, field, t, e.pos)?;
             b.release(mark);
-            deliver(b, t, dest);
             Ok(())
-        }
-        Binary(segs) => {
-            let t = target(b, dest);
-            binary::construct(cx, b, segs, t)?;
-            deliver(b, t, dest);
-            Ok(())
-        }
+        }),
+        Binary(segs) => via_slot(b, dest, |b, t| binary::construct(cx, b, segs, t)),
         Match(p, x) => control::matching(cx, b, p, x, dest, e.pos),
         BinOp(op, l, r) => binop(cx, b, *op, l, r, dest, e.pos),
-        UnOp(op, x) => {
-            let t = target(b, dest);
+        UnOp(op, x) => via_slot(b, dest, |b, t| {
             let mark = b.mark();
             let v = expr_any(cx, b, x)?;
             let op = match op {
@@ -168,9 +160,8 @@ pub fn expr_dest(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, dest: Dest) ->
                 fail: RAISE,
             });
             b.release(mark);
-            deliver(b, t, dest);
             Ok(())
-        }
+        }),
         Call { fun, args } => call(cx, b, fun, args, dest, e.pos),
         Remote { .. } => cx.err(e.pos, "illegal expression"),
         Case { expr: x, clauses } => control::case(cx, b, x, clauses, dest, e.pos),
@@ -184,30 +175,19 @@ pub fn expr_dest(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, dest: Dest) ->
         } => control::try_(cx, b, tb, of_clauses, catch_clauses, after, dest, e.pos),
         Catch(x) => control::catch(cx, b, x, dest, e.pos),
         Block(es) => body(cx, b, es, dest),
-        Fun(f) => {
-            let t = target(b, dest);
-            funs::fun_expr(cx, b, f, t, e.pos)?;
-            deliver(b, t, dest);
-            Ok(())
-        }
+        Fun(f) => via_slot(b, dest, |b, t| funs::fun_expr(cx, b, f, t, e.pos)),
         ListComp {
             template,
             qualifiers,
-        } => {
-            let t = target(b, dest);
-            comprehension::list(cx, b, template, qualifiers, t, e.pos)?;
-            deliver(b, t, dest);
-            Ok(())
-        }
+        } => via_slot(b, dest, |b, t| {
+            comprehension::list(cx, b, template, qualifiers, t, e.pos)
+        }),
         BinComp {
             template,
             qualifiers,
-        } => {
-            let t = target(b, dest);
-            comprehension::binary(cx, b, template, qualifiers, t, e.pos)?;
-            deliver(b, t, dest);
-            Ok(())
-        }
+        } => via_slot(b, dest, |b, t| {
+            comprehension::binary(cx, b, template, qualifiers, t, e.pos)
+        }),
         Atom(_) | Integer(_) | Float(_) | String(_) | Nil => {
             unreachable!("constants handled above")
         }
@@ -562,12 +542,7 @@ fn call(
     match &fun.kind {
         ExprKind::Atom(name) => {
             if let Some(&id) = cx.functions.get(&(name.clone(), arity)) {
-                let mark = b.mark();
-                let start = args_into(cx, b, args)?;
-                b.set_pos(pos);
-                emit_call(b, CallKind::Local(id), start, arity as u8, dest);
-                b.release(mark);
-                return Ok(());
+                return call_with_args(cx, b, CallKind::Local(id), args, dest, pos);
             }
             if let Some(m) = cx.imports.get(&(name.clone(), arity)).cloned() {
                 return call_remote(cx, b, &m, name, args, dest, pos);
@@ -577,10 +552,10 @@ fn call(
             }
             if name == "record_info" && arity == 2 {
                 let info = records::record_info(cx, &args[0], &args[1], pos)?;
-                let t = target(b, dest);
-                load_const(cx, b, info, t);
-                deliver(b, t, dest);
-                return Ok(());
+                return via_slot(b, dest, |b, t| {
+                    load_const(cx, b, info, t);
+                    Ok(())
+                });
             }
             if crate::otp::is_autoimported(name, arity as u32) {
                 // erlc would call the BIF (e.g. spawn/4 on a node).
@@ -630,19 +605,27 @@ fn call_remote(
     let arity = args.len();
     if m == cx.name_str {
         if let Some(&id) = cx.functions.get(&(f.to_string(), arity)) {
-            let mark = b.mark();
-            let start = args_into(cx, b, args)?;
-            b.set_pos(pos);
-            emit_call(b, CallKind::Local(id), start, arity as u8, dest);
-            b.release(mark);
-            return Ok(());
+            return call_with_args(cx, b, CallKind::Local(id), args, dest, pos);
         }
     }
     let ext = cx.ext(Atom::intern(m), Atom::intern(f), arity as u32, pos);
+    call_with_args(cx, b, CallKind::Ext(ext), args, dest, pos)
+}
+
+/// A call to a function known at compile time: `args` evaluated into fresh
+/// temporaries, left to right, then the call.
+fn call_with_args(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    kind: CallKind,
+    args: &[Expr],
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
     let mark = b.mark();
     let start = args_into(cx, b, args)?;
     b.set_pos(pos);
-    emit_call(b, CallKind::Ext(ext), start, arity as u8, dest);
+    emit_call(b, kind, start, args.len() as u8, dest);
     b.release(mark);
     Ok(())
 }
@@ -660,20 +643,20 @@ pub fn call_bif(
     let Some(id) = bif::registry().lookup(m, f, args.len()) else {
         return call_remote(cx, b, m, f, args, dest, pos);
     };
-    let t = target(b, dest);
-    let mark = b.mark();
-    let start = args_into(cx, b, args)?;
-    b.set_pos(pos);
-    b.emit(Instr::CallBif {
-        bif: id,
-        args: start,
-        arity: args.len() as u8,
-        dst: t,
-        fail: RAISE,
-    });
-    b.release(mark);
-    deliver(b, t, dest);
-    Ok(())
+    via_slot(b, dest, |b, t| {
+        let mark = b.mark();
+        let start = args_into(cx, b, args)?;
+        b.set_pos(pos);
+        b.emit(Instr::CallBif {
+            bif: id,
+            args: start,
+            arity: args.len() as u8,
+            dst: t,
+            fail: RAISE,
+        });
+        b.release(mark);
+        Ok(())
+    })
 }
 
 enum CallKind {

@@ -171,24 +171,45 @@ pub fn test(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> CResult
                     return Ok(());
                 }
             }
-            let v = guard_value(cx, b, e, fail)?;
-            b.emit(Instr::TestAtom {
-                a: v,
-                atom: atom::TRUE,
-                fail: f,
-            });
-            Ok(())
+            is_true(cx, b, e, fail)
         }
-        _ => {
-            let v = guard_value(cx, b, e, fail)?;
-            b.emit(Instr::TestAtom {
-                a: v,
-                atom: atom::TRUE,
-                fail: f,
-            });
-            Ok(())
-        }
+        _ => is_true(cx, b, e, fail),
     }
+}
+
+/// The general test: `e`'s value must be the atom `true`.
+fn is_true(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> CResult<()> {
+    let v = guard_value(cx, b, e, fail)?;
+    b.emit(Instr::TestAtom {
+        a: v,
+        atom: atom::TRUE,
+        fail: b.lab(fail),
+    });
+    Ok(())
+}
+
+/// A test's outcome as a value: a fresh slot that holds `true` when the
+/// code `emit_test` emits falls through, `false` when it branches to the
+/// label it is given.
+fn test_value(
+    b: &mut FnBuilder,
+    emit_test: impl FnOnce(&mut FnBuilder, L) -> CResult<()>,
+) -> CResult<Slot> {
+    let t = b.temp();
+    let (no, end) = (b.new_label(), b.new_label());
+    emit_test(b, no)?;
+    b.emit(Instr::Atom {
+        dst: t,
+        atom: atom::TRUE,
+    });
+    b.emit(Instr::Jump { to: b.lab(end) });
+    b.bind_label(no);
+    b.emit(Instr::Atom {
+        dst: t,
+        atom: atom::FALSE,
+    });
+    b.bind_label(end);
+    Ok(t)
 }
 
 /// Evaluates a guard expression into a slot; any error branches to `fail`.
@@ -307,23 +328,8 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
             super::expr::expr_into(cx, b, e, t)?;
             Ok(t)
         }
-        ExprKind::BinOp(op @ (BinOp::AndAlso | BinOp::OrElse), _, _) => {
-            let _ = op;
-            let t = b.temp();
-            let (no, end) = (b.new_label(), b.new_label());
-            test(cx, b, e, no)?;
-            b.emit(Instr::Atom {
-                dst: t,
-                atom: atom::TRUE,
-            });
-            b.emit(Instr::Jump { to: b.lab(end) });
-            b.bind_label(no);
-            b.emit(Instr::Atom {
-                dst: t,
-                atom: atom::FALSE,
-            });
-            b.bind_label(end);
-            Ok(t)
+        ExprKind::BinOp(BinOp::AndAlso | BinOp::OrElse, _, _) => {
+            test_value(b, |b, no| test(cx, b, e, no))
         }
         ExprKind::BinOp(BinOp::Send | BinOp::Append | BinOp::Subtract, ..) => {
             cx.err(e.pos, "illegal guard expression")
@@ -363,43 +369,19 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
                 return cx.err(e.pos, "illegal guard expression");
             };
             if let Some(tt) = type_test(name, args.len()) {
+                // The argument's errors fail the guard; only the test gives false.
                 let v = guard_value(cx, b, &args[0], fail)?;
-                let t = b.temp();
-                let (no, end) = (b.new_label(), b.new_label());
-                b.emit(Instr::TestType {
-                    test: tt,
-                    a: v,
-                    fail: b.lab(no),
+                return test_value(b, |b, no| {
+                    b.emit(Instr::TestType {
+                        test: tt,
+                        a: v,
+                        fail: b.lab(no),
+                    });
+                    Ok(())
                 });
-                b.emit(Instr::Atom {
-                    dst: t,
-                    atom: atom::TRUE,
-                });
-                b.emit(Instr::Jump { to: b.lab(end) });
-                b.bind_label(no);
-                b.emit(Instr::Atom {
-                    dst: t,
-                    atom: atom::FALSE,
-                });
-                b.bind_label(end);
-                return Ok(t);
             }
             if matches!(name, "is_record" | "is_function") {
-                let t = b.temp();
-                let (no, end) = (b.new_label(), b.new_label());
-                test(cx, b, e, no)?;
-                b.emit(Instr::Atom {
-                    dst: t,
-                    atom: atom::TRUE,
-                });
-                b.emit(Instr::Jump { to: b.lab(end) });
-                b.bind_label(no);
-                b.emit(Instr::Atom {
-                    dst: t,
-                    atom: atom::FALSE,
-                });
-                b.bind_label(end);
-                return Ok(t);
+                return test_value(b, |b, no| test(cx, b, e, no));
             }
             let reg = bif::registry();
             let Some(id) = reg

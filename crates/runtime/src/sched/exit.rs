@@ -40,58 +40,30 @@ pub fn finish(
     rt.timers.cancel_for(p.pid);
     let reason = info.reason.clone();
     signals::emit(&mut p, rt, Event::Exit { reason: &reason });
+    let from = p.pid;
     for l in std::mem::take(&mut p.links) {
-        let id = p.next_signal_id();
-        signals::emit(
-            &mut p,
-            rt,
-            Event::Signal {
-                id,
-                to: l,
-                signal: SignalOut::Exit {
-                    reason: &reason,
-                    linked: true,
-                },
-            },
-        );
-        signals::deliver(
-            rt,
-            Some(wk),
-            l,
-            Signal::Exit {
-                id,
-                from: p.pid,
-                reason: reason.clone(),
-                linked: true,
-            },
-        );
+        let out = SignalOut::Exit {
+            reason: &reason,
+            linked: true,
+        };
+        signals::send_signal(&mut p, rt, wk, l, out, |id| Signal::Exit {
+            id,
+            from,
+            reason: reason.clone(),
+            linked: true,
+        });
     }
     for mb in std::mem::take(&mut p.monitored_by) {
-        let (r, m) = (mb.r, mb.watcher);
-        let id = p.next_signal_id();
-        signals::emit(
-            &mut p,
-            rt,
-            Event::Signal {
-                id,
-                to: m,
-                signal: SignalOut::Down { reason: &reason },
-            },
-        );
-        signals::deliver(
-            rt,
-            Some(wk),
-            m,
-            Signal::Down {
-                id,
-                from: p.pid,
-                shown: mb
-                    .name
-                    .map(|n| Term::tuple(vec![Term::Atom(n), Term::Atom(atom::NONODE)])),
-                r,
-                reason: reason.clone(),
-            },
-        );
+        let out = SignalOut::Down { reason: &reason };
+        signals::send_signal(&mut p, rt, wk, mb.watcher, out, |id| Signal::Down {
+            id,
+            from,
+            shown: mb
+                .name
+                .map(|n| Term::tuple(vec![Term::Atom(n), Term::Atom(atom::NONODE)])),
+            r: mb.r,
+            reason: reason.clone(),
+        });
     }
     {
         let mut names = rt.names.lock().unwrap_or_else(|e| e.into_inner());

@@ -5,7 +5,7 @@
 
 use super::timer::TimerAction;
 use super::{Runtime, Worker};
-use crate::hooks::{Effect, Event, TimerTarget};
+use crate::hooks::{Effect, Event, SignalOut, TimerTarget};
 use crate::process::{Message, MonitoredBy, MsgId, Process, Signal};
 use std::time::Instant;
 use trace_term::{atom, Pid, Term};
@@ -52,6 +52,36 @@ pub fn send_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, payload
     deliver(rt, Some(wk), to, Signal::Message { id, payload });
 }
 
+/// Gives `p`'s next non-message signal, to `to`, its identity and logs it
+/// as `out`.
+pub fn log_signal(p: &mut Process, rt: &Runtime, to: Pid, out: SignalOut<'_>) -> MsgId {
+    let id = p.next_signal_id();
+    emit(
+        p,
+        rt,
+        Event::Signal {
+            id,
+            to,
+            signal: out,
+        },
+    );
+    id
+}
+
+/// Sends a non-message signal to `to`, logged as `out`; `sig` makes it from
+/// its identity. Returns whether `to` was alive.
+pub fn send_signal(
+    p: &mut Process,
+    rt: &Runtime,
+    wk: &Worker,
+    to: Pid,
+    out: SignalOut<'_>,
+    sig: impl FnOnce(MsgId) -> Signal,
+) -> bool {
+    let id = log_signal(p, rt, to, out);
+    deliver(rt, Some(wk), to, sig(id))
+}
+
 /// Moves arrived signals out of the inbox: messages into the mailbox (delivery),
 /// other signals taken now (native) or kept until the Director says (replay).
 /// Returns true if the mailbox grew.
@@ -84,8 +114,7 @@ pub fn drain(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
         match s {
             Signal::Wake => {}
             Signal::Message { id, payload } => {
-                p.mailbox.push_back(Message { id, payload });
-                emit(p, rt, Event::Deliver { id });
+                arrive(p, rt, id, payload);
                 grew = true;
             }
             other => {
@@ -177,13 +206,23 @@ fn drain_pending(p: &mut Process, rt: &Runtime, want: MsgId) -> bool {
         match sig {
             Signal::Wake => {}
             Signal::Message { id, payload } => {
-                p.mailbox.push_back(Message { id, payload });
-                emit(p, rt, Event::Deliver { id });
+                arrive(p, rt, id, payload);
             }
             other => p.pending.push_back(other),
         }
     }
     p.pending.iter().any(|s| s.id() == Some(want))
+}
+
+/// A message reaches `p`'s mailbox (logged as its delivery).
+fn arrive(p: &mut Process, rt: &Runtime, id: MsgId, payload: Term) {
+    p.mailbox.push_back(Message { id, payload });
+    emit(p, rt, Event::Deliver { id });
+}
+
+/// Logs that `p` took the signal `id`, with `effect`.
+fn signal_taken(p: &mut Process, rt: &Runtime, id: MsgId, effect: Effect) {
+    emit(p, rt, Event::SignalTaken { id, effect });
 }
 
 /// Takes one non-message signal; returns true if it put a message in the mailbox.
@@ -212,7 +251,7 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
                     Effect::Killed
                 }
             };
-            emit(p, rt, Event::SignalTaken { id, effect });
+            signal_taken(p, rt, id, effect);
             match effect {
                 Effect::Converted => {
                     let msg =
@@ -236,26 +275,12 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
         }
         Signal::Link { id } => {
             p.add_link(id.sender);
-            emit(
-                p,
-                rt,
-                Event::SignalTaken {
-                    id,
-                    effect: Effect::Applied,
-                },
-            );
+            signal_taken(p, rt, id, Effect::Applied);
             false
         }
         Signal::Unlink { id } => {
             p.remove_link(id.sender);
-            emit(
-                p,
-                rt,
-                Event::SignalTaken {
-                    id,
-                    effect: Effect::Applied,
-                },
-            );
+            signal_taken(p, rt, id, Effect::Applied);
             false
         }
         Signal::Monitor { id, r, name } => {
@@ -264,26 +289,12 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
                 watcher: id.sender,
                 name,
             });
-            emit(
-                p,
-                rt,
-                Event::SignalTaken {
-                    id,
-                    effect: Effect::Applied,
-                },
-            );
+            signal_taken(p, rt, id, Effect::Applied);
             false
         }
         Signal::Demonitor { id, r } => {
             p.monitored_by.retain(|m| m.r != r);
-            emit(
-                p,
-                rt,
-                Event::SignalTaken {
-                    id,
-                    effect: Effect::Applied,
-                },
-            );
+            signal_taken(p, rt, id, Effect::Applied);
             false
         }
         Signal::Down {
@@ -297,14 +308,7 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
             match held {
                 Some(i) => {
                     p.monitors.remove(i);
-                    emit(
-                        p,
-                        rt,
-                        Event::SignalTaken {
-                            id,
-                            effect: Effect::Converted,
-                        },
-                    );
+                    signal_taken(p, rt, id, Effect::Converted);
                     let msg = Term::tuple(vec![
                         Term::Atom(atom::DOWN),
                         Term::Ref(r),
@@ -317,21 +321,13 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
                 }
                 None => {
                     // Demonitored meanwhile: the 'DOWN' is dropped.
-                    emit(
-                        p,
-                        rt,
-                        Event::SignalTaken {
-                            id,
-                            effect: Effect::Ignored,
-                        },
-                    );
+                    signal_taken(p, rt, id, Effect::Ignored);
                     false
                 }
             }
         }
         Signal::Message { id, payload } => {
-            p.mailbox.push_back(Message { id, payload });
-            emit(p, rt, Event::Deliver { id });
+            arrive(p, rt, id, payload);
             true
         }
         Signal::Wake => false,

@@ -115,16 +115,7 @@ impl<'a> Ctx<'a> {
         out: SignalOut<'_>,
         sig: impl FnOnce(MsgId) -> Signal,
     ) -> (MsgId, bool) {
-        let id = self.proc.next_signal_id();
-        signals::emit(
-            self.proc,
-            self.rt,
-            Event::Signal {
-                id,
-                to,
-                signal: out,
-            },
-        );
+        let id = signals::log_signal(self.proc, self.rt, to, out);
         let alive = if to == self.proc.pid {
             // A signal to oneself is taken at once, as BEAM does, but after
             // the signals that arrived before it (a message already sent to

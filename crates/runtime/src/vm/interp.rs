@@ -9,6 +9,7 @@ use crate::ir::{Cmp, ErrKind, Instr, Op1, Op2, SwitchKind, TypeTest, RAISE, TAKE
 use crate::process::{Frame, Process};
 use crate::sched::Runtime;
 use crate::sched::Worker;
+use std::cmp::Ordering;
 use trace_term::order::{compare, exact_eq};
 use trace_term::{atom, Arc, Atom, Fun, MapRepr, Term};
 
@@ -51,11 +52,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
 
     // A kill requested while the process was not running (or by itself).
     if let Some(reason) = p.kill.take() {
-        return SliceEnd::Exit(ExitInfo {
-            reason,
-            crash: None,
-            result: None,
-        });
+        return SliceEnd::Exit(ExitInfo::plain(reason));
     }
 
     macro_rules! r {
@@ -101,6 +98,137 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 save!();
                 return SliceEnd::Yield;
             }
+        }};
+    }
+    // Unwind to the innermost handler and go on there, or end the process.
+    macro_rules! throw {
+        ($e:expr) => {
+            match raise::throw(p, prog, $e) {
+                Ok((f, npc, nb)) => {
+                    fun = f;
+                    pc = npc;
+                    base = nb;
+                    code = &prog.funs[fun as usize].code;
+                    refresh!();
+                }
+                Err(end) => return end,
+            }
+        };
+    }
+    // Call code `f` with its arguments at `base+args`. A body call pushes a
+    // frame that returns into `Ret::Slot`'s slot; a tail call moves its `n`
+    // argument slots down to `base` and reuses the frame. (`ret` is a
+    // constant at each use, so the match folds away.)
+    macro_rules! call_code {
+        ($f:expr, $args:expr, $n:expr, $ret:expr) => {{
+            let nb = match $ret {
+                Ret::Slot(dst) => {
+                    p.frames.push(Frame {
+                        fun,
+                        pc: pc as u32,
+                        base: base as u32,
+                        ret: dst,
+                    });
+                    base + $args as usize
+                }
+                Ret::Tail => {
+                    tail_args(p, base, $args as usize, $n);
+                    base
+                }
+            };
+            enter!($f, nb);
+            continue;
+        }};
+    }
+    // Call a built-in with the `arity` arguments at `base+args`.
+    macro_rules! call_bif {
+        ($id:expr, $args:expr, $arity:expr, $ret:expr, $fail:expr) => {
+            call_bif(
+                p,
+                rt,
+                wk,
+                prog,
+                fun,
+                pc,
+                base,
+                $id,
+                base + $args as usize,
+                $arity as usize,
+                $ret,
+                $fail,
+            )
+        };
+    }
+    // Call what a fun value or a run-time module and name resolved to.
+    macro_rules! call_callee {
+        ($callee:expr, $args:expr, $arity:expr, $n:expr, $ret:expr) => {
+            match $callee {
+                Ok(Callee::Code(f)) => call_code!(f, $args, $n, $ret),
+                Ok(Callee::Bif(id)) => call_bif!(id, $args, $arity, $ret, RAISE),
+                Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
+                Err(e) => Next::Raise(e),
+            }
+        };
+    }
+    // Call an external function, body or tail (`Ret` says which).
+    macro_rules! call_ext {
+        ($ext:expr, $args:expr, $arity:expr, $ret:expr) => {
+            match &prog.exts[$ext as usize] {
+                ExtTarget::Fun(f) => call_code!(*f, $args, $arity as usize, $ret),
+                ExtTarget::Bif(id) => call_bif!(*id, $args, $arity, $ret, RAISE),
+                ExtTarget::Undef {
+                    module,
+                    function,
+                    arity: a,
+                } => {
+                    let s = base + $args as usize;
+                    let argv = p.regs[s..s + *a as usize].to_vec();
+                    Next::Raise(raise::undef(p, prog, fun, pc, *module, *function, argv))
+                }
+            }
+        };
+    }
+    // Call the fun value in slot `fs`, body or tail.
+    macro_rules! call_fun {
+        ($fs:expr, $args:expr, $arity:expr, $ret:expr) => {{
+            // Borrow the fun by moving it out and back: no reference count.
+            let fv = take(&mut r!($fs));
+            let callee =
+                prepare_fun_call(p, prog, fun, pc, base, &fv, $args as usize, $arity as usize);
+            // A tail call moves the captured values down with the arguments.
+            let n = match $ret {
+                Ret::Tail => $arity as usize + closure_extra(&fv, prog),
+                Ret::Slot(_) => 0,
+            };
+            p.regs[base + $fs as usize] = fv;
+            call_callee!(callee, $args, $arity, n, $ret)
+        }};
+    }
+    // Call `module:function(...)` named by slots at run time, body or tail.
+    macro_rules! call_dyn {
+        ($module:expr, $function:expr, $args:expr, $arity:expr, $ret:expr) => {{
+            let (m, f) = (r!($module).clone(), r!($function).clone());
+            let callee = resolve_dyn(
+                p,
+                prog,
+                fun,
+                pc,
+                base,
+                &m,
+                &f,
+                $args as usize,
+                $arity as usize,
+            );
+            call_callee!(callee, $args, $arity, $arity as usize, $ret)
+        }};
+    }
+    // A test instruction: go on when `ok`, else jump to `fail`.
+    macro_rules! test {
+        ($ok:expr, $fail:expr) => {{
+            if !$ok {
+                pc = *$fail as usize;
+            }
+            continue;
         }};
     }
     macro_rules! fail_or {
@@ -363,62 +491,27 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     Cmp::ExactNeq => !exact_eq(x, y),
                     Cmp::Eq => compare(x, y).is_eq(),
                     Cmp::Neq => !compare(x, y).is_eq(),
-                    Cmp::Lt => match (x, y) {
-                        (Term::Int(i), Term::Int(j)) => i < j,
-                        (Term::Float(i), Term::Float(j)) => i < j,
-                        _ => compare(x, y).is_lt(),
-                    },
-                    Cmp::Le => match (x, y) {
-                        (Term::Int(i), Term::Int(j)) => i <= j,
-                        (Term::Float(i), Term::Float(j)) => i <= j,
-                        _ => compare(x, y).is_le(),
-                    },
-                    Cmp::Gt => match (x, y) {
-                        (Term::Int(i), Term::Int(j)) => i > j,
-                        (Term::Float(i), Term::Float(j)) => i > j,
-                        _ => compare(x, y).is_gt(),
-                    },
-                    Cmp::Ge => match (x, y) {
-                        (Term::Int(i), Term::Int(j)) => i >= j,
-                        (Term::Float(i), Term::Float(j)) => i >= j,
-                        _ => compare(x, y).is_ge(),
-                    },
+                    Cmp::Lt => in_order(x, y, Ordering::is_lt),
+                    Cmp::Le => in_order(x, y, Ordering::is_le),
+                    Cmp::Gt => in_order(x, y, Ordering::is_gt),
+                    Cmp::Ge => in_order(x, y, Ordering::is_ge),
                 };
-                if !ok {
-                    pc = *fail as usize;
-                }
-                continue;
+                test!(ok, fail)
             }
-            Instr::TestType { test, a, fail } => {
-                if !type_test(*test, &r!(*a)) {
-                    pc = *fail as usize;
-                }
-                continue;
-            }
+            Instr::TestType { test, a, fail } => test!(type_test(*test, &r!(*a)), fail),
             Instr::TestAtom { a, atom, fail } => {
-                if !matches!(r!(*a), Term::Atom(x) if x == *atom) {
-                    pc = *fail as usize;
-                }
-                continue;
+                test!(matches!(r!(*a), Term::Atom(x) if x == *atom), fail)
             }
             Instr::TestInt { a, val, fail } => {
-                if !matches!(r!(*a), Term::Int(x) if x == *val) {
-                    pc = *fail as usize;
-                }
-                continue;
+                test!(matches!(r!(*a), Term::Int(x) if x == *val), fail)
             }
             Instr::TestLit { a, lit, fail } => {
-                if !exact_eq(&r!(*a), &prog.literals[*lit as usize]) {
-                    pc = *fail as usize;
-                }
-                continue;
+                test!(exact_eq(&r!(*a), &prog.literals[*lit as usize]), fail)
             }
-            Instr::TestTuple { a, arity, fail } => {
-                if !matches!(&r!(*a), Term::Tuple(t) if t.arity() == *arity as usize) {
-                    pc = *fail as usize;
-                }
-                continue;
-            }
+            Instr::TestTuple { a, arity, fail } => test!(
+                matches!(&r!(*a), Term::Tuple(t) if t.arity() == *arity as usize),
+                fail
+            ),
             Instr::TestRecord {
                 a,
                 tag,
@@ -432,38 +525,17 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     }
                     _ => false,
                 };
-                if !ok {
-                    pc = *fail as usize;
-                }
-                continue;
+                test!(ok, fail)
             }
-            Instr::TestCons { a, fail } => {
-                if !matches!(r!(*a), Term::Cons(_)) {
-                    pc = *fail as usize;
-                }
-                continue;
-            }
-            Instr::TestNil { a, fail } => {
-                if !matches!(r!(*a), Term::Nil) {
-                    pc = *fail as usize;
-                }
-                continue;
-            }
-            Instr::TestMap { a, fail } => {
-                if !matches!(r!(*a), Term::Map(_)) {
-                    pc = *fail as usize;
-                }
-                continue;
-            }
+            Instr::TestCons { a, fail } => test!(matches!(r!(*a), Term::Cons(_)), fail),
+            Instr::TestNil { a, fail } => test!(matches!(r!(*a), Term::Nil), fail),
+            Instr::TestMap { a, fail } => test!(matches!(r!(*a), Term::Map(_)), fail),
             Instr::TestFunArity { a, arity, fail } => {
                 let ok = match (&r!(*a), &r!(*arity)) {
                     (Term::Fun(f), Term::Int(n)) => f.arity() as i64 == *n,
                     _ => false,
                 };
-                if !ok {
-                    pc = *fail as usize;
-                }
-                continue;
+                test!(ok, fail)
             }
             Instr::Jump { to } => {
                 pc = *to as usize;
@@ -538,285 +610,51 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
 
             // --- calls
             Instr::Call {
-                fun: f,
-                args,
-                arity: _,
-                dst,
-            } => {
-                p.frames.push(Frame {
-                    fun,
-                    pc: pc as u32,
-                    base: base as u32,
-                    ret: *dst,
-                });
-                let nb = base + *args as usize;
-                enter!(*f, nb);
-                continue;
-            }
+                fun: f, args, dst, ..
+            } => call_code!(*f, *args, 0, Ret::Slot(*dst)),
             Instr::TailCall {
                 fun: f,
                 args,
                 arity,
-            } => {
-                tail_args(p, base, *args as usize, *arity as usize);
-                enter!(*f, base);
-                continue;
-            }
+            } => call_code!(*f, *args, *arity as usize, Ret::Tail),
             Instr::CallExt {
                 ext,
                 args,
                 arity,
                 dst,
-            } => match &prog.exts[*ext as usize] {
-                ExtTarget::Fun(f) => {
-                    p.frames.push(Frame {
-                        fun,
-                        pc: pc as u32,
-                        base: base as u32,
-                        ret: *dst,
-                    });
-                    let nb = base + *args as usize;
-                    enter!(*f, nb);
-                    continue;
-                }
-                ExtTarget::Bif(id) => call_bif(
-                    p,
-                    rt,
-                    wk,
-                    prog,
-                    fun,
-                    pc,
-                    base,
-                    *id,
-                    base + *args as usize,
-                    *arity as usize,
-                    Ret::Slot(*dst),
-                    RAISE,
-                ),
-                ExtTarget::Undef {
-                    module,
-                    function,
-                    arity: a,
-                } => {
-                    let s = base + *args as usize;
-                    let argv = p.regs[s..s + *a as usize].to_vec();
-                    Next::Raise(raise::undef(p, prog, fun, pc, *module, *function, argv))
-                }
-            },
-            Instr::TailCallExt { ext, args, arity } => match &prog.exts[*ext as usize] {
-                ExtTarget::Fun(f) => {
-                    tail_args(p, base, *args as usize, *arity as usize);
-                    enter!(*f, base);
-                    continue;
-                }
-                ExtTarget::Bif(id) => call_bif(
-                    p,
-                    rt,
-                    wk,
-                    prog,
-                    fun,
-                    pc,
-                    base,
-                    *id,
-                    base + *args as usize,
-                    *arity as usize,
-                    Ret::Tail,
-                    RAISE,
-                ),
-                ExtTarget::Undef {
-                    module,
-                    function,
-                    arity: a,
-                } => {
-                    let s = base + *args as usize;
-                    let argv = p.regs[s..s + *a as usize].to_vec();
-                    Next::Raise(raise::undef(p, prog, fun, pc, *module, *function, argv))
-                }
-            },
+            } => call_ext!(*ext, *args, *arity, Ret::Slot(*dst)),
+            Instr::TailCallExt { ext, args, arity } => call_ext!(*ext, *args, *arity, Ret::Tail),
             Instr::CallBif {
                 bif,
                 args,
                 arity,
                 dst,
                 fail,
-            } => call_bif(
-                p,
-                rt,
-                wk,
-                prog,
-                fun,
-                pc,
-                base,
-                *bif,
-                base + *args as usize,
-                *arity as usize,
-                Ret::Slot(*dst),
-                *fail,
-            ),
+            } => call_bif!(*bif, *args, *arity, Ret::Slot(*dst), *fail),
             Instr::CallFun {
                 fun: fs,
                 args,
                 arity,
                 dst,
-            } => {
-                // Borrow the fun by moving it out and back: no reference count.
-                let fv = take(&mut r!(*fs));
-                let callee =
-                    prepare_fun_call(p, prog, fun, pc, base, &fv, *args as usize, *arity as usize);
-                p.regs[base + *fs as usize] = fv;
-                match callee {
-                    Ok(Callee::Code(f)) => {
-                        p.frames.push(Frame {
-                            fun,
-                            pc: pc as u32,
-                            base: base as u32,
-                            ret: *dst,
-                        });
-                        let nb = base + *args as usize;
-                        enter!(f, nb);
-                        continue;
-                    }
-                    Ok(Callee::Bif(id)) => call_bif(
-                        p,
-                        rt,
-                        wk,
-                        prog,
-                        fun,
-                        pc,
-                        base,
-                        id,
-                        base + *args as usize,
-                        *arity as usize,
-                        Ret::Slot(*dst),
-                        RAISE,
-                    ),
-                    Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
-                    Err(e) => Next::Raise(e),
-                }
-            }
+            } => call_fun!(*fs, *args, *arity, Ret::Slot(*dst)),
             Instr::TailCallFun {
                 fun: fs,
                 args,
                 arity,
-            } => {
-                let fv = take(&mut r!(*fs));
-                let callee =
-                    prepare_fun_call(p, prog, fun, pc, base, &fv, *args as usize, *arity as usize);
-                let n = *arity as usize + closure_extra(&fv, prog);
-                p.regs[base + *fs as usize] = fv;
-                match callee {
-                    Ok(Callee::Code(f)) => {
-                        tail_args(p, base, *args as usize, n);
-                        enter!(f, base);
-                        continue;
-                    }
-                    Ok(Callee::Bif(id)) => call_bif(
-                        p,
-                        rt,
-                        wk,
-                        prog,
-                        fun,
-                        pc,
-                        base,
-                        id,
-                        base + *args as usize,
-                        *arity as usize,
-                        Ret::Tail,
-                        RAISE,
-                    ),
-                    Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
-                    Err(e) => Next::Raise(e),
-                }
-            }
+            } => call_fun!(*fs, *args, *arity, Ret::Tail),
             Instr::CallDyn {
                 module,
                 function,
                 args,
                 arity,
                 dst,
-            } => {
-                let (m, f) = (r!(*module).clone(), r!(*function).clone());
-                match resolve_dyn(
-                    p,
-                    prog,
-                    fun,
-                    pc,
-                    base,
-                    &m,
-                    &f,
-                    *args as usize,
-                    *arity as usize,
-                ) {
-                    Ok(Callee::Code(t)) => {
-                        p.frames.push(Frame {
-                            fun,
-                            pc: pc as u32,
-                            base: base as u32,
-                            ret: *dst,
-                        });
-                        let nb = base + *args as usize;
-                        enter!(t, nb);
-                        continue;
-                    }
-                    Ok(Callee::Bif(id)) => call_bif(
-                        p,
-                        rt,
-                        wk,
-                        prog,
-                        fun,
-                        pc,
-                        base,
-                        id,
-                        base + *args as usize,
-                        *arity as usize,
-                        Ret::Slot(*dst),
-                        RAISE,
-                    ),
-                    Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
-                    Err(e) => Next::Raise(e),
-                }
-            }
+            } => call_dyn!(*module, *function, *args, *arity, Ret::Slot(*dst)),
             Instr::TailCallDyn {
                 module,
                 function,
                 args,
                 arity,
-            } => {
-                let (m, f) = (r!(*module).clone(), r!(*function).clone());
-                match resolve_dyn(
-                    p,
-                    prog,
-                    fun,
-                    pc,
-                    base,
-                    &m,
-                    &f,
-                    *args as usize,
-                    *arity as usize,
-                ) {
-                    Ok(Callee::Code(t)) => {
-                        tail_args(p, base, *args as usize, *arity as usize);
-                        enter!(t, base);
-                        continue;
-                    }
-                    Ok(Callee::Bif(id)) => call_bif(
-                        p,
-                        rt,
-                        wk,
-                        prog,
-                        fun,
-                        pc,
-                        base,
-                        id,
-                        base + *args as usize,
-                        *arity as usize,
-                        Ret::Tail,
-                        RAISE,
-                    ),
-                    Ok(Callee::Unsupported(msg)) => stop_unsupported(rt, msg),
-                    Err(e) => Next::Raise(e),
-                }
-            }
+            } => call_dyn!(*module, *function, *args, *arity, Ret::Tail),
             Instr::Return { src } => {
                 let v = std::mem::replace(&mut r!(*src), Term::Nil);
                 match do_return(p, prog, &mut fun, &mut pc, &mut base, v) {
@@ -831,25 +669,11 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
 
             // --- exceptions
             Instr::Try { handler, reg } => {
-                p.handlers.push(crate::process::Handler {
-                    depth: p.frames.len() as u32,
-                    fun,
-                    pc: *handler,
-                    base: base as u32,
-                    reg: *reg,
-                    is_catch: false,
-                });
+                push_handler(p, fun, *handler, base, *reg, false);
                 continue;
             }
             Instr::Catch { handler, dst } => {
-                p.handlers.push(crate::process::Handler {
-                    depth: p.frames.len() as u32,
-                    fun,
-                    pc: *handler,
-                    base: base as u32,
-                    reg: *dst,
-                    is_catch: true,
-                });
+                push_handler(p, fun, *handler, base, *dst, true);
                 continue;
             }
             Instr::TryEnd | Instr::CatchEnd => {
@@ -919,11 +743,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                     continue;
                 }
                 if let Some(reason) = p.kill.take() {
-                    return SliceEnd::Exit(ExitInfo {
-                        reason,
-                        crash: None,
-                        result: None,
-                    });
+                    return SliceEnd::Exit(ExitInfo::plain(reason));
                 }
                 pc = *wait as usize;
                 continue;
@@ -974,17 +794,8 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                             Term::Atom(atom::TIMEOUT_VALUE),
                             None,
                         );
-                        match raise::throw(p, prog, e) {
-                            Ok((f, npc, nb)) => {
-                                fun = f;
-                                pc = npc;
-                                base = nb;
-                                code = &prog.funs[fun as usize].code;
-                                refresh!();
-                                continue;
-                            }
-                            Err(end) => return end,
-                        }
+                        throw!(e);
+                        continue;
                     }
                 };
                 match receive::wait(p, rt, wk, ms) {
@@ -1109,10 +920,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             Instr::BsEnd { src, pos, fail } => {
                 let at = r!(*pos).as_int().unwrap_or(-1);
                 let ok = matches!(&r!(*src), Term::Binary(b) if b.bit_len() as i64 == at);
-                if !ok {
-                    pc = *fail as usize;
-                }
-                continue;
+                test!(ok, fail)
             }
         };
         match next {
@@ -1123,27 +931,12 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 base = p.base as usize;
                 code = &prog.funs[fun as usize].code;
                 refresh!();
-                if p.kill.is_some() {
-                    let reason = p.kill.take().unwrap();
-                    return SliceEnd::Exit(ExitInfo {
-                        reason,
-                        crash: None,
-                        result: None,
-                    });
+                if let Some(reason) = p.kill.take() {
+                    return SliceEnd::Exit(ExitInfo::plain(reason));
                 }
             }
             Next::End(e) => return e,
-            Next::Raise(e) => match raise::throw(p, prog, e) {
-                Ok((f, npc, nb)) => {
-                    fun = f;
-                    pc = npc;
-                    base = nb;
-                    code = &prog.funs[fun as usize].code;
-                    refresh!();
-                }
-
-                Err(end) => return end,
-            },
+            Next::Raise(e) => throw!(e),
         }
         // Slow paths come back here; count a reduction so long BIF loops yield.
         if reds <= 1 {
@@ -1152,6 +945,21 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
         }
         reds -= 1;
     }
+}
+
+/// Enters a `try` (`is_catch` false: class, reason and trace go to `reg`
+/// and the two slots after it) or a `catch` (its value goes to `reg`), whose
+/// handler starts at `handler` in the current function.
+#[inline(always)]
+fn push_handler(p: &mut Process, fun: FunId, handler: u32, base: usize, reg: u16, is_catch: bool) {
+    p.handlers.push(crate::process::Handler {
+        depth: p.frames.len() as u32,
+        fun,
+        pc: handler,
+        base: base as u32,
+        reg,
+        is_catch,
+    });
 }
 
 /// Moves a value out of a slot, leaving `[]`.
@@ -1211,6 +1019,20 @@ fn do_return(
             crash: None,
             result: Some(v),
         })),
+    }
+}
+
+/// Whether `x` and `y` stand in an order `holds` accepts, with the number
+/// cases decided inline: the loop's comparisons are mostly of those.
+/// (`holds` is generic, not a function pointer, so each use is compiled
+/// with its own test: no indirect call.)
+#[inline(always)]
+fn in_order(x: &Term, y: &Term, holds: impl Fn(Ordering) -> bool) -> bool {
+    match (x, y) {
+        (Term::Int(i), Term::Int(j)) => holds(i.cmp(j)),
+        // No NaN in Erlang; were there one, no order holds, as with `<`.
+        (Term::Float(i), Term::Float(j)) => i.partial_cmp(j).is_some_and(&holds),
+        _ => holds(compare(x, y)),
     }
 }
 
@@ -1275,44 +1097,36 @@ fn prepare_fun_call(
     args: usize,
     arity: usize,
 ) -> Result<Callee, Exception> {
-    let Term::Fun(f) = fv else {
-        return Err(raise::compiled_error(
+    let badfun = |p: &mut Process| {
+        raise::compiled_error(
             p,
             fun,
             pc,
             Term::tuple(vec![Term::Atom(atom::BADFUN), fv.clone()]),
             None,
-        ));
+        )
+    };
+    let Term::Fun(f) = fv else {
+        return Err(badfun(p));
     };
     let s = base + args;
+    if f.arity() as usize != arity {
+        let argv = Term::list(p.regs[s..s + arity].to_vec());
+        return Err(raise::compiled_error(
+            p,
+            fun,
+            pc,
+            Term::tuple(vec![
+                Term::Atom(atom::BADARITY),
+                Term::tuple(vec![fv.clone(), argv]),
+            ]),
+            None,
+        ));
+    }
     match &**f {
-        Fun::Closure {
-            code,
-            env,
-            arity: a,
-            ..
-        } => {
-            if *a as usize != arity {
-                let argv = Term::list(p.regs[s..s + arity].to_vec());
-                return Err(raise::compiled_error(
-                    p,
-                    fun,
-                    pc,
-                    Term::tuple(vec![
-                        Term::Atom(atom::BADARITY),
-                        Term::tuple(vec![fv.clone(), argv]),
-                    ]),
-                    None,
-                ));
-            }
+        Fun::Closure { code, env, .. } => {
             if *code == trace_term::fun::NO_CODE {
-                return Err(raise::compiled_error(
-                    p,
-                    fun,
-                    pc,
-                    Term::tuple(vec![Term::Atom(atom::BADFUN), fv.clone()]),
-                    None,
-                ));
+                return Err(badfun(p));
             }
             let info = &prog.closures[*code as usize];
             let target = info.code;
@@ -1329,25 +1143,8 @@ fn prepare_fun_call(
             Ok(Callee::Code(target))
         }
         Fun::External {
-            module,
-            function,
-            arity: a,
-        } => {
-            if *a as usize != arity {
-                let argv = Term::list(p.regs[s..s + arity].to_vec());
-                return Err(raise::compiled_error(
-                    p,
-                    fun,
-                    pc,
-                    Term::tuple(vec![
-                        Term::Atom(atom::BADARITY),
-                        Term::tuple(vec![fv.clone(), argv]),
-                    ]),
-                    None,
-                ));
-            }
-            resolve_mfa(p, prog, fun, pc, base, *module, *function, args, arity)
-        }
+            module, function, ..
+        } => resolve_mfa(p, prog, fun, pc, base, *module, *function, args, arity),
     }
 }
 

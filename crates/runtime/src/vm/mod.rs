@@ -38,3 +38,15 @@ pub struct ExitInfo {
     /// The value the initial function returned, if it returned.
     pub result: Option<Term>,
 }
+
+impl ExitInfo {
+    /// An end with no crash report and no result: a kill, a replay that
+    /// diverged.
+    pub fn plain(reason: Term) -> ExitInfo {
+        ExitInfo {
+            reason,
+            crash: None,
+            result: None,
+        }
+    }
+}

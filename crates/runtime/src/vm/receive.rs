@@ -27,13 +27,9 @@ pub enum Step {
 }
 
 fn killed(p: &mut Process) -> Option<Step> {
-    p.kill.take().map(|reason| {
-        Step::End(SliceEnd::Exit(ExitInfo {
-            reason,
-            crash: None,
-            result: None,
-        }))
-    })
+    p.kill
+        .take()
+        .map(|reason| Step::End(SliceEnd::Exit(ExitInfo::plain(reason))))
 }
 
 fn diverged(p: &mut Process, rt: &Runtime, expected: String, happened: String) -> SliceEnd {
@@ -47,11 +43,7 @@ fn diverged(p: &mut Process, rt: &Runtime, expected: String, happened: String) -
             location: String::new(),
         },
     );
-    SliceEnd::Exit(ExitInfo {
-        reason: Term::atom("trace_replay_diverged"),
-        crash: None,
-        result: None,
-    })
+    SliceEnd::Exit(ExitInfo::plain(Term::atom("trace_replay_diverged")))
 }
 
 /// `RecvStart`: a new receive begins.
@@ -90,11 +82,9 @@ pub fn start(p: &mut Process, rt: &Runtime, wk: &Worker, after: u32) -> Step {
         }
         Some(Err(d)) => {
             rt.diverged_at(p, d);
-            Step::End(SliceEnd::Exit(ExitInfo {
-                reason: Term::atom("trace_replay_diverged"),
-                crash: None,
-                result: None,
-            }))
+            Step::End(SliceEnd::Exit(ExitInfo::plain(Term::atom(
+                "trace_replay_diverged",
+            ))))
         }
     }
 }

@@ -55,11 +55,7 @@ pub fn format_term(fmt: &Term, args: &[Term]) -> Result<String, FormatError> {
             let mut out = Vec::new();
             let mut it = fmt.list_iter();
             for c in &mut it {
-                match c
-                    .as_int()
-                    .and_then(|c| u32::try_from(c).ok())
-                    .and_then(char::from_u32)
-                {
+                match c.as_char() {
                     Some(c) => out.push(c),
                     None => return bad("the format is not a list of characters"),
                 }
@@ -99,11 +95,7 @@ impl PadChar<'_> {
     pub fn get(self) -> Result<char, FormatError> {
         match self {
             PadChar::Char(c) => Ok(c),
-            PadChar::Arg(t) => match t
-                .as_int()
-                .and_then(|c| u32::try_from(c).ok())
-                .and_then(char::from_u32)
-            {
+            PadChar::Arg(t) => match t.as_char() {
                 Some(c) => Ok(c),
                 None => bad("the pad character is not a character"),
             },
