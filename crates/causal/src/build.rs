@@ -84,7 +84,6 @@ impl BlockFacts {
     fn receipt(
         &mut self,
         at: u32,
-        first_signal: u64,
         msg: MsgId,
         kind: ReceiptKind,
         me: ProcId,
@@ -110,7 +109,6 @@ impl BlockFacts {
             at,
             sender,
             index: u32::try_from(msg.index).unwrap_or(u32::MAX),
-            before: (first_signal + self.signals.len() as u64).min(u32::MAX as u64) as u32,
             kind,
         });
     }
@@ -183,33 +181,15 @@ impl BlockFacts {
                         class,
                     });
                 }
-                EventRef::Deliver { msg } => f.receipt(
-                    at,
-                    info.first_signal,
-                    msg,
-                    ReceiptKind::Deliver,
-                    me,
-                    slots,
-                    complete,
-                ),
-                EventRef::Receive { msg } => f.receipt(
-                    at,
-                    info.first_signal,
-                    msg,
-                    ReceiptKind::Receive,
-                    me,
-                    slots,
-                    complete,
-                ),
-                EventRef::SignalTaken { signal, effect } => f.receipt(
-                    at,
-                    info.first_signal,
-                    signal,
-                    ReceiptKind::Taken(effect),
-                    me,
-                    slots,
-                    complete,
-                ),
+                EventRef::Deliver { msg } => {
+                    f.receipt(at, msg, ReceiptKind::Deliver, me, slots, complete)
+                }
+                EventRef::Receive { msg } => {
+                    f.receipt(at, msg, ReceiptKind::Receive, me, slots, complete)
+                }
+                EventRef::SignalTaken { signal, effect } => {
+                    f.receipt(at, signal, ReceiptKind::Taken(effect), me, slots, complete)
+                }
                 EventRef::Exit { .. } => {
                     if f.first_exit.is_none() {
                         f.first_exit = Some(at);

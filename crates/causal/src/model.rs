@@ -118,8 +118,9 @@ impl ReceiptKind {
     }
 }
 
-/// One receipt, in the receiver's program order. Packed (17 bytes, not
-/// 20), as [`SignalFact`].
+/// One receipt, in the receiver's program order. Packed (13 bytes, not
+/// 20), as [`SignalFact`]; the rebuild of a derivation counts the signals
+/// the receiver sent before it from the receiver's own signal facts.
 #[derive(Copy, Clone, Debug)]
 #[repr(C, packed)]
 pub(crate) struct ReceiptFact {
@@ -128,9 +129,6 @@ pub(crate) struct ReceiptFact {
     pub sender: Slot,
     /// The signal index (`u32::MAX` when it is beyond any log).
     pub index: u32,
-    /// How many signals the receiver sent before this event: what the
-    /// rebuild of a derivation publishes when the receiver waits here.
-    pub before: u32,
     pub kind: ReceiptKind,
 }
 
