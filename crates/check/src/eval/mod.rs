@@ -14,6 +14,7 @@
 
 pub mod engine;
 pub mod hb;
+mod hits;
 mod key;
 pub mod matcher;
 pub(crate) mod resolve;
@@ -211,7 +212,7 @@ pub fn check_with(
     for f in model.processes() {
         lens[f.id.0 as usize] = f.events;
     }
-    let hits = scan::gather(&props, &tasks, blocks, &lens);
+    let hits = hits::gather(&props, &tasks, blocks, &lens);
     let resolved: Vec<Names> = props.iter().map(|p| resolve::resolve(p, &model)).collect();
     let mut task_of: Vec<Vec<Option<usize>>> =
         props.iter().map(|p| vec![None; p.preds.len()]).collect();

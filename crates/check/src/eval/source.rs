@@ -4,9 +4,9 @@
 //! `send(S, C, _)` are thus enumerated process by process, never stored for
 //! the whole log.
 
+use super::hits::Hits;
 use super::matcher::{match_view, Env, Matches, Plan, TermIn, View};
 use super::resolve::Resolved;
-use super::scan::Hits;
 use crate::compile::CProp;
 use crate::spec::EventKind;
 use std::sync::OnceLock;
@@ -245,7 +245,7 @@ impl<'a> Sources<'a> {
         if let Some(t) = task {
             // The scan matched these events; it filed the hits of a
             // process's own events under the process, by event index.
-            let th = &self.hits.tasks[t];
+            let hits = self.hits;
             if matches!(
                 pred.kind,
                 EventKind::Timeout
@@ -255,9 +255,7 @@ impl<'a> Sources<'a> {
                     | EventKind::ExitSignal
                     | EventKind::Down
             ) {
-                let (keys, first) = th.of(p.0 as usize);
-                for (j, &i) in keys.iter().enumerate() {
-                    let v = th.vals(first + j);
+                for (i, v) in hits.of(t, p.0 as usize) {
                     if named_ok(v) {
                         out(EventId::new(p, i), v);
                     }
@@ -265,7 +263,7 @@ impl<'a> Sources<'a> {
                 return;
             }
             // A message's hit: under its sender (unreceived) or receiver.
-            if th.of(p.0 as usize).0.is_empty() && th.nobody.is_empty() {
+            if hits.tasks[t].none_for(p.0 as usize) {
                 return;
             }
             if matches!(
@@ -279,7 +277,7 @@ impl<'a> Sources<'a> {
                         continue;
                     }
                     let key = rc.msg.and_then(|x| super::scan::pack(x.sender, x.index));
-                    if let Some(v) = key.and_then(|k| th.find(p.0 as usize, k)) {
+                    if let Some(v) = key.and_then(|k| hits.find(t, p.0 as usize, k)) {
                         if named_ok(v) {
                             out(EventId::new(p, rc.at), v);
                         }
@@ -288,7 +286,7 @@ impl<'a> Sources<'a> {
                 return;
             }
             self.events_of_kind(pred.kind, p, &mut |ev, _, key| {
-                if let Some(v) = key.and_then(|k| th.find(p.0 as usize, k)) {
+                if let Some(v) = key.and_then(|k| hits.find(t, p.0 as usize, k)) {
                     if named_ok(v) {
                         out(ev, v);
                     }
