@@ -95,11 +95,12 @@ impl<'a> Sources<'a> {
     /// program order: each with the pids of its canonical process arguments
     /// and, for a message, how a scan hit on it is filed (`Sent`: the signal
     /// index; `Received`: the packed message).
+    #[inline]
     fn events_of_kind(
         &self,
         kind: EventKind,
         p: ProcId,
-        f: &mut dyn FnMut(EventId, [Option<u64>; 2], Option<u64>),
+        mut f: impl FnMut(EventId, [Option<u64>; 2], Option<u64>),
     ) {
         let m = self.model;
         let Some(facts) = m.process(p) else { return };
@@ -206,10 +207,10 @@ impl<'a> Sources<'a> {
         prop: usize,
         k: usize,
         p: ProcId,
-        out: &mut dyn FnMut(EventId, [Option<u64>; 2]),
+        mut out: impl FnMut(EventId, [Option<u64>; 2]),
     ) {
         let kind = props[prop].preds[k].kind;
-        self.events_of_kind(kind, p, &mut |ev, procs, _| {
+        self.events_of_kind(kind, p, |ev, procs, _| {
             if plan.admits(&procs) {
                 out(ev, procs)
             }
@@ -285,7 +286,7 @@ impl<'a> Sources<'a> {
                 }
                 return;
             }
-            self.events_of_kind(pred.kind, p, &mut |ev, _, key| {
+            self.events_of_kind(pred.kind, p, |ev, _, key| {
                 if let Some(v) = key.and_then(|k| hits.find(t, p.0 as usize, k)) {
                     if named_ok(v) {
                         out(ev, v);
@@ -301,7 +302,7 @@ impl<'a> Sources<'a> {
         };
         let mut env: Env = Vec::new();
         let mut scratch: Vec<Term> = Vec::with_capacity(pred.binds.len());
-        self.events_of_kind(pred.kind, p, &mut |ev, procs, _| {
+        self.events_of_kind(pred.kind, p, |ev, procs, _| {
             let view = View {
                 procs,
                 terms: [TermIn::Missing, TermIn::Missing],
