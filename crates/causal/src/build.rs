@@ -347,6 +347,8 @@ impl Model {
 
         let spawned_by = spawned_by(&facts);
         let sent = procs.iter().map(|p| p.signals.len() as u32).collect();
+        let ids = procs.iter().map(|p| p.id).collect();
+        let pids = procs.iter().map(|p| p.pid).collect();
         let names = Names::new(&procs, &facts, &spawned_by);
         let mut all_warnings: Vec<Warning> = reader.warnings().to_vec();
         all_warnings.extend(warnings);
@@ -354,6 +356,8 @@ impl Model {
             procs,
             facts,
             sent,
+            ids,
+            pids,
             spawned_by,
             names,
             deliveries: reader.header().options.deliveries,

@@ -217,6 +217,11 @@ pub struct Model {
     pub(crate) facts: AllFacts,
     /// Signals each slot sent (hot in the rebuild of a derivation).
     pub(crate) sent: Vec<u32>,
+    /// Each slot's id and raw pid, apart from the rest of its facts: turning
+    /// a signal's destination or a receipt's sender into them is a lookup
+    /// per fact, and these arrays stay in cache where the table does not.
+    pub(crate) ids: Vec<ProcId>,
+    pub(crate) pids: Vec<u64>,
     /// For each slot, the spawn event that created it (the first, if several).
     pub(crate) spawned_by: Vec<Option<(Slot, u32)>>,
     pub(crate) names: Names,
@@ -293,8 +298,9 @@ impl Model {
         }
     }
 
+    #[inline]
     pub(crate) fn id(&self, s: Slot) -> ProcId {
-        self.procs[s as usize].id
+        self.ids[s as usize]
     }
 
     pub(crate) fn signals_of(&self, s: Slot) -> &[SignalFact] {

@@ -10,7 +10,7 @@ use super::resolve::Resolved;
 use crate::compile::CProp;
 use crate::spec::EventKind;
 use std::sync::OnceLock;
-use trace_causal::{Destination, EventId, Model, ReceiptKind, SignalClass};
+use trace_causal::{EventId, Model, ReceiptKind, SignalClass};
 use trace_format::{ProcId, SignalEffect};
 use trace_term::Term;
 
@@ -35,13 +35,6 @@ impl<'a> Sources<'a> {
 
     fn pid(&self, p: ProcId) -> Option<u64> {
         self.model.process(p).map(|f| f.pid)
-    }
-
-    fn dest_pid(&self, d: Destination) -> Option<u64> {
-        match d {
-            Destination::Proc(q) => self.pid(q),
-            Destination::Foreign | Destination::Unknown => None,
-        }
     }
 
     /// For each process (by id), which of its signals some `receive` consumed.
@@ -124,7 +117,7 @@ impl<'a> Sources<'a> {
             | EventKind::Down
             | EventKind::Unreceived => {
                 let received = (kind == EventKind::Unreceived).then(|| self.received());
-                for s in m.signals_from(p) {
+                for (s, to) in m.signals_from_pids(p) {
                     let want = matches!(
                         (kind, s.class),
                         (
@@ -144,19 +137,14 @@ impl<'a> Sources<'a> {
                             .unwrap_or(false)
                     });
                     if want && !got {
-                        f(
-                            EventId::new(p, s.at),
-                            [me, self.dest_pid(s.to)],
-                            Some(s.index),
-                        );
+                        f(EventId::new(p, s.at), [me, to], Some(s.index));
                     }
                 }
             }
             EventKind::Receive | EventKind::Deliver | EventKind::Killed => {
                 let want = receipt_kind(kind);
-                for rc in m.receipts_in(p) {
+                for (rc, from) in m.receipts_in_pids(p) {
                     if want(rc.kind) {
-                        let from = rc.msg.and_then(|x| self.pid(x.sender));
                         let key = rc.msg.and_then(|x| super::scan::pack(x.sender, x.index));
                         f(EventId::new(p, rc.at), [me, from], key);
                     }
