@@ -50,15 +50,33 @@ fn clear(mut b: Buffers) -> Buffers {
 }
 
 /// Maps process ids to slots (positions in the reader's table).
-struct Slots<'a>(&'a [ProcessInfo]);
+struct Slots<'a> {
+    table: &'a [ProcessInfo],
+    /// Every process's id is its position (a log that lost no process):
+    /// the map is then the identity, and every send and receipt of the log
+    /// is mapped without reading the table.
+    dense: bool,
+}
 
-impl Slots<'_> {
+impl<'a> Slots<'a> {
+    fn new(table: &'a [ProcessInfo]) -> Self {
+        let dense = table.iter().enumerate().all(|(i, p)| p.id.0 as usize == i);
+        Slots { table, dense }
+    }
+
     #[inline]
     fn of(&self, id: ProcId) -> Slot {
-        match self.0.get(id.0 as usize) {
+        if self.dense {
+            return if (id.0 as usize) < self.table.len() {
+                id.0
+            } else {
+                NO_SLOT
+            };
+        }
+        match self.table.get(id.0 as usize) {
             Some(p) if p.id == id => id.0,
             _ => self
-                .0
+                .table
                 .binary_search_by_key(&id, |p| p.id)
                 .map_or(NO_SLOT, |s| s as Slot),
         }
@@ -154,12 +172,12 @@ impl BlockFacts {
                             f.problems
                                 .push(Inconsistency::SpawnUnknown { spawn, child, pid });
                         }
-                    } else if slots.0[c as usize].pid != pid {
+                    } else if slots.table[c as usize].pid != pid {
                         f.problems.push(Inconsistency::SpawnPid {
                             spawn,
                             child,
                             logged: pid,
-                            table: slots.0[c as usize].pid,
+                            table: slots.table[c as usize].pid,
                         });
                     }
                 }
@@ -264,7 +282,7 @@ impl Model {
         F: Fn(&BlockInfo) -> V + Sync,
     {
         let table = reader.processes();
-        let slots = Slots(table);
+        let slots = Slots::new(table);
         let complete = matches!(reader.outcome(), Some((o, _)) if o.end == RunEnd::Completed);
         let both = reader.par_map_each_block(|ev| {
             let mut v = start(ev.info());
