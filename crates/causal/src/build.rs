@@ -50,15 +50,33 @@ fn clear(mut b: Buffers) -> Buffers {
 }
 
 /// Maps process ids to slots (positions in the reader's table).
-struct Slots<'a>(&'a [ProcessInfo]);
+struct Slots<'a> {
+    table: &'a [ProcessInfo],
+    /// Every process's id is its position (a log that lost no process):
+    /// the map is then the identity, and every send and receipt of the log
+    /// is mapped without reading the table.
+    dense: bool,
+}
 
-impl Slots<'_> {
+impl<'a> Slots<'a> {
+    fn new(table: &'a [ProcessInfo]) -> Self {
+        let dense = table.iter().enumerate().all(|(i, p)| p.id.0 as usize == i);
+        Slots { table, dense }
+    }
+
     #[inline]
     fn of(&self, id: ProcId) -> Slot {
-        match self.0.get(id.0 as usize) {
+        if self.dense {
+            return if (id.0 as usize) < self.table.len() {
+                id.0
+            } else {
+                NO_SLOT
+            };
+        }
+        match self.table.get(id.0 as usize) {
             Some(p) if p.id == id => id.0,
             _ => self
-                .0
+                .table
                 .binary_search_by_key(&id, |p| p.id)
                 .map_or(NO_SLOT, |s| s as Slot),
         }
@@ -84,7 +102,6 @@ impl BlockFacts {
     fn receipt(
         &mut self,
         at: u32,
-        first_signal: u64,
         msg: MsgId,
         kind: ReceiptKind,
         me: ProcId,
@@ -110,7 +127,6 @@ impl BlockFacts {
             at,
             sender,
             index: u32::try_from(msg.index).unwrap_or(u32::MAX),
-            before: (first_signal + self.signals.len() as u64).min(u32::MAX as u64) as u32,
             kind,
         });
     }
@@ -156,12 +172,12 @@ impl BlockFacts {
                             f.problems
                                 .push(Inconsistency::SpawnUnknown { spawn, child, pid });
                         }
-                    } else if slots.0[c as usize].pid != pid {
+                    } else if slots.table[c as usize].pid != pid {
                         f.problems.push(Inconsistency::SpawnPid {
                             spawn,
                             child,
                             logged: pid,
-                            table: slots.0[c as usize].pid,
+                            table: slots.table[c as usize].pid,
                         });
                     }
                 }
@@ -183,33 +199,15 @@ impl BlockFacts {
                         class,
                     });
                 }
-                EventRef::Deliver { msg } => f.receipt(
-                    at,
-                    info.first_signal,
-                    msg,
-                    ReceiptKind::Deliver,
-                    me,
-                    slots,
-                    complete,
-                ),
-                EventRef::Receive { msg } => f.receipt(
-                    at,
-                    info.first_signal,
-                    msg,
-                    ReceiptKind::Receive,
-                    me,
-                    slots,
-                    complete,
-                ),
-                EventRef::SignalTaken { signal, effect } => f.receipt(
-                    at,
-                    info.first_signal,
-                    signal,
-                    ReceiptKind::Taken(effect),
-                    me,
-                    slots,
-                    complete,
-                ),
+                EventRef::Deliver { msg } => {
+                    f.receipt(at, msg, ReceiptKind::Deliver, me, slots, complete)
+                }
+                EventRef::Receive { msg } => {
+                    f.receipt(at, msg, ReceiptKind::Receive, me, slots, complete)
+                }
+                EventRef::SignalTaken { signal, effect } => {
+                    f.receipt(at, signal, ReceiptKind::Taken(effect), me, slots, complete)
+                }
                 EventRef::Exit { .. } => {
                     if f.first_exit.is_none() {
                         f.first_exit = Some(at);
@@ -284,7 +282,7 @@ impl Model {
         F: Fn(&BlockInfo) -> V + Sync,
     {
         let table = reader.processes();
-        let slots = Slots(table);
+        let slots = Slots::new(table);
         let complete = matches!(reader.outcome(), Some((o, _)) if o.end == RunEnd::Completed);
         let both = reader.par_map_each_block(|ev| {
             let mut v = start(ev.info());
@@ -367,6 +365,8 @@ impl Model {
 
         let spawned_by = spawned_by(&facts);
         let sent = procs.iter().map(|p| p.signals.len() as u32).collect();
+        let ids = procs.iter().map(|p| p.id).collect();
+        let pids = procs.iter().map(|p| p.pid).collect();
         let names = Names::new(&procs, &facts, &spawned_by);
         let mut all_warnings: Vec<Warning> = reader.warnings().to_vec();
         all_warnings.extend(warnings);
@@ -374,6 +374,8 @@ impl Model {
             procs,
             facts,
             sent,
+            ids,
+            pids,
             spawned_by,
             names,
             deliveries: reader.header().options.deliveries,

@@ -136,7 +136,18 @@ impl Model {
             let (recs, spawns) = (st.receipts, st.spawns);
             let (mut cur, end, total) = (st.cursor, st.end, st.total);
             let (mut r, mut k) = (st.r as usize, st.k as usize);
-            let mut sent;
+            // Signals sent before `cur`; brought forward only where a
+            // receipt needs it (a wait, or a signal to itself), by walking
+            // the process's signals from where the last run left them.
+            let mut sent = st.sent;
+            let sent_before = |from: u32, at: u32| {
+                let sigs = self.signals_of(p);
+                let mut n = from as usize;
+                while n < sigs.len() && sigs[n].at < at {
+                    n += 1;
+                }
+                n as u32
+            };
             let start = cur;
             loop {
                 let stop = match recs.get(r) {
@@ -159,20 +170,21 @@ impl Model {
                     sent = if end as u64 == self.procs[p as usize].events {
                         total
                     } else {
-                        self.signals_of(p).partition_point(|f| f.at < end) as u32
+                        sent_before(sent, end)
                     };
                     break;
                 }
                 let rc = &recs[r];
-                sent = rc.before;
                 if rc.sender != NO_SLOT {
                     // A receipt of a signal no log holds orders nothing (validation reports it).
                     let done = if rc.sender == p {
+                        sent = sent_before(sent, rc.at);
                         sent
                     } else {
                         published[rc.sender as usize]
                     };
                     if rc.index < self.sent[rc.sender as usize] && rc.index >= done {
+                        sent = sent_before(sent, rc.at);
                         waiters.add(rc.sender, rc.index, p);
                         break;
                     }

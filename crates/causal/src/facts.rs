@@ -61,6 +61,56 @@ impl Model {
         })
     }
 
+    /// The signals process `p` sent, in its program order, each with the
+    /// raw pid of its destination when that is a process of the log (as
+    /// [`signals_from`](Self::signals_from), for analyses that match on
+    /// pids: no destination is looked up in the process table).
+    pub fn signals_from_pids(
+        &self,
+        p: ProcId,
+    ) -> impl ExactSizeIterator<Item = (Sent, Option<u64>)> + '_ {
+        let sigs = self.slot(p).map_or(&[][..], |s| self.signals_of(s));
+        sigs.iter().enumerate().map(move |(k, f)| {
+            let to = self.destination(f.dest);
+            let pid = match to {
+                Destination::Proc(_) => Some(self.pids[f.dest as usize]),
+                Destination::Foreign | Destination::Unknown => None,
+            };
+            (
+                Sent {
+                    at: f.at as u64,
+                    index: k as u64,
+                    class: f.class,
+                    to,
+                },
+                pid,
+            )
+        })
+    }
+
+    /// The receipts of process `p`, in its program order, each with the raw
+    /// pid of the signal's sender (see [`signals_from_pids`](Self::signals_from_pids)).
+    pub fn receipts_in_pids(
+        &self,
+        p: ProcId,
+    ) -> impl ExactSizeIterator<Item = (Receipt, Option<u64>)> + '_ {
+        let recs = self.slot(p).map_or(&[][..], |s| self.receipts_of(s));
+        recs.iter().map(move |r| {
+            let known = r.sender != NO_SLOT;
+            (
+                Receipt {
+                    at: r.at as u64,
+                    msg: known.then(|| MsgId {
+                        sender: self.id(r.sender),
+                        index: r.index as u64,
+                    }),
+                    kind: r.kind,
+                },
+                known.then(|| self.pids[r.sender as usize]),
+            )
+        })
+    }
+
     /// The spawns process `p` made, in its program order.
     pub fn spawns_by(&self, p: ProcId) -> impl ExactSizeIterator<Item = Spawned> + '_ {
         let spawns = self.slot(p).map_or(&[][..], |s| self.spawns_of(s));

@@ -23,7 +23,7 @@
 //! steps: a derivation with its events decoded, for printing (render: text, JSON)
 //! ```
 //!
-//! The model holds no payloads: 12 bytes per signal, 20 per receipt and 8 per
+//! The model holds no payloads: 9 bytes per signal, 13 per receipt and 8 per
 //! spawn, plus a few words per process; a process's facts are the arrays its
 //! block was decoded into when it was written in one block. Costs of the
 //! queries are given in [`query`]'s documentation.

@@ -79,7 +79,13 @@ fn fast_paths_agree_with_the_engine() {
             let (_, v) = check_with(&spec, &reader, opts).unwrap();
             v.into_iter()
                 .map(|v| {
-                    let mut evs: Vec<_> = v.violations.iter().map(|x| x.event).collect();
+                    // Every violation as described: words, bindings,
+                    // related events and causal slice, not just its event.
+                    let mut evs: Vec<_> = v
+                        .violations
+                        .iter()
+                        .map(|x| (x.event, format!("{x:?}")))
+                        .collect();
                     evs.sort();
                     (v.total, evs)
                 })

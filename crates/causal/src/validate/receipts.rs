@@ -240,7 +240,7 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
         // Signals arrive in the order each sender sent them; messages'
         // arrivals are only seen when deliveries are logged.
         if arrival {
-            match arrivals.get_mut(&rc.sender) {
+            match arrivals.get_mut(&{ rc.sender }) {
                 Some((last, at)) if *last > rc.index => {
                     // The overtaken one may be a timer's message (below).
                     let key = (rc.sender, sig.class.is_message());

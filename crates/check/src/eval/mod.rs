@@ -13,7 +13,9 @@
 //! ```
 
 pub mod engine;
+mod first;
 pub mod hb;
+mod hits;
 mod key;
 pub mod matcher;
 mod registry;
@@ -212,7 +214,7 @@ pub fn check_with(
     for f in model.processes() {
         lens[f.id.0 as usize] = f.events;
     }
-    let hits = scan::gather(&props, &tasks, blocks, &lens);
+    let hits = hits::gather(&props, &tasks, blocks, &lens);
     let registry = if props.iter().any(|p| p.vars.uses_log_names()) {
         registry::Registry::read(reader)
     } else {
@@ -333,37 +335,47 @@ fn evaluate(
     let whole = |m: Vec<Matches>, order: &dyn hb::Order, owner| {
         let e = Engine::new(prop, &r.consts, m, order, owner);
         let mut found = e.run(true)?;
-        found.sort_by_key(|f| f.event.map(|e| (e.proc, e.index)));
-        let described = found.iter().take(detail).map(|f| e.describe(f)).collect();
-        Ok((found.len(), described))
+        let total = found.len();
+        first::first_by_key(&mut found, detail, |f| f.event.map(|e| (e.proc, e.index)));
+        let described = found.iter().map(|f| e.describe(f)).collect();
+        Ok((total, described))
     };
     // One engine per process: count everywhere, then run again where the
     // first violations are, to describe them.
     let per_process = |procs: &[ProcId], skip_empty: bool| {
         let owner = prop.local;
-        // (violating event, the process whose matches found it)
-        let results: Vec<Result<Vec<Spotted>, engine::GaveUp>> = procs
+        let key = |(e, _): &Spotted| e.map(|e| (e.proc, e.index));
+        // Per process: how many violations, and the first `detail` of them
+        // (violating event, the process whose matches found it). Only those
+        // can be among the first `detail` of the run, and a property can be
+        // broken millions of times: the rest is counted, not gathered.
+        let results: Vec<Result<(usize, Vec<Spotted>), engine::GaveUp>> = procs
             .par_iter()
             .map(|&p| {
-                if let Some(shape) = fast {
+                let mut v: Vec<Spotted> = if let Some(shape) = fast {
                     let v = stream::violations(props, resolved, i, sources, p, shape);
-                    return Ok(v.into_iter().map(|e| (Some(e), p)).collect());
-                }
-                let m = gather(p);
-                if skip_empty && m.iter().all(Matches::is_empty) {
-                    return Ok(Vec::new());
-                }
-                let e = Engine::new(prop, &r.consts, m, &ProgramOrder, owner);
-                Ok(e.run(false)?.into_iter().map(|f| (f.event, p)).collect())
+                    v.into_iter().map(|e| (Some(e), p)).collect()
+                } else {
+                    let m = gather(p);
+                    if skip_empty && m.iter().all(Matches::is_empty) {
+                        return Ok((0, Vec::new()));
+                    }
+                    let e = Engine::new(prop, &r.consts, m, &ProgramOrder, owner);
+                    e.run(false)?.into_iter().map(|f| (f.event, p)).collect()
+                };
+                let n = v.len();
+                first::first_by_key(&mut v, detail, key);
+                Ok((n, v))
             })
             .collect();
+        let mut total = 0;
         let mut events = Vec::new();
         for x in results {
-            events.extend(x?);
+            let (n, v) = x?;
+            total += n;
+            events.extend(v);
         }
-        let total = events.len();
-        events.sort_by_key(|(e, _)| e.map(|e| (e.proc, e.index)));
-        events.truncate(detail);
+        first::first_by_key(&mut events, detail, key);
         let mut wanted_procs: Vec<ProcId> = events.iter().map(|(_, p)| *p).collect();
         wanted_procs.sort();
         wanted_procs.dedup();
@@ -405,8 +417,7 @@ fn evaluate(
                 Some((kind, t, o)) => {
                     let mut v = stream::across(model, kind, m[t].events(), m[o].events());
                     let total = v.len();
-                    v.sort_by_key(|e| (e.proc, e.index));
-                    v.truncate(detail);
+                    first::first_by_key(&mut v, detail, |e| (e.proc, e.index));
                     if v.is_empty() {
                         return Ok((total, Vec::new()));
                     }

@@ -18,7 +18,6 @@
 use super::matcher::{match_view, Env, Plan, TermIn, View};
 use crate::compile::{CPred, CProp};
 use crate::spec::EventKind;
-use rayon::prelude::*;
 use trace_causal::EventVisitor;
 use trace_format::{BlockInfo, Dest, EventRef, LogReader, NondetKind, ProcId, SignalKindRef};
 use trace_term::{Pid, Ref, Term};
@@ -190,9 +189,9 @@ fn receiver(d: Dest) -> u32 {
 /// One match: its task, the process it is filed under, its key.
 #[derive(Copy, Clone, Debug)]
 pub struct Hit {
-    task: u32,
-    owner: u32,
-    key: u64,
+    pub(super) task: u32,
+    pub(super) owner: u32,
+    pub(super) key: u64,
 }
 
 /// One block's scan: its hits, each with its values in `vals`.
@@ -405,150 +404,6 @@ impl BlockScan<'_> {
             _ => {}
         }
     }
-}
-
-/// Hits of one task, for every process: keys in order per process, values
-/// flat (stride: the predicate's binds), `start[p]..start[p + 1]` the hits
-/// filed under the process with id `p`.
-pub struct TaskHits {
-    pub keys: Vec<u64>,
-    pub vals: Vec<Term>,
-    pub start: Vec<u32>,
-    pub stride: usize,
-    /// Received-message hits whose receiver the log does not record, by
-    /// packed message (imported logs).
-    pub nobody: Vec<(u64, u32)>,
-}
-
-impl TaskHits {
-    /// The keys of process `p`'s hits, and the index of the first.
-    pub fn of(&self, p: usize) -> (&[u64], usize) {
-        match (self.start.get(p), self.start.get(p + 1)) {
-            (Some(&a), Some(&b)) => (&self.keys[a as usize..b as usize], a as usize),
-            _ => (&[], 0),
-        }
-    }
-
-    pub fn vals(&self, i: usize) -> &[Term] {
-        &self.vals[i * self.stride..(i + 1) * self.stride]
-    }
-
-    /// The values of the hit `key` filed under `p` (or under nobody).
-    #[inline]
-    pub fn find(&self, p: usize, key: u64) -> Option<&[Term]> {
-        let (keys, first) = self.of(p);
-        // A short list is read through; a long one is searched.
-        let found = if keys.len() <= 16 {
-            keys.iter().position(|&k| k == key)
-        } else {
-            keys.binary_search(&key).ok()
-        };
-        if let Some(i) = found {
-            return Some(self.vals(first + i));
-        }
-        if self.nobody.is_empty() {
-            return None;
-        }
-        let i = self.nobody.binary_search_by_key(&key, |(k, _)| *k).ok()?;
-        Some(self.vals(self.nobody[i].1 as usize))
-    }
-}
-
-/// Hits per task.
-pub struct Hits {
-    pub tasks: Vec<TaskHits>,
-}
-
-/// Gathers the blocks' hits by task and process. Blocks come grouped by
-/// process, each group in event order, so hits filed under the block's own
-/// process come in key order; hits filed under a message's receiver are
-/// sorted. Event-keyed hits past the end of a process's log in the model
-/// (`lens`, by process id) are dropped.
-pub fn gather(
-    props: &[&CProp],
-    tasks: &[Task],
-    blocks: Vec<Option<BlockScan<'_>>>,
-    lens: &[u64],
-) -> Hits {
-    let nprocs = lens.len();
-    let blocks: Vec<BlockScan<'_>> = blocks.into_iter().flatten().collect();
-    let stride: Vec<usize> = tasks
-        .iter()
-        .map(|t| props[t.prop].preds[t.pred].binds.len())
-        .collect();
-    // Every hit as (owner, key, block, offset of its values), per task.
-    let mut all: Vec<Vec<(u32, u64, u32, u32)>> = tasks.iter().map(|_| Vec::new()).collect();
-    for (bi, b) in blocks.iter().enumerate() {
-        let slot = b.process.0 as usize;
-        let mut at = 0u32;
-        for h in &b.hits {
-            let t = h.task as usize;
-            let n = stride[t] as u32;
-            let off = at;
-            at += n;
-            if tasks[t].keyed == Keyed::Event && h.key >= lens.get(slot).copied().unwrap_or(0) {
-                continue;
-            }
-            all[t].push((h.owner, h.key, bi as u32, off));
-        }
-    }
-    let tasks_out = all
-        .into_iter()
-        .enumerate()
-        .map(|(t, list)| {
-            let n = stride[t];
-            // Group by owner (a counting sort: hits of one owner are few),
-            // then order each owner's hits by key.
-            let mut start = vec![0u32; nprocs + 2];
-            for &(owner, ..) in &list {
-                start[(owner as usize).min(nprocs) + 1] += 1;
-            }
-            for p in 1..start.len() {
-                start[p] += start[p - 1];
-            }
-            let mut fill = start.clone();
-            let mut placed = vec![(0u64, 0u32, 0u32); list.len()];
-            for (owner, key, bi, off) in list {
-                let o = (owner as usize).min(nprocs);
-                placed[fill[o] as usize] = (key, bi, off);
-                fill[o] += 1;
-            }
-            if tasks[t].keyed == Keyed::Received {
-                let mut rest: &mut [(u64, u32, u32)] = &mut placed;
-                let mut groups = Vec::with_capacity(nprocs + 1);
-                for o in 0..=nprocs {
-                    let len = (start[o + 1] - start[o]) as usize;
-                    let (group, tail) = rest.split_at_mut(len);
-                    groups.push(group);
-                    rest = tail;
-                }
-                groups
-                    .into_par_iter()
-                    .for_each(|g| g.sort_unstable_by_key(|&(k, _, _)| k));
-            }
-            let mut th = TaskHits {
-                keys: Vec::with_capacity(placed.len()),
-                vals: Vec::with_capacity(placed.len() * n),
-                start: start[..=nprocs].to_vec(),
-                stride: n,
-                nobody: Vec::new(),
-            };
-            for (i, &(key, bi, off)) in placed.iter().enumerate() {
-                th.vals
-                    .extend_from_slice(&blocks[bi as usize].vals[off as usize..off as usize + n]);
-                if i < start[nprocs] as usize {
-                    th.keys.push(key);
-                } else {
-                    // No receiver recorded: kept after the filed ones.
-                    th.nobody.push((key, i as u32));
-                    th.keys.push(u64::MAX);
-                }
-            }
-            th.nobody.sort_unstable_by_key(|(k, _)| *k);
-            th
-        })
-        .collect();
-    Hits { tasks: tasks_out }
 }
 
 /// The atom a `nondet` event's kind is matched as.

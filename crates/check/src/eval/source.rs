@@ -4,13 +4,13 @@
 //! `send(S, C, _)` are thus enumerated process by process, never stored for
 //! the whole log.
 
+use super::hits::Hits;
 use super::matcher::{match_view, Env, Matches, Plan, TermIn, View};
 use super::resolve::Resolved;
-use super::scan::Hits;
 use crate::compile::CProp;
 use crate::spec::EventKind;
 use std::sync::OnceLock;
-use trace_causal::{Destination, EventId, Model, ReceiptKind, SignalClass};
+use trace_causal::{EventId, Model, ReceiptKind, SignalClass};
 use trace_format::{ProcId, SignalEffect};
 use trace_term::Term;
 
@@ -35,13 +35,6 @@ impl<'a> Sources<'a> {
 
     fn pid(&self, p: ProcId) -> Option<u64> {
         self.model.process(p).map(|f| f.pid)
-    }
-
-    fn dest_pid(&self, d: Destination) -> Option<u64> {
-        match d {
-            Destination::Proc(q) => self.pid(q),
-            Destination::Foreign | Destination::Unknown => None,
-        }
     }
 
     /// For each process (by id), which of its signals some `receive` consumed.
@@ -95,11 +88,12 @@ impl<'a> Sources<'a> {
     /// program order: each with the pids of its canonical process arguments
     /// and, for a message, how a scan hit on it is filed (`Sent`: the signal
     /// index; `Received`: the packed message).
+    #[inline]
     fn events_of_kind(
         &self,
         kind: EventKind,
         p: ProcId,
-        f: &mut dyn FnMut(EventId, [Option<u64>; 2], Option<u64>),
+        mut f: impl FnMut(EventId, [Option<u64>; 2], Option<u64>),
     ) {
         let m = self.model;
         let Some(facts) = m.process(p) else { return };
@@ -123,7 +117,7 @@ impl<'a> Sources<'a> {
             | EventKind::Down
             | EventKind::Unreceived => {
                 let received = (kind == EventKind::Unreceived).then(|| self.received());
-                for s in m.signals_from(p) {
+                for (s, to) in m.signals_from_pids(p) {
                     let want = matches!(
                         (kind, s.class),
                         (
@@ -143,19 +137,14 @@ impl<'a> Sources<'a> {
                             .unwrap_or(false)
                     });
                     if want && !got {
-                        f(
-                            EventId::new(p, s.at),
-                            [me, self.dest_pid(s.to)],
-                            Some(s.index),
-                        );
+                        f(EventId::new(p, s.at), [me, to], Some(s.index));
                     }
                 }
             }
             EventKind::Receive | EventKind::Deliver | EventKind::Killed => {
                 let want = receipt_kind(kind);
-                for rc in m.receipts_in(p) {
+                for (rc, from) in m.receipts_in_pids(p) {
                     if want(rc.kind) {
-                        let from = rc.msg.and_then(|x| self.pid(x.sender));
                         let key = rc.msg.and_then(|x| super::scan::pack(x.sender, x.index));
                         f(EventId::new(p, rc.at), [me, from], key);
                     }
@@ -206,10 +195,10 @@ impl<'a> Sources<'a> {
         prop: usize,
         k: usize,
         p: ProcId,
-        out: &mut dyn FnMut(EventId, [Option<u64>; 2]),
+        mut out: impl FnMut(EventId, [Option<u64>; 2]),
     ) {
         let kind = props[prop].preds[k].kind;
-        self.events_of_kind(kind, p, &mut |ev, procs, _| {
+        self.events_of_kind(kind, p, |ev, procs, _| {
             if plan.admits(&procs) {
                 out(ev, procs)
             }
@@ -245,7 +234,7 @@ impl<'a> Sources<'a> {
         if let Some(t) = task {
             // The scan matched these events; it filed the hits of a
             // process's own events under the process, by event index.
-            let th = &self.hits.tasks[t];
+            let hits = self.hits;
             if matches!(
                 pred.kind,
                 EventKind::Timeout
@@ -255,9 +244,7 @@ impl<'a> Sources<'a> {
                     | EventKind::ExitSignal
                     | EventKind::Down
             ) {
-                let (keys, first) = th.of(p.0 as usize);
-                for (j, &i) in keys.iter().enumerate() {
-                    let v = th.vals(first + j);
+                for (i, v) in hits.of(t, p.0 as usize) {
                     if named_ok(v) {
                         out(EventId::new(p, i), v);
                     }
@@ -265,7 +252,7 @@ impl<'a> Sources<'a> {
                 return;
             }
             // A message's hit: under its sender (unreceived) or receiver.
-            if th.of(p.0 as usize).0.is_empty() && th.nobody.is_empty() {
+            if hits.tasks[t].none_for(p.0 as usize) {
                 return;
             }
             if matches!(
@@ -279,7 +266,7 @@ impl<'a> Sources<'a> {
                         continue;
                     }
                     let key = rc.msg.and_then(|x| super::scan::pack(x.sender, x.index));
-                    if let Some(v) = key.and_then(|k| th.find(p.0 as usize, k)) {
+                    if let Some(v) = key.and_then(|k| hits.find(t, p.0 as usize, k)) {
                         if named_ok(v) {
                             out(EventId::new(p, rc.at), v);
                         }
@@ -287,8 +274,8 @@ impl<'a> Sources<'a> {
                 }
                 return;
             }
-            self.events_of_kind(pred.kind, p, &mut |ev, _, key| {
-                if let Some(v) = key.and_then(|k| th.find(p.0 as usize, k)) {
+            self.events_of_kind(pred.kind, p, |ev, _, key| {
+                if let Some(v) = key.and_then(|k| hits.find(t, p.0 as usize, k)) {
                     if named_ok(v) {
                         out(ev, v);
                     }
@@ -303,7 +290,7 @@ impl<'a> Sources<'a> {
         };
         let mut env: Env = Vec::new();
         let mut scratch: Vec<Term> = Vec::with_capacity(pred.binds.len());
-        self.events_of_kind(pred.kind, p, &mut |ev, procs, _| {
+        self.events_of_kind(pred.kind, p, |ev, procs, _| {
             let view = View {
                 procs,
                 terms: [TermIn::Missing, TermIn::Missing],

@@ -106,10 +106,6 @@ pub fn violations(
 ) -> Vec<EventId> {
     let prop = props[i];
     let (tp, op) = (&prop.preds[t], &prop.preds[o]);
-    let triggers = sources.matches(props, resolved, i, t, p);
-    if triggers.is_empty() {
-        return Vec::new();
-    }
     // The variables R shares with T (the process's own and named ones are
     // the same in every match).
     let shared: Vec<usize> = op
@@ -141,12 +137,19 @@ pub fn violations(
             }
             Some((k[0], k[1]))
         };
+        // Each trigger with its key, read off its values as they stream
+        // past: no match is stored with its terms.
+        let mut triggers: Vec<(EventId, Option<(u64, u64)>)> = Vec::new();
+        sources.for_each(props, resolved, i, t, p, &mut |ev, vals| {
+            triggers.push((ev, tkey(vals)))
+        });
+        if triggers.is_empty() {
+            return Vec::new();
+        }
         let from: Vec<usize> = o_at.iter().map(|&j| plan.sources()[j]).collect();
         // The triggers' keys, sorted: few per process, read through or
         // searched, cheaper than hashing every R.
-        let mut keys: Vec<(u64, u64)> = (0..triggers.len())
-            .filter_map(|j| tkey(triggers.vals(j)))
-            .collect();
+        let mut keys: Vec<(u64, u64)> = triggers.iter().filter_map(|&(_, k)| k).collect();
         keys.sort_unstable();
         keys.dedup();
         let mut best = vec![NONE; keys.len()];
@@ -157,7 +160,7 @@ pub fn violations(
                 keys.binary_search(&k).ok()
             }
         };
-        sources.for_each_procs(props, &plan, i, o, p, &mut |ev, procs| {
+        sources.for_each_procs(props, &plan, i, o, p, |ev, procs| {
             let mut k = [0u64; 2];
             for (slot, &j) in k.iter_mut().zip(&from) {
                 *slot = procs[j].unwrap_or(u64::MAX);
@@ -166,16 +169,16 @@ pub fn violations(
                 note(kind, &mut best[s], ev.index);
             }
         });
-        return (0..triggers.len())
-            .map(|j| {
-                let b = tkey(triggers.vals(j))
-                    .and_then(|k| slot_of(&keys, k))
-                    .map(|s| best[s]);
-                (triggers.ev(j), b)
-            })
+        return triggers
+            .into_iter()
+            .map(|(ev, k)| (ev, k.and_then(|k| slot_of(&keys, k)).map(|s| best[s])))
             .filter(|(ev, b)| !satisfied(kind, *b, ev.index))
             .map(|(ev, _)| ev)
             .collect();
+    }
+    let triggers = sources.matches(props, resolved, i, t, p);
+    if triggers.is_empty() {
+        return Vec::new();
     }
     let mut best: FxMap<Key, u64> = FxMap::default();
     for j in 0..triggers.len() {

@@ -307,6 +307,26 @@ impl<'a> BlockDecoder<'a> {
                     },
                 )
             }),
+            // With payloads on, every send carries a term: a recent
+            // destination and a term shorter than 128 bytes (one length
+            // byte) are the common case. A longer length, an explicit
+            // destination or an empty slot take the general path.
+            op::SEND_PAYLOAD => match self.buf.get(at + 1) {
+                Some(&len) if len < 0x80 && self.buf.len() - (at + 2) >= len as usize => {
+                    self.dests.take(operand).map(|to| {
+                        let payload = &self.buf[at + 2..at + 2 + len as usize];
+                        (
+                            2 + len as usize,
+                            EventRef::Send {
+                                msg: self.next_signal_id(),
+                                to,
+                                payload: Some(payload),
+                            },
+                        )
+                    })
+                }
+                _ => None,
+            },
             op::RECEIVE => self.receipts.take_expected(operand).map(|(sender, index)| {
                 (
                     1,

@@ -119,7 +119,7 @@ impl<'a> Events<'a> {
 impl<'a> Iterator for Events<'a> {
     type Item = EventRef<'a>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<EventRef<'a>> {
         if self.error.is_some() {
             return None;

@@ -1,0 +1,180 @@
+//! The scan's hits, filed by task and process. A hit's values stay in the
+//! buffer of the block that found them: a hit is filed as its key and
+//! where its values are, so gathering moves 16 bytes a hit and copies no
+//! term (a log-wide predicate can have millions of hits, and on large logs
+//! fresh memory costs as much as the work).
+
+use super::scan::{BlockScan, Keyed, Task};
+use crate::compile::CProp;
+use rayon::prelude::*;
+use trace_term::Term;
+
+/// One filed hit: its key, then its values' block and offset in that
+/// block's buffer.
+type Filed = (u64, u32, u32);
+
+/// Hits of one task, for every process: in order of key per process,
+/// `start[p]..start[p + 1]` the hits filed under the process with id `p`.
+pub struct TaskHits {
+    hits: Vec<Filed>,
+    start: Vec<u32>,
+    stride: usize,
+    /// Received-message hits whose receiver the log does not record, by
+    /// packed message (imported logs): (key, position in `hits`).
+    nobody: Vec<(u64, u32)>,
+}
+
+/// Hits per task, and the values they point into (one buffer per block).
+pub struct Hits {
+    pub tasks: Vec<TaskHits>,
+    store: Vec<Vec<Term>>,
+}
+
+impl TaskHits {
+    /// Process `p`'s hits, and the position of the first.
+    fn of(&self, p: usize) -> (&[Filed], usize) {
+        match (self.start.get(p), self.start.get(p + 1)) {
+            (Some(&a), Some(&b)) => (&self.hits[a as usize..b as usize], a as usize),
+            _ => (&[], 0),
+        }
+    }
+
+    /// Whether process `p` has no hit filed under it and none is unfiled.
+    pub fn none_for(&self, p: usize) -> bool {
+        self.of(p).0.is_empty() && self.nobody.is_empty()
+    }
+}
+
+impl Hits {
+    /// The values of hit `(block, offset)` of task `t`.
+    #[inline]
+    fn at(&self, t: usize, (_, block, off): Filed) -> &[Term] {
+        let n = self.tasks[t].stride;
+        &self.store[block as usize][off as usize..off as usize + n]
+    }
+
+    /// Task `t`'s hits filed under process `p`, in key order: each key with
+    /// its values.
+    pub fn of(&self, t: usize, p: usize) -> impl Iterator<Item = (u64, &[Term])> + '_ {
+        self.tasks[t]
+            .of(p)
+            .0
+            .iter()
+            .map(move |&h| (h.0, self.at(t, h)))
+    }
+
+    /// The values of task `t`'s hit `key` filed under `p` (or under nobody).
+    #[inline]
+    pub fn find(&self, t: usize, p: usize, key: u64) -> Option<&[Term]> {
+        let th = &self.tasks[t];
+        let (hits, _) = th.of(p);
+        // A short list is read through; a long one is searched.
+        let found = if hits.len() <= 16 {
+            hits.iter().position(|h| h.0 == key)
+        } else {
+            hits.binary_search_by_key(&key, |h| h.0).ok()
+        };
+        if let Some(i) = found {
+            return Some(self.at(t, hits[i]));
+        }
+        if th.nobody.is_empty() {
+            return None;
+        }
+        let i = th.nobody.binary_search_by_key(&key, |(k, _)| *k).ok()?;
+        Some(self.at(t, th.hits[th.nobody[i].1 as usize]))
+    }
+}
+
+/// Gathers the blocks' hits by task and process. Blocks come grouped by
+/// process, each group in event order, so hits filed under the block's own
+/// process come in key order; hits filed under a message's receiver are
+/// sorted. Event-keyed hits past the end of a process's log in the model
+/// (`lens`, by process id) are dropped.
+pub fn gather(
+    props: &[&CProp],
+    tasks: &[Task],
+    blocks: Vec<Option<BlockScan<'_>>>,
+    lens: &[u64],
+) -> Hits {
+    let nprocs = lens.len();
+    let stride: Vec<usize> = tasks
+        .iter()
+        .map(|t| props[t.prop].preds[t.pred].binds.len())
+        .collect();
+    let mut lists = Vec::with_capacity(blocks.len());
+    let mut store = Vec::with_capacity(blocks.len());
+    for b in blocks.into_iter().flatten() {
+        lists.push((b.process.0 as usize, b.hits));
+        store.push(b.vals);
+    }
+    // Each hit with the offset of its values, for those that are kept.
+    let kept = |t: usize| {
+        let lists = &lists;
+        let stride = &stride;
+        lists
+            .iter()
+            .enumerate()
+            .flat_map(move |(bi, (slot, hits))| {
+                let mut at = 0u32;
+                hits.iter().filter_map(move |h| {
+                    let off = at;
+                    at += stride[h.task as usize] as u32;
+                    let keep = h.task as usize == t
+                        && !(tasks[t].keyed == Keyed::Event
+                            && h.key >= lens.get(*slot).copied().unwrap_or(0));
+                    keep.then_some((h.owner, (h.key, bi as u32, off)))
+                })
+            })
+    };
+    let tasks_out = (0..tasks.len())
+        .map(|t| {
+            // Group by owner (a counting sort: hits of one owner are few),
+            // then order each owner's hits by key.
+            let mut start = vec![0u32; nprocs + 2];
+            for (owner, _) in kept(t) {
+                start[(owner as usize).min(nprocs) + 1] += 1;
+            }
+            for p in 1..start.len() {
+                start[p] += start[p - 1];
+            }
+            let mut fill = start.clone();
+            let mut placed: Vec<Filed> = vec![(0, 0, 0); start[nprocs + 1] as usize];
+            for (owner, h) in kept(t) {
+                let o = (owner as usize).min(nprocs);
+                placed[fill[o] as usize] = h;
+                fill[o] += 1;
+            }
+            if tasks[t].keyed == Keyed::Received {
+                let mut rest: &mut [Filed] = &mut placed;
+                let mut groups = Vec::with_capacity(nprocs + 1);
+                for o in 0..=nprocs {
+                    let len = (start[o + 1] - start[o]) as usize;
+                    let (group, tail) = rest.split_at_mut(len);
+                    groups.push(group);
+                    rest = tail;
+                }
+                groups
+                    .into_par_iter()
+                    .for_each(|g| g.sort_unstable_by_key(|h| h.0));
+            }
+            // No receiver recorded: kept after the filed ones.
+            let filed = start[nprocs] as usize;
+            let mut nobody: Vec<(u64, u32)> = placed[filed..]
+                .iter()
+                .enumerate()
+                .map(|(i, h)| (h.0, (filed + i) as u32))
+                .collect();
+            nobody.sort_unstable_by_key(|(k, _)| *k);
+            TaskHits {
+                hits: placed,
+                start: start[..=nprocs].to_vec(),
+                stride: stride[t],
+                nobody,
+            }
+        })
+        .collect();
+    Hits {
+        tasks: tasks_out,
+        store,
+    }
+}
