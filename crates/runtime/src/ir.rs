@@ -443,7 +443,8 @@ pub enum Instr {
         src: Slot,
     },
     /// Load the message at the cursor into `dst`, or jump to `wait` when none is left.
-    /// Messages the `filter` says no clause can match are passed over first.
+    /// When the clauses turn a message down, `RecvNext` passes over the following
+    /// messages that `filter` says no clause can match.
     RecvPeek {
         dst: Slot,
         wait: Label,

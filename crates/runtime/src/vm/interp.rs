@@ -735,10 +735,13 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 receive::use_mark(p, v);
                 continue;
             }
-            Instr::RecvPeek { dst, wait, filter } => {
-                let filter = filter.as_deref();
-                if receive::lend_current(p, base, *dst, filter)
-                    || receive::peek(p, rt, wk, (base, *dst), filter)
+            Instr::RecvPeek { dst, wait, .. } => {
+                // The first message a receive sees (or the one that woke
+                // it) goes to the clauses unfiltered: it usually matches,
+                // and the filter pays only once the scan passes messages
+                // over (in RecvNext).
+                if receive::lend_current(p, base, *dst, None)
+                    || receive::peek(p, rt, wk, base, *dst)
                 {
                     continue;
                 }

@@ -150,21 +150,12 @@ pub fn skip_current(p: &mut Process) -> bool {
 
 /// `RecvPeek`: lends the message to try next to stack slot `base + dst`;
 /// false when there is none.
-pub fn peek(
-    p: &mut Process,
-    rt: &Runtime,
-    wk: &Worker,
-    (base, dst): (usize, Slot),
-    filter: Option<&RecvFilter>,
-) -> bool {
+pub fn peek(p: &mut Process, rt: &Runtime, wk: &Worker, base: usize, dst: Slot) -> bool {
     p.return_loan();
     let slot = base + dst as usize;
     loop {
         let at = match p.recv_mode {
-            RecvMode::FirstMatch => {
-                pass_over(p, filter, base);
-                (p.cursor < p.mailbox.len()).then_some(p.cursor)
-            }
+            RecvMode::FirstMatch => (p.cursor < p.mailbox.len()).then_some(p.cursor),
             RecvMode::Exactly(id) => p.mailbox.iter().position(|m| m.id == id),
         };
         if let Some(i) = at {
