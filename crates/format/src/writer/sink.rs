@@ -75,6 +75,16 @@ impl Queue {
         Ok(())
     }
 
+    /// The next block if one is waiting, without waiting for one.
+    fn try_pop(&self) -> Option<RawBlock> {
+        let mut s = lock(&self.state);
+        let b = s.blocks.pop_front()?;
+        s.bytes -= b.bytes.len();
+        drop(s);
+        self.not_full.notify_all();
+        Some(b)
+    }
+
     /// The next block, or `None` once the queue is closed and drained.
     fn pop(&self) -> Option<RawBlock> {
         let mut s = lock(&self.state);
@@ -115,46 +125,90 @@ pub(crate) struct FileState {
     pub lost_events: u64,
 }
 
-/// Compresses blocks from `queue` and appends them to `file` until the queue closes.
+/// Records gathered before one write: a run of many small processes would
+/// otherwise cost a system call per block.
+const BATCH_BYTES: usize = 256 * 1024;
+
+/// Compresses blocks from `queue` and appends them to `file` until the queue
+/// closes. Records are written in batches, but never held back while the
+/// queue is empty: what has been cut reaches the file as soon as it is
+/// compressed, so a killed run loses no more than before.
 pub(crate) fn compress_loop(queue: &Queue, file: &Mutex<FileState>, level: i32) {
     let mut compressor = zstd::bulk::Compressor::new(level).ok();
     let mut scratch = Vec::new();
-    let mut record = Vec::new();
+    let mut batch = Vec::new();
+    let mut entries = Vec::new();
     while let Some(b) = queue.pop() {
-        record.clear();
-        encode_record(&b, compressor.as_mut(), &mut scratch, &mut record);
-        let mut f = lock(file);
-        if f.error.is_some() {
-            f.lost_events += b.events as u64;
-            continue;
-        }
-        match f.file.write_all(&record) {
-            Ok(()) => {
-                let entry = BlockEntry {
-                    process: b.process,
-                    first_event: b.first_event,
-                    events: b.events,
-                    offset: f.offset,
-                    len: record.len() as u32,
-                };
-                f.index = postcard::to_extend(&entry, std::mem::take(&mut f.index))
-                    .expect("a block entry always encodes");
-                f.blocks += 1;
-                let p = b.process as usize;
-                if f.events.len() <= p {
-                    f.events.resize(p + 1, 0);
-                }
-                f.events[p] += b.events as u64;
-                f.offset += record.len() as u64;
-                f.raw_bytes += b.bytes.len() as u64;
-            }
-            Err(e) => {
-                f.lost_events += b.events as u64;
-                f.error = Some(e);
+        let mut next = Some(b);
+        while let Some(b) = next.take() {
+            let at = batch.len();
+            encode_record(&b, compressor.as_mut(), &mut scratch, &mut batch);
+            entries.push(Batched {
+                process: b.process,
+                first_event: b.first_event,
+                events: b.events,
+                raw_len: b.bytes.len(),
+                len: (batch.len() - at) as u32,
+            });
+            if batch.len() < BATCH_BYTES {
+                next = queue.try_pop();
             }
         }
+        append(file, &batch, &mut entries);
+        batch.clear();
     }
 }
+
+/// A record of a batch, for the footer's index.
+struct Batched {
+    process: u32,
+    first_event: u64,
+    events: u32,
+    raw_len: usize,
+    /// The record's length in the file.
+    len: u32,
+}
+
+/// Writes a batch of records and enters each in the footer's index.
+fn append(file: &Mutex<FileState>, batch: &[u8], entries: &mut Vec<Batched>) {
+    let mut f = lock(file);
+    let lost: u64 = entries.iter().map(|b| b.events as u64).sum();
+    if f.error.is_some() {
+        f.lost_events += lost;
+        entries.clear();
+        return;
+    }
+    if let Err(e) = f.file.write_all(batch) {
+        f.lost_events += lost;
+        f.error = Some(e);
+        entries.clear();
+        return;
+    }
+    for b in entries.drain(..) {
+        let entry = BlockEntry {
+            process: b.process,
+            first_event: b.first_event,
+            events: b.events,
+            offset: f.offset,
+            len: b.len,
+        };
+        f.index = postcard::to_extend(&entry, std::mem::take(&mut f.index))
+            .expect("a block entry always encodes");
+        f.blocks += 1;
+        let p = b.process as usize;
+        if f.events.len() <= p {
+            f.events.resize(p + 1, 0);
+        }
+        f.events[p] += b.events as u64;
+        f.offset += b.len as u64;
+        f.raw_bytes += b.raw_len as u64;
+    }
+}
+
+/// Bodies shorter than this are stored raw without trying zstd: its frame
+/// alone takes a dozen bytes, so it seldom wins on them, and a run of many
+/// short-lived processes cuts hundreds of thousands of such blocks.
+const MIN_COMPRESSED: usize = 64;
 
 /// Appends the block record to `out`: header, then the body, zstd-compressed
 /// when that makes it smaller. `scratch` is reused compression space.
@@ -168,7 +222,7 @@ pub(crate) fn encode_record(
     out.resize(start + BLOCK_HEADER_LEN, 0);
     let body_at = out.len();
     let mut storage = Storage::Raw;
-    if let Some(c) = compressor {
+    if let Some(c) = compressor.filter(|_| b.bytes.len() >= MIN_COMPRESSED) {
         scratch.clear();
         scratch.reserve(zstd::zstd_safe::compress_bound(b.bytes.len()));
         if matches!(c.compress_to_buffer(&b.bytes[..], &mut *scratch), Ok(n) if n < b.bytes.len()) {
