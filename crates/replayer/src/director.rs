@@ -32,8 +32,10 @@ pub struct Shared {
     ids: HashMap<u64, ProcId>,
     flags: RecordFlags,
     names: Names,
-    /// Each started process: how far its cursor got, out of how many events.
-    started: Mutex<HashMap<ProcId, (Arc<AtomicUsize>, usize)>>,
+    /// Each started process, by dense id: how far its cursor got, out of
+    /// how many events. Set once per process, without a lock: a run may
+    /// start hundreds of thousands.
+    started: Vec<OnceLock<(Arc<AtomicUsize>, usize)>>,
     /// Who received each message, built on the first timer for a registered
     /// name (the only time the replay needs it).
     receivers: OnceLock<HashMap<MsgId, ProcId>>,
@@ -46,6 +48,12 @@ pub struct Shared {
 }
 
 impl Shared {
+    fn has_started(&self, id: ProcId) -> bool {
+        self.started
+            .get(id.0 as usize)
+            .is_some_and(|s| s.get().is_some())
+    }
+
     pub fn pid_of(&self, id: ProcId) -> u64 {
         self.pids.get(id.0 as usize).copied().unwrap_or(u64::MAX)
     }
@@ -128,6 +136,12 @@ impl LogDirector {
             output: o.output,
         };
         let names = Names::of(&log);
+        let slots = log
+            .processes()
+            .iter()
+            .map(|p| p.id.0 as usize + 1)
+            .max()
+            .unwrap_or(0);
         LogDirector {
             shared: Arc::new(Shared {
                 log,
@@ -135,7 +149,7 @@ impl LogDirector {
                 ids,
                 flags,
                 names,
-                started: Mutex::new(HashMap::new()),
+                started: (0..slots).map(|_| OnceLock::new()).collect(),
                 receivers: OnceLock::new(),
                 waits: Mutex::new(HashMap::new()),
                 holds,
@@ -145,15 +159,14 @@ impl LogDirector {
 
     /// Processes whose log was not replayed to its end (once the run is over).
     pub fn unfinished(&self) -> Vec<Left> {
-        let started = self
+        let mut v: Vec<Left> = self
             .shared
             .started
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        let mut v: Vec<Left> = started
-            .into_iter()
-            .filter_map(|(id, (progress, total))| {
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let (progress, total) = s.get()?;
+                let (id, total) = (ProcId(i as u32), *total);
                 let pos = progress.load(Ordering::Relaxed);
                 (pos < total).then(|| Left {
                     id,
@@ -170,11 +183,6 @@ impl LogDirector {
     /// Processes of the log that should have started in the replay (with a
     /// hold, those with events to replay) but never did.
     pub fn never_started(&self) -> Vec<ProcId> {
-        let started = self
-            .shared
-            .started
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
         self.shared
             .log
             .processes()
@@ -184,7 +192,7 @@ impl LogDirector {
                 Some(h) => h.get(id.0 as usize).is_some_and(|&n| n > 0),
                 None => true,
             })
-            .filter(|id| !started.contains_key(id))
+            .filter(|id| !self.shared.has_started(*id))
             .collect()
     }
 
@@ -228,13 +236,7 @@ impl Director for LogDirector {
             return TimerTarget::Nowhere;
         };
         // Replay fires timers at once; the receiver may not be spawned yet.
-        let started = self
-            .shared
-            .started
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains_key(&r);
-        if started {
+        if self.shared.has_started(r) {
             TimerTarget::Process(Pid(self.shared.pid_of(r)))
         } else if self.shared.later(msg) {
             TimerTarget::Later
@@ -261,11 +263,9 @@ impl Director for LogDirector {
                     events.push((i, e.to_owned()));
                 }
             });
-            self.shared
-                .started
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(id, (progress.clone(), events.len()));
+            if let Some(slot) = self.shared.started.get(id.0 as usize) {
+                let _ = slot.set((progress.clone(), events.len()));
+            }
         }
         Some(Box::new(ProcessReplay::new(
             self.shared.clone(),
