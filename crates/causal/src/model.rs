@@ -248,6 +248,15 @@ impl Model {
         &self.procs
     }
 
+    /// One past the largest process id: the length of a table indexed by id.
+    pub fn id_slots(&self) -> usize {
+        self.procs
+            .iter()
+            .map(|f| f.id.0 as usize + 1)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Total readable events.
     pub fn event_count(&self) -> u64 {
         self.procs.iter().map(|p| p.events).sum()

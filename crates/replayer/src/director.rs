@@ -136,12 +136,7 @@ impl LogDirector {
             output: o.output,
         };
         let names = Names::of(&log);
-        let slots = log
-            .processes()
-            .iter()
-            .map(|p| p.id.0 as usize + 1)
-            .max()
-            .unwrap_or(0);
+        let slots = log.id_slots();
         LogDirector {
             shared: Arc::new(Shared {
                 log,

@@ -204,13 +204,7 @@ pub fn check_with(
     } else {
         Model::build_visiting(reader, |info| scanner.block(info))
     };
-    let slots = model
-        .processes()
-        .iter()
-        .map(|f| f.id.0 as usize + 1)
-        .max()
-        .unwrap_or(0);
-    let mut lens = vec![0u64; slots];
+    let mut lens = vec![0u64; model.id_slots()];
     for f in model.processes() {
         lens[f.id.0 as usize] = f.events;
     }

@@ -41,13 +41,7 @@ impl<'a> Sources<'a> {
     fn received(&self) -> &[Vec<bool>] {
         self.received.get_or_init(|| {
             let m = self.model;
-            let n = m
-                .processes()
-                .iter()
-                .map(|f| f.id.0 as usize + 1)
-                .max()
-                .unwrap_or(0);
-            let mut got: Vec<Vec<bool>> = vec![Vec::new(); n];
+            let mut got: Vec<Vec<bool>> = vec![Vec::new(); m.id_slots()];
             for f in m.processes() {
                 got[f.id.0 as usize] = vec![false; f.signals_sent() as usize];
             }

@@ -116,6 +116,15 @@ impl LogReader {
         &self.processes
     }
 
+    /// One past the largest process id: the length of a table indexed by id.
+    pub fn id_slots(&self) -> usize {
+        self.processes
+            .iter()
+            .map(|p| p.id.0 as usize + 1)
+            .max()
+            .unwrap_or(0)
+    }
+
     pub fn process(&self, id: ProcId) -> Option<&ProcessInfo> {
         match self.processes.get(id.0 as usize) {
             Some(p) if p.id == id => Some(p),
