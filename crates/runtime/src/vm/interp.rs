@@ -115,27 +115,11 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
             }
         };
     }
-    // Call code `f` with its arguments at `base+args`. A body call pushes a
-    // frame that returns into `Ret::Slot`'s slot; a tail call moves its `n`
-    // argument slots down to `base` and reuses the frame. (`ret` is a
-    // constant at each use, so the match folds away.)
+    // Call code `f` with its `n` arguments at `base+args` (see
+    // `callee_base`; `ret` is a constant at each use, so its match folds away).
     macro_rules! call_code {
         ($f:expr, $args:expr, $n:expr, $ret:expr) => {{
-            let nb = match $ret {
-                Ret::Slot(dst) => {
-                    p.frames.push(Frame {
-                        fun,
-                        pc: pc as u32,
-                        base: base as u32,
-                        ret: dst,
-                    });
-                    base + $args as usize
-                }
-                Ret::Tail => {
-                    tail_args(p, base, $args as usize, $n);
-                    base
-                }
-            };
+            let nb = callee_base(p, $ret, fun, pc, base, $args as usize, $n);
             enter!($f, nb);
             continue;
         }};
@@ -980,6 +964,37 @@ pub fn trim_stack(p: &mut Process, prog: &Program) {
     }
 }
 
+/// Where a called function's window starts, its `n` arguments being at
+/// `base+args`: a body call pushes a frame that returns into `Ret::Slot`'s
+/// slot and the window starts at the arguments; a tail call moves them down
+/// to `base` and reuses the frame.
+#[inline(always)]
+fn callee_base(
+    p: &mut Process,
+    ret: Ret,
+    fun: FunId,
+    pc: usize,
+    base: usize,
+    args: usize,
+    n: usize,
+) -> usize {
+    match ret {
+        Ret::Slot(dst) => {
+            p.frames.push(Frame {
+                fun,
+                pc: pc as u32,
+                base: base as u32,
+                ret: dst,
+            });
+            base + args
+        }
+        Ret::Tail => {
+            tail_args(p, base, args, n);
+            base
+        }
+    }
+}
+
 /// Moves tail-call arguments from `base+args..` down to `base..`.
 fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
     for i in 0..n {
@@ -1364,21 +1379,7 @@ fn apply(
                 Apply::Fun(fv) => closure_extra(fv, prog),
                 Apply::Mfa(..) => 0,
             };
-            let nb = match ret {
-                Ret::Slot(dst) => {
-                    p.frames.push(Frame {
-                        fun,
-                        pc: pc as u32,
-                        base: base as u32,
-                        ret: dst,
-                    });
-                    top
-                }
-                Ret::Tail => {
-                    tail_args(p, base, nslots, arity + extra);
-                    base
-                }
-            };
+            let nb = callee_base(p, ret, fun, pc, base, nslots, arity + extra);
             let need = nb + prog.funs[f as usize].nslots as usize;
             if p.regs.len() < need {
                 p.regs.resize(need, Term::Nil);
