@@ -154,6 +154,11 @@ impl<'a> EventRef<'a> {
 }
 
 impl EventRef<'_> {
+    /// True for the events that take a signal index of this process.
+    pub fn sends_signal(&self) -> bool {
+        matches!(self, EventRef::Send { .. } | EventRef::Signal { .. })
+    }
+
     /// The owned event (copies payloads).
     pub fn to_owned(self) -> Event {
         match self {

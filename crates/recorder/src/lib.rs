@@ -15,7 +15,7 @@
 pub mod failure;
 pub mod hunt;
 pub mod observer;
-mod pidmap;
+pub mod pidmap;
 pub mod session;
 pub mod translate;
 

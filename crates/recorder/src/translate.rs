@@ -4,7 +4,10 @@
 //! replayer uses [`log_event`] to compare what the engine does with the log.
 
 use crate::observer::{RecordFlags, OTHER_NONDET};
-use trace_format::{Dest, Event, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind};
+use trace_format::{
+    Dest, Event, EventRef, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind,
+    SignalKindRef,
+};
 use trace_runtime::hooks::{self, Effect, SignalOut};
 use trace_runtime::process;
 use trace_term::{Pid, Term};
@@ -83,46 +86,90 @@ pub fn log_event(
     id_of: &dyn Fn(Pid) -> Option<ProcId>,
     flags: RecordFlags,
 ) -> Event {
+    let own = MsgId {
+        sender: ProcId(u32::MAX),
+        index: 0,
+    };
+    log_event_ref(ev, id_of, flags, own, &mut Vec::new()).to_owned()
+}
+
+/// As [`log_event`], borrowed: a term (there is at most one per event) is
+/// encoded into `etf`, so comparing an engine event with a logged one
+/// allocates nothing. `own` is the identity a `Send` or `Signal` takes.
+pub fn log_event_ref<'e>(
+    ev: &hooks::Event<'e>,
+    id_of: &dyn Fn(Pid) -> Option<ProcId>,
+    flags: RecordFlags,
+    own: MsgId,
+    etf: &'e mut Vec<u8>,
+) -> EventRef<'e> {
+    let term = match *ev {
+        hooks::Event::Send { payload: t, .. } | hooks::Event::Exit { reason: t } => {
+            flags.payloads.then_some(t)
+        }
+        hooks::Event::Signal {
+            signal: SignalOut::Exit { reason: t, .. } | SignalOut::Down { reason: t },
+            ..
+        } => flags.payloads.then_some(t),
+        hooks::Event::Nondet { value, .. } => Some(value),
+        _ => None,
+    };
+    etf.clear();
+    if let Some(t) = term {
+        trace_term::etf::encode(t, etf);
+    }
+    let etf: &'e Vec<u8> = etf;
+    let bytes = term.map(|_| &etf[..]);
     match *ev {
         hooks::Event::Spawn {
             child,
             link,
             monitor,
-        } => Event::Spawn {
+        } => EventRef::Spawn {
             child: id_of(child).unwrap_or(ProcId(u32::MAX)),
             pid: child.number(),
             link,
             monitor,
         },
-        hooks::Event::Send { to, payload: p, .. } => Event::Send {
+        hooks::Event::Send { to, .. } => EventRef::Send {
+            msg: own,
             to: dest(id_of, to),
-            payload: payload(flags, p),
+            payload: bytes,
         },
-        hooks::Event::Deliver { id } => Event::Deliver {
+        hooks::Event::Deliver { id } => EventRef::Deliver {
             msg: msg(id_of, id),
         },
-        hooks::Event::Receive { id, .. } => Event::Receive {
+        hooks::Event::Receive { id, .. } => EventRef::Receive {
             msg: msg(id_of, id),
         },
-        hooks::Event::Timeout => Event::Timeout,
-        hooks::Event::Signal { to, signal, .. } => Event::Signal {
+        hooks::Event::Timeout => EventRef::Timeout,
+        hooks::Event::Signal { to, signal, .. } => EventRef::Signal {
+            signal: own,
             to: dest(id_of, to),
-            kind: signal_kind(flags, signal),
+            kind: match signal {
+                SignalOut::Link => SignalKindRef::Link,
+                SignalOut::Unlink => SignalKindRef::Unlink,
+                SignalOut::Monitor => SignalKindRef::Monitor,
+                SignalOut::Demonitor => SignalKindRef::Demonitor,
+                SignalOut::Exit { linked, .. } => SignalKindRef::Exit {
+                    reason: bytes,
+                    linked,
+                },
+                SignalOut::Down { .. } => SignalKindRef::Down { reason: bytes },
+            },
         },
-        hooks::Event::SignalTaken { id, effect: e } => Event::SignalTaken {
+        hooks::Event::SignalTaken { id, effect: e } => EventRef::SignalTaken {
             signal: msg(id_of, id),
             effect: effect(e),
         },
-        hooks::Event::Nondet { kind, value } => Event::Nondet {
+        hooks::Event::Nondet { kind, .. } => EventRef::Nondet {
             kind: nondet_kind(kind),
-            value: Payload(trace_term::etf::to_vec(value)),
+            value: bytes.unwrap_or_default(),
         },
-        hooks::Event::Output { seq, bytes } => Event::Output {
+        hooks::Event::Output { seq, bytes } => EventRef::Output {
             seq,
-            bytes: flags.output.then(|| bytes.to_vec()),
+            bytes: flags.output.then_some(bytes),
         },
-        hooks::Event::Exit { reason } => Event::Exit {
-            reason: payload(flags, reason),
-        },
+        hooks::Event::Exit { .. } => EventRef::Exit { reason: bytes },
     }
 }

@@ -11,9 +11,8 @@
 //! and its place in the code and its mailbox can be shown.
 
 use crate::director::Shared;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use trace_format::{Event, MsgId, ProcId};
+use trace_format::{Event, EventRef, MsgId, ProcId};
 use trace_runtime::hooks::{
     self, Divergence, NondetKind, OutputTurn, ProcessDirector, ReceiveChoice,
 };
@@ -38,9 +37,6 @@ pub struct ProcessReplay {
     /// Stop the process once its events run out instead of reporting what
     /// it does next as a departure.
     hold: bool,
-    /// `pos`, published for the end-of-run report (a process blocked
-    /// forever is never dropped, so the report cannot wait for that).
-    progress: Arc<AtomicUsize>,
     /// Signals sent so far: the index the next `Send` or `Signal` takes.
     signals: u64,
 }
@@ -52,7 +48,6 @@ impl ProcessReplay {
         pid: Pid,
         events: Vec<(u64, Event)>,
         hold: bool,
-        progress: Arc<AtomicUsize>,
     ) -> Self {
         ProcessReplay {
             shared,
@@ -61,7 +56,6 @@ impl ProcessReplay {
             events,
             pos: 0,
             hold,
-            progress,
             signals: 0,
         }
     }
@@ -181,30 +175,40 @@ impl ProcessDirector for ProcessReplay {
         if matches!(ev, hooks::Event::Deliver { .. }) {
             return Ok(());
         }
-        let got = self.shared.log_event(ev);
-        let Some(id) = self.id else {
-            return Err(self.diverge(self.shared.describe(
-                ProcId(u32::MAX),
-                0,
-                MsgId {
-                    sender: ProcId(u32::MAX),
-                    index: 0,
-                },
-                &got,
-            )));
+        // Compared borrowed, the engine's term encoded into a scratch
+        // buffer: replay checks every event and allocates for none.
+        let own = MsgId {
+            sender: self.id.unwrap_or(ProcId(u32::MAX)),
+            index: self.signals,
         };
-        if self.next() != Some(&got) {
-            let signal = MsgId {
-                sender: id,
-                index: self.signals,
-            };
-            return Err(self.diverge(self.shared.describe(id, self.index(), signal, &got)));
+        let same = ETF.with_borrow_mut(|etf| {
+            let got = self.shared.log_event(ev, own, etf);
+            let same = self.next().map(|e| EventRef::of(e, own)) == Some(got);
+            (same, got.sends_signal())
+        });
+        match same {
+            (true, sends) => {
+                self.signals += sends as u64;
+                self.pos += 1;
+                if let Some(id) = self.id {
+                    self.shared.progressed(id, self.pos);
+                }
+                Ok(())
+            }
+            (false, _) => {
+                let got = ETF.with_borrow_mut(|etf| self.shared.log_event(ev, own, etf).to_owned());
+                Err(self.diverge(self.shared.describe(
+                    self.id.unwrap_or(ProcId(u32::MAX)),
+                    self.index(),
+                    own,
+                    &got,
+                )))
+            }
         }
-        if got.sends_signal() {
-            self.signals += 1;
-        }
-        self.pos += 1;
-        self.progress.store(self.pos, Ordering::Relaxed);
-        Ok(())
     }
+}
+
+thread_local! {
+    /// Where [`ProcessReplay::event`] encodes the engine's terms.
+    static ETF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }

@@ -5,9 +5,13 @@
 use crate::cursor::ProcessReplay;
 use crate::expect::{self, Names};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use trace_format::{Event, LogReader, MsgId, ProcId};
+
+/// `Shared::totals` of a process that has not started.
+const NOT_STARTED: u64 = u64::MAX;
+use trace_format::{Event, EventRef, LogReader, MsgId, ProcId};
+use trace_recorder::pidmap::PidMap;
 use trace_recorder::RecordFlags;
 use trace_runtime::hooks::{self, Director, ProcessDirector, ProcessInfo, TimerTarget};
 use trace_runtime::process;
@@ -29,13 +33,16 @@ pub struct Shared {
     log: Arc<LogReader>,
     /// Raw pid of each process, by dense id.
     pids: Vec<u64>,
-    ids: HashMap<u64, ProcId>,
+    /// Dense id of each raw pid: the engine asks for every event.
+    ids: PidMap,
     flags: RecordFlags,
     names: Names,
-    /// Each started process, by dense id: how far its cursor got, out of
-    /// how many events. Set once per process, without a lock: a run may
-    /// start hundreds of thousands.
-    started: Vec<OnceLock<(Arc<AtomicUsize>, usize)>>,
+    /// Each process's cursor, by dense id: how many events it has to
+    /// replay (`NOT_STARTED` until it starts) and how far it got. Dense
+    /// atomics, so a run starting a million processes allocates nothing
+    /// and takes no lock for them.
+    totals: Vec<AtomicU64>,
+    progress: Vec<AtomicU64>,
     /// Who received each message, built on the first timer for a registered
     /// name (the only time the replay needs it).
     receivers: OnceLock<HashMap<MsgId, ProcId>>,
@@ -49,9 +56,18 @@ pub struct Shared {
 
 impl Shared {
     fn has_started(&self, id: ProcId) -> bool {
-        self.started
+        self.totals
             .get(id.0 as usize)
-            .is_some_and(|s| s.get().is_some())
+            .is_some_and(|t| t.load(Ordering::Relaxed) != NOT_STARTED)
+    }
+
+    /// Publishes how far process `id`'s cursor got, for the end-of-run
+    /// report (a process blocked forever is never dropped, so the report
+    /// cannot wait for that).
+    pub(crate) fn progressed(&self, id: ProcId, pos: usize) {
+        if let Some(p) = self.progress.get(id.0 as usize) {
+            p.store(pos as u64, Ordering::Relaxed);
+        }
     }
 
     pub fn pid_of(&self, id: ProcId) -> u64 {
@@ -59,12 +75,19 @@ impl Shared {
     }
 
     fn id_of(&self, pid: Pid) -> Option<ProcId> {
-        self.ids.get(&pid.number()).copied()
+        self.ids.get(pid.number())
     }
 
-    /// The log event the engine event `ev` would have been recorded as.
-    pub fn log_event(&self, ev: &hooks::Event<'_>) -> Event {
-        trace_recorder::translate::log_event(ev, &|p| self.id_of(p), self.flags)
+    /// The log event the engine event `ev` would have been recorded as,
+    /// its term encoded into `etf`; `own` is the identity a `Send` or
+    /// `Signal` takes.
+    pub fn log_event<'e>(
+        &self,
+        ev: &hooks::Event<'e>,
+        own: MsgId,
+        etf: &'e mut Vec<u8>,
+    ) -> EventRef<'e> {
+        trace_recorder::translate::log_event_ref(ev, &|p| self.id_of(p), self.flags, own, etf)
     }
 
     pub fn describe(&self, proc: ProcId, index: u64, signal: MsgId, e: &Event) -> String {
@@ -124,11 +147,10 @@ impl LogDirector {
     /// each process up to that many of its recorded events and held there.
     pub fn new(log: Arc<LogReader>, holds: Option<Vec<u64>>) -> LogDirector {
         let pids: Vec<u64> = log.processes().iter().map(|p| p.pid).collect();
-        let ids = log
-            .processes()
-            .iter()
-            .map(|p| (p.pid, p.id))
-            .collect::<HashMap<_, _>>();
+        let ids = PidMap::default();
+        for p in log.processes() {
+            ids.insert(p.pid, p.id);
+        }
         let o = &log.header().options;
         let flags = RecordFlags {
             payloads: o.payloads,
@@ -144,7 +166,8 @@ impl LogDirector {
                 ids,
                 flags,
                 names,
-                started: (0..slots).map(|_| OnceLock::new()).collect(),
+                totals: (0..slots).map(|_| AtomicU64::new(NOT_STARTED)).collect(),
+                progress: (0..slots).map(|_| AtomicU64::new(0)).collect(),
                 receivers: OnceLock::new(),
                 waits: Mutex::new(HashMap::new()),
                 holds,
@@ -154,20 +177,21 @@ impl LogDirector {
 
     /// Processes whose log was not replayed to its end (once the run is over).
     pub fn unfinished(&self) -> Vec<Left> {
-        let mut v: Vec<Left> = self
-            .shared
-            .started
+        let s = &self.shared;
+        let mut v: Vec<Left> = s
+            .totals
             .iter()
+            .zip(&s.progress)
             .enumerate()
-            .filter_map(|(i, s)| {
-                let (progress, total) = s.get()?;
-                let (id, total) = (ProcId(i as u32), *total);
-                let pos = progress.load(Ordering::Relaxed);
-                (pos < total).then(|| Left {
+            .filter_map(|(i, (total, pos))| {
+                let total = total.load(Ordering::Relaxed);
+                let pos = pos.load(Ordering::Relaxed);
+                let id = ProcId(i as u32);
+                (total != NOT_STARTED && pos < total).then(|| Left {
                     id,
-                    replayed: pos,
-                    total,
-                    next: self.shared.describe_at(id, pos),
+                    replayed: pos as usize,
+                    total: total as usize,
+                    next: self.shared.describe_at(id, pos as usize),
                 })
             })
             .collect();
@@ -243,7 +267,6 @@ impl Director for LogDirector {
     fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
         let id = self.shared.id_of(p.pid);
         let mut events = Vec::new();
-        let progress = Arc::new(AtomicUsize::new(0));
         let hold = self.shared.holds.is_some();
         if let Some(id) = id {
             let limit = match &self.shared.holds {
@@ -253,13 +276,16 @@ impl Director for LogDirector {
             // A block that does not decode ends the process log there (the
             // command that opened the log has shown the reader's warning);
             // the replay then reports the events after it as not replayed.
+            // Bounded: every counted event is at least one byte of the file.
+            let n = self.shared.log.process(id).map_or(0, |p| p.events);
+            events.reserve(n.min(limit).min(1 << 20) as usize);
             let _ = self.shared.log.for_each_event_of(id, |i, _, e| {
                 if i < limit && !matches!(e, trace_format::EventRef::Deliver { .. }) {
                     events.push((i, e.to_owned()));
                 }
             });
-            if let Some(slot) = self.shared.started.get(id.0 as usize) {
-                let _ = slot.set((progress.clone(), events.len()));
+            if let Some(t) = self.shared.totals.get(id.0 as usize) {
+                t.store(events.len() as u64, Ordering::Relaxed);
             }
         }
         Some(Box::new(ProcessReplay::new(
@@ -268,7 +294,6 @@ impl Director for LogDirector {
             p.pid,
             events,
             hold,
-            progress,
         )))
     }
 }
