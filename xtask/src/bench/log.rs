@@ -230,6 +230,11 @@ fn measure(
         .map_err(|e| format!("writing {}: {e}", path.display()))?;
     let write_secs = t.elapsed().as_secs_f64();
     let writer_mb = heap::peak().saturating_sub(before) as f64 / 1e6;
+    // For profiling the reader on the same logs: `LOG_BENCH_KEEP=DIR`.
+    if let Some(dir) = std::env::var_os("LOG_BENCH_KEEP") {
+        let kept = std::path::Path::new(&dir).join(path.file_name().expect("a file name"));
+        std::fs::copy(&path, &kept).map_err(|e| format!("{}: {e}", kept.display()))?;
+    }
     if summary.events != steps.len() as u64 || summary.lost_events != 0 {
         return Err(format!("the writer lost events: {summary:?}"));
     }
