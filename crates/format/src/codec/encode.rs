@@ -65,15 +65,11 @@ impl BlockEncoder {
         } else {
             op::SEND
         };
-        match self.dests.find(to) {
-            Some(slot) => {
-                self.dests.take(slot);
-                out.push(tag(opc, slot as u8));
-            }
+        match self.take_dest(to) {
+            Some(slot) => out.push(tag(opc, slot as u8)),
             None => {
                 out.push(tag(opc, EXPLICIT));
                 put_dest(out, to);
-                self.dests.insert(to);
             }
         }
         if let Some(p) = payload {
@@ -126,20 +122,33 @@ impl BlockEncoder {
         };
         out.push(tag(op::OTHER, code));
         // Destination as a varint: a slot below 31, or 31 + explicit code.
-        match self.dests.find(to) {
-            Some(slot) => {
-                self.dests.take(slot);
-                put(out, slot as u64);
-            }
+        match self.take_dest(to) {
+            Some(slot) => put(out, slot as u64),
             None => {
                 put(out, EXPLICIT as u64);
                 put_dest(out, to);
-                self.dests.insert(to);
             }
         }
         if let Some(r) = reason {
             put_bytes(out, r);
         }
+    }
+
+    /// Moves `to` to the front of the destinations; returns the slot it
+    /// had, or `None` if it was new (it is then inserted).
+    #[inline(always)]
+    fn take_dest(&mut self, to: Dest) -> Option<usize> {
+        if self.dests.is_front(to) {
+            return Some(0);
+        }
+        let slot = self.dests.find(to);
+        match slot {
+            Some(s) => {
+                self.dests.take(s);
+            }
+            None => self.dests.insert(to),
+        }
+        slot
     }
 
     pub fn signal_taken(&mut self, out: &mut Vec<u8>, signal: MsgId, effect: SignalEffect) {
@@ -212,6 +221,9 @@ impl BlockEncoder {
 
 #[inline]
 fn take(c: &mut SenderCache, out: &mut Vec<u8>, exact: u8, delta: u8, msg: MsgId) {
+    if c.take_front(msg.sender.0, msg.index) {
+        return out.push(tag(exact, 0));
+    }
     match c.find(msg.sender.0) {
         Some(slot) => {
             let (_, expected) = c.peek(slot).expect("slot found");

@@ -184,7 +184,7 @@ impl Slice<'_> {
     }
 
     /// The encoder of the open block (opening one if needed) and the buffer.
-    #[inline]
+    #[inline(always)]
     fn enc(&mut self) -> (&mut BlockEncoder, &mut Vec<u8>) {
         if self.buf.enc.is_none() {
             self.open();
@@ -195,7 +195,7 @@ impl Slice<'_> {
 
     /// Bookkeeping after every event: count it, stamp it, and cut or report
     /// memory when the buffer crossed its threshold.
-    #[inline]
+    #[inline(always)]
     fn done(&mut self) {
         let timestamps = self.inner.opts.timestamps;
         let b = &mut *self.buf;
