@@ -169,13 +169,16 @@ impl ProcessRecorder {
     }
 
     /// A send: most of the events of a run, with receives.
+    /// The payload is encoded straight into the block.
     #[inline]
     fn send(&mut self, to: trace_term::Pid, payload: &Term) {
         let dest = self.dest(to);
-        let has_payload = self.payload(payload);
-        if let Some(w) = self.w.as_mut() {
-            w.slice()
-                .push_send(dest, has_payload.then_some(&self.etf[..]));
+        let Some(w) = self.w.as_mut() else { return };
+        let mut s = w.slice();
+        if self.shared.flags.payloads {
+            s.push_send_with(dest, |out| trace_term::etf::encode(payload, out));
+        } else {
+            s.push_send(dest, None);
         }
     }
 

@@ -60,20 +60,57 @@ impl BlockEncoder {
 
     #[inline]
     pub fn send(&mut self, out: &mut Vec<u8>, to: Dest, payload: Option<&[u8]>) {
-        let opc = if payload.is_some() {
-            op::SEND_PAYLOAD
+        self.send_head(out, to, payload.is_some());
+        if let Some(p) = payload {
+            put_bytes(out, p);
+        }
+    }
+
+    /// Appends a send whose payload `write` appends in place (the recorder
+    /// encodes the message's ETF straight into the block rather than into a
+    /// buffer of its own to be copied). A payload longer than `max` bytes is
+    /// taken back out and the send recorded without one; returns whether the
+    /// payload was kept.
+    #[inline]
+    pub fn send_with(
+        &mut self,
+        out: &mut Vec<u8>,
+        to: Dest,
+        max: usize,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) -> bool {
+        let tag_at = out.len();
+        self.send_head(out, to, true);
+        let len_at = out.len();
+        // One byte for the length, the common case; moved up if it needs more.
+        out.push(0);
+        write(out);
+        let n = out.len() - len_at - 1;
+        if n > max {
+            out.truncate(len_at);
+            out[tag_at] = tag(op::SEND, out[tag_at] & EXPLICIT);
+            return false;
+        }
+        if n < 0x80 {
+            out[len_at] = n as u8;
         } else {
-            op::SEND
-        };
+            let mut len = Vec::with_capacity(10);
+            put(&mut len, n as u64);
+            out.splice(len_at..len_at + 1, len);
+        }
+        true
+    }
+
+    /// A send's tag and destination.
+    #[inline(always)]
+    fn send_head(&mut self, out: &mut Vec<u8>, to: Dest, payload: bool) {
+        let opc = if payload { op::SEND_PAYLOAD } else { op::SEND };
         match self.take_dest(to) {
             Some(slot) => out.push(tag(opc, slot as u8)),
             None => {
                 out.push(tag(opc, EXPLICIT));
                 put_dest(out, to);
             }
-        }
-        if let Some(p) = payload {
-            put_bytes(out, p);
         }
     }
 

@@ -360,3 +360,23 @@ proptest! {
         prop_assert!(n <= buf.len() + 1);
     }
 }
+
+proptest! {
+    /// Sends with their payload written in place are byte for byte the sends
+    /// of staged payloads, and an oversized one is a send without payload.
+    #[test]
+    fn sends_written_in_place_match_staged_ones(
+        sends in proptest::collection::vec((arb_dest(), 0usize..400, any::<u8>()), 0..40),
+        max in 100usize..300,
+    ) {
+        let (mut staged, mut in_place) = (BlockEncoder::new(ProcId(1), 81), BlockEncoder::new(ProcId(1), 81));
+        let (mut want, mut got) = (Vec::new(), Vec::new());
+        for (to, len, byte) in sends {
+            let payload = vec![byte; len];
+            staged.send(&mut want, to, (len <= max).then_some(&payload[..]));
+            let kept = in_place.send_with(&mut got, to, max, |out| out.extend_from_slice(&payload));
+            prop_assert_eq!(kept, len <= max);
+            prop_assert_eq!(&got, &want);
+        }
+    }
+}

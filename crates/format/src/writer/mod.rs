@@ -125,11 +125,16 @@ impl Inner {
     fn fit<'t>(&self, term: Option<&'t [u8]>) -> Option<&'t [u8]> {
         match term {
             Some(t) if t.len() > container::MAX_TERM => {
-                self.oversized.fetch_add(1, Ordering::Relaxed);
+                self.count_oversized();
                 None
             }
             t => t,
         }
+    }
+
+    #[cold]
+    fn count_oversized(&self) {
+        self.oversized.fetch_add(1, Ordering::Relaxed);
     }
 
     fn list_open(&self, slot: Arc<Slot>) {

@@ -10,6 +10,7 @@
 use super::sink::{lock, RawBlock};
 use super::Inner;
 use crate::codec::BlockEncoder;
+use crate::container;
 use crate::event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind};
 use crate::view::SignalKindRef;
 use std::cell::Cell;
@@ -270,6 +271,19 @@ impl Slice<'_> {
         let payload = self.inner.fit(payload);
         let (enc, out) = self.enc();
         enc.send(out, to, payload);
+        let m = self.next_signal();
+        self.done();
+        m
+    }
+
+    /// Pushes a send whose payload `write` appends (see
+    /// [`BlockEncoder::send_with`]); returns the message's identity.
+    #[inline]
+    pub fn push_send_with(&mut self, to: Dest, write: impl FnOnce(&mut Vec<u8>)) -> MsgId {
+        let (enc, out) = self.enc();
+        if !enc.send_with(out, to, container::MAX_TERM, write) {
+            self.inner.count_oversized();
+        }
         let m = self.next_signal();
         self.done();
         m
