@@ -20,7 +20,7 @@ use crate::container::{self, PREAMBLE_LEN};
 use crate::event::{ProcId, ProcessLog};
 use crate::meta::{Footer, Header, Outcome, ProcessEntry};
 use process::{cut, ProcBuf, Slot};
-use sink::{lock, FileState, Queue, RawBlock};
+use sink::{lock, FileState, Queue, RawBlock, Wake};
 use std::fs::File;
 use std::io::{self, Write};
 use std::marker::PhantomData;
@@ -141,8 +141,8 @@ impl Inner {
         lock(&self.open).push(slot);
     }
 
-    fn submit(&self, block: RawBlock) {
-        if let Err(b) = self.queue.submit(block) {
+    fn submit(&self, block: RawBlock, wake: Wake) {
+        if let Err(b) = self.queue.submit(block, wake) {
             self.lost_after_finish
                 .fetch_add(b.events as u64, Ordering::Relaxed);
         }

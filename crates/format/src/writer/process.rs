@@ -7,7 +7,7 @@
 //! `try_lock`s buffers of processes that are not running to cut blocks that
 //! have waited too long, and leaves a hint for running ones.
 
-use super::sink::{lock, RawBlock};
+use super::sink::{lock, RawBlock, Wake};
 use super::Inner;
 use crate::codec::BlockEncoder;
 use crate::container;
@@ -79,6 +79,12 @@ impl ProcBuf {
 
 /// Cuts the open block, if any, and hands it to the compressors.
 pub(crate) fn cut(b: &mut ProcBuf, slot: &Slot, inner: &Inner) {
+    cut_and(b, slot, inner, Wake::Now);
+}
+
+/// Cuts the open block, if any, and queues it; with [`Wake::Later`] the
+/// caller wakes the compressors itself once it has queued a series.
+pub(crate) fn cut_and(b: &mut ProcBuf, slot: &Slot, inner: &Inner, wake: Wake) {
     if b.enc.take().is_none() {
         return;
     }
@@ -100,7 +106,7 @@ pub(crate) fn cut(b: &mut ProcBuf, slot: &Slot, inner: &Inner) {
         timestamps: inner.opts.timestamps,
         bytes: std::mem::take(&mut b.bytes),
     };
-    inner.submit(block);
+    inner.submit(block, wake);
 }
 
 /// A process's handle on the log. Owned by the process: `Send`, not `Sync`.

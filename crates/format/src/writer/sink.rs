@@ -35,6 +35,15 @@ struct QueueState {
     producers_waiting: usize,
 }
 
+/// Whether queuing a block wakes a waiting compressor at once, or leaves it
+/// to a [`Queue::wake`] after a series of blocks (each wake-up is a system
+/// call, and a sweep over idle processes queues thousands of small blocks).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Wake {
+    Now,
+    Later,
+}
+
 /// Cut blocks waiting for a compressor. Bounded in bytes: a producer that
 /// finds it full waits (backpressure keeps the writer's memory bounded).
 pub(crate) struct Queue {
@@ -66,10 +75,14 @@ impl Queue {
     }
 
     /// Queues a block; returns it back if the queue is closed (the log was finished).
-    pub fn submit(&self, b: RawBlock) -> Result<(), RawBlock> {
+    pub fn submit(&self, b: RawBlock, wake: Wake) -> Result<(), RawBlock> {
         let mut s = lock(&self.state);
         // A block larger than the whole bound is still accepted once the queue is empty.
         while !s.closed && s.bytes > 0 && s.bytes + b.bytes.len() > self.max_bytes {
+            // Blocks queued without a wake-up must be compressed to make room.
+            if s.consumers_waiting > 0 {
+                self.not_empty.notify_one();
+            }
             s.producers_waiting += 1;
             s = self.not_full.wait(s).unwrap_or_else(|e| e.into_inner());
             s.producers_waiting -= 1;
@@ -79,12 +92,22 @@ impl Queue {
         }
         s.bytes += b.bytes.len();
         s.blocks.push_back(b);
-        let wake = s.consumers_waiting > 0;
+        let waiting = s.consumers_waiting > 0;
+        drop(s);
+        if waiting && wake == Wake::Now {
+            self.not_empty.notify_one();
+        }
+        Ok(())
+    }
+
+    /// Wakes a waiting compressor if blocks wait (after [`Wake::Later`] submits).
+    pub fn wake(&self) {
+        let s = lock(&self.state);
+        let wake = s.consumers_waiting > 0 && !s.blocks.is_empty();
         drop(s);
         if wake {
             self.not_empty.notify_one();
         }
-        Ok(())
     }
 
     /// The next block if one is waiting, without waiting for one.
