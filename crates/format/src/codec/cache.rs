@@ -141,6 +141,12 @@ impl Default for DestCache {
 }
 
 impl DestCache {
+    /// Empties the list for a new block. Values past the length are never
+    /// read, so only the order is reset.
+    pub fn clear(&mut self) {
+        self.order = Order::default();
+    }
+
     /// The slot holding `d`, if any.
     #[inline]
     pub fn find(&self, d: Dest) -> Option<usize> {
@@ -203,6 +209,17 @@ pub struct SenderCache {
 }
 
 impl SenderCache {
+    /// Empties the list and the side map for a new block (a side map grown
+    /// large is dropped rather than kept for a block that may not need it).
+    pub fn clear(&mut self) {
+        self.order = Order::default();
+        if self.evicted.capacity() > 64 {
+            self.evicted = IdMap::default();
+        } else {
+            self.evicted.clear();
+        }
+    }
+
     #[inline]
     pub fn find(&self, sender: u32) -> Option<usize> {
         let entry = self.senders[..self.order.len]

@@ -37,6 +37,19 @@ impl BlockEncoder {
         }
     }
 
+    /// Makes this encoder what [`BlockEncoder::new`] would make, without
+    /// rebuilding (or reallocating) its tables: a run of short processes
+    /// starts a block per process.
+    pub fn reset(&mut self, own: ProcId, own_pid: u64) {
+        self.dests.clear();
+        self.receipts.clear();
+        self.deliveries.clear();
+        self.last_child = own.0;
+        self.pid_offset = own_pid.wrapping_sub(own.0 as u64) as i64;
+        self.next_output = 0;
+        self.last_time = 0;
+    }
+
     /// Appends any event (the slow, general path).
     pub fn event(&mut self, out: &mut Vec<u8>, e: &Event) {
         match e {

@@ -380,3 +380,29 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// An encoder reset after other blocks writes what a new one writes.
+    #[test]
+    fn a_reset_encoder_encodes_as_a_new_one(
+        before in proptest::collection::vec(arb_event(), 0..150),
+        events in proptest::collection::vec(arb_event(), 0..150),
+        own in 0u32..40,
+        pid in any::<u64>(),
+    ) {
+        let mut enc = BlockEncoder::new(ProcId(3), 99);
+        let mut scratch = Vec::new();
+        for e in &before {
+            enc.event(&mut scratch, e);
+            enc.time(&mut scratch, 1 << 40);
+        }
+        enc.reset(ProcId(own), pid);
+        let times: Vec<u64> = (0..events.len() as u64).map(|i| i * 7).collect();
+        let mut got = Vec::new();
+        for (e, &t) in events.iter().zip(&times) {
+            enc.event(&mut got, e);
+            enc.time(&mut got, t);
+        }
+        prop_assert_eq!(got, encode(ProcId(own), pid, &events, Some(&times)));
+    }
+}

@@ -13,7 +13,7 @@ use crate::codec::BlockEncoder;
 use crate::container;
 use crate::event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind};
 use crate::view::SignalKindRef;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -77,6 +77,37 @@ impl ProcBuf {
     }
 }
 
+thread_local! {
+    /// Encoders of blocks cut on this thread, for the next blocks opened on
+    /// it: a fresh one is a 1.5 KB allocation to fill, and a run of short
+    /// processes opens a block per process. Boxed: they move to and from
+    /// `ProcBuf::enc` without copying.
+    #[allow(clippy::vec_box)]
+    static SPARE_ENCODERS: RefCell<Vec<Box<BlockEncoder>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Spare encoders kept per thread.
+const SPARE_ENCODERS_MAX: usize = 8;
+
+fn spare_encoder(enc: Box<BlockEncoder>) {
+    SPARE_ENCODERS.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() < SPARE_ENCODERS_MAX {
+            s.push(enc);
+        }
+    });
+}
+
+fn new_encoder(own: ProcId, own_pid: u64) -> Box<BlockEncoder> {
+    match SPARE_ENCODERS.with(|s| s.borrow_mut().pop()) {
+        Some(mut enc) => {
+            enc.reset(own, own_pid);
+            enc
+        }
+        None => Box::new(BlockEncoder::new(own, own_pid)),
+    }
+}
+
 /// Cuts the open block, if any, and hands it to the compressors.
 pub(crate) fn cut(b: &mut ProcBuf, slot: &Slot, inner: &Inner) {
     cut_and(b, slot, inner, Wake::Now);
@@ -85,9 +116,8 @@ pub(crate) fn cut(b: &mut ProcBuf, slot: &Slot, inner: &Inner) {
 /// Cuts the open block, if any, and queues it; with [`Wake::Later`] the
 /// caller wakes the compressors itself once it has queued a series.
 pub(crate) fn cut_and(b: &mut ProcBuf, slot: &Slot, inner: &Inner, wake: Wake) {
-    if b.enc.take().is_none() {
-        return;
-    }
+    let Some(enc) = b.enc.take() else { return };
+    spare_encoder(enc);
     inner.release(b.published);
     b.published = 0;
     b.opened_at = None;
@@ -175,7 +205,7 @@ impl Slice<'_> {
     #[cold]
     fn open(&mut self) {
         let b = &mut *self.buf;
-        b.enc = Some(Box::new(BlockEncoder::new(self.slot.id, self.slot.pid)));
+        b.enc = Some(new_encoder(self.slot.id, self.slot.pid));
         b.block_first_event = b.events;
         b.block_first_signal = b.signals;
         b.block_events = 0;
