@@ -96,7 +96,8 @@ impl Observer for Recorder {
             shared: self.shared.clone(),
             etf: Vec::new(),
             unpublished: 0,
-            last: (u64::MAX, ProcId(u32::MAX)),
+            last_dest: NO_ID,
+            last_sender: NO_ID,
         }))
     }
 }
@@ -109,24 +110,32 @@ pub struct ProcessRecorder {
     etf: Vec<u8>,
     /// Events written since the count was last published.
     unpublished: u64,
-    /// The last pid looked up and its log id: a process mostly talks to the
-    /// same few partners, so this saves most map lookups.
-    last: (u64, ProcId),
+    /// The last destination and the last sender looked up, with their log
+    /// ids: a process mostly talks to the same few partners, and one that
+    /// relays (receives from one, sends to another) would make a single
+    /// entry miss every time.
+    last_dest: (u64, ProcId),
+    last_sender: (u64, ProcId),
 }
 
+/// A one-entry cache of [`PidMap`] lookups.
+type LastId = (u64, ProcId);
+
+const NO_ID: LastId = (u64::MAX, ProcId(u32::MAX));
+
 impl ProcessRecorder {
-    fn id_of(&mut self, pid: trace_term::Pid) -> Option<ProcId> {
+    fn id_of(pids: &PidMap, last: &mut LastId, pid: trace_term::Pid) -> Option<ProcId> {
         let n = pid.number();
-        if self.last.0 == n {
-            return Some(self.last.1);
+        if last.0 == n {
+            return Some(last.1);
         }
-        let id = self.shared.pids.get(n)?;
-        self.last = (n, id);
+        let id = pids.get(n)?;
+        *last = (n, id);
         Some(id)
     }
 
     fn dest(&mut self, pid: trace_term::Pid) -> Dest {
-        match self.id_of(pid) {
+        match Self::id_of(&self.shared.pids, &mut self.last_dest, pid) {
             Some(id) => Dest::Proc(id),
             None => Dest::Foreign(pid.number()),
         }
@@ -135,7 +144,8 @@ impl ProcessRecorder {
     fn msg(&mut self, id: process::MsgId) -> MsgId {
         MsgId {
             // Every sender was registered before it could send.
-            sender: self.id_of(id.sender).unwrap_or(ProcId(u32::MAX)),
+            sender: Self::id_of(&self.shared.pids, &mut self.last_sender, id.sender)
+                .unwrap_or(ProcId(u32::MAX)),
             index: id.index,
         }
     }
@@ -157,17 +167,32 @@ impl ProcessRecorder {
             self.unpublished = 0;
         }
     }
-}
 
-impl ProcessObserver for ProcessRecorder {
-    /// Writes the event into the process's open block. The writer's lock is
-    /// the process's own and uncontended (the flusher only tries it), so
-    /// taking it per event costs less than staging events for the slice.
-    fn event(&mut self, ev: &Event<'_>) {
-        match *ev {
-            Event::Deliver { .. } if !self.shared.flags.deliveries => return,
-            _ => {}
+    /// A send: most of the events of a run, with receives.
+    /// The payload is encoded straight into the block.
+    #[inline]
+    fn send(&mut self, to: trace_term::Pid, payload: &Term) {
+        let dest = self.dest(to);
+        let Some(w) = self.w.as_mut() else { return };
+        let mut s = w.slice();
+        if self.shared.flags.payloads {
+            s.push_send_with(dest, |out| trace_term::etf::encode(payload, out));
+        } else {
+            s.push_send(dest, None);
         }
+    }
+
+    #[inline]
+    fn receive(&mut self, id: process::MsgId) {
+        let msg = self.msg(id);
+        if let Some(w) = self.w.as_mut() {
+            w.slice().push_receive(msg);
+        }
+    }
+
+    /// Every other event.
+    #[inline(never)]
+    fn other(&mut self, ev: &Event<'_>) {
         // Identities first: they need `self`, the slice borrows the writer.
         let (dest, msg, child) = match *ev {
             Event::Send { to, .. } | Event::Signal { to, .. } => (self.dest(to), None, None),
@@ -177,7 +202,12 @@ impl ProcessObserver for ProcessRecorder {
             Event::Spawn { child, .. } => (
                 Dest::Unknown,
                 None,
-                Some(self.id_of(child).unwrap_or(ProcId(u32::MAX))),
+                Some(
+                    self.shared
+                        .pids
+                        .get(child.number())
+                        .unwrap_or(ProcId(u32::MAX)),
+                ),
             ),
             _ => (Dest::Unknown, None, None),
         };
@@ -218,7 +248,20 @@ impl ProcessObserver for ProcessRecorder {
             Event::Output { seq, bytes } => s.push_output(seq, flags.output.then_some(bytes)),
             Event::Exit { .. } => s.push_exit(payload),
         }
-        drop(s);
+    }
+}
+
+impl ProcessObserver for ProcessRecorder {
+    /// Writes the event into the process's open block. The writer's lock is
+    /// the process's own and uncontended (the flusher only tries it), so
+    /// taking it per event costs less than staging events for the slice.
+    fn event(&mut self, ev: &Event<'_>) {
+        match *ev {
+            Event::Send { to, payload, .. } => self.send(to, payload),
+            Event::Receive { id, .. } => self.receive(id),
+            Event::Deliver { .. } if !self.shared.flags.deliveries => return,
+            _ => self.other(ev),
+        }
         self.unpublished += 1;
     }
 

@@ -3,7 +3,9 @@
 //! An [`Atom`] is an index into one global, append-only table. Interning takes a
 //! lock; reading a name back does not (the table is a list of chunks that are
 //! allocated once and never move), so printing and comparing atoms from many
-//! scheduler threads does not contend.
+//! scheduler threads does not contend. Each entry also keeps the atom's ETF
+//! encoding, made once at interning: the recorder encodes atoms in nearly
+//! every message it logs, and a copy is cheaper than rebuilding the header.
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex, OnceLock};
@@ -20,7 +22,34 @@ const CHUNKS: usize = 12; // 1024 * (2^12 - 1) > MAX_ATOMS
 
 struct Table {
     index: Mutex<HashMap<&'static str, Atom>>,
-    chunks: [OnceLock<Box<[OnceLock<&'static str>]>>; CHUNKS],
+    chunks: [OnceLock<Box<[OnceLock<Entry>]>>; CHUNKS],
+}
+
+/// An interned name, and the same bytes behind their ETF header (one
+/// allocation: `name` points into `etf`).
+#[derive(Copy, Clone)]
+struct Entry {
+    name: &'static str,
+    etf: &'static [u8],
+}
+
+impl Entry {
+    /// Leaks the atom's ETF encoding (minor version 2: `SMALL_ATOM_UTF8_EXT`,
+    /// or `ATOM_UTF8_EXT` past 255 bytes), its name included.
+    fn leak(name: &str) -> Entry {
+        let mut etf = Vec::with_capacity(name.len() + 3);
+        if let Ok(n) = u8::try_from(name.len()) {
+            etf.extend_from_slice(&[crate::etf::SMALL_ATOM_UTF8_EXT, n]);
+        } else {
+            etf.push(crate::etf::ATOM_UTF8_EXT);
+            etf.extend_from_slice(&(name.len() as u16).to_be_bytes());
+        }
+        let at = etf.len();
+        etf.extend_from_slice(name.as_bytes());
+        let etf: &'static [u8] = Box::leak(etf.into_boxed_slice());
+        let name = std::str::from_utf8(&etf[at..]).expect("copied from a str");
+        Entry { name, etf }
+    }
 }
 
 fn locate(i: u32) -> (usize, usize) {
@@ -40,22 +69,33 @@ static TABLE: LazyLock<Table> = LazyLock::new(|| {
         let mut idx = t.index.lock().unwrap();
         for (i, name) in PREDEFINED.iter().enumerate() {
             let a = Atom(i as u32);
-            t.store(a, name);
-            idx.insert(name, a);
+            idx.insert(t.store(a, name), a);
         }
     }
     t
 });
 
 impl Table {
-    fn store(&self, a: Atom, name: &'static str) {
+    /// Enters `name` as `a`; returns the table's copy of the name.
+    fn store(&self, a: Atom, name: &str) -> &'static str {
+        let e = Entry::leak(name);
         let (k, off) = locate(a.0);
         let chunk = self.chunks[k].get_or_init(|| {
             (0..(1usize << (k as u32 + FIRST_CHUNK_BITS)))
                 .map(|_| OnceLock::new())
                 .collect()
         });
-        let _ = chunk[off].set(name);
+        let _ = chunk[off].set(e);
+        e.name
+    }
+
+    fn entry(&self, a: Atom) -> Entry {
+        let (k, off) = locate(a.0);
+        self.chunks[k]
+            .get()
+            .and_then(|c| c[off].get())
+            .copied()
+            .expect("atom index without a name")
     }
 }
 
@@ -89,10 +129,8 @@ impl Atom {
         if n >= MAX_ATOMS {
             return Err(AtomTableFull);
         }
-        let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
         let a = Atom(n as u32);
-        t.store(a, leaked);
-        idx.insert(leaked, a);
+        idx.insert(t.store(a, name), a);
         Ok(a)
     }
 
@@ -108,13 +146,13 @@ impl Atom {
 
     /// The atom's name.
     pub fn name(self) -> &'static str {
-        let t = &*TABLE;
-        let (k, off) = locate(self.0);
-        t.chunks[k]
-            .get()
-            .and_then(|c| c[off].get())
-            .copied()
-            .expect("atom index without a name")
+        TABLE.entry(self).name
+    }
+
+    /// The atom as `term_to_binary` writes it with `{minor_version, 2}`
+    /// (without the version byte): tag, length, UTF-8 name.
+    pub fn etf(self) -> &'static [u8] {
+        TABLE.entry(self).etf
     }
 
     /// The atom's index in the table (stable for the life of the process).
@@ -198,6 +236,16 @@ mod tests {
         assert_eq!(OK.name(), "ok");
         assert_eq!(Atom::intern("badarg"), BADARG);
         assert_eq!(SAME.name(), "same");
+    }
+
+    #[test]
+    fn etf_encodings_carry_the_name() {
+        assert_eq!(OK.etf(), b"\x77\x02ok");
+        let long = "é".repeat(200);
+        let a = Atom::intern(&long);
+        assert_eq!(a.name(), long);
+        assert_eq!(&a.etf()[..3], &[118, 1, 144]);
+        assert_eq!(&a.etf()[3..], long.as_bytes());
     }
 
     #[test]

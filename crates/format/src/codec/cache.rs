@@ -86,6 +86,12 @@ impl Order {
         }
     }
 
+    /// The pool entry in slot 0, unless the list is empty.
+    #[inline(always)]
+    fn front_entry(&self) -> Option<usize> {
+        (self.len > 0).then_some(self.front as u8 as usize)
+    }
+
     /// The slot holding pool entry `entry`.
     #[inline]
     fn slot_of(&self, entry: usize) -> usize {
@@ -135,12 +141,26 @@ impl Default for DestCache {
 }
 
 impl DestCache {
+    /// Empties the list for a new block. Values past the length are never
+    /// read, so only the order is reset.
+    pub fn clear(&mut self) {
+        self.order = Order::default();
+    }
+
     /// The slot holding `d`, if any.
     #[inline]
     pub fn find(&self, d: Dest) -> Option<usize> {
         // Pool entries are filled in order, so the used ones are `..len`.
         let entry = self.dests[..self.order.len].iter().position(|&x| x == d)?;
         Some(self.order.slot_of(entry))
+    }
+
+    /// Whether `d` is in slot 0, where taking it changes nothing: a process
+    /// that sends again to its last destination, the most common send,
+    /// needs no search.
+    #[inline(always)]
+    pub fn is_front(&self, d: Dest) -> bool {
+        self.order.front_entry().is_some_and(|e| self.dests[e] == d)
     }
 
     /// The destination in `slot`, moved to the front.
@@ -189,6 +209,17 @@ pub struct SenderCache {
 }
 
 impl SenderCache {
+    /// Empties the list and the side map for a new block (a side map grown
+    /// large is dropped rather than kept for a block that may not need it).
+    pub fn clear(&mut self) {
+        self.order = Order::default();
+        if self.evicted.capacity() > 64 {
+            self.evicted = IdMap::default();
+        } else {
+            self.evicted.clear();
+        }
+    }
+
     #[inline]
     pub fn find(&self, sender: u32) -> Option<usize> {
         let entry = self.senders[..self.order.len]
@@ -213,6 +244,20 @@ impl SenderCache {
         let index = self.next[e];
         self.next[e] = index.wrapping_add(1);
         Some((self.senders[e], index))
+    }
+
+    /// Takes `index` as predicted if `sender` is in slot 0 and `index` is
+    /// the one expected from it (one more message from the last sender, the
+    /// most common receive); returns whether it did.
+    #[inline(always)]
+    pub fn take_front(&mut self, sender: u32, index: u64) -> bool {
+        match self.order.front_entry() {
+            Some(e) if self.senders[e] == sender && self.next[e] == index => {
+                self.next[e] = index.wrapping_add(1);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The index expected from a sender that is not in the list (0 if never seen).
@@ -310,6 +355,7 @@ mod tests {
                             let d = Dest::Proc(ProcId(v));
                             let want = model.iter().position(|&x| x == d);
                             prop_assert_eq!(c.find(d), want);
+                            prop_assert_eq!(c.is_front(d), want == Some(0));
                             match want {
                                 Some(k) => {
                                     prop_assert_eq!(c.take(k), Some(d));
@@ -345,10 +391,19 @@ mod tests {
                     step += 1;
                     match op {
                         Op::Use(s) => {
-                            let index = step * 3;
                             let want = model.iter().position(|x| x.0 == s);
+                            // Half the time the index expected, for `take_front`.
+                            let index = match want {
+                                Some(k) if step.is_multiple_of(2) => model[k].1,
+                                _ => step * 3,
+                            };
                             prop_assert_eq!(c.find(s), want);
+                            let front = want == Some(0) && model[0].1 == index;
+                            prop_assert_eq!(c.take_front(s, index), front);
                             match want {
+                                _ if front => {
+                                    model.remove(0);
+                                }
                                 Some(k) => {
                                     prop_assert_eq!(c.peek(k), Some(model[k]));
                                     c.hit(k, index);

@@ -37,6 +37,19 @@ impl BlockEncoder {
         }
     }
 
+    /// Makes this encoder what [`BlockEncoder::new`] would make, without
+    /// rebuilding (or reallocating) its tables: a run of short processes
+    /// starts a block per process.
+    pub fn reset(&mut self, own: ProcId, own_pid: u64) {
+        self.dests.clear();
+        self.receipts.clear();
+        self.deliveries.clear();
+        self.last_child = own.0;
+        self.pid_offset = own_pid.wrapping_sub(own.0 as u64) as i64;
+        self.next_output = 0;
+        self.last_time = 0;
+    }
+
     /// Appends any event (the slow, general path).
     pub fn event(&mut self, out: &mut Vec<u8>, e: &Event) {
         match e {
@@ -60,24 +73,57 @@ impl BlockEncoder {
 
     #[inline]
     pub fn send(&mut self, out: &mut Vec<u8>, to: Dest, payload: Option<&[u8]>) {
-        let opc = if payload.is_some() {
-            op::SEND_PAYLOAD
+        self.send_head(out, to, payload.is_some());
+        if let Some(p) = payload {
+            put_bytes(out, p);
+        }
+    }
+
+    /// Appends a send whose payload `write` appends in place (the recorder
+    /// encodes the message's ETF straight into the block rather than into a
+    /// buffer of its own to be copied). A payload longer than `max` bytes is
+    /// taken back out and the send recorded without one; returns whether the
+    /// payload was kept.
+    #[inline]
+    pub fn send_with(
+        &mut self,
+        out: &mut Vec<u8>,
+        to: Dest,
+        max: usize,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) -> bool {
+        let tag_at = out.len();
+        self.send_head(out, to, true);
+        let len_at = out.len();
+        // One byte for the length, the common case; moved up if it needs more.
+        out.push(0);
+        write(out);
+        let n = out.len() - len_at - 1;
+        if n > max {
+            out.truncate(len_at);
+            out[tag_at] = tag(op::SEND, out[tag_at] & EXPLICIT);
+            return false;
+        }
+        if n < 0x80 {
+            out[len_at] = n as u8;
         } else {
-            op::SEND
-        };
-        match self.dests.find(to) {
-            Some(slot) => {
-                self.dests.take(slot);
-                out.push(tag(opc, slot as u8));
-            }
+            let mut len = Vec::with_capacity(10);
+            put(&mut len, n as u64);
+            out.splice(len_at..len_at + 1, len);
+        }
+        true
+    }
+
+    /// A send's tag and destination.
+    #[inline(always)]
+    fn send_head(&mut self, out: &mut Vec<u8>, to: Dest, payload: bool) {
+        let opc = if payload { op::SEND_PAYLOAD } else { op::SEND };
+        match self.take_dest(to) {
+            Some(slot) => out.push(tag(opc, slot as u8)),
             None => {
                 out.push(tag(opc, EXPLICIT));
                 put_dest(out, to);
-                self.dests.insert(to);
             }
-        }
-        if let Some(p) = payload {
-            put_bytes(out, p);
         }
     }
 
@@ -126,20 +172,33 @@ impl BlockEncoder {
         };
         out.push(tag(op::OTHER, code));
         // Destination as a varint: a slot below 31, or 31 + explicit code.
-        match self.dests.find(to) {
-            Some(slot) => {
-                self.dests.take(slot);
-                put(out, slot as u64);
-            }
+        match self.take_dest(to) {
+            Some(slot) => put(out, slot as u64),
             None => {
                 put(out, EXPLICIT as u64);
                 put_dest(out, to);
-                self.dests.insert(to);
             }
         }
         if let Some(r) = reason {
             put_bytes(out, r);
         }
+    }
+
+    /// Moves `to` to the front of the destinations; returns the slot it
+    /// had, or `None` if it was new (it is then inserted).
+    #[inline(always)]
+    fn take_dest(&mut self, to: Dest) -> Option<usize> {
+        if self.dests.is_front(to) {
+            return Some(0);
+        }
+        let slot = self.dests.find(to);
+        match slot {
+            Some(s) => {
+                self.dests.take(s);
+            }
+            None => self.dests.insert(to),
+        }
+        slot
     }
 
     pub fn signal_taken(&mut self, out: &mut Vec<u8>, signal: MsgId, effect: SignalEffect) {
@@ -212,6 +271,9 @@ impl BlockEncoder {
 
 #[inline]
 fn take(c: &mut SenderCache, out: &mut Vec<u8>, exact: u8, delta: u8, msg: MsgId) {
+    if c.take_front(msg.sender.0, msg.index) {
+        return out.push(tag(exact, 0));
+    }
     match c.find(msg.sender.0) {
         Some(slot) => {
             let (_, expected) = c.peek(slot).expect("slot found");

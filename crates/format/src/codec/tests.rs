@@ -360,3 +360,49 @@ proptest! {
         prop_assert!(n <= buf.len() + 1);
     }
 }
+
+proptest! {
+    /// Sends with their payload written in place are byte for byte the sends
+    /// of staged payloads, and an oversized one is a send without payload.
+    #[test]
+    fn sends_written_in_place_match_staged_ones(
+        sends in proptest::collection::vec((arb_dest(), 0usize..400, any::<u8>()), 0..40),
+        max in 100usize..300,
+    ) {
+        let (mut staged, mut in_place) = (BlockEncoder::new(ProcId(1), 81), BlockEncoder::new(ProcId(1), 81));
+        let (mut want, mut got) = (Vec::new(), Vec::new());
+        for (to, len, byte) in sends {
+            let payload = vec![byte; len];
+            staged.send(&mut want, to, (len <= max).then_some(&payload[..]));
+            let kept = in_place.send_with(&mut got, to, max, |out| out.extend_from_slice(&payload));
+            prop_assert_eq!(kept, len <= max);
+            prop_assert_eq!(&got, &want);
+        }
+    }
+}
+
+proptest! {
+    /// An encoder reset after other blocks writes what a new one writes.
+    #[test]
+    fn a_reset_encoder_encodes_as_a_new_one(
+        before in proptest::collection::vec(arb_event(), 0..150),
+        events in proptest::collection::vec(arb_event(), 0..150),
+        own in 0u32..40,
+        pid in any::<u64>(),
+    ) {
+        let mut enc = BlockEncoder::new(ProcId(3), 99);
+        let mut scratch = Vec::new();
+        for e in &before {
+            enc.event(&mut scratch, e);
+            enc.time(&mut scratch, 1 << 40);
+        }
+        enc.reset(ProcId(own), pid);
+        let times: Vec<u64> = (0..events.len() as u64).map(|i| i * 7).collect();
+        let mut got = Vec::new();
+        for (e, &t) in events.iter().zip(&times) {
+            enc.event(&mut got, e);
+            enc.time(&mut got, t);
+        }
+        prop_assert_eq!(got, encode(ProcId(own), pid, &events, Some(&times)));
+    }
+}

@@ -3,8 +3,9 @@
 //! idle process's block. It never waits for a running process: it leaves a
 //! hint that the process's slice end picks up.
 
-use super::process::cut;
+use super::process::cut_and;
 use super::sink::lock;
+use super::sink::Wake;
 use super::Inner;
 use std::sync::atomic::Ordering;
 use std::sync::TryLockError;
@@ -49,12 +50,13 @@ fn sweep(inner: &Inner, pressure: bool) {
             Some(t) => pressure || now.duration_since(t) >= inner.opts.flush_interval,
         };
         if due {
-            cut(&mut b, &slot, inner);
+            cut_and(&mut b, &slot, inner, Wake::Later);
             b.listed = false;
         } else {
             drop(b);
             keep.push(slot);
         }
     }
+    inner.queue.wake();
     lock(&inner.open).extend(keep);
 }

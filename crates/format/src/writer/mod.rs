@@ -20,7 +20,7 @@ use crate::container::{self, PREAMBLE_LEN};
 use crate::event::{ProcId, ProcessLog};
 use crate::meta::{Footer, Header, Outcome, ProcessEntry};
 use process::{cut, ProcBuf, Slot};
-use sink::{lock, FileState, Queue, RawBlock};
+use sink::{lock, FileState, Queue, RawBlock, Wake};
 use std::fs::File;
 use std::io::{self, Write};
 use std::marker::PhantomData;
@@ -125,19 +125,24 @@ impl Inner {
     fn fit<'t>(&self, term: Option<&'t [u8]>) -> Option<&'t [u8]> {
         match term {
             Some(t) if t.len() > container::MAX_TERM => {
-                self.oversized.fetch_add(1, Ordering::Relaxed);
+                self.count_oversized();
                 None
             }
             t => t,
         }
     }
 
+    #[cold]
+    fn count_oversized(&self) {
+        self.oversized.fetch_add(1, Ordering::Relaxed);
+    }
+
     fn list_open(&self, slot: Arc<Slot>) {
         lock(&self.open).push(slot);
     }
 
-    fn submit(&self, block: RawBlock) {
-        if let Err(b) = self.queue.submit(block) {
+    fn submit(&self, block: RawBlock, wake: Wake) {
+        if let Err(b) = self.queue.submit(block, wake) {
             self.lost_after_finish
                 .fetch_add(b.events as u64, Ordering::Relaxed);
         }

@@ -7,12 +7,13 @@
 //! `try_lock`s buffers of processes that are not running to cut blocks that
 //! have waited too long, and leaves a hint for running ones.
 
-use super::sink::{lock, RawBlock};
+use super::sink::{lock, RawBlock, Wake};
 use super::Inner;
 use crate::codec::BlockEncoder;
+use crate::container;
 use crate::event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind};
 use crate::view::SignalKindRef;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -76,11 +77,47 @@ impl ProcBuf {
     }
 }
 
+thread_local! {
+    /// Encoders of blocks cut on this thread, for the next blocks opened on
+    /// it: a fresh one is a 1.5 KB allocation to fill, and a run of short
+    /// processes opens a block per process. Boxed: they move to and from
+    /// `ProcBuf::enc` without copying.
+    #[allow(clippy::vec_box)]
+    static SPARE_ENCODERS: RefCell<Vec<Box<BlockEncoder>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Spare encoders kept per thread.
+const SPARE_ENCODERS_MAX: usize = 8;
+
+fn spare_encoder(enc: Box<BlockEncoder>) {
+    SPARE_ENCODERS.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() < SPARE_ENCODERS_MAX {
+            s.push(enc);
+        }
+    });
+}
+
+fn new_encoder(own: ProcId, own_pid: u64) -> Box<BlockEncoder> {
+    match SPARE_ENCODERS.with(|s| s.borrow_mut().pop()) {
+        Some(mut enc) => {
+            enc.reset(own, own_pid);
+            enc
+        }
+        None => Box::new(BlockEncoder::new(own, own_pid)),
+    }
+}
+
 /// Cuts the open block, if any, and hands it to the compressors.
 pub(crate) fn cut(b: &mut ProcBuf, slot: &Slot, inner: &Inner) {
-    if b.enc.take().is_none() {
-        return;
-    }
+    cut_and(b, slot, inner, Wake::Now);
+}
+
+/// Cuts the open block, if any, and queues it; with [`Wake::Later`] the
+/// caller wakes the compressors itself once it has queued a series.
+pub(crate) fn cut_and(b: &mut ProcBuf, slot: &Slot, inner: &Inner, wake: Wake) {
+    let Some(enc) = b.enc.take() else { return };
+    spare_encoder(enc);
     inner.release(b.published);
     b.published = 0;
     b.opened_at = None;
@@ -99,7 +136,7 @@ pub(crate) fn cut(b: &mut ProcBuf, slot: &Slot, inner: &Inner) {
         timestamps: inner.opts.timestamps,
         bytes: std::mem::take(&mut b.bytes),
     };
-    inner.submit(block);
+    inner.submit(block, wake);
 }
 
 /// A process's handle on the log. Owned by the process: `Send`, not `Sync`.
@@ -168,7 +205,7 @@ impl Slice<'_> {
     #[cold]
     fn open(&mut self) {
         let b = &mut *self.buf;
-        b.enc = Some(Box::new(BlockEncoder::new(self.slot.id, self.slot.pid)));
+        b.enc = Some(new_encoder(self.slot.id, self.slot.pid));
         b.block_first_event = b.events;
         b.block_first_signal = b.signals;
         b.block_events = 0;
@@ -184,7 +221,7 @@ impl Slice<'_> {
     }
 
     /// The encoder of the open block (opening one if needed) and the buffer.
-    #[inline]
+    #[inline(always)]
     fn enc(&mut self) -> (&mut BlockEncoder, &mut Vec<u8>) {
         if self.buf.enc.is_none() {
             self.open();
@@ -195,7 +232,7 @@ impl Slice<'_> {
 
     /// Bookkeeping after every event: count it, stamp it, and cut or report
     /// memory when the buffer crossed its threshold.
-    #[inline]
+    #[inline(always)]
     fn done(&mut self) {
         let timestamps = self.inner.opts.timestamps;
         let b = &mut *self.buf;
@@ -270,6 +307,19 @@ impl Slice<'_> {
         let payload = self.inner.fit(payload);
         let (enc, out) = self.enc();
         enc.send(out, to, payload);
+        let m = self.next_signal();
+        self.done();
+        m
+    }
+
+    /// Pushes a send whose payload `write` appends (see
+    /// [`BlockEncoder::send_with`]); returns the message's identity.
+    #[inline]
+    pub fn push_send_with(&mut self, to: Dest, write: impl FnOnce(&mut Vec<u8>)) -> MsgId {
+        let (enc, out) = self.enc();
+        if !enc.send_with(out, to, container::MAX_TERM, write) {
+            self.inner.count_oversized();
+        }
         let m = self.next_signal();
         self.done();
         m

@@ -28,6 +28,20 @@ struct QueueState {
     blocks: VecDeque<RawBlock>,
     bytes: usize,
     closed: bool,
+    /// Threads waiting on `not_empty` and on `not_full`: a condvar's notify
+    /// is a system call even with no one waiting, and a run of many short
+    /// processes submits (and pops) hundreds of thousands of blocks.
+    consumers_waiting: usize,
+    producers_waiting: usize,
+}
+
+/// Whether queuing a block wakes a waiting compressor at once, or leaves it
+/// to a [`Queue::wake`] after a series of blocks (each wake-up is a system
+/// call, and a sweep over idle processes queues thousands of small blocks).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Wake {
+    Now,
+    Later,
 }
 
 /// Cut blocks waiting for a compressor. Bounded in bytes: a producer that
@@ -51,6 +65,8 @@ impl Queue {
                 blocks: VecDeque::new(),
                 bytes: 0,
                 closed: false,
+                consumers_waiting: 0,
+                producers_waiting: 0,
             }),
             not_empty: Condvar::new(),
             not_full: Condvar::new(),
@@ -59,47 +75,71 @@ impl Queue {
     }
 
     /// Queues a block; returns it back if the queue is closed (the log was finished).
-    pub fn submit(&self, b: RawBlock) -> Result<(), RawBlock> {
+    pub fn submit(&self, b: RawBlock, wake: Wake) -> Result<(), RawBlock> {
         let mut s = lock(&self.state);
         // A block larger than the whole bound is still accepted once the queue is empty.
         while !s.closed && s.bytes > 0 && s.bytes + b.bytes.len() > self.max_bytes {
+            // Blocks queued without a wake-up must be compressed to make room.
+            if s.consumers_waiting > 0 {
+                self.not_empty.notify_one();
+            }
+            s.producers_waiting += 1;
             s = self.not_full.wait(s).unwrap_or_else(|e| e.into_inner());
+            s.producers_waiting -= 1;
         }
         if s.closed {
             return Err(b);
         }
         s.bytes += b.bytes.len();
         s.blocks.push_back(b);
+        let waiting = s.consumers_waiting > 0;
         drop(s);
-        self.not_empty.notify_one();
+        if waiting && wake == Wake::Now {
+            self.not_empty.notify_one();
+        }
         Ok(())
+    }
+
+    /// Wakes a waiting compressor if blocks wait (after [`Wake::Later`] submits).
+    pub fn wake(&self) {
+        let s = lock(&self.state);
+        let wake = s.consumers_waiting > 0 && !s.blocks.is_empty();
+        drop(s);
+        if wake {
+            self.not_empty.notify_one();
+        }
     }
 
     /// The next block if one is waiting, without waiting for one.
     fn try_pop(&self) -> Option<RawBlock> {
-        let mut s = lock(&self.state);
-        let b = s.blocks.pop_front()?;
-        s.bytes -= b.bytes.len();
-        drop(s);
-        self.not_full.notify_all();
-        Some(b)
+        let s = lock(&self.state);
+        self.take_front(s)
     }
 
     /// The next block, or `None` once the queue is closed and drained.
     fn pop(&self) -> Option<RawBlock> {
         let mut s = lock(&self.state);
-        loop {
-            if let Some(b) = s.blocks.pop_front() {
-                s.bytes -= b.bytes.len();
-                drop(s);
-                self.not_full.notify_all();
-                return Some(b);
-            }
+        while s.blocks.is_empty() {
             if s.closed {
                 return None;
             }
+            s.consumers_waiting += 1;
             s = self.not_empty.wait(s).unwrap_or_else(|e| e.into_inner());
+            s.consumers_waiting -= 1;
         }
+        self.take_front(s)
+    }
+
+    /// Removes the first block, waking producers waiting for room.
+    fn take_front(&self, mut s: MutexGuard<'_, QueueState>) -> Option<RawBlock> {
+        let b = s.blocks.pop_front()?;
+        s.bytes -= b.bytes.len();
+        let wake = s.producers_waiting > 0;
+        drop(s);
+        if wake {
+            self.not_full.notify_all();
+        }
+        Some(b)
     }
 
     pub fn close(&self) {

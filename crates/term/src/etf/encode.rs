@@ -72,7 +72,32 @@ fn u32_len(out: &mut Vec<u8>, n: usize) {
     out.extend_from_slice(&(n as u32).to_be_bytes());
 }
 
+/// One term. Most message parts are scalars (atoms, small integers, pids,
+/// references): they are written inline, without the call into the large
+/// frame of the compound case.
+#[inline(always)]
 fn encode_term(t: &Term, out: &mut Vec<u8>, depth: usize, st: Style) {
+    if !encode_scalar(t, out, st) {
+        encode_compound(t, out, depth, st);
+    }
+}
+
+/// Writes `t` if it is a scalar (no nested terms); returns whether it was.
+#[inline(always)]
+fn encode_scalar(t: &Term, out: &mut Vec<u8>, st: Style) -> bool {
+    match t {
+        Term::Int(i) => encode_int(*i, out),
+        Term::Atom(a) => encode_atom(*a, out, st),
+        Term::Nil => out.push(NIL_EXT),
+        Term::Pid(p) => encode_pid(*p, out, st),
+        Term::Ref(r) => encode_ref(*r, out, st),
+        _ => return false,
+    }
+    true
+}
+
+#[inline(never)]
+fn encode_compound(t: &Term, out: &mut Vec<u8>, depth: usize, st: Style) {
     if depth > RECURSION_LIMIT
         && matches!(
             t,
@@ -83,7 +108,6 @@ fn encode_term(t: &Term, out: &mut Vec<u8>, depth: usize, st: Style) {
     }
     let depth = depth + 1;
     match t {
-        Term::Int(i) => encode_int(*i, out),
         Term::Big(b) => encode_big(b, out),
         Term::Float(f) if st.float_text => {
             out.push(FLOAT_EXT);
@@ -101,8 +125,6 @@ fn encode_term(t: &Term, out: &mut Vec<u8>, depth: usize, st: Style) {
             out.push(NEW_FLOAT_EXT);
             out.extend_from_slice(&f.to_bits().to_be_bytes());
         }
-        Term::Atom(a) => encode_atom(*a, out, st),
-        Term::Nil => out.push(NIL_EXT),
         Term::Cons(_) => {
             if !encode_byte_string(t, out) {
                 let tail = list_header(t, out);
@@ -137,16 +159,23 @@ fn encode_term(t: &Term, out: &mut Vec<u8>, depth: usize, st: Style) {
                 patch_fun_size(size_at, out);
             }
         }
-        Term::Pid(p) => encode_pid(*p, out, st),
-        Term::Ref(r) => encode_ref(*r, out, st),
+        // Written by `encode_scalar`.
+        Term::Int(_) | Term::Atom(_) | Term::Nil | Term::Pid(_) | Term::Ref(_) => {
+            encode_scalar(t, out, st);
+        }
     }
 }
 
+#[inline(always)]
 fn encode_int(i: i64, out: &mut Vec<u8>) {
-    if (0..=255).contains(&i) {
-        out.push(SMALL_INTEGER_EXT);
-        out.push(i as u8);
-    } else if let Ok(small) = i32::try_from(i) {
+    match u8::try_from(i) {
+        Ok(b) => out.extend_from_slice(&[SMALL_INTEGER_EXT, b]),
+        Err(_) => encode_wide_int(i, out),
+    }
+}
+
+fn encode_wide_int(i: i64, out: &mut Vec<u8>) {
+    if let Ok(small) = i32::try_from(i) {
         out.push(INTEGER_EXT);
         out.extend_from_slice(&small.to_be_bytes());
     } else {
@@ -178,23 +207,22 @@ fn encode_big(b: &BigInt, out: &mut Vec<u8>) {
     }
 }
 
+#[inline(always)]
 pub(crate) fn encode_atom(a: Atom, out: &mut Vec<u8>, st: Style) {
-    if st.latin1_atoms && a.name().chars().all(|c| (c as u32) < 256) {
-        out.push(ATOM_EXT);
-        u16_len(out, a.name().chars().count());
-        out.extend(a.name().chars().map(|c| c as u32 as u8));
-        return;
+    if st.latin1_atoms {
+        return encode_atom_latin1(a, out);
     }
-    let name = a.name().as_bytes();
-    if name.len() <= 255 {
-        out.reserve(2 + name.len());
-        out.push(SMALL_ATOM_UTF8_EXT);
-        out.push(name.len() as u8);
-    } else {
-        out.push(ATOM_UTF8_EXT);
-        u16_len(out, name.len());
+    // The atom table keeps the UTF-8 encoding ready.
+    out.extend_from_slice(a.etf());
+}
+
+fn encode_atom_latin1(a: Atom, out: &mut Vec<u8>) {
+    if !a.name().chars().all(|c| (c as u32) < 256) {
+        return out.extend_from_slice(a.etf());
     }
-    out.extend_from_slice(name);
+    out.push(ATOM_EXT);
+    u16_len(out, a.name().chars().count());
+    out.extend(a.name().chars().map(|c| c as u32 as u8));
 }
 
 /// Erlang writes a proper list of at most 65535 bytes as `STRING_EXT`.
@@ -256,32 +284,39 @@ fn encode_bits(b: &Bitstring, out: &mut Vec<u8>) {
 /// of a log carries it, so it is written as one constant.
 const NONODE_UTF8: &[u8; 15] = b"\x77\x0dnonode@nohost";
 
-fn encode_node(out: &mut Vec<u8>, st: Style) {
+/// A pid or reference: `head`, the node, `tail`. In minor version 2 (the
+/// log's) the three are assembled into one array of a size known after
+/// inlining, so the write is a few moves and one capacity check.
+#[inline(always)]
+fn encode_with_node(head: &[u8], tail: &[u8], out: &mut Vec<u8>, st: Style) {
     if st.latin1_atoms {
-        encode_atom(crate::atom::NONODE, out, st);
-    } else {
-        out.extend_from_slice(NONODE_UTF8);
+        out.extend_from_slice(head);
+        encode_atom_latin1(crate::atom::NONODE, out);
+        out.extend_from_slice(tail);
+        return;
     }
+    let mut b = [0u8; 64];
+    let (h, n) = (head.len(), head.len() + NONODE_UTF8.len());
+    b[..h].copy_from_slice(head);
+    b[h..n].copy_from_slice(NONODE_UTF8);
+    b[n..n + tail.len()].copy_from_slice(tail);
+    out.extend_from_slice(&b[..n + tail.len()]);
 }
 
+#[inline(always)]
 fn encode_pid(p: Pid, out: &mut Vec<u8>, st: Style) {
-    out.reserve(28);
-    out.push(NEW_PID_EXT);
-    encode_node(out, st);
     let mut tail = [0u8; 12];
     tail[..4].copy_from_slice(&(p.0 as u32).to_be_bytes());
     tail[4..8].copy_from_slice(&((p.0 >> 32) as u32).to_be_bytes());
-    out.extend_from_slice(&tail);
+    encode_with_node(&[NEW_PID_EXT], &tail, out, st);
 }
 
+#[inline(always)]
 fn encode_ref(r: Ref, out: &mut Vec<u8>, st: Style) {
-    out.push(NEWER_REFERENCE_EXT);
-    u16_len(out, 3);
-    encode_node(out, st);
-    out.extend_from_slice(&0u32.to_be_bytes());
-    out.extend_from_slice(&r.counter().to_be_bytes());
-    out.extend_from_slice(&(r.creator() as u32).to_be_bytes());
-    out.extend_from_slice(&0u32.to_be_bytes());
+    let mut tail = [0u8; 16];
+    tail[4..8].copy_from_slice(&r.counter().to_be_bytes());
+    tail[8..12].copy_from_slice(&(r.creator() as u32).to_be_bytes());
+    encode_with_node(&[NEWER_REFERENCE_EXT, 0, 3], &tail, out, st);
 }
 
 /// Writes an external fun whole, or a closure up to its free variables;
@@ -376,7 +411,7 @@ fn encode_deep(t: &Term, out: &mut Vec<u8>, st: Style) {
                 }
             }
             // Scalars do not recurse.
-            _ => encode_term(t, out, 0, st),
+            _ => encode_compound(t, out, 0, st),
         }
     }
 }
