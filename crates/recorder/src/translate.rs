@@ -47,18 +47,22 @@ pub fn payload(flags: RecordFlags, t: &Term) -> Option<Payload> {
 }
 
 pub fn signal_kind(flags: RecordFlags, s: SignalOut<'_>) -> SignalKind {
+    let reason = match s {
+        SignalOut::Exit { reason, .. } | SignalOut::Down { reason } => payload(flags, reason),
+        _ => None,
+    };
+    signal_kind_ref(s, reason.as_ref().map(Payload::bytes)).to_owned()
+}
+
+/// A signal's kind in the log, its reason (if recorded) already encoded.
+fn signal_kind_ref<'a>(s: SignalOut<'_>, reason: Option<&'a [u8]>) -> SignalKindRef<'a> {
     match s {
-        SignalOut::Link => SignalKind::Link,
-        SignalOut::Unlink => SignalKind::Unlink,
-        SignalOut::Monitor => SignalKind::Monitor,
-        SignalOut::Demonitor => SignalKind::Demonitor,
-        SignalOut::Exit { reason, linked } => SignalKind::Exit {
-            reason: payload(flags, reason),
-            linked,
-        },
-        SignalOut::Down { reason } => SignalKind::Down {
-            reason: payload(flags, reason),
-        },
+        SignalOut::Link => SignalKindRef::Link,
+        SignalOut::Unlink => SignalKindRef::Unlink,
+        SignalOut::Monitor => SignalKindRef::Monitor,
+        SignalOut::Demonitor => SignalKindRef::Demonitor,
+        SignalOut::Exit { linked, .. } => SignalKindRef::Exit { reason, linked },
+        SignalOut::Down { .. } => SignalKindRef::Down { reason },
     }
 }
 
@@ -146,17 +150,7 @@ pub fn log_event_ref<'e>(
         hooks::Event::Signal { to, signal, .. } => EventRef::Signal {
             signal: own,
             to: dest(id_of, to),
-            kind: match signal {
-                SignalOut::Link => SignalKindRef::Link,
-                SignalOut::Unlink => SignalKindRef::Unlink,
-                SignalOut::Monitor => SignalKindRef::Monitor,
-                SignalOut::Demonitor => SignalKindRef::Demonitor,
-                SignalOut::Exit { linked, .. } => SignalKindRef::Exit {
-                    reason: bytes,
-                    linked,
-                },
-                SignalOut::Down { .. } => SignalKindRef::Down { reason: bytes },
-            },
+            kind: signal_kind_ref(signal, bytes),
         },
         hooks::Event::SignalTaken { id, effect: e } => EventRef::SignalTaken {
             signal: msg(id_of, id),
