@@ -166,7 +166,7 @@ impl ProcessDirector for ProcessReplay {
 
     fn output_turn(&mut self) -> Result<OutputTurn, Divergence> {
         match self.next() {
-            Some(Event::Output { seq, .. }) => Ok(OutputTurn::At(*seq)),
+            Some(Event::Output { seq, .. }) => Ok(OutputTurn::At(self.shared.output_turn(*seq))),
             _ => Err(self.diverge("a write to standard output".into())),
         }
     }
@@ -180,6 +180,18 @@ impl ProcessDirector for ProcessReplay {
         let own = MsgId {
             sender: self.id.unwrap_or(ProcId(u32::MAX)),
             index: self.signals,
+        };
+        // The engine numbers the writes it makes; the log, the recorded run's.
+        let renumbered;
+        let ev = match *ev {
+            hooks::Event::Output { seq, bytes } => {
+                renumbered = hooks::Event::Output {
+                    seq: self.shared.logged_output(seq),
+                    bytes,
+                };
+                &renumbered
+            }
+            _ => ev,
         };
         let same = ETF.with_borrow_mut(|etf| {
             let got = self.shared.log_event(ev, own, etf);

@@ -52,6 +52,11 @@ pub struct Shared {
     /// past; a cut-short recording: its whole log), by dense id; `None`:
     /// replay every log to its end and report anything more as a departure.
     holds: Option<Vec<u64>>,
+    /// With holds: the recorded sequence numbers of the writes to standard
+    /// output that the replay makes, in order. The engine numbers the
+    /// replay's writes 0, 1, ...: a write waits only for the earlier writes
+    /// that are replayed, not for one held back (which would never come).
+    outputs: Option<Vec<u64>>,
 }
 
 impl Shared {
@@ -72,6 +77,22 @@ impl Shared {
 
     pub fn pid_of(&self, id: ProcId) -> u64 {
         self.pids.get(id.0 as usize).copied().unwrap_or(u64::MAX)
+    }
+
+    /// The engine's turn for the write the log numbers `seq`.
+    pub(crate) fn output_turn(&self, seq: u64) -> u64 {
+        match &self.outputs {
+            Some(v) => v.binary_search(&seq).unwrap_or_else(|i| i) as u64,
+            None => seq,
+        }
+    }
+
+    /// The log's number for the write the engine made at `turn`.
+    pub(crate) fn logged_output(&self, turn: u64) -> u64 {
+        match &self.outputs {
+            Some(v) => v.get(turn as usize).copied().unwrap_or(u64::MAX),
+            None => turn,
+        }
     }
 
     fn id_of(&self, pid: Pid) -> Option<ProcId> {
@@ -137,6 +158,24 @@ impl Shared {
     }
 }
 
+/// The sequence numbers of the writes to standard output within `holds`,
+/// sorted.
+fn replayed_outputs(log: &LogReader, holds: &[u64]) -> Vec<u64> {
+    let mut seqs = Vec::new();
+    for p in log.processes() {
+        let limit = holds.get(p.id.0 as usize).copied().unwrap_or(0);
+        let _ = log.for_each_event_of(p.id, |i, _, e| {
+            if let EventRef::Output { seq, .. } = e {
+                if i < limit {
+                    seqs.push(seq);
+                }
+            }
+        });
+    }
+    seqs.sort_unstable();
+    seqs
+}
+
 /// Forces a recorded run's choices on the engine.
 pub struct LogDirector {
     shared: Arc<Shared>,
@@ -159,6 +198,7 @@ impl LogDirector {
         };
         let names = Names::of(&log);
         let slots = log.id_slots();
+        let outputs = holds.as_ref().map(|h| replayed_outputs(&log, h));
         LogDirector {
             shared: Arc::new(Shared {
                 log,
@@ -171,6 +211,7 @@ impl LogDirector {
                 receivers: OnceLock::new(),
                 waits: Mutex::new(HashMap::new()),
                 holds,
+                outputs,
             }),
         }
     }

@@ -22,9 +22,12 @@ b() ->\n\
     io:format(\"b got ~p~n\", [X]),\n\
     receive {from_main, Y} -> Y end.\n";
 
+/// One scheduler: main runs its slice to the end before `b` prints, so
+/// every recording has the same output order.
 fn no_reports() -> RunOptions {
     RunOptions {
         reports: false,
+        schedulers: 1,
         ..RunOptions::default()
     }
 }
@@ -105,6 +108,30 @@ fn the_past_of_a_later_event_brings_its_output_and_mailbox() {
     let u = r.until.unwrap();
     assert_eq!(u.process, "P.2 <0.82.0>");
     assert!(u.state.is_none());
+}
+
+#[test]
+fn a_write_waits_only_for_the_earlier_writes_in_the_past() {
+    // Main waits before printing, so `b` prints first in the recording; the
+    // past of main's send holds main's write but not b's, which comes first.
+    let d = Scratch::new("until-output-order");
+    let src = d.write(
+        "pipeline.erl",
+        &PIPELINE.replace(
+            "io:format(\"main goes on~n\"),",
+            "receive after 50 -> ok end,\nio:format(\"main goes on~n\"),",
+        ),
+    );
+    let loaded = trace_runtime::load(&[src], &LoadOptions::default()).unwrap();
+    let log = d.path("p.trace");
+    let (_, printed) = record(&loaded, &log, no_reports());
+    assert_eq!(text(printed), "b got 2\nmain goes on\n");
+    let (r, stdout) = until(&loaded, &log, "P#4").unwrap();
+    assert!(r.outcome.divergence.is_none(), "{:?}", r.outcome.divergence);
+    assert_eq!(stdout, "main goes on\n");
+    assert_eq!(r.until.unwrap().participants.len(), 1);
+    let (_, stdout) = until(&loaded, &log, "receive(P:0)").unwrap();
+    assert_eq!(stdout, "b got 2\nmain goes on\n");
 }
 
 #[test]
