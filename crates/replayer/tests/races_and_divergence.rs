@@ -146,3 +146,44 @@ fn a_log_whose_events_cannot_happen_is_reported_without_hanging() {
     assert_eq!(r.never_started, vec![(ProcId(1), 81)]);
     assert_eq!(r.status(), trace_runtime::status::DIVERGED);
 }
+
+#[test]
+fn a_write_whose_turn_never_comes_is_reported_without_hanging() {
+    let dir = Scratch::new("gap");
+    let src = dir.write(
+        "hello.erl",
+        "-module(hello).\n-export([main/0]).\nmain() -> io:format(\"hi~n\").\n",
+    );
+    let loaded = load(&src);
+    let module = &loaded.modules[0];
+    // A log whose only write is numbered 1: write 0 never happens.
+    let header = Header {
+        modules: vec![trace_format::ModuleInfo {
+            name: module.name.clone(),
+            path: module.path.display().to_string(),
+            hash: module.hash,
+        }],
+        entry: "hello:main()".into(),
+        entry_pid: 80,
+        ..Default::default()
+    };
+    let log = dir.path("g.trace");
+    let w = LogWriter::create(&log, header, WriterOptions::default()).unwrap();
+    let mut p0 = w.register(80, None);
+    p0.slice().push_output(1, None);
+    drop(p0);
+    w.finish(Default::default()).unwrap();
+
+    let cfg = ReplayConfig {
+        run: quiet(2),
+        force: false,
+        until: None,
+    };
+    let (r, printed) = replay_of(&loaded, &log, &cfg).unwrap();
+    assert!(printed.is_empty(), "nothing is printed out of turn");
+    assert!(r.outcome.divergence.is_none());
+    assert_eq!(r.stuck.len(), 1, "{:?}", r.stuck);
+    assert_eq!(r.stuck[0].pid, 80);
+    assert!(r.stuck[0].next.contains("output"), "{}", r.stuck[0].next);
+    assert_eq!(r.status(), trace_runtime::status::DIVERGED);
+}

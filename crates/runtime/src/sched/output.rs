@@ -5,11 +5,16 @@
 
 use std::io::Write;
 use std::sync::Mutex;
+use trace_term::Pid;
 
 struct State {
     w: Box<dyn Write + Send>,
     seq: u64,
     failed: bool,
+    /// Processes waiting for their write's turn (replay): woken by the
+    /// next write, so a turn that never comes leaves them blocked (and the
+    /// run reports them) instead of retrying forever.
+    waiting: Vec<Pid>,
 }
 
 pub struct Output {
@@ -23,16 +28,21 @@ impl Output {
                 w,
                 seq: 0,
                 failed: false,
+                waiting: Vec::new(),
             }),
         }
     }
 
     /// Writes `bytes` if the write's turn has come (`at` = required position,
-    /// `None` = any); returns the position it got, or `None` to retry later.
-    pub fn write(&self, at: Option<u64>, bytes: &[u8]) -> Option<u64> {
+    /// `None` = any): the position it got and the processes to wake (their
+    /// turn may have come). Otherwise `who` waits for the next write.
+    pub fn write(&self, at: Option<u64>, bytes: &[u8], who: Pid) -> Option<(u64, Vec<Pid>)> {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(want) = at {
             if want != s.seq {
+                if !s.waiting.contains(&who) {
+                    s.waiting.push(who);
+                }
                 return None;
             }
         }
@@ -42,7 +52,7 @@ impl Output {
             // A closed stdout (e.g. piped into `head`) must not crash the run.
             s.failed = true;
         }
-        Some(seq)
+        Some((seq, std::mem::take(&mut s.waiting)))
     }
 
     /// The number of writes so far.

@@ -165,12 +165,16 @@ impl<'a> Ctx<'a> {
             OutputTurn::Now => None,
             OutputTurn::At(s) => Some(s),
         };
-        match self.rt.output.write(at, bytes) {
-            Some(seq) => {
+        match self.rt.output.write(at, bytes, self.proc.pid) {
+            Some((seq, waiting)) => {
+                for pid in waiting {
+                    signals::deliver(self.rt, Some(self.wk), pid, Signal::Wake);
+                }
                 signals::emit(self.proc, self.rt, Event::Output { seq, bytes });
                 Ok(())
             }
-            None => Err(Fault::Retry),
+            // Woken by the next write, to try again.
+            None => Err(Fault::Block),
         }
     }
 
