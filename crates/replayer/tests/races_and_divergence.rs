@@ -101,24 +101,9 @@ fn a_log_whose_events_cannot_happen_is_reported_without_hanging() {
         "-module(wait).\n-export([main/0]).\nmain() -> receive X -> X end.\n",
     );
     let loaded = load(&src);
-    let module = &loaded.modules[0];
     // A log saying the entry received message 0 of a process that never sent it.
-    let header = Header {
-        modules: vec![trace_format::ModuleInfo {
-            name: module.name.clone(),
-            path: module.path.display().to_string(),
-            hash: module.hash,
-        }],
-        entry: "wait:main()".into(),
-        entry_pid: 80,
-        options: trace_format::RunOptions {
-            payloads: true,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
     let log = dir.path("w.trace");
-    let w = LogWriter::create(&log, header, WriterOptions::default()).unwrap();
+    let w = hand_made_log(&loaded, "wait:main()", &log);
     let mut p0 = w.register(80, None);
     let mut p1 = w.register(81, Some(ProcId(0)));
     p0.slice().push_receive(MsgId {
@@ -155,20 +140,9 @@ fn a_write_whose_turn_never_comes_is_reported_without_hanging() {
         "-module(hello).\n-export([main/0]).\nmain() -> io:format(\"hi~n\").\n",
     );
     let loaded = load(&src);
-    let module = &loaded.modules[0];
     // A log whose only write is numbered 1: write 0 never happens.
-    let header = Header {
-        modules: vec![trace_format::ModuleInfo {
-            name: module.name.clone(),
-            path: module.path.display().to_string(),
-            hash: module.hash,
-        }],
-        entry: "hello:main()".into(),
-        entry_pid: 80,
-        ..Default::default()
-    };
     let log = dir.path("g.trace");
-    let w = LogWriter::create(&log, header, WriterOptions::default()).unwrap();
+    let w = hand_made_log(&loaded, "hello:main()", &log);
     let mut p0 = w.register(80, None);
     p0.slice().push_output(1, None);
     drop(p0);
@@ -186,4 +160,29 @@ fn a_write_whose_turn_never_comes_is_reported_without_hanging() {
     assert_eq!(r.stuck[0].pid, 80);
     assert!(r.stuck[0].next.contains("output"), "{}", r.stuck[0].next);
     assert_eq!(r.status(), trace_runtime::status::DIVERGED);
+}
+
+/// A writer for a log of the single-module program `loaded`, its entry
+/// `entry` run as pid 80, with payloads; the test writes the events.
+fn hand_made_log(
+    loaded: &trace_runtime::Loaded,
+    entry: &str,
+    log: &std::path::Path,
+) -> std::sync::Arc<LogWriter> {
+    let module = &loaded.modules[0];
+    let header = Header {
+        modules: vec![trace_format::ModuleInfo {
+            name: module.name.clone(),
+            path: module.path.display().to_string(),
+            hash: module.hash,
+        }],
+        entry: entry.into(),
+        entry_pid: 80,
+        options: trace_format::RunOptions {
+            payloads: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    LogWriter::create(log, header, WriterOptions::default()).unwrap()
 }
