@@ -181,25 +181,17 @@ impl ProcessDirector for ProcessReplay {
             sender: self.id.unwrap_or(ProcId(u32::MAX)),
             index: self.signals,
         };
-        // The engine numbers the writes it makes; the log, the recorded run's.
-        let renumbered;
-        let ev = match *ev {
-            hooks::Event::Output { seq, bytes } => {
-                renumbered = hooks::Event::Output {
-                    seq: self.shared.logged_output(seq),
-                    bytes,
-                };
-                &renumbered
-            }
-            _ => ev,
-        };
+        // On a departure the event is kept, owned, for the report.
         let same = ETF.with_borrow_mut(|etf| {
             let got = self.shared.log_event(ev, own, etf);
-            let same = self.next().map(|e| EventRef::of(e, own)) == Some(got);
-            (same, got.sends_signal())
+            if self.next().map(|e| EventRef::of(e, own)) == Some(got) {
+                Ok(got.sends_signal())
+            } else {
+                Err(got.to_owned())
+            }
         });
         match same {
-            (true, sends) => {
+            Ok(sends) => {
                 self.signals += sends as u64;
                 self.pos += 1;
                 if let Some(id) = self.id {
@@ -207,15 +199,12 @@ impl ProcessDirector for ProcessReplay {
                 }
                 Ok(())
             }
-            (false, _) => {
-                let got = ETF.with_borrow_mut(|etf| self.shared.log_event(ev, own, etf).to_owned());
-                Err(self.diverge(self.shared.describe(
-                    self.id.unwrap_or(ProcId(u32::MAX)),
-                    self.index(),
-                    own,
-                    &got,
-                )))
-            }
+            Err(got) => Err(self.diverge(self.shared.describe(
+                self.id.unwrap_or(ProcId(u32::MAX)),
+                self.index(),
+                own,
+                &got,
+            ))),
         }
     }
 }

@@ -108,6 +108,18 @@ impl Shared {
         own: MsgId,
         etf: &'e mut Vec<u8>,
     ) -> EventRef<'e> {
+        // The engine numbers the writes it makes; the log, the recorded run's.
+        let renumbered;
+        let ev = match *ev {
+            hooks::Event::Output { seq, bytes } => {
+                renumbered = hooks::Event::Output {
+                    seq: self.logged_output(seq),
+                    bytes,
+                };
+                &renumbered
+            }
+            _ => ev,
+        };
         trace_recorder::translate::log_event_ref(ev, &|p| self.id_of(p), self.flags, own, etf)
     }
 

@@ -26,15 +26,17 @@ pub struct BlockEncoder {
 impl BlockEncoder {
     /// `own`/`own_pid`: the process whose block this is (spawns are coded relative to it).
     pub fn new(own: ProcId, own_pid: u64) -> Self {
-        BlockEncoder {
+        let mut e = BlockEncoder {
             dests: DestCache::default(),
             receipts: SenderCache::default(),
             deliveries: SenderCache::default(),
-            last_child: own.0,
-            pid_offset: own_pid.wrapping_sub(own.0 as u64) as i64,
+            last_child: 0,
+            pid_offset: 0,
             next_output: 0,
             last_time: 0,
-        }
+        };
+        e.reset(own, own_pid);
+        e
     }
 
     /// Makes this encoder what [`BlockEncoder::new`] would make, without
