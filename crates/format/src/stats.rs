@@ -122,7 +122,7 @@ pub fn compute(r: &LogReader, zstd_level: i32) -> Result<Stats, FormatError> {
         let compressed = ZSTD.with(|z| {
             let mut z = z.borrow_mut();
             if z.is_none() {
-                *z = zstd::bulk::Compressor::new(zstd_level).ok();
+                *z = crate::writer::sink::block_compressor(zstd_level);
             }
             z.as_mut()
                 .and_then(|c| c.compress(&stripped).ok())

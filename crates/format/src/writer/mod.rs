@@ -12,7 +12,7 @@
 
 mod flusher;
 mod process;
-mod sink;
+pub(crate) mod sink;
 
 pub use process::{ProcessWriter, Slice};
 

@@ -174,7 +174,7 @@ const BATCH_BYTES: usize = 256 * 1024;
 /// queue is empty: what has been cut reaches the file as soon as it is
 /// compressed, so a killed run loses no more than before.
 pub(crate) fn compress_loop(queue: &Queue, file: &Mutex<FileState>, level: i32) {
-    let mut compressor = zstd::bulk::Compressor::new(level).ok();
+    let mut compressor = block_compressor(level);
     let mut scratch = Vec::new();
     let mut batch = Vec::new();
     let mut entries = Vec::new();
@@ -243,6 +243,19 @@ fn append(file: &Mutex<FileState>, batch: &[u8], entries: &mut Vec<Batched>) {
         f.offset += b.len as u64;
         f.raw_bytes += b.raw_len as u64;
     }
+}
+
+/// The compressor of block bodies. Literal compression is off: a body is
+/// mostly one-byte tags and small varints, which zstd's Huffman stage shrinks
+/// by a quarter but whose tables cost more to build and read, per block, than
+/// the rest of decoding a small block (docs/format.md §5.2 has the figures).
+/// Matches still compress repeated runs and payload terms.
+pub(crate) fn block_compressor(level: i32) -> Option<zstd::bulk::Compressor<'static>> {
+    use zstd::zstd_safe::{CParameter, ParamSwitch};
+    let mut c = zstd::bulk::Compressor::new(level).ok()?;
+    c.set_parameter(CParameter::LiteralCompressionMode(ParamSwitch::Disable))
+        .ok()?;
+    Some(c)
 }
 
 /// Bodies shorter than this are stored raw without trying zstd: its frame
