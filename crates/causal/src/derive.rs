@@ -64,6 +64,12 @@ struct Progress<'m> {
     started: bool,
 }
 
+/// How far ahead in the ready queue a process's state, and then its next
+/// receipt and signal, are asked for (the queue holds about 60 processes on
+/// the synthetic log of `cargo xtask bench causal`).
+const AHEAD_STATE: usize = 6;
+const AHEAD_ARRAYS: usize = 3;
+
 impl Model {
     /// Rebuilds a derivation of the whole log: calls `run(p, from..to)` for
     /// each stretch of consecutive events of one process, in an order
@@ -120,17 +126,18 @@ impl Model {
             }
         }
         let mut ordered = 0u64;
-        // First in, first out, with the next process's receipt asked for in
+        // First in, first out, with what a process's run reads asked for in
         // advance: the run of a process starts with a cache miss otherwise.
-        // Two stages: the state of the process after next, then the receipt
-        // of the next one (whose state the previous turn asked for).
+        // Two stages: the state of a process a few places ahead, then the
+        // receipt and signal of one nearer (whose state was asked for then).
         while let Some(p) = ready.pop_front() {
-            if let Some(&q) = ready.get(1) {
+            if let Some(&q) = ready.get(AHEAD_STATE) {
                 prefetch(&prog[q as usize]);
             }
-            if let Some(&q) = ready.front() {
+            if let Some(&q) = ready.get(AHEAD_ARRAYS) {
                 let next = &prog[q as usize];
                 prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
+                prefetch(self.signals_of(q).as_ptr().wrapping_add(next.sent as usize));
             }
             let st = &prog[p as usize];
             let (recs, spawns) = (st.receipts, st.spawns);
@@ -194,6 +201,17 @@ impl Model {
             if cur > start {
                 run(p, start, cur);
                 ordered += (cur - start) as u64;
+            }
+            // The process's next run reads on from here, after other runs
+            // have gone by: ask for its next receipts and signals now, the
+            // lines past the current ones included (a thousand processes
+            // interleaved are too many streams for the hardware to follow).
+            for line in [0, 64] {
+                prefetch((recs.as_ptr().wrapping_add(r) as *const u8).wrapping_add(line));
+                prefetch(
+                    (self.signals_of(p).as_ptr().wrapping_add(sent as usize) as *const u8)
+                        .wrapping_add(line),
+                );
             }
             let st = &mut prog[p as usize];
             st.cursor = cur;
