@@ -125,9 +125,9 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         "CauDEr v3 text, bytes per event",
         &|f| {
             format!(
-                "{:.2} ({:.0}x ours)",
+                "{:.2} ({} ours)",
                 f.cauder_bytes as f64 / f.events as f64,
-                f.cauder_bytes as f64 / f.file_bytes as f64
+                times(f.cauder_bytes as f64 / f.file_bytes as f64)
             )
         },
         "",
@@ -136,9 +136,9 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         "dbg trace port, bytes per event",
         &|f| {
             format!(
-                "{:.2} ({:.0}x ours)",
+                "{:.2} ({} ours)",
                 f.dbg_bytes as f64 / f.events as f64,
-                f.dbg_bytes as f64 / f.file_bytes as f64
+                times(f.dbg_bytes as f64 / f.file_bytes as f64)
             )
         },
         "",
@@ -374,6 +374,16 @@ fn cpu_secs() -> Option<f64> {
         ns += stat.split_whitespace().next()?.parse::<u64>().ok()?;
     }
     Some(ns as f64 / 1e9)
+}
+
+/// A size ratio: whole times when large, one decimal below 10, so that a
+/// baseline smaller than our log does not read as "1x".
+fn times(r: f64) -> String {
+    if r >= 10.0 {
+        format!("{r:.0}x")
+    } else {
+        format!("{r:.1}x")
+    }
 }
 
 /// `12.3 M` style counts.
