@@ -427,13 +427,12 @@ impl Stitch {
         result: &'b mut Result<BlockFacts, FormatError>,
         warnings: &mut Vec<Warning>,
     ) -> Option<&'b mut BlockFacts> {
-        let pname = format!("process {} <0.{}.0>", info.process.0, info.pid);
         let mut stop = |offset: u64, why: String| {
             warnings.push(Warning::at(
                 offset,
                 format!(
-                    "{pname}: {why}; its log is read up to event {}",
-                    info.first_event
+                    "process {} <0.{}.0>: {why}; its log is read up to event {}",
+                    info.process.0, info.pid, info.first_event
                 ),
             ));
             self.facts.cut_short = true;

@@ -13,10 +13,10 @@
 //! those waits leads round a cycle.
 
 use crate::model::{EventId, Model, ReceiptFact, Slot, SpawnFact, NO_SLOT};
-use crate::prefetch::prefetch;
 use crate::waiters::Waiters;
 use std::collections::VecDeque;
 use std::ops::Range;
+use trace_format::prefetch::prefetch;
 use trace_format::{MsgId, ProcId};
 
 /// Why a stuck event cannot happen yet.

@@ -35,7 +35,6 @@ mod event;
 mod facts;
 mod model;
 mod name;
-mod prefetch;
 pub mod query;
 pub mod render;
 mod steps;

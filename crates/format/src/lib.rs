@@ -27,6 +27,7 @@ pub mod container;
 pub mod error;
 pub mod event;
 pub mod meta;
+pub mod prefetch;
 pub mod reader;
 mod sniff;
 pub mod stats;

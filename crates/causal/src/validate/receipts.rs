@@ -10,10 +10,10 @@ use super::{Inconsistency, Overtaken, Unverifiable};
 use crate::model::{
     EventId, Model, ReceiptFact, ReceiptKind, SignalClass, Slot, DEST_UNKNOWN, NO_SLOT,
 };
-use crate::prefetch::prefetch;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};
+use trace_format::prefetch::prefetch;
 use trace_format::{MsgId, SignalEffect};
 
 pub(super) const DELIVERED: u8 = 1;

@@ -8,6 +8,7 @@ use crate::codec::{BlockDecoder, CodecError};
 use crate::container::{Storage, BLOCK_HEADER_LEN};
 use crate::error::{FormatError, Warning};
 use crate::event::{Event, ProcId, ProcessLog};
+use crate::prefetch::prefetch_entry;
 use crate::view::EventRef;
 use rayon::prelude::*;
 
@@ -176,6 +177,11 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     r
 }
 
+/// Blocks per task of [`LogReader::par_map_blocks`], and how far ahead in
+/// file order a block's entry in the table is asked for.
+const CHUNK: usize = 256;
+const AHEAD: usize = 8;
+
 /// Largest zstd window a block may ask for: blocks are at most 64 MiB.
 const WINDOW_LOG_MAX: u32 = 27;
 
@@ -305,21 +311,31 @@ impl LogReader {
         // Blocks are decoded in file order (each touches the next part of the
         // file, which matters when blocks are small and many), and their
         // results put back in `blocks` order.
-        let decoded: Vec<Result<T, FormatError>> = self
+        // In file order, a block's entry in the table is anywhere: it is
+        // asked for a few blocks ahead, or every small block waits for it.
+        let decoded: Vec<Vec<Result<T, FormatError>>> = self
             .file_order
-            .par_iter()
-            .map_init(Scratch::new, |scratch, &k| {
-                let b = &self.blocks[k as usize];
-                let raw = self.raw(b, scratch)?;
-                let mut ev = Events::new(raw, b);
-                let t = f(&mut ev);
-                ev.finish()?;
-                Ok(t)
+            .par_chunks(CHUNK)
+            .map_init(Scratch::new, |scratch, ks| {
+                let mut out = Vec::with_capacity(ks.len());
+                for (i, &k) in ks.iter().enumerate() {
+                    if let Some(&n) = ks.get(i + AHEAD) {
+                        prefetch_entry(&self.blocks[n as usize]);
+                    }
+                    let b = &self.blocks[k as usize];
+                    out.push(self.raw(b, scratch).and_then(|raw| {
+                        let mut ev = Events::new(raw, b);
+                        let t = f(&mut ev);
+                        ev.finish()?;
+                        Ok(t)
+                    }));
+                }
+                out
             })
             .collect();
-        let mut out: Vec<Option<Result<T, FormatError>>> = Vec::with_capacity(decoded.len());
-        out.resize_with(decoded.len(), || None);
-        for (&k, r) in self.file_order.iter().zip(decoded) {
+        let mut out: Vec<Option<Result<T, FormatError>>> = Vec::with_capacity(self.blocks.len());
+        out.resize_with(self.blocks.len(), || None);
+        for (&k, r) in self.file_order.iter().zip(decoded.into_iter().flatten()) {
             out[k as usize] = Some(r);
         }
         // The error of the first failing block in `blocks` order, if any.
