@@ -20,6 +20,8 @@
 //! - [`writer`] and [`reader`]; [`error`]: what reading can report.
 //! - [`text`] and [`stats`]: for `trace dump` and `trace stats`; [`cauder`]:
 //!   CauDEr's log directories, both ways.
+//! - [`prefetch`]: a cache hint for the readers of large tables, here and in
+//!   the crates that analyse logs.
 
 pub mod cauder;
 pub mod codec;
