@@ -114,9 +114,11 @@ impl Model {
             })
             .collect();
         let mut waiters = Waiters::new(n);
-        // Signals each process has sent so far: what a receipt checks, kept
-        // apart from the rest of the state so that it stays in cache.
-        let mut published = vec![0u32; n];
+        // Per process: the signals it has sent so far and those of its whole
+        // log, what a receipt checks of its sender. Kept apart from the rest
+        // of the state so that it stays in cache, and side by side so that a
+        // receipt reads one line.
+        let mut published: Vec<[u32; 2]> = self.sent.iter().map(|&t| [0, t]).collect();
         let mut ready: VecDeque<Slot> = VecDeque::new();
         // Processes no spawn created start at once: the entry process first.
         for (s, st) in prog.iter_mut().enumerate() {
@@ -188,9 +190,9 @@ impl Model {
                         sent = sent_before(sent, rc.at);
                         sent
                     } else {
-                        published[rc.sender as usize]
+                        published[rc.sender as usize][0]
                     };
-                    if rc.index < self.sent[rc.sender as usize] && rc.index >= done {
+                    if rc.index < published[rc.sender as usize][1] && rc.index >= done {
                         sent = sent_before(sent, rc.at);
                         waiters.add(rc.sender, rc.index, p);
                         break;
@@ -217,7 +219,7 @@ impl Model {
             st.cursor = cur;
             st.r = r as u32;
             st.sent = sent;
-            published[p as usize] = sent;
+            published[p as usize][0] = sent;
             st.k = k as u32;
             waiters.wake(p, sent, |q| ready.push_back(q));
         }
