@@ -11,6 +11,7 @@
 //! and its place in the code and its mailbox can be shown.
 
 use crate::director::Shared;
+use crate::window::Window;
 use std::sync::Arc;
 use trace_format::{Event, EventRef, MsgId, ProcId};
 use trace_runtime::hooks::{
@@ -29,11 +30,9 @@ pub struct ProcessReplay {
     shared: Arc<Shared>,
     id: Option<ProcId>,
     pid: Pid,
-    /// The events to replay: the process log (up to the hold point) without
-    /// `Deliver` events (arrivals are not choices), each with its index in
-    /// the recorded process log.
-    events: Vec<(u64, Event)>,
-    pos: usize,
+    /// The events to replay: the process log up to the hold point, a block
+    /// at a time.
+    window: Window,
     /// Stop the process once its events run out instead of reporting what
     /// it does next as a departure.
     hold: bool,
@@ -46,33 +45,32 @@ impl ProcessReplay {
         shared: Arc<Shared>,
         id: Option<ProcId>,
         pid: Pid,
-        events: Vec<(u64, Event)>,
+        window: Window,
         hold: bool,
     ) -> Self {
         ProcessReplay {
             shared,
             id,
             pid,
-            events,
-            pos: 0,
+            window,
             hold,
             signals: 0,
         }
     }
 
     fn next(&self) -> Option<&Event> {
-        self.events.get(self.pos).map(|(_, e)| e)
+        self.window.current().map(|(_, e)| e)
     }
 
     fn held(&self) -> bool {
-        self.hold && self.id.is_some() && self.pos >= self.events.len()
+        self.hold && self.id.is_some() && self.window.exhausted()
     }
 
     /// The recorded index of the next event (or one past the last).
     fn index(&self) -> u64 {
-        match self.events.get(self.pos) {
+        match self.window.current() {
             Some((i, _)) => *i,
-            None => self.events.last().map_or(0, |(i, _)| i + 1),
+            None => self.window.last_index().map_or(0, |i| i + 1),
         }
     }
 
@@ -193,9 +191,10 @@ impl ProcessDirector for ProcessReplay {
         match same {
             Ok(sends) => {
                 self.signals += sends as u64;
-                self.pos += 1;
+                self.window.advance(self.shared.log());
                 if let Some(id) = self.id {
-                    self.shared.progressed(id, self.pos);
+                    self.shared
+                        .progressed(id, self.window.position(), self.window.exhausted());
                 }
                 Ok(())
             }

@@ -4,6 +4,7 @@
 
 use crate::cursor::ProcessReplay;
 use crate::expect::{self, Names};
+use crate::window::Window;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -40,7 +41,10 @@ pub struct Shared {
     /// Each process's cursor, by dense id: how many events it has to
     /// replay (`NOT_STARTED` until it starts) and how far it got. Dense
     /// atomics, so a run starting a million processes allocates nothing
-    /// and takes no lock for them.
+    /// and takes no lock for them. A cursor reads its log a block at a
+    /// time, so its total is first an upper bound (the events the table
+    /// counts, up to the hold), made exact when it reaches the end, or by
+    /// counting when the run ends short of it.
     totals: Vec<AtomicU64>,
     progress: Vec<AtomicU64>,
     /// Who received each message, built on the first timer for a registered
@@ -69,10 +73,41 @@ impl Shared {
     /// Publishes how far process `id`'s cursor got, for the end-of-run
     /// report (a process blocked forever is never dropped, so the report
     /// cannot wait for that).
-    pub(crate) fn progressed(&self, id: ProcId, pos: usize) {
+    /// `done`: the cursor replayed its last event, so `pos` is the exact
+    /// number it had to replay.
+    pub(crate) fn progressed(&self, id: ProcId, pos: usize, done: bool) {
         if let Some(p) = self.progress.get(id.0 as usize) {
             p.store(pos as u64, Ordering::Relaxed);
         }
+        if done {
+            if let Some(t) = self.totals.get(id.0 as usize) {
+                t.store(pos as u64, Ordering::Relaxed);
+            }
+        }
+    }
+
+    pub(crate) fn log(&self) -> &LogReader {
+        &self.log
+    }
+
+    /// Events of process `id`'s log the replay goes up to: its hold, or all.
+    fn limit(&self, id: Option<ProcId>) -> u64 {
+        match (&self.holds, id) {
+            (Some(h), Some(id)) => h.get(id.0 as usize).copied().unwrap_or(0),
+            (Some(_), None) => 0,
+            (None, _) => u64::MAX,
+        }
+    }
+
+    /// The events process `id` has to replay: its log up to its limit,
+    /// `Deliver` events left out, and up to a block that does not decode.
+    fn replayable(&self, id: ProcId) -> u64 {
+        let limit = self.limit(Some(id));
+        let mut n = 0;
+        let _ = self.log.for_each_event_of(id, |i, _, e| {
+            n += (i < limit && !matches!(e, EventRef::Deliver { .. })) as u64;
+        });
+        n
     }
 
     pub fn pid_of(&self, id: ProcId) -> u64 {
@@ -240,7 +275,12 @@ impl LogDirector {
                 let total = total.load(Ordering::Relaxed);
                 let pos = pos.load(Ordering::Relaxed);
                 let id = ProcId(i as u32);
-                (total != NOT_STARTED && pos < total).then(|| Left {
+                if total == NOT_STARTED || pos >= total {
+                    return None;
+                }
+                // The total may be an upper bound: count what was to replay.
+                let total = self.shared.replayable(id);
+                (pos < total).then(|| Left {
                     id,
                     replayed: pos as usize,
                     total: total as usize,
@@ -319,33 +359,27 @@ impl Director for LogDirector {
 
     fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
         let id = self.shared.id_of(p.pid);
-        let mut events = Vec::new();
         let hold = self.shared.holds.is_some();
+        let limit = self.shared.limit(id);
+        let window = Window::new(&self.shared.log, id, limit);
         if let Some(id) = id {
-            let limit = match &self.shared.holds {
-                Some(h) => h.get(id.0 as usize).copied().unwrap_or(0),
-                None => u64::MAX,
+            let total = if window.exhausted() {
+                window.position() as u64
+            } else {
+                self.shared
+                    .log
+                    .process(id)
+                    .map_or(0, |p| p.events.min(limit))
             };
-            // A block that does not decode ends the process log there (the
-            // command that opened the log has shown the reader's warning);
-            // the replay then reports the events after it as not replayed.
-            // Bounded: every counted event is at least one byte of the file.
-            let n = self.shared.log.process(id).map_or(0, |p| p.events);
-            events.reserve(n.min(limit).min(1 << 20) as usize);
-            let _ = self.shared.log.for_each_event_of(id, |i, _, e| {
-                if i < limit && !matches!(e, trace_format::EventRef::Deliver { .. }) {
-                    events.push((i, e.to_owned()));
-                }
-            });
             if let Some(t) = self.shared.totals.get(id.0 as usize) {
-                t.store(events.len() as u64, Ordering::Relaxed);
+                t.store(total, Ordering::Relaxed);
             }
         }
         Some(Box::new(ProcessReplay::new(
             self.shared.clone(),
             id,
             p.pid,
-            events,
+            window,
             hold,
         )))
     }

@@ -8,7 +8,8 @@
 //!
 //! Data flow: the log ([`trace_format::LogReader`]) → [`identity`] checks it
 //! was recorded from this program → [`director::LogDirector`] gives each
-//! process, as it starts, a [`cursor::ProcessReplay`] over its process log →
+//! process, as it starts, a [`cursor::ProcessReplay`] over its process log,
+//! read a block at a time (`window`) →
 //! the engine asks the cursor for every choice and shows it every event,
 //! which must be the next one of the log ([`expect`]) → [`session::replay`]
 //! runs it and reports the outcome, the first divergence, and the logged
@@ -21,6 +22,7 @@ pub mod expect;
 pub mod identity;
 pub mod session;
 pub mod until;
+mod window;
 
 pub use identity::{check_identity, IdentityMismatch};
 pub use session::{replay, ReplayConfig, ReplayError, ReplayResult, Stuck};

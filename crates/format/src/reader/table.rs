@@ -28,6 +28,15 @@ pub struct ProcessInfo {
     pub(crate) blocks: Range<usize>,
 }
 
+impl ProcessInfo {
+    /// Positions in [`LogReader::blocks`](super::LogReader::blocks) of the
+    /// process's blocks, in event order: a reader that resumes the process
+    /// log block by block ([`LogReader::for_each_event_in_block`](super::LogReader::for_each_event_in_block)) walks these.
+    pub fn block_positions(&self) -> Range<usize> {
+        self.blocks.clone()
+    }
+}
+
 /// What the table knows of a process before its blocks are checked.
 struct Row {
     id: u32,
