@@ -43,6 +43,6 @@ pub use event::{
     Dest, Event, MsgId, NondetKind, Payload, ProcId, ProcessLog, SignalEffect, SignalKind,
 };
 pub use meta::{BlockEntry, Footer, Header, ModuleInfo, Outcome, ProcessEntry, RunEnd, RunOptions};
-pub use reader::{BlockInfo, Events, LogReader, ProcessInfo};
+pub use reader::{BlockCursor, BlockInfo, Events, LogReader, ProcessInfo};
 pub use view::{EventRef, SignalKindRef};
 pub use writer::{LogWriter, ProcessWriter, Slice, Summary, WriterOptions};

@@ -224,6 +224,14 @@ fn exercise(data: Vec<u8>) {
     let _ = r.par_map_blocks(|ev| ev.map(|e| e.payload_len()).sum::<usize>());
     for p in r.processes().iter().take(64) {
         let _ = r.events_of(p.id);
+        // Read a few events at a time, as a replay does.
+        for b in p.block_positions() {
+            if let Some(Ok(mut c)) = r.block_cursor(b) {
+                while let Ok(true) = c.next_events(3, |_, e| {
+                    let _ = e.payload_len();
+                }) {}
+            }
+        }
     }
 }
 

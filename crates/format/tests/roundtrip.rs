@@ -63,6 +63,59 @@ fn a_ring_round_trips_through_every_reading_api() {
 }
 
 #[test]
+fn a_block_read_a_few_events_at_a_time_gives_what_a_whole_read_gives() {
+    let t = TempPath::new("chunks.trace");
+    let logs = ring(3, 400, true);
+    let opts = WriterOptions {
+        block_size: 4096,
+        ..Default::default()
+    };
+    write(&t.0, &logs, opts);
+    let r = LogReader::open(&t.0).unwrap();
+    for l in &logs {
+        let p = r.process(l.id).unwrap();
+        assert!(p.block_positions().len() > 1, "several blocks per process");
+        for chunk in [1, 7, 64, 100_000] {
+            let mut got = Vec::new();
+            for b in p.block_positions() {
+                let mut c = r.block_cursor(b).unwrap().unwrap();
+                assert_eq!(c.info().process, l.id);
+                let mut calls = 0;
+                while c
+                    .next_events(chunk, |i, e| got.push((i, e.to_owned())))
+                    .unwrap()
+                {
+                    calls += 1;
+                    assert!(calls <= c.info().events as usize, "the cursor moves on");
+                }
+                // Read to its end, it stays there.
+                assert!(!c
+                    .next_events(chunk, |_, _| panic!("no event left"))
+                    .unwrap());
+            }
+            let want: Vec<_> = (0u64..).zip(l.events.iter().cloned()).collect();
+            assert_eq!(got, want, "{chunk} events at a time");
+        }
+    }
+    assert!(r.block_cursor(r.blocks().len()).is_none());
+}
+
+#[test]
+fn a_block_cursor_reports_a_damaged_block() {
+    let t = TempPath::new("damaged.trace");
+    write(&t.0, &ring(2, 50, true), WriterOptions::default());
+    let mut bytes = std::fs::read(&t.0).unwrap();
+    let r = LogReader::from_bytes(bytes.clone()).unwrap();
+    let b = r.blocks().next().unwrap();
+    // A byte of the body changed: the checksum says so when the block is opened.
+    let at = (b.offset + 60 + b.stored_len as u64 / 2) as usize;
+    bytes[at] ^= 0x40;
+    let r = LogReader::from_bytes(bytes).unwrap();
+    let err = r.block_cursor(0).unwrap().err().expect("a checksum error");
+    assert!(err.to_string().contains("checksum"), "{err}");
+}
+
+#[test]
 fn sends_carry_their_implicit_message_ids() {
     let t = TempPath::new("ids.trace");
     let logs = ring(3, 4, false);

@@ -1,26 +1,35 @@
-//! The part of a process log a cursor holds: the events of one block at a
-//! time, decoded when the cursor reaches the block. A replay then holds a
-//! block per live process, not every process's whole log: replaying a run
-//! of millions of events per process takes the memory recording it took.
+//! The part of a process log a cursor holds: a few events at a time,
+//! decoded from the process's current block when the cursor reaches them.
+//! A replay then holds one block's bytes per live process, not every
+//! process's whole log decoded: replaying a run of millions of events per
+//! process takes about the memory recording it took.
 
 use std::ops::Range;
-use trace_format::{Event, EventRef, LogReader, ProcId};
+use trace_format::{BlockCursor, Event, EventRef, LogReader, ProcId};
+
+/// Events decoded at a time.
+const CHUNK: usize = 64;
 
 pub(crate) struct Window {
-    /// Blocks of the process not loaded yet (positions in the reader's list).
+    /// Blocks of the process not opened yet (positions in the reader's list).
     blocks: Range<usize>,
-    /// The events of the block being replayed (its `Deliver` events left
-    /// out: arrivals are not choices), each with its index in the recorded
+    /// The block being read, while it has events left to decode. Boxed: a
+    /// cursor holds the decoder's predictors (over a kilobyte), and most
+    /// processes of a large run have no block open.
+    block: Option<Box<BlockCursor>>,
+    /// The events decoded and not all replayed (`Deliver` events left out:
+    /// arrivals are not choices), each with its index in the recorded
     /// process log; `at` is the next one.
     events: Vec<(u64, Event)>,
     at: usize,
-    /// Events of the blocks before this one.
+    /// Events replayed before those in `events`.
     before: usize,
     /// Events at this index and later are not replayed (a hold).
     limit: u64,
-    /// No block is left to load: the last one was loaded, reached the
-    /// limit, or did not decode (the process log ends there).
+    /// Nothing is left to decode: the last block was read, the limit was
+    /// reached, or a block did not decode (the process log ends there).
     ended: bool,
+    /// The allocation of the events replayed before, reused.
     spare: Vec<(u64, Event)>,
 }
 
@@ -33,6 +42,7 @@ impl Window {
             .map_or(0..0, |p| p.block_positions());
         let mut w = Window {
             blocks,
+            block: None,
             events: Vec::new(),
             at: 0,
             before: 0,
@@ -71,29 +81,58 @@ impl Window {
         self.fill(log);
     }
 
-    /// Loads blocks until one has an event to replay or none is left. The
-    /// events of the block just finished stay until then, so that
+    /// Decodes until an event to replay is at hand or none is left. The
+    /// events just replayed stay until then, so that
     /// [`last_index`](Self::last_index) still names the last one.
     fn fill(&mut self, log: &LogReader) {
         while self.at >= self.events.len() && !self.ended {
-            let Some(b) = self.blocks.next() else {
-                self.ended = true;
-                break;
-            };
             let mut next = std::mem::take(&mut self.spare);
             next.clear();
             let (limit, mut past_limit) = (self.limit, false);
-            // A block that does not decode ends the process log there (the
-            // command that opened the log has shown the reader's warnings);
-            // the events before the bad one are kept.
-            let read = log.for_each_event_in_block(b, |i, _, e| {
+            let mut keep = |i: u64, e: EventRef<'_>| {
                 if i >= limit {
                     past_limit = true;
                 } else if !matches!(e, EventRef::Deliver { .. }) {
                     next.push((i, e.to_owned()));
                 }
-            });
-            self.ended = read.is_err() || past_limit || self.blocks.is_empty();
+            };
+            // A malformed block or event ends the process log there, the
+            // events before it kept (the command that opened the log has
+            // shown the reader's warnings).
+            let more = match self.block.take() {
+                Some(mut block) => {
+                    let more = block.next_events(CHUNK, &mut keep);
+                    if matches!(more, Ok(true)) {
+                        self.block = Some(block);
+                    }
+                    more
+                }
+                None => match self.blocks.next() {
+                    None => Ok(false),
+                    // A short block is decoded whole, without a cursor.
+                    Some(b) if log.block(b).is_some_and(|i| i.events as usize <= CHUNK) => log
+                        .for_each_event_in_block(b, |i, _, e| keep(i, e))
+                        .map(|()| false),
+                    Some(b) => match log.block_cursor(b) {
+                        Some(Ok(mut block)) => {
+                            let more = block.next_events(CHUNK, &mut keep);
+                            if matches!(more, Ok(true)) {
+                                self.block = Some(Box::new(block));
+                            }
+                            more
+                        }
+                        Some(Err(e)) => Err(e),
+                        None => Ok(false),
+                    },
+                },
+            };
+            self.ended = match more {
+                Err(_) => true,
+                Ok(more) => past_limit || !more && self.blocks.is_empty(),
+            };
+            if past_limit {
+                self.block = None;
+            }
             if next.is_empty() {
                 self.spare = next;
                 continue;

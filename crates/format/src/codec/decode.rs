@@ -30,6 +30,15 @@ impl fmt::Display for CodecError {
 /// Reads the events of one block, in order.
 pub struct BlockDecoder<'a> {
     buf: &'a [u8],
+    st: DecoderState,
+}
+
+/// Where a [`BlockDecoder`] is in its block, apart from the block's bytes:
+/// a reader that keeps many blocks open (a replay, one per live process)
+/// keeps each block's bytes and this, and decodes a few events at a time
+/// ([`BlockDecoder::detach`], [`BlockDecoder::attach`]).
+#[derive(Clone)]
+pub struct DecoderState {
     pos: usize,
     own: ProcId,
     next_signal: u64,
@@ -72,40 +81,62 @@ impl<'a> BlockDecoder<'a> {
     ) -> Self {
         BlockDecoder {
             buf,
-            pos: 0,
-            own,
-            next_signal: first_signal,
-            timestamps,
-            time: 0,
-            dests: DestCache::default(),
-            receipts: SenderCache::default(),
-            deliveries: SenderCache::default(),
-            last_child: own.0,
-            pid_offset: own_pid.wrapping_sub(own.0 as u64) as i64,
-            next_output: 0,
+            st: DecoderState {
+                pos: 0,
+                own,
+                next_signal: first_signal,
+                timestamps,
+                time: 0,
+                dests: DestCache::default(),
+                receipts: SenderCache::default(),
+                deliveries: SenderCache::default(),
+                last_child: own.0,
+                pid_offset: own_pid.wrapping_sub(own.0 as u64) as i64,
+                next_output: 0,
+            },
         }
+    }
+
+    /// Its place in the block, to resume later over the same bytes.
+    pub fn detach(self) -> DecoderState {
+        self.st
+    }
+
+    /// Resumes decoding `buf` where `st`, detached from a decoder over the
+    /// same bytes, left off.
+    pub fn attach(buf: &'a [u8], st: DecoderState) -> Self {
+        BlockDecoder { buf, st }
+    }
+
+    /// Length of the decoded block.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
     }
 
     /// Byte position of the next event in the decoded block.
     pub fn position(&self) -> usize {
-        self.pos
+        self.st.pos
     }
 
     /// The time of the event last returned (nanoseconds since the run
     /// started), when the block has timestamps.
     pub fn time(&self) -> Option<u64> {
-        self.timestamps.then_some(self.time)
+        self.st.timestamps.then_some(self.st.time)
     }
 
     /// The signal index the next `Send`/`Signal` would take.
     pub fn next_signal(&self) -> u64 {
-        self.next_signal
+        self.st.next_signal
     }
 
     #[inline]
     fn varint(&mut self, what: &str) -> Result<u64, CodecError> {
-        let at = self.pos;
-        varint::get(self.buf, &mut self.pos).map_err(|e| match e {
+        let at = self.st.pos;
+        varint::get(self.buf, &mut self.st.pos).map_err(|e| match e {
             VarintError::Truncated => {
                 err(at, format!("{what} (a varint), found the end of the block"))
             }
@@ -115,22 +146,22 @@ impl<'a> BlockDecoder<'a> {
 
     #[inline]
     fn bytes(&mut self, what: &str) -> Result<&'a [u8], CodecError> {
-        let at = self.pos;
+        let at = self.st.pos;
         let len = self.varint(what)?;
-        let left = (self.buf.len() - self.pos) as u64;
+        let left = (self.buf.len() - self.st.pos) as u64;
         if len > left {
             return Err(err(
                 at,
                 format!("{what} of {len} bytes, but only {left} bytes are left in the block"),
             ));
         }
-        let s = &self.buf[self.pos..self.pos + len as usize];
-        self.pos += len as usize;
+        let s = &self.buf[self.st.pos..self.st.pos + len as usize];
+        self.st.pos += len as usize;
         Ok(s)
     }
 
     fn dest(&mut self) -> Result<Dest, CodecError> {
-        let at = self.pos;
+        let at = self.st.pos;
         let code = self.varint("a destination")?;
         Ok(match code & 3 {
             dest::PROC => Dest::Proc(ProcId(
@@ -148,24 +179,24 @@ impl<'a> BlockDecoder<'a> {
     /// An explicit destination, which joins the front of the list. Writers
     /// name a listed destination by its slot, so an explicit one must be new.
     fn new_dest(&mut self) -> Result<Dest, CodecError> {
-        let at = self.pos;
+        let at = self.st.pos;
         let d = self.dest()?;
-        if let Some(slot) = self.dests.find(d) {
+        if let Some(slot) = self.st.dests.find(d) {
             return Err(err(
                 at,
                 format!("a destination not in the list, found one in slot {slot}"),
             ));
         }
-        self.dests.insert(d);
+        self.st.dests.insert(d);
         Ok(d)
     }
 
     /// A destination that may be a predictor slot (signals).
     fn dest_ref(&mut self) -> Result<Dest, CodecError> {
-        let at = self.pos;
+        let at = self.st.pos;
         let r = self.varint("a destination slot")?;
         if r < EXPLICIT as u64 {
-            self.dests.take(r as usize).ok_or_else(|| {
+            self.st.dests.take(r as usize).ok_or_else(|| {
                 err(
                     at,
                     format!("a filled destination slot, found empty slot {r}"),
@@ -183,7 +214,7 @@ impl<'a> BlockDecoder<'a> {
         if operand == EXPLICIT {
             self.new_dest()
         } else {
-            self.dests.take(operand as usize).ok_or_else(|| {
+            self.st.dests.take(operand as usize).ok_or_else(|| {
                 err(
                     at,
                     format!("a filled destination slot, found empty slot {operand}"),
@@ -250,16 +281,16 @@ impl<'a> BlockDecoder<'a> {
     }
 
     fn signal_taken(&mut self, effect: u8) -> Result<EventRef<'a>, CodecError> {
-        let at = self.pos;
+        let at = self.st.pos;
         let r = self.varint("a sender slot")?;
         let operand = match r {
             r if r <= EXPLICIT as u64 => r as u8,
             _ => return Err(err(at, format!("a sender slot (0..=31), found {r}"))),
         };
         let signal = Self::taken(
-            &mut self.receipts,
+            &mut self.st.receipts,
             self.buf,
-            &mut self.pos,
+            &mut self.st.pos,
             operand,
             true,
             at,
@@ -276,10 +307,10 @@ impl<'a> BlockDecoder<'a> {
     #[inline]
     fn next_signal_id(&mut self) -> MsgId {
         let m = MsgId {
-            sender: self.own,
-            index: self.next_signal,
+            sender: self.st.own,
+            index: self.st.next_signal,
         };
-        self.next_signal = self.next_signal.wrapping_add(1);
+        self.st.next_signal = self.st.next_signal.wrapping_add(1);
         m
     }
 
@@ -287,7 +318,7 @@ impl<'a> BlockDecoder<'a> {
     #[inline(always)]
     #[allow(clippy::should_implement_trait)] // fallible; see the Iterator impl
     pub fn next(&mut self) -> Result<Option<EventRef<'a>>, CodecError> {
-        let at = self.pos;
+        let at = self.st.pos;
         let Some(&t) = self.buf.get(at) else {
             return Ok(None);
         };
@@ -297,7 +328,7 @@ impl<'a> BlockDecoder<'a> {
         // loop; everything else goes through `event`.
         let operand = (t & 31) as usize;
         let quick = match t >> 5 {
-            op::SEND => self.dests.take(operand).map(|to| {
+            op::SEND => self.st.dests.take(operand).map(|to| {
                 (
                     1,
                     EventRef::Send {
@@ -313,7 +344,7 @@ impl<'a> BlockDecoder<'a> {
             // destination or an empty slot take the general path.
             op::SEND_PAYLOAD => match self.buf.get(at + 1) {
                 Some(&len) if len < 0x80 && self.buf.len() - (at + 2) >= len as usize => {
-                    self.dests.take(operand).map(|to| {
+                    self.st.dests.take(operand).map(|to| {
                         let payload = &self.buf[at + 2..at + 2 + len as usize];
                         (
                             2 + len as usize,
@@ -327,21 +358,25 @@ impl<'a> BlockDecoder<'a> {
                 }
                 _ => None,
             },
-            op::RECEIVE => self.receipts.take_expected(operand).map(|(sender, index)| {
-                (
-                    1,
-                    EventRef::Receive {
-                        msg: msg(sender, index),
-                    },
-                )
-            }),
+            op::RECEIVE => self
+                .st
+                .receipts
+                .take_expected(operand)
+                .map(|(sender, index)| {
+                    (
+                        1,
+                        EventRef::Receive {
+                            msg: msg(sender, index),
+                        },
+                    )
+                }),
             op::RECEIVE_DELTA => match (
-                self.receipts.peek(operand),
+                self.st.receipts.peek(operand),
                 self.buf.get(at + 1).filter(|&&d| d < 0x80),
             ) {
                 (Some((sender, expected)), Some(&d)) => {
                     let index = expected.wrapping_add(unzigzag(d as u64) as u64);
-                    self.receipts.hit(operand, index);
+                    self.st.receipts.hit(operand, index);
                     Some((
                         2,
                         EventRef::Receive {
@@ -355,14 +390,14 @@ impl<'a> BlockDecoder<'a> {
         };
         let e = match quick {
             Some((len, e)) => {
-                self.pos = at + len;
+                self.st.pos = at + len;
                 e
             }
             None => self.event(t, at)?,
         };
-        if self.timestamps {
+        if self.st.timestamps {
             let d = self.varint("a time delta")?;
-            self.time = self.time.wrapping_add(d);
+            self.st.time = self.st.time.wrapping_add(d);
         }
         Ok(Some(e))
     }
@@ -370,7 +405,7 @@ impl<'a> BlockDecoder<'a> {
     /// Any event (the general path); `t` is its tag byte at `at`.
     #[inline(never)]
     fn event(&mut self, t: u8, at: usize) -> Result<EventRef<'a>, CodecError> {
-        self.pos = at + 1;
+        self.st.pos = at + 1;
         let operand = t & 31;
         Ok(match t >> 5 {
             op::SEND => {
@@ -392,9 +427,9 @@ impl<'a> BlockDecoder<'a> {
             }
             op::RECEIVE | op::RECEIVE_DELTA => EventRef::Receive {
                 msg: Self::taken(
-                    &mut self.receipts,
+                    &mut self.st.receipts,
                     self.buf,
-                    &mut self.pos,
+                    &mut self.st.pos,
                     operand,
                     t >> 5 == op::RECEIVE_DELTA,
                     at,
@@ -402,9 +437,9 @@ impl<'a> BlockDecoder<'a> {
             },
             op::DELIVER | op::DELIVER_DELTA => EventRef::Deliver {
                 msg: Self::taken(
-                    &mut self.deliveries,
+                    &mut self.st.deliveries,
                     self.buf,
-                    &mut self.pos,
+                    &mut self.st.pos,
                     operand,
                     t >> 5 == op::DELIVER_DELTA,
                     at,
@@ -430,11 +465,15 @@ impl<'a> BlockDecoder<'a> {
             c @ sub::SPAWN..=6 => {
                 let flags = c - sub::SPAWN;
                 let d_child = unzigzag(self.varint("a child delta")?) as i32;
-                let child = self.last_child.wrapping_add(1).wrapping_add(d_child as u32);
+                let child = self
+                    .st
+                    .last_child
+                    .wrapping_add(1)
+                    .wrapping_add(d_child as u32);
                 let d_off = unzigzag(self.varint("a pid delta")?);
-                let offset = self.pid_offset.wrapping_add(d_off);
-                self.last_child = child;
-                self.pid_offset = offset;
+                let offset = self.st.pid_offset.wrapping_add(d_off);
+                self.st.last_child = child;
+                self.st.pid_offset = offset;
                 EventRef::Spawn {
                     child: ProcId(child),
                     pid: (child as u64).wrapping_add(offset as u64),
@@ -488,7 +527,7 @@ impl<'a> BlockDecoder<'a> {
             }
             c @ sub::SIGNAL_TAKEN..=20 => self.signal_taken(c - sub::SIGNAL_TAKEN)?,
             sub::NONDET => {
-                let kat = self.pos;
+                let kat = self.st.pos;
                 let k = self.varint("a nondeterministic built-in's kind")?;
                 let kind = nondet_kind(k)
                     .ok_or_else(|| err(kat, format!("a built-in kind below 65547, found {k}")))?;
@@ -499,8 +538,8 @@ impl<'a> BlockDecoder<'a> {
             }
             sub::OUTPUT | sub::OUTPUT_BYTES => {
                 let d = unzigzag(self.varint("an output sequence delta")?);
-                let seq = self.next_output.wrapping_add(d as u64);
-                self.next_output = seq.wrapping_add(1);
+                let seq = self.st.next_output.wrapping_add(d as u64);
+                self.st.next_output = seq.wrapping_add(1);
                 let bytes = if code == sub::OUTPUT_BYTES {
                     Some(self.bytes("output bytes")?)
                 } else {
@@ -530,7 +569,7 @@ impl<'a> Iterator for BlockDecoder<'a> {
             Ok(None) => None,
             Err(e) => {
                 // Stop after an error: the rest of the block is not trustworthy.
-                self.pos = self.buf.len();
+                self.st.pos = self.buf.len();
                 Some(Err(e))
             }
         }

@@ -13,7 +13,7 @@ pub mod cache;
 mod decode;
 mod encode;
 
-pub use decode::{BlockDecoder, CodecError};
+pub use decode::{BlockDecoder, CodecError, DecoderState};
 pub use encode::BlockEncoder;
 
 use crate::event::NondetKind;

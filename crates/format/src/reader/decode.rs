@@ -4,7 +4,7 @@
 
 use super::table::BlockRef;
 use super::LogReader;
-use crate::codec::{BlockDecoder, CodecError};
+use crate::codec::{BlockDecoder, CodecError, DecoderState};
 use crate::container::{Storage, BLOCK_HEADER_LEN};
 use crate::error::{FormatError, Warning};
 use crate::event::{Event, ProcId, ProcessLog};
@@ -31,7 +31,7 @@ pub struct BlockInfo {
 }
 
 impl BlockInfo {
-    fn of(b: &BlockRef) -> Self {
+    pub(super) fn of(b: &BlockRef) -> Self {
         let h = &b.header;
         BlockInfo {
             process: ProcId(h.process),
@@ -57,7 +57,7 @@ pub struct Events<'a> {
 }
 
 impl<'a> Events<'a> {
-    fn new(raw: &'a [u8], b: &BlockRef) -> Self {
+    pub(super) fn new(raw: &'a [u8], b: &BlockRef) -> Self {
         let h = &b.header;
         Events {
             dec: BlockDecoder::new(
@@ -71,6 +71,27 @@ impl<'a> Events<'a> {
             seen: 0,
             error: None,
         }
+    }
+
+    /// Events over `raw` resumed where a decoder over the same bytes was
+    /// detached, after `seen` events.
+    pub(super) fn resume(raw: &'a [u8], info: BlockInfo, st: DecoderState, seen: u32) -> Self {
+        Events {
+            dec: BlockDecoder::attach(raw, st),
+            info,
+            seen,
+            error: None,
+        }
+    }
+
+    /// Whether the block is read to its end, or failed ([`finish`](Self::finish) says which).
+    pub(super) fn done(&self) -> bool {
+        self.error.is_some() || self.dec.position() >= self.dec.len()
+    }
+
+    /// The decoder's place and the events read, to resume later.
+    pub(super) fn suspend(self) -> (DecoderState, u32) {
+        (self.dec.detach(), self.seen)
     }
 
     /// The block being read.
@@ -89,7 +110,7 @@ impl<'a> Events<'a> {
     }
 
     /// Checks that the block decoded completely and held the declared number of events.
-    fn finish(mut self) -> Result<(), FormatError> {
+    pub(super) fn finish(mut self) -> Result<(), FormatError> {
         // Drain what the caller left unread so the count is checked too.
         while self.next().is_some() {}
         let offset = self.info.offset;
@@ -170,7 +191,7 @@ thread_local! {
 
 /// Runs `f` with this thread's spare scratch; it is taken out for the call,
 /// so a read nested in `f` gets a scratch of its own.
-fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+pub(super) fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     let mut s = SPARE.with(|c| c.take()).unwrap_or_else(Scratch::new);
     let r = f(&mut s);
     SPARE.with(|c| c.set(Some(s)));
@@ -188,7 +209,11 @@ const WINDOW_LOG_MAX: u32 = 27;
 impl LogReader {
     /// The decoded body of a block: checksum checked, decompressed into
     /// `scratch` (or borrowed from the file when stored raw).
-    fn raw<'s>(&'s self, b: &BlockRef, scratch: &'s mut Scratch) -> Result<&'s [u8], FormatError> {
+    pub(super) fn raw<'s>(
+        &'s self,
+        b: &BlockRef,
+        scratch: &'s mut Scratch,
+    ) -> Result<&'s [u8], FormatError> {
         let h = &b.header;
         let body_at = b.offset as usize + BLOCK_HEADER_LEN;
         let stored = &self.data[body_at..body_at + h.stored_len as usize];
@@ -242,6 +267,11 @@ impl LogReader {
     /// Every readable block, grouped by process in id order, each process's in event order.
     pub fn blocks(&self) -> impl ExactSizeIterator<Item = BlockInfo> + '_ {
         self.blocks.iter().map(BlockInfo::of)
+    }
+
+    /// The block at a position of [`blocks`](Self::blocks).
+    pub fn block(&self, block: usize) -> Option<BlockInfo> {
+        self.blocks.get(block).map(BlockInfo::of)
     }
 
     /// The bytes of a block (its position in [`blocks`](Self::blocks)) as

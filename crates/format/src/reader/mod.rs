@@ -15,9 +15,11 @@
 
 mod decode;
 mod locate;
+mod resume;
 mod table;
 
 pub use decode::{BlockInfo, Events};
+pub use resume::BlockCursor;
 pub use table::ProcessInfo;
 
 use crate::container::{self, MAGIC, MAX_HEADER_LEN, PREAMBLE_LEN, VERSION};
