@@ -7,6 +7,7 @@
 //! open ─► preamble + header ─► footer ──ok──► block index ─┐
 //!                                 └─missing─► scan blocks ─┴► table: process → blocks
 //! events_of / read_all / par_map_blocks ─► decompress (zstd) ─► codec ─► events
+//! block_cursor (resume): one block decompressed, its events a few at a time
 //! ```
 //!
 //! What the reader serves is, per process, the longest run of intact blocks
