@@ -58,9 +58,8 @@ struct Progress<'m> {
     /// Receipts taken and spawns done (indices into the slices above).
     r: u32,
     k: u32,
-    /// Signals sent so far, and in the whole log.
+    /// Signals sent so far (those of the whole log are in `published`).
     sent: u32,
-    total: u32,
     started: bool,
 }
 
@@ -109,7 +108,6 @@ impl Model {
                 r: 0,
                 k: 0,
                 sent: 0,
-                total: self.sent[s],
                 started: false,
             })
             .collect();
@@ -143,7 +141,7 @@ impl Model {
             }
             let st = &prog[p as usize];
             let (recs, spawns) = (st.receipts, st.spawns);
-            let (mut cur, end, total) = (st.cursor, st.end, st.total);
+            let (mut cur, end, total) = (st.cursor, st.end, published[p as usize][1]);
             let (mut r, mut k) = (st.r as usize, st.k as usize);
             // Signals sent before `cur`; brought forward only where a
             // receipt needs it (a wait, or a signal to itself), by walking
@@ -186,13 +184,14 @@ impl Model {
                 let rc = &recs[r];
                 if rc.sender != NO_SLOT {
                     // A receipt of a signal no log holds orders nothing (validation reports it).
+                    let [published_by, sent_in_all] = published[rc.sender as usize];
                     let done = if rc.sender == p {
                         sent = sent_before(sent, rc.at);
                         sent
                     } else {
-                        published[rc.sender as usize][0]
+                        published_by
                     };
-                    if rc.index < published[rc.sender as usize][1] && rc.index >= done {
+                    if rc.index < sent_in_all && rc.index >= done {
                         sent = sent_before(sent, rc.at);
                         waiters.add(rc.sender, rc.index, p);
                         break;
@@ -208,12 +207,10 @@ impl Model {
             // have gone by: ask for its next receipts and signals now, the
             // lines past the current ones included (a thousand processes
             // interleaved are too many streams for the hardware to follow).
+            let next_signal = self.signals_of(p).as_ptr().wrapping_add(sent as usize);
             for line in [0, 64] {
                 prefetch((recs.as_ptr().wrapping_add(r) as *const u8).wrapping_add(line));
-                prefetch(
-                    (self.signals_of(p).as_ptr().wrapping_add(sent as usize) as *const u8)
-                        .wrapping_add(line),
-                );
+                prefetch((next_signal as *const u8).wrapping_add(line));
             }
             let st = &mut prog[p as usize];
             st.cursor = cur;
