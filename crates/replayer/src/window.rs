@@ -5,7 +5,7 @@
 //! process takes about the memory recording it took.
 
 use std::ops::Range;
-use trace_format::{BlockCursor, Event, EventRef, LogReader, ProcId};
+use trace_format::{BlockCursor, Event, EventRef, FormatError, LogReader, ProcId};
 
 /// Events decoded at a time.
 const CHUNK: usize = 64;
@@ -81,6 +81,20 @@ impl Window {
         self.fill(log);
     }
 
+    /// Reads the next events of `block`, keeping it open while it has more;
+    /// returns whether it has.
+    fn read_chunk(
+        &mut self,
+        mut block: Box<BlockCursor>,
+        keep: impl FnMut(u64, EventRef<'_>),
+    ) -> Result<bool, FormatError> {
+        let more = block.next_events(CHUNK, keep);
+        if matches!(more, Ok(true)) {
+            self.block = Some(block);
+        }
+        more
+    }
+
     /// Decodes until an event to replay is at hand or none is left. The
     /// events just replayed stay until then, so that
     /// [`last_index`](Self::last_index) still names the last one.
@@ -100,13 +114,7 @@ impl Window {
             // events before it kept (the command that opened the log has
             // shown the reader's warnings).
             let more = match self.block.take() {
-                Some(mut block) => {
-                    let more = block.next_events(CHUNK, &mut keep);
-                    if matches!(more, Ok(true)) {
-                        self.block = Some(block);
-                    }
-                    more
-                }
+                Some(block) => self.read_chunk(block, &mut keep),
                 None => match self.blocks.next() {
                     None => Ok(false),
                     // A short block is decoded whole, without a cursor.
@@ -114,13 +122,7 @@ impl Window {
                         .for_each_event_in_block(b, |i, _, e| keep(i, e))
                         .map(|()| false),
                     Some(b) => match log.block_cursor(b) {
-                        Some(Ok(mut block)) => {
-                            let more = block.next_events(CHUNK, &mut keep);
-                            if matches!(more, Ok(true)) {
-                                self.block = Some(Box::new(block));
-                            }
-                            more
-                        }
+                        Some(Ok(block)) => self.read_chunk(Box::new(block), &mut keep),
                         Some(Err(e)) => Err(e),
                         None => Ok(false),
                     },
