@@ -11,14 +11,13 @@
 //!    on a machine shared with other work it shows parallelism even when the
 //!    speedup cannot).
 
-use super::programs::{measure, Spec};
+use super::programs::{self, measure, Spec};
 use super::table::{kilobytes, ratio, secs, Table};
 
 struct Bench {
     name: &'static str,
     args: &'static str,
     quick: &'static str,
-    erl_flags: &'static [&'static str],
     what: &'static str,
 }
 
@@ -27,35 +26,30 @@ const PROGRAMS: &[Bench] = &[
         name: "ring",
         args: "1000, 2000",
         quick: "100, 200",
-        erl_flags: &[],
         what: "ring of 1,000 processes, token passed 2,000 laps (2M messages)",
     },
     Bench {
         name: "pingpong",
         args: "500000, 100",
         quick: "20000, 100",
-        erl_flags: &[],
         what: "500k request/replies, a fresh ref each, selective receive on it past 100 other messages",
     },
     Bench {
         name: "spawn_many",
         args: "200000",
         quick: "10000",
-        erl_flags: &[],
         what: "200k short processes: spawn, send one message, end",
     },
     Bench {
         name: "selective",
         args: "5000",
         quick: "1000",
-        erl_flags: &[],
         what: "5,000 messages taken newest first (12.5M match attempts)",
     },
     Bench {
         name: "idle",
         args: "1000000",
         quick: "20000",
-        erl_flags: &["+P", "2000000"],
         what: "1M processes alive at once, each waiting in receive",
     },
 ];
@@ -84,7 +78,7 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
             name: b.name,
             args: if ctx.quick { b.quick } else { b.args },
             trace_flags: &[],
-            erl_flags: b.erl_flags,
+            erl_flags: programs::erl_flags(b.name),
         };
         let r = measure(ctx, spec, runs, true, true);
         if let Some(p) = r.problem {

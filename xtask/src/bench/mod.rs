@@ -17,6 +17,7 @@ mod record;
 mod seq;
 pub mod synth;
 mod table;
+mod vm_tracing;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

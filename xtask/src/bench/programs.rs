@@ -75,7 +75,7 @@ pub fn measure(ctx: &super::Ctx, spec: Spec, runs: usize, on_erl: bool, on_trace
         match erl::compile(std::slice::from_ref(&src), &scratch.0) {
             Ok(()) => {
                 for _ in 0..runs {
-                    match run_erl(spec, &scratch.0) {
+                    match run_erl(spec, &scratch.0, None) {
                         Ok((secs, out, peak)) => {
                             t.erl = Some(t.erl.map_or(secs, |b: f64| b.min(secs)));
                             t.erl_peak = t.erl_peak.max(peak);
@@ -129,9 +129,33 @@ pub fn measure(ctx: &super::Ctx, spec: Spec, runs: usize, on_erl: bool, on_trace
     t
 }
 
+/// Emulator flags a program needs on erl (`idle` keeps a million processes).
+pub fn erl_flags(name: &str) -> &'static [&'static str] {
+    match name {
+        "idle" => &["+P", "2000000"],
+        _ => &[],
+    }
+}
+
 /// Runs the program once on erl; returns the in-VM seconds, its output and
-/// the VM's peak resident set.
-fn run_erl(spec: Spec, beams: &Path) -> Result<(f64, Vec<u8>, Option<u64>), String> {
+/// the VM's peak resident set. With `trace`, the VM's own tracing records
+/// every send, receive and process event (spawn, exit, link) of the program
+/// to that file, through dbg's file trace port (what ttb uses); the time
+/// then covers starting the tracer and flushing it at the end.
+pub fn run_erl(
+    spec: Spec,
+    beams: &Path,
+    trace: Option<&Path>,
+) -> Result<(f64, Vec<u8>, Option<u64>), String> {
+    let call = format!("'{}':main({})", spec.name, spec.args);
+    let timed = match trace {
+        None => call,
+        Some(file) => format!(
+            "dbg:tracer(port, dbg:trace_port(file, {file:?})), \
+             dbg:p(self(), [send, 'receive', procs, set_on_spawn]), \
+             R = {call}, dbg:flush_trace_port(), R"
+        ),
+    };
     let mut cmd = Command::new("erl");
     cmd.args(spec.erl_flags)
         .arg("-noshell")
@@ -139,9 +163,8 @@ fn run_erl(spec: Spec, beams: &Path) -> Result<(f64, Vec<u8>, Option<u64>), Stri
         .arg(beams)
         .arg("-eval")
         .arg(format!(
-            "{{T, _}} = timer:tc('{}', main, [{}]), \
-         io:format(standard_error, \"~p~n\", [T]), erlang:halt(0, [{{flush, true}}]).",
-            spec.name, spec.args
+            "{{T, _}} = timer:tc(fun() -> {timed} end), \
+         io:format(standard_error, \"~p~n\", [T]), erlang:halt(0, [{{flush, true}}])."
         ));
     let (r, usage) = run_measured(cmd, LIMIT).map_err(|e| format!("erl: {e}"))?;
     if r.status != Some(0) {

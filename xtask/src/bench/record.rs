@@ -3,9 +3,12 @@
 //! and under `trace replay` (of that recording) in the same session; the
 //! table gives the recording overhead, how many events were recorded per
 //! second, how big the log is per event, and replay time against record time.
+//! When erl is here, a second table sets the message-bound programs' recording
+//! overhead beside that of the Erlang VM's own tracing ([`super::vm_tracing`]).
 
 use super::programs;
 use super::table::{secs, Table};
+use super::vm_tracing;
 use crate::erl::{self, Scratch};
 use std::path::Path;
 use std::process::Command;
@@ -61,6 +64,7 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         "replay",
         "replay/record",
     ]);
+    let mut message_bound = Vec::new();
     for name in &names {
         let src = programs::dir().join(format!("{name}.erl"));
         let src = src.to_str().ok_or("program path is not UTF-8")?;
@@ -84,6 +88,17 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         let r = trace_format::LogReader::open(&log).map_err(|e| format!("{name}: {e}"))?;
         let events = r.event_count();
         let bytes = r.file_len();
+        // Compute-bound programs log a spawn and an exit; the VM's tracing
+        // would have nothing to trace either.
+        if events >= 1000 {
+            message_bound.push(vm_tracing::Recorded {
+                name: name.clone(),
+                run: run_t,
+                record: rec_t,
+                events,
+                log_bytes: bytes,
+            });
+        }
         t.row(vec![
             name.clone(),
             secs(Some(run_t)),
@@ -107,5 +122,13 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         ]);
     }
     t.print();
+    if ctx.erl && !message_bound.is_empty() {
+        println!();
+        println!(
+            "The VM's own tracing: erl plain, and erl with dbg tracing send, receive and \
+             procs of the program to a file trace port (as ttb does); best of {runs} each:"
+        );
+        vm_tracing::print(&message_bound, runs)?;
+    }
     Ok(())
 }
