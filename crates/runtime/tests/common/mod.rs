@@ -61,9 +61,11 @@ pub fn run(file: &PathBuf, schedulers: usize) -> (RunOutcome, Vec<u8>) {
     run_with(file, schedulers, Arc::new(Native), Arc::new(Native))
 }
 
-/// A program written by the test, in a temporary file.
+/// A program written by the test, in a file under cargo's scratch directory
+/// for integration tests (in `target/`, so runs leave nothing in /tmp).
 pub fn program(name: &str, source: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("trace-runtime-test-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("runtime-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{name}.erl"));
     std::fs::write(&path, source).unwrap();
