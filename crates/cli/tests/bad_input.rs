@@ -283,3 +283,33 @@ fn undefined_functions_of_user_modules_are_undef_at_run_time() {
     assert_eq!(status, 0, "{stderr}");
     assert!(stdout.starts_with("{'EXIT',{undef,"), "{stdout}");
 }
+
+#[test]
+fn thread_counts_out_of_range_are_refused_before_anything_starts() {
+    let d = Scratch::new("bad-threads");
+    let ok = d.write("ok.erl", &module("ok", "main() -> ok.\n"));
+    let log = d.path("ok.trace");
+    let (src, log_s) = (ok.to_str().unwrap(), log.to_str().unwrap());
+    let rec = trace_cmd()
+        .args(["record", "-q", "-o", log_s, src])
+        .output()
+        .unwrap();
+    assert_eq!(rec.status.code(), Some(0));
+    for args in [
+        vec!["run", src, "--schedulers", "0"],
+        vec!["run", src, "--schedulers", "18446744073709551615"],
+        vec!["record", "-o", log_s, src, "--schedulers", "100000"],
+        vec!["replay", src, log_s, "--schedulers", "5000"],
+        vec!["replay", log_s, "--threads", "100000"],
+        vec!["diff", log_s, log_s, "--threads", "2000"],
+        vec!["check", log_s, "--threads=-1"],
+    ] {
+        let out = trace_cmd().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("expected a number of threads from 1 to 1024"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -64,7 +64,7 @@ pub struct Args {
     #[arg(long)]
     pub all: bool,
     /// Threads that read and check the log (default: the number of cores)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::thread_count)]
     pub threads: Option<usize>,
 }
 
@@ -112,7 +112,7 @@ pub fn run(args: Args) -> u8 {
     };
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.threads {
-        pool = pool.num_threads(n.max(1));
+        pool = pool.num_threads(n);
     }
     match pool.build() {
         Ok(pool) => pool.install(|| check(&args, &compiled)),

@@ -73,7 +73,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
     /// Threads that read and compare the logs (default: the number of cores)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::thread_count)]
     pub threads: Option<usize>,
 }
 
@@ -103,7 +103,7 @@ fn open(path: &Path) -> Result<LogReader, u8> {
 pub fn run(args: Args) -> u8 {
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.threads {
-        pool = pool.num_threads(n.max(1));
+        pool = pool.num_threads(n);
     }
     match pool.build() {
         Ok(pool) => pool.install(|| compare(&args)),

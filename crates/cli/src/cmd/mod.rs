@@ -9,3 +9,18 @@ pub mod record;
 pub mod replay;
 pub mod run;
 pub mod stats;
+
+/// Most threads `--schedulers` and `--threads` take: each is an OS thread
+/// with its own stack, and more than this gains nothing on any machine.
+pub const MAX_THREADS: usize = 1024;
+
+/// Parses `--schedulers N` and `--threads N`: a whole number from 1 to
+/// [`MAX_THREADS`].
+pub fn thread_count(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a number of threads from 1 to {MAX_THREADS}"
+        )),
+    }
+}

@@ -40,7 +40,7 @@ pub struct Args {
     #[arg(short = 'o', long = "output-file", value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Scheduler threads (default: the number of cores)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::thread_count)]
     pub schedulers: Option<usize>,
     /// Do not record message payloads and exit reasons (replay still works)
     #[arg(long)]
@@ -137,7 +137,7 @@ pub fn run(args: Args) -> u8 {
         ..RunOptions::default()
     };
     if let Some(n) = args.schedulers {
-        run.schedulers = n.max(1);
+        run.schedulers = n;
     }
     if args.chaos && !args.until_failure {
         run.chaos = Some(trace_runtime::Chaos { seed: args.seed });

@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, value_name = "CALL")]
     pub entry: Option<String>,
     /// Scheduler threads (default: the number of cores)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::thread_count)]
     pub schedulers: Option<usize>,
     /// Extra directories searched by -include and -include_lib
     #[arg(short = 'I', long = "include", value_name = "DIR")]
@@ -71,7 +71,7 @@ pub fn run(args: Args) -> u8 {
     };
     let mut opts = RunOptions::default();
     if let Some(n) = args.schedulers {
-        opts.schedulers = n.max(1);
+        opts.schedulers = n;
     }
     let observer: Arc<dyn trace_runtime::Observer> = if args.discarding_observer {
         Arc::new(Discard)

@@ -72,7 +72,7 @@ pub struct Args {
     #[arg(long)]
     pub force: bool,
     /// With the program: scheduler threads (default: the number of cores)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cmd::thread_count)]
     pub schedulers: Option<usize>,
     /// With the program: extra directories searched by -include and -include_lib
     #[arg(short = 'I', long = "include", value_name = "DIR")]
@@ -90,7 +90,7 @@ pub struct Args {
     #[arg(long)]
     pub all: bool,
     /// Threads that decode and check the log (default: the number of cores)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cmd::thread_count)]
     pub threads: Option<usize>,
 }
 
@@ -115,7 +115,7 @@ pub fn run(args: Args) -> u8 {
     }
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.threads {
-        pool = pool.num_threads(n.max(1));
+        pool = pool.num_threads(n);
     }
     match pool.build() {
         Ok(pool) => pool.install(|| log_only::run(&args, log)),

@@ -36,7 +36,7 @@ pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
         ..RunOptions::default()
     };
     if let Some(n) = args.schedulers {
-        run.schedulers = n.max(1);
+        run.schedulers = n;
     }
     let cfg = ReplayConfig {
         run,
