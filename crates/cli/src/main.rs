@@ -56,9 +56,31 @@ enum Command {
     Export(cmd::export::Args),
 }
 
+/// Stack of the thread a command runs on. Printing a result or a crash
+/// report walks the term by recursion, and a program may build terms nested
+/// a million deep; the stack is address space, used only as deep as needed.
+const COMMAND_STACK: usize = 1 << 30;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let code = match cli.command {
+    let command = move || run(cli.command);
+    let code = match std::thread::Builder::new()
+        .name("trace".into())
+        .stack_size(COMMAND_STACK)
+        .spawn(command)
+    {
+        Ok(h) => h
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        // No thread to be had (address space limited by ulimit -v, say):
+        // the main thread's stack does for all but very deep terms.
+        Err(_) => return ExitCode::from(run(Cli::parse().command)),
+    };
+    ExitCode::from(code)
+}
+
+fn run(command: Command) -> u8 {
+    match command {
         Command::Run(a) => cmd::run::run(a),
         Command::Record(a) => cmd::record::run(a),
         Command::Replay(a) => cmd::replay::run(a),
@@ -68,6 +90,5 @@ fn main() -> ExitCode {
         Command::Stats(a) => cmd::stats::run(a),
         Command::Import(a) => cmd::import::run(a),
         Command::Export(a) => cmd::export::run(a),
-    };
-    ExitCode::from(code)
+    }
 }

@@ -340,29 +340,54 @@ pub struct Entry {
     pub args: Vec<Term>,
 }
 
+/// Stack of a scheduler thread, and the fallback when the system refuses it.
+const SCHEDULER_STACK: usize = 1 << 30;
+const SMALL_STACK: usize = 8 << 20;
+
 /// Runs a program from `entry` to the end and reports what happened.
 pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     let mut rt = rt;
-    let n = rt.opts.schedulers.max(1);
+    let n = rt.opts.schedulers.clamp(1, 1024);
     let workers: Vec<Worker> = (0..n)
         .map(|i| Worker::new(i, rt.opts.chaos.as_ref()))
         .collect();
     *rt.stealers.get_mut().unwrap() = workers.iter().map(|w| w.stealer()).collect();
     let entry_pid = spawn::spawn_entry(&mut rt, entry);
     let rt = rt;
+    // Each worker moves to its thread through a slot, so that it is not lost
+    // when a thread with the large stack cannot be had and one is retried.
+    let workers: Vec<Mutex<Option<Worker>>> =
+        workers.into_iter().map(|w| Mutex::new(Some(w))).collect();
 
     std::thread::scope(|s| {
         s.spawn(|| {
             rt.timers.run(|action| signals::fire_timer(&rt, action));
         });
         let mut handles = Vec::new();
-        for w in workers {
+        for slot in &workers {
             let rt = &rt;
-            handles.push(
+            // Terms are compared, copied, hashed and freed by recursion over
+            // their nesting: a roomy stack lets a program build terms nested
+            // a million deep, as BEAM does. It is address space; only the
+            // pages a deep term touches are ever used.
+            let spawn = |stack: usize| {
+                let index = slot
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .as_ref()
+                    .map_or(0, Worker::index);
                 std::thread::Builder::new()
-                    .name(format!("scheduler-{}", w.index()))
-                    .stack_size(8 << 20)
-                    .spawn_scoped(s, move || worker::run(rt, w))
+                    .name(format!("scheduler-{index}"))
+                    .stack_size(stack)
+                    .spawn_scoped(s, move || {
+                        if let Some(w) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                            worker::run(rt, w)
+                        }
+                    })
+            };
+            handles.push(
+                spawn(SCHEDULER_STACK)
+                    .or_else(|_| spawn(SMALL_STACK))
                     .expect("spawn scheduler thread"),
             );
         }

@@ -57,7 +57,12 @@ pub fn pretty(t: &Term, opts: &PrettyOptions) -> String {
 /// Nesting that the recursive passes handle on the caller's stack; deeper
 /// terms are printed on a helper thread whose stack grows with the depth.
 const SHALLOW: usize = 100;
-const STACK_PER_LEVEL: usize = 16 * 1024;
+/// Measured at 256–512 bytes per level of nesting in a release build; twice
+/// that for margin (unoptimised builds, the tests', take several times more).
+const STACK_PER_LEVEL: usize = if cfg!(debug_assertions) { 8192 } else { 1024 };
+/// When no thread with a stack that deep can be had, the term is printed as
+/// `~P` prints it with this depth: cut short with `...`, but printed.
+const FALLBACK_DEPTH: i64 = 1000;
 
 /// Appends the term as `io_lib_pretty:print/2` prints it.
 pub fn pretty_into(out: &mut String, t: &Term, opts: &PrettyOptions) {
@@ -78,8 +83,14 @@ pub fn pretty_into(out: &mut String, t: &Term, opts: &PrettyOptions) {
                 Ok(text) => out.push_str(&text),
                 Err(panic) => std::panic::resume_unwind(panic),
             },
-            // No thread to be had: try on this stack.
-            Err(_) => print_into(out, t, opts),
+            // No thread to be had: print what this stack surely holds.
+            Err(_) => {
+                let depth = match opts.depth {
+                    d if d >= 0 => d.min(FALLBACK_DEPTH),
+                    _ => FALLBACK_DEPTH,
+                };
+                print_into(out, t, &PrettyOptions { depth, ..*opts })
+            }
         }
     })
 }
