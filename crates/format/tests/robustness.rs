@@ -274,3 +274,34 @@ fn very_compressible_blocks_are_padded_to_the_ratio_bound() {
     assert_eq!(logs[1].events.len(), 200_000);
     assert!(matches!(logs[1].events[199_999], Event::Receive { msg } if msg.index == 199_999));
 }
+
+#[test]
+fn a_scanned_block_with_an_outlandish_process_index_is_skipped() {
+    let (bytes, logs) = small_log(true);
+    let r = LogReader::from_bytes(bytes.clone()).unwrap();
+    let victim = r.blocks().find(|b| b.process == ProcId(3)).unwrap();
+    // Relabel the block as process 2^32 - 1, with a valid header checksum,
+    // and cut the footer off: only the block headers say which processes exist.
+    let mut damaged = bytes.clone();
+    let at = victim.offset as usize;
+    damaged[at + 8..at + 12].copy_from_slice(&u32::MAX.to_le_bytes());
+    let crc = crc32fast::hash(&damaged[at..at + 56]);
+    damaged[at + 56..at + 60].copy_from_slice(&crc.to_le_bytes());
+    damaged.truncate(damaged.len() - 16);
+    let r = LogReader::from_bytes(damaged).unwrap();
+    assert!(r.recovered());
+    // Tables indexed by process stay the size of the log, not 2^32 entries.
+    assert!(r.id_slots() <= logs.len(), "{} slots", r.id_slots());
+    assert!(
+        r.warnings().iter().any(|w| {
+            let w = w.to_string();
+            w.contains(&format!("at byte {at}")) && w.contains("process 4294967295")
+        }),
+        "{:?}",
+        r.warnings()
+    );
+    let got = r.read_all().unwrap();
+    for p in [0, 1, 2, 4] {
+        assert_eq!(got[p].events, logs[p].events);
+    }
+}

@@ -8,6 +8,12 @@ use crate::meta::{Header, ProcessEntry};
 use std::ops::Range;
 
 /// A block record found in the file; its header has been checked.
+/// Largest process index a log recovered by scanning may hold: this many,
+/// plus so many per block found (a killed run loses the blocks of the
+/// processes it started last, never most of its processes).
+const MAX_SCANNED_INDEX_SLACK: u64 = 1 << 20;
+const MAX_SCANNED_INDEX_PER_BLOCK: u64 = 64;
+
 #[derive(Clone, Debug)]
 pub(crate) struct BlockRef {
     pub offset: u64,
@@ -63,6 +69,34 @@ pub(super) fn build(
 ) -> Table {
     // The processes, by id: the footer's table, or the ids the blocks name
     // (the entry process always).
+    // Without a footer, process indices come from block headers alone. The
+    // recorder numbers processes densely as they start, so an index far
+    // beyond the blocks found is damage; it is dropped here, because readers
+    // keep tables indexed by process and what they allocate must stay
+    // bounded by the input's size (§8).
+    let candidates = match &footer {
+        Some(_) => candidates,
+        None => {
+            let found = candidates.len();
+            let bound = MAX_SCANNED_INDEX_SLACK + MAX_SCANNED_INDEX_PER_BLOCK * found as u64;
+            candidates
+                .into_iter()
+                .filter(|b| {
+                    let keep = (b.header.process as u64) <= bound;
+                    if !keep {
+                        warnings.push(Warning::at(
+                            b.offset,
+                            format!(
+                                "block of process {}, an index far beyond the {found} block(s) found; skipped as damaged",
+                                b.header.process
+                            ),
+                        ));
+                    }
+                    keep
+                })
+                .collect()
+        }
+    };
     let ids: Vec<u32> = match &footer {
         Some(entries) => (0..entries.len() as u32).collect(),
         None => {
