@@ -203,6 +203,17 @@ impl Names {
         self.name_of_slot(self.slot(id)?)
     }
 
+    /// The process that spawned `id` and which of its spawns made it (from
+    /// 1), when `id` has a symbolic name other than `P`: a name's last step,
+    /// at constant cost, for callers that rebuild the whole tree (spelling
+    /// out every name of a spawn chain costs the chain's length squared).
+    pub fn birth(&self, id: ProcId) -> Option<(ProcId, u32)> {
+        match self.birth[self.slot(id)? as usize] {
+            Birth::Child { parent, number } => Some((self.ids[parent as usize], number)),
+            Birth::Root | Birth::Unnamed => None,
+        }
+    }
+
     pub(crate) fn name_of_slot(&self, s: Slot) -> Option<SymbolicName> {
         let mut path = Vec::new();
         let mut at = s;

@@ -3,7 +3,7 @@
 //! with their context, and the notes on what was not compared.
 
 use crate::context;
-use crate::matching::{Matching, ProcName};
+use crate::matching::{Matching, Naming};
 use crate::pass::{PairOutcome, Pass};
 use crate::report::{Diff, Level, OnlyIn, ProcessDiff, Root, RunSummary, RUNS};
 use crate::roots::{Candidate, Cut, Walker};
@@ -92,7 +92,7 @@ pub(crate) fn report(
                     }
                 }
                 differences.push(ProcessDiff {
-                    name: pair.name.clone(),
+                    name: matching.name(o.pair),
                     pids: [0, 1].map(|x| runs[x].pid(slots[x])),
                     events: c.events,
                     kind: f.kind,
@@ -115,7 +115,7 @@ pub(crate) fn report(
                 }
                 only_in.push(OnlyIn {
                     run: x,
-                    name: pair.name.clone(),
+                    name: matching.name(o.pair),
                     pid: runs[x].pid(s),
                     events: n,
                 });
@@ -168,7 +168,7 @@ pub(crate) fn report(
                     opts.context,
                 );
                 Root {
-                    name: matching.pairs[pair as usize].name.clone(),
+                    name: matching.name(pair),
                     at,
                     root_in,
                     context,
@@ -208,7 +208,7 @@ pub(crate) fn report(
     let unnamed = matching
         .pairs
         .iter()
-        .filter(|p| matches!(p.name, ProcName::Pid(_)))
+        .filter(|p| matches!(p.naming, Naming::Pid(_)))
         .count();
     if unnamed > 0 {
         notes.push(format!(

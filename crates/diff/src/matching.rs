@@ -26,10 +26,25 @@ impl fmt::Display for ProcName {
     }
 }
 
+/// Where a pair's name comes from: kept as a link to its parent pair, so
+/// that a spawn chain thousands deep costs a few words a process, not a name
+/// as long as the chain ([`Matching::name`] spells it out).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Naming {
+    Root,
+    /// The `number`-th child (from 1) of pair `parent`.
+    Child {
+        parent: u32,
+        number: u32,
+    },
+    /// No spawn names it; matched by this raw pid.
+    Pid(u64),
+}
+
 /// A process of either run, with its counterpart in the other if any.
 #[derive(Clone, Debug)]
 pub(crate) struct Pair {
-    pub name: ProcName,
+    pub naming: Naming,
     pub slot: [Option<Slot>; 2],
 }
 
@@ -47,17 +62,25 @@ impl Matching {
             vec![false; runs[0].procs.len()],
             vec![false; runs[1].procs.len()],
         ];
-        let mut stack: Vec<(SymbolicName, [Option<Slot>; 2])> = Vec::new();
+        let mut stack: Vec<(Naming, [Option<Slot>; 2])> = Vec::new();
         let roots = [runs[0].root(), runs[1].root()];
         if roots != [None, None] {
-            stack.push((SymbolicName::root(), roots));
+            stack.push((Naming::Root, roots));
         }
-        while let Some((name, slot)) = stack.pop() {
+        while let Some((naming, slot)) = stack.pop() {
+            // A process reached a second time (a spawn cycle, which only a
+            // damaged log can hold) keeps its first name; in the other run
+            // its counterpart goes on alone.
+            let slot = [0, 1].map(|x| slot[x].filter(|&s| !seen[x][s as usize]));
+            if slot == [None, None] {
+                continue;
+            }
             for (x, s) in slot.iter().enumerate() {
                 if let Some(s) = s {
                     seen[x][*s as usize] = true;
                 }
             }
+            let me = pairs.len() as u32;
             let kids = |x: usize| slot[x].map_or(&[][..], |s| runs[x].children(s));
             let (ka, kb) = (kids(0), kids(1));
             // Children pushed last-first so the stack pops them in order.
@@ -65,13 +88,11 @@ impl Matching {
                 let get = |v: &[Slot]| v.get(k).copied().filter(|&c| c != NO_SLOT);
                 let c = [get(ka), get(kb)];
                 if c != [None, None] {
-                    stack.push((name.child(k as u32 + 1), c));
+                    let number = k as u32 + 1;
+                    stack.push((Naming::Child { parent: me, number }, c));
                 }
             }
-            pairs.push(Pair {
-                name: ProcName::Symbolic(name),
-                slot,
-            });
+            pairs.push(Pair { naming, slot });
         }
         // Processes no spawn names: by raw pid.
         let mut unnamed: HashMap<u64, [Option<Slot>; 2]> = HashMap::new();
@@ -85,7 +106,7 @@ impl Matching {
         let mut unnamed: Vec<_> = unnamed.into_iter().collect();
         unnamed.sort_unstable_by_key(|(pid, _)| *pid);
         pairs.extend(unnamed.into_iter().map(|(pid, slot)| Pair {
-            name: ProcName::Pid(pid),
+            naming: Naming::Pid(pid),
             slot,
         }));
         let mut pair_of = [
@@ -131,12 +152,35 @@ impl Matching {
         self.pair_of[x][s as usize]
     }
 
+    /// The name of pair `pair` (cost: its length).
+    pub fn name(&self, pair: u32) -> ProcName {
+        let mut path = Vec::new();
+        let mut at = pair;
+        loop {
+            match self.pairs[at as usize].naming {
+                Naming::Root => break,
+                Naming::Child { parent, number } => {
+                    path.push(number);
+                    at = parent;
+                }
+                Naming::Pid(pid) => return ProcName::Pid(pid),
+            }
+        }
+        path.reverse();
+        ProcName::Symbolic(SymbolicName(path))
+    }
+
     /// The pair named `name`, if either run has it.
     pub fn find(&self, name: &SymbolicName) -> Option<u32> {
-        let target = ProcName::Symbolic(name.clone());
-        self.pairs
-            .iter()
-            .position(|p| p.name == target)
-            .map(|i| i as u32)
+        let mut at = self.pairs.iter().position(|p| p.naming == Naming::Root)? as u32;
+        for &number in name.path() {
+            let parent = at;
+            at = self
+                .pairs
+                .iter()
+                .position(|p| p.naming == Naming::Child { parent, number })?
+                as u32;
+        }
+        Some(at)
     }
 }

@@ -213,7 +213,10 @@ fn root_text(st: &Style, r: &Root, out: &mut Vec<String>) {
         .max()
         .unwrap_or(0)
         .max(1);
-    out.push(format!("    {:<w$}   {}", RUNS[0], RUNS[1]));
+    // Padded by hand: a format width must fit in 16 bits, and a cell holding
+    // a name from a long spawn chain does not.
+    let head_pad = " ".repeat(w.saturating_sub(RUNS[0].chars().count()));
+    out.push(format!("    {}{head_pad}   {}", RUNS[0], RUNS[1]));
     for (row, c) in r.context.iter().zip(&cells) {
         let pad = " ".repeat(w - c[0].chars().count());
         let (mark, left, right) = if row.differs {

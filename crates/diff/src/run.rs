@@ -108,13 +108,10 @@ impl<'r> Run<'r> {
         self.birth = vec![(NO_SLOT, 0); n];
         let mut kids: Vec<Vec<(u32, Slot)>> = vec![Vec::new(); n];
         for s in 0..n {
-            let Some(name) = names.name(self.procs[s].id) else {
+            let Some((parent, k)) = names.birth(self.procs[s].id) else {
                 continue;
             };
-            let (Some(parent), Some(&k)) = (name.parent(), name.path().last()) else {
-                continue;
-            };
-            if let Some(ps) = names.lookup(&parent).ok().and_then(|id| self.slot(id)) {
+            if let Some(ps) = self.slot(parent) {
                 self.birth[s] = (ps, k);
                 kids[ps as usize].push((k, s as Slot));
             }

@@ -35,8 +35,8 @@ impl Namer<'_> {
     }
 
     pub fn slot(&self, s: Slot) -> String {
-        self.matching.pairs[self.matching.pair(self.x, s) as usize]
-            .name
+        self.matching
+            .name(self.matching.pair(self.x, s))
             .to_string()
     }
 

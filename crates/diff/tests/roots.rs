@@ -375,3 +375,43 @@ fn a_table_listing_children_out_of_spawn_order_is_named_from_spawns() {
         d.notes
     );
 }
+
+/// A damaged table whose parents form a cycle (the entry process listed as
+/// the child of its own grandchild) must not send the matching round the
+/// cycle for ever; the spawn chain is still named from the entry process.
+#[test]
+fn a_cycle_of_parents_in_a_damaged_table_ends() {
+    let spawn = |child: u32| Event::Spawn {
+        child: ProcId(child),
+        pid: 80 + child as u64,
+        link: false,
+        monitor: false,
+    };
+    let exit = Event::Exit { reason: None };
+    let logs = vec![
+        ProcessLog {
+            id: ProcId(0),
+            pid: 80,
+            parent: Some(ProcId(2)),
+            events: vec![spawn(1), exit.clone()],
+        },
+        ProcessLog {
+            id: ProcId(1),
+            pid: 81,
+            parent: Some(ProcId(0)),
+            events: vec![spawn(2), exit.clone()],
+        },
+        ProcessLog {
+            id: ProcId(2),
+            pid: 82,
+            parent: Some(ProcId(1)),
+            events: vec![exit],
+        },
+    ];
+    let d = Scratch::new("diff-parent-cycle");
+    let path = d.path("cycle.trace");
+    write(&path, &logs);
+    let (a, b) = (LogReader::open(&path).unwrap(), LogReader::open(&path).unwrap());
+    let report = diff(&a, &b, &Options::default()).unwrap();
+    assert!(report.equivalent(), "{report:?}");
+}

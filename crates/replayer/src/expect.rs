@@ -9,32 +9,46 @@ use trace_format::{Event, EventRef, Header, LogReader, MsgId, ProcId};
 /// Symbolic names of a log's processes (`P`, `P.2`, `P.2.1`), from the
 /// process table alone: the recorder registers a parent's children in the
 /// order it spawns them, so a child's number is its rank among its siblings.
+/// Each process keeps its parent and number; a name is spelled out when a
+/// report needs it (a spawn chain thousands deep would otherwise hold names
+/// as long as itself, for every process).
 pub struct Names {
-    short: Vec<String>,
+    birth: Vec<Birth>,
     pids: Vec<u64>,
+}
+
+#[derive(Copy, Clone)]
+enum Birth {
+    /// `P`, the entry process.
+    Entry,
+    /// The `number`-th child of the process at `parent` (an earlier one).
+    Child { parent: u32, number: u32 },
+    /// Without a known parent: goes by its raw pid.
+    Pid,
 }
 
 impl Names {
     pub fn of(log: &LogReader) -> Names {
         let procs = log.processes();
-        let mut short: Vec<String> = Vec::with_capacity(procs.len());
+        let mut birth = Vec::with_capacity(procs.len());
         let mut children = vec![0u32; procs.len()];
         let mut pids = Vec::with_capacity(procs.len());
         for (i, p) in procs.iter().enumerate() {
             pids.push(p.pid);
-            let name = match p.parent.map(|q| q.0 as usize) {
+            birth.push(match p.parent.map(|q| q.0 as usize) {
+                // Parents come first, so following parents always ends.
                 Some(q) if q < i => {
                     children[q] += 1;
-                    format!("{}.{}", short[q], children[q])
+                    Birth::Child {
+                        parent: q as u32,
+                        number: children[q],
+                    }
                 }
-                // The entry process; anything else without a known parent
-                // goes by its raw pid.
-                None if i == 0 => "P".to_string(),
-                _ => text::pid_text(p.pid),
-            };
-            short.push(name);
+                None if i == 0 => Birth::Entry,
+                _ => Birth::Pid,
+            });
         }
-        Names { short, pids }
+        Names { birth, pids }
     }
 
     pub fn pid(&self, p: ProcId) -> Option<u64> {
@@ -42,10 +56,25 @@ impl Names {
     }
 
     fn short(&self, p: ProcId) -> String {
-        self.short
-            .get(p.0 as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("process {}", p.0))
+        let mut path = Vec::new();
+        let mut at = p.0 as usize;
+        let mut name = loop {
+            match self.birth.get(at) {
+                None => return format!("process {}", p.0),
+                Some(Birth::Entry) => break String::from("P"),
+                // A process without a known parent goes by its raw pid, and
+                // its descendants by their path from it.
+                Some(Birth::Pid) => break text::pid_text(self.pids[at]),
+                Some(&Birth::Child { parent, number }) => {
+                    path.push(number);
+                    at = parent as usize;
+                }
+            }
+        };
+        for n in path.iter().rev() {
+            name.push_str(&format!(".{n}"));
+        }
+        name
     }
 }
 

@@ -120,6 +120,9 @@ fn report(reader: &LogReader, r: &ReplayResult) {
     }
 }
 
+/// Widest participant label the `--until` report aligns the others to.
+const MAX_LABEL_WIDTH: usize = 60;
+
 fn until_report(u: &UntilReport) {
     let procs = u.participants.len();
     eprintln!(
@@ -129,15 +132,19 @@ fn until_report(u: &UntilReport) {
         if u.events == 1 { "" } else { "s" },
         if procs == 1 { "" } else { "es" }
     );
+    // Labels are aligned up to a width; longer ones (a deep spawn chain's
+    // names) go unpadded.
     let width = u
         .participants
         .iter()
-        .map(|p| p.label.len())
+        .map(|p| p.label.chars().count())
+        .filter(|&n| n <= MAX_LABEL_WIDTH)
         .max()
         .unwrap_or(0);
     for p in &u.participants {
+        let pad = " ".repeat(width.saturating_sub(p.label.chars().count()));
         eprintln!(
-            "  {:<width$}  {} event{}",
+            "  {}{pad}  {} event{}",
             p.label,
             p.events,
             if p.events == 1 { "" } else { "s" }
