@@ -213,3 +213,54 @@ fn cauder_import_reads_the_oldest_form() {
          1 <0.78.0> #1 send 1:0 to ? (not recorded)\n"
     );
 }
+
+#[test]
+fn no_command_writes_over_its_own_input() {
+    let dir = Scratch::new("log-no-overwrite");
+    let cdir = cauder_dir(
+        &dir,
+        "in",
+        &[
+            ("trace_result.log", "{call,{ping,main,[]}}.\n{pid,5}.\n"),
+            (
+                "trace_5.log",
+                "{trace_spawn,nonode@nohost,6,true}.\n{trace_send,0}.\n",
+            ),
+            ("trace_6.log", "{trace_receive,0}.\n"),
+        ],
+    );
+    // import: the log may not replace a file of the directory being read.
+    let input = cdir.join("trace_6.log");
+    let out = import(&cdir, &input);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("would overwrite one of the CauDEr files"));
+    assert_eq!(
+        std::fs::read_to_string(&input).unwrap(),
+        "{trace_receive,0}.\n"
+    );
+
+    // export: not into a directory that already holds a CauDEr log.
+    let log = dir.path("run.trace");
+    assert!(import(&cdir, &log).status.success());
+    let out = trace(&["export", "--cauder", s(&cdir), s(&log)]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr)
+            .contains("already holds a CauDEr log (trace_5.log, trace_6.log, trace_result.log)"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // record: the log may not replace the program's source.
+    let src = dir.path("ok.erl");
+    let source = "-module(ok).\n-export([main/0]).\nmain() -> ok.\n";
+    std::fs::write(&src, source).unwrap();
+    let out = trace(&["record", "-q", "-o", s(&src), s(&src)]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("would overwrite"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&src).unwrap(), source);
+}

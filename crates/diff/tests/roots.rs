@@ -411,7 +411,10 @@ fn a_cycle_of_parents_in_a_damaged_table_ends() {
     let d = Scratch::new("diff-parent-cycle");
     let path = d.path("cycle.trace");
     write(&path, &logs);
-    let (a, b) = (LogReader::open(&path).unwrap(), LogReader::open(&path).unwrap());
+    let (a, b) = (
+        LogReader::open(&path).unwrap(),
+        LogReader::open(&path).unwrap(),
+    );
     let report = diff(&a, &b, &Options::default()).unwrap();
     assert!(report.equivalent(), "{report:?}");
 }

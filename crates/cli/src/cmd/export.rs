@@ -16,7 +16,7 @@ the number of events of the processes before S.
 Examples:
   trace export --cauder barber-cauder run.trace")]
 pub struct Args {
-    /// Write a CauDEr log directory here (created if needed)
+    /// Write a CauDEr log directory here (created if needed; one already holding a CauDEr log is refused)
     #[arg(long, value_name = "DIR", required = true)]
     pub cauder: PathBuf,
     /// The trace log to read

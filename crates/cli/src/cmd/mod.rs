@@ -24,3 +24,12 @@ pub fn thread_count(s: &str) -> Result<usize, String> {
         )),
     }
 }
+
+/// Whether two paths name one existing file (through links and `..`): an
+/// output that is an input would destroy it.
+pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}

@@ -126,6 +126,18 @@ pub fn run(args: Args) -> u8 {
             .unwrap_or_else(|| "run".into());
         PathBuf::from(format!("{m}.trace"))
     });
+    if let Some(input) = args
+        .files
+        .iter()
+        .chain(args.expect_stdout.iter())
+        .find(|f| super::same_file(f, &out))
+    {
+        eprintln!(
+            "trace record: the log would overwrite {}, an input; give another -o",
+            input.display()
+        );
+        return exit::TROUBLE;
+    }
     let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     {
         let flag = interrupt.clone();

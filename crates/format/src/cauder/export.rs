@@ -28,11 +28,32 @@ pub struct ExportReport {
 
 /// Writes `trace_result.log` and one `trace_N.log` per process into `dir` (created if needed).
 pub fn export(reader: &LogReader, dir: &Path) -> Result<ExportReport, CauderError> {
-    std::fs::create_dir_all(dir).map_err(|e| CauderError {
+    let fail = |message: String| CauderError {
         file: dir.to_path_buf(),
         line: None,
-        message: e.to_string(),
-    })?;
+        message,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+    // Files of an earlier export would stay beside these ones and make the
+    // directory a mixture no tool reads back as one run.
+    let mut held: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| fail(e.to_string()))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| super::is_log_file(n))
+        .collect();
+    if !held.is_empty() {
+        held.sort();
+        let more = if held.len() > 3 {
+            format!(" and {} more", held.len() - 3)
+        } else {
+            String::new()
+        };
+        held.truncate(3);
+        return Err(fail(format!(
+            "the directory already holds a CauDEr log ({}{more}); export into an empty directory",
+            held.join(", ")
+        )));
+    }
     export_with(reader, |name| std::fs::File::create(dir.join(name))).map_err(|(name, e)| {
         CauderError {
             file: dir.join(name),

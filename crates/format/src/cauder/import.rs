@@ -234,6 +234,20 @@ pub fn read_dir(dir: &Path) -> Result<Imported, CauderError> {
 
 /// Reads the directory and writes it as a trace log at `out`.
 pub fn import(dir: &Path, out: &Path) -> Result<ImportReport, CauderError> {
+    let out_dir = super::resolved_dir(out.parent().unwrap_or(Path::new("")));
+    let writes_an_input = out
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(super::is_log_file)
+        && out_dir.is_some()
+        && out_dir == super::resolved_dir(dir);
+    if writes_an_input {
+        return Err(fail(
+            out,
+            None,
+            "the output would overwrite one of the CauDEr files being read; write the trace log elsewhere",
+        ));
+    }
     let imp = read_dir(dir)?;
     let io = |e: std::io::Error| fail(out, None, e.to_string());
     let w = LogWriter::create(out, imp.header, WriterOptions::default()).map_err(io)?;

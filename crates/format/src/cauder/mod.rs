@@ -23,7 +23,28 @@ pub use export::{export, export_with, ExportReport};
 pub use import::{import, read_dir, ImportReport, Imported};
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// Whether a file named `name` belongs to a CauDEr log directory:
+/// `trace_result.log` or `trace_N.log`.
+fn is_log_file(name: &str) -> bool {
+    name == "trace_result.log"
+        || name
+            .strip_prefix("trace_")
+            .and_then(|r| r.strip_suffix(".log"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The directory a path names, absolute, for comparing two (a relative path
+/// whose directory part is empty is in the current directory).
+fn resolved_dir(dir: &Path) -> Option<PathBuf> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    dir.canonicalize().ok()
+}
 
 /// A CauDEr log that could not be read or written: `file:line: message`.
 #[derive(Debug)]
