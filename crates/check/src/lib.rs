@@ -38,7 +38,7 @@ pub mod report;
 pub mod spec;
 
 pub use compile::{builtins, compile, CProp, Compiled};
-pub use eval::{check, CheckError, Status, Verdict, Violation};
+pub use eval::{check, retain_answerable, CheckError, Status, Verdict, Violation};
 pub use spec::{Builtin, SpecError};
 
 /// Reads, parses and compiles a specification file.

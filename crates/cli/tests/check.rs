@@ -406,3 +406,22 @@ fn spec_errors_point_at_line_and_column() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no_deadlock"));
 }
+
+#[test]
+fn built_in_checks_a_log_cannot_answer_are_left_out_and_named() {
+    let dir = Scratch::new("check-no-payloads");
+    let log = dir.path("run.trace");
+    let smoke = trace_fixtures::root().join("seq").join("smoke.erl");
+    let out = record_file(&smoke, &log, &["--no-payloads"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = trace(&["check", s(&log)]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // no_abnormal_exit reads exit reasons, which this log does not hold.
+    assert!(
+        stderr.contains("left out: no_abnormal_exit, because"),
+        "{stderr}"
+    );
+    let names: Vec<String> = statuses(&stdout).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["all_received", "no_deadlock"], "{stdout}");
+}

@@ -264,3 +264,42 @@ fn no_command_writes_over_its_own_input() {
     );
     assert_eq!(std::fs::read_to_string(&src).unwrap(), source);
 }
+
+#[test]
+fn misplaced_inputs_are_named_plainly() {
+    let dir = Scratch::new("log-misplaced");
+    let log = dir.path("ping.trace");
+    ping_log(&log);
+    // A directory where a log goes.
+    let out = trace(&["dump", s(dir.path("").as_path())]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("is a directory, not a trace log"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A process the log does not have, named as the user wrote it.
+    let out = trace(&["dump", s(&log), "--process", "99"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no process 99 in this log"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = trace(&["dump", s(&log), "--process", "<0.99.0>"]);
+    assert!(
+        text(&out.stderr).contains("no process <0.99.0> in this log"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A log where the program's source goes.
+    for args in [vec!["run", s(&log)], vec!["replay", s(&log), s(&log)]] {
+        let out = trace(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains("ping.trace: a trace log, not Erlang source"),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}

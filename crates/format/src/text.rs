@@ -32,6 +32,16 @@ pub enum ProcessSelector {
     Pid(u64),
 }
 
+impl std::fmt::Display for ProcessSelector {
+    /// As the user writes it: a process index, or a raw pid `<0.N.0>`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProcessSelector::Index(i) => write!(f, "{i}"),
+            ProcessSelector::Pid(p) => write!(f, "<0.{p}.0>"),
+        }
+    }
+}
+
 impl std::str::FromStr for ProcessSelector {
     type Err = String;
 

@@ -60,6 +60,9 @@ impl Names {
         let mut at = p.0 as usize;
         let mut name = loop {
             match self.birth.get(at) {
+                // The recorder's mapping gives this id to a process the log
+                // does not hold (its blocks were lost with the end of a run).
+                None if p.0 == u32::MAX => return "a process the log does not hold".into(),
                 None => return format!("process {}", p.0),
                 Some(Birth::Entry) => break String::from("P"),
                 // A process without a known parent goes by its raw pid, and

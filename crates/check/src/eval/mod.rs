@@ -110,6 +110,26 @@ impl fmt::Display for CheckError {
 impl std::error::Error for CheckError {}
 
 /// What the log must hold for a property to be checked.
+/// Removes the properties this log cannot answer (they read payloads or
+/// deliveries it was recorded without) and returns why, one line each. For
+/// the built-in checks, which run on any log; a property the user wrote and
+/// the log cannot answer is an error instead ([`check`]).
+pub fn retain_answerable(spec: &mut Compiled, reader: &LogReader) -> Vec<String> {
+    let why: Vec<Option<String>> = spec
+        .properties
+        .iter()
+        .map(|p| {
+            requirements(spec, p, reader)
+                .err()
+                .map(|e| format!("{}, because {}", p.name, e.message))
+        })
+        .collect();
+    let mut it = why.iter();
+    spec.properties
+        .retain(|_| it.next().is_some_and(Option::is_none));
+    why.into_iter().flatten().collect()
+}
+
 fn requirements(spec: &Compiled, prop: &CProp, reader: &LogReader) -> Result<(), CheckError> {
     let opts = &reader.header().options;
     let at = |p: &crate::compile::CPred| {

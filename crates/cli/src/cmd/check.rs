@@ -132,6 +132,19 @@ fn check(args: &Args, compiled: &Compiled) -> u8 {
             return exit::TROUBLE;
         }
     };
+    // The built-in checks run on any log: those this one cannot answer (it
+    // was recorded without the payloads they read) are left out, and said so.
+    let answerable;
+    let compiled = if args.spec.is_none() {
+        let mut c = compiled.clone();
+        for why in trace_check::retain_answerable(&mut c, &reader) {
+            eprintln!("trace check: {}: left out: {why}", log.display());
+        }
+        answerable = c;
+        &answerable
+    } else {
+        compiled
+    };
     let detail = if args.all { usize::MAX } else { DETAIL };
     let (model, verdicts) = match trace_check::eval::check_with(
         compiled,

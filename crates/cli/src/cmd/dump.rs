@@ -49,7 +49,7 @@ pub fn run(args: Args) -> u8 {
             Some(p) => vec![p.id],
             None => {
                 eprintln!(
-                    "trace dump: {}: no process {sel:?} in this log",
+                    "trace dump: {}: no process {sel} in this log",
                     args.log.display()
                 );
                 return exit::TROUBLE;

@@ -65,12 +65,28 @@ pub struct LogReader {
 
 impl LogReader {
     /// Maps and opens the log at `path`.
+    /// A directory is refused; a pipe, a device or a file the system cannot
+    /// map (`<(cmd)`, /proc) is read into memory instead.
     pub fn open(path: impl AsRef<Path>) -> Result<LogReader, FormatError> {
-        let file = File::open(path)?;
-        // SAFETY: the map is read-only; like every mmap reader we rely on the
-        // file not being truncated underneath us while it is open.
-        let map = unsafe { Mmap::map(&file)? };
-        Self::from_source(Source::Map(map))
+        let mut file = File::open(path)?;
+        let meta = file.metadata()?;
+        if meta.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "is a directory, not a trace log",
+            )
+            .into());
+        }
+        if meta.is_file() {
+            // SAFETY: the map is read-only; like every mmap reader we rely on
+            // the file not being truncated underneath us while it is open.
+            if let Ok(map) = unsafe { Mmap::map(&file) } {
+                return Self::from_source(Source::Map(map));
+            }
+        }
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes)?;
+        Self::from_bytes(bytes)
     }
 
     /// Opens a log held in memory (tests, fuzzing, logs received over a pipe).

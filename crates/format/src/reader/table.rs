@@ -188,12 +188,12 @@ pub(super) fn build(
                         warnings.push(Warning::at(
                             b.offset,
                             format!(
-                                "block of process {} says pid <0.{}.0>, parent {:?}; an earlier block said <0.{}.0>, {:?}",
+                                "block of process {} says pid <0.{}.0>, {}; an earlier block said <0.{}.0>, {}",
                                 h.process,
                                 h.pid,
-                                h.parent(),
+                                parent_text(h.parent()),
                                 pid,
-                                parent.map(|p| p.0)
+                                parent_text(parent.map(|p| p.0))
                             ),
                         ));
                     }
@@ -293,5 +293,13 @@ pub(super) fn build(
         processes,
         blocks,
         file_order,
+    }
+}
+
+/// A block's parent as a warning names it.
+fn parent_text(parent: Option<u32>) -> String {
+    match parent {
+        Some(p) => format!("parent process {p}"),
+        None => "no parent".into(),
     }
 }
