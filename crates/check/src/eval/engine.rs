@@ -15,11 +15,23 @@ use super::Violation;
 use crate::compile::{CPred, CProp, CScope, Shape};
 use crate::spec::{EventKind, Occurrence, OrderKind};
 use std::cell::{Cell, OnceCell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
 use trace_causal::EventId;
 use trace_term::Term;
 
-/// Searches give up past this many steps (per property and process).
+/// Searches give up past this many steps, per property: the engines of one
+/// property (one per process, run in parallel) draw on one [`Budget`].
 pub const STEP_BUDGET: u64 = 200_000_000;
+
+/// Steps one property's searches have taken, over all its engines.
+#[derive(Default)]
+pub struct Budget {
+    used: AtomicU64,
+}
+
+/// Steps an engine takes before it adds them to the shared [`Budget`] (one
+/// atomic operation per this many, not per step).
+const BUDGET_BATCH: u64 = 1 << 20;
 
 /// Why a search stopped without a verdict.
 #[derive(Debug, Clone)]
@@ -182,7 +194,9 @@ pub struct Engine<'a> {
     /// The position of each match (see [`Order::position`]).
     pos: Vec<Vec<u64>>,
     pub order: &'a dyn Order,
+    /// Steps not yet added to `budget`.
     steps: Cell<u64>,
+    budget: &'a Budget,
     /// Per predicate: the variables it shares with what it sees (the join
     /// key), and where they are among its values.
     keys: Vec<Vec<usize>>,
@@ -203,6 +217,7 @@ impl<'a> Engine<'a> {
         m: Vec<Matches>,
         order: &'a dyn Order,
         owner: Option<usize>,
+        budget: &'a Budget,
     ) -> Self {
         let index = m.iter().map(|_| OnceCell::new()).collect();
         let pos = m
@@ -244,6 +259,7 @@ impl<'a> Engine<'a> {
             pos,
             order,
             steps: Cell::new(0),
+            budget,
             keys,
             key_at,
             index,
@@ -257,8 +273,12 @@ impl<'a> Engine<'a> {
 
     fn step(&self, n: u64) -> Result<(), GaveUp> {
         let s = self.steps.get() + n;
-        self.steps.set(s);
-        if s > STEP_BUDGET {
+        if s < BUDGET_BATCH {
+            self.steps.set(s);
+            return Ok(());
+        }
+        self.steps.set(0);
+        if self.budget.used.fetch_add(s, Ordering::Relaxed) + s > STEP_BUDGET {
             return Err(GaveUp(format!(
                 "gave up after {STEP_BUDGET} steps of matching events against each other"
             )));

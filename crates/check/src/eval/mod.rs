@@ -301,6 +301,7 @@ fn evaluate(
 ) -> Result<(usize, Vec<Violation>), engine::GaveUp> {
     let detail = opts.detail;
     let prop = props[i];
+    let budget = engine::Budget::default();
     let fast = stream::applies(prop).filter(|_| opts.fast);
     let r = &resolved[i];
     let uses_blocked = prop.preds.iter().any(|p| p.kind == EventKind::Blocked);
@@ -347,7 +348,7 @@ fn evaluate(
     };
     // One engine for the whole run: find, then describe the first ones.
     let whole = |m: Vec<Matches>, order: &dyn hb::Order, owner| {
-        let e = Engine::new(prop, &r.consts, m, order, owner);
+        let e = Engine::new(prop, &r.consts, m, order, owner, &budget);
         let mut found = e.run(true)?;
         let total = found.len();
         first::first_by_key(&mut found, detail, |f| f.event.map(|e| (e.proc, e.index)));
@@ -374,7 +375,7 @@ fn evaluate(
                     if skip_empty && m.iter().all(Matches::is_empty) {
                         return Ok((0, Vec::new()));
                     }
-                    let e = Engine::new(prop, &r.consts, m, &ProgramOrder, owner);
+                    let e = Engine::new(prop, &r.consts, m, &ProgramOrder, owner, &budget);
                     e.run(false)?.into_iter().map(|f| (f.event, p)).collect()
                 };
                 let n = v.len();
@@ -395,7 +396,7 @@ fn evaluate(
         wanted_procs.dedup();
         let mut described = Vec::new();
         for p in wanted_procs {
-            let e = Engine::new(prop, &r.consts, gather(p), &ProgramOrder, owner);
+            let e = Engine::new(prop, &r.consts, gather(p), &ProgramOrder, owner, &budget);
             for f in e.run(true)? {
                 if events.contains(&(f.event, p)) {
                     described.push(e.describe(&f));
@@ -436,7 +437,7 @@ fn evaluate(
                         return Ok((total, Vec::new()));
                     }
                     sort(&mut m);
-                    let e = Engine::new(prop, &r.consts, m, &order, None);
+                    let e = Engine::new(prop, &r.consts, m, &order, None, &budget);
                     e.prepare()?;
                     let described = v
                         .into_iter()
