@@ -771,8 +771,8 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
                 let t = r!(*timeout).clone();
                 let ms = match &t {
                     Term::Atom(atom::INFINITY) => None,
-                    Term::Int(i) if *i >= 0 => Some(*i as u64),
-                    Term::Big(b) if !num_traits::Signed::is_negative(&**b) => Some(u64::MAX),
+                    // As BEAM: a timeout is at most 2^32 - 1 ms.
+                    Term::Int(i) if (0..=u32::MAX as i64).contains(i) => Some(*i as u64),
                     _ => {
                         let e = raise::compiled_error(
                             p,
