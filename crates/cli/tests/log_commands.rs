@@ -18,6 +18,23 @@ fn cauder_dir(dir: &Scratch, name: &str, files: &[(&str, &str)]) -> PathBuf {
     d
 }
 
+/// A CauDEr v3 log `in` in `dir`: process 5 spawns 6 and sends it a
+/// message, which 6 receives.
+fn ping_cauder_dir(dir: &Scratch) -> PathBuf {
+    cauder_dir(
+        dir,
+        "in",
+        &[
+            ("trace_result.log", "{call,{ping,main,[]}}.\n{pid,5}.\n"),
+            (
+                "trace_5.log",
+                "{trace_spawn,nonode@nohost,6,true}.\n{trace_send,0}.\n",
+            ),
+            ("trace_6.log", "{trace_receive,0}.\n"),
+        ],
+    )
+}
+
 /// `trace import --cauder CDIR -o LOG`.
 fn import(cdir: &Path, log: &Path) -> Output {
     trace(&["import", "--cauder", s(cdir), "-o", s(log)])
@@ -140,18 +157,7 @@ fn foreign_and_truncated_files_are_explained() {
 #[test]
 fn cauder_import_and_export_round_trip() {
     let dir = Scratch::new("log-cauder");
-    let cdir = cauder_dir(
-        &dir,
-        "in",
-        &[
-            ("trace_result.log", "{call,{ping,main,[]}}.\n{pid,5}.\n"),
-            (
-                "trace_5.log",
-                "{trace_spawn,nonode@nohost,6,true}.\n{trace_send,0}.\n",
-            ),
-            ("trace_6.log", "{trace_receive,0}.\n"),
-        ],
-    );
+    let cdir = ping_cauder_dir(&dir);
     let log = dir.path("run.trace");
     let out = import(&cdir, &log);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -217,18 +223,7 @@ fn cauder_import_reads_the_oldest_form() {
 #[test]
 fn no_command_writes_over_its_own_input() {
     let dir = Scratch::new("log-no-overwrite");
-    let cdir = cauder_dir(
-        &dir,
-        "in",
-        &[
-            ("trace_result.log", "{call,{ping,main,[]}}.\n{pid,5}.\n"),
-            (
-                "trace_5.log",
-                "{trace_spawn,nonode@nohost,6,true}.\n{trace_send,0}.\n",
-            ),
-            ("trace_6.log", "{trace_receive,0}.\n"),
-        ],
-    );
+    let cdir = ping_cauder_dir(&dir);
     // import: the log may not replace a file of the directory being read.
     let input = cdir.join("trace_6.log");
     let out = import(&cdir, &input);
