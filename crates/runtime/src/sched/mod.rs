@@ -380,7 +380,8 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
                     .name(format!("scheduler-{index}"))
                     .stack_size(stack)
                     .spawn_scoped(s, move || {
-                        if let Some(w) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                        let w = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+                        if let Some(w) = w {
                             worker::run(rt, w)
                         }
                     })
