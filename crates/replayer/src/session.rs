@@ -90,6 +90,9 @@ impl ReplayResult {
     pub fn status(&self) -> u8 {
         if !self.stuck.is_empty() || self.outcome.divergence.is_some() {
             DIVERGED
+        } else if self.outcome.interrupted {
+            // Ctrl-C: the run's own status says so, whatever was replayed.
+            self.outcome.status()
         } else if self.until.is_some() || self.cut_short {
             trace_runtime::status::OK
         } else {

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use trace_causal::{EventId, EventSpec, Model};
-use trace_format::{LogReader, ProcId};
+use trace_format::{EventRef, LogReader, ProcId};
 use trace_runtime::{Blocked, RunOutcome};
 use trace_term::Term;
 
@@ -68,6 +68,13 @@ pub fn plan(log: &LogReader, spec: &EventSpec) -> Result<Plan, String> {
     let mut labels = HashMap::new();
     let mut pids = HashMap::new();
     for (id, n) in past.processes() {
+        // A process held right after its exit still sends what its death
+        // sends (exit signals to links, 'DOWN' to monitors): the engine does
+        // it as part of the exit, and the log has it just after.
+        let n = match model.process(id).and_then(|f| f.exit) {
+            Some(x) if n == x + 1 => n + signals_of_death(log, id, n),
+            _ => n,
+        };
         if let Some(h) = holds.get_mut(id.0 as usize) {
             *h = n;
         }
@@ -83,6 +90,20 @@ pub fn plan(log: &LogReader, spec: &EventSpec) -> Result<Plan, String> {
         labels,
         pids,
     })
+}
+
+/// How many signals process `id` logged one after another from event `from`
+/// on (those its exit sent).
+fn signals_of_death(log: &LogReader, id: ProcId, from: u64) -> u64 {
+    let mut n = 0;
+    let mut more = true;
+    let _ = log.for_each_event_of(id, |i, _, e| {
+        if i >= from && more {
+            more = matches!(e, EventRef::Signal { .. });
+            n += more as u64;
+        }
+    });
+    n
 }
 
 impl Plan {

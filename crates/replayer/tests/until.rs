@@ -143,3 +143,30 @@ fn an_event_not_in_the_log_is_refused_with_the_reason() {
     }
     let _ = ProcId(0);
 }
+
+const LINKED: &str = "-module(linked).\n-export([main/0]).\n\
+main() ->\n\
+    process_flag(trap_exit, true),\n\
+    W = spawn_link(fun() -> ok end),\n\
+    M = spawn(fun() -> receive stop -> ok end end),\n\
+    erlang:monitor(process, M),\n\
+    M ! stop,\n\
+    receive {'EXIT', W, R} -> R end,\n\
+    receive {'DOWN', _, process, M, _} -> ok end.\n";
+
+/// The exit and 'DOWN' signals a death sends come after its `exit` event in
+/// the log, and the engine sends them as part of the exit: replaying up to
+/// the exit replays them too, and is no departure.
+#[test]
+fn the_past_of_an_exit_includes_what_the_death_sends() {
+    let d = Scratch::new("until-exit-signals");
+    let src = d.write("linked.erl", LINKED);
+    let loaded = trace_runtime::load(&[src], &LoadOptions::default()).unwrap();
+    let log = d.path("l.trace");
+    record(&loaded, &log, no_reports());
+    for event in ["exit(P.1)", "exit(P.2)"] {
+        let (r, _) = until(&loaded, &log, event).unwrap();
+        assert_eq!(r.status(), 0, "{event}: {:?}", r.outcome.divergence);
+        assert!(r.outcome.divergence.is_none(), "{event}");
+    }
+}
