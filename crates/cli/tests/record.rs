@@ -115,6 +115,11 @@ fn payloads_deliveries_and_output_are_recorded_on_request() {
 }
 
 fn spawn_forever(log: &std::path::Path) -> std::process::Child {
+    spawn_forever_with(log, &[])
+}
+
+/// `trace record` of a program that never ends, with `extra` options.
+fn spawn_forever_with(log: &std::path::Path, extra: &[&str]) -> std::process::Child {
     trace_cmd()
         .args([
             "record",
@@ -125,6 +130,7 @@ fn spawn_forever(log: &std::path::Path) -> std::process::Child {
             s(log),
             s(&program("forever.erl")),
         ])
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -216,6 +222,25 @@ fn ctrl_c_finalises_the_log_and_marks_it_interrupted() {
     assert_eq!(r.outcome().unwrap().0.end, RunEnd::Interrupted);
     assert_eq!(check_prefix(&r), r.event_count());
     assert!(r.event_count() > 0);
+}
+
+#[test]
+fn ctrl_c_during_a_search_keeps_the_attempt_and_says_so() {
+    let dir = Scratch::new("rec-int-hunt");
+    let log = dir.path("h.trace");
+    let child = spawn_forever_with(&log, &["--until-failure", "--chaos"]);
+    std::thread::sleep(Duration::from_millis(400));
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted during attempt 1 (chaos seed 2), before any failure"),
+        "{stderr}"
+    );
+    let r = LogReader::open(&log).unwrap();
+    assert_eq!(r.outcome().unwrap().0.end, RunEnd::Interrupted);
 }
 
 #[test]

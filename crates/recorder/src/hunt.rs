@@ -28,6 +28,9 @@ pub struct HuntResult {
     pub failure: Option<(Failure, Recording, Vec<u8>)>,
     /// The seed of the failing attempt (with chaos).
     pub seed: Option<u64>,
+    /// Ctrl-C stopped the last attempt; its log (finalised, and marked
+    /// interrupted) is kept at the output path.
+    pub interrupted: bool,
 }
 
 /// A writer into a shared buffer (to capture a run's standard output).
@@ -63,7 +66,7 @@ pub fn hunt(
     h: &HuntConfig,
 ) -> io::Result<HuntResult> {
     let tmp = temp_path(&cfg.out);
-    for attempt in 1..=h.attempts.max(1) {
+    for attempt in 1..=h.attempts {
         let mut c = cfg.clone();
         c.out = tmp.clone();
         let seed = h.seed.wrapping_add(attempt as u64);
@@ -75,11 +78,12 @@ pub fn hunt(
         let rec = record(loaded, entry.clone(), &c, Box::new(out.clone()), None)?;
         let stdout = std::mem::take(&mut *out.0.lock().unwrap_or_else(|e| e.into_inner()));
         if rec.outcome.interrupted {
-            let _ = std::fs::remove_file(&tmp);
+            std::fs::rename(&tmp, &cfg.out)?;
             return Ok(HuntResult {
                 attempts: attempt,
                 failure: None,
-                seed: None,
+                seed: h.chaos.then_some(seed),
+                interrupted: true,
             });
         }
         let failure = match classify(&rec.outcome, &stdout, &h.expectations) {
@@ -99,13 +103,15 @@ pub fn hunt(
                 attempts: attempt,
                 failure: Some((f, rec, stdout)),
                 seed: h.chaos.then_some(seed),
+                interrupted: false,
             });
         }
     }
     let _ = std::fs::remove_file(&tmp);
     Ok(HuntResult {
-        attempts: h.attempts.max(1),
+        attempts: h.attempts,
         failure: None,
         seed: None,
+        interrupted: false,
     })
 }

@@ -63,8 +63,8 @@ pub struct Args {
     /// Run again and again until a run fails; keep only the failing run's log
     #[arg(long)]
     pub until_failure: bool,
-    /// Attempts for --until-failure
-    #[arg(long, value_name = "N", default_value_t = 100)]
+    /// Attempts for --until-failure (at least 1)
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub attempts: u32,
     /// Randomise scheduling (preemption, run order, delivery delays between senders)
     #[arg(long)]
@@ -72,11 +72,11 @@ pub struct Args {
     /// Seed for --chaos (attempt k uses SEED+k)
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
-    /// A run fails unless the entry's result matches this Erlang pattern
-    #[arg(long, value_name = "PATTERN")]
+    /// With --until-failure: a run fails unless the entry's result matches this Erlang pattern
+    #[arg(long, value_name = "PATTERN", requires = "until_failure")]
     pub expect: Option<String>,
-    /// A run fails unless its standard output equals this file
-    #[arg(long, value_name = "FILE")]
+    /// With --until-failure: a run fails unless its standard output equals this file
+    #[arg(long, value_name = "FILE", requires = "until_failure")]
     pub expect_stdout: Option<PathBuf>,
     /// With --until-failure: a run fails when its log violates a property of this specification
     #[arg(long, value_name = "SPEC", requires = "until_failure")]
@@ -314,6 +314,19 @@ fn until_failure(
                 eprintln!("{}", summary_line(&rec));
             }
             exit::DIFFERENT
+        }
+        None if result.interrupted => {
+            let seed = result
+                .seed
+                .map(|s| format!(" (chaos seed {s})"))
+                .unwrap_or_default();
+            eprintln!(
+                "trace record: interrupted during attempt {}{seed}, before any failure; \
+                 its log, marked interrupted, is kept in {}",
+                result.attempts,
+                cfg.out.display()
+            );
+            exit::INTERRUPTED
         }
         None => {
             eprintln!(
