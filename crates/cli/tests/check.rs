@@ -239,6 +239,10 @@ fn dining_philosophers_bugs_are_caught() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("violates waits_for_forks"), "{stderr}");
+    // The failure line names the violating event and says what it was.
+    let line = stderr.lines().find(|l| l.contains("violates")).unwrap();
+    assert!(line.contains("waits_for_forks at P."), "{line}");
+    assert!(!line.trim_end().ends_with(':'), "{line}");
     let out = trace(&["check", s(&log), "--spec", s(&props)]);
     let stdout = text(&out.stdout);
     assert!(
@@ -440,4 +444,8 @@ fn built_in_checks_a_log_cannot_answer_are_left_out_and_named() {
     );
     let names: Vec<String> = statuses(&stdout).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["all_received", "no_deadlock"], "{stdout}");
+    // Asked for by name, it is an error: the log cannot answer it.
+    let out = trace(&["check", s(&log), "--builtin", "no_abnormal_exit"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("reads terms the log does not hold"));
 }

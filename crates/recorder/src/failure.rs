@@ -144,8 +144,10 @@ pub fn check_log(path: &Path, exp: &Expectations) -> Result<Option<Failure>, Str
         return Ok(None);
     };
     let reader = trace_format::LogReader::open(path).map_err(|e| e.to_string())?;
+    // One violation described: the failure line names its event and says
+    // what was wrong there.
     let opts = trace_check::eval::Options {
-        detail: 0,
+        detail: 1,
         ..Default::default()
     };
     let (model, verdicts) =

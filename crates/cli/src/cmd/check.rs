@@ -132,10 +132,12 @@ fn check(args: &Args, compiled: &Compiled) -> u8 {
             return exit::TROUBLE;
         }
     };
-    // The built-in checks run on any log: those this one cannot answer (it
-    // was recorded without the payloads they read) are left out, and said so.
+    // Run alone, the built-in checks run on any log: those this one cannot
+    // answer (it was recorded without the payloads they read) are left out,
+    // and said so. One asked for by name is an error instead, as a property
+    // the user wrote would be.
     let answerable;
-    let compiled = if args.spec.is_none() {
+    let compiled = if args.spec.is_none() && args.builtin.is_empty() {
         let mut c = compiled.clone();
         for why in trace_check::retain_answerable(&mut c, &reader) {
             eprintln!("trace check: {}: left out: {why}", log.display());
