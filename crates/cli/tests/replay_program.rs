@@ -150,3 +150,38 @@ fn a_killed_recording_replays_as_far_as_its_log_goes() {
     assert!(err.contains("no footer"), "{err}");
     assert!(err.contains("cut short"), "{err}");
 }
+
+#[test]
+fn an_option_of_the_other_mode_is_refused() {
+    let d = Scratch::new("replay-modes");
+    let src = program("race.erl");
+    let log = d.path("race.trace");
+    let out = trace(&["record", "-q", "-o", s(&log), s(&src)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for (args, says) in [
+        (
+            vec![s(&src), s(&log), "--format", "json"],
+            "--format applies only from the log alone",
+        ),
+        (
+            vec![s(&src), s(&log), "--summary"],
+            "--summary applies only from the log alone",
+        ),
+        (
+            vec![s(&log), "--force"],
+            "--force applies only with the program",
+        ),
+        (
+            vec![s(&log), "--schedulers", "2"],
+            "--schedulers applies only with the program",
+        ),
+    ] {
+        let out = trace_cmd().arg("replay").args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(says),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}

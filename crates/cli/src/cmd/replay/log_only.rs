@@ -58,7 +58,7 @@ fn print(
     out: &mut impl Write,
 ) -> io::Result<()> {
     let n = Namer::new(model);
-    let json = args.format == Format::Json;
+    let json = args.format == Some(Format::Json);
     if !args.summary {
         let mut failed: Option<io::Error> = None;
         let header = reader.header();

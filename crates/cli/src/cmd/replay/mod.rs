@@ -77,9 +77,9 @@ pub struct Args {
     /// With the program: extra directories searched by -include and -include_lib
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include: Vec<PathBuf>,
-    /// From the log alone: how to print the derivation and the findings (json: one object per line)
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    /// From the log alone: how to print the derivation and the findings (json: one object per line) [default: text]
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     /// From the log alone: print only the findings and the verdict, not the derivation
     #[arg(long)]
     pub summary: bool,
@@ -89,7 +89,7 @@ pub struct Args {
     /// From the log alone: list every finding in text (by default at most 100 of each kind)
     #[arg(long)]
     pub all: bool,
-    /// Threads that decode and check the log (default: the number of cores)
+    /// From the log alone: threads that decode and check the log (default: the number of cores)
     #[arg(long, value_name = "N", value_parser = crate::cmd::thread_count)]
     pub threads: Option<usize>,
 }
@@ -110,7 +110,36 @@ pub fn run(args: Args) -> u8 {
         );
         return exit::TROUBLE;
     }
-    if !sources.is_empty() {
+    // An option of the other mode would be ignored without a word (a script
+    // asking for JSON would read an empty stream): refuse it.
+    let with_program = !sources.is_empty();
+    let other_mode = if with_program {
+        [
+            (args.format.is_some(), "--format"),
+            (args.summary, "--summary"),
+            (args.all, "--all"),
+            (args.threads.is_some(), "--threads"),
+        ]
+    } else {
+        [
+            (args.force, "--force"),
+            (args.schedulers.is_some(), "--schedulers"),
+            (!args.include.is_empty(), "--include"),
+            (false, ""),
+        ]
+    };
+    if let Some((_, option)) = other_mode.iter().find(|(given, _)| *given) {
+        eprintln!(
+            "trace replay: {option} applies only {}",
+            if with_program {
+                "from the log alone (no .erl files before the log)"
+            } else {
+                "with the program (.erl files before the log)"
+            }
+        );
+        return exit::TROUBLE;
+    }
+    if with_program {
         return program::run(&args, sources, log);
     }
     let mut pool = rayon::ThreadPoolBuilder::new();
