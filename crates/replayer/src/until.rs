@@ -62,7 +62,8 @@ pub struct UntilReport {
 /// Resolves `spec` and computes its causal past.
 pub fn plan(log: &LogReader, spec: &EventSpec) -> Result<Plan, String> {
     let model = Model::build(log);
-    let event = model.resolve(spec).map_err(|e| format!("{spec}: {e}"))?;
+    // The error names the event itself.
+    let event = model.resolve(spec).map_err(|e| e.to_string())?;
     let past = model.causal_past(event);
     let mut holds = vec![0u64; log.processes().len()];
     let mut labels = HashMap::new();
