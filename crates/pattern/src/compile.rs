@@ -153,6 +153,9 @@ fn node(
         }
         _ => match literal(e) {
             Some(t) => Node::Lit(t),
+            None if matches!(e.kind, ExprKind::Binary(_)) => {
+                return err(e, "binary patterns are not supported")
+            }
             None => return err(e, "illegal pattern"),
         },
     })

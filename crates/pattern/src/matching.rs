@@ -143,5 +143,11 @@ mod tests {
         let e = compile_str("f(X)").unwrap_err();
         assert!(e.message.contains("illegal pattern"), "{e}");
         assert!(compile_str("{a,").is_err());
+        // Valid Erlang, but not taken: said so, not called illegal.
+        let e = compile_str("{data, <<\"ab\">>}").unwrap_err();
+        assert!(
+            e.message.contains("binary patterns are not supported"),
+            "{e}"
+        );
     }
 }
