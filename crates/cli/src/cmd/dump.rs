@@ -20,8 +20,8 @@ was lost is reported on stderr, with byte offsets. The format: docs/format.md.
 
 Examples:
   trace dump run.trace
-  trace dump run.trace --process 3
-  trace dump run.trace --process '<0.83.0>' --json | jq .kind")]
+  trace dump run.trace --process 1
+  trace dump run.trace --process '<0.81.0>' --json | jq .kind")]
 pub struct Args {
     /// The log to read
     pub log: PathBuf,
