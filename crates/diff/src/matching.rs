@@ -172,15 +172,14 @@ impl Matching {
 
     /// The pair named `name`, if either run has it.
     pub fn find(&self, name: &SymbolicName) -> Option<u32> {
-        let mut at = self.pairs.iter().position(|p| p.naming == Naming::Root)? as u32;
+        let mut at = self.pairs.iter().position(|p| p.naming == Naming::Root)?;
         for &number in name.path() {
-            let parent = at;
-            at = self
-                .pairs
+            // Pairs are in preorder: a child comes after its parent.
+            let parent = at as u32;
+            at += 1 + self.pairs[at + 1..]
                 .iter()
-                .position(|p| p.naming == Naming::Child { parent, number })?
-                as u32;
+                .position(|p| p.naming == Naming::Child { parent, number })?;
         }
-        Some(at)
+        Some(at as u32)
     }
 }
