@@ -44,5 +44,6 @@ pub use event::{
 };
 pub use meta::{BlockEntry, Footer, Header, ModuleInfo, Outcome, ProcessEntry, RunEnd, RunOptions};
 pub use reader::{BlockCursor, BlockInfo, Events, LogReader, ProcessInfo};
+pub use sniff::is_trace_log;
 pub use view::{EventRef, SignalKindRef};
 pub use writer::{LogWriter, ProcessWriter, Slice, Summary, WriterOptions};

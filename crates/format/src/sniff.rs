@@ -1,6 +1,16 @@
-//! Saying what a file is when it is not a trace log, in a few words.
+//! Saying what a file is: a trace log or not, and when not, what, in a few
+//! words.
 
 use crate::container::MAGIC;
+
+/// Whether the file at `path` starts as a trace log does (its magic bytes):
+/// for a command that must tell a log from the other files it is given.
+pub fn is_trace_log(path: &std::path::Path) -> bool {
+    let mut head = [0u8; MAGIC.len()];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| head == MAGIC)
+}
 
 /// A short description of what `data` looks like, for "not a trace log: ..." errors.
 pub fn describe(data: &[u8]) -> String {

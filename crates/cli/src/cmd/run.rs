@@ -48,7 +48,7 @@ pub struct Args {
 pub fn load_program(files: &[PathBuf], include: &[PathBuf]) -> Result<trace_runtime::Loaded, u8> {
     // A log among the sources (its place swapped with a program's, or given
     // twice) would otherwise be read as Erlang text and fail in the lexer.
-    if let Some(log) = files.iter().find(|f| is_trace_log(f)) {
+    if let Some(log) = files.iter().find(|f| trace_format::is_trace_log(f)) {
         eprintln!(
             "{}: a trace log, not Erlang source (the log goes last, after the .erl files: \
              trace replay prog.erl run.trace)",
@@ -65,14 +65,6 @@ pub fn load_program(files: &[PathBuf], include: &[PathBuf]) -> Result<trace_runt
         }
         crate::report::diagnostics_status(&diags)
     })
-}
-
-/// Whether `path` starts with a trace log's magic bytes.
-fn is_trace_log(path: &std::path::Path) -> bool {
-    let mut head = [0u8; 8];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| head == trace_format::container::MAGIC)
 }
 
 pub fn run(args: Args) -> u8 {
