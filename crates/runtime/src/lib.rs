@@ -24,4 +24,7 @@ pub mod vm;
 
 pub use hooks::{Director, Observer};
 pub use load::{entry, load, LoadOptions, Loaded, ModuleIdentity};
-pub use sched::{run, Blocked, Chaos, Crash, Entry, EntryOutcome, RunOptions, RunOutcome, Runtime};
+pub use sched::{
+    run, Blocked, Chaos, Crash, Entry, EntryOutcome, RunOptions, RunOutcome, Runtime,
+    MAX_SCHEDULERS,
+};

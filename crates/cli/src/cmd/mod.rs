@@ -10,9 +10,9 @@ pub mod replay;
 pub mod run;
 pub mod stats;
 
-/// Most threads `--schedulers` and `--threads` take: each is an OS thread
-/// with its own stack, and more than this gains nothing on any machine.
-pub const MAX_THREADS: usize = 1024;
+/// Most threads `--schedulers` and `--threads` take: the engine's own limit
+/// on schedulers, also ample for the threads that read a log.
+pub const MAX_THREADS: usize = trace_runtime::MAX_SCHEDULERS;
 
 /// Parses `--schedulers N` and `--threads N`: a whole number from 1 to
 /// [`MAX_THREADS`].

@@ -340,6 +340,9 @@ pub struct Entry {
     pub args: Vec<Term>,
 }
 
+/// Most scheduler threads a run takes; more are cut to this.
+pub const MAX_SCHEDULERS: usize = 1024;
+
 /// Stack of a scheduler thread, and the fallback when the system refuses it.
 const SCHEDULER_STACK: usize = 1 << 30;
 const SMALL_STACK: usize = 8 << 20;
@@ -347,7 +350,7 @@ const SMALL_STACK: usize = 8 << 20;
 /// Runs a program from `entry` to the end and reports what happened.
 pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     let mut rt = rt;
-    let n = rt.opts.schedulers.clamp(1, 1024);
+    let n = rt.opts.schedulers.clamp(1, MAX_SCHEDULERS);
     let workers: Vec<Worker> = (0..n)
         .map(|i| Worker::new(i, rt.opts.chaos.as_ref()))
         .collect();
