@@ -12,6 +12,10 @@
 pub struct ProcId(pub u32);
 
 impl ProcId {
+    /// No process of the log: what a mapping gives a pid the log never
+    /// registered (a broken invariant, or a process whose blocks were lost).
+    pub const UNKNOWN: ProcId = ProcId(u32::MAX);
+
     /// Where this process stands in `procs`, a list sorted by id: at its own
     /// index when the ids are dense (the usual case), else found by binary
     /// search.

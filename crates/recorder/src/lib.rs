@@ -1,25 +1,21 @@
 //! `trace record`: an Observer that streams every event of a run into the
-//! log writer, and the driver that runs a program under it — once, or again
-//! and again until a run fails (`--until-failure`, optionally with chaos
-//! scheduling).
+//! log writer, and the session that runs a program under it.
 //!
 //! Data flow: engine event (per process, on the thread running it) →
-//! [`observer::ProcessRecorder`] (translated to log identities, payloads
-//! encoded as ETF, buffered without locks for the slice) → at the end of the
-//! slice, one hand-over to the format crate's `ProcessWriter` → blocks →
-//! file. (Encoding on the scheduler threads was measured against handing
-//! terms to an encoder thread: moving terms across threads cost three times
-//! more than encoding them where they are.) [`session`] wires a run to a log; [`hunt`] repeats runs and
-//! [`failure`] decides which ones failed.
+//! [`observer::ProcessRecorder`] (mapped to the log's vocabulary by the
+//! capture layer, payloads encoded as ETF, written into the process's open
+//! block without contention) → the format crate's writer → blocks → file.
+//! (Encoding on the scheduler threads was measured against handing terms to
+//! an encoder thread: moving terms across threads cost three times more than
+//! encoding them where they are.) [`session`] wires one run to one log:
+//! header, run, footer.
+//!
+//! The recorder knows nothing of replay or of analysis: searching for a
+//! failing run (`--until-failure`) is a driver above it (`trace-search`).
 
-pub mod failure;
-pub mod hunt;
 pub mod observer;
-pub mod pidmap;
 pub mod session;
-pub mod translate;
 
-pub use failure::{Expectations, Failure};
-pub use hunt::{hunt, HuntConfig, HuntResult};
-pub use observer::{RecordFlags, Recorder};
-pub use session::{record, RecordConfig, Recording};
+pub use observer::Recorder;
+pub use session::{record, Captured, Progress, RecordConfig, Recording};
+pub use trace_capture::RecordFlags;

@@ -1,12 +1,13 @@
 //! Recording one run: header, writer, the run under the recording
 //! Observer, and the footer with the outcome.
 
-use crate::observer::{RecordFlags, Recorder, OTHER_NONDET};
+use crate::observer::Recorder;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use trace_capture::{RecordFlags, OTHER_NONDET};
 use trace_format::{Header, LogWriter, ModuleInfo, Outcome, RunEnd, Summary, WriterOptions};
 use trace_runtime::hooks::Native;
 use trace_runtime::{Entry, EntryOutcome, Loaded, RunOptions, RunOutcome, Runtime};
@@ -144,5 +145,22 @@ fn footer_outcome(o: &RunOutcome) -> Outcome {
             EntryOutcome::Returned(v) => Some(trace_term::pretty(v, &Default::default())),
             _ => None,
         },
+    }
+}
+
+/// A writer into a shared buffer (to capture a run's standard output).
+#[derive(Clone, Default)]
+pub struct Captured(pub Arc<Mutex<Vec<u8>>>);
+
+impl io::Write for Captured {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }

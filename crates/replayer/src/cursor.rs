@@ -13,6 +13,7 @@
 use crate::director::Shared;
 use crate::window::Window;
 use std::sync::Arc;
+use trace_capture::Translator;
 use trace_format::{Event, EventRef, MsgId, ProcId};
 use trace_runtime::hooks::{
     self, Divergence, NondetKind, OutputTurn, ProcessDirector, ReceiveChoice,
@@ -38,6 +39,8 @@ pub struct ProcessReplay {
     hold: bool,
     /// Signals sent so far: the index the next `Send` or `Signal` takes.
     signals: u64,
+    /// Maps the engine's events to the log's, to compare them.
+    translator: Translator,
 }
 
 impl ProcessReplay {
@@ -48,6 +51,7 @@ impl ProcessReplay {
         window: Window,
         hold: bool,
     ) -> Self {
+        let translator = Translator::new(shared.flags());
         ProcessReplay {
             shared,
             id,
@@ -55,6 +59,7 @@ impl ProcessReplay {
             window,
             hold,
             signals: 0,
+            translator,
         }
     }
 
@@ -146,7 +151,7 @@ impl ProcessDirector for ProcessReplay {
     }
 
     fn nondet(&mut self, kind: NondetKind, _computed: Term) -> Result<Term, Divergence> {
-        let want = trace_recorder::translate::nondet_kind(kind);
+        let want = trace_capture::mapping::nondet_kind(kind);
         match self.next() {
             Some(Event::Nondet { kind: k, value }) if *k == want => {
                 trace_term::etf::decode(value.bytes()).map_err(|e| {
@@ -173,21 +178,21 @@ impl ProcessDirector for ProcessReplay {
         if matches!(ev, hooks::Event::Deliver { .. }) {
             return Ok(());
         }
-        // Compared borrowed, the engine's term encoded into a scratch
-        // buffer: replay checks every event and allocates for none.
+        // Compared borrowed, the engine's term encoded into the
+        // translator's scratch space: replay checks every event and
+        // allocates for none. On a departure the event is kept, owned, for
+        // the report.
         let own = MsgId {
-            sender: self.id.unwrap_or(ProcId(u32::MAX)),
+            sender: self.id.unwrap_or(ProcId::UNKNOWN),
             index: self.signals,
         };
-        // On a departure the event is kept, owned, for the report.
-        let same = ETF.with_borrow_mut(|etf| {
-            let got = self.shared.log_event(ev, own, etf);
-            if self.next().map(|e| EventRef::of(e, own)) == Some(got) {
-                Ok(got.sends_signal())
-            } else {
-                Err(got.to_owned())
-            }
-        });
+        let ev = self.shared.renumbered(ev);
+        let got = self.translator.log_event(self.shared.pids(), &ev, own);
+        let same = if self.window.current().map(|(_, e)| EventRef::of(e, own)) == Some(got) {
+            Ok(got.sends_signal())
+        } else {
+            Err(got.to_owned())
+        };
         match same {
             Ok(sends) => {
                 self.signals += sends as u64;
@@ -199,16 +204,11 @@ impl ProcessDirector for ProcessReplay {
                 Ok(())
             }
             Err(got) => Err(self.diverge(self.shared.describe(
-                self.id.unwrap_or(ProcId(u32::MAX)),
+                self.id.unwrap_or(ProcId::UNKNOWN),
                 self.index(),
                 own,
                 &got,
             ))),
         }
     }
-}
-
-thread_local! {
-    /// Where [`ProcessReplay::event`] encodes the engine's terms.
-    static ETF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }

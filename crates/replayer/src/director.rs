@@ -11,9 +11,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// `Shared::totals` of a process that has not started.
 const NOT_STARTED: u64 = u64::MAX;
+use trace_capture::{PidMap, RecordFlags};
 use trace_format::{Event, EventRef, LogReader, MsgId, ProcId};
-use trace_recorder::pidmap::PidMap;
-use trace_recorder::RecordFlags;
 use trace_runtime::hooks::{self, Director, ProcessDirector, ProcessInfo, TimerTarget};
 use trace_runtime::process;
 use trace_term::Pid;
@@ -134,28 +133,24 @@ impl Shared {
         self.ids.get(pid.number())
     }
 
-    /// The log event the engine event `ev` would have been recorded as,
-    /// its term encoded into `etf`; `own` is the identity a `Send` or
-    /// `Signal` takes.
-    pub fn log_event<'e>(
-        &self,
-        ev: &hooks::Event<'e>,
-        own: MsgId,
-        etf: &'e mut Vec<u8>,
-    ) -> EventRef<'e> {
-        // The engine numbers the writes it makes; the log, the recorded run's.
-        let renumbered;
-        let ev = match *ev {
-            hooks::Event::Output { seq, bytes } => {
-                renumbered = hooks::Event::Output {
-                    seq: self.logged_output(seq),
-                    bytes,
-                };
-                &renumbered
-            }
-            _ => ev,
-        };
-        trace_recorder::translate::log_event_ref(ev, &|p| self.id_of(p), self.flags, own, etf)
+    /// The engine event as the log numbers it: the engine numbers the
+    /// writes to standard output it makes, the log the recorded run's.
+    pub(crate) fn renumbered<'e>(&self, ev: &hooks::Event<'e>) -> hooks::Event<'e> {
+        match *ev {
+            hooks::Event::Output { seq, bytes } => hooks::Event::Output {
+                seq: self.logged_output(seq),
+                bytes,
+            },
+            _ => *ev,
+        }
+    }
+
+    pub(crate) fn pids(&self) -> &PidMap {
+        &self.ids
+    }
+
+    pub(crate) fn flags(&self) -> RecordFlags {
+        self.flags
     }
 
     pub fn describe(&self, proc: ProcId, index: u64, signal: MsgId, e: &Event) -> String {
@@ -237,12 +232,7 @@ impl LogDirector {
         for p in log.processes() {
             ids.insert(p.pid, p.id);
         }
-        let o = &log.header().options;
-        let flags = RecordFlags {
-            payloads: o.payloads,
-            deliveries: o.deliveries,
-            output: o.output,
-        };
+        let flags = RecordFlags::of_header(log.header());
         let names = Names::of(&log);
         let slots = log.id_slots();
         let outputs = holds.as_ref().map(|h| replayed_outputs(&log, h));

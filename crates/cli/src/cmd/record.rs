@@ -7,9 +7,10 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 use trace_format::WriterOptions;
-use trace_recorder::session::Progress;
-use trace_recorder::{Expectations, HuntConfig, RecordConfig, RecordFlags};
+use trace_recorder::Progress;
+use trace_recorder::{RecordConfig, RecordFlags};
 use trace_runtime::RunOptions;
+use trace_search::{Expectations, HuntConfig};
 
 #[derive(ClapArgs)]
 #[command(after_help = "Examples:
@@ -291,7 +292,7 @@ fn until_failure(
         seed: args.seed,
         expectations,
     };
-    let result = match trace_recorder::hunt(loaded, &entry, cfg, &h) {
+    let result = match trace_search::hunt(loaded, &entry, cfg, &h) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("trace record: {}: {e}", cfg.out.display());

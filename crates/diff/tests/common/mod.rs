@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use trace_format::LogReader;
-use trace_recorder::hunt::Captured;
+use trace_recorder::Captured;
 use trace_recorder::{RecordConfig, RecordFlags};
 use trace_runtime::{Chaos, LoadOptions, RunOptions};
 

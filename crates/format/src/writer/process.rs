@@ -11,8 +11,8 @@ use super::sink::{lock, RawBlock, Wake};
 use super::Inner;
 use crate::codec::BlockEncoder;
 use crate::container;
-use crate::event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind};
-use crate::view::SignalKindRef;
+use crate::event::{Dest, Event, MsgId, NondetKind, ProcId, SignalEffect, SignalKind};
+use crate::view::{EventRef, SignalKindRef};
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -277,26 +277,36 @@ impl Slice<'_> {
 
     /// Pushes any event.
     pub fn push(&mut self, e: &Event) {
-        match e {
-            Event::Spawn {
+        let own = MsgId {
+            sender: self.slot.id,
+            index: self.buf.signals,
+        };
+        self.push_ref(&EventRef::of(e, own));
+    }
+
+    /// Pushes any event, borrowed. A `Send` or `Signal` takes this process's
+    /// next signal index, whatever identity `e` carries.
+    pub fn push_ref(&mut self, e: &EventRef<'_>) {
+        match *e {
+            EventRef::Spawn {
                 child,
                 pid,
                 link,
                 monitor,
-            } => self.push_spawn(*child, *pid, *link, *monitor),
-            Event::Send { to, payload } => {
-                self.push_send(*to, term(payload));
+            } => self.push_spawn(child, pid, link, monitor),
+            EventRef::Send { to, payload, .. } => {
+                self.push_send(to, payload);
             }
-            Event::Deliver { msg } => self.push_deliver(*msg),
-            Event::Receive { msg } => self.push_receive(*msg),
-            Event::Timeout => self.push_timeout(),
-            Event::Signal { to, kind } => {
-                self.push_signal(*to, kind);
+            EventRef::Deliver { msg } => self.push_deliver(msg),
+            EventRef::Receive { msg } => self.push_receive(msg),
+            EventRef::Timeout => self.push_timeout(),
+            EventRef::Signal { to, kind, .. } => {
+                self.push_signal_ref(to, kind);
             }
-            Event::SignalTaken { signal, effect } => self.push_signal_taken(*signal, *effect),
-            Event::Nondet { kind, value } => self.push_nondet(*kind, value.bytes()),
-            Event::Output { seq, bytes } => self.push_output(*seq, bytes.as_deref()),
-            Event::Exit { reason } => self.push_exit(term(reason)),
+            EventRef::SignalTaken { signal, effect } => self.push_signal_taken(signal, effect),
+            EventRef::Nondet { kind, value } => self.push_nondet(kind, value),
+            EventRef::Output { seq, bytes } => self.push_output(seq, bytes),
+            EventRef::Exit { reason } => self.push_exit(reason),
         }
     }
 
@@ -327,7 +337,12 @@ impl Slice<'_> {
 
     /// Pushes a non-message signal; returns its identity.
     pub fn push_signal(&mut self, to: Dest, kind: &SignalKind) -> MsgId {
-        let kind = match SignalKindRef::of(kind) {
+        self.push_signal_ref(to, SignalKindRef::of(kind))
+    }
+
+    /// [`Slice::push_signal`], its reason borrowed.
+    pub fn push_signal_ref(&mut self, to: Dest, kind: SignalKindRef<'_>) -> MsgId {
+        let kind = match kind {
             SignalKindRef::Exit { reason, linked } => SignalKindRef::Exit {
                 reason: self.inner.fit(reason),
                 linked,
@@ -402,10 +417,6 @@ impl Slice<'_> {
     pub fn events(&self) -> u64 {
         self.buf.events
     }
-}
-
-fn term(p: &Option<Payload>) -> Option<&[u8]> {
-    p.as_ref().map(Payload::bytes)
 }
 
 impl Drop for Slice<'_> {

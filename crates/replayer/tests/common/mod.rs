@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 use trace_format::{LogReader, WriterOptions};
-use trace_recorder::hunt::Captured;
+use trace_recorder::Captured;
 use trace_recorder::{RecordConfig, RecordFlags, Recording};
 use trace_replayer::{replay, ReplayConfig, ReplayError, ReplayResult};
 use trace_runtime::{Loaded, RunOptions};

@@ -6,10 +6,9 @@
 //! repeated with `--seed`.
 
 use crate::failure::{check_log, classify, Expectations, Failure};
-use crate::session::{record, RecordConfig, Recording};
 use std::io;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use trace_recorder::{record, Captured, RecordConfig, Recording};
 use trace_runtime::{Chaos, Entry, Loaded};
 
 #[derive(Clone, Debug)]
@@ -31,23 +30,6 @@ pub struct HuntResult {
     /// Ctrl-C stopped the last attempt; its log (finalised, and marked
     /// interrupted) is kept at the output path.
     pub interrupted: bool,
-}
-
-/// A writer into a shared buffer (to capture a run's standard output).
-#[derive(Clone, Default)]
-pub struct Captured(pub Arc<Mutex<Vec<u8>>>);
-
-impl io::Write for Captured {
-    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 fn temp_path(out: &std::path::Path) -> PathBuf {

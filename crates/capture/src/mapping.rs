@@ -1,0 +1,210 @@
+//! How an engine event becomes a log event: the one mapping from the
+//! runtime's vocabulary (raw pids, terms) to the log's (dense process ids,
+//! ETF payloads). The recorder writes what [`Translator::log_event`] gives;
+//! the replayer compares it with the logged event.
+
+use crate::flags::RecordFlags;
+use crate::pidmap::PidMap;
+use trace_format::{Dest, EventRef, MsgId, NondetKind, ProcId, SignalEffect, SignalKindRef};
+use trace_runtime::hooks::{self, Effect, SignalOut};
+use trace_runtime::process;
+use trace_term::{Pid, Term};
+
+/// Names behind `NondetKind::Other(n)`, in `n` order (written to the header).
+pub const OTHER_NONDET: &[&str] = &[
+    "other",
+    "cancel_timer",
+    "read_timer",
+    "localtime",
+    "universaltime",
+    "date",
+    "time",
+    "statistics",
+];
+
+/// The log's kind of a nondeterministic built-in.
+pub fn nondet_kind(k: hooks::NondetKind) -> NondetKind {
+    use hooks::NondetKind as K;
+    match k {
+        K::MonotonicTime => NondetKind::MonotonicTime,
+        K::SystemTime => NondetKind::SystemTime,
+        K::Timestamp => NondetKind::Timestamp,
+        K::UniqueInteger => NondetKind::UniqueInteger,
+        K::Random => NondetKind::Random,
+        K::Whereis => NondetKind::Whereis,
+        K::Register => NondetKind::Register,
+        K::Registered => NondetKind::Registered,
+        K::IsProcessAlive => NondetKind::IsProcessAlive,
+        K::Processes => NondetKind::Processes,
+        K::ProcessInfo => NondetKind::ProcessInfo,
+        K::Other(name) => {
+            NondetKind::Other(OTHER_NONDET.iter().position(|n| *n == name).unwrap_or(0) as u16)
+        }
+    }
+}
+
+fn effect(e: Effect) -> SignalEffect {
+    match e {
+        Effect::Applied => SignalEffect::Applied,
+        Effect::Ignored => SignalEffect::Ignored,
+        Effect::Converted => SignalEffect::Converted,
+        Effect::Killed => SignalEffect::Killed,
+    }
+}
+
+/// A signal's kind in the log, its reason (if recorded) already encoded.
+fn signal_kind<'a>(s: SignalOut<'_>, reason: Option<&'a [u8]>) -> SignalKindRef<'a> {
+    match s {
+        SignalOut::Link => SignalKindRef::Link,
+        SignalOut::Unlink => SignalKindRef::Unlink,
+        SignalOut::Monitor => SignalKindRef::Monitor,
+        SignalOut::Demonitor => SignalKindRef::Demonitor,
+        SignalOut::Exit { linked, .. } => SignalKindRef::Exit { reason, linked },
+        SignalOut::Down { .. } => SignalKindRef::Down { reason },
+    }
+}
+
+/// The term an event carries into the log, if it is kept: payloads and
+/// reasons when the flags say so, nondeterministic results always (replay
+/// needs them).
+fn logged_term<'e>(ev: &hooks::Event<'e>, flags: RecordFlags) -> Option<&'e Term> {
+    match *ev {
+        hooks::Event::Send { payload: t, .. } | hooks::Event::Exit { reason: t } => {
+            flags.payloads.then_some(t)
+        }
+        hooks::Event::Signal {
+            signal: SignalOut::Exit { reason: t, .. } | SignalOut::Down { reason: t },
+            ..
+        } => flags.payloads.then_some(t),
+        hooks::Event::Nondet { value, .. } => Some(value),
+        _ => None,
+    }
+}
+
+/// A pid and the dense id it was found to have: a process mostly talks to
+/// the same few partners, so one entry saves most lookups.
+type LastId = (u64, ProcId);
+
+const NO_ID: LastId = (u64::MAX, ProcId::UNKNOWN);
+
+/// One process's side of the mapping: the flags, one-entry caches of pid
+/// lookups (one for destinations, one for senders: a process that relays
+/// would make a single entry miss every time), and scratch space for ETF.
+pub struct Translator {
+    flags: RecordFlags,
+    last_dest: LastId,
+    last_sender: LastId,
+    etf: Vec<u8>,
+}
+
+impl Translator {
+    pub fn new(flags: RecordFlags) -> Translator {
+        Translator {
+            flags,
+            last_dest: NO_ID,
+            last_sender: NO_ID,
+            etf: Vec::new(),
+        }
+    }
+
+    pub fn flags(&self) -> RecordFlags {
+        self.flags
+    }
+
+    fn id_of(pids: &PidMap, last: &mut LastId, pid: Pid) -> Option<ProcId> {
+        let n = pid.number();
+        if last.0 == n {
+            return Some(last.1);
+        }
+        let id = pids.get(n)?;
+        *last = (n, id);
+        Some(id)
+    }
+
+    /// Where a signal to `pid` went: a process of the log, or a pid no
+    /// process of the log had.
+    pub fn dest(&mut self, pids: &PidMap, pid: Pid) -> Dest {
+        match Self::id_of(pids, &mut self.last_dest, pid) {
+            Some(id) => Dest::Proc(id),
+            None => Dest::Foreign(pid.number()),
+        }
+    }
+
+    /// A signal's identity in the log. Every sender was registered before it
+    /// could send, so an unknown one is a broken invariant.
+    pub fn msg(&mut self, pids: &PidMap, id: process::MsgId) -> MsgId {
+        MsgId {
+            sender: Self::id_of(pids, &mut self.last_sender, id.sender).unwrap_or(ProcId::UNKNOWN),
+            index: id.index,
+        }
+    }
+
+    /// The log event the engine event `ev` is recorded as. `own` is the
+    /// identity a `Send` or `Signal` takes (the writer assigns its own; the
+    /// replayer passes the next one the process log expects). A term is
+    /// encoded into this translator's scratch space, so mapping allocates
+    /// nothing once it has warmed up. `Deliver` is mapped whatever the
+    /// flags say: whether to keep it is the recorder's decision.
+    pub fn log_event<'a>(
+        &'a mut self,
+        pids: &PidMap,
+        ev: &hooks::Event<'a>,
+        own: MsgId,
+    ) -> EventRef<'a> {
+        // Identities first: they need `self` mutably, the payload borrows it.
+        let (dest, msg) = match *ev {
+            hooks::Event::Send { to, .. } | hooks::Event::Signal { to, .. } => {
+                (self.dest(pids, to), None)
+            }
+            hooks::Event::Deliver { id }
+            | hooks::Event::Receive { id, .. }
+            | hooks::Event::SignalTaken { id, .. } => (Dest::Unknown, Some(self.msg(pids, id))),
+            _ => (Dest::Unknown, None),
+        };
+        let msg = msg.unwrap_or(own);
+        let term = logged_term(ev, self.flags);
+        self.etf.clear();
+        if let Some(t) = term {
+            trace_term::etf::encode(t, &mut self.etf);
+        }
+        let bytes = term.map(|_| &self.etf[..]);
+        match *ev {
+            hooks::Event::Spawn {
+                child,
+                link,
+                monitor,
+            } => EventRef::Spawn {
+                child: pids.get(child.number()).unwrap_or(ProcId::UNKNOWN),
+                pid: child.number(),
+                link,
+                monitor,
+            },
+            hooks::Event::Send { .. } => EventRef::Send {
+                msg: own,
+                to: dest,
+                payload: bytes,
+            },
+            hooks::Event::Deliver { .. } => EventRef::Deliver { msg },
+            hooks::Event::Receive { .. } => EventRef::Receive { msg },
+            hooks::Event::Timeout => EventRef::Timeout,
+            hooks::Event::Signal { signal, .. } => EventRef::Signal {
+                signal: own,
+                to: dest,
+                kind: signal_kind(signal, bytes),
+            },
+            hooks::Event::SignalTaken { effect: e, .. } => EventRef::SignalTaken {
+                signal: msg,
+                effect: effect(e),
+            },
+            hooks::Event::Nondet { kind, .. } => EventRef::Nondet {
+                kind: nondet_kind(kind),
+                value: bytes.unwrap_or_default(),
+            },
+            hooks::Event::Output { seq, bytes } => EventRef::Output {
+                seq,
+                bytes: self.flags.output.then_some(bytes),
+            },
+            hooks::Event::Exit { .. } => EventRef::Exit { reason: bytes },
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! Searching for a failing run: record runs of a program again and again
+//! (`trace record --until-failure`, optionally with chaos scheduling) and
+//! keep the first that fails.
+//!
+//! A driver: it runs the recorder, judges each run ([`failure`]: a crash, a
+//! deadlock, a result or output other than expected, or a property of a
+//! specification violated, which the checker decides on the run's log), and
+//! keeps that run's log. Nothing below it knows about it.
+
+pub mod failure;
+pub mod hunt;
+
+pub use failure::{Expectations, Failure};
+pub use hunt::{hunt, HuntConfig, HuntResult};
