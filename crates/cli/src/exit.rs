@@ -1,7 +1,47 @@
-//! Exit statuses, documented in the README and relied on by scripts.
-#![allow(dead_code)] // each status is used once its subcommand lands
+//! Exit statuses, documented in the README and relied on by scripts. The
+//! engine and the analyses give verdicts; this is the one place that turns
+//! them into numbers.
 
-pub use trace_runtime::status::*;
+use trace_runtime::Verdict;
 
-/// `diff`: the runs differ. `check`: a property is violated.
+/// The entry returned and no process was left blocked; the runs are the
+/// same (`diff`); every property holds (`check`).
+pub const OK: u8 = 0;
+/// The entry process crashed.
+pub const ENTRY_CRASHED: u8 = 1;
+/// `diff`: the runs differ. `check`: a property is violated. `record
+/// --until-failure`: a failing run was found. `replay LOG`: the log is
+/// inconsistent.
 pub const DIFFERENT: u8 = 1;
+/// Trouble: bad arguments, a missing or unreadable file, a corrupt log.
+pub const TROUBLE: u8 = 2;
+/// The program does not compile.
+pub const COMPILE_ERROR: u8 = 3;
+/// The program uses something the engine does not support.
+pub const UNSUPPORTED: u8 = 4;
+/// Processes were left blocked forever (a deadlock).
+pub const DEADLOCK: u8 = 5;
+/// Replay departed from the log.
+pub const DIVERGED: u8 = 6;
+/// The engine failed (a bug in trace; the report on stderr says where).
+pub const INTERNAL_ERROR: u8 = 70;
+/// The run was interrupted (Ctrl-C).
+pub const INTERRUPTED: u8 = 130;
+
+/// The exit status of `trace run`, `record` and `replay` for a run's verdict.
+pub fn of_verdict(v: Verdict) -> u8 {
+    match v {
+        Verdict::InternalError => INTERNAL_ERROR,
+        Verdict::Diverged => DIVERGED,
+        Verdict::Interrupted => INTERRUPTED,
+        Verdict::Unsupported => UNSUPPORTED,
+        Verdict::EntryCrashed => ENTRY_CRASHED,
+        Verdict::Deadlock => DEADLOCK,
+        Verdict::Ok => OK,
+    }
+}
+
+/// [`of_verdict`] as the log's footer stores it.
+pub fn footer_status(v: Verdict) -> i32 {
+    of_verdict(v) as i32
+}

@@ -4,7 +4,7 @@ use trace_syntax::{DiagKind, Diagnostic};
 
 /// The exit status for a program that did not load.
 pub fn diagnostics_status(diags: &[Diagnostic]) -> u8 {
-    use trace_runtime::status::*;
+    use crate::exit::*;
     if diags.iter().any(|d| d.kind == DiagKind::Io) {
         TROUBLE
     } else if diags.iter().all(|d| d.kind == DiagKind::Unsupported) {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use trace_capture::{RecordFlags, OTHER_NONDET};
 use trace_format::{Header, LogWriter, ModuleInfo, Outcome, RunEnd, Summary, WriterOptions};
 use trace_runtime::hooks::Native;
-use trace_runtime::{Entry, EntryOutcome, Loaded, RunOptions, RunOutcome, Runtime};
+use trace_runtime::{Entry, EntryOutcome, Loaded, RunOptions, RunOutcome, Runtime, Verdict};
 
 /// How to record.
 #[derive(Clone, Debug)]
@@ -21,6 +21,9 @@ pub struct RecordConfig {
     pub run: RunOptions,
     /// The entry call as the user wrote it (for the header).
     pub entry_text: String,
+    /// The exit status the footer records for a run's verdict: the caller's
+    /// (the CLI's documented statuses), so the log says what the command said.
+    pub footer_status: fn(Verdict) -> i32,
 }
 
 /// Progress figures, reported periodically while recording.
@@ -43,9 +46,9 @@ pub struct Recording {
 }
 
 impl Recording {
-    /// The exit status of the recorded run.
-    pub fn status(&self) -> u8 {
-        self.outcome.status()
+    /// The recorded run's verdict.
+    pub fn verdict(&self) -> Verdict {
+        self.outcome.verdict()
     }
 }
 
@@ -124,7 +127,7 @@ pub fn record(
     });
     let elapsed = start.elapsed();
 
-    let summary = writer.finish(footer_outcome(&outcome))?;
+    let summary = writer.finish(footer_outcome(&outcome, cfg.footer_status))?;
     Ok(Recording {
         outcome,
         summary,
@@ -133,14 +136,14 @@ pub fn record(
     })
 }
 
-fn footer_outcome(o: &RunOutcome) -> Outcome {
+fn footer_outcome(o: &RunOutcome, status: fn(Verdict) -> i32) -> Outcome {
     Outcome {
         end: if o.interrupted {
             RunEnd::Interrupted
         } else {
             RunEnd::Completed
         },
-        exit_status: Some(o.status() as i32),
+        exit_status: Some(status(o.verdict())),
         entry_result: match &o.entry {
             EntryOutcome::Returned(v) => Some(trace_term::pretty(v, &Default::default())),
             _ => None,

@@ -11,8 +11,7 @@ use std::sync::Arc;
 use trace_causal::EventSpec;
 use trace_format::{LogReader, ProcId, RunEnd};
 use trace_runtime::hooks::Native;
-use trace_runtime::status::DIVERGED;
-use trace_runtime::{Loaded, RunOptions, RunOutcome, Runtime};
+use trace_runtime::{Loaded, RunOptions, RunOutcome, Runtime, Verdict};
 
 /// How to replay.
 #[derive(Clone, Debug, Default)]
@@ -83,20 +82,20 @@ pub struct ReplayResult {
 }
 
 impl ReplayResult {
-    /// The exit status: `DIVERGED` when the log was not followed (to its end,
+    /// The verdict: `Diverged` when the log was not followed (to its end,
     /// or to the `--until` event), else the run's own (a replay stopped at an
     /// event, or at the end of a cut-short log, leaves processes waiting on
     /// purpose: that is success).
-    pub fn status(&self) -> u8 {
+    pub fn verdict(&self) -> Verdict {
         if !self.stuck.is_empty() || self.outcome.divergence.is_some() {
-            DIVERGED
+            Verdict::Diverged
         } else if self.outcome.interrupted {
-            // Ctrl-C: the run's own status says so, whatever was replayed.
-            self.outcome.status()
+            // Ctrl-C: the run's own verdict says so, whatever was replayed.
+            self.outcome.verdict()
         } else if self.until.is_some() || self.cut_short {
-            trace_runtime::status::OK
+            Verdict::Ok
         } else {
-            self.outcome.status()
+            self.outcome.verdict()
         }
     }
 }

@@ -90,7 +90,7 @@ fn an_edited_program_is_refused_and_forced_replay_names_the_departure() {
     assert_eq!(d.event_index, 0);
     assert!(d.expected.contains(": b"), "{}", d.expected);
     assert!(d.happened.contains(": c"), "{}", d.happened);
-    assert_eq!(r.status(), trace_runtime::status::DIVERGED);
+    assert_eq!(r.verdict(), trace_runtime::Verdict::Diverged);
 }
 
 #[test]
@@ -129,7 +129,7 @@ fn a_log_whose_events_cannot_happen_is_reported_without_hanging() {
         r.stuck[0].next
     );
     assert_eq!(r.never_started, vec![(ProcId(1), 81)]);
-    assert_eq!(r.status(), trace_runtime::status::DIVERGED);
+    assert_eq!(r.verdict(), trace_runtime::Verdict::Diverged);
 }
 
 #[test]
@@ -159,7 +159,7 @@ fn a_write_whose_turn_never_comes_is_reported_without_hanging() {
     assert_eq!(r.stuck.len(), 1, "{:?}", r.stuck);
     assert_eq!(r.stuck[0].pid, 80);
     assert!(r.stuck[0].next.contains("output"), "{}", r.stuck[0].next);
-    assert_eq!(r.status(), trace_runtime::status::DIVERGED);
+    assert_eq!(r.verdict(), trace_runtime::Verdict::Diverged);
 }
 
 /// A writer for a log of the single-module program `loaded`, its entry

@@ -60,7 +60,7 @@ fn record_and_replay(f: &trace_fixtures::Fixture, dir: &std::path::Path, chaos: 
                 String::from_utf8_lossy(&recorded),
                 "{id}: stdout"
             );
-            assert_eq!(r.status(), rec.status(), "{id}: status");
+            assert_eq!(r.verdict(), rec.verdict(), "{id}: status");
             let crashes = |o: &trace_runtime::RunOutcome| {
                 let mut v: Vec<String> = o
                     .crashes

@@ -61,7 +61,7 @@ fn only_the_causes_of_a_receipt_are_replayed() {
     let (r, stdout) = until(&loaded, &log, "receive(P.2:0)").unwrap();
     assert!(r.outcome.divergence.is_none(), "{:?}", r.outcome.divergence);
     assert!(r.stuck.is_empty(), "{:?}", r.stuck);
-    assert_eq!(r.status(), 0);
+    assert_eq!(r.verdict(), trace_runtime::Verdict::Ok);
     // main's output and its send to P.1 are not causes of the receipt.
     assert_eq!(stdout, "", "nothing printed is in the causal past");
     let u = r.until.expect("an until report");
@@ -166,7 +166,12 @@ fn the_past_of_an_exit_includes_what_the_death_sends() {
     record(&loaded, &log, no_reports());
     for event in ["exit(P.1)", "exit(P.2)"] {
         let (r, _) = until(&loaded, &log, event).unwrap();
-        assert_eq!(r.status(), 0, "{event}: {:?}", r.outcome.divergence);
+        assert_eq!(
+            r.verdict(),
+            trace_runtime::Verdict::Ok,
+            "{event}: {:?}",
+            r.outcome.divergence
+        );
         assert!(r.outcome.divergence.is_none(), "{event}");
     }
 }

@@ -19,7 +19,7 @@ pub mod load;
 pub mod otp;
 pub mod process;
 pub mod sched;
-pub mod status;
+pub mod verdict;
 pub mod vm;
 
 pub use hooks::{Director, Observer};
@@ -28,3 +28,4 @@ pub use sched::{
     run, Blocked, Chaos, Crash, Entry, EntryOutcome, RunOptions, RunOutcome, Runtime,
     MAX_SCHEDULERS,
 };
+pub use verdict::Verdict;

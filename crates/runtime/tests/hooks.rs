@@ -128,7 +128,7 @@ fn every_kind_of_event_reaches_the_observer_in_process_order() {
             Arc::new(Collect(log.clone())),
             Arc::new(Native),
         );
-        assert_eq!(outcome.status(), 0);
+        assert_eq!(outcome.verdict(), trace_runtime::Verdict::Ok);
         assert_eq!(out, b"done\n");
         let log = log.lock().unwrap();
         let main = &log[&vec![]];
@@ -225,7 +225,7 @@ fib(N) -> fib(N - 1) + fib(N - 2).
         let threads = Threads::default();
         let shared = threads.0.clone();
         let (outcome, _) = common::run_with(&file, 3, Arc::new(threads), Arc::new(Native));
-        assert_eq!(outcome.status(), 0);
+        assert_eq!(outcome.verdict(), trace_runtime::Verdict::Ok);
         seen = std::mem::take(&mut *shared.lock().unwrap());
         if seen.len() == 3 {
             break;

@@ -10,7 +10,7 @@ use trace_runtime::EntryOutcome;
 fn a_deadlock_lists_each_blocked_process_with_its_function_and_line() {
     let (outcome, out) = common::run(&common::fixture("conc/deadlock.erl"), 2);
     assert_eq!(out, b"started two processes that wait for each other\n");
-    assert_eq!(outcome.status(), trace_runtime::status::DEADLOCK);
+    assert_eq!(outcome.verdict(), trace_runtime::Verdict::Deadlock);
     assert!(matches!(outcome.entry, EntryOutcome::Returned(_)));
     assert_eq!(outcome.blocked.len(), 2, "{:?}", outcome.blocked);
     for b in &outcome.blocked {
@@ -31,7 +31,7 @@ fn a_deadlock_lists_each_blocked_process_with_its_function_and_line() {
 #[test]
 fn a_crash_of_the_entry_is_status_1_and_listed_with_its_reason() {
     let (outcome, _) = common::run(&common::fixture("conc/entry_crash.erl"), 1);
-    assert_eq!(outcome.status(), trace_runtime::status::ENTRY_CRASHED);
+    assert_eq!(outcome.verdict(), trace_runtime::Verdict::EntryCrashed);
     let EntryOutcome::Crashed(reason) = &outcome.entry else {
         panic!("{:?}", outcome.entry)
     };
@@ -44,7 +44,7 @@ fn a_crash_of_the_entry_is_status_1_and_listed_with_its_reason() {
 #[test]
 fn exits_with_reason_normal_or_by_exit_1_are_not_crashes_of_the_run() {
     let (outcome, _) = common::run(&common::fixture("conc/links.erl"), 2);
-    assert_eq!(outcome.status(), 0);
+    assert_eq!(outcome.verdict(), trace_runtime::Verdict::Ok);
     assert!(outcome.blocked.is_empty());
 }
 
@@ -67,7 +67,7 @@ main() ->
     let (outcome, out) = common::run(&common::program("trim", src), 1);
     assert_eq!(outcome.internal_error, None);
     assert_eq!(String::from_utf8_lossy(&out), "21\n");
-    assert_eq!(outcome.status(), 0);
+    assert_eq!(outcome.verdict(), trace_runtime::Verdict::Ok);
 }
 
 /// BEAM's selective receive with a message lent to the matching code: a
@@ -150,7 +150,7 @@ flush() -> receive M -> [M | flush()] after 0 -> [] end.
 "#;
     for schedulers in [1, 2] {
         let (outcome, out) = common::run(&common::program("marker", src), schedulers);
-        assert_eq!(outcome.status(), 0);
+        assert_eq!(outcome.verdict(), trace_runtime::Verdict::Ok);
         assert_eq!(
             String::from_utf8_lossy(&out),
             "first second normal nothing [{old,1},{old,2},{old,3},{new,4},{new,5}]\n"

@@ -9,7 +9,7 @@ use std::time::Duration;
 use trace_format::WriterOptions;
 use trace_recorder::Progress;
 use trace_recorder::{RecordConfig, RecordFlags};
-use trace_runtime::RunOptions;
+use trace_runtime::{RunOptions, Verdict};
 use trace_search::{Expectations, HuntConfig};
 
 #[derive(ClapArgs)]
@@ -173,6 +173,7 @@ pub fn run(args: Args) -> u8 {
         },
         run,
         entry_text: call,
+        footer_status: exit::footer_status,
     };
     if args.until_failure {
         return until_failure(&args, &loaded, entry, &cfg, expectations);
@@ -220,15 +221,15 @@ pub fn run(args: Args) -> u8 {
     if !args.quiet {
         eprintln!("{}", summary_line(&rec));
     }
-    rec.status()
+    exit::of_verdict(rec.verdict())
 }
 
-fn outcome_word(status: u8) -> &'static str {
-    match status {
-        exit::OK => "completed",
-        exit::ENTRY_CRASHED => "entry crashed",
-        exit::DEADLOCK => "deadlock",
-        exit::INTERRUPTED => "interrupted",
+fn outcome_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Ok => "completed",
+        Verdict::EntryCrashed => "entry crashed",
+        Verdict::Deadlock => "deadlock",
+        Verdict::Interrupted => "interrupted",
         _ => "ended",
     }
 }
@@ -242,7 +243,7 @@ fn summary_line(rec: &trace_recorder::Recording) -> String {
     };
     format!(
         "trace record: {} in {:.2}s: {} processes, {} events, {} ({per:.2} bytes/event) -> {}",
-        outcome_word(rec.status()),
+        outcome_word(rec.verdict()),
         rec.elapsed.as_secs_f64(),
         s.processes,
         s.events,

@@ -96,7 +96,7 @@ pub fn run(args: Args) -> u8 {
         Box::new(std::io::stdout()),
     );
     let outcome = trace_runtime::run(rt, entry);
-    outcome.status()
+    exit::of_verdict(outcome.verdict())
 }
 
 #[allow(dead_code)]

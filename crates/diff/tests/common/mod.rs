@@ -46,6 +46,7 @@ pub fn record(name: &str, out: &Path, how: How) -> String {
             ..RunOptions::default()
         },
         entry_text: call,
+        footer_status: |v| v as i32,
     };
     let printed = Captured::default();
     trace_recorder::record(&loaded, entry, &cfg, Box::new(printed.clone()), None).unwrap();

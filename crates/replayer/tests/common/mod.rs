@@ -28,6 +28,7 @@ pub fn record(loaded: &Loaded, log: &Path, run: RunOptions) -> (Recording, Vec<u
         writer: WriterOptions::default(),
         run,
         entry_text: call,
+        footer_status: |v| v as i32,
     };
     let out = Captured::default();
     let rec = trace_recorder::record(loaded, entry, &cfg, Box::new(out.clone()), None).unwrap();

@@ -52,7 +52,7 @@ pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
             }
         };
     report(&reader, &result);
-    result.status()
+    exit::of_verdict(result.verdict())
 }
 
 /// `P.2 <0.83.0>` for the process that had raw pid `pid` in the log.

@@ -1,0 +1,46 @@
+//! How a run ended, in one word: the verdicts a caller turns into its own
+//! report (the CLI into exit statuses, the recorder into the log's footer).
+
+use crate::sched::{EntryOutcome, RunOutcome};
+
+/// The verdict of a run, most important first: when several hold, a run
+/// has the first.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// The engine failed (a bug in trace).
+    InternalError,
+    /// A replay departed from its log.
+    Diverged,
+    /// The run was interrupted (Ctrl-C).
+    Interrupted,
+    /// The run stopped at something the engine does not support.
+    Unsupported,
+    /// The entry process crashed.
+    EntryCrashed,
+    /// Processes were left blocked forever (a deadlock).
+    Deadlock,
+    /// The entry returned and nothing was left blocked.
+    Ok,
+}
+
+impl RunOutcome {
+    /// This run's verdict: a divergence or an interruption first, then
+    /// something unsupported, then an entry crash, then a deadlock.
+    pub fn verdict(&self) -> Verdict {
+        if self.internal_error.is_some() {
+            Verdict::InternalError
+        } else if self.divergence.is_some() {
+            Verdict::Diverged
+        } else if self.interrupted {
+            Verdict::Interrupted
+        } else if self.unsupported.is_some() {
+            Verdict::Unsupported
+        } else if matches!(self.entry, EntryOutcome::Crashed(_)) {
+            Verdict::EntryCrashed
+        } else if !self.blocked.is_empty() {
+            Verdict::Deadlock
+        } else {
+            Verdict::Ok
+        }
+    }
+}
