@@ -18,11 +18,20 @@
 //! - [`pidmap`]: engine pid → the process's dense id in the log.
 //! - [`mapping`]: engine event → log event, and the names of the
 //!   nondeterministic built-ins a header lists.
+//! - [`names`]: symbolic process names from the spawn tree, the one namer
+//!   of every command; [`event_spec`]: the EVENT syntax users name
+//!   processes, messages and events with (docs/events.md).
 
+mod cursor;
+pub mod event_spec;
 pub mod flags;
 pub mod mapping;
+pub mod names;
 pub mod pidmap;
 
+pub use cursor::SyntaxError;
+pub use event_spec::{EventSpec, MsgRef, ProcRef};
 pub use flags::RecordFlags;
 pub use mapping::{Translator, OTHER_NONDET};
+pub use names::{LookupError, Names, Slot, SymbolicName, NO_SLOT};
 pub use pidmap::PidMap;

@@ -7,10 +7,10 @@ use crate::model::{
     AllFacts, EventId, Facts, Model, ProcFacts, ReceiptFact, ReceiptKind, SignalClass, SignalFact,
     Slot, SpawnFact, DEST_FOREIGN, DEST_UNKNOWN, NO_SLOT,
 };
-use crate::name::Names;
 use crate::validate::Inconsistency;
 use crate::validate::Unverifiable;
 use rayon::prelude::*;
+use trace_capture::Names;
 use trace_format::{
     BlockInfo, Dest, EventRef, Events, FormatError, LogReader, MsgId, ProcId, ProcessInfo, RunEnd,
     SignalKindRef, Warning,
@@ -222,7 +222,7 @@ impl BlockFacts {
                 && (f.first_active.is_none()
                     || f.first_exit.is_some() && f.active_after_exit.is_none())
             {
-                let a = (at, e.kind_name());
+                let a = (at, e.kind().name());
                 if f.first_exit.is_some() && f.active_after_exit.is_none() {
                     f.active_after_exit = Some(a);
                 }
@@ -367,7 +367,10 @@ impl Model {
         let sent = procs.iter().map(|p| p.signals.len() as u32).collect();
         let ids = procs.iter().map(|p| p.id).collect();
         let pids = procs.iter().map(|p| p.pid).collect();
-        let names = Names::new(&procs, &facts, &spawned_by);
+        let names = Names::of_spawns(
+            procs.iter().map(|p| (p.id, p.pid)),
+            facts.spawns.iter().map(|s| s.iter().map(|f| f.child)),
+        );
         let mut all_warnings: Vec<Warning> = reader.warnings().to_vec();
         all_warnings.extend(warnings);
         let model = Model {

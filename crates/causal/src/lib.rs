@@ -31,14 +31,12 @@
 mod build;
 mod cut;
 mod derive;
-mod event;
 mod facts;
 mod model;
-mod name;
 pub mod query;
 pub mod render;
+mod resolve;
 mod steps;
-mod syntax;
 mod validate;
 mod waiters;
 
@@ -49,11 +47,9 @@ mod test_logs;
 
 pub use build::EventVisitor;
 pub use derive::{DeriveOutcome, Wait, WaitReason};
-pub use event::{EventSpec, MsgRef, ProcRef, ResolveError};
 pub use facts::{Receipt, Sent, Spawned};
 pub use model::{Destination, EventId, Model, ProcFacts, ReceiptKind, SignalClass};
-pub use name::{LookupError, Names, SymbolicName};
 pub use query::{Future, Past};
+pub use resolve::ResolveError;
 pub use steps::Step;
-pub use syntax::SyntaxError;
 pub use validate::{Arrival, Inconsistency, Overtaken, Report, Unreceived, Unverifiable};

@@ -8,9 +8,10 @@
 //! log lost whole processes). Event positions inside a process are `u32`:
 //! the model refuses process logs of more than `u32::MAX - 1` events.
 
-use crate::name::Names;
 use std::ops::Range;
-use trace_format::{MsgId, ProcId, SignalEffect, Warning};
+use trace_capture::Names;
+pub use trace_format::SignalClass;
+use trace_format::{EventKind, MsgId, ProcId, SignalEffect, Warning};
 
 /// An event: a process and the event's index in that process's log (from 0,
 /// as `trace dump` numbers them).
@@ -26,53 +27,13 @@ impl EventId {
     }
 }
 
-/// A process slot (position in the process table).
-pub(crate) type Slot = u32;
-/// No such slot: the id named a process that has no log.
-pub(crate) const NO_SLOT: Slot = u32::MAX;
+/// A process slot (position in the process table), or none: the id named a
+/// process that has no log.
+pub(crate) use trace_capture::{Slot, NO_SLOT};
 
 /// Destination codes of [`SignalFact::dest`] beside slots.
 pub(crate) const DEST_FOREIGN: u32 = u32::MAX - 1;
 pub(crate) const DEST_UNKNOWN: u32 = u32::MAX;
-
-/// What a signal was. A message is a signal too.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum SignalClass {
-    Message,
-    Link,
-    Unlink,
-    /// An exit signal; `linked` when a linked process's end sent it.
-    Exit {
-        linked: bool,
-    },
-    Monitor,
-    Demonitor,
-    Down,
-}
-
-impl SignalClass {
-    pub fn is_message(self) -> bool {
-        self == SignalClass::Message
-    }
-
-    /// Exit and 'DOWN' signals may become messages when taken.
-    pub fn converts(self) -> bool {
-        matches!(self, SignalClass::Exit { .. } | SignalClass::Down)
-    }
-
-    /// What the text reports call it.
-    pub fn name(self) -> &'static str {
-        match self {
-            SignalClass::Message => "message",
-            SignalClass::Link => "link signal",
-            SignalClass::Unlink => "unlink signal",
-            SignalClass::Exit { .. } => "exit signal",
-            SignalClass::Monitor => "monitor signal",
-            SignalClass::Demonitor => "demonitor signal",
-            SignalClass::Down => "'DOWN' signal",
-        }
-    }
-}
 
 /// Where a signal went.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -109,12 +70,17 @@ pub enum ReceiptKind {
 }
 
 impl ReceiptKind {
-    pub fn name(self) -> &'static str {
+    /// The kind of event the receipt is in the receiver's log.
+    pub fn event_kind(self) -> EventKind {
         match self {
-            ReceiptKind::Deliver => "deliver",
-            ReceiptKind::Receive => "receive",
-            ReceiptKind::Taken(_) => "signal_taken",
+            ReceiptKind::Deliver => EventKind::Deliver,
+            ReceiptKind::Receive => EventKind::Receive,
+            ReceiptKind::Taken(_) => EventKind::SignalTaken,
         }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.event_kind().name()
     }
 }
 

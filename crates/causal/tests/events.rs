@@ -4,7 +4,8 @@
 mod common;
 
 use common::*;
-use trace_causal::{EventId, EventSpec, Model, MsgRef, ProcRef, SymbolicName};
+use trace_capture::{EventSpec, MsgRef, ProcRef, SymbolicName};
+use trace_causal::{EventId, Model};
 use trace_format::{ProcId, SignalEffect, SignalKind};
 
 fn e(p: u32, i: u64) -> EventId {

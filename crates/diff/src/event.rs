@@ -5,7 +5,9 @@
 use crate::canon::Canon;
 use crate::run::Run;
 use std::sync::atomic::{AtomicBool, Ordering};
-use trace_format::{Dest, EventRef, MsgId, NondetKind, ProcId, SignalEffect, SignalKindRef};
+use trace_format::{
+    Dest, EventKind, EventRef, MsgId, NondetKind, ProcId, SignalClass, SignalEffect,
+};
 
 /// Where a payload's bytes are in an arena (at most 4 GiB: a block's
 /// arena is bounded by the block size).
@@ -28,30 +30,6 @@ impl Span {
 
     pub fn of(self, arena: &[u8]) -> &[u8] {
         &arena[self.start as usize..(self.start + self.len) as usize]
-    }
-}
-
-/// A non-message signal's kind.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Sig {
-    Link,
-    Unlink,
-    Exit { linked: bool },
-    Monitor,
-    Demonitor,
-    Down,
-}
-
-impl Sig {
-    pub fn name(self) -> &'static str {
-        match self {
-            Sig::Link => "link",
-            Sig::Unlink => "unlink",
-            Sig::Exit { .. } => "exit",
-            Sig::Monitor => "monitor",
-            Sig::Demonitor => "demonitor",
-            Sig::Down => "down",
-        }
     }
 }
 
@@ -87,7 +65,7 @@ pub(crate) enum Ev {
     Timeout,
     Signal {
         to: Dest,
-        kind: Sig,
+        kind: SignalClass,
         reason: Option<Span>,
     },
     Taken {
@@ -135,14 +113,7 @@ impl Ev {
             EventRef::Receive { msg } => Ev::Receive { msg },
             EventRef::Timeout => Ev::Timeout,
             EventRef::Signal { to, kind, .. } => {
-                let (kind, reason) = match kind {
-                    SignalKindRef::Link => (Sig::Link, None),
-                    SignalKindRef::Unlink => (Sig::Unlink, None),
-                    SignalKindRef::Exit { reason, linked } => (Sig::Exit { linked }, reason),
-                    SignalKindRef::Monitor => (Sig::Monitor, None),
-                    SignalKindRef::Demonitor => (Sig::Demonitor, None),
-                    SignalKindRef::Down { reason } => (Sig::Down, reason),
-                };
+                let (kind, reason) = (kind.class(), kind.reason());
                 Ev::Signal {
                     to,
                     kind,
@@ -161,18 +132,18 @@ impl Ev {
         }
     }
 
-    pub fn kind_name(&self) -> &'static str {
+    pub fn kind(&self) -> EventKind {
         match self {
-            Ev::Spawn { .. } => "spawn",
-            Ev::Send { .. } => "send",
-            Ev::Deliver { .. } => "deliver",
-            Ev::Receive { .. } | Ev::Got { .. } => "receive",
-            Ev::Timeout => "timeout",
-            Ev::Signal { .. } => "signal",
-            Ev::Taken { .. } => "signal_taken",
-            Ev::Nondet { .. } => "nondet",
-            Ev::Output { .. } => "output",
-            Ev::Exit { .. } => "exit",
+            Ev::Spawn { .. } => EventKind::Spawn,
+            Ev::Send { .. } => EventKind::Send,
+            Ev::Deliver { .. } => EventKind::Deliver,
+            Ev::Receive { .. } | Ev::Got { .. } => EventKind::Receive,
+            Ev::Timeout => EventKind::Timeout,
+            Ev::Signal { .. } => EventKind::Signal,
+            Ev::Taken { .. } => EventKind::SignalTaken,
+            Ev::Nondet { .. } => EventKind::Nondet,
+            Ev::Output { .. } => EventKind::Output,
+            Ev::Exit { .. } => EventKind::Exit,
         }
     }
 }

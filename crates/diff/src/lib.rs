@@ -62,7 +62,7 @@ use rayon::prelude::*;
 use run::Run;
 use show::Namer;
 use std::fmt;
-use trace_causal::SymbolicName;
+use trace_capture::SymbolicName;
 use trace_format::LogReader;
 
 /// How to compare.

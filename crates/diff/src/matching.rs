@@ -7,7 +7,8 @@
 use crate::run::{Run, Slot, NO_SLOT};
 use std::collections::HashMap;
 use std::fmt;
-use trace_causal::SymbolicName;
+use trace_capture::SymbolicName;
+use trace_format::text::pid_text;
 
 /// How a compared process is called.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -21,7 +22,7 @@ impl fmt::Display for ProcName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ProcName::Symbolic(n) => n.fmt(f),
-            ProcName::Pid(p) => write!(f, "<0.{p}.0>"),
+            ProcName::Pid(p) => f.write_str(&pid_text(*p)),
         }
     }
 }

@@ -4,7 +4,7 @@
 use crate::event::Kind;
 use crate::matching::ProcName;
 use crate::show::Shown;
-use trace_causal::SymbolicName;
+use trace_capture::SymbolicName;
 use trace_format::Warning;
 
 /// The two runs are called `a` (the first log) and `b`.

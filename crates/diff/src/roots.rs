@@ -256,8 +256,7 @@ impl<'a> Walker<'a> {
                         _ => {}
                     }
                     if j == 0 {
-                        let (parent, number) = run.birth[q as usize];
-                        if parent != NO_SLOT {
+                        if let Some((parent, number)) = run.birth(q) {
                             edges.push((parent, 0, number as u64));
                         }
                     }

@@ -10,11 +10,11 @@
 //! is named from its spawn events instead ([`Run::name_from_model`]).
 
 use std::collections::HashMap;
+use trace_capture::Names;
 use trace_causal::Model;
 use trace_format::{LogReader, ProcId, ProcessInfo};
 
-pub(crate) type Slot = u32;
-pub(crate) const NO_SLOT: Slot = u32::MAX;
+pub(crate) use trace_capture::{Slot, NO_SLOT};
 
 pub(crate) struct Run<'r> {
     pub reader: &'r LogReader,
@@ -24,12 +24,8 @@ pub(crate) struct Run<'r> {
     block_start: Vec<usize>,
     /// Per block position: its first event and first signal index.
     block_first: Vec<(u64, u64)>,
-    /// Per slot: the parent's slot and the child's number (from 1), or
-    /// (`NO_SLOT`, 0) for a process no spawn names.
-    pub birth: Vec<(Slot, u32)>,
-    /// Per slot: its children in spawn order, as `children[child_start[s]..child_start[s + 1]]`.
-    child_start: Vec<usize>,
-    children: Vec<Slot>,
+    /// The spawn tree that names the processes, by slot.
+    pub names: Names,
     /// Raw pid number → slot.
     by_pid: HashMap<u64, Slot>,
 }
@@ -52,88 +48,24 @@ impl<'r> Run<'r> {
         // reader serves none.)
         let done = (slot + 1).min(procs.len());
         block_start[done..].fill(block_first.len());
-        let mut run = Run {
+        Run {
             reader,
             procs,
             block_start,
             block_first,
-            birth: Vec::new(),
-            child_start: Vec::new(),
-            children: Vec::new(),
+            names: Names::of_table(procs),
             by_pid: procs
                 .iter()
                 .enumerate()
                 .map(|(s, p)| (p.pid, s as Slot))
                 .collect(),
-        };
-        let parents: Vec<Slot> = procs
-            .iter()
-            .map(|p| p.parent.and_then(|q| run.slot(q)).unwrap_or(NO_SLOT))
-            .collect();
-        run.set_tree(&parents);
-        run
-    }
-
-    /// Sets children lists and numbers from each slot's parent (children in slot order).
-    fn set_tree(&mut self, parents: &[Slot]) {
-        let n = self.procs.len();
-        let mut count = vec![0usize; n + 1];
-        for &p in parents {
-            if p != NO_SLOT {
-                count[p as usize + 1] += 1;
-            }
-        }
-        for i in 1..=n {
-            count[i] += count[i - 1];
-        }
-        self.child_start = count.clone();
-        self.children = vec![NO_SLOT; count[n]];
-        self.birth = vec![(NO_SLOT, 0); n];
-        for (s, &p) in parents.iter().enumerate() {
-            if p != NO_SLOT {
-                let at = &mut count[p as usize];
-                self.children[*at] = s as Slot;
-                self.birth[s] = (p, (*at - self.child_start[p as usize]) as u32 + 1);
-                *at += 1;
-            }
         }
     }
 
     /// Names processes from their spawn events (trace-causal's names), for a
     /// log whose process table does not list children in spawn order.
     pub fn name_from_model(&mut self) {
-        let model = Model::build(self.reader);
-        let names = model.names();
-        let n = self.procs.len();
-        self.birth = vec![(NO_SLOT, 0); n];
-        let mut kids: Vec<Vec<(u32, Slot)>> = vec![Vec::new(); n];
-        for s in 0..n {
-            let Some((parent, k)) = names.birth(self.procs[s].id) else {
-                continue;
-            };
-            if let Some(ps) = self.slot(parent) {
-                self.birth[s] = (ps, k);
-                kids[ps as usize].push((k, s as Slot));
-            }
-        }
-        self.child_start.clear();
-        self.children.clear();
-        for mut k in kids {
-            self.child_start.push(self.children.len());
-            k.sort_unstable();
-            // Numbers may skip (a spawn whose child has no log): keep the slots by number.
-            for (num, s) in k {
-                let Some(i) = (num as usize).checked_sub(1) else {
-                    continue;
-                };
-                let at = self.child_start.last().copied().unwrap_or(0) + i;
-                if self.children.len() <= at {
-                    self.children.resize(at + 1, NO_SLOT);
-                }
-                self.children[at] = s;
-            }
-        }
-        self.child_start.push(self.children.len());
+        self.names = Model::build(self.reader).names().clone();
     }
 
     pub fn slot(&self, id: ProcId) -> Option<Slot> {
@@ -158,12 +90,18 @@ impl<'r> Run<'r> {
 
     /// The root of the spawn tree: the entry process.
     pub fn root(&self) -> Option<Slot> {
-        self.slot(ProcId(0))
+        self.names.root_slot()
     }
 
     /// The children of `s`, in spawn order (`NO_SLOT` where a numbered child has no log).
     pub fn children(&self, s: Slot) -> &[Slot] {
-        &self.children[self.child_start[s as usize]..self.child_start[s as usize + 1]]
+        self.names.children_of_slot(s)
+    }
+
+    /// The parent's slot and the number of `s` among its children, when a
+    /// spawn names it.
+    pub fn birth(&self, s: Slot) -> Option<(Slot, u32)> {
+        self.names.birth_of_slot(s)
     }
 
     /// The `k`-th child (from 1) of `s` the names say, if any.

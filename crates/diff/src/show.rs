@@ -54,7 +54,7 @@ impl Namer<'_> {
 
     /// Event `it` of process `me`.
     pub fn show(&self, me: Slot, it: &Item, arena: &[u8]) -> Shown {
-        let mut s = String::from(it.ev.kind_name());
+        let mut s = String::from(it.ev.kind().name());
         let payload = |s: &mut String, p: Option<crate::event::Span>| {
             if let Some(p) = p {
                 let _ = write!(s, ": {}", render_payload(p.of(arena)));
@@ -85,7 +85,7 @@ impl Namer<'_> {
             Ev::Timeout => {}
             Ev::Signal { to, kind, reason } => {
                 let _ = write!(s, " {} {} to {}", own(), kind.name(), self.dest(to));
-                if kind == (crate::event::Sig::Exit { linked: true }) {
+                if kind == (trace_format::SignalClass::Exit { linked: true }) {
                     s.push_str(" (link)");
                 }
                 payload(&mut s, reason);
@@ -124,7 +124,7 @@ impl Namer<'_> {
         }
         Shown {
             index: it.index,
-            kind: it.ev.kind_name(),
+            kind: it.ev.kind().name(),
             text: s,
         }
     }

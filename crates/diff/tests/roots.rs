@@ -8,7 +8,8 @@ mod common;
 
 use common::Scratch;
 use std::path::Path;
-use trace_causal::{EventId, Model, SymbolicName};
+use trace_capture::SymbolicName;
+use trace_causal::{EventId, Model};
 use trace_diff::{diff, Diff, Options, ProcName};
 use trace_format::{
     Dest, Event, Header, LogReader, LogWriter, MsgId, Outcome, Payload, ProcId, ProcessLog,

@@ -76,6 +76,59 @@ pub enum SignalKind {
     },
 }
 
+/// What a signal was, without its reason: the one list of signal classes
+/// every reader names signals by. A message is a signal too.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SignalClass {
+    Message,
+    Link,
+    Unlink,
+    /// An exit signal; `linked` when a linked process's end sent it.
+    Exit {
+        linked: bool,
+    },
+    Monitor,
+    Demonitor,
+    Down,
+}
+
+impl SignalClass {
+    pub fn is_message(self) -> bool {
+        self == SignalClass::Message
+    }
+
+    /// Exit and 'DOWN' signals may become messages when taken.
+    pub fn converts(self) -> bool {
+        matches!(self, SignalClass::Exit { .. } | SignalClass::Down)
+    }
+
+    /// The word `trace dump` writes after `signal`: `link`, `exit`, `down`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SignalClass::Message => "message",
+            SignalClass::Link => "link",
+            SignalClass::Unlink => "unlink",
+            SignalClass::Exit { .. } => "exit",
+            SignalClass::Monitor => "monitor",
+            SignalClass::Demonitor => "demonitor",
+            SignalClass::Down => "down",
+        }
+    }
+
+    /// What prose calls it: `a message`'s noun, `link signal`, `'DOWN' signal`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            SignalClass::Message => "message",
+            SignalClass::Link => "link signal",
+            SignalClass::Unlink => "unlink signal",
+            SignalClass::Exit { .. } => "exit signal",
+            SignalClass::Monitor => "monitor signal",
+            SignalClass::Demonitor => "demonitor signal",
+            SignalClass::Down => "'DOWN' signal",
+        }
+    }
+}
+
 /// What taking a signal did to the process that took it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SignalEffect {
@@ -158,20 +211,74 @@ impl Event {
         matches!(self, Event::Send { .. } | Event::Signal { .. })
     }
 
-    /// A short lowercase name of the event's kind, as `trace stats` and `--json` show it.
-    pub fn kind_name(&self) -> &'static str {
+    /// The event's kind.
+    pub fn kind(&self) -> EventKind {
         match self {
-            Event::Spawn { .. } => "spawn",
-            Event::Send { .. } => "send",
-            Event::Deliver { .. } => "deliver",
-            Event::Receive { .. } => "receive",
-            Event::Timeout => "timeout",
-            Event::Signal { .. } => "signal",
-            Event::SignalTaken { .. } => "signal_taken",
-            Event::Nondet { .. } => "nondet",
-            Event::Output { .. } => "output",
-            Event::Exit { .. } => "exit",
+            Event::Spawn { .. } => EventKind::Spawn,
+            Event::Send { .. } => EventKind::Send,
+            Event::Deliver { .. } => EventKind::Deliver,
+            Event::Receive { .. } => EventKind::Receive,
+            Event::Timeout => EventKind::Timeout,
+            Event::Signal { .. } => EventKind::Signal,
+            Event::SignalTaken { .. } => EventKind::SignalTaken,
+            Event::Nondet { .. } => EventKind::Nondet,
+            Event::Output { .. } => EventKind::Output,
+            Event::Exit { .. } => EventKind::Exit,
         }
+    }
+}
+
+/// The kinds of events of a process log: the one list every command names
+/// them by (`trace dump`, `stats`, `--json`, reports).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    Spawn,
+    Send,
+    Deliver,
+    Receive,
+    Timeout,
+    Signal,
+    SignalTaken,
+    Nondet,
+    Output,
+    Exit,
+}
+
+impl EventKind {
+    /// Every kind, in the order `trace stats` lists them.
+    pub const ALL: [EventKind; 10] = [
+        EventKind::Spawn,
+        EventKind::Send,
+        EventKind::Deliver,
+        EventKind::Receive,
+        EventKind::Timeout,
+        EventKind::Signal,
+        EventKind::SignalTaken,
+        EventKind::Nondet,
+        EventKind::Output,
+        EventKind::Exit,
+    ];
+
+    /// Its short lowercase name, as `trace dump`, `stats` and `--json` show it.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Spawn => "spawn",
+            EventKind::Send => "send",
+            EventKind::Deliver => "deliver",
+            EventKind::Receive => "receive",
+            EventKind::Timeout => "timeout",
+            EventKind::Signal => "signal",
+            EventKind::SignalTaken => "signal_taken",
+            EventKind::Nondet => "nondet",
+            EventKind::Output => "output",
+            EventKind::Exit => "exit",
+        }
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -13,25 +13,11 @@ use crate::reader::LogReader;
 use crate::view::{EventRef, SignalKindRef};
 use std::cell::RefCell;
 
-/// Event kinds in the order [`Stats::by_kind`] lists them.
-pub const KINDS: [&str; 10] = [
-    "spawn",
-    "send",
-    "deliver",
-    "receive",
-    "timeout",
-    "signal",
-    "signal_taken",
-    "nondet",
-    "output",
-    "exit",
-];
-
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
     pub processes: u64,
     pub events: u64,
-    /// Counts in [`KINDS`] order.
+    /// Counts in [`crate::EventKind::ALL`] order.
     pub by_kind: [u64; 10],
     /// Bytes of optional terms: message payloads, exit/'DOWN' reasons, output.
     pub payload_bytes: u64,
@@ -85,21 +71,6 @@ thread_local! {
     static ZSTD: RefCell<Option<zstd::bulk::Compressor<'static>>> = const { RefCell::new(None) };
 }
 
-fn kind_index(e: &EventRef<'_>) -> usize {
-    match e {
-        EventRef::Spawn { .. } => 0,
-        EventRef::Send { .. } => 1,
-        EventRef::Deliver { .. } => 2,
-        EventRef::Receive { .. } => 3,
-        EventRef::Timeout => 4,
-        EventRef::Signal { .. } => 5,
-        EventRef::SignalTaken { .. } => 6,
-        EventRef::Nondet { .. } => 7,
-        EventRef::Output { .. } => 8,
-        EventRef::Exit { .. } => 9,
-    }
-}
-
 /// Computes the figures, decoding every block in parallel.
 pub fn compute(r: &LogReader, zstd_level: i32) -> Result<Stats, FormatError> {
     let per_block = r.par_map_blocks(|ev| {
@@ -108,7 +79,7 @@ pub fn compute(r: &LogReader, zstd_level: i32) -> Result<Stats, FormatError> {
         let mut enc = BlockEncoder::new(info.process, info.pid);
         let mut stripped = Vec::with_capacity(info.raw_len as usize / 2);
         while let Some(e) = ev.next() {
-            f.by_kind[kind_index(&e)] += 1;
+            f.by_kind[e.kind() as usize] += 1;
             match e {
                 EventRef::Nondet { value, .. } => f.nondet += value.len() as u64,
                 _ => f.payload += e.payload_len() as u64,

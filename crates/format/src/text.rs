@@ -37,7 +37,7 @@ impl std::fmt::Display for ProcessSelector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ProcessSelector::Index(i) => write!(f, "{i}"),
-            ProcessSelector::Pid(p) => write!(f, "<0.{p}.0>"),
+            ProcessSelector::Pid(p) => f.write_str(&pid_text(*p)),
         }
     }
 }
@@ -66,7 +66,7 @@ impl std::str::FromStr for ProcessSelector {
 
 /// `<0.N.0>`.
 pub fn pid_text(pid: u64) -> String {
-    format!("<0.{pid}.0>")
+    trace_term::Pid(pid).to_string()
 }
 
 /// The names and context a line needs: pids of processes, names of built-ins.
@@ -163,14 +163,7 @@ pub fn effect_name(e: SignalEffect) -> &'static str {
 
 /// How `dump` names a signal kind: `link`, `unlink`, `exit`, `monitor`, `demonitor`, `down`.
 pub fn signal_name(k: &SignalKindRef<'_>) -> &'static str {
-    match k {
-        SignalKindRef::Link => "link",
-        SignalKindRef::Unlink => "unlink",
-        SignalKindRef::Exit { .. } => "exit",
-        SignalKindRef::Monitor => "monitor",
-        SignalKindRef::Demonitor => "demonitor",
-        SignalKindRef::Down { .. } => "down",
-    }
+    k.class().name()
 }
 
 /// Bytes as an Erlang string literal.
@@ -219,7 +212,7 @@ pub fn line_named(
         let _ = write!(s, " t={}.{:09}", t / 1_000_000_000, t % 1_000_000_000);
     }
     s.push(' ');
-    s.push_str(e.kind_name());
+    s.push_str(e.kind().name());
     match *e {
         EventRef::Spawn {
             child,
@@ -398,7 +391,7 @@ pub fn json(
         pid: (cx.pid_of)(proc).map(pid_text),
         index,
         time_ns: time,
-        kind: e.kind_name(),
+        kind: e.kind().name(),
         details: o,
     };
     serde_json::to_string(&line).unwrap_or_default()

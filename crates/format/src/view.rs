@@ -2,7 +2,10 @@
 //! slices of the decompressed block, and the implicit signal index of a `Send`
 //! or `Signal` is made explicit, so a visitor never has to count.
 
-use crate::event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind};
+use crate::event::{
+    Dest, Event, EventKind, MsgId, NondetKind, Payload, ProcId, SignalClass, SignalEffect,
+    SignalKind,
+};
 
 /// One event, borrowing its payloads from a decoded block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +50,28 @@ pub enum EventRef<'a> {
     Exit {
         reason: Option<&'a [u8]>,
     },
+}
+
+impl<'a> SignalKindRef<'a> {
+    /// The signal's class, its reason left out.
+    pub fn class(&self) -> SignalClass {
+        match *self {
+            SignalKindRef::Link => SignalClass::Link,
+            SignalKindRef::Unlink => SignalClass::Unlink,
+            SignalKindRef::Exit { linked, .. } => SignalClass::Exit { linked },
+            SignalKindRef::Monitor => SignalClass::Monitor,
+            SignalKindRef::Demonitor => SignalClass::Demonitor,
+            SignalKindRef::Down { .. } => SignalClass::Down,
+        }
+    }
+
+    /// Its reason, for the kinds that carry one and when it was recorded.
+    pub fn reason(&self) -> Option<&'a [u8]> {
+        match *self {
+            SignalKindRef::Exit { reason, .. } | SignalKindRef::Down { reason } => reason,
+            _ => None,
+        }
+    }
 }
 
 /// [`SignalKind`] borrowing its reason.
@@ -215,19 +240,19 @@ impl EventRef<'_> {
         }
     }
 
-    /// The same short name as [`Event::kind_name`].
-    pub fn kind_name(&self) -> &'static str {
+    /// The event's kind.
+    pub fn kind(&self) -> EventKind {
         match self {
-            EventRef::Spawn { .. } => "spawn",
-            EventRef::Send { .. } => "send",
-            EventRef::Deliver { .. } => "deliver",
-            EventRef::Receive { .. } => "receive",
-            EventRef::Timeout => "timeout",
-            EventRef::Signal { .. } => "signal",
-            EventRef::SignalTaken { .. } => "signal_taken",
-            EventRef::Nondet { .. } => "nondet",
-            EventRef::Output { .. } => "output",
-            EventRef::Exit { .. } => "exit",
+            EventRef::Spawn { .. } => EventKind::Spawn,
+            EventRef::Send { .. } => EventKind::Send,
+            EventRef::Deliver { .. } => EventKind::Deliver,
+            EventRef::Receive { .. } => EventKind::Receive,
+            EventRef::Timeout => EventKind::Timeout,
+            EventRef::Signal { .. } => EventKind::Signal,
+            EventRef::SignalTaken { .. } => EventKind::SignalTaken,
+            EventRef::Nondet { .. } => EventKind::Nondet,
+            EventRef::Output { .. } => EventKind::Output,
+            EventRef::Exit { .. } => EventKind::Exit,
         }
     }
 }

@@ -3,7 +3,8 @@
 mod common;
 
 use common::*;
-use trace_format::stats::{compute, KINDS};
+use trace_format::stats::compute;
+use trace_format::EventKind;
 use trace_format::{LogReader, WriterOptions};
 
 #[test]
@@ -13,7 +14,12 @@ fn counts_kinds_payloads_and_sizes() {
     let summary = write(&t.0, &logs, WriterOptions::default());
     let r = LogReader::open(&t.0).unwrap();
     let s = compute(&r, 3).unwrap();
-    let k = |name: &str| s.by_kind[KINDS.iter().position(|x| *x == name).unwrap()];
+    let k = |name: &str| {
+        s.by_kind[EventKind::ALL
+            .iter()
+            .position(|x| x.name() == name)
+            .unwrap()]
+    };
     assert_eq!(s.processes, 6);
     assert_eq!(k("spawn"), 5);
     assert_eq!(k("send"), 600);

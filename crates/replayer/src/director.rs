@@ -3,11 +3,12 @@
 //! recorded ones, so a process is found in the log by its raw pid.
 
 use crate::cursor::ProcessReplay;
-use crate::expect::{self, Names};
+use crate::expect;
 use crate::window::Window;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use trace_capture::Names;
 
 /// `Shared::totals` of a process that has not started.
 const NOT_STARTED: u64 = u64::MAX;
@@ -233,7 +234,7 @@ impl LogDirector {
             ids.insert(p.pid, p.id);
         }
         let flags = RecordFlags::of_header(log.header());
-        let names = Names::of(&log);
+        let names = Names::of_table(log.processes());
         let slots = log.id_slots();
         let outputs = holds.as_ref().map(|h| replayed_outputs(&log, h));
         LogDirector {

@@ -8,7 +8,7 @@ use crate::identity::{check_identity, IdentityMismatch};
 use crate::until::{self, UntilReport};
 use std::io::Write;
 use std::sync::Arc;
-use trace_causal::EventSpec;
+use trace_capture::EventSpec;
 use trace_format::{LogReader, ProcId, RunEnd};
 use trace_runtime::hooks::Native;
 use trace_runtime::{Loaded, RunOptions, RunOutcome, Runtime, Verdict};

@@ -5,7 +5,8 @@
 //! event's process is shown where it stopped.
 
 use std::collections::HashMap;
-use trace_causal::{EventId, EventSpec, Model};
+use trace_capture::EventSpec;
+use trace_causal::{EventId, Model};
 use trace_format::{EventRef, LogReader, ProcId};
 use trace_runtime::{Blocked, RunOutcome};
 use trace_term::Term;

@@ -271,7 +271,7 @@ fn measure(
     let (cauder, cauder_events) = cauder_bytes(&reader)?;
     let (dbg, dbg_records) = dbg_bytes(steps, processes, spec.payloads.then_some(&payloads));
     let events = summary.events;
-    let mix = trace_format::stats::KINDS
+    let mix = trace_format::EventKind::ALL
         .iter()
         .zip(decoded.by_kind)
         .filter(|(_, n)| *n > 0)

@@ -11,14 +11,6 @@ use std::fmt::Write;
 use trace_format::text::{effect_name, pid_text};
 use trace_format::ProcId;
 
-fn receipt_verb(kind: ReceiptKind) -> &'static str {
-    match kind {
-        ReceiptKind::Deliver => "deliver",
-        ReceiptKind::Receive => "receive",
-        ReceiptKind::Taken(_) => "signal_taken",
-    }
-}
-
 fn wait_text(n: &Namer<'_>, w: &Wait, next: &Wait) -> String {
     let what = match w.why {
         WaitReason::Signal(m) => {
@@ -55,7 +47,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             None => format!(
                 "{} {} of signal {}:{}, but the log holds no process {}",
                 n.event_at(*receipt),
-                receipt_verb(*kind),
+                ReceiptKind::name(*kind),
                 msg.sender.0,
                 msg.index,
                 msg.sender.0
@@ -63,7 +55,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             Some(k) => format!(
                 "{} {} {}, but {} sent {}",
                 n.event_at(*receipt),
-                receipt_verb(*kind),
+                ReceiptKind::name(*kind),
                 n.msg(*msg),
                 n.label(msg.sender),
                 match k {
@@ -88,7 +80,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
         } => format!(
             "{} {} {}, but {} sent it to {}",
             n.event_at(*receipt),
-            receipt_verb(*kind),
+            ReceiptKind::name(*kind),
             n.msg(*msg),
             n.event(*send),
             n.destination(*dest)
@@ -117,10 +109,10 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             format!(
                 "{} {} {}{effect}, but {} is {} (sent at {}): {why}",
                 n.event_at(*receipt),
-                receipt_verb(*kind),
+                ReceiptKind::name(*kind),
                 n.msg(*msg),
                 n.msg(*msg),
-                a(class.name()),
+                a(class.noun()),
                 n.event(*send)
             )
         }
@@ -161,7 +153,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
                     n.event_at(*receipt),
                     n.msg(*msg),
                     n.msg(*msg),
-                    a(class.name()),
+                    a(class.noun()),
                     n.proc(receipt.proc)
                 )
             }
@@ -307,7 +299,7 @@ pub fn unverifiable(n: &Namer<'_>, u: &Unverifiable) -> String {
             format!(
                 "{} {} {}: cannot be checked, {why}",
                 n.event_at(*receipt),
-                receipt_verb(*kind),
+                ReceiptKind::name(*kind),
                 match sender {
                     Some(_) => n.msg(*msg),
                     None => format!("{}:{}", msg.sender.0, msg.index),
@@ -341,7 +333,7 @@ pub fn unreceived(n: &Namer<'_>, u: &Unreceived) -> String {
     format!(
         "{} {} to {}, sent at {}: {}",
         n.msg(u.msg),
-        u.class.name(),
+        u.class.noun(),
         n.destination(u.dest),
         n.event(u.send),
         arrival_text(n, u)

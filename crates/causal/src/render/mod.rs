@@ -10,7 +10,6 @@ pub use findings::{
     unverifiable, verdict,
 };
 
-use crate::event::EventSpec;
 use crate::model::{Destination, EventId, Model};
 use crate::query::Past;
 use crate::steps::Step;
@@ -18,6 +17,7 @@ use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use trace_capture::EventSpec;
 use trace_format::text::{Context, Naming};
 use trace_format::{Header, MsgId, ProcId};
 

@@ -22,7 +22,7 @@ use crate::spec::procname;
 use crate::spec::{Body, Builtin, Occurrence, OrderKind, Pred, Scope, Spec, SpecError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use trace_causal::ProcRef;
+use trace_capture::ProcRef;
 use trace_syntax::ast::{Expr, ExprKind, Pos};
 
 /// A specification ready to check.

@@ -7,7 +7,8 @@
 use super::matcher::Env;
 use super::registry::{Holder, Registry};
 use crate::compile::{CProp, Named};
-use trace_causal::{Model, ProcRef};
+use trace_capture::ProcRef;
+use trace_causal::Model;
 use trace_format::ProcId;
 use trace_term::{Pid, Term};
 

@@ -28,7 +28,7 @@ use crate::spec::history::{Consumed, HistItem, ListItem, ListPattern, StepPatter
 use crate::spec::{procname, SpecError, Subject};
 use std::collections::HashMap;
 use std::path::Path;
-use trace_causal::ProcRef;
+use trace_capture::ProcRef;
 use trace_pattern::Pattern;
 use trace_syntax::ast::{Expr, ExprKind, Pos};
 

@@ -8,7 +8,8 @@
 
 use crate::eval::matcher::pid_term;
 use std::collections::HashMap;
-use trace_causal::{EventId, Model, SymbolicName};
+use trace_capture::SymbolicName;
+use trace_causal::{EventId, Model};
 use trace_format::{Event, FormatError, LogReader, MsgId, ProcId, SignalKind};
 use trace_term::{Pid, Ref, Term};
 

@@ -13,8 +13,9 @@ use fetch::{Fetched, Fetcher};
 use serde_json::{json, Value};
 use std::io::{self, Write};
 use std::path::Path;
+use trace_capture::{EventSpec, MsgRef, ProcRef};
 use trace_causal::render::{step_line, Namer};
-use trace_causal::{EventId, EventSpec, Model, MsgRef, ProcRef, Step};
+use trace_causal::{EventId, Model, Step};
 use trace_format::text::render_payload;
 use trace_format::{Event, LogReader, MsgId, ProcId, SignalKind};
 
@@ -372,7 +373,7 @@ impl Report<'_> {
             let f = fx.get(e).cloned();
             obj["event"] = json!(self.namer().event(e));
             obj["line"] = json!(self.line(fx, e));
-            obj["kind"] = json!(f.as_ref().map(|f| f.event.kind_name()));
+            obj["kind"] = json!(f.as_ref().map(|f| f.event.kind().name()));
             obj["process"] = json!({
                 "name": self.model.names().name(e.proc).map(|n| n.to_string()),
                 "pid": self.model.process(e.proc).map(|f| format!("<0.{}.0>", f.pid)),

@@ -9,7 +9,7 @@
 //!
 //! Strings, quoted atoms, character literals and comments are left alone.
 
-use trace_causal::{ProcRef, SymbolicName};
+use trace_capture::{ProcRef, SymbolicName};
 
 /// The placeholder variable standing for `p` (the same length as `p` written).
 pub fn placeholder(p: &ProcRef) -> String {

@@ -4,7 +4,7 @@ use crate::exit;
 use clap::{Args as ClapArgs, ValueEnum};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use trace_causal::SymbolicName;
+use trace_capture::SymbolicName;
 use trace_diff::render::{self, Style};
 use trace_diff::{Abstraction, Options};
 use trace_format::LogReader;

@@ -3,7 +3,8 @@
 use crate::exit;
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
-use trace_format::stats::{self, KINDS};
+use trace_format::stats;
+use trace_format::EventKind;
 use trace_format::{LogReader, RunEnd};
 
 #[derive(ClapArgs)]
@@ -56,7 +57,7 @@ pub fn run(args: Args) -> u8 {
     println!("entry            {} on {}", h.entry, h.node);
     println!("processes        {}", s.processes);
     println!("events           {}", s.events);
-    for (k, n) in KINDS.iter().zip(s.by_kind) {
+    for (k, n) in EventKind::ALL.iter().zip(s.by_kind) {
         if n > 0 {
             println!("  {k:<14} {n}");
         }

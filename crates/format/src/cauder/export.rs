@@ -89,7 +89,7 @@ pub fn export_with<W: Write>(
                 EventRef::Send { msg, .. } => uid(msg).map(|u| format!("{{trace_send,{u}}}.\n")),
                 EventRef::Receive { msg } => uid(msg).map(|u| format!("{{trace_receive,{u}}}.\n")),
                 other => {
-                    *report.dropped.entry(other.kind_name()).or_default() += 1;
+                    *report.dropped.entry(other.kind().name()).or_default() += 1;
                     return;
                 }
             };

@@ -35,6 +35,19 @@ pub struct ProcessInfo {
 }
 
 impl ProcessInfo {
+    /// A process without blocks: for tables built by hand (tests, tools
+    /// that name processes of a log they make).
+    pub fn new(id: ProcId, pid: u64, parent: Option<ProcId>) -> ProcessInfo {
+        ProcessInfo {
+            id,
+            pid,
+            parent,
+            events: 0,
+            recorded: None,
+            blocks: 0..0,
+        }
+    }
+
     /// Positions in [`LogReader::blocks`](super::LogReader::blocks) of the
     /// process's blocks, in event order: a reader that resumes the process
     /// log block by block ([`LogReader::for_each_event_in_block`](super::LogReader::for_each_event_in_block)) walks these.

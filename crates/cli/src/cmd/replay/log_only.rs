@@ -5,8 +5,9 @@ use super::{Args, Format, TEXT_LIMIT};
 use crate::exit;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
+use trace_capture::EventSpec;
 use trace_causal::render::{self, Namer};
-use trace_causal::{EventSpec, Model, Past};
+use trace_causal::{Model, Past};
 use trace_format::LogReader;
 
 pub fn run(args: &Args, log: &Path) -> u8 {

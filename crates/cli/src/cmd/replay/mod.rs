@@ -9,7 +9,7 @@ mod program;
 use crate::exit;
 use clap::{Args as ClapArgs, ValueEnum};
 use std::path::{Path, PathBuf};
-use trace_causal::EventSpec;
+use trace_capture::EventSpec;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {

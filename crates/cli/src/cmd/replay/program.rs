@@ -6,8 +6,9 @@ use crate::exit;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use trace_causal::Model;
-use trace_format::{LogReader, ProcId};
+use trace_capture::Names;
+use trace_format::text::pid_text;
+use trace_format::LogReader;
 use trace_replayer::{ReplayConfig, ReplayResult, UntilReport};
 use trace_runtime::RunOptions;
 
@@ -56,19 +57,19 @@ pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
 }
 
 /// `P.2 <0.83.0>` for the process that had raw pid `pid` in the log.
-fn label(model: &Model, pid: u64) -> String {
-    match model.process_by_pid(pid) {
-        Some(p) => model.names().label(p.id),
-        None => format!("<0.{pid}.0>"),
+fn label(names: &Names, pid: u64) -> String {
+    match names.lookup_pid(pid) {
+        Ok(id) => names.label(id),
+        Err(_) => pid_text(pid),
     }
 }
 
 fn report(reader: &LogReader, r: &ReplayResult) {
+    let names = Names::of_table(reader.processes());
     if let Some(d) = &r.outcome.divergence {
-        let model = Model::build(reader);
         eprintln!(
             "trace replay: the run departed from the log at {}, event #{} ({}):",
-            label(&model, d.pid.number()),
+            label(&names, d.pid.number()),
             d.event_index,
             d.location
         );
@@ -77,7 +78,6 @@ fn report(reader: &LogReader, r: &ReplayResult) {
         return;
     }
     if !r.stuck.is_empty() {
-        let model = Model::build(reader);
         let left: usize = r.stuck.iter().map(|s| s.total - s.replayed).sum();
         eprintln!(
             "trace replay: no process can go on, but the log has {left} more event{}; these cannot happen:",
@@ -86,15 +86,14 @@ fn report(reader: &LogReader, r: &ReplayResult) {
         for s in &r.stuck {
             eprintln!(
                 "  {} after {} of its {} events: {}",
-                label(&model, s.pid),
+                label(&names, s.pid),
                 s.replayed,
                 s.total,
                 s.next
             );
         }
-        for (id, pid) in &r.never_started {
-            let _: &ProcId = id;
-            eprintln!("  {} never started", label(&model, *pid));
+        for (_, pid) in &r.never_started {
+            eprintln!("  {} never started", label(&names, *pid));
         }
         return;
     }

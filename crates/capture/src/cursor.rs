@@ -1,7 +1,7 @@
 //! A small cursor for the names users type (symbolic names, pids, events),
 //! with errors that point at a column and say what was expected there.
 
-use crate::name::SymbolicName;
+use crate::names::SymbolicName;
 use std::fmt;
 
 /// Text that is not a valid name or event: where, and what was expected.
