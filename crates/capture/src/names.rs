@@ -19,9 +19,12 @@
 //! and its number, so memory stays linear even for long spawn chains; a
 //! name is spelled out on demand (cost: its length).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
 use trace_format::text::{pid_text, Naming};
-use trace_format::{ProcId, ProcessInfo};
+use trace_format::{MsgId, ProcId, ProcessInfo};
 
 /// A process's position in a log's process table.
 pub type Slot = u32;
@@ -377,6 +380,14 @@ impl Names {
         Ok(self.ids[at as usize])
     }
 
+    /// The process a user named, by symbolic name or raw pid.
+    pub fn resolve(&self, p: &crate::ProcRef) -> Result<ProcId, LookupError> {
+        match p {
+            crate::ProcRef::Name(n) => self.lookup(n),
+            crate::ProcRef::Pid(pid) => self.lookup_pid(*pid),
+        }
+    }
+
     /// The process that had raw pid number `pid`.
     pub fn lookup_pid(&self, pid: u64) -> Result<ProcId, LookupError> {
         self.pids
@@ -384,6 +395,99 @@ impl Names {
             .position(|&p| p == pid)
             .map(|s| self.ids[s])
             .ok_or(LookupError::NoPid(pid))
+    }
+}
+
+/// [`Names`] for a report that names the same processes over and over (a
+/// derivation, a diff): spelled-out names are cached, within a budget so
+/// that a log of deep spawn chains cannot blow the memory up.
+pub struct Namer<'a> {
+    names: &'a Names,
+    cache: RefCell<NameCache>,
+}
+
+#[derive(Default)]
+struct NameCache {
+    /// Per process: its short name and its label.
+    names: HashMap<ProcId, (Rc<str>, Rc<str>)>,
+    bytes: usize,
+}
+
+/// Bytes of cached names before the cache starts over.
+const NAME_CACHE_BYTES: usize = 16 << 20;
+
+impl<'a> Namer<'a> {
+    pub fn new(names: &'a Names) -> Self {
+        Namer {
+            names,
+            cache: RefCell::default(),
+        }
+    }
+
+    pub fn names(&self) -> &'a Names {
+        self.names
+    }
+
+    fn cached(&self, p: ProcId) -> (Rc<str>, Rc<str>) {
+        if let Some(n) = self.cache.borrow().names.get(&p) {
+            return n.clone();
+        }
+        let n: (Rc<str>, Rc<str>) = (self.names.short(p).into(), self.names.label(p).into());
+        let mut c = self.cache.borrow_mut();
+        c.bytes += n.0.len() + n.1.len();
+        if c.bytes > NAME_CACHE_BYTES {
+            c.names.clear();
+            c.bytes = n.0.len() + n.1.len();
+        }
+        c.names.insert(p, n.clone());
+        n
+    }
+
+    /// `P.1` (or the raw pid for a process without a name).
+    pub fn proc(&self, p: ProcId) -> Rc<str> {
+        self.cached(p).0
+    }
+
+    /// `P.1 <0.81.0>`.
+    pub fn label(&self, p: ProcId) -> Rc<str> {
+        self.cached(p).1
+    }
+
+    /// `P.1:3`.
+    pub fn msg(&self, m: MsgId) -> String {
+        format!("{}:{}", self.proc(m.sender), m.index)
+    }
+
+    /// `P.1#3`: event 3 of `P.1`'s log, in the EVENT syntax.
+    pub fn event_name(&self, p: ProcId, index: u64) -> String {
+        format!("{}#{index}", self.proc(p))
+    }
+
+    /// `P.1#3 <0.81.0>`: the event and its process's raw pid, for the event a
+    /// finding is about.
+    pub fn event_at(&self, p: ProcId, index: u64) -> String {
+        match (self.names.name(p), self.names.pid(p)) {
+            (Some(_), Some(pid)) => format!("{} {}", self.event_name(p, index), pid_text(pid)),
+            _ => self.event_name(p, index),
+        }
+    }
+}
+
+impl Naming for Namer<'_> {
+    fn process(&self, p: ProcId) -> String {
+        self.label(p).to_string()
+    }
+
+    fn sender(&self, p: ProcId) -> String {
+        self.proc(p).to_string()
+    }
+
+    fn pid(&self, p: ProcId) -> Option<u64> {
+        self.names.pid(p)
+    }
+
+    fn child(&self, child: ProcId, pid: u64) -> String {
+        self.names.child(child, pid)
     }
 }
 
@@ -407,8 +511,12 @@ impl Naming for Names {
         self.short(p)
     }
 
+    fn pid(&self, p: ProcId) -> Option<u64> {
+        Names::pid(self, p)
+    }
+
     fn child(&self, child: ProcId, pid: u64) -> String {
-        match self.pid(child) {
+        match Names::pid(self, child) {
             Some(_) => self.label(child),
             // The child's log is lost: its pid is in the spawn event.
             None => pid_text(pid),

@@ -434,8 +434,10 @@ impl Stitch {
             warnings.push(Warning::at(
                 offset,
                 format!(
-                    "process {} <0.{}.0>: {why}; its log is read up to event {}",
-                    info.process.0, info.pid, info.first_event
+                    "process {} {}: {why}; its log is read up to event {}",
+                    info.process.0,
+                    trace_format::text::pid_text(info.pid),
+                    info.first_event
                 ),
             ));
             self.facts.cut_short = true;

@@ -25,10 +25,7 @@ impl std::error::Error for ResolveError {}
 impl Model {
     /// The process a user named.
     pub fn resolve_proc(&self, p: &ProcRef) -> Result<ProcId, LookupError> {
-        match p {
-            ProcRef::Name(n) => self.names.lookup(n),
-            ProcRef::Pid(pid) => self.names.lookup_pid(*pid),
-        }
+        self.names.resolve(p)
     }
 
     /// The message (signal) a user named, if its sender's log holds it.

@@ -86,14 +86,14 @@ fn dump_prints_one_event_per_line() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
     assert_eq!(lines.len(), 5, "{lines:?}");
-    assert_eq!(lines[0], "0 <0.80.0> #0 spawn 1 <0.81.0> link");
+    assert_eq!(lines[0], "P <0.80.0> #0 spawn P.1 <0.81.0> link");
     assert!(
-        lines[1].starts_with("0 <0.80.0> #1 send 0:0 to 1 <0.81.0>: "),
+        lines[1].starts_with("P <0.80.0> #1 send P:0 to P.1 <0.81.0>: "),
         "{}",
         lines[1]
     );
-    assert_eq!(lines[2], "0 <0.80.0> #2 exit");
-    assert_eq!(lines[3], "1 <0.81.0> #0 receive 0:0");
+    assert_eq!(lines[2], "P <0.80.0> #2 exit");
+    assert_eq!(lines[3], "P.1 <0.81.0> #0 receive P:0");
 
     let out = trace(&["dump", s(&log), "--process", "<0.81.0>", "--json"]);
     assert!(out.status.success());
@@ -103,10 +103,11 @@ fn dump_prints_one_event_per_line() {
         .collect();
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["kind"], "receive");
-    assert_eq!(lines[0]["msg"], serde_json::json!([0, 0]));
+    assert_eq!(lines[0]["msg"], "P:0");
+    assert_eq!(lines[0]["name"], "P.1");
     assert_eq!(lines[1]["kind"], "exit");
 
-    let out = trace(&["dump", s(&log), "--process", "7"]);
+    let out = trace(&["dump", s(&log), "--process", "P.7"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("no process"),
@@ -165,7 +166,7 @@ fn cauder_import_and_export_round_trip() {
     let out = trace(&["dump", s(&log)]);
     assert_eq!(
         text(&out.stdout),
-        "0 <0.5.0> #0 spawn 1 <0.6.0>\n0 <0.5.0> #1 send 0:0 to ? (not recorded)\n1 <0.6.0> #0 receive 0:0\n"
+        "P <0.5.0> #0 spawn P.1 <0.6.0>\nP <0.5.0> #1 send P:0 to ? (not recorded)\nP.1 <0.6.0> #0 receive P:0\n"
     );
     let back = dir.path("back");
     let out = trace(&["export", "--cauder", s(&back), s(&log)]);
@@ -212,11 +213,11 @@ fn cauder_import_reads_the_oldest_form() {
     let out = trace(&["dump", s(&log)]);
     assert_eq!(
         text(&out.stdout),
-        "0 <0.74.0> #0 spawn 1 <0.78.0>\n\
-         0 <0.74.0> #1 send 0:0 to ? (not recorded)\n\
-         0 <0.74.0> #2 receive 1:0\n\
-         1 <0.78.0> #0 receive 0:0\n\
-         1 <0.78.0> #1 send 1:0 to ? (not recorded)\n"
+        "P <0.74.0> #0 spawn P.1 <0.78.0>\n\
+         P <0.74.0> #1 send P:0 to ? (not recorded)\n\
+         P <0.74.0> #2 receive P.1:0\n\
+         P.1 <0.78.0> #0 receive P:0\n\
+         P.1 <0.78.0> #1 send P.1:0 to ? (not recorded)\n"
     );
 }
 
@@ -274,10 +275,10 @@ fn misplaced_inputs_are_named_plainly() {
         text(&out.stderr)
     );
     // A process the log does not have, named as the user wrote it.
-    let out = trace(&["dump", s(&log), "--process", "99"]);
+    let out = trace(&["dump", s(&log), "--process", "P.99"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("no process 99 in this log"),
+        text(&out.stderr).contains("no process P.99 in this log"),
         "{}",
         text(&out.stderr)
     );

@@ -77,6 +77,9 @@ pub(crate) enum Ev {
         value: Option<Span>,
     },
     Output {
+        /// Its place among the run's writes: shown, never compared (it
+        /// depends on the interleaving).
+        seq: u64,
         bytes: Option<Span>,
     },
     Exit {
@@ -125,7 +128,10 @@ impl Ev {
                 kind,
                 value: span(Some(value)),
             },
-            EventRef::Output { bytes, .. } => Ev::Output { bytes: span(bytes) },
+            EventRef::Output { seq, bytes } => Ev::Output {
+                seq,
+                bytes: span(bytes),
+            },
             EventRef::Exit { reason } => Ev::Exit {
                 reason: span(reason),
             },
@@ -309,7 +315,7 @@ impl Judge<'_> {
                     value: v2,
                 },
             ) => (self.nondet_eq(kind, k2), self.payload_eq(value, aa, v2, ab)),
-            (Ev::Output { bytes }, Ev::Output { bytes: b2 }) => (
+            (Ev::Output { bytes, .. }, Ev::Output { bytes: b2, .. }) => (
                 true,
                 match (bytes, b2) {
                     (Some(x), Some(y)) => self.ignore_payloads || x.of(aa) == y.of(ab),

@@ -15,6 +15,7 @@ use crate::event::{Ev, Got, Item, Span};
 use crate::run::{Run, Slot};
 use crate::source::Projected;
 use std::collections::BTreeMap;
+use trace_format::text::pid_text;
 use trace_format::{EventRef, SignalKindRef, Warning};
 
 /// Keeps `bytes` in the projection's arena; past 4 GiB they are dropped
@@ -76,9 +77,9 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
             warnings.push(Warning::at(
                 e.offset().unwrap_or(0),
                 format!(
-                    "process {} <0.{}.0>: {e}; its log is compared up to event {first}",
+                    "process {} {}: {e}; its log is compared up to event {first}",
                     run.id(slot).0,
-                    run.pid(slot)
+                    pid_text(run.pid(slot))
                 ),
             ));
             // Drop what the bad block gave: the log ends before it.
@@ -99,9 +100,9 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
     fill_payloads(run, &mut p, &wanted, &mut lost, warnings);
     if lost {
         warnings.push(Warning::general(format!(
-            "process {} <0.{}.0>: what it sent and consumed passes 4 GiB; payloads beyond are not compared",
+            "process {} {}: what it sent and consumed passes 4 GiB; payloads beyond are not compared",
             run.id(slot).0,
-            run.pid(slot)
+            pid_text(run.pid(slot))
         )));
     }
     p

@@ -5,6 +5,7 @@ use crate::show::Shown;
 use crate::Kind;
 use serde_json::{json, Value};
 use std::fmt::Write;
+use trace_format::text::pid_text;
 
 /// How text is written.
 #[derive(Copy, Clone, Debug)]
@@ -165,10 +166,10 @@ fn process_text(st: &Style, p: &ProcessDiff, out: &mut Vec<String>) {
         _ => format!("position {}", p.position),
     };
     out.push(format!(
-        "{} (a <0.{}.0>, b <0.{}.0>): {} at {at}; {} of {} positions differ",
+        "{} (a {}, b {}): {} at {at}; {} of {} positions differ",
         st.bold(&p.name.to_string()),
-        p.pids[0],
-        p.pids[1],
+        pid_text(p.pids[0]),
+        pid_text(p.pids[1]),
         kind_text(p.kind),
         p.differing,
         p.events[0].max(p.events[1]),
@@ -263,9 +264,9 @@ pub fn text(d: &Diff, st: &Style, files: [&str; 2]) -> Vec<String> {
             .filter(|o| o.run == x)
             .map(|o| {
                 format!(
-                    "{} <0.{}.0> ({})",
+                    "{} {} ({})",
                     o.name,
-                    o.pid,
+                    pid_text(o.pid),
                     plural(o.events, "event", "events")
                 )
             })
@@ -331,7 +332,7 @@ pub fn json(d: &Diff, files: [&str; 2]) -> Value {
     } else {
         "full"
     };
-    let pid = |n: u64| format!("<0.{n}.0>");
+    let pid = pid_text;
     json!({
         "verdict": if d.equivalent() { "equivalent" } else { "different" },
         "runs": runs,

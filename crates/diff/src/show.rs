@@ -1,13 +1,14 @@
-//! Events as the report shows them, named with symbolic names so the two
+//! Events as the report shows them, printed by the one printer of events
+//! (`trace_format::text`) and named with symbolic names alone, so the two
 //! runs read alike: `receive P.1:0`, `send P:2 to P.2: {ping,1}`,
-//! `spawn P.3 link`, `exit: normal`. Payloads print as `~p` prints them.
+//! `spawn P.3 link`, `exit: normal`.
 
 use crate::event::{Ev, Got, Item};
 use crate::matching::Matching;
 use crate::run::{Run, Slot};
 use std::fmt::Write;
-use trace_format::text::{effect_name, nondet_name, pid_text, render_payload, string_literal};
-use trace_format::{Dest, MsgId, NondetKind, ProcId};
+use trace_format::text::{render_payload, Naming, Printer};
+use trace_format::{EventRef, MsgId, ProcId, SignalKindRef};
 
 /// One event, shown.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,10 +20,26 @@ pub struct Shown {
     pub text: String,
 }
 
+/// Names the processes of run `x` by their pair's name: the same name for a
+/// process and its counterpart in the other run.
 pub(crate) struct Namer<'a> {
     pub run: &'a Run<'a>,
     pub matching: &'a Matching,
     pub x: usize,
+}
+
+impl Naming for Namer<'_> {
+    fn process(&self, p: ProcId) -> String {
+        self.proc(p)
+    }
+
+    fn sender(&self, p: ProcId) -> String {
+        self.proc(p)
+    }
+
+    fn pid(&self, p: ProcId) -> Option<u64> {
+        self.run.slot(p).map(|s| self.run.pid(s))
+    }
 }
 
 impl Namer<'_> {
@@ -40,92 +57,84 @@ impl Namer<'_> {
             .to_string()
     }
 
-    fn msg(&self, m: MsgId) -> String {
-        format!("{}:{}", self.proc(m.sender), m.index)
-    }
-
-    fn dest(&self, d: Dest) -> String {
-        match d {
-            Dest::Proc(p) => self.proc(p),
-            Dest::Foreign(n) => format!("{} (not in this log)", pid_text(n)),
-            Dest::Unknown => "? (not recorded)".into(),
-        }
-    }
-
     /// Event `it` of process `me`.
     pub fn show(&self, me: Slot, it: &Item, arena: &[u8]) -> Shown {
-        let mut s = String::from(it.ev.kind().name());
-        let payload = |s: &mut String, p: Option<crate::event::Span>| {
-            if let Some(p) = p {
-                let _ = write!(s, ": {}", render_payload(p.of(arena)));
-            }
+        let printer = Printer {
+            header: self.run.reader.header(),
+            names: self,
         };
-        let own = || format!("{}:{}", self.slot(me), it.signals);
-        match it.ev {
-            Ev::Spawn {
-                child,
-                link,
-                monitor,
-            } => {
-                let _ = write!(s, " {}", self.proc(child));
-                if link {
-                    s.push_str(" link");
+        let bytes = |p: Option<crate::event::Span>| p.map(|p| p.of(arena));
+        let own = MsgId {
+            sender: self.run.id(me),
+            index: it.signals,
+        };
+        let text = match it.ev {
+            Ev::Got { msg, what, payload } => {
+                let mut s = printer.event(&EventRef::Receive { msg });
+                s.push_str(match what {
+                    Got::Message => "",
+                    Got::Exit => " (exit signal)",
+                    Got::Down => " ('DOWN' signal)",
+                    Got::Unknown => " (not in the sender's log)",
+                });
+                if let Some(p) = bytes(payload) {
+                    let _ = write!(s, ": {}", render_payload(p));
                 }
-                if monitor {
-                    s.push_str(" monitor");
-                }
+                s
             }
-            Ev::Send { to, payload: p } => {
-                let _ = write!(s, " {} to {}", own(), self.dest(to));
-                payload(&mut s, p);
-            }
-            Ev::Deliver { msg } | Ev::Receive { msg } => {
-                let _ = write!(s, " {}", self.msg(msg));
-            }
-            Ev::Timeout => {}
-            Ev::Signal { to, kind, reason } => {
-                let _ = write!(s, " {} {} to {}", own(), kind.name(), self.dest(to));
-                if kind == (trace_format::SignalClass::Exit { linked: true }) {
-                    s.push_str(" (link)");
-                }
-                payload(&mut s, reason);
-            }
-            Ev::Taken { signal, effect } => {
-                let _ = write!(s, " {} {}", self.msg(signal), effect_name(effect));
-            }
-            Ev::Nondet { kind, value } => {
-                let name = match kind {
-                    NondetKind::Other(n) => self.run.nondet_name(n).unwrap_or("other").to_string(),
-                    k => nondet_name(k).to_string(),
-                };
-                let _ = write!(s, " {name}");
-                payload(&mut s, value);
-            }
-            Ev::Output { bytes } => {
-                if let Some(b) = bytes {
-                    let _ = write!(s, ": {}", string_literal(b.of(arena)));
-                }
-            }
-            Ev::Exit { reason } => payload(&mut s, reason),
-            Ev::Got {
-                msg,
-                what,
-                payload: p,
-            } => {
-                let _ = write!(s, " {}", self.msg(msg));
-                match what {
-                    Got::Message => {}
-                    Got::Exit => s.push_str(" (exit signal)"),
-                    Got::Down => s.push_str(" ('DOWN' signal)"),
-                    Got::Unknown => s.push_str(" (not in the sender's log)"),
-                }
-                payload(&mut s, p);
-            }
-        }
+            ev => printer.event(&as_event_ref(ev, own, self.run, &bytes)),
+        };
         Shown {
             index: it.index,
             kind: it.ev.kind().name(),
-            text: s,
+            text,
         }
+    }
+}
+
+/// The log's event a compared event stands for (`Got` aside).
+fn as_event_ref<'b>(
+    ev: Ev,
+    own: MsgId,
+    run: &Run<'_>,
+    bytes: &dyn Fn(Option<crate::event::Span>) -> Option<&'b [u8]>,
+) -> EventRef<'b> {
+    match ev {
+        Ev::Spawn {
+            child,
+            link,
+            monitor,
+        } => EventRef::Spawn {
+            child,
+            pid: run.slot(child).map_or(0, |s| run.pid(s)),
+            link,
+            monitor,
+        },
+        Ev::Send { to, payload } => EventRef::Send {
+            msg: own,
+            to,
+            payload: bytes(payload),
+        },
+        Ev::Deliver { msg } => EventRef::Deliver { msg },
+        Ev::Receive { msg } | Ev::Got { msg, .. } => EventRef::Receive { msg },
+        Ev::Timeout => EventRef::Timeout,
+        Ev::Signal { to, kind, reason } => EventRef::Signal {
+            signal: own,
+            to,
+            // `Ev::from_ref` takes the class of a signal kind: never a message.
+            kind: SignalKindRef::with_class(kind, bytes(reason)).unwrap_or(SignalKindRef::Link),
+        },
+        Ev::Taken { signal, effect } => EventRef::SignalTaken { signal, effect },
+        Ev::Nondet { kind, value } => EventRef::Nondet {
+            kind,
+            value: bytes(value).unwrap_or_default(),
+        },
+        Ev::Output { seq, bytes: b } => EventRef::Output {
+            seq,
+            bytes: bytes(b),
+        },
+        Ev::Exit { reason } => EventRef::Exit {
+            reason: bytes(reason),
+        },
     }
 }

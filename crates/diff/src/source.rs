@@ -133,9 +133,9 @@ impl<'a> BlockStream<'a> {
                     self.damaged = Some(Warning::at(
                         e.offset().unwrap_or(0),
                         format!(
-                            "process {} <0.{}.0>: {e}; its log is compared up to event {first}",
+                            "process {} {}: {e}; its log is compared up to event {first}",
                             self.run.id(slot).0,
-                            self.run.pid(slot)
+                            trace_format::text::pid_text(self.run.pid(slot))
                         ),
                     ));
                     self.items.clear();

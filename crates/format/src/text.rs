@@ -1,10 +1,14 @@
-//! Events as text, for `trace dump`: one event per line, terms as `~p` prints
-//! them, pids as `<0.N.0>`; or one JSON object per line.
+//! The one printer of events: one event per line, terms as `~p` prints
+//! them, pids as `<0.N.0>`; or one JSON object per line. Every command that
+//! shows an event (`dump`, replay's derivations and reports, diff, check)
+//! prints it here, so an event printed anywhere reads the same and can be
+//! pasted into `--until`.
 //!
-//! A message or signal is written `S:K`: the K-th signal of process S (dense
-//! index). A process is written by dense index and raw pid, `3 <0.83.0>`.
+//! The format knows no symbolic names: a [`Naming`] says how processes and
+//! messages are written (trace-capture's namer writes `P.1 <0.81.0>` and
+//! `P.1:4`, the message numbered 4 that `P.1` sent).
 
-use crate::event::{Dest, NondetKind, ProcId, SignalEffect};
+use crate::event::{Dest, MsgId, NondetKind, ProcId, SignalEffect};
 use crate::meta::Header;
 use crate::view::{EventRef, SignalKindRef};
 use serde_json::{json, Map, Value};
@@ -14,54 +18,20 @@ use std::fmt::Write;
 /// not a valid term print as `#bad_etf<...>` with the decoder's complaint.
 pub fn render_payload(bytes: &[u8]) -> String {
     match trace_term::etf::decode(bytes) {
-        Ok(t) => trace_term::pretty(
-            &t,
-            &trace_term::PrettyOptions {
-                line_length: 0,
-                ..Default::default()
-            },
-        ),
+        Ok(t) => render_term(&t),
         Err(e) => format!("#bad_etf<{e}>"),
     }
 }
 
-/// How `--process` names a process: a dense index (`3`) or a raw pid (`<0.83.0>`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ProcessSelector {
-    Index(u32),
-    Pid(u64),
-}
-
-impl std::fmt::Display for ProcessSelector {
-    /// As the user writes it: a process index, or a raw pid `<0.N.0>`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ProcessSelector::Index(i) => write!(f, "{i}"),
-            ProcessSelector::Pid(p) => f.write_str(&pid_text(*p)),
-        }
-    }
-}
-
-impl std::str::FromStr for ProcessSelector {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        let s = s.trim();
-        if let Some(inner) = s.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
-            let parts: Vec<&str> = inner.split('.').collect();
-            if let [node, n, serial] = parts[..] {
-                if node == "0" && serial == "0" {
-                    if let Ok(n) = n.parse() {
-                        return Ok(ProcessSelector::Pid(n));
-                    }
-                }
-            }
-            return Err(format!("{s:?} is not a local pid of the form <0.N.0>"));
-        }
-        s.parse()
-            .map(ProcessSelector::Index)
-            .map_err(|_| format!("{s:?} is neither a process index (3) nor a pid (<0.83.0>)"))
-    }
+/// A term as `~p` prints it, on one line: how every report shows a term.
+pub fn render_term(t: &trace_term::Term) -> String {
+    trace_term::pretty(
+        t,
+        &trace_term::PrettyOptions {
+            line_length: 0,
+            ..Default::default()
+        },
+    )
 }
 
 /// `<0.N.0>`.
@@ -69,17 +39,9 @@ pub fn pid_text(pid: u64) -> String {
     trace_term::Pid(pid).to_string()
 }
 
-/// The names and context a line needs: pids of processes, names of built-ins.
-pub struct Context<'a> {
-    pub header: &'a Header,
-    /// The raw pid of a process, if the log has it.
-    pub pid_of: &'a dyn Fn(ProcId) -> Option<u64>,
-}
-
-/// How a line names processes and messages. [`Context`] names them by dense
-/// index and raw pid (`3 <0.83.0>`, message `3:4`), as `trace dump` prints;
-/// another naming (symbolic names, `P.1 <0.81.0>` and `P.1:4`) goes through
-/// [`line_named`].
+/// How a line names processes and messages: trace-capture's namer writes
+/// `P.1 <0.81.0>` and `P.1:4`; diff writes symbolic names alone, which read
+/// the same in both runs.
 pub trait Naming {
     /// A process in full.
     fn process(&self, p: ProcId) -> String;
@@ -89,20 +51,20 @@ pub trait Naming {
     fn child(&self, child: ProcId, _pid: u64) -> String {
         self.process(child)
     }
+    /// The raw pid number the process had, if the log has it.
+    fn pid(&self, p: ProcId) -> Option<u64>;
+    /// The short name (`P.1`, or the raw pid), for `--json`'s `"name"`.
+    fn name(&self, p: ProcId) -> String {
+        self.sender(p)
+    }
 }
 
-impl Naming for Context<'_> {
-    fn process(&self, p: ProcId) -> String {
-        self.proc(p)
-    }
-
-    fn sender(&self, p: ProcId) -> String {
-        p.0.to_string()
-    }
-
-    fn child(&self, child: ProcId, pid: u64) -> String {
-        format!("{} {}", child.0, pid_text(pid))
-    }
+/// Prints events: the log's header (for the names of nondeterministic
+/// built-ins) and a [`Naming`].
+#[derive(Copy, Clone)]
+pub struct Printer<'a> {
+    pub header: &'a Header,
+    pub names: &'a dyn Naming,
 }
 
 fn dest(names: &dyn Naming, d: Dest) -> String {
@@ -113,24 +75,15 @@ fn dest(names: &dyn Naming, d: Dest) -> String {
     }
 }
 
-impl Context<'_> {
-    fn proc(&self, p: ProcId) -> String {
-        match (self.pid_of)(p) {
-            Some(pid) => format!("{} {}", p.0, pid_text(pid)),
-            None => format!("{} <?>", p.0),
-        }
-    }
-
-    fn nondet(&self, k: NondetKind) -> String {
-        match k {
-            NondetKind::Other(n) => self
-                .header
-                .nondet_names
-                .get(n as usize)
-                .cloned()
-                .unwrap_or_else(|| format!("other#{n}")),
-            k => nondet_name(k).to_string(),
-        }
+/// The name of built-in `k` in a log with this header.
+pub fn nondet_label(header: &Header, k: NondetKind) -> String {
+    match k {
+        NondetKind::Other(n) => header
+            .nondet_names
+            .get(n as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("other#{n}")),
+        k => nondet_name(k).to_string(),
     }
 }
 
@@ -186,224 +139,236 @@ pub fn string_literal(b: &[u8]) -> String {
     s
 }
 
-/// One event as a line of text (no newline).
-pub fn line(
-    cx: &Context<'_>,
-    proc: ProcId,
-    index: u64,
-    time: Option<u64>,
-    e: &EventRef<'_>,
-) -> String {
-    line_named(cx, cx, proc, index, time, e)
-}
-
-/// As [`line`], with processes and messages named by `names`.
-pub fn line_named(
-    cx: &Context<'_>,
-    names: &dyn Naming,
-    proc: ProcId,
-    index: u64,
-    time: Option<u64>,
-    e: &EventRef<'_>,
-) -> String {
-    let msg = |m: crate::event::MsgId| format!("{}:{}", names.sender(m.sender), m.index);
-    let mut s = format!("{} #{index}", names.process(proc));
-    if let Some(t) = time {
-        let _ = write!(s, " t={}.{:09}", t / 1_000_000_000, t % 1_000_000_000);
+impl Printer<'_> {
+    /// `P.1:4`.
+    pub fn msg(&self, m: MsgId) -> String {
+        format!("{}:{}", self.names.sender(m.sender), m.index)
     }
-    s.push(' ');
-    s.push_str(e.kind().name());
-    match *e {
-        EventRef::Spawn {
-            child,
-            pid,
-            link,
-            monitor,
-        } => {
-            let _ = write!(s, " {}", names.child(child, pid));
-            if link {
-                s.push_str(" link");
-            }
-            if monitor {
-                s.push_str(" monitor");
-            }
+
+    /// One event as a line of text (no newline): its process, its index in
+    /// the process log, the time when the log has timestamps, then
+    /// [`Printer::event`].
+    pub fn line(&self, proc: ProcId, index: u64, time: Option<u64>, e: &EventRef<'_>) -> String {
+        let mut s = format!("{} #{index}", self.names.process(proc));
+        if let Some(t) = time {
+            let _ = write!(s, " t={}.{:09}", t / 1_000_000_000, t % 1_000_000_000);
         }
-        EventRef::Send {
-            msg: m,
-            to,
-            payload,
-        } => {
-            let _ = write!(s, " {} to {}", msg(m), dest(names, to));
-            if let Some(p) = payload {
+        s.push(' ');
+        s.push_str(&self.event(e));
+        s
+    }
+
+    /// The event without its process: its kind and details,
+    /// `send P.1:4 to P.2 <0.82.0>: {ping,1}`.
+    pub fn event(&self, e: &EventRef<'_>) -> String {
+        let names = self.names;
+        let mut s = String::from(e.kind().name());
+        let payload = |s: &mut String, p: Option<&[u8]>| {
+            if let Some(p) = p {
                 let _ = write!(s, ": {}", render_payload(p));
             }
-        }
-        EventRef::Deliver { msg: m } | EventRef::Receive { msg: m } => {
-            let _ = write!(s, " {}", msg(m));
-        }
-        EventRef::Timeout => {}
-        EventRef::Signal { signal, to, kind } => {
-            let _ = write!(
-                s,
-                " {} {} to {}",
-                msg(signal),
-                signal_name(&kind),
-                dest(names, to)
-            );
-            match kind {
-                SignalKindRef::Exit { reason, linked } => {
-                    if linked {
-                        s.push_str(" (link)");
-                    }
-                    if let Some(r) = reason {
-                        let _ = write!(s, ": {}", render_payload(r));
-                    }
+        };
+        match *e {
+            EventRef::Spawn {
+                child,
+                pid,
+                link,
+                monitor,
+            } => {
+                let _ = write!(s, " {}", names.child(child, pid));
+                if link {
+                    s.push_str(" link");
                 }
-                SignalKindRef::Down { reason: Some(r) } => {
-                    let _ = write!(s, ": {}", render_payload(r));
+                if monitor {
+                    s.push_str(" monitor");
                 }
-                _ => {}
             }
-        }
-        EventRef::SignalTaken { signal, effect } => {
-            let _ = write!(s, " {} {}", msg(signal), effect_name(effect));
-        }
-        EventRef::Nondet { kind, value } => {
-            let _ = write!(s, " {}: {}", cx.nondet(kind), render_payload(value));
-        }
-        EventRef::Output { seq, bytes } => {
-            let _ = write!(s, " {seq}");
-            if let Some(b) = bytes {
-                let _ = write!(s, ": {}", string_literal(b));
+            EventRef::Send {
+                msg: m,
+                to,
+                payload: p,
+            } => {
+                let _ = write!(s, " {} to {}", self.msg(m), dest(names, to));
+                payload(&mut s, p);
             }
-        }
-        EventRef::Exit { reason } => {
-            if let Some(r) = reason {
-                let _ = write!(s, ": {}", render_payload(r));
+            EventRef::Deliver { msg: m } | EventRef::Receive { msg: m } => {
+                let _ = write!(s, " {}", self.msg(m));
             }
-        }
-    }
-    s
-}
-
-fn proc_json(cx: &Context<'_>, p: ProcId) -> Value {
-    json!({ "proc": p.0, "pid": (cx.pid_of)(p).map(pid_text) })
-}
-
-fn dest_json(cx: &Context<'_>, d: Dest) -> Value {
-    match d {
-        Dest::Proc(p) => proc_json(cx, p),
-        Dest::Foreign(n) => json!({ "proc": null, "pid": pid_text(n) }),
-        Dest::Unknown => Value::Null,
-    }
-}
-
-fn msg_json(m: crate::event::MsgId) -> Value {
-    json!([m.sender.0, m.index])
-}
-
-/// One event as a JSON object (one line, no newline). Payloads appear as
-/// text (as in [`line`]) under `"payload"`/`"reason"`/`"value"`.
-pub fn json(
-    cx: &Context<'_>,
-    proc: ProcId,
-    index: u64,
-    time: Option<u64>,
-    e: &EventRef<'_>,
-) -> String {
-    let mut o = Map::new();
-    let text = |p: Option<&[u8]>| p.map(render_payload).map_or(Value::Null, Value::from);
-    match *e {
-        EventRef::Spawn {
-            child,
-            pid,
-            link,
-            monitor,
-        } => {
-            o.insert(
-                "child".into(),
-                json!({ "proc": child.0, "pid": pid_text(pid) }),
-            );
-            o.insert("link".into(), link.into());
-            o.insert("monitor".into(), monitor.into());
-        }
-        EventRef::Send { msg, to, payload } => {
-            o.insert("msg".into(), msg_json(msg));
-            o.insert("to".into(), dest_json(cx, to));
-            if payload.is_some() {
-                o.insert("payload".into(), text(payload));
-            }
-        }
-        EventRef::Deliver { msg } | EventRef::Receive { msg } => {
-            o.insert("msg".into(), msg_json(msg));
-        }
-        EventRef::Timeout => {}
-        EventRef::Signal { signal, to, kind } => {
-            o.insert("signal".into(), msg_json(signal));
-            o.insert("signal_kind".into(), signal_name(&kind).into());
-            o.insert("to".into(), dest_json(cx, to));
-            match kind {
-                SignalKindRef::Exit { reason, linked } => {
-                    o.insert("linked".into(), linked.into());
-                    o.insert("reason".into(), text(reason));
+            EventRef::Timeout => {}
+            EventRef::Signal { signal, to, kind } => {
+                let _ = write!(
+                    s,
+                    " {} {} to {}",
+                    self.msg(signal),
+                    signal_name(&kind),
+                    dest(names, to)
+                );
+                if let SignalKindRef::Exit { linked: true, .. } = kind {
+                    s.push_str(" (link)");
                 }
-                SignalKindRef::Down { reason } => {
-                    o.insert("reason".into(), text(reason));
-                }
-                _ => {}
+                payload(&mut s, kind.reason());
             }
-        }
-        EventRef::SignalTaken { signal, effect } => {
-            o.insert("signal".into(), msg_json(signal));
-            o.insert("effect".into(), effect_name(effect).into());
-        }
-        EventRef::Nondet { kind, value } => {
-            o.insert("builtin".into(), cx.nondet(kind).into());
-            o.insert("value".into(), render_payload(value).into());
-        }
-        EventRef::Output { seq, bytes } => {
-            o.insert("seq".into(), seq.into());
-            if let Some(b) = bytes {
-                o.insert(
-                    "bytes".into(),
-                    String::from_utf8_lossy(b).into_owned().into(),
+            EventRef::SignalTaken { signal, effect } => {
+                let _ = write!(s, " {} {}", self.msg(signal), effect_name(effect));
+            }
+            EventRef::Nondet { kind, value } => {
+                let _ = write!(
+                    s,
+                    " {}: {}",
+                    nondet_label(self.header, kind),
+                    render_payload(value)
                 );
             }
+            EventRef::Output { seq, bytes } => {
+                let _ = write!(s, " {seq}");
+                if let Some(b) = bytes {
+                    let _ = write!(s, ": {}", string_literal(b));
+                }
+            }
+            EventRef::Exit { reason } => payload(&mut s, reason),
         }
-        EventRef::Exit { reason } => {
-            o.insert("reason".into(), text(reason));
+        s
+    }
+
+    fn proc_json(&self, p: ProcId) -> Value {
+        json!({ "proc": p.0, "name": self.names.name(p), "pid": self.names.pid(p).map(pid_text) })
+    }
+
+    fn dest_json(&self, d: Dest) -> Value {
+        match d {
+            Dest::Proc(p) => self.proc_json(p),
+            Dest::Foreign(n) => json!({ "proc": null, "name": null, "pid": pid_text(n) }),
+            Dest::Unknown => Value::Null,
         }
     }
-    // The fixed fields first, in this order; then the event's own, by name.
-    #[derive(serde::Serialize)]
-    struct Line<'a> {
-        proc: u32,
-        pid: Option<String>,
+
+    /// One event as a JSON object (one line, no newline): the fields of
+    /// [`Printer::line`], messages named as there (`"P.1:4"`), payloads as
+    /// text under `"payload"`/`"reason"`/`"value"`.
+    pub fn json(&self, proc: ProcId, index: u64, time: Option<u64>, e: &EventRef<'_>) -> String {
+        self.json_with(proc, index, time, e, Map::new())
+    }
+
+    /// [`Printer::json`] with more fields first (a derivation's step number).
+    pub fn json_with(
+        &self,
+        proc: ProcId,
         index: u64,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        time_ns: Option<u64>,
-        kind: &'a str,
-        #[serde(flatten)]
-        details: Map<String, Value>,
+        time: Option<u64>,
+        e: &EventRef<'_>,
+        first: Map<String, Value>,
+    ) -> String {
+        // The fixed fields first, in this order; then the event's own, by name.
+        #[derive(serde::Serialize)]
+        struct Line<'a> {
+            #[serde(flatten)]
+            first: Map<String, Value>,
+            proc: u32,
+            name: String,
+            pid: Option<String>,
+            index: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            time_ns: Option<u64>,
+            kind: &'a str,
+            #[serde(flatten)]
+            details: Map<String, Value>,
+        }
+        let line = Line {
+            first,
+            proc: proc.0,
+            name: self.names.name(proc),
+            pid: self.names.pid(proc).map(pid_text),
+            index,
+            time_ns: time,
+            kind: e.kind().name(),
+            details: self.json_details(e),
+        };
+        serde_json::to_string(&line).unwrap_or_default()
     }
-    let line = Line {
-        proc: proc.0,
-        pid: (cx.pid_of)(proc).map(pid_text),
-        index,
-        time_ns: time,
-        kind: e.kind().name(),
-        details: o,
-    };
-    serde_json::to_string(&line).unwrap_or_default()
+
+    fn json_details(&self, e: &EventRef<'_>) -> Map<String, Value> {
+        let mut o = Map::new();
+        let text = |p: Option<&[u8]>| p.map(render_payload).map_or(Value::Null, Value::from);
+        match *e {
+            EventRef::Spawn {
+                child,
+                pid,
+                link,
+                monitor,
+            } => {
+                let mut c = self.proc_json(child);
+                c["pid"] = pid_text(pid).into();
+                o.insert("child".into(), c);
+                o.insert("link".into(), link.into());
+                o.insert("monitor".into(), monitor.into());
+            }
+            EventRef::Send { msg, to, payload } => {
+                o.insert("msg".into(), self.msg(msg).into());
+                o.insert("to".into(), self.dest_json(to));
+                if payload.is_some() {
+                    o.insert("payload".into(), text(payload));
+                }
+            }
+            EventRef::Deliver { msg } | EventRef::Receive { msg } => {
+                o.insert("msg".into(), self.msg(msg).into());
+            }
+            EventRef::Timeout => {}
+            EventRef::Signal { signal, to, kind } => {
+                o.insert("signal".into(), self.msg(signal).into());
+                o.insert("signal_kind".into(), signal_name(&kind).into());
+                o.insert("to".into(), self.dest_json(to));
+                if let SignalKindRef::Exit { linked, .. } = kind {
+                    o.insert("linked".into(), linked.into());
+                }
+                if matches!(
+                    kind,
+                    SignalKindRef::Exit { .. } | SignalKindRef::Down { .. }
+                ) {
+                    o.insert("reason".into(), text(kind.reason()));
+                }
+            }
+            EventRef::SignalTaken { signal, effect } => {
+                o.insert("signal".into(), self.msg(signal).into());
+                o.insert("effect".into(), effect_name(effect).into());
+            }
+            EventRef::Nondet { kind, value } => {
+                o.insert("builtin".into(), nondet_label(self.header, kind).into());
+                o.insert("value".into(), render_payload(value).into());
+            }
+            EventRef::Output { seq, bytes } => {
+                o.insert("seq".into(), seq.into());
+                if let Some(b) = bytes {
+                    o.insert(
+                        "bytes".into(),
+                        String::from_utf8_lossy(b).into_owned().into(),
+                    );
+                }
+            }
+            EventRef::Exit { reason } => {
+                o.insert("reason".into(), text(reason));
+            }
+        }
+        o
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::MsgId;
 
-    fn cx_pid(p: ProcId) -> Option<u64> {
-        (p.0 < 10).then_some(80 + p.0 as u64)
+    /// Names a process `Q<index>`, with pid 80 + index.
+    struct Plain;
+
+    impl Naming for Plain {
+        fn process(&self, p: ProcId) -> String {
+            format!("Q{} {}", p.0, pid_text(80 + p.0 as u64))
+        }
+        fn sender(&self, p: ProcId) -> String {
+            format!("Q{}", p.0)
+        }
+        fn pid(&self, p: ProcId) -> Option<u64> {
+            (p.0 < 10).then_some(80 + p.0 as u64)
+        }
     }
 
     #[test]
@@ -412,9 +377,9 @@ mod tests {
             nondet_names: vec!["os:getpid/0".into()],
             ..Default::default()
         };
-        let cx = Context {
+        let p = Printer {
             header: &h,
-            pid_of: &cx_pid,
+            names: &Plain,
         };
         let m = MsgId {
             sender: ProcId(1),
@@ -426,43 +391,44 @@ mod tests {
             payload: None,
         };
         assert_eq!(
-            line(&cx, ProcId(1), 9, None, &send),
-            "1 <0.81.0> #9 send 1:4 to 2 <0.82.0>"
+            p.line(ProcId(1), 9, None, &send),
+            "Q1 <0.81.0> #9 send Q1:4 to Q2 <0.82.0>"
         );
         let recv = EventRef::Receive { msg: m };
         assert_eq!(
-            line(&cx, ProcId(2), 0, Some(1_500_000_000), &recv),
-            "2 <0.82.0> #0 t=1.500000000 receive 1:4"
+            p.line(ProcId(2), 0, Some(1_500_000_000), &recv),
+            "Q2 <0.82.0> #0 t=1.500000000 receive Q1:4"
         );
         let foreign = EventRef::Send {
             msg: m,
             to: Dest::Foreign(200),
             payload: None,
         };
-        assert!(line(&cx, ProcId(1), 9, None, &foreign).ends_with("to <0.200.0> (not in this log)"));
+        assert!(p
+            .line(ProcId(1), 9, None, &foreign)
+            .ends_with("to <0.200.0> (not in this log)"));
         let out = EventRef::Output {
             seq: 3,
             bytes: Some(b"hi \"x\"\n"),
         };
         assert_eq!(
-            line(&cx, ProcId(0), 1, None, &out),
-            r#"0 <0.80.0> #1 output 3: "hi \"x\"\n""#
+            p.line(ProcId(0), 1, None, &out),
+            r#"Q0 <0.80.0> #1 output 3: "hi \"x\"\n""#
         );
         let nd = EventRef::Nondet {
             kind: NondetKind::Other(0),
             value: &[131, 97, 1],
         };
-        assert!(line(&cx, ProcId(0), 2, None, &nd).contains("nondet os:getpid/0: "));
+        assert!(p
+            .line(ProcId(0), 2, None, &nd)
+            .contains("nondet os:getpid/0: "));
         let spawn = EventRef::Spawn {
             child: ProcId(3),
             pid: 83,
             link: true,
             monitor: false,
         };
-        assert_eq!(
-            line(&cx, ProcId(0), 0, None, &spawn),
-            "0 <0.80.0> #0 spawn 3 <0.83.0> link"
-        );
+        assert_eq!(p.event(&spawn), "spawn Q3 <0.83.0> link");
     }
 
     #[test]
@@ -490,19 +456,11 @@ mod tests {
     }
 
     #[test]
-    fn process_selectors_parse() {
-        assert_eq!("3".parse(), Ok(ProcessSelector::Index(3)));
-        assert_eq!("<0.83.0>".parse(), Ok(ProcessSelector::Pid(83)));
-        assert!("<0.83.1>".parse::<ProcessSelector>().is_err());
-        assert!("P.1".parse::<ProcessSelector>().is_err());
-    }
-
-    #[test]
     fn json_lines_parse_back() {
         let h = Header::default();
-        let cx = Context {
+        let p = Printer {
             header: &h,
-            pid_of: &cx_pid,
+            names: &Plain,
         };
         let e = EventRef::SignalTaken {
             signal: MsgId {
@@ -511,17 +469,17 @@ mod tests {
             },
             effect: SignalEffect::Killed,
         };
-        let line = json(&cx, ProcId(4), 7, Some(12), &e);
+        let line = p.json(ProcId(4), 7, Some(12), &e);
         assert!(
             line.starts_with(
-                r#"{"proc":4,"pid":"<0.84.0>","index":7,"time_ns":12,"kind":"signal_taken","#
+                r#"{"proc":4,"name":"Q4","pid":"<0.84.0>","index":7,"time_ns":12,"kind":"signal_taken","#
             ),
             "{line}"
         );
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["pid"], "<0.84.0>");
         assert_eq!(v["kind"], "signal_taken");
-        assert_eq!(v["signal"], json!([3, 0]));
+        assert_eq!(v["signal"], "Q3:0");
         assert_eq!(v["effect"], "killed");
         assert_eq!(v["time_ns"], 12);
     }

@@ -65,6 +65,20 @@ impl<'a> SignalKindRef<'a> {
         }
     }
 
+    /// A signal of class `class` with this reason (kept for exit and 'DOWN'
+    /// signals only); `None` for a message, which is no signal kind.
+    pub fn with_class(class: SignalClass, reason: Option<&'a [u8]>) -> Option<Self> {
+        Some(match class {
+            SignalClass::Message => return None,
+            SignalClass::Link => SignalKindRef::Link,
+            SignalClass::Unlink => SignalKindRef::Unlink,
+            SignalClass::Exit { linked } => SignalKindRef::Exit { reason, linked },
+            SignalClass::Monitor => SignalKindRef::Monitor,
+            SignalClass::Demonitor => SignalKindRef::Demonitor,
+            SignalClass::Down => SignalKindRef::Down { reason },
+        })
+    }
+
     /// Its reason, for the kinds that carry one and when it was recorded.
     pub fn reason(&self) -> Option<&'a [u8]> {
         match *self {

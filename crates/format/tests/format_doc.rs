@@ -137,15 +137,15 @@ fn the_worked_example_is_what_the_writer_writes() {
     assert_eq!(documented_bytes(), written);
 
     // And `trace dump` prints what the page says.
-    let pid_of = |p: ProcId| r.process(p).map(|i| i.pid);
-    let cx = text::Context {
+    let names = trace_capture::Names::of_table(r.processes());
+    let printer = text::Printer {
         header: r.header(),
-        pid_of: &pid_of,
+        names: &names,
     };
     let mut dump = String::new();
     for p in r.processes() {
         r.for_each_event_of(p.id, |i, t, e| {
-            dump.push_str(&text::line(&cx, p.id, i, t, &e));
+            dump.push_str(&printer.line(p.id, i, t, &e));
             dump.push('\n');
         })
         .unwrap();

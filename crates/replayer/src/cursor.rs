@@ -82,8 +82,6 @@ impl ProcessReplay {
     fn expected(&self) -> String {
         match (self.id, self.next()) {
             (Some(id), Some(e)) => self.shared.describe(
-                id,
-                self.index(),
                 MsgId {
                     sender: id,
                     index: self.signals,
@@ -203,12 +201,7 @@ impl ProcessDirector for ProcessReplay {
                 }
                 Ok(())
             }
-            Err(got) => Err(self.diverge(self.shared.describe(
-                self.id.unwrap_or(ProcId::UNKNOWN),
-                self.index(),
-                own,
-                &got,
-            ))),
+            Err(got) => Err(self.diverge(self.shared.describe(own, &got))),
         }
     }
 }

@@ -154,8 +154,8 @@ impl Shared {
         self.flags
     }
 
-    pub fn describe(&self, proc: ProcId, index: u64, signal: MsgId, e: &Event) -> String {
-        expect::describe(self.log.header(), &self.names, proc, index, signal, e)
+    pub fn describe(&self, signal: MsgId, e: &Event) -> String {
+        expect::describe(self.log.header(), &self.names, signal, e)
     }
 
     /// Whether a timer message may wait (again) for its receiver to start:
@@ -187,9 +187,7 @@ impl Shared {
             seen += 1;
         });
         match found {
-            Some((i, e)) => self.describe(
-                id,
-                i,
+            Some((_, e)) => self.describe(
                 MsgId {
                     sender: id,
                     index: signals,

@@ -13,85 +13,44 @@ pub use findings::{
 use crate::model::{Destination, EventId, Model};
 use crate::query::Past;
 use crate::steps::Step;
-use serde_json::{json, Value};
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::rc::Rc;
+use serde_json::{json, Map, Value};
 use trace_capture::EventSpec;
-use trace_format::text::{Context, Naming};
-use trace_format::{Header, MsgId, ProcId};
+use trace_format::text::Printer;
+use trace_format::{Header, ProcId};
 
-/// Names processes, messages and events in text. Spelled-out names are
-/// cached (a derivation names the same processes over and over), within a
-/// budget so that a log of deep spawn chains cannot blow the memory up.
+/// Names processes, messages and events in this crate's reports: the one
+/// namer (cached, see [`trace_capture::Namer`]) beside the model a report
+/// looks facts up in.
 pub struct Namer<'a> {
     pub model: &'a Model,
-    cache: RefCell<NameCache>,
+    names: trace_capture::Namer<'a>,
 }
 
-#[derive(Default)]
-struct NameCache {
-    /// Per process (by dense index): its short name and its label.
-    names: HashMap<ProcId, (Rc<str>, Rc<str>)>,
-    bytes: usize,
-}
+impl<'a> std::ops::Deref for Namer<'a> {
+    type Target = trace_capture::Namer<'a>;
 
-/// Bytes of cached names before the cache starts over.
-const NAME_CACHE_BYTES: usize = 16 << 20;
+    fn deref(&self) -> &Self::Target {
+        &self.names
+    }
+}
 
 impl<'a> Namer<'a> {
     pub fn new(model: &'a Model) -> Self {
         Namer {
             model,
-            cache: RefCell::default(),
+            names: trace_capture::Namer::new(model.names()),
         }
-    }
-
-    fn names(&self, p: ProcId) -> (Rc<str>, Rc<str>) {
-        if let Some(n) = self.cache.borrow().names.get(&p) {
-            return n.clone();
-        }
-        let names = self.model.names();
-        let n: (Rc<str>, Rc<str>) = (names.short(p).into(), names.label(p).into());
-        let mut c = self.cache.borrow_mut();
-        c.bytes += n.0.len() + n.1.len();
-        if c.bytes > NAME_CACHE_BYTES {
-            c.names.clear();
-            c.bytes = n.0.len() + n.1.len();
-        }
-        c.names.insert(p, n.clone());
-        n
-    }
-
-    /// `P.1` (or the raw pid for a process without a name).
-    pub fn proc(&self, p: ProcId) -> Rc<str> {
-        self.names(p).0
-    }
-
-    /// `P.1 <0.81.0>`.
-    pub fn label(&self, p: ProcId) -> Rc<str> {
-        self.names(p).1
-    }
-
-    /// `P.1:3`.
-    pub fn msg(&self, m: MsgId) -> String {
-        format!("{}:{}", self.proc(m.sender), m.index)
     }
 
     /// `P.1#3`.
     pub fn event(&self, e: EventId) -> String {
-        format!("{}#{}", self.proc(e.proc), e.index)
+        self.names.event_name(e.proc, e.index)
     }
 
     /// `P.1#3 <0.81.0>`: the event and its process's raw pid, for the event a
     /// finding is about.
     pub fn event_at(&self, e: EventId) -> String {
-        match self.model.process(e.proc) {
-            Some(f) if self.model.names().name(e.proc).is_some() => {
-                format!("{} <0.{}.0>", self.event(e), f.pid)
-            }
-            _ => self.event(e),
-        }
+        self.names.event_at(e.proc, e.index)
     }
 
     pub(crate) fn destination(&self, d: Destination) -> String {
@@ -101,30 +60,20 @@ impl<'a> Namer<'a> {
             Destination::Unknown => "an unrecorded destination".into(),
         }
     }
-}
 
-impl Naming for Namer<'_> {
-    fn process(&self, p: ProcId) -> String {
-        self.label(p).to_string()
-    }
-
-    fn sender(&self, p: ProcId) -> String {
-        self.proc(p).to_string()
+    /// The printer of events, with these names.
+    pub fn printer<'p>(&'p self, header: &'p Header) -> Printer<'p> {
+        Printer {
+            header,
+            names: &self.names,
+        }
     }
 }
 
 /// A derivation step as one line of text (no newline): the step number,
-/// then the event as `trace dump` prints it, with symbolic names:
-/// `12 P.1 <0.81.0> #3 receive P:0`.
+/// then the event as `trace dump` prints it: `12 P.1 <0.81.0> #3 receive P:0`.
 pub fn step_line(n: &Namer<'_>, header: &Header, step: &Step<'_>) -> String {
-    let pid_of = |p: ProcId| n.model.process(p).map(|f| f.pid);
-    let cx = Context {
-        header,
-        pid_of: &pid_of,
-    };
-    let line = trace_format::text::line_named(
-        &cx,
-        n,
+    let line = n.printer(header).line(
         step.event.proc,
         step.event.index,
         step.time,
@@ -133,29 +82,19 @@ pub fn step_line(n: &Namer<'_>, header: &Header, step: &Step<'_>) -> String {
     format!("{} {line}", step.number)
 }
 
-/// A derivation step as one JSON object: the fields of `trace dump --json`
-/// after `"type":"step"`, the step number and the process's symbolic name.
+/// A derivation step as one JSON object: `"type":"step"` and the step
+/// number, then the fields of `trace dump --json`.
 pub fn step_json(n: &Namer<'_>, header: &Header, step: &Step<'_>) -> String {
-    let pid_of = |p: ProcId| n.model.process(p).map(|f| f.pid);
-    let cx = Context {
-        header,
-        pid_of: &pid_of,
-    };
-    let line = trace_format::text::json(
-        &cx,
+    let mut first = Map::new();
+    first.insert("type".into(), "step".into());
+    first.insert("step".into(), step.number.into());
+    n.printer(header).json_with(
         step.event.proc,
         step.event.index,
         step.time,
         &step.as_event_ref(),
-    );
-    let name = Value::from(&*n.proc(step.event.proc));
-    match line.strip_prefix('{') {
-        Some(rest) => format!(
-            "{{\"type\":\"step\",\"step\":{},\"name\":{name},{rest}",
-            step.number
-        ),
-        None => json!({"type": "step", "step": step.number, "name": name}).to_string(),
-    }
+        first,
+    )
 }
 
 /// "a link signal", "an exit signal".

@@ -16,7 +16,7 @@ use std::path::Path;
 use trace_capture::{EventSpec, MsgRef, ProcRef};
 use trace_causal::render::{step_line, Namer};
 use trace_causal::{EventId, Model, Step};
-use trace_format::text::render_payload;
+use trace_format::text::{pid_text, render_payload, render_term};
 use trace_format::{Event, LogReader, MsgId, ProcId, SignalKind};
 
 /// How much to print.
@@ -176,9 +176,9 @@ impl Report<'_> {
                         let pid = self.model.process(msg.sender)?.pid;
                         let r = reason(kind)?;
                         Some(match kind {
-                            SignalKind::Exit { .. } => format!("{{'EXIT',<0.{pid}.0>,{r}}}"),
+                            SignalKind::Exit { .. } => format!("{{'EXIT',{},{r}}}", pid_text(pid)),
                             SignalKind::Down { .. } => {
-                                format!("{{'DOWN',#Ref<0.0.0.0>,process,<0.{pid}.0>,{r}}}")
+                                format!("{{'DOWN',#Ref<0.0.0.0>,process,{},{r}}}", pid_text(pid))
                             }
                             _ => return None,
                         })
@@ -282,7 +282,7 @@ impl Report<'_> {
             let b: Vec<String> = x
                 .bindings
                 .iter()
-                .map(|(n, t)| format!("{n} = {}", show(t)))
+                .map(|(n, t)| format!("{n} = {}", render_term(t)))
                 .collect();
             writeln!(out, "{pad}bindings  {}", b.join(", "))?;
         }
@@ -360,7 +360,7 @@ impl Report<'_> {
     fn violation_json(&self, fx: &mut Fetcher<'_>, x: &Violation) -> Value {
         let mut obj = json!({
             "what": x.what,
-            "bindings": x.bindings.iter().map(|(n, t)| (n.clone(), Value::String(show(t)))).collect::<serde_json::Map<_, _>>(),
+            "bindings": x.bindings.iter().map(|(n, t)| (n.clone(), Value::String(render_term(t)))).collect::<serde_json::Map<_, _>>(),
             "related": x.related.iter().map(|(w, e)| {
                 let mut o = self.event_json(fx, *e);
                 o["relation"] = json!(w);
@@ -376,21 +376,11 @@ impl Report<'_> {
             obj["kind"] = json!(f.as_ref().map(|f| f.event.kind().name()));
             obj["process"] = json!({
                 "name": self.model.names().name(e.proc).map(|n| n.to_string()),
-                "pid": self.model.process(e.proc).map(|f| format!("<0.{}.0>", f.pid)),
+                "pid": self.model.process(e.proc).map(|f| pid_text(f.pid)),
             });
             obj["payload"] = json!(self.payload(fx, e));
             obj["until"] = json!(until(self.model, e, f.as_ref()).map(|s| s.to_string()));
         }
         obj
     }
-}
-
-fn show(t: &trace_term::Term) -> String {
-    trace_term::pretty(
-        t,
-        &trace_term::PrettyOptions {
-            line_length: 0,
-            ..Default::default()
-        },
-    )
 }

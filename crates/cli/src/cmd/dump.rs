@@ -4,30 +4,33 @@ use crate::exit;
 use clap::Args as ClapArgs;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
-use trace_format::text::{self, Context, ProcessSelector};
+use trace_capture::{Names, ProcRef};
+use trace_format::text::Printer;
 use trace_format::{LogReader, ProcId};
 
 #[derive(ClapArgs)]
 #[command(after_help = "\
-Each line is one event: the process (dense index and raw pid), the event's index in
-that process's log, the time when the log has timestamps, the kind, and its details.
-A message or signal is named S:K, the K-th signal sent by process S. Processes are
-printed one after another, each in program order (a log has no global order).
-Payloads and reasons print as ~p prints them, on one line.
+Each line is one event: the process (symbolic name and raw pid), the event's index
+in that process's log, the time when the log has timestamps, the kind, and its
+details. A message or signal is named S:K, the K-th signal sent by process S, as
+every trace command names it (docs/events.md): P.1#3 and send(P.1:4) can be pasted
+into `trace replay --until`. Processes are printed one after another, each in
+program order (a log has no global order). Payloads and reasons print as ~p prints
+them, on one line.
 
 A log cut short (the run was killed) is read up to its last intact block; what
 was lost is reported on stderr, with byte offsets. The format: docs/format.md.
 
 Examples:
   trace dump run.trace
-  trace dump run.trace --process 1
+  trace dump run.trace --process P.1
   trace dump run.trace --process '<0.81.0>' --json | jq .kind")]
 pub struct Args {
     /// The log to read
     pub log: PathBuf,
-    /// Only this process: a dense index (3) or a raw pid (<0.83.0>)
+    /// Only this process: a symbolic name (P.1) or a raw pid (<0.83.0>)
     #[arg(long, short = 'p', value_name = "P")]
-    pub process: Option<ProcessSelector>,
+    pub process: Option<ProcRef>,
     /// One JSON object per line instead of text
     #[arg(long)]
     pub json: bool,
@@ -44,23 +47,20 @@ pub fn run(args: Args) -> u8 {
     for w in reader.warnings() {
         eprintln!("trace dump: {}: warning: {w}", args.log.display());
     }
-    let ids: Vec<ProcId> = match args.process {
-        Some(sel) => match reader.select(sel) {
-            Some(p) => vec![p.id],
-            None => {
-                eprintln!(
-                    "trace dump: {}: no process {sel} in this log",
-                    args.log.display()
-                );
+    let names = Names::of_table(reader.processes());
+    let ids: Vec<ProcId> = match &args.process {
+        Some(p) => match names.resolve(p) {
+            Ok(id) => vec![id],
+            Err(e) => {
+                eprintln!("trace dump: {}: {e}", args.log.display());
                 return exit::TROUBLE;
             }
         },
         None => reader.processes().iter().map(|p| p.id).collect(),
     };
-    let pid_of = |p: ProcId| reader.process(p).map(|i| i.pid);
-    let cx = Context {
+    let printer = Printer {
         header: reader.header(),
-        pid_of: &pid_of,
+        names: &names,
     };
     let mut out = BufWriter::new(io::stdout().lock());
     let mut status = exit::OK;
@@ -71,9 +71,9 @@ pub fn run(args: Args) -> u8 {
                 return;
             }
             let line = if args.json {
-                text::json(&cx, id, index, time, &e)
+                printer.json(id, index, time, &e)
             } else {
-                text::line(&cx, id, index, time, &e)
+                printer.line(id, index, time, &e)
             };
             if let Err(e) = writeln!(out, "{line}") {
                 write_err = Some(e);
@@ -90,7 +90,11 @@ pub fn run(args: Args) -> u8 {
         }
         if let Err(e) = r {
             let _ = out.flush();
-            eprintln!("trace dump: {}: process {}: {e}", args.log.display(), id.0);
+            eprintln!(
+                "trace dump: {}: process {}: {e}",
+                args.log.display(),
+                names.label(id)
+            );
             status = exit::TROUBLE;
         }
     }

@@ -111,8 +111,8 @@ pub fn export_with<W: Write>(
         out.flush().map_err(io_err)?;
         if unknown > 0 {
             report.notes.push(format!(
-                "process {} <0.{}.0>: {unknown} receives left out: 'EXIT'/'DOWN' messages (signals, which CauDEr's format cannot hold) or messages from processes not in the log",
-                p.id.0, p.pid
+                "process {} {}: {unknown} receives left out: 'EXIT'/'DOWN' messages (signals, which CauDEr's format cannot hold) or messages from processes not in the log",
+                p.id.0, crate::text::pid_text(p.pid)
             ));
         }
         report.processes += 1;

@@ -419,8 +419,10 @@ impl LogReader {
                         warning = Some(Warning::at(
                             e.offset().unwrap_or(b.offset),
                             format!(
-                                "process {} <0.{}.0>: {e}; its log is read up to event {}",
-                                p.id.0, p.pid, b.header.first_event
+                                "process {} {}: {e}; its log is read up to event {}",
+                                p.id.0,
+                                crate::text::pid_text(p.pid),
+                                b.header.first_event
                             ),
                         ));
                         break;

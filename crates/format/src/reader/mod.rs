@@ -230,13 +230,3 @@ fn read_header(data: &[u8]) -> Result<(Header, usize), FormatError> {
     })?;
     Ok((header, end + 4))
 }
-
-impl LogReader {
-    /// The process a `--process` selector names.
-    pub fn select(&self, s: crate::text::ProcessSelector) -> Option<&ProcessInfo> {
-        match s {
-            crate::text::ProcessSelector::Index(i) => self.process(ProcId(i)),
-            crate::text::ProcessSelector::Pid(p) => self.process_by_pid(p),
-        }
-    }
-}

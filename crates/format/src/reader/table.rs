@@ -5,6 +5,7 @@ use crate::container::BlockHeader;
 use crate::error::Warning;
 use crate::event::ProcId;
 use crate::meta::{Header, ProcessEntry};
+use crate::text::pid_text;
 use std::ops::Range;
 
 /// A block record found in the file; its header has been checked.
@@ -201,11 +202,11 @@ pub(super) fn build(
                         warnings.push(Warning::at(
                             b.offset,
                             format!(
-                                "block of process {} says pid <0.{}.0>, {}; an earlier block said <0.{}.0>, {}",
+                                "block of process {} says pid {}, {}; an earlier block said {}, {}",
                                 h.process,
-                                h.pid,
+                                pid_text(h.pid),
                                 parent_text(h.parent()),
-                                pid,
+                                pid_text(pid),
                                 parent_text(parent.map(|p| p.0))
                             ),
                         ));
@@ -245,8 +246,9 @@ pub(super) fn build(
                     warnings.push(Warning::at(
                         b.offset,
                         format!(
-                            "block of process {id} says pid <0.{}.0>, the table says <0.{pid}.0>",
-                            h.pid
+                            "block of process {id} says pid {}, the table says {}",
+                            pid_text(h.pid),
+                            pid_text(pid)
                         ),
                     ));
                 }
@@ -268,14 +270,16 @@ pub(super) fn build(
         }
         if let Some((from, to, dropped)) = gap {
             warnings.push(Warning::general(format!(
-                "process {id} <0.{pid}.0>: its events {from}..{to} are missing; its log is read up to \
-                 event {from} and {dropped} later events are left out"
+                "process {id} {}: its events {from}..{to} are missing; its log is read up to \
+                 event {from} and {dropped} later events are left out",
+                pid_text(pid)
             )));
         }
         if let Some(r) = recorded {
             if r != expected && gap.is_none() {
                 warnings.push(Warning::general(format!(
-                    "process {id} <0.{pid}.0>: the footer counts {r} events, {expected} are readable"
+                    "process {id} {}: the footer counts {r} events, {expected} are readable",
+                    pid_text(pid)
                 )));
             }
         }
