@@ -9,47 +9,45 @@
 
 use crate::model::{Model, NO_SLOT};
 
-impl Model {
-    /// For each process (in [`Model::processes`] order), how many of its
-    /// first events belong to the consistent cut. For a complete,
-    /// consistent log that is every event. Costs O(receipts) per round, and
-    /// a round only follows a cut.
-    pub fn consistent_cut(&self) -> Vec<u64> {
-        let mut holds: Vec<u64> = self.procs.iter().map(|p| p.events).collect();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for s in 0..self.procs.len() {
-                // A process other than the entry exists only after its spawn.
-                let spawned = match self.spawned_by[s] {
-                    Some((parent, at)) => u64::from(at) < holds[parent as usize],
-                    None => self.procs[s].id == trace_format::ProcId(0),
-                };
-                if !spawned {
-                    if holds[s] > 0 {
-                        holds[s] = 0;
-                        changed = true;
-                    }
-                    continue;
+/// For each process (in [`Model::processes`] order), how many of its
+/// first events belong to the consistent cut. For a complete,
+/// consistent log that is every event. Costs O(receipts) per round, and
+/// a round only follows a cut.
+pub fn consistent_cut(model: &Model) -> Vec<u64> {
+    let mut holds: Vec<u64> = model.procs.iter().map(|p| p.events).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for s in 0..model.procs.len() {
+            // A process other than the entry exists only after its spawn.
+            let spawned = match model.spawned_by[s] {
+                Some((parent, at)) => u64::from(at) < holds[parent as usize],
+                None => model.procs[s].id == trace_format::ProcId(0),
+            };
+            if !spawned {
+                if holds[s] > 0 {
+                    holds[s] = 0;
+                    changed = true;
                 }
-                for rc in self.receipts_of(s as u32) {
-                    if u64::from(rc.at) >= holds[s] {
-                        break;
-                    }
-                    let sent = match rc.sender {
-                        NO_SLOT => None,
-                        q => self
-                            .signal(q, rc.index)
-                            .filter(|f| u64::from(f.at) < holds[q as usize]),
-                    };
-                    if sent.is_none() {
-                        holds[s] = u64::from(rc.at);
-                        changed = true;
-                        break;
-                    }
+                continue;
+            }
+            for rc in model.receipts_of(s as u32) {
+                if u64::from(rc.at) >= holds[s] {
+                    break;
+                }
+                let sent = match rc.sender {
+                    NO_SLOT => None,
+                    q => model
+                        .signal(q, rc.index)
+                        .filter(|f| u64::from(f.at) < holds[q as usize]),
+                };
+                if sent.is_none() {
+                    holds[s] = u64::from(rc.at);
+                    changed = true;
+                    break;
                 }
             }
         }
-        holds
     }
+    holds
 }

@@ -69,254 +69,259 @@ struct Progress<'m> {
 const AHEAD_STATE: usize = 6;
 const AHEAD_ARRAYS: usize = 3;
 
-impl Model {
-    /// Rebuilds a derivation of the whole log: calls `run(p, from..to)` for
-    /// each stretch of consecutive events of one process, in an order
-    /// consistent with happened-before. Cost: linear in receipts and spawns
-    /// (a wait costs a list insertion, usually at the end); memory: a few
-    /// words per process.
-    pub fn derive(&self, run: impl FnMut(ProcId, Range<u64>)) -> DeriveOutcome {
-        self.derive_within(None, run)
-    }
+/// Rebuilds a derivation of the whole log: calls `run(p, from..to)` for
+/// each stretch of consecutive events of one process, in an order
+/// consistent with happened-before. Cost: linear in receipts and spawns
+/// (a wait costs a list insertion, usually at the end); memory: a few
+/// words per process.
+pub fn derive(model: &Model, run: impl FnMut(ProcId, Range<u64>)) -> DeriveOutcome {
+    derive_within(model, None, run)
+}
 
-    /// As [`derive`](Self::derive), limited to the first `limit[p]` events
-    /// of each process (by slot, as in [`Model::processes`]). A causal past
-    /// is such a limit, closed under happened-before.
-    pub fn derive_within(
-        &self,
-        limit: Option<&[u64]>,
-        mut run: impl FnMut(ProcId, Range<u64>),
-    ) -> DeriveOutcome {
-        self.derive_slots(limit, |s, from, to| run(self.id(s), from as u64..to as u64))
-    }
+/// As [`derive`](Self::derive), limited to the first `limit[p]` events
+/// of each process (by slot, as in [`Model::processes`]). A causal past
+/// is such a limit, closed under happened-before.
+pub fn derive_within(
+    model: &Model,
+    limit: Option<&[u64]>,
+    mut run: impl FnMut(ProcId, Range<u64>),
+) -> DeriveOutcome {
+    derive_slots(model, limit, |s, from, to| {
+        run(model.id(s), from as u64..to as u64)
+    })
+}
 
-    pub(crate) fn derive_slots(
-        &self,
-        limit: Option<&[u64]>,
-        mut run: impl FnMut(Slot, u32, u32),
-    ) -> DeriveOutcome {
-        let n = self.procs.len();
-        let mut prog: Vec<Progress> = self
-            .procs
-            .iter()
-            .enumerate()
-            .map(|(s, p)| Progress {
-                receipts: self.receipts_of(s as Slot),
-                spawns: self.spawns_of(s as Slot),
-                cursor: 0,
-                end: limit.map_or(p.events, |l| l[s].min(p.events)) as u32,
-                r: 0,
-                k: 0,
-                sent: 0,
-                started: false,
-            })
-            .collect();
-        let mut waiters = Waiters::new(n);
-        // Per process: the signals it has sent so far and those of its whole
-        // log, what a receipt checks of its sender. Kept apart from the rest
-        // of the state so that it stays in cache, and side by side so that a
-        // receipt reads one line.
-        let mut published: Vec<[u32; 2]> = self.sent.iter().map(|&t| [0, t]).collect();
-        let mut ready: VecDeque<Slot> = VecDeque::new();
-        // Processes no spawn created start at once: the entry process first.
-        for (s, st) in prog.iter_mut().enumerate() {
-            if self.spawned_by[s].is_none() {
-                st.started = true;
-                ready.push_back(s as Slot);
-            }
-        }
-        let mut ordered = 0u64;
-        // First in, first out, with what a process's run reads asked for in
-        // advance: the run of a process starts with a cache miss otherwise.
-        // Two stages: the state of a process a few places ahead, then the
-        // receipt and signal of one nearer (whose state was asked for then).
-        while let Some(p) = ready.pop_front() {
-            if let Some(&q) = ready.get(AHEAD_STATE) {
-                prefetch(&prog[q as usize]);
-            }
-            if let Some(&q) = ready.get(AHEAD_ARRAYS) {
-                let next = &prog[q as usize];
-                prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
-                prefetch(self.signals_of(q).as_ptr().wrapping_add(next.sent as usize));
-            }
-            let st = &prog[p as usize];
-            let (recs, spawns) = (st.receipts, st.spawns);
-            let (mut cur, end, total) = (st.cursor, st.end, published[p as usize][1]);
-            let (mut r, mut k) = (st.r as usize, st.k as usize);
-            // Signals sent before `cur`; brought forward only where a
-            // receipt needs it (a wait, or a signal to itself), by walking
-            // the process's signals from where the last run left them.
-            let mut sent = st.sent;
-            let sent_before = |from: u32, at: u32| {
-                let sigs = self.signals_of(p);
-                let mut n = from as usize;
-                while n < sigs.len() && sigs[n].at < at {
-                    n += 1;
-                }
-                n as u32
-            };
-            let start = cur;
-            loop {
-                let stop = match recs.get(r) {
-                    Some(rc) if rc.at < end => rc.at,
-                    _ => end,
-                };
-                while k < spawns.len() && spawns[k].at < stop {
-                    let c = spawns[k].child;
-                    if c != NO_SLOT
-                        && self.spawned_by[c as usize] == Some((p, spawns[k].at))
-                        && !prog[c as usize].started
-                    {
-                        prog[c as usize].started = true;
-                        ready.push_back(c);
-                    }
-                    k += 1;
-                }
-                cur = stop;
-                if cur == end {
-                    sent = if end as u64 == self.procs[p as usize].events {
-                        total
-                    } else {
-                        sent_before(sent, end)
-                    };
-                    break;
-                }
-                let rc = &recs[r];
-                if rc.sender != NO_SLOT {
-                    // A receipt of a signal no log holds orders nothing (validation reports it).
-                    let [published_by, sent_in_all] = published[rc.sender as usize];
-                    let done = if rc.sender == p {
-                        sent = sent_before(sent, rc.at);
-                        sent
-                    } else {
-                        published_by
-                    };
-                    if rc.index < sent_in_all && rc.index >= done {
-                        sent = sent_before(sent, rc.at);
-                        waiters.add(rc.sender, rc.index, p);
-                        break;
-                    }
-                }
-                r += 1;
-            }
-            if cur > start {
-                run(p, start, cur);
-                ordered += (cur - start) as u64;
-            }
-            // The process's next run reads on from here, after other runs
-            // have gone by: ask for its next receipts and signals now, the
-            // lines past the current ones included (a thousand processes
-            // interleaved are too many streams for the hardware to follow).
-            let next_signal = self.signals_of(p).as_ptr().wrapping_add(sent as usize);
-            for line in [0, 64] {
-                prefetch((recs.as_ptr().wrapping_add(r) as *const u8).wrapping_add(line));
-                prefetch((next_signal as *const u8).wrapping_add(line));
-            }
-            let st = &mut prog[p as usize];
-            st.cursor = cur;
-            st.r = r as u32;
-            st.sent = sent;
-            published[p as usize][0] = sent;
-            st.k = k as u32;
-            waiters.wake(p, sent, |q| ready.push_back(q));
-        }
-        let (cycles, behind) = self.stuck(&prog);
-        DeriveOutcome {
-            ordered,
-            cycles,
-            behind,
-        }
-    }
-
-    /// The wait of a process that did not finish, if it has one.
-    fn wait_of(&self, s: Slot, st: &Progress) -> Option<Wait> {
-        let me = self.id(s);
-        if !st.started {
-            let (parent, at) = self.spawned_by[s as usize]?;
-            return Some(Wait {
-                event: EventId::new(me, 0),
-                needs: EventId::new(self.id(parent), at as u64),
-                why: WaitReason::Spawn,
-            });
-        }
-        let rc = st.receipts.get(st.r as usize)?;
-        let f = self.signal(rc.sender, rc.index)?;
-        let sender = self.id(rc.sender);
-        Some(Wait {
-            event: EventId::new(me, rc.at as u64),
-            needs: EventId::new(sender, f.at as u64),
-            why: WaitReason::Signal(MsgId {
-                sender,
-                index: rc.index as u64,
-            }),
+pub(crate) fn derive_slots(
+    model: &Model,
+    limit: Option<&[u64]>,
+    mut run: impl FnMut(Slot, u32, u32),
+) -> DeriveOutcome {
+    let n = model.procs.len();
+    let mut prog: Vec<Progress> = model
+        .procs
+        .iter()
+        .enumerate()
+        .map(|(s, p)| Progress {
+            receipts: model.receipts_of(s as Slot),
+            spawns: model.spawns_of(s as Slot),
+            cursor: 0,
+            end: limit.map_or(p.events, |l| l[s].min(p.events)) as u32,
+            r: 0,
+            k: 0,
+            sent: 0,
+            started: false,
         })
-    }
-
-    /// Follows the waits of the processes left unfinished: every one waits
-    /// for exactly one other, so the waits form cycles with trees hanging
-    /// off them.
-    fn stuck(&self, prog: &[Progress]) -> (Vec<Vec<Wait>>, Vec<ProcId>) {
-        let stuck: Vec<Slot> = (0..prog.len() as Slot)
-            .filter(|&s| {
-                let st = &prog[s as usize];
-                !st.started && st.end > 0 || st.cursor < st.end
-            })
-            .collect();
-        if stuck.is_empty() {
-            return (Vec::new(), Vec::new());
+        .collect();
+    let mut waiters = Waiters::new(n);
+    // Per process: the signals it has sent so far and those of its whole
+    // log, what a receipt checks of its sender. Kept apart from the rest
+    // of the state so that it stays in cache, and side by side so that a
+    // receipt reads one line.
+    let mut published: Vec<[u32; 2]> = model.sent.iter().map(|&t| [0, t]).collect();
+    let mut ready: VecDeque<Slot> = VecDeque::new();
+    // Processes no spawn created start at once: the entry process first.
+    for (s, st) in prog.iter_mut().enumerate() {
+        if model.spawned_by[s].is_none() {
+            st.started = true;
+            ready.push_back(s as Slot);
         }
-        let waits: Vec<Option<Wait>> = (0..prog.len() as Slot)
-            .map(|s| {
-                let st = &prog[s as usize];
-                if !st.started && st.end > 0 || st.cursor < st.end {
-                    self.wait_of(s, st)
+    }
+    let mut ordered = 0u64;
+    // First in, first out, with what a process's run reads asked for in
+    // advance: the run of a process starts with a cache miss otherwise.
+    // Two stages: the state of a process a few places ahead, then the
+    // receipt and signal of one nearer (whose state was asked for then).
+    while let Some(p) = ready.pop_front() {
+        if let Some(&q) = ready.get(AHEAD_STATE) {
+            prefetch(&prog[q as usize]);
+        }
+        if let Some(&q) = ready.get(AHEAD_ARRAYS) {
+            let next = &prog[q as usize];
+            prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
+            prefetch(
+                model
+                    .signals_of(q)
+                    .as_ptr()
+                    .wrapping_add(next.sent as usize),
+            );
+        }
+        let st = &prog[p as usize];
+        let (recs, spawns) = (st.receipts, st.spawns);
+        let (mut cur, end, total) = (st.cursor, st.end, published[p as usize][1]);
+        let (mut r, mut k) = (st.r as usize, st.k as usize);
+        // Signals sent before `cur`; brought forward only where a
+        // receipt needs it (a wait, or a signal to itself), by walking
+        // the process's signals from where the last run left them.
+        let mut sent = st.sent;
+        let sent_before = |from: u32, at: u32| {
+            let sigs = model.signals_of(p);
+            let mut n = from as usize;
+            while n < sigs.len() && sigs[n].at < at {
+                n += 1;
+            }
+            n as u32
+        };
+        let start = cur;
+        loop {
+            let stop = match recs.get(r) {
+                Some(rc) if rc.at < end => rc.at,
+                _ => end,
+            };
+            while k < spawns.len() && spawns[k].at < stop {
+                let c = spawns[k].child;
+                if c != NO_SLOT
+                    && model.spawned_by[c as usize] == Some((p, spawns[k].at))
+                    && !prog[c as usize].started
+                {
+                    prog[c as usize].started = true;
+                    ready.push_back(c);
+                }
+                k += 1;
+            }
+            cur = stop;
+            if cur == end {
+                sent = if end as u64 == model.procs[p as usize].events {
+                    total
                 } else {
-                    None
-                }
-            })
-            .collect();
-        const NEW: u8 = 0;
-        const ON_PATH: u8 = 1;
-        const DONE: u8 = 2;
-        let mut state = vec![NEW; prog.len()];
-        let mut cycles = Vec::new();
-        let mut on_cycle = vec![false; prog.len()];
-        for &start in &stuck {
-            let mut path: Vec<Slot> = Vec::new();
-            let mut at = start;
-            loop {
-                if state[at as usize] == DONE {
+                    sent_before(sent, end)
+                };
+                break;
+            }
+            let rc = &recs[r];
+            if rc.sender != NO_SLOT {
+                // A receipt of a signal no log holds orders nothing (validation reports it).
+                let [published_by, sent_in_all] = published[rc.sender as usize];
+                let done = if rc.sender == p {
+                    sent = sent_before(sent, rc.at);
+                    sent
+                } else {
+                    published_by
+                };
+                if rc.index < sent_in_all && rc.index >= done {
+                    sent = sent_before(sent, rc.at);
+                    waiters.add(rc.sender, rc.index, p);
                     break;
-                }
-                if state[at as usize] == ON_PATH {
-                    // `at` closes a cycle: the part of the path from it.
-                    let from = path.iter().position(|&x| x == at).unwrap_or(0);
-                    let cycle: Vec<Wait> = path[from..]
-                        .iter()
-                        .filter_map(|&x| waits[x as usize])
-                        .collect();
-                    for &x in &path[from..] {
-                        on_cycle[x as usize] = true;
-                    }
-                    cycles.push(cycle);
-                    break;
-                }
-                state[at as usize] = ON_PATH;
-                path.push(at);
-                match waits[at as usize].and_then(|w| self.slot(w.needs.proc)) {
-                    Some(next) if waits[next as usize].is_some() => at = next,
-                    _ => break,
                 }
             }
-            for x in path {
-                state[x as usize] = DONE;
+            r += 1;
+        }
+        if cur > start {
+            run(p, start, cur);
+            ordered += (cur - start) as u64;
+        }
+        // The process's next run reads on from here, after other runs
+        // have gone by: ask for its next receipts and signals now, the
+        // lines past the current ones included (a thousand processes
+        // interleaved are too many streams for the hardware to follow).
+        let next_signal = model.signals_of(p).as_ptr().wrapping_add(sent as usize);
+        for line in [0, 64] {
+            prefetch((recs.as_ptr().wrapping_add(r) as *const u8).wrapping_add(line));
+            prefetch((next_signal as *const u8).wrapping_add(line));
+        }
+        let st = &mut prog[p as usize];
+        st.cursor = cur;
+        st.r = r as u32;
+        st.sent = sent;
+        published[p as usize][0] = sent;
+        st.k = k as u32;
+        waiters.wake(p, sent, |q| ready.push_back(q));
+    }
+    let (cycles, behind) = stuck(model, &prog);
+    DeriveOutcome {
+        ordered,
+        cycles,
+        behind,
+    }
+}
+
+/// The wait of a process that did not finish, if it has one.
+fn wait_of(model: &Model, s: Slot, st: &Progress) -> Option<Wait> {
+    let me = model.id(s);
+    if !st.started {
+        let (parent, at) = model.spawned_by[s as usize]?;
+        return Some(Wait {
+            event: EventId::new(me, 0),
+            needs: EventId::new(model.id(parent), at as u64),
+            why: WaitReason::Spawn,
+        });
+    }
+    let rc = st.receipts.get(st.r as usize)?;
+    let f = model.signal(rc.sender, rc.index)?;
+    let sender = model.id(rc.sender);
+    Some(Wait {
+        event: EventId::new(me, rc.at as u64),
+        needs: EventId::new(sender, f.at as u64),
+        why: WaitReason::Signal(MsgId {
+            sender,
+            index: rc.index as u64,
+        }),
+    })
+}
+
+/// Follows the waits of the processes left unfinished: every one waits
+/// for exactly one other, so the waits form cycles with trees hanging
+/// off them.
+fn stuck(model: &Model, prog: &[Progress]) -> (Vec<Vec<Wait>>, Vec<ProcId>) {
+    let stuck: Vec<Slot> = (0..prog.len() as Slot)
+        .filter(|&s| {
+            let st = &prog[s as usize];
+            !st.started && st.end > 0 || st.cursor < st.end
+        })
+        .collect();
+    if stuck.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let waits: Vec<Option<Wait>> = (0..prog.len() as Slot)
+        .map(|s| {
+            let st = &prog[s as usize];
+            if !st.started && st.end > 0 || st.cursor < st.end {
+                wait_of(model, s, st)
+            } else {
+                None
+            }
+        })
+        .collect();
+    const NEW: u8 = 0;
+    const ON_PATH: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![NEW; prog.len()];
+    let mut cycles = Vec::new();
+    let mut on_cycle = vec![false; prog.len()];
+    for &start in &stuck {
+        let mut path: Vec<Slot> = Vec::new();
+        let mut at = start;
+        loop {
+            if state[at as usize] == DONE {
+                break;
+            }
+            if state[at as usize] == ON_PATH {
+                // `at` closes a cycle: the part of the path from it.
+                let from = path.iter().position(|&x| x == at).unwrap_or(0);
+                let cycle: Vec<Wait> = path[from..]
+                    .iter()
+                    .filter_map(|&x| waits[x as usize])
+                    .collect();
+                for &x in &path[from..] {
+                    on_cycle[x as usize] = true;
+                }
+                cycles.push(cycle);
+                break;
+            }
+            state[at as usize] = ON_PATH;
+            path.push(at);
+            match waits[at as usize].and_then(|w| model.slot(w.needs.proc)) {
+                Some(next) if waits[next as usize].is_some() => at = next,
+                _ => break,
             }
         }
-        let behind = stuck
-            .into_iter()
-            .filter(|&s| !on_cycle[s as usize])
-            .map(|s| self.id(s))
-            .collect();
-        (cycles, behind)
+        for x in path {
+            state[x as usize] = DONE;
+        }
     }
+    let behind = stuck
+        .into_iter()
+        .filter(|&s| !on_cycle[s as usize])
+        .map(|s| model.id(s))
+        .collect();
+    (cycles, behind)
 }

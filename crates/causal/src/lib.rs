@@ -46,10 +46,11 @@ mod waiters;
 mod test_logs;
 
 pub use build::EventVisitor;
-pub use derive::{DeriveOutcome, Wait, WaitReason};
+pub use cut::consistent_cut;
+pub use derive::{derive, derive_within, DeriveOutcome, Wait, WaitReason};
 pub use facts::{Receipt, Sent, Spawned};
 pub use model::{Destination, EventId, Model, ProcFacts, ReceiptKind, SignalClass};
 pub use query::{Future, Past};
-pub use resolve::ResolveError;
-pub use steps::Step;
-pub use validate::{Arrival, Inconsistency, Overtaken, Report, Unreceived, Unverifiable};
+pub use resolve::{resolve, resolve_msg, resolve_proc, ResolveError};
+pub use steps::{for_each_step, Step};
+pub use validate::{validate, Arrival, Inconsistency, Overtaken, Report, Unreceived, Unverifiable};

@@ -203,7 +203,7 @@ impl Model {
             let mut receipt = vec![u64::MAX; self.total_receipts()];
             let mut next_receipt = vec![0usize; self.procs.len()];
             let mut pos = 0u64;
-            let out = self.derive_slots(None, |s, from, to| {
+            let out = crate::derive::derive_slots(self, None, |s, from, to| {
                 let base = self.procs[s as usize].receipts.start;
                 let recs = self.receipts_of(s);
                 if from == 0 {

@@ -22,96 +22,95 @@ impl fmt::Display for ResolveError {
 
 impl std::error::Error for ResolveError {}
 
-impl Model {
-    /// The process a user named.
-    pub fn resolve_proc(&self, p: &ProcRef) -> Result<ProcId, LookupError> {
-        self.names.resolve(p)
-    }
+/// The process a user named.
+pub fn resolve_proc(model: &Model, p: &ProcRef) -> Result<ProcId, LookupError> {
+    model.names.resolve(p)
+}
 
-    /// The message (signal) a user named, if its sender's log holds it.
-    pub fn resolve_msg(&self, m: &MsgRef) -> Result<MsgId, String> {
-        let sender = self.resolve_proc(&m.sender).map_err(|e| e.to_string())?;
-        let msg = MsgId {
-            sender,
-            index: m.index,
-        };
-        let sent = self.process(sender).map_or(0, |p| p.signals_sent());
-        if m.index >= sent {
-            let label = self.names.short(sender);
-            return Err(match sent {
-                0 => format!("{label} sent no message or signal"),
-                1 => format!("{label} sent one signal, {label}:0"),
-                n => format!("{label} sent {n} signals, {label}:0 to {label}:{}", n - 1),
-            });
+/// The message (signal) a user named, if its sender's log holds it.
+pub fn resolve_msg(model: &Model, m: &MsgRef) -> Result<MsgId, String> {
+    let sender = resolve_proc(model, &m.sender).map_err(|e| e.to_string())?;
+    let msg = MsgId {
+        sender,
+        index: m.index,
+    };
+    let sent = model.process(sender).map_or(0, |p| p.signals_sent());
+    if m.index >= sent {
+        let label = model.names.short(sender);
+        return Err(match sent {
+            0 => format!("{label} sent no message or signal"),
+            1 => format!("{label} sent one signal, {label}:0"),
+            n => format!("{label} sent {n} signals, {label}:0 to {label}:{}", n - 1),
+        });
+    }
+    Ok(msg)
+}
+
+/// The event a user named.
+pub fn resolve(model: &Model, spec: &EventSpec) -> Result<EventId, ResolveError> {
+    let fail = |reason: String| ResolveError {
+        spec: spec.to_string(),
+        reason,
+    };
+    let proc = |p: &ProcRef| resolve_proc(model, p).map_err(|e| fail(e.to_string()));
+    let msg = |m: &MsgRef| resolve_msg(model, m).map_err(fail);
+    let receipt = |m: &MsgRef, want: fn(ReceiptKind) -> bool, what: &str| {
+        let id = msg(m)?;
+        model
+            .receipts_of_msg(id)
+            .into_iter()
+            .find(|(_, k)| want(*k))
+            .map(|(e, _)| e)
+            .ok_or_else(|| fail(format!("{m} was never {what}")))
+    };
+    match spec {
+        EventSpec::Nth { proc: p, index } => {
+            let id = proc(p)?;
+            let n = model.process(id).map_or(0, |f| f.events);
+            if *index < n {
+                Ok(EventId::new(id, *index))
+            } else {
+                let label = model.names.short(id);
+                Err(fail(match n {
+                    0 => format!("the log holds no event of {label}"),
+                    1 => format!("{label} has one event, {label}#0"),
+                    n => format!("{label} has {n} events, {label}#0 to {label}#{}", n - 1),
+                }))
+            }
         }
-        Ok(msg)
-    }
-
-    /// The event a user named.
-    pub fn resolve(&self, spec: &EventSpec) -> Result<EventId, ResolveError> {
-        let fail = |reason: String| ResolveError {
-            spec: spec.to_string(),
-            reason,
-        };
-        let proc = |p: &ProcRef| self.resolve_proc(p).map_err(|e| fail(e.to_string()));
-        let msg = |m: &MsgRef| self.resolve_msg(m).map_err(fail);
-        let receipt = |m: &MsgRef, want: fn(ReceiptKind) -> bool, what: &str| {
+        EventSpec::Send(m) => {
             let id = msg(m)?;
-            self.receipts_of_msg(id)
-                .into_iter()
-                .find(|(_, k)| want(*k))
-                .map(|(e, _)| e)
-                .ok_or_else(|| fail(format!("{m} was never {what}")))
-        };
-        match spec {
-            EventSpec::Nth { proc: p, index } => {
-                let id = proc(p)?;
-                let n = self.process(id).map_or(0, |f| f.events);
-                if *index < n {
-                    Ok(EventId::new(id, *index))
+            Ok(model
+                .send_of(id)
+                .map(|(e, _, _)| e)
+                .expect("resolve_msg checked it"))
+        }
+        EventSpec::Receive(m) => receipt(m, |k| k == ReceiptKind::Receive, "received"),
+        EventSpec::Deliver(m) => {
+            if !model.deliveries {
+                return Err(fail(
+                    "this log has no deliveries (record with --deliveries)".into(),
+                ));
+            }
+            receipt(m, |k| k == ReceiptKind::Deliver, "delivered")
+        }
+        EventSpec::Taken(m) => receipt(m, |k| matches!(k, ReceiptKind::Taken(_)), "taken"),
+        EventSpec::Spawn(p) => {
+            let id = proc(p)?;
+            model.spawn_of(id).ok_or_else(|| {
+                fail(if id == ProcId(0) {
+                    "P is the entry process: no spawn created it".into()
                 } else {
-                    let label = self.names.short(id);
-                    Err(fail(match n {
-                        0 => format!("the log holds no event of {label}"),
-                        1 => format!("{label} has one event, {label}#0"),
-                        n => format!("{label} has {n} events, {label}#0 to {label}#{}", n - 1),
-                    }))
-                }
-            }
-            EventSpec::Send(m) => {
-                let id = msg(m)?;
-                Ok(self
-                    .send_of(id)
-                    .map(|(e, _, _)| e)
-                    .expect("resolve_msg checked it"))
-            }
-            EventSpec::Receive(m) => receipt(m, |k| k == ReceiptKind::Receive, "received"),
-            EventSpec::Deliver(m) => {
-                if !self.deliveries {
-                    return Err(fail(
-                        "this log has no deliveries (record with --deliveries)".into(),
-                    ));
-                }
-                receipt(m, |k| k == ReceiptKind::Deliver, "delivered")
-            }
-            EventSpec::Taken(m) => receipt(m, |k| matches!(k, ReceiptKind::Taken(_)), "taken"),
-            EventSpec::Spawn(p) => {
-                let id = proc(p)?;
-                self.spawn_of(id).ok_or_else(|| {
-                    fail(if id == ProcId(0) {
-                        "P is the entry process: no spawn created it".into()
-                    } else {
-                        format!("no spawn in the log created {}", self.names.short(id))
-                    })
+                    format!("no spawn in the log created {}", model.names.short(id))
                 })
-            }
-            EventSpec::Exit(p) => {
-                let id = proc(p)?;
-                let f = self.process(id).expect("resolved ids exist");
-                f.exit
-                    .map(|x| EventId::new(id, x))
-                    .ok_or_else(|| fail(format!("{} never exited", self.names.short(id))))
-            }
+            })
+        }
+        EventSpec::Exit(p) => {
+            let id = proc(p)?;
+            let f = model.process(id).expect("resolved ids exist");
+            f.exit
+                .map(|x| EventId::new(id, x))
+                .ok_or_else(|| fail(format!("{} never exited", model.names.short(id))))
         }
     }
 }

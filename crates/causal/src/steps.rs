@@ -126,89 +126,87 @@ impl Decoded<'_> {
     }
 }
 
-impl Model {
-    /// Rebuilds a derivation and hands `f` each step with its event decoded,
-    /// in order. `limit` restricts it as in [`Model::derive_within`]. `f`
-    /// returns false to stop early (e.g. the output was closed). Memory: at
-    /// most about [`HELD_EVENTS`] decoded events, whatever the log's size.
-    pub fn for_each_step(
-        &self,
-        reader: &LogReader,
-        limit: Option<&[u64]>,
-        f: impl FnMut(&Step<'_>) -> bool,
-    ) -> Result<DeriveOutcome, FormatError> {
-        self.steps_within(reader, limit, HELD_EVENTS, f)
-    }
+/// Rebuilds a derivation and hands `f` each step with its event decoded,
+/// in order. `limit` restricts it as in [`Model::derive_within`]. `f`
+/// returns false to stop early (e.g. the output was closed). Memory: at
+/// most about [`HELD_EVENTS`] decoded events, whatever the log's size.
+pub fn for_each_step(
+    model: &Model,
+    reader: &LogReader,
+    limit: Option<&[u64]>,
+    f: impl FnMut(&Step<'_>) -> bool,
+) -> Result<DeriveOutcome, FormatError> {
+    steps_within(model, reader, limit, HELD_EVENTS, f)
+}
 
-    fn steps_within(
-        &self,
-        reader: &LogReader,
-        limit: Option<&[u64]>,
-        budget: usize,
-        mut f: impl FnMut(&Step<'_>) -> bool,
-    ) -> Result<DeriveOutcome, FormatError> {
-        let infos: Vec<_> = reader.blocks().collect();
-        let mut cursors: Vec<Cursor> = self.procs.iter().map(|_| Cursor::default()).collect();
-        // Blocks are grouped by process in table order.
-        let mut at = 0usize;
-        for (s, p) in self.procs.iter().enumerate() {
-            while at < infos.len() && infos[at].process < p.id {
-                at += 1;
-            }
-            let start = at;
-            while at < infos.len() && infos[at].process == p.id {
-                at += 1;
-            }
-            cursors[s].blocks = start..at;
-            cursors[s].block = usize::MAX;
+fn steps_within(
+    model: &Model,
+    reader: &LogReader,
+    limit: Option<&[u64]>,
+    budget: usize,
+    mut f: impl FnMut(&Step<'_>) -> bool,
+) -> Result<DeriveOutcome, FormatError> {
+    let infos: Vec<_> = reader.blocks().collect();
+    let mut cursors: Vec<Cursor> = model.procs.iter().map(|_| Cursor::default()).collect();
+    // Blocks are grouped by process in table order.
+    let mut at = 0usize;
+    for (s, p) in model.procs.iter().enumerate() {
+        while at < infos.len() && infos[at].process < p.id {
+            at += 1;
         }
-        let mut decoded = Decoded {
-            reader,
-            budget,
-            infos,
-            cursors,
-            held: 0,
-            filled: VecDeque::new(),
-        };
-        let mut number = 0u64;
-        let mut error: Option<FormatError> = None;
-        let mut go_on = true;
-        let outcome = self.derive_slots(limit, |s: Slot, from, to| {
-            let me = self.id(s);
-            for i in from as u64..to as u64 {
-                if !go_on || error.is_some() {
+        let start = at;
+        while at < infos.len() && infos[at].process == p.id {
+            at += 1;
+        }
+        cursors[s].blocks = start..at;
+        cursors[s].block = usize::MAX;
+    }
+    let mut decoded = Decoded {
+        reader,
+        budget,
+        infos,
+        cursors,
+        held: 0,
+        filled: VecDeque::new(),
+    };
+    let mut number = 0u64;
+    let mut error: Option<FormatError> = None;
+    let mut go_on = true;
+    let outcome = crate::derive::derive_slots(model, limit, |s: Slot, from, to| {
+        let me = model.id(s);
+        for i in from as u64..to as u64 {
+            if !go_on || error.is_some() {
+                return;
+            }
+            let (time, data) = match decoded.take(s, i) {
+                Ok(Some(e)) => e,
+                Ok(None) => return,
+                Err(e) => {
+                    error = Some(e);
                     return;
                 }
-                let (time, data) = match decoded.take(s, i) {
-                    Ok(Some(e)) => e,
-                    Ok(None) => return,
-                    Err(e) => {
-                        error = Some(e);
-                        return;
-                    }
-                };
-                let c = &mut decoded.cursors[s as usize];
-                let msg = data.sends_signal().then(|| {
-                    c.signals += 1;
-                    MsgId {
-                        sender: me,
-                        index: c.signals - 1,
-                    }
-                });
-                number += 1;
-                go_on = f(&Step {
-                    number,
-                    event: EventId::new(me, i),
-                    time,
-                    data: &data,
-                    msg,
-                });
-            }
-        });
-        match error {
-            Some(e) => Err(e),
-            None => Ok(outcome),
+            };
+            let c = &mut decoded.cursors[s as usize];
+            let msg = data.sends_signal().then(|| {
+                c.signals += 1;
+                MsgId {
+                    sender: me,
+                    index: c.signals - 1,
+                }
+            });
+            number += 1;
+            go_on = f(&Step {
+                number,
+                event: EventId::new(me, i),
+                time,
+                data: &data,
+                msg,
+            });
         }
+    });
+    match error {
+        Some(e) => Err(e),
+        None => Ok(outcome),
     }
 }
 
@@ -235,7 +233,7 @@ mod tests {
         let m = Model::build(&reader);
         let steps = |budget| {
             let mut v = Vec::new();
-            m.steps_within(&reader, None, budget, |s| {
+            steps_within(&m, &reader, None, budget, |s| {
                 v.push((s.number, s.event, s.data.clone(), s.msg));
                 true
             })

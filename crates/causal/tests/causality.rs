@@ -138,7 +138,7 @@ fn a_derivation_places_every_event_after_its_causes() {
         let dir = Scratch::new("derive");
         let m = model(&dir, &procs);
         let mut pos: HashMap<EventId, usize> = HashMap::new();
-        let out = m.derive(|p, range| {
+        let out = trace_causal::derive(&m, |p, range| {
             for i in range {
                 let n = pos.len();
                 assert!(pos.insert(EventId::new(p, i), n).is_none(), "placed twice");
@@ -173,7 +173,7 @@ fn a_derivation_within_a_causal_past_is_that_past() {
         .unwrap();
     let past = m.causal_past(last);
     let mut n = 0;
-    let out = m.derive_within(Some(past.as_limits()), |p, range| {
+    let out = trace_causal::derive_within(&m, Some(past.as_limits()), |p, range| {
         for i in range {
             assert!(past.contains(EventId::new(p, i)));
             n += 1;

@@ -189,7 +189,7 @@ fn event_syntax_errors_point_at_the_column() {
 fn events_resolve_to_their_place_in_the_log() {
     let dir = Scratch::new("resolve");
     let m = Model::build(&open(&dir, &family()));
-    let r = |s: &str| m.resolve(&s.parse().unwrap());
+    let r = |s: &str| trace_causal::resolve(&m, &s.parse().unwrap());
     assert_eq!(r("P.2.1#1"), Ok(e(3, 1)));
     assert_eq!(r("<0.83.0>#1"), Ok(e(3, 1)));
     assert_eq!(r("send(P.1:0)"), Ok(e(1, 1)));
@@ -210,7 +210,11 @@ fn events_that_name_nothing_say_why() {
     ];
     let dir = Scratch::new("unresolved");
     let m = Model::build(&open(&dir, &procs));
-    let err = |s: &str| m.resolve(&s.parse().unwrap()).unwrap_err().to_string();
+    let err = |s: &str| {
+        trace_causal::resolve(&m, &s.parse().unwrap())
+            .unwrap_err()
+            .to_string()
+    };
     assert_eq!(err("P.1#4"), "P.1#4: P.1 has one event, P.1#0");
     assert_eq!(
         err("P.4#0"),

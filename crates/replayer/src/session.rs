@@ -125,7 +125,7 @@ pub fn replay(
             // Replay the part of the log that could have happened on its own:
             // a receipt whose send was lost with the end of the run is left out.
             let model = trace_causal::Model::build(&log);
-            let cut = model.consistent_cut();
+            let cut = trace_causal::consistent_cut(&model);
             let mut holds = vec![0u64; log.processes().len()];
             for (p, n) in model.processes().iter().zip(cut) {
                 if let Some(h) = holds.get_mut(p.id.0 as usize) {

@@ -64,7 +64,7 @@ pub struct UntilReport {
 pub fn plan(log: &LogReader, spec: &EventSpec) -> Result<Plan, String> {
     let model = Model::build(log);
     // The error names the event itself.
-    let event = model.resolve(spec).map_err(|e| e.to_string())?;
+    let event = trace_causal::resolve(&model, spec).map_err(|e| e.to_string())?;
     let past = model.causal_past(event);
     let mut holds = vec![0u64; log.processes().len()];
     let mut labels = HashMap::new();

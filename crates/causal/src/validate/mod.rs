@@ -214,47 +214,45 @@ impl Report {
     }
 }
 
-impl Model {
-    /// Checks the log's causal consistency. The checks of receipts and the
-    /// listing of leftovers run in parallel (rayon's pool); the rebuild of
-    /// the derivation, which finds cycles, is one pass over receipts.
-    pub fn check(&self) -> Report {
-        // The rebuild is sequential: it runs beside the parallel checks.
-        let (outcome, (checked, (unreceived, to_foreign))) = rayon::join(
-            || self.derive_slots(None, |_, _, _| {}),
-            || {
-                let checked = receipts::check(self);
-                let left = leftovers::unreceived(self, &checked.marks);
-                (checked, left)
-            },
-        );
-        let mut inconsistencies = checked.problems;
-        let mut unverifiable = checked.unverifiable;
-        inconsistencies.extend(self.early.iter().cloned());
-        unverifiable.extend(self.early_unverifiable.iter().cloned());
-        tree::check(self, &mut inconsistencies, &mut unverifiable);
-        for waits in outcome.cycles {
-            inconsistencies.push(Inconsistency::Cycle { waits });
-        }
-        inconsistencies.sort_by_key(|i| (i.event(), i.code()));
-        Report {
-            processes: self.procs.len() as u64,
-            events: self.event_count(),
-            ordered: outcome.ordered,
-            inconsistencies,
-            unverifiable,
-            behind_cycles: outcome.behind,
-            overtaken: checked.overtaken,
-            unreceived,
-            to_foreign,
-            never_exited: self
-                .procs
-                .iter()
-                .filter(|p| p.exit.is_none() && self.records_exits)
-                .map(|p| p.id)
-                .collect(),
-            exits_recorded: self.records_exits,
-            complete: self.complete,
-        }
+/// Checks the log's causal consistency. The checks of receipts and the
+/// listing of leftovers run in parallel (rayon's pool); the rebuild of
+/// the derivation, which finds cycles, is one pass over receipts.
+pub fn validate(model: &Model) -> Report {
+    // The rebuild is sequential: it runs beside the parallel checks.
+    let (outcome, (checked, (unreceived, to_foreign))) = rayon::join(
+        || crate::derive::derive_slots(model, None, |_, _, _| {}),
+        || {
+            let checked = receipts::check(model);
+            let left = leftovers::unreceived(model, &checked.marks);
+            (checked, left)
+        },
+    );
+    let mut inconsistencies = checked.problems;
+    let mut unverifiable = checked.unverifiable;
+    inconsistencies.extend(model.early.iter().cloned());
+    unverifiable.extend(model.early_unverifiable.iter().cloned());
+    tree::check(model, &mut inconsistencies, &mut unverifiable);
+    for waits in outcome.cycles {
+        inconsistencies.push(Inconsistency::Cycle { waits });
+    }
+    inconsistencies.sort_by_key(|i| (i.event(), i.code()));
+    Report {
+        processes: model.procs.len() as u64,
+        events: model.event_count(),
+        ordered: outcome.ordered,
+        inconsistencies,
+        unverifiable,
+        behind_cycles: outcome.behind,
+        overtaken: checked.overtaken,
+        unreceived,
+        to_foreign,
+        never_exited: model
+            .procs
+            .iter()
+            .filter(|p| p.exit.is_none() && model.records_exits)
+            .map(|p| p.id)
+            .collect(),
+        exits_recorded: model.records_exits,
+        complete: model.complete,
     }
 }

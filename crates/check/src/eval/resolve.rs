@@ -44,7 +44,7 @@ pub fn resolve(prop: &CProp, model: &Model, registry: &Registry) -> Resolved {
     };
     for (v, named) in &prop.vars.constants {
         let id = match named {
-            Named::Proc(r) => match model.resolve_proc(r) {
+            Named::Proc(r) => match trace_causal::resolve_proc(model, r) {
                 Ok(id) => Some(id),
                 Err(e) => {
                     warn(format!("{}: {e}; it matches no event", show(r)));

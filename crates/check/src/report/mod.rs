@@ -110,8 +110,8 @@ pub fn until(model: &Model, e: EventId, f: Option<&Fetched>) -> Option<EventSpec
         Some(Event::Receive { .. } | Event::Deliver { .. } | Event::SignalTaken { .. })
     );
     semantic
-        .filter(|s| receipt || model.resolve(s).ok() == Some(e))
-        .or(nth.filter(|s| model.resolve(s).ok() == Some(e)))
+        .filter(|s| receipt || trace_causal::resolve(model, s).ok() == Some(e))
+        .or(nth.filter(|s| trace_causal::resolve(model, s).ok() == Some(e)))
 }
 
 fn quote_shell(s: &str) -> String {

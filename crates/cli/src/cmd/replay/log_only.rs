@@ -24,7 +24,7 @@ pub fn run(args: &Args, log: &Path) -> u8 {
     }
     let past = match &args.until {
         None => None,
-        Some(spec) => match model.resolve(spec) {
+        Some(spec) => match trace_causal::resolve(&model, spec) {
             Ok(e) => Some((spec, model.causal_past(e))),
             Err(e) => {
                 eprintln!("trace replay: {}: --until {e}", log.display());
@@ -32,7 +32,7 @@ pub fn run(args: &Args, log: &Path) -> u8 {
             }
         },
     };
-    let report = model.check();
+    let report = trace_causal::validate(&model);
     let mut out = BufWriter::new(io::stdout().lock());
     match print(args, &reader, &model, past.as_ref(), &report, &mut out).and_then(|_| out.flush()) {
         Ok(()) => {}
@@ -63,20 +63,21 @@ fn print(
     if !args.summary {
         let mut failed: Option<io::Error> = None;
         let header = reader.header();
-        let steps = model.for_each_step(reader, past.map(|(_, p)| p.as_limits()), |step| {
-            let line = if json {
-                render::step_json(&n, header, step)
-            } else {
-                render::step_line(&n, header, step)
-            };
-            match writeln!(out, "{line}") {
-                Ok(()) => true,
-                Err(e) => {
-                    failed = Some(e);
-                    false
+        let steps =
+            trace_causal::for_each_step(model, reader, past.map(|(_, p)| p.as_limits()), |step| {
+                let line = if json {
+                    render::step_json(&n, header, step)
+                } else {
+                    render::step_line(&n, header, step)
+                };
+                match writeln!(out, "{line}") {
+                    Ok(()) => true,
+                    Err(e) => {
+                        failed = Some(e);
+                        false
+                    }
                 }
-            }
-        });
+            });
         if let Some(e) = failed {
             return Err(e);
         }
