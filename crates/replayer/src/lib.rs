@@ -13,17 +13,16 @@
 //! the engine asks the cursor for every choice and shows it every event,
 //! which must be the next one of the log ([`expect`]) → [`session::replay`]
 //! runs it and reports the outcome, the first divergence, and the logged
-//! events that could not happen. [`until`] narrows a replay to the causal
-//! past of one event (causal-consistent replay).
+//! events that could not happen. Each process may be held at a prefix of
+//! its log; which prefixes (the causal past of one event, the consistent
+//! part of a log cut short) is decided above, by trace-causal-replay.
 
 pub mod cursor;
 pub mod director;
 pub mod expect;
 pub mod identity;
 pub mod session;
-pub mod until;
 mod window;
 
 pub use identity::{check_identity, IdentityMismatch};
 pub use session::{replay, ReplayConfig, ReplayError, ReplayResult, Stuck};
-pub use until::{Participant, ProcessState, UntilReport};

@@ -1,15 +1,15 @@
 //! One replay: check the program against the log, run it under the log's
 //! Director, and say how it went — the run's own outcome, the first
-//! divergence, and the logged events that never happened. With `--until`,
-//! only the causal past of one event is replayed ([`crate::until`]).
+//! divergence, and the logged events that never happened. With holds, each
+//! process replays only a prefix of its log and is held there (the drivers
+//! above decide which prefixes: a causal past, the consistent part of a
+//! log cut short).
 
 use crate::director::LogDirector;
 use crate::identity::{check_identity, IdentityMismatch};
-use crate::until::{self, UntilReport};
 use std::io::Write;
 use std::sync::Arc;
-use trace_capture::EventSpec;
-use trace_format::{LogReader, ProcId, RunEnd};
+use trace_format::{LogReader, ProcId};
 use trace_runtime::hooks::Native;
 use trace_runtime::{Loaded, RunOptions, RunOutcome, Runtime, Verdict};
 
@@ -19,8 +19,9 @@ pub struct ReplayConfig {
     pub run: RunOptions,
     /// Replay even if the program is not the one recorded.
     pub force: bool,
-    /// Replay only the causal past of this event, and stop.
-    pub until: Option<EventSpec>,
+    /// Replay each process (by dense id) only up to this many of its events,
+    /// and hold it there; `None`: every process log to its end.
+    pub holds: Option<Vec<u64>>,
 }
 
 /// Why a replay could not start.
@@ -30,8 +31,6 @@ pub enum ReplayError {
     Identity(Vec<IdentityMismatch>),
     /// The log's entry call does not exist in this program.
     Entry(String),
-    /// The `--until` event names nothing in the log.
-    Until(String),
 }
 
 impl std::fmt::Display for ReplayError {
@@ -46,7 +45,6 @@ impl std::fmt::Display for ReplayError {
                 )
             }
             ReplayError::Entry(e) => write!(f, "the log's entry call: {e}"),
-            ReplayError::Until(e) => write!(f, "--until {e}"),
         }
     }
 }
@@ -72,27 +70,21 @@ pub struct ReplayResult {
     pub stuck: Vec<Stuck>,
     /// Processes of the log that the replay never started.
     pub never_started: Vec<(ProcId, u64)>,
-    /// With `--until`: what was replayed and where the event's process stands.
-    pub until: Option<UntilReport>,
-    /// The recording was cut short (interrupted, or killed and recovered):
-    /// every process was held where the consistent part of its log ends.
-    pub cut_short: bool,
-    /// Events of a cut-short log left out because a cause of theirs was lost.
-    pub beyond_cut: u64,
+    /// Processes were held where their holds said.
+    pub held: bool,
 }
 
 impl ReplayResult {
     /// The verdict: `Diverged` when the log was not followed (to its end,
-    /// or to the `--until` event), else the run's own (a replay stopped at an
-    /// event, or at the end of a cut-short log, leaves processes waiting on
-    /// purpose: that is success).
+    /// or to the holds), else the run's own (a replay held short of the end
+    /// leaves processes waiting on purpose: that is success).
     pub fn verdict(&self) -> Verdict {
         if !self.stuck.is_empty() || self.outcome.divergence.is_some() {
             Verdict::Diverged
         } else if self.outcome.interrupted {
             // Ctrl-C: the run's own verdict says so, whatever was replayed.
             self.outcome.verdict()
-        } else if self.until.is_some() || self.cut_short {
+        } else if self.held {
             Verdict::Ok
         } else {
             self.outcome.verdict()
@@ -113,36 +105,14 @@ pub fn replay(
     }
     let (entry, _) =
         trace_runtime::entry(loaded, Some(&log.header().entry)).map_err(ReplayError::Entry)?;
-    let cut_short = !matches!(log.outcome(), Some((o, _)) if o.end == RunEnd::Completed);
-    let plan = match &cfg.until {
-        Some(spec) => Some(until::plan(&log, spec).map_err(ReplayError::Until)?),
-        None => None,
-    };
-    let mut beyond_cut = 0;
-    let holds = match &plan {
-        Some(p) => Some(p.holds.clone()),
-        None if cut_short => {
-            // Replay the part of the log that could have happened on its own:
-            // a receipt whose send was lost with the end of the run is left out.
-            let model = trace_causal::Model::build(&log);
-            let cut = trace_causal::consistent_cut(&model);
-            let mut holds = vec![0u64; log.processes().len()];
-            for (p, n) in model.processes().iter().zip(cut) {
-                if let Some(h) = holds.get_mut(p.id.0 as usize) {
-                    *h = n;
-                }
-                beyond_cut += p.events - n;
-            }
-            Some(holds)
-        }
-        None => None,
-    };
+    let holds = cfg.holds.clone();
+    let held = holds.is_some();
     let director = Arc::new(LogDirector::new(log.clone(), holds));
     let mut run = cfg.run.clone();
     // Every timeout and receipt is forced from the log, so waiting for real
     // time would only slow the replay down.
     run.instant_timers = true;
-    if plan.is_some() || cut_short {
+    if held {
         // Processes held on purpose are no deadlock.
         run.report_blocked = false;
     }
@@ -174,13 +144,10 @@ pub fn replay(
         .into_iter()
         .map(|id| (id, director.pid_of(id)))
         .collect();
-    let until = plan.map(|p| p.report(&outcome));
     Ok(ReplayResult {
         outcome,
         stuck,
         never_started,
-        until,
-        cut_short,
-        beyond_cut,
+        held,
     })
 }

@@ -39,7 +39,7 @@ fn each_outcome_of_a_race_replays_as_recorded() {
             let cfg = ReplayConfig {
                 run: quiet(schedulers),
                 force: false,
-                until: None,
+                holds: None,
             };
             let (r, replayed) = replay_of(&loaded, &log, &cfg).unwrap();
             assert!(r.outcome.divergence.is_none() && r.stuck.is_empty());
@@ -70,7 +70,7 @@ fn an_edited_program_is_refused_and_forced_replay_names_the_departure() {
     let cfg = ReplayConfig {
         run: quiet(2),
         force: false,
-        until: None,
+        holds: None,
     };
     match replay_of(&loaded, &log, &cfg) {
         Err(ReplayError::Identity(m)) => {
@@ -117,7 +117,7 @@ fn a_log_whose_events_cannot_happen_is_reported_without_hanging() {
     let cfg = ReplayConfig {
         run: quiet(2),
         force: false,
-        until: None,
+        holds: None,
     };
     let (r, _) = replay_of(&loaded, &log, &cfg).unwrap();
     assert!(r.outcome.divergence.is_none());
@@ -151,7 +151,7 @@ fn a_write_whose_turn_never_comes_is_reported_without_hanging() {
     let cfg = ReplayConfig {
         run: quiet(2),
         force: false,
-        until: None,
+        holds: None,
     };
     let (r, printed) = replay_of(&loaded, &log, &cfg).unwrap();
     assert!(printed.is_empty(), "nothing is printed out of turn");

@@ -44,7 +44,7 @@ fn record_and_replay(f: &trace_fixtures::Fixture, dir: &std::path::Path, chaos: 
             let cfg = ReplayConfig {
                 run: quiet(schedulers),
                 force: false,
-                until: None,
+                holds: None,
             };
             let (r, replayed) = replay_of(&loaded, &log, &cfg).unwrap();
             let id = format!("{} (chaos {chaos:?}) on {schedulers} schedulers", f.id);

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use trace_capture::Names;
+use trace_causal_replay::{Config, Outcome, UntilReport};
 use trace_format::text::pid_text;
 use trace_format::LogReader;
-use trace_replayer::{ReplayConfig, ReplayResult, UntilReport};
 use trace_runtime::RunOptions;
 
 pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
@@ -39,19 +39,23 @@ pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
     if let Some(n) = args.schedulers {
         run.schedulers = n;
     }
-    let cfg = ReplayConfig {
+    let cfg = Config {
         run,
         force: args.force,
         until: args.until.clone(),
     };
-    let result =
-        match trace_replayer::replay(&loaded, reader.clone(), &cfg, Box::new(std::io::stdout())) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("trace replay: {}: {e}", log.display());
-                return exit::TROUBLE;
-            }
-        };
+    let result = match trace_causal_replay::replay(
+        &loaded,
+        reader.clone(),
+        &cfg,
+        Box::new(std::io::stdout()),
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("trace replay: {}: {e}", log.display());
+            return exit::TROUBLE;
+        }
+    };
     report(&reader, &result);
     exit::of_verdict(result.verdict())
 }
@@ -64,7 +68,8 @@ fn label(names: &Names, pid: u64) -> String {
     }
 }
 
-fn report(reader: &LogReader, r: &ReplayResult) {
+fn report(reader: &LogReader, o: &Outcome) {
+    let r = &o.replay;
     let names = Names::of_table(reader.processes());
     if let Some(d) = &r.outcome.divergence {
         eprintln!(
@@ -101,14 +106,14 @@ fn report(reader: &LogReader, r: &ReplayResult) {
         eprintln!("trace replay: interrupted");
         return;
     }
-    if let Some(u) = &r.until {
+    if let Some(u) = &o.until {
         until_report(u);
         return;
     }
-    if r.cut_short {
+    if o.cut_short {
         eprintln!(
             "trace replay: the recording was cut short; every process was replayed to where its log ends{}",
-            match r.beyond_cut {
+            match o.beyond_cut {
                 0 => String::new(),
                 n => format!(
                     " ({n} event{} left out: a cause of theirs was lost with the end of the run)",

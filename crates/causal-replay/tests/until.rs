@@ -4,9 +4,9 @@
 mod common;
 use common::{record, replay_of, text};
 use std::path::{Path, PathBuf};
+use trace_causal_replay::{Config, Error, Outcome};
 use trace_fixtures::Scratch;
 use trace_format::ProcId;
-use trace_replayer::{ReplayConfig, ReplayError};
 use trace_runtime::{LoadOptions, Loaded, RunOptions};
 
 const PIPELINE: &str = "-module(pipeline).\n-export([main/0]).\n\
@@ -41,12 +41,8 @@ fn setup(tag: &str) -> (Scratch, Loaded, PathBuf) {
     (d, loaded, log)
 }
 
-fn until(
-    loaded: &Loaded,
-    log: &Path,
-    event: &str,
-) -> Result<(trace_replayer::ReplayResult, String), ReplayError> {
-    let cfg = ReplayConfig {
+fn until(loaded: &Loaded, log: &Path, event: &str) -> Result<(Outcome, String), Error> {
+    let cfg = Config {
         run: no_reports(),
         force: false,
         until: Some(event.parse().unwrap()),
@@ -59,8 +55,12 @@ fn until(
 fn only_the_causes_of_a_receipt_are_replayed() {
     let (_d, loaded, log) = setup("receipt");
     let (r, stdout) = until(&loaded, &log, "receive(P.2:0)").unwrap();
-    assert!(r.outcome.divergence.is_none(), "{:?}", r.outcome.divergence);
-    assert!(r.stuck.is_empty(), "{:?}", r.stuck);
+    assert!(
+        r.replay.outcome.divergence.is_none(),
+        "{:?}",
+        r.replay.outcome.divergence
+    );
+    assert!(r.replay.stuck.is_empty(), "{:?}", r.replay.stuck);
     assert_eq!(r.verdict(), trace_runtime::Verdict::Ok);
     // main's output and its send to P.1 are not causes of the receipt.
     assert_eq!(stdout, "", "nothing printed is in the causal past");
@@ -127,7 +127,11 @@ fn a_write_waits_only_for_the_earlier_writes_in_the_past() {
     let (_, printed) = record(&loaded, &log, no_reports());
     assert_eq!(text(printed), "b got 2\nmain goes on\n");
     let (r, stdout) = until(&loaded, &log, "P#4").unwrap();
-    assert!(r.outcome.divergence.is_none(), "{:?}", r.outcome.divergence);
+    assert!(
+        r.replay.outcome.divergence.is_none(),
+        "{:?}",
+        r.replay.outcome.divergence
+    );
     assert_eq!(stdout, "main goes on\n");
     assert_eq!(r.until.unwrap().participants.len(), 1);
     let (_, stdout) = until(&loaded, &log, "receive(P:0)").unwrap();
@@ -138,7 +142,7 @@ fn a_write_waits_only_for_the_earlier_writes_in_the_past() {
 fn an_event_not_in_the_log_is_refused_with_the_reason() {
     let (_d, loaded, log) = setup("missing");
     match until(&loaded, &log, "P.7#0") {
-        Err(ReplayError::Until(m)) => assert!(m.contains("P.7"), "{m}"),
+        Err(Error::Until(m)) => assert!(m.contains("P.7"), "{m}"),
         other => panic!("expected a refusal, got {:?}", other.map(|r| r.1)),
     }
     let _ = ProcId(0);
@@ -170,8 +174,8 @@ fn the_past_of_an_exit_includes_what_the_death_sends() {
             r.verdict(),
             trace_runtime::Verdict::Ok,
             "{event}: {:?}",
-            r.outcome.divergence
+            r.replay.outcome.divergence
         );
-        assert!(r.outcome.divergence.is_none(), "{event}");
+        assert!(r.replay.outcome.divergence.is_none(), "{event}");
     }
 }
