@@ -1,5 +1,5 @@
 //! Project tasks: `cargo xtask bench`, `cargo xtask conformance`,
-//! `cargo xtask fixtures`.
+//! `cargo xtask fixtures`, `cargo xtask layers`.
 //!
 //! Benchmarks compare the engine with the real Erlang VM (`erl`) or with a
 //! baseline in the same run and print both figures and the ratio.
@@ -10,6 +10,7 @@ mod bench;
 mod conformance;
 mod erl;
 mod fixtures;
+mod layers;
 
 use std::process::ExitCode;
 
@@ -19,7 +20,8 @@ fn usage() -> ExitCode {
          tasks:\n  \
          bench [GROUP...]          run benchmarks (groups: {})\n  \
          conformance [FILTER...]   run fixtures on erl and on the engine, report mismatches\n  \
-         fixtures [FILTER...]      write erl's outputs beside the fixtures as expectations",
+         fixtures [FILTER...]      write erl's outputs beside the fixtures as expectations\n  \
+         layers                    check that every dependency between crates goes down a layer",
         bench::GROUPS.join(", ")
     );
     ExitCode::from(2)
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::main(&args[1..]),
         Some("conformance") => conformance::main(&args[1..]),
         Some("fixtures") => fixtures::main(&args[1..]),
+        Some("layers") => layers::main(&args[1..]),
         _ => usage(),
     }
 }
