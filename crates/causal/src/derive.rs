@@ -1,5 +1,5 @@
 //! Rebuilding a derivation: one interleaving of all events that respects
-//! happened-before (seed 003, Definition 5.8: any two such interleavings are
+//! happened-before (Palacios 2020, Definition 5.8: any two such interleavings are
 //! causally equivalent, so one stands for all).
 //!
 //! It is a replay of the log without the program: every process advances

@@ -3,8 +3,8 @@
 //! causal pasts and futures, and the EVENT syntax users name events with.
 //! `trace replay` (log-only), diff and check use it.
 //!
-//! Happened-before (seed 001 §2, seed 003 Definition 5.6, extended to the
-//! signals of seed 002): program order within a process; a spawn before the
+//! Happened-before (González-Abril and Vidal 2021 §2, Palacios 2020 Definition 5.6, extended to the
+//! signals of Bereczky et al. 2024): program order within a process; a spawn before the
 //! child's first event; a send (or any signal) before each event that
 //! received it — its delivery when deliveries are logged, its taking for a
 //! link, exit, monitor or 'DOWN' signal, and its consumption by a `receive`

@@ -4,7 +4,7 @@
 //! A specification (`.tspec`) states properties in Erlang syntax: event
 //! predicates (`send(From, To, {req, Ref})`, `receive(P, Msg)`, ...) combined
 //! into Dwyer's specification patterns under scopes, concurrent-event
-//! histories (seed 000 §4.1), and built-in checks. A property's verdict is
+//! histories (Caballero et al. 2019 §4.1), and built-in checks. A property's verdict is
 //! decided on happened-before, never on the order events were written, so it
 //! holds for every causally equivalent interleaving of the run.
 //!

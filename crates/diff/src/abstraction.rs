@@ -1,5 +1,5 @@
 //! `--abstract 'Pattern'`: wildcarding parts of payloads before they are
-//! compared (seed 000 §4.2: abstract a recorded history to compare looser).
+//! compared (Caballero et al. 2019 §4.2: abstract a recorded history to compare looser).
 //!
 //! A pattern names the parts to forget with its variables: wherever a part
 //! of a payload matches the pattern (and its guard, if any), what each

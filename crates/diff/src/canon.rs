@@ -3,7 +3,7 @@
 //! raw number; an engine reference `#Ref<0.0.P.C>` by its creator's pair and
 //! its counter (the engine makes references per process, so the same process
 //! doing the same makes the same ones). Under `--observe`, pids of processes
-//! that are not observed are all alike (seed 002 compares barbs up to pids).
+//! that are not observed are all alike (Bereczky et al. 2024 compares barbs up to pids).
 //!
 //! The common case — equal terms in the same encoding — is decided by
 //! walking both byte strings in lockstep, without building terms; anything

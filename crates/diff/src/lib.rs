@@ -2,7 +2,7 @@
 //!
 //! A log fixes, per process, the sequence of its events and, for each
 //! receipt, the message taken; two derivations with equal per-process logs
-//! are causally equivalent (seed 003, Theorem 5.12). Two runs never share
+//! are causally equivalent (Palacios 2020, Theorem 5.12). Two runs never share
 //! raw pids or an interleaving, so processes are matched by symbolic name
 //! (their spawn path, `P.2.1`) and messages by (sender's symbolic name,
 //! send index); pids inside payloads compare by the process they name. Runs
@@ -14,7 +14,7 @@
 //!
 //! Levels: full events with payloads (default); `ignore_payloads`;
 //! [`Abstraction`]s wildcarding parts of payloads; and `observe`, the
-//! observational comparison of seed 002 (only what observer processes
+//! observational comparison of Bereczky et al. 2024 (only what observer processes
 //! consume and send, in their order).
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! `--observe P ...`: the observational comparison of seed 002 (barbed
+//! `--observe P ...`: the observational comparison of Bereczky et al. 2024 (barbed
 //! bisimulation observing a set of pids). An observer's behaviour is what
 //! it consumes and sends, in its own order, and how it ends: its `receive`s
 //! (each with the payload its sender sent — for an exit or 'DOWN' signal

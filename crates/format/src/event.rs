@@ -57,13 +57,13 @@ pub enum Dest {
     Unknown,
 }
 
-/// Non-message signals (seed 002's signals, plus monitors).
+/// Non-message signals (Bereczky et al. 2024's signals, plus monitors).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SignalKind {
     Link,
     Unlink,
     /// An exit signal. `linked` is true when it was sent because a linked process
-    /// ended (the "link-triggered" flag of seed 002), false for `exit/2`.
+    /// ended (the "link-triggered" flag of Bereczky et al. 2024), false for `exit/2`.
     Exit {
         reason: Option<Payload>,
         linked: bool,

@@ -21,7 +21,7 @@ pub struct MsgId {
     pub index: u64,
 }
 
-/// A signal between processes (seed 002's signals plus monitors and timers).
+/// A signal between processes (Bereczky et al. 2024's signals plus monitors and timers).
 #[derive(Clone, Debug)]
 pub enum Signal {
     Message {

@@ -1,4 +1,4 @@
-//! Concurrent-event histories (seed 000 §4.1), compiled and checked.
+//! Concurrent-event histories (Caballero et al. 2019 §4.1), compiled and checked.
 //!
 //! A run's *steps* ([`steps`]) form a graph: a step's successors are the
 //! next step of its process, the steps that begin by consuming a message it

@@ -1,4 +1,4 @@
-//! A run's steps (seed 000's medium steps, from the log): a process's first
+//! A run's steps (Caballero et al. 2019's medium steps, from the log): a process's first
 //! step runs from its start to its first `receive`; each `receive` (or
 //! `after` taken) begins the next step. A step holds what it consumed, the
 //! messages it sent (as `{To, Msg}`) and the processes it spawned (pids).

@@ -1,4 +1,4 @@
-//! Concurrent-event histories (seed 000 §4.1): patterns over *steps*. A step
+//! Concurrent-event histories (Caballero et al. 2019 §4.1): patterns over *steps*. A step
 //! is what one process does from its start, or from one `receive`, up to its
 //! next `receive`: the message it consumed (or none), the messages it sent
 //! and the processes it spawned. A step pattern is the paper's tuple

@@ -66,7 +66,7 @@ pub enum Body {
         other: Vec<Pred>,
         scope: Scope,
     },
-    /// A concurrent-event history (seed 000 §4.1).
+    /// A concurrent-event history (Caballero et al. 2019 §4.1).
     History {
         subject: Subject,
         items: Vec<HistItem>,

@@ -1,4 +1,5 @@
-//! CauDEr's log directories (shared/notes/anchors.md §1.4), both ways.
+//! CauDEr's log directories (the logs of the CauDEr debugger of
+//! González-Abril and Vidal 2021, see docs/papers.md), both ways.
 //!
 //! A CauDEr log is a directory: `trace_result.log` (the entry call, the entry
 //! process, the result) and one `trace_N.log` per process, `N` being the

@@ -1,7 +1,7 @@
 //! Signals between processes: sending (into the target's inbox), delivery
 //! (inbox → mailbox, by the target itself), and taking non-message signals
 //! with BEAM's semantics for links, exits, `kill`, `normal` and trap_exit
-//! (seed 002's ExitDrop / ExitTerm / ExitTrap rules), monitors and 'DOWN'.
+//! (Bereczky et al. 2024's ExitDrop / ExitTerm / ExitTrap rules), monitors and 'DOWN'.
 
 use super::timer::TimerAction;
 use super::{Runtime, Worker};
@@ -235,7 +235,7 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
             linked,
         } => {
             let effect = if linked && !p.is_linked(from) {
-                // The link was removed before the signal arrived (seed 002: ExitDrop).
+                // The link was removed before the signal arrived (Bereczky et al. 2024: ExitDrop).
                 Effect::Ignored
             } else {
                 if linked {
