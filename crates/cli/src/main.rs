@@ -6,6 +6,7 @@
 
 mod cmd;
 mod exit;
+mod out;
 mod report;
 
 use clap::{Parser, Subcommand};

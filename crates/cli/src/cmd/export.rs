@@ -36,17 +36,17 @@ pub fn run(args: Args) -> u8 {
     }
     match cauder::export(&reader, &args.cauder) {
         Ok(r) => {
-            println!(
+            crate::out::outln!(
                 "exported {} processes, {} events -> {}",
                 r.processes,
                 r.written,
                 args.cauder.display()
             );
             for (kind, n) in &r.dropped {
-                println!("  left out: {n} {kind} events");
+                crate::out::outln!("  left out: {n} {kind} events");
             }
             for n in &r.notes {
-                println!("  note: {n}");
+                crate::out::outln!("  note: {n}");
             }
             exit::OK
         }

@@ -29,7 +29,7 @@ pub fn run(args: Args) -> u8 {
             for w in &r.warnings {
                 eprintln!("trace import: warning: {w}");
             }
-            println!(
+            crate::out::outln!(
                 "imported a CauDEr {} log: {} processes, {} events -> {}",
                 r.generation,
                 r.processes,
@@ -37,7 +37,7 @@ pub fn run(args: Args) -> u8 {
                 args.output.display()
             );
             for (what, n) in &r.dropped {
-                println!("  left out: {n} {what}");
+                crate::out::outln!("  left out: {n} {what}");
             }
             exit::OK
         }

@@ -50,38 +50,39 @@ pub fn run(args: Args) -> u8 {
         },
         None => "not finished (recovered by scanning)",
     };
-    println!(
+    crate::out::outln!(
         "log              {name}: {} bytes, {} blocks; run {ended}",
-        s.file_bytes, s.blocks
+        s.file_bytes,
+        s.blocks
     );
-    println!("entry            {} on {}", h.entry, h.node);
-    println!("processes        {}", s.processes);
-    println!("events           {}", s.events);
+    crate::out::outln!("entry            {} on {}", h.entry, h.node);
+    crate::out::outln!("processes        {}", s.processes);
+    crate::out::outln!("events           {}", s.events);
     for (k, n) in EventKind::ALL.iter().zip(s.by_kind) {
         if n > 0 {
-            println!("  {k:<14} {n}");
+            crate::out::outln!("  {k:<14} {n}");
         }
     }
-    println!(
+    crate::out::outln!(
         "payload bytes    {} ({:.2} per event); nondet results {} bytes",
         s.payload_bytes,
         per(s.payload_bytes, s.events),
         s.nondet_bytes
     );
-    println!(
+    crate::out::outln!(
         "bytes per event  {:.3} with payloads, {:.3} without payloads",
         s.bytes_per_event(),
         s.bytes_per_event_without_payloads()
     );
-    println!(
+    crate::out::outln!(
         "compression      {:.2}x (blocks: {} bytes encoded, {} stored)",
         s.compression_ratio(),
         s.raw_bytes,
         s.stored_bytes
     );
     match s.duration_ns {
-        Some(d) => println!("duration         {:.6} s", d as f64 / 1e9),
-        None => println!("duration         unknown"),
+        Some(d) => crate::out::outln!("duration         {:.6} s", d as f64 / 1e9),
+        None => crate::out::outln!("duration         unknown"),
     }
     exit::OK
 }
