@@ -33,7 +33,7 @@ fn every_command_ends_quietly_on_a_closed_pipe() {
         vec!["dump", s(&log)],
         vec!["dump", s(&log), "--json"],
         vec!["replay", s(&log)],
-        vec!["replay", s(&log), "--format", "json"],
+        vec!["replay", s(&log), "--json"],
         vec!["replay", s(&prog), s(&log)],
         vec!["run", s(&prog)],
         vec!["diff", s(&log), s(&log)],

@@ -79,20 +79,30 @@ fn the_race_outcomes_differ_and_name_the_root_divergence() {
 
     let (code, out, _) = diff(&[s(&good), s(&bad), "--json"]);
     assert_eq!(code, 1);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // One object per line, each with its type.
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of =
+        |t: &str| -> Vec<&serde_json::Value> { lines.iter().filter(|v| v["type"] == t).collect() };
+    let v = lines.last().unwrap();
+    assert_eq!(v["type"], "verdict");
     assert_eq!(v["verdict"], "different");
-    assert_eq!(v["roots"][0]["event"], "P.2#0");
-    assert_eq!(v["roots"][0]["root_in"], serde_json::json!(["a", "b"]));
-    assert_eq!(v["differences"][0]["name"], "P.2");
-    assert_eq!(v["differences"][0]["kind"], "event");
-    assert_eq!(v["differences"][0]["a"]["event"], "receive P:0");
-    assert_eq!(v["differences"][0]["b"]["event"], "receive P.1:0");
-    assert!(v["differences"][0]["exit"]["b"]["event"]
+    assert_eq!(v["text"], last);
+    let root = of("root")[0];
+    assert_eq!(root["event"], "P.2#0");
+    assert_eq!(root["root_in"], serde_json::json!(["a", "b"]));
+    let d = of("difference")[0];
+    assert_eq!(d["name"], "P.2");
+    assert_eq!(d["kind"], "event");
+    assert_eq!(d["a"]["event"], "receive P:0");
+    assert_eq!(d["b"]["event"], "receive P.1:0");
+    assert!(d["exit"]["b"]["event"]
         .as_str()
         .unwrap()
         .contains("badmatch"));
-    assert_eq!(v["runs"]["b"]["file"], s(&bad));
-    assert_eq!(v["text"], last);
+    assert_eq!(of("run")[1]["file"], s(&bad));
 }
 
 #[test]

@@ -107,7 +107,7 @@ fn payloads_deliveries_and_output_are_recorded_on_request() {
         "both messages arrive: {deliveries}"
     );
 
-    let output = dump_of("output.trace", &["--output"]);
+    let output = dump_of("output.trace", &["--printed"]);
     assert!(
         output.contains("then"),
         "the printed line is in the log: {output}"

@@ -106,7 +106,7 @@ fn a_timer_message_overtaken_is_listed_not_counted() {
 fn json_lines_hold_steps_findings_and_the_verdict() {
     let dir = Scratch::new("cli-json");
     let log = record(&dir, &fixture("fixtures/conc/links_monitors.erl"), &[]);
-    let (code, out, _) = replay(&log, &["--format", "json"]);
+    let (code, out, _) = replay(&log, &["--json"]);
     assert_eq!(code, 0);
     let values: Vec<serde_json::Value> = out
         .lines()
@@ -185,7 +185,7 @@ fn an_inconsistent_log_names_the_events_and_exits_1() {
 }
 
 /// Every kind of inconsistency, through the binary: exit status 1 and the
-/// problem's code in `--format json`.
+/// problem's code in `--json`.
 #[test]
 fn each_kind_of_inconsistency_is_reported() {
     use trace_format::{Event, ProcId, SignalKind};
@@ -310,7 +310,7 @@ fn each_kind_of_inconsistency_is_reported() {
     for (code, procs, deliveries) in cases {
         let log = dir.path(&format!("{code}.trace"));
         write(&log, &procs, deliveries, Ending::Complete);
-        let (status, out, err) = replay(&log, &["--summary", "--format", "json"]);
+        let (status, out, err) = replay(&log, &["--summary", "--json"]);
         assert_eq!(status, 1, "{code}: {out}{err}");
         let problems: Vec<String> = out
             .lines()

@@ -160,8 +160,8 @@ fn an_option_of_the_other_mode_is_refused() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     for (args, says) in [
         (
-            vec![s(&src), s(&log), "--format", "json"],
-            "--format applies only from the log alone",
+            vec![s(&src), s(&log), "--json"],
+            "--json applies only from the log alone",
         ),
         (
             vec![s(&src), s(&log), "--summary"],

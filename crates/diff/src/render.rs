@@ -315,14 +315,14 @@ fn row_json(r: &Row) -> Value {
 }
 
 /// The report as one JSON document; `files` name the two logs.
-pub fn json(d: &Diff, files: [&str; 2]) -> Value {
-    let runs: serde_json::Map<String, Value> = (0..2)
+/// The report as JSON, one object per line, each with a `"type"`: `run`
+/// (a and b), `only_in`, `difference`, `root`, and last `verdict`.
+pub fn json(d: &Diff, files: [&str; 2]) -> Vec<Value> {
+    let mut lines: Vec<Value> = (0..2)
         .map(|x| {
             let r = &d.runs[x];
-            (
-                RUNS[x].to_string(),
-                json!({"file": files[x], "entry": r.entry, "processes": r.processes, "events": r.events, "complete": r.complete}),
-            )
+            json!({"type": "run", "run": RUNS[x], "file": files[x], "entry": r.entry,
+                   "processes": r.processes, "events": r.events, "complete": r.complete})
         })
         .collect();
     let payloads = if d.level.ignore_payloads {
@@ -332,22 +332,15 @@ pub fn json(d: &Diff, files: [&str; 2]) -> Value {
     } else {
         "full"
     };
-    let pid = pid_text;
-    json!({
-        "verdict": if d.equivalent() { "equivalent" } else { "different" },
-        "runs": runs,
-        "level": {
-            "payloads": payloads,
-            "abstract": d.level.abstractions,
-            "observe": d.level.observe.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
-        },
-        "compared": {"processes": d.processes, "events": {"a": d.events[0], "b": d.events[1]}},
-        "only_in": d.only_in.iter().map(|o| json!({
-            "run": RUNS[o.run], "name": o.name.to_string(), "pid": pid(o.pid), "events": o.events,
-        })).collect::<Vec<_>>(),
-        "differences": d.differences.iter().map(|p| json!({
+    lines.extend(d.only_in.iter().map(|o| {
+        json!({"type": "only_in", "run": RUNS[o.run], "name": o.name.to_string(),
+               "pid": pid_text(o.pid), "events": o.events})
+    }));
+    lines.extend(d.differences.iter().map(|p| {
+        json!({
+            "type": "difference",
             "name": p.name.to_string(),
-            "pids": {"a": pid(p.pids[0]), "b": pid(p.pids[1])},
+            "pids": {"a": pid_text(p.pids[0]), "b": pid_text(p.pids[1])},
             "events": {"a": p.events[0], "b": p.events[1]},
             "kind": p.kind.name(),
             "position": p.position,
@@ -355,15 +348,29 @@ pub fn json(d: &Diff, files: [&str; 2]) -> Value {
             "b": shown_json(&p.first[1]),
             "differing": p.differing,
             "exit": p.exit.as_ref().map(|e| json!({"a": shown_json(&e.a), "b": shown_json(&e.b)})),
-        })).collect::<Vec<_>>(),
-        "roots": d.roots.iter().map(|r| json!({
+        })
+    }));
+    lines.extend(d.roots.iter().map(|r| {
+        json!({
+            "type": "root",
             "name": r.name.to_string(),
             "event": root_place(r),
             "at": {"a": r.at[0], "b": r.at[1]},
             "root_in": (0..2).filter(|&x| r.root_in[x]).map(|x| RUNS[x]).collect::<Vec<_>>(),
             "context": r.context.iter().map(row_json).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
+        })
+    }));
+    lines.push(json!({
+        "type": "verdict",
+        "verdict": if d.equivalent() { "equivalent" } else { "different" },
+        "level": {
+            "payloads": payloads,
+            "abstract": d.level.abstractions,
+            "observe": d.level.observe.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+        },
+        "compared": {"processes": d.processes, "events": {"a": d.events[0], "b": d.events[1]}},
         "notes": d.notes,
         "text": verdict(d),
-    })
+    }));
+    lines
 }

@@ -140,7 +140,9 @@ fn compare(args: &Args) -> u8 {
     let files = [files[0].as_str(), files[1].as_str()];
     let mut out = BufWriter::new(io::stdout().lock());
     let written = if args.json {
-        writeln!(out, "{:#}", render::json(&d, files))
+        render::json(&d, files)
+            .iter()
+            .try_for_each(|line| writeln!(out, "{line}"))
     } else {
         let color = match args.color {
             Color::Always => true,

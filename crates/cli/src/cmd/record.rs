@@ -15,7 +15,7 @@ use trace_search::{Expectations, HuntConfig};
 #[derive(ClapArgs)]
 #[command(after_help = "Examples:
   trace record fixtures/papers/proxy_server.erl -o run.trace
-  trace record ring.erl --entry 'ring:start(1000)' --output
+  trace record ring.erl --entry 'ring:start(1000)' --printed -o ring.trace
   trace record race.erl --until-failure --chaos --attempts 500 --seed 7
   trace record prog.erl --until-failure --expect '{ok, _}'
   trace record prog.erl --until-failure --chaos --check props.tspec
@@ -38,7 +38,12 @@ pub struct Args {
     #[arg(long, value_name = "CALL")]
     pub entry: Option<String>,
     /// The log to write (default: MODULE.trace in the current directory)
-    #[arg(short = 'o', long = "output-file", value_name = "FILE")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        visible_alias = "output-file",
+        value_name = "FILE"
+    )]
     pub out: Option<PathBuf>,
     /// Scheduler threads (default: the number of cores)
     #[arg(long, value_name = "N", value_parser = super::thread_count)]
@@ -49,9 +54,9 @@ pub struct Args {
     /// Also record mailbox arrivals (deliveries)
     #[arg(long)]
     pub deliveries: bool,
-    /// Also record what each process printed
+    /// Also record the bytes each process printed to standard output
     #[arg(long)]
-    pub output: bool,
+    pub printed: bool,
     /// Stamp every event with its time
     #[arg(long)]
     pub timestamps: bool,
@@ -161,7 +166,7 @@ pub fn run(args: Args) -> u8 {
         flags: RecordFlags {
             payloads: !args.no_payloads,
             deliveries: args.deliveries,
-            output: args.output,
+            output: args.printed,
         },
         writer: WriterOptions {
             block_size: args

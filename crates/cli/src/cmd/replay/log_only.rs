@@ -1,7 +1,7 @@
 //! `trace replay LOG`: from the log alone, rebuild a derivation and check
 //! the log's causal consistency (trace-causal).
 
-use super::{Args, Format, TEXT_LIMIT};
+use super::{Args, TEXT_LIMIT};
 use crate::exit;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -59,7 +59,7 @@ fn print(
     out: &mut impl Write,
 ) -> io::Result<()> {
     let n = Namer::new(model);
-    let json = args.format == Some(Format::Json);
+    let json = args.json;
     if !args.summary {
         let mut failed: Option<io::Error> = None;
         let header = reader.header();
@@ -115,7 +115,7 @@ fn print(
         if lines.len() > limit {
             writeln!(
                 out,
-                "  ... and {} more (--all lists them, --format json too)",
+                "  ... and {} more (--all lists them, --json too)",
                 lines.len() - limit
             )?;
         }

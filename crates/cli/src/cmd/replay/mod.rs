@@ -7,15 +7,9 @@ mod log_only;
 mod program;
 
 use crate::exit;
-use clap::{Args as ClapArgs, ValueEnum};
+use clap::Args as ClapArgs;
 use std::path::{Path, PathBuf};
 use trace_capture::EventSpec;
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
 
 #[derive(ClapArgs)]
 #[command(after_help = "\
@@ -57,7 +51,7 @@ Examples:
   trace replay prog.erl run.trace --until 'receive(P.1:3)'
   trace replay run.trace
   trace replay run.trace --summary
-  trace replay run.trace --format json | jq 'select(.type == \"verdict\")'
+  trace replay run.trace --json | jq 'select(.type == \"verdict\")'
 
 Exit status, with the program: the replayed run's own (0 ok, 1 the entry crashed,
 5 deadlock), 0 for a replay stopped by --until, 6 the run departed from the log or
@@ -77,9 +71,9 @@ pub struct Args {
     /// With the program: extra directories searched by -include and -include_lib
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include: Vec<PathBuf>,
-    /// From the log alone: how to print the derivation and the findings (json: one object per line) [default: text]
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
+    /// From the log alone: the derivation and the findings as JSON, one object per line
+    #[arg(long)]
+    pub json: bool,
     /// From the log alone: print only the findings and the verdict, not the derivation
     #[arg(long)]
     pub summary: bool,
@@ -115,7 +109,7 @@ pub fn run(args: Args) -> u8 {
     let with_program = !sources.is_empty();
     let other_mode = if with_program {
         [
-            (args.format.is_some(), "--format"),
+            (args.json, "--json"),
             (args.summary, "--summary"),
             (args.all, "--all"),
             (args.threads.is_some(), "--threads"),
