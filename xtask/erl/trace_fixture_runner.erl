@@ -4,9 +4,12 @@
 %%   prints them on stderr, erl's logger would print them on stdout);
 %% - after the entry ends, the run goes on until every other process has
 %%   exited or stays blocked in receive;
-%% - exit status: 0 the entry returned and nothing is left blocked, 1 the
-%%   entry crashed, 5 processes (the entry among them, maybe) were left
-%%   blocked forever.
+%% - exit status: 0 the entry returned (servers left idle in receive are
+%%   normal, as on BEAM), 1 the entry crashed, 5 the entry itself was left
+%%   blocked forever. (trace also calls a run a deadlock when a process is
+%%   left waiting for something particular, a reply or one process's
+%%   message, which this runner cannot see: fixtures leave such cases to the
+%%   engine's own tests.)
 -module(trace_fixture_runner).
 -export([run/1]).
 
@@ -19,8 +22,8 @@ run(Module) ->
             %% The entry itself waits forever (with the rest): a deadlock.
             erlang:halt(5, [{flush, true}]);
         Crashed ->
-            Left = settle(Before, 0),
-            Status = if Crashed -> 1; Left =/= [] -> 5; true -> 0 end,
+            _Idle = settle(Before, 0),
+            Status = if Crashed -> 1; true -> 0 end,
             erlang:halt(Status, [{flush, true}])
     end.
 

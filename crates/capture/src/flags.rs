@@ -1,4 +1,7 @@
-//! What a log keeps beyond the choices replay needs.
+//! What a log keeps beyond the choices replay needs, and the options of a
+//! run its header records so that a replay runs alike.
+
+use trace_runtime::{EndRule, RunOptions};
 
 /// What to record beyond the choices.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -30,5 +33,30 @@ impl RecordFlags {
             deliveries: h.options.deliveries,
             output: h.options.output,
         }
+    }
+}
+
+/// The header option (`options.other`) that says a run's end was judged
+/// with [`EndRule::Strict`]: every process left waiting a deadlock.
+const END_RULE: &str = "end_rule";
+
+/// The run options a header records beside its fixed fields.
+pub fn other_options(run: &RunOptions) -> Vec<(String, String)> {
+    match run.end_rule {
+        EndRule::Strict => vec![(END_RULE.into(), "strict".into())],
+        EndRule::Settled => Vec::new(),
+    }
+}
+
+/// How the recorded run's end was judged.
+pub fn end_rule(h: &trace_format::Header) -> EndRule {
+    if h.options
+        .other
+        .iter()
+        .any(|(k, v)| k == END_RULE && v == "strict")
+    {
+        EndRule::Strict
+    } else {
+        EndRule::Settled
     }
 }

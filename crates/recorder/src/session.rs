@@ -73,7 +73,7 @@ fn header(loaded: &Loaded, cfg: &RecordConfig) -> Header {
             timestamps: cfg.writer.timestamps,
             schedulers: cfg.run.schedulers as u32,
             chaos_seed: cfg.run.chaos.as_ref().map(|c| c.seed),
-            other: Vec::new(),
+            other: trace_capture::flags::other_options(&cfg.run),
         },
         start_time_ns: 0,
         node: "nonode@nohost".into(),

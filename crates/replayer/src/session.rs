@@ -112,6 +112,7 @@ pub fn replay(
     // Every timeout and receipt is forced from the log, so waiting for real
     // time would only slow the replay down.
     run.instant_timers = true;
+    run.end_rule = trace_capture::flags::end_rule(log.header());
     if held {
         // Processes held on purpose are no deadlock.
         run.report_blocked = false;

@@ -544,6 +544,14 @@ pub enum Shape {
 }
 
 impl RecvFilter {
+    /// Whether every clause wants something bound before the receive in its
+    /// message (a reference, a pid, a tag): the receive waits for a reply or
+    /// for one particular process, not for whatever work comes. A server's
+    /// loop (`receive {call, From, Req} -> ...`) is not specific.
+    pub fn is_specific(&self) -> bool {
+        self.alts.iter().all(Shape::has_bound)
+    }
+
     /// Whether `msg` may match some clause; `frame` is the function's window.
     #[inline]
     pub fn admits(&self, msg: &trace_term::Term, frame: &[trace_term::Term]) -> bool {
@@ -552,6 +560,14 @@ impl RecvFilter {
 }
 
 impl Shape {
+    fn has_bound(&self) -> bool {
+        match self {
+            Shape::Bound(_) => true,
+            Shape::Tuple(ps) => ps.iter().any(Shape::has_bound),
+            Shape::Any | Shape::Atom(_) | Shape::Int(_) | Shape::Lit(_) => false,
+        }
+    }
+
     /// A pattern's shape: most often a tuple of leaves, checked flat here.
     #[inline(always)]
     fn admits(&self, t: &trace_term::Term, frame: &[trace_term::Term]) -> bool {

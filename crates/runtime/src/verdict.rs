@@ -37,7 +37,7 @@ impl RunOutcome {
             Verdict::Unsupported
         } else if matches!(self.entry, EntryOutcome::Crashed(_)) {
             Verdict::EntryCrashed
-        } else if !self.blocked.is_empty() {
+        } else if self.deadlocked().next().is_some() {
             Verdict::Deadlock
         } else {
             Verdict::Ok

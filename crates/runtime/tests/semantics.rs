@@ -4,28 +4,90 @@
 
 mod common;
 
-use trace_runtime::EntryOutcome;
+use trace_runtime::{EndRule, EntryOutcome, RunOutcome, Waiting};
 
 #[test]
 fn a_deadlock_lists_each_blocked_process_with_its_function_and_line() {
     let (outcome, out) = common::run(&common::fixture("conc/deadlock.erl"), 2);
     assert_eq!(out, b"started two processes that wait for each other\n");
     assert_eq!(outcome.verdict(), trace_runtime::Verdict::Deadlock);
-    assert!(matches!(outcome.entry, EntryOutcome::Returned(_)));
-    assert_eq!(outcome.blocked.len(), 2, "{:?}", outcome.blocked);
-    for b in &outcome.blocked {
+    assert!(matches!(outcome.entry, EntryOutcome::Unfinished));
+    assert_eq!(outcome.blocked.len(), 3, "{:?}", outcome.blocked);
+    for b in &outcome.blocked[1..] {
         assert_eq!(b.mfa.0.name(), "deadlock");
-        assert_eq!((b.mfa.1.name(), b.mfa.2), ("philosopher", 2));
+        assert_eq!((b.mfa.1.name(), b.mfa.2), ("philosopher", 3));
         assert_eq!(b.line, 9, "the line of `receive {{fork, Other}}`");
         assert!(b.file.ends_with("deadlock.erl"));
         assert_eq!(b.mailbox_len, 0);
+        assert_eq!(b.waiting, Waiting::Stuck);
     }
     let names: Vec<&str> = outcome
         .blocked
         .iter()
         .map(|b| b.symbolic.as_str())
         .collect();
-    assert_eq!(names, ["P.1", "P.2"]);
+    assert_eq!(names, ["P", "P.1", "P.2"]);
+}
+
+/// A server left waiting for work, a process left waiting for a reply, and
+/// one left waiting for one particular process's message.
+const LEFT_WAITING: &str = "-module(left).\n-export([main/0, main/1]).\n\
+main() -> main(none).\n\
+main(Stuck) ->\n\
+    S = spawn(fun() -> server(0) end),\n\
+    S ! {add, 2},\n\
+    case Stuck of\n\
+        reply -> spawn(fun() -> Ref = make_ref(), S ! {get, self(), Ref}, receive {Ref, N} -> N end end);\n\
+        peer -> Me = self(), spawn(fun() -> receive {hello, Me} -> ok end end);\n\
+        none -> ok\n\
+    end,\n\
+    ok.\n\
+server(N) ->\n\
+    receive\n\
+        {add, K} -> server(N + K);\n\
+        {get, From, _Tag} -> From ! N, server(N)\n\
+    end.\n";
+
+fn run_left(entry: &str, rule: EndRule) -> RunOutcome {
+    let file = common::program("left", LEFT_WAITING);
+    let loaded = trace_runtime::load(&[file], &Default::default()).unwrap();
+    let (entry, _) = trace_runtime::entry(&loaded, Some(entry)).unwrap();
+    let opts = trace_runtime::RunOptions {
+        schedulers: 1,
+        reports: false,
+        end_rule: rule,
+        ..Default::default()
+    };
+    let rt = trace_runtime::Runtime::new(
+        loaded.program,
+        opts,
+        std::sync::Arc::new(trace_runtime::hooks::Native),
+        std::sync::Arc::new(trace_runtime::hooks::Native),
+        Box::new(std::io::sink()),
+    );
+    trace_runtime::run(rt, entry)
+}
+
+#[test]
+fn servers_idle_at_the_end_are_no_deadlock_but_a_process_stuck_waiting_is() {
+    // The entry returned; the server waits for work: the run is over, as on BEAM.
+    let o = run_left("left:main(none)", EndRule::Settled);
+    assert_eq!(o.verdict(), trace_runtime::Verdict::Ok);
+    assert_eq!(o.blocked.len(), 1);
+    assert_eq!(o.blocked[0].waiting, Waiting::Idle);
+    assert_eq!(o.idle().count(), 1);
+    // Waiting for a reply that never comes (the server answers without the tag).
+    let o = run_left("left:main(reply)", EndRule::Settled);
+    assert_eq!(o.verdict(), trace_runtime::Verdict::Deadlock);
+    let stuck: Vec<&str> = o.deadlocked().map(|b| b.symbolic.as_str()).collect();
+    assert_eq!(stuck, ["P.2"]);
+    // Waiting for a message from one particular process.
+    let o = run_left("left:main(peer)", EndRule::Settled);
+    assert_eq!(o.verdict(), trace_runtime::Verdict::Deadlock);
+    assert_eq!(o.deadlocked().count(), 1);
+    // --strict: every process left waiting is a deadlock.
+    let o = run_left("left:main(none)", EndRule::Strict);
+    assert_eq!(o.verdict(), trace_runtime::Verdict::Deadlock);
 }
 
 #[test]

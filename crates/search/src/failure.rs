@@ -103,13 +103,13 @@ pub fn classify(o: &RunOutcome, stdout: &[u8], exp: &Expectations) -> Option<Fai
             reason: trace_term::pretty(&c.reason, &Default::default()),
         });
     }
-    if !o.blocked.is_empty() {
+    let deadlocked: Vec<String> = o
+        .deadlocked()
+        .map(|b| format!("{} ({})", b.pid, b.symbolic))
+        .collect();
+    if !deadlocked.is_empty() {
         return Some(Failure::Deadlock {
-            blocked: o
-                .blocked
-                .iter()
-                .map(|b| format!("{} ({})", b.pid, b.symbolic))
-                .collect(),
+            blocked: deadlocked,
         });
     }
     expected(o, stdout, exp)

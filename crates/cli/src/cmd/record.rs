@@ -57,6 +57,9 @@ pub struct Args {
     /// Also record the bytes each process printed to standard output
     #[arg(long)]
     pub printed: bool,
+    /// Every process left waiting at the end is a deadlock, servers idle in their loop too
+    #[arg(long)]
+    pub strict: bool,
     /// Stamp every event with its time
     #[arg(long)]
     pub timestamps: bool,
@@ -152,6 +155,7 @@ pub fn run(args: Args) -> u8 {
     }
     let mut run = RunOptions {
         interrupt: Some(interrupt),
+        end_rule: crate::cmd::run::end_rule(args.strict),
         ..RunOptions::default()
     };
     if let Some(n) = args.schedulers {

@@ -5,7 +5,7 @@ use clap::Args as ClapArgs;
 use std::path::PathBuf;
 use std::sync::Arc;
 use trace_runtime::hooks::{Discard, Native};
-use trace_runtime::{EntryOutcome, LoadOptions, RunOptions, Runtime};
+use trace_runtime::{EndRule, LoadOptions, RunOptions, Runtime};
 
 #[derive(ClapArgs)]
 #[command(after_help = "Examples:
@@ -16,16 +16,19 @@ use trace_runtime::{EntryOutcome, LoadOptions, RunOptions, Runtime};
 
 Program output goes to stdout. On stderr: a report for each process that
 crashed (as BEAM prints it), and, when processes are left waiting in receive
-at the end, each with its pid, function and the line of that receive.
+at the end, each with its pid, function and the line of that receive. A
+server idle in its loop at the end is normal, as on BEAM; the entry left
+waiting, or a process stuck waiting for something particular (a reply, one
+process's message), is a deadlock (docs/concurrency.md, \"How a run ends\").
 
 Errors in the source are reported as erlc reports them, at file:line:col. The library the engine provides, and where it differs from
 OTP 25, is listed in docs/library.md.
 
-Exit status: 0 the entry returned and no process is left blocked; 1 the entry
-process crashed; 3 compile error; 4 the program uses something the engine does
-not support (named on stderr, at compile time or when the call is made); 5
-processes left blocked forever (deadlock); 2 trouble (missing file, bad
-arguments); 70 an internal error of the engine (a bug).")]
+Exit status: 0 the entry returned and no process is left deadlocked; 1 the
+entry process crashed; 3 compile error; 4 the program uses something the
+engine does not support (named on stderr, at compile time or when the call is
+made); 5 a deadlock (with --strict: any process left waiting); 2 trouble
+(missing file, bad arguments); 70 an internal error of the engine (a bug).")]
 pub struct Args {
     /// Erlang source files (the first one's main/0 is the default entry)
     #[arg(required = true, value_name = "FILE.erl")]
@@ -39,6 +42,9 @@ pub struct Args {
     /// Extra directories searched by -include and -include_lib
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include: Vec<PathBuf>,
+    /// Every process left waiting at the end is a deadlock, servers idle in their loop too
+    #[arg(long)]
+    pub strict: bool,
     /// Pass every event to an observer that drops it (measures the hooks)
     #[arg(long, hide = true)]
     pub discarding_observer: bool,
@@ -79,7 +85,10 @@ pub fn run(args: Args) -> u8 {
             return exit::TROUBLE;
         }
     };
-    let mut opts = RunOptions::default();
+    let mut opts = RunOptions {
+        end_rule: end_rule(args.strict),
+        ..RunOptions::default()
+    };
     if let Some(n) = args.schedulers {
         opts.schedulers = n;
     }
@@ -99,5 +108,11 @@ pub fn run(args: Args) -> u8 {
     exit::of_verdict(outcome.verdict())
 }
 
-#[allow(dead_code)]
-fn _unused(_: EntryOutcome) {}
+/// The end rule `--strict` asks for.
+pub fn end_rule(strict: bool) -> EndRule {
+    if strict {
+        EndRule::Strict
+    } else {
+        EndRule::Settled
+    }
+}

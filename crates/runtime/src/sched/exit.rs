@@ -1,8 +1,9 @@
 //! A process's end: signals to its links and monitors, reports, and the
 //! end-of-run list of processes blocked forever.
 
-use super::{signals, Blocked, Crash, EntryOutcome, Runtime, Worker};
+use super::{signals, Blocked, Crash, EntryOutcome, RunOutcome, Runtime, Waiting, Worker};
 use crate::hooks::{Event, SignalOut};
+use crate::ir::Instr;
 use crate::process::{ProcShared, Process, Signal};
 use crate::vm::ExitInfo;
 use std::io::Write;
@@ -120,6 +121,7 @@ pub fn blocked_report(rt: &Runtime) -> Vec<Blocked> {
         out.push(Blocked {
             pid: p.pid,
             symbolic: p.symbolic_name(),
+            waiting: waiting(&code.code, p.pc as usize),
             mfa: (code.module, code.name, code.arity),
             file: rt
                 .program
@@ -141,28 +143,73 @@ pub fn blocked_report(rt: &Runtime) -> Vec<Blocked> {
     out
 }
 
-pub fn print_blocked(rt: &Runtime, blocked: &[Blocked]) {
+/// What the receive at `pc` waits for. A process waits at the head of its
+/// receive's scan (the `RecvPeek` its wait goes back to); one stopped
+/// anywhere else (a built-in waiting for its turn under replay) is stuck.
+fn waiting(code: &[Instr], pc: usize) -> Waiting {
+    match code.get(pc) {
+        Some(Instr::RecvPeek { filter, .. }) => match filter {
+            Some(f) if f.is_specific() => Waiting::Stuck,
+            _ => Waiting::Idle,
+        },
+        _ => Waiting::Stuck,
+    }
+}
+
+/// The end-of-run report on stderr: the processes that make a deadlock,
+/// each with where it waits, and one line naming the servers left idle.
+pub fn print_blocked(rt: &Runtime, o: &RunOutcome) {
     let _g = rt.stderr.lock().unwrap_or_else(|e| e.into_inner());
     let mut err = std::io::stderr().lock();
-    let n = blocked.len();
-    let _ = writeln!(
-        err,
-        "trace: {n} process{} blocked forever at the end of the run (deadlock):",
-        if n == 1 { "" } else { "es" }
-    );
-    for b in blocked {
+    let stuck: Vec<&Blocked> = o.deadlocked().collect();
+    if !stuck.is_empty() {
+        let n = stuck.len();
         let _ = writeln!(
             err,
-            "  {} ({}) in {}:{}/{} waiting in receive at {}:{} ({} message{} in mailbox)",
-            b.pid,
-            b.symbolic,
-            b.mfa.0.name(),
-            b.mfa.1.name(),
-            b.mfa.2,
-            b.file,
-            b.line,
-            b.mailbox_len,
-            if b.mailbox_len == 1 { "" } else { "s" }
+            "trace: {n} process{} blocked forever at the end of the run (deadlock):",
+            if n == 1 { "" } else { "es" }
+        );
+        for b in stuck {
+            let _ = writeln!(
+                err,
+                "  {} ({}) in {}:{}/{} waiting in receive at {}:{} ({} message{} in mailbox)",
+                b.pid,
+                b.symbolic,
+                b.mfa.0.name(),
+                b.mfa.1.name(),
+                b.mfa.2,
+                b.file,
+                b.line,
+                b.mailbox_len,
+                if b.mailbox_len == 1 { "" } else { "s" }
+            );
+        }
+    }
+    let idle: Vec<&Blocked> = o.idle().collect();
+    if !idle.is_empty() {
+        const NAMED: usize = 5;
+        let names: Vec<String> = idle
+            .iter()
+            .take(NAMED)
+            .map(|b| {
+                format!(
+                    "{} ({}) in {}:{}/{}",
+                    b.pid,
+                    b.symbolic,
+                    b.mfa.0.name(),
+                    b.mfa.1.name(),
+                    b.mfa.2
+                )
+            })
+            .collect();
+        let more = match idle.len().saturating_sub(NAMED) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let _ = writeln!(
+            err,
+            "trace: left idle in receive at the end of the run: {}{more}",
+            names.join(", ")
         );
     }
 }

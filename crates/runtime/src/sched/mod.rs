@@ -54,6 +54,8 @@ pub struct RunOptions {
     pub report_blocked: bool,
     /// Set from outside (Ctrl-C) to stop the run early.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// Which processes left waiting at the end make a deadlock.
+    pub end_rule: EndRule,
 }
 
 impl Default for RunOptions {
@@ -68,6 +70,7 @@ impl Default for RunOptions {
             reports: true,
             report_blocked: true,
             interrupt: None,
+            end_rule: EndRule::Settled,
         }
     }
 }
@@ -82,11 +85,34 @@ pub enum EntryOutcome {
     Unfinished,
 }
 
+/// What a process left waiting at the end of a run waits for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Waiting {
+    /// Any message: a server idle in its loop, waiting for work.
+    Idle,
+    /// Something particular — a reply (a reference it made), a message from
+    /// one process — that nothing left can send: it is stuck.
+    Stuck,
+}
+
+/// How a run ends once nothing can move (docs/concurrency.md, "How a run
+/// ends").
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum EndRule {
+    /// A deadlock is the entry process, or a process waiting for something
+    /// particular, left waiting forever; servers idle in their loop are not.
+    #[default]
+    Settled,
+    /// Every process left waiting is a deadlock.
+    Strict,
+}
+
 /// A process blocked forever at the end of a run.
 #[derive(Clone, Debug)]
 pub struct Blocked {
     pub pid: Pid,
     pub symbolic: String,
+    pub waiting: Waiting,
     /// `module:function/arity` it is in.
     pub mfa: (Atom, Atom, u32),
     pub file: String,
@@ -126,6 +152,28 @@ pub struct RunOutcome {
     /// The run stopped at something the engine does not support (the message names it).
     pub unsupported: Option<String>,
     pub processes_spawned: u64,
+    /// The rule that said which waiting processes are a deadlock.
+    pub end_rule: EndRule,
+}
+
+impl RunOutcome {
+    /// Whether a process left waiting at the end makes the run a deadlock:
+    /// under [`EndRule::Settled`], the entry process itself or one stuck
+    /// waiting for something particular; under [`EndRule::Strict`], any.
+    pub fn is_deadlocked(&self, b: &Blocked) -> bool {
+        self.end_rule == EndRule::Strict || b.pid == self.entry_pid || b.waiting == Waiting::Stuck
+    }
+
+    /// The processes left waiting that make the run a deadlock.
+    pub fn deadlocked(&self) -> impl Iterator<Item = &Blocked> {
+        self.blocked.iter().filter(|b| self.is_deadlocked(b))
+    }
+
+    /// The processes left idle at the end: servers waiting for work, which
+    /// end a run as they would on BEAM.
+    pub fn idle(&self) -> impl Iterator<Item = &Blocked> {
+        self.blocked.iter().filter(|b| !self.is_deadlocked(b))
+    }
 }
 
 /// Crashes kept in a [`RunOutcome`] (a program may crash millions of
@@ -410,16 +458,14 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     } else {
         Vec::new()
     };
-    if rt.opts.reports && rt.opts.report_blocked && !blocked.is_empty() {
-        exit::print_blocked(&rt, &blocked);
-    }
+    let outcome_blocked = blocked;
     if let (Some(what), true) = (&fin.internal, rt.opts.reports) {
         eprintln!("trace: internal error, the run was stopped (a bug in trace): {what}");
     }
-    RunOutcome {
+    let outcome = RunOutcome {
         entry_pid,
         entry: fin.entry.take().unwrap_or(EntryOutcome::Unfinished),
-        blocked,
+        blocked: outcome_blocked,
         crashes: fin.crashes,
         crash_count: fin.crash_count,
         interrupted,
@@ -427,5 +473,10 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         internal_error: fin.internal,
         unsupported: fin.unsupported,
         processes_spawned: rt.spawned.load(Ordering::Relaxed),
+        end_rule: rt.opts.end_rule,
+    };
+    if rt.opts.reports && rt.opts.report_blocked {
+        exit::print_blocked(&rt, &outcome);
     }
+    outcome
 }

@@ -1,0 +1,60 @@
+//! How a run ends (docs/concurrency.md): a server left idle in its loop is
+//! normal, as on BEAM; the entry, or a process stuck waiting for a reply,
+//! left waiting is a deadlock; `--strict` makes any process left waiting one.
+
+mod common;
+use common::{s, text, trace, Scratch};
+
+const COUNTER: &str = "-module(counter).\n-export([main/0]).\n\
+main() ->\n\
+    register(counter, spawn(fun() -> loop(0) end)),\n\
+    counter ! {add, 3},\n\
+    io:format(\"started~n\").\n\
+loop(N) ->\n\
+    receive\n\
+        {add, K} -> loop(N + K);\n\
+        {get, From} -> From ! N, loop(N)\n\
+    end.\n";
+
+const CALLER: &str = "-module(caller).\n-export([main/0]).\n\
+main() ->\n\
+    S = spawn(fun() -> receive _ -> ok end end),\n\
+    spawn(fun() -> Ref = make_ref(), S ! {call, self(), Ref}, receive {Ref, R} -> R end end),\n\
+    ok.\n";
+
+#[test]
+fn a_server_left_idle_ends_the_run_normally_and_is_named() {
+    let dir = Scratch::new("run-end-idle");
+    let prog = dir.write("counter.erl", COUNTER);
+    let out = trace(&["run", s(&prog)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "started\n");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(
+            "left idle in receive at the end of the run: <0.81.0> (P.1) in counter:loop/1"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("deadlock"), "{err}");
+    let strict = trace(&["run", "--strict", s(&prog)]);
+    assert_eq!(strict.status.code(), Some(5), "{}", text(&strict.stderr));
+    assert!(text(&strict.stderr).contains("(deadlock)"));
+    // record judges alike, and so does the replay of what it recorded.
+    let log = dir.path("counter.trace");
+    let rec = trace(&["record", "--strict", s(&prog), "-o", s(&log)]);
+    assert_eq!(rec.status.code(), Some(5), "{}", text(&rec.stderr));
+    let rep = trace(&["replay", s(&prog), s(&log)]);
+    assert_eq!(rep.status.code(), Some(5), "{}", text(&rep.stderr));
+}
+
+#[test]
+fn a_process_stuck_waiting_for_a_reply_is_a_deadlock() {
+    let dir = Scratch::new("run-end-stuck");
+    let prog = dir.write("caller.erl", CALLER);
+    let out = trace(&["run", s(&prog)]);
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("1 process blocked forever"), "{err}");
+    assert!(err.contains("(P.2)"), "{err}");
+}
