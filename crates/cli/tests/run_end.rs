@@ -58,3 +58,25 @@ fn a_process_stuck_waiting_for_a_reply_is_a_deadlock() {
     assert!(err.contains("1 process blocked forever"), "{err}");
     assert!(err.contains("(P.2)"), "{err}");
 }
+
+#[test]
+fn an_entry_that_exits_abnormally_says_why_once() {
+    let dir = Scratch::new("run-end-exit");
+    let prog = dir.write(
+        "wrong.erl",
+        "-module(wrong).\n-export([main/0]).\n\
+         main() -> spawn(fun() -> error(bang) end), receive after 10 -> ok end, exit({wrong_replies, [1, 2]}).\n",
+    );
+    let out = trace(&["run", s(&prog)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert_eq!(
+        err.matches("exited with reason:\n{wrong_replies,[1,2]}")
+            .count(),
+        1,
+        "{err}"
+    );
+    // The other process's crash is reported as BEAM's logger reports it, once.
+    assert_eq!(err.matches("=ERROR REPORT====").count(), 1, "{err}");
+    assert!(err.contains("{bang,"), "{err}");
+}

@@ -92,10 +92,30 @@ pub fn finish(
             reason: reason.clone(),
         });
     }
-    if let (Some(_), true) = (&info.crash, rt.opts.reports) {
-        crash_report(rt, &p, &reason);
+    if rt.opts.reports {
+        if info.crash.is_some() {
+            crash_report(rt, &p, &reason);
+        } else if abnormal && p.pid == rt.entry_pid {
+            // An `exit/1` or an exit signal is no crash BEAM's logger reports;
+            // but the entry ending so is what `erl -eval` reports ("init
+            // terminating in do_boot"): say it, once.
+            entry_exit_report(rt, &p, &reason);
+        }
     }
     p.me = None;
+}
+
+/// The report for an entry process that ended abnormally without an error
+/// or a throw (`exit(Reason)`, or an exit signal it did not trap).
+fn entry_exit_report(rt: &Runtime, p: &Process, reason: &Term) {
+    let _g = rt.stderr.lock().unwrap_or_else(|e| e.into_inner());
+    let text = crate::bif::terms::pretty(reason);
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "trace: the entry process {} ({}) exited with reason:\n{text}\n",
+        p.pid,
+        p.symbolic_name()
+    );
 }
 
 /// BEAM's report for a process that died of an uncaught error or throw.
