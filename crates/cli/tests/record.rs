@@ -293,6 +293,49 @@ fn until_failure_keeps_no_log_when_every_attempt_succeeds() {
     assert!(!log.exists());
 }
 
+/// Every attempt leaves a server idle (a report each); only an attempt
+/// whose entry gets `late` first fails `--expect`.
+const NOISY: &str = "-module(noisy).\n-export([main/0]).\n\
+main() ->\n\
+    spawn(fun() -> receive stop -> ok end end),\n\
+    Me = self(),\n\
+    spawn(fun() -> Me ! early end),\n\
+    spawn(fun() -> Me ! late end),\n\
+    receive X -> X end.\n";
+
+#[test]
+fn until_failure_shows_only_the_failing_attempts_reports_and_a_summary() {
+    let dir = Scratch::new("rec-noisy");
+    let prog = dir.write("noisy.erl", NOISY);
+    let log = dir.path("noisy.trace");
+    let out = trace(&[
+        "record",
+        "--until-failure",
+        "--chaos",
+        "--attempts",
+        "200",
+        "--expect",
+        "early",
+        "-o",
+        s(&log),
+        s(&prog),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let attempt: usize = err
+        .split("trace record: attempt ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the failing attempt's number");
+    assert!(attempt > 1, "the first attempt failed already: {err}");
+    // Every attempt left the server idle, but only the failing one's
+    // report is shown.
+    assert_eq!(err.matches("left idle in receive").count(), 1, "{err}");
+    assert!(err.contains("trace record: found after "), "{err}");
+    assert!(log.exists());
+}
+
 #[test]
 fn until_failure_compares_stdout_with_a_file() {
     let dir = Scratch::new("rec-stdout");

@@ -4,10 +4,16 @@
 //! random choices (preemption points, run-queue order, delivery delays
 //! between senders) come from seed `seed + attempt`, so a search can be
 //! repeated with `--seed`.
+//!
+//! The engine's reports of each attempt (crashes, the end of the run) are
+//! captured, not printed: hundreds of attempts would bury the one that
+//! matters. The failing attempt's reports come back with it.
 
 use crate::failure::{check_log, classify, Expectations, Failure};
 use std::io;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use trace_recorder::{record, Captured, RecordConfig, Recording};
 use trace_runtime::{Chaos, Entry, Loaded};
 
@@ -19,17 +25,38 @@ pub struct HuntConfig {
     pub expectations: Expectations,
 }
 
+/// Where a search stands, after each attempt.
+#[derive(Copy, Clone, Debug)]
+pub struct HuntProgress {
+    /// Attempts finished so far.
+    pub done: u32,
+    pub attempts: u32,
+    pub elapsed: Duration,
+}
+
+/// A failing run that was found.
+pub struct Found {
+    pub failure: Failure,
+    /// Its recording; the log is kept at the output path.
+    pub recording: Recording,
+    /// What it printed.
+    pub stdout: Vec<u8>,
+    /// The engine's reports of that run (crashes, the end of the run).
+    pub reports: Vec<u8>,
+}
+
 /// The search's result.
 pub struct HuntResult {
     /// Attempts made (1-based number of the last one).
     pub attempts: u32,
-    /// The failing run, if one was found (its log is kept at the output path).
-    pub failure: Option<(Failure, Recording, Vec<u8>)>,
-    /// The seed of the failing attempt (with chaos).
+    /// The failing run, if one was found.
+    pub failure: Option<Found>,
+    /// The seed of the failing (or interrupted) attempt, with chaos.
     pub seed: Option<u64>,
     /// Ctrl-C stopped the last attempt; its log (finalised, and marked
     /// interrupted) is kept at the output path.
     pub interrupted: bool,
+    pub elapsed: Duration,
 }
 
 fn temp_path(out: &std::path::Path) -> PathBuf {
@@ -41,13 +68,24 @@ fn temp_path(out: &std::path::Path) -> PathBuf {
     out.with_file_name(name)
 }
 
+/// Records attempts until one fails or `h.attempts` are made; `progress`
+/// (if any) hears of each finished attempt.
 pub fn hunt(
     loaded: &Loaded,
     entry: &Entry,
     cfg: &RecordConfig,
     h: &HuntConfig,
+    progress: Option<&dyn Fn(HuntProgress)>,
 ) -> io::Result<HuntResult> {
     let tmp = temp_path(&cfg.out);
+    let start = Instant::now();
+    let result = |attempts, failure, seed, interrupted| HuntResult {
+        attempts,
+        failure,
+        seed,
+        interrupted,
+        elapsed: start.elapsed(),
+    };
     for attempt in 1..=h.attempts {
         let mut c = cfg.clone();
         c.out = tmp.clone();
@@ -56,17 +94,16 @@ pub fn hunt(
             c.run.chaos = Some(Chaos { seed });
             c.run.schedulers = 1;
         }
+        let reports = Arc::new(Mutex::new(Vec::new()));
+        c.run.capture_reports = Some(reports.clone());
         let out = Captured::default();
         let rec = record(loaded, entry.clone(), &c, Box::new(out.clone()), None)?;
         let stdout = std::mem::take(&mut *out.0.lock().unwrap_or_else(|e| e.into_inner()));
+        let reports = std::mem::take(&mut *reports.lock().unwrap_or_else(|e| e.into_inner()));
+        let seed_used = h.chaos.then_some(seed);
         if rec.outcome.interrupted {
             std::fs::rename(&tmp, &cfg.out)?;
-            return Ok(HuntResult {
-                attempts: attempt,
-                failure: None,
-                seed: h.chaos.then_some(seed),
-                interrupted: true,
-            });
+            return Ok(result(attempt, None, seed_used, true));
         }
         let failure = match classify(&rec.outcome, &stdout, &h.expectations) {
             Some(f) => Some(f),
@@ -75,25 +112,28 @@ pub fn hunt(
                 io::Error::other(format!("--check: {e}"))
             })?,
         };
-        if let Some(f) = failure {
+        if let Some(p) = progress {
+            p(HuntProgress {
+                done: attempt,
+                attempts: h.attempts,
+                elapsed: start.elapsed(),
+            });
+        }
+        if let Some(failure) = failure {
             std::fs::rename(&tmp, &cfg.out)?;
-            let rec = Recording {
+            let recording = Recording {
                 path: cfg.out.clone(),
                 ..rec
             };
-            return Ok(HuntResult {
-                attempts: attempt,
-                failure: Some((f, rec, stdout)),
-                seed: h.chaos.then_some(seed),
-                interrupted: false,
-            });
+            let found = Found {
+                failure,
+                recording,
+                stdout,
+                reports,
+            };
+            return Ok(result(attempt, Some(found), seed_used, false));
         }
     }
     let _ = std::fs::remove_file(&tmp);
-    Ok(HuntResult {
-        attempts: h.attempts,
-        failure: None,
-        seed: None,
-        interrupted: false,
-    })
+    Ok(result(h.attempts, None, None, false))
 }

@@ -11,4 +11,4 @@ pub mod failure;
 pub mod hunt;
 
 pub use failure::{Expectations, Failure};
-pub use hunt::{hunt, HuntConfig, HuntResult};
+pub use hunt::{hunt, Found, HuntConfig, HuntProgress, HuntResult};

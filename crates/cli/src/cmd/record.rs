@@ -10,7 +10,7 @@ use trace_format::WriterOptions;
 use trace_recorder::Progress;
 use trace_recorder::{RecordConfig, RecordFlags};
 use trace_runtime::{RunOptions, Verdict};
-use trace_search::{Expectations, HuntConfig};
+use trace_search::{Expectations, HuntConfig, HuntProgress};
 
 #[derive(ClapArgs)]
 #[command(after_help = "Examples:
@@ -302,35 +302,61 @@ fn until_failure(
         seed: args.seed,
         expectations,
     };
-    let result = match trace_search::hunt(loaded, &entry, cfg, &h) {
+    // On a terminal: attempt k of N and the rate, instead of each attempt's
+    // reports (only the failing attempt's are shown).
+    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = ProgressBar::new(args.attempts as u64);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{spinner} attempt {pos}/{len} [{bar:30}] {per_sec} {elapsed} no failure yet",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let progress = |p: HuntProgress| {
+        if let Some(b) = &bar {
+            b.set_position(p.done as u64);
+        }
+    };
+    let result = trace_search::hunt(loaded, &entry, cfg, &h, Some(&progress));
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let result = match result {
         Ok(r) => r,
         Err(e) => {
             eprintln!("trace record: {}: {e}", cfg.out.display());
             return exit::TROUBLE;
         }
     };
+    let seed = result
+        .seed
+        .map(|s| format!(" (chaos seed {s})"))
+        .unwrap_or_default();
+    let took = format!(
+        "{} attempt{} in {:.1}s ({:.1}/s)",
+        result.attempts,
+        if result.attempts == 1 { "" } else { "s" },
+        result.elapsed.as_secs_f64(),
+        result.attempts as f64 / result.elapsed.as_secs_f64().max(1e-9)
+    );
     match result.failure {
-        Some((failure, rec, stdout)) => {
+        Some(found) => {
             use std::io::Write;
-            let _ = std::io::stdout().write_all(&stdout);
-            let seed = result
-                .seed
-                .map(|s| format!(" (chaos seed {s})"))
-                .unwrap_or_default();
+            let _ = std::io::stdout().write_all(&found.stdout);
+            let _ = std::io::stderr().write_all(&found.reports);
             eprintln!(
-                "trace record: attempt {}{seed} failed: {failure}",
-                result.attempts
+                "trace record: attempt {}{seed} failed: {}",
+                result.attempts, found.failure
             );
             if !args.quiet {
-                eprintln!("{}", summary_line(&rec));
+                eprintln!("trace record: found after {took}");
+                eprintln!("{}", summary_line(&found.recording));
             }
             exit::DIFFERENT
         }
         None if result.interrupted => {
-            let seed = result
-                .seed
-                .map(|s| format!(" (chaos seed {s})"))
-                .unwrap_or_default();
             eprintln!(
                 "trace record: interrupted during attempt {}{seed}, before any failure; \
                  its log, marked interrupted, is kept in {}",
@@ -340,11 +366,7 @@ fn until_failure(
             exit::INTERRUPTED
         }
         None => {
-            eprintln!(
-                "trace record: no failure in {} attempt{}; no log kept",
-                result.attempts,
-                if result.attempts == 1 { "" } else { "s" }
-            );
+            eprintln!("trace record: no failure in {took}; no log kept");
             exit::OK
         }
     }

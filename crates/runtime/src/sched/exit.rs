@@ -6,7 +6,7 @@ use crate::hooks::{Event, SignalOut};
 use crate::ir::Instr;
 use crate::process::{ProcShared, Process, Signal};
 use crate::vm::ExitInfo;
-use std::io::Write;
+use std::fmt::Write;
 use std::sync::Arc;
 use trace_term::{atom, Term};
 
@@ -108,27 +108,22 @@ pub fn finish(
 /// The report for an entry process that ended abnormally without an error
 /// or a throw (`exit(Reason)`, or an exit signal it did not trap).
 fn entry_exit_report(rt: &Runtime, p: &Process, reason: &Term) {
-    let _g = rt.stderr.lock().unwrap_or_else(|e| e.into_inner());
     let text = crate::bif::terms::pretty(reason);
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "trace: the entry process {} ({}) exited with reason:\n{text}\n",
+    rt.report(&format!(
+        "trace: the entry process {} ({}) exited with reason:\n{text}\n\n",
         p.pid,
         p.symbolic_name()
-    );
+    ));
 }
 
 /// BEAM's report for a process that died of an uncaught error or throw.
 fn crash_report(rt: &Runtime, p: &Process, reason: &Term) {
-    let _g = rt.stderr.lock().unwrap_or_else(|e| e.into_inner());
     let now = crate::bif::erlang::local_time_string();
     let text = crate::bif::terms::pretty(reason);
-    let mut err = std::io::stderr().lock();
-    let _ = write!(
-        err,
+    rt.report(&format!(
         "=ERROR REPORT==== {now} ===\nError in process {} with exit value:\n{text}\n\n",
         p.pid
-    );
+    ));
 }
 
 /// Every process still alive at the end: each is blocked forever.
@@ -179,19 +174,18 @@ fn waiting(code: &[Instr], pc: usize) -> Waiting {
 /// The end-of-run report on stderr: the processes that make a deadlock,
 /// each with where it waits, and one line naming the servers left idle.
 pub fn print_blocked(rt: &Runtime, o: &RunOutcome) {
-    let _g = rt.stderr.lock().unwrap_or_else(|e| e.into_inner());
-    let mut err = std::io::stderr().lock();
+    let mut err = String::new();
     let stuck: Vec<&Blocked> = o.deadlocked().collect();
     if !stuck.is_empty() {
         let n = stuck.len();
         let _ = writeln!(
-            err,
+            &mut err,
             "trace: {n} process{} blocked forever at the end of the run (deadlock):",
             if n == 1 { "" } else { "es" }
         );
         for b in stuck {
             let _ = writeln!(
-                err,
+                &mut err,
                 "  {} ({}) in {}:{}/{} waiting in receive at {}:{} ({} message{} in mailbox)",
                 b.pid,
                 b.symbolic,
@@ -227,9 +221,10 @@ pub fn print_blocked(rt: &Runtime, o: &RunOutcome) {
             n => format!(" and {n} more"),
         };
         let _ = writeln!(
-            err,
+            &mut err,
             "trace: left idle in receive at the end of the run: {}{more}",
             names.join(", ")
         );
     }
+    rt.report(&err);
 }

@@ -56,6 +56,9 @@ pub struct RunOptions {
     pub interrupt: Option<Arc<AtomicBool>>,
     /// Which processes left waiting at the end make a deadlock.
     pub end_rule: EndRule,
+    /// With `reports`: write them here instead of to stderr (a search for a
+    /// failing run shows only the failing attempt's).
+    pub capture_reports: Option<Arc<Mutex<Vec<u8>>>>,
 }
 
 impl Default for RunOptions {
@@ -71,6 +74,7 @@ impl Default for RunOptions {
             report_blocked: true,
             interrupt: None,
             end_rule: EndRule::Settled,
+            capture_reports: None,
         }
     }
 }
@@ -218,7 +222,7 @@ pub struct Runtime {
     pub start: Instant,
     pub entry_pid: Pid,
     /// Serialises reports on stderr.
-    pub stderr: Mutex<()>,
+    stderr: Mutex<()>,
 }
 
 impl Runtime {
@@ -305,13 +309,26 @@ impl Runtime {
         self.notify_all();
     }
 
+    /// Writes one of the engine's reports (crashes, the end of the run,
+    /// what is unsupported): to stderr, or to the buffer the options name.
+    /// Reports never interleave.
+    pub fn report(&self, text: &str) {
+        if let Some(buf) = &self.opts.capture_reports {
+            buf.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend_from_slice(text.as_bytes());
+            return;
+        }
+        let _g = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), text.as_bytes());
+    }
+
     /// Stops the run because a process needs something the engine does not
     /// support; `what` names it (printed on stderr, and the run's status says so).
     pub fn unsupported(&self, what: String) {
         let mut f = self.finish.lock().unwrap_or_else(|e| e.into_inner());
         if f.unsupported.is_none() {
-            let _g = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
-            eprintln!("{what}");
+            self.report(&format!("{what}\n"));
             f.unsupported = Some(what);
         }
         drop(f);
@@ -460,7 +477,9 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     };
     let outcome_blocked = blocked;
     if let (Some(what), true) = (&fin.internal, rt.opts.reports) {
-        eprintln!("trace: internal error, the run was stopped (a bug in trace): {what}");
+        rt.report(&format!(
+            "trace: internal error, the run was stopped (a bug in trace): {what}\n"
+        ));
     }
     let outcome = RunOutcome {
         entry_pid,
