@@ -27,6 +27,9 @@ pub const DIVERGED: u8 = 6;
 pub const INTERNAL_ERROR: u8 = 70;
 /// The run was interrupted (Ctrl-C).
 pub const INTERRUPTED: u8 = 130;
+/// The run was cut at `--time-limit` or `--max-events` (as `timeout(1)`
+/// says a command ran out of time).
+pub const LIMITED: u8 = 124;
 
 /// The exit status of `trace run`, `record` and `replay` for a run's verdict.
 pub fn of_verdict(v: Verdict) -> u8 {
@@ -34,6 +37,7 @@ pub fn of_verdict(v: Verdict) -> u8 {
         Verdict::InternalError => INTERNAL_ERROR,
         Verdict::Diverged => DIVERGED,
         Verdict::Interrupted => INTERRUPTED,
+        Verdict::Limited => LIMITED,
         Verdict::Unsupported => UNSUPPORTED,
         Verdict::EntryCrashed => ENTRY_CRASHED,
         Verdict::Deadlock => DEADLOCK,

@@ -80,3 +80,41 @@ fn an_entry_that_exits_abnormally_says_why_once() {
     assert_eq!(err.matches("=ERROR REPORT====").count(), 1, "{err}");
     assert!(err.contains("{bang,"), "{err}");
 }
+
+const TICKER: &str = "-module(ticker).\n-export([main/0]).\n\
+main() -> spawn(fun() -> tick(0) end), ok.\n\
+tick(N) -> receive after 5 -> ok end, io:format(\"tick ~p~n\", [N]), tick(N + 1).\n";
+
+#[test]
+fn a_run_that_never_ends_is_cut_at_a_limit_and_its_log_replays() {
+    let dir = Scratch::new("run-end-limit");
+    let prog = dir.write("ticker.erl", TICKER);
+    let out = trace(&["run", "--time-limit", "300ms", s(&prog)]);
+    assert_eq!(out.status.code(), Some(124), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("tick 0\n"));
+    let log = dir.path("ticker.trace");
+    let rec = trace(&["record", "--max-events", "40", "-o", s(&log), s(&prog)]);
+    assert_eq!(rec.status.code(), Some(124), "{}", text(&rec.stderr));
+    assert!(text(&rec.stderr).contains("cut at a limit"));
+    let stats = trace(&["stats", s(&log)]);
+    assert!(text(&stats.stdout).contains("run cut at a limit"));
+    // The replay replays what the log holds: the same output, then stops.
+    let rep = trace(&["replay", s(&prog), s(&log)]);
+    assert_eq!(rep.status.code(), Some(0), "{}", text(&rep.stderr));
+    assert_eq!(text(&rep.stdout), text(&rec.stdout));
+    // A search cuts each attempt: a program that never fails nor ends is
+    // searched in bounded time.
+    let search = trace(&[
+        "record",
+        "--until-failure",
+        "--attempts",
+        "3",
+        "--time-limit",
+        "100ms",
+        "-o",
+        s(&log),
+        s(&prog),
+    ]);
+    assert_eq!(search.status.code(), Some(0), "{}", text(&search.stderr));
+    assert!(text(&search.stderr).contains("no failure in 3 attempts"));
+}

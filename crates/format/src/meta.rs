@@ -76,6 +76,9 @@ pub enum RunEnd {
     Interrupted,
     /// The recorder failed; the log holds what was written before.
     RecorderCrashed,
+    /// The run was cut at a limit (`--time-limit`, `--max-events`); the log
+    /// holds everything up to that point.
+    Limited,
 }
 
 /// The footer: the outcome, the process table and the block index.

@@ -140,6 +140,8 @@ fn footer_outcome(o: &RunOutcome, status: fn(Verdict) -> i32) -> Outcome {
     Outcome {
         end: if o.interrupted {
             RunEnd::Interrupted
+        } else if o.limit.is_some() {
+            RunEnd::Limited
         } else {
             RunEnd::Completed
         },

@@ -25,7 +25,7 @@ pub mod vm;
 pub use hooks::{Director, Observer};
 pub use load::{entry, load, LoadOptions, Loaded, ModuleIdentity};
 pub use sched::{
-    run, Blocked, Chaos, Crash, EndRule, Entry, EntryOutcome, RunOptions, RunOutcome, Runtime,
-    Waiting, MAX_SCHEDULERS,
+    run, Blocked, Chaos, Crash, EndRule, Entry, EntryOutcome, Limit, RunOptions, RunOutcome,
+    Runtime, Waiting, MAX_SCHEDULERS,
 };
 pub use verdict::Verdict;

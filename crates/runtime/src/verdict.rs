@@ -13,6 +13,8 @@ pub enum Verdict {
     Diverged,
     /// The run was interrupted (Ctrl-C).
     Interrupted,
+    /// The run was cut at `--time-limit` or `--max-events`.
+    Limited,
     /// The run stopped at something the engine does not support.
     Unsupported,
     /// The entry process crashed.
@@ -33,6 +35,8 @@ impl RunOutcome {
             Verdict::Diverged
         } else if self.interrupted {
             Verdict::Interrupted
+        } else if self.limit.is_some() {
+            Verdict::Limited
         } else if self.unsupported.is_some() {
             Verdict::Unsupported
         } else if matches!(self.entry, EntryOutcome::Crashed(_)) {

@@ -227,5 +227,6 @@ fn fixture_status(v: trace_runtime::Verdict) -> u8 {
         Verdict::Diverged => 6,
         Verdict::InternalError => 70,
         Verdict::Interrupted => 130,
+        Verdict::Limited => 124,
     }
 }

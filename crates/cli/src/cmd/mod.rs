@@ -5,6 +5,7 @@ pub mod diff;
 pub mod dump;
 pub mod export;
 pub mod import;
+pub mod limits;
 pub mod record;
 pub mod replay;
 pub mod run;

@@ -27,8 +27,12 @@ its log violates a property of the specification (see trace check --help) —
 instead of crashing or deadlocking, which many servers do by design; add the
 built-ins no_abnormal_exit and no_deadlock to the specification to keep them.
 
+A run that would go on for ever (a server with a ticker, a philosopher loop)
+ends at --time-limit or --max-events, for each attempt of a search too; its log
+is finalised and marked as cut, and `trace replay` replays what it holds.
+
 Exit status: as `trace run` for the recorded run (0 ok, 1 entry crashed,
-5 deadlock, 130 interrupted); with --until-failure: 1 when a failing run was
+5 deadlock, 124 cut at a limit, 130 interrupted); with --until-failure: 1 when a failing run was
 found and kept, 0 when every attempt succeeded; 2 trouble.")]
 pub struct Args {
     /// Erlang source files (the first one's main/0 is the default entry)
@@ -60,6 +64,9 @@ pub struct Args {
     /// Every process left waiting at the end is a deadlock, servers idle in their loop too
     #[arg(long)]
     pub strict: bool,
+    /// (With --until-failure: for each attempt.)
+    #[command(flatten)]
+    pub limits: super::limits::Limits,
     /// Stamp every event with its time
     #[arg(long)]
     pub timestamps: bool,
@@ -161,6 +168,7 @@ pub fn run(args: Args) -> u8 {
     if let Some(n) = args.schedulers {
         run.schedulers = n;
     }
+    args.limits.apply(&mut run);
     if args.chaos && !args.until_failure {
         run.chaos = Some(trace_runtime::Chaos { seed: args.seed });
         run.schedulers = 1;
@@ -239,6 +247,7 @@ fn outcome_word(v: Verdict) -> &'static str {
         Verdict::EntryCrashed => "entry crashed",
         Verdict::Deadlock => "deadlock",
         Verdict::Interrupted => "interrupted",
+        Verdict::Limited => "cut at a limit",
         _ => "ended",
     }
 }

@@ -27,8 +27,9 @@ OTP 25, is listed in docs/library.md.
 Exit status: 0 the entry returned and no process is left deadlocked; 1 the
 entry process crashed; 3 compile error; 4 the program uses something the
 engine does not support (named on stderr, at compile time or when the call is
-made); 5 a deadlock (with --strict: any process left waiting); 2 trouble
-(missing file, bad arguments); 70 an internal error of the engine (a bug).")]
+made); 5 a deadlock (with --strict: any process left waiting); 124 the run was
+cut at --time-limit or --max-events; 2 trouble (missing file, bad arguments);
+70 an internal error of the engine (a bug).")]
 pub struct Args {
     /// Erlang source files (the first one's main/0 is the default entry)
     #[arg(required = true, value_name = "FILE.erl")]
@@ -45,6 +46,8 @@ pub struct Args {
     /// Every process left waiting at the end is a deadlock, servers idle in their loop too
     #[arg(long)]
     pub strict: bool,
+    #[command(flatten)]
+    pub limits: super::limits::Limits,
     /// Pass every event to an observer that drops it (measures the hooks)
     #[arg(long, hide = true)]
     pub discarding_observer: bool,
@@ -92,6 +95,7 @@ pub fn run(args: Args) -> u8 {
     if let Some(n) = args.schedulers {
         opts.schedulers = n;
     }
+    args.limits.apply(&mut opts);
     let observer: Arc<dyn trace_runtime::Observer> = if args.discarding_observer {
         Arc::new(Discard)
     } else {

@@ -47,6 +47,7 @@ pub fn run(args: Args) -> u8 {
             RunEnd::Completed => "completed",
             RunEnd::Interrupted => "interrupted",
             RunEnd::RecorderCrashed => "recorder crashed",
+            RunEnd::Limited => "cut at a limit (--time-limit, --max-events)",
         },
         None => "not finished (recovered by scanning)",
     };

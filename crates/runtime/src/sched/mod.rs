@@ -59,6 +59,19 @@ pub struct RunOptions {
     /// With `reports`: write them here instead of to stderr (a search for a
     /// failing run shows only the failing attempt's).
     pub capture_reports: Option<Arc<Mutex<Vec<u8>>>>,
+    /// End the run once it has run this long (`--time-limit`).
+    pub time_limit: Option<std::time::Duration>,
+    /// End the run once its processes have made about this many events
+    /// (`--max-events`; counted a slice at a time, so a run may pass it by
+    /// what one slice of each scheduler makes).
+    pub max_events: Option<u64>,
+}
+
+/// Which limit of [`RunOptions`] ended a run.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Time,
+    Events,
 }
 
 impl Default for RunOptions {
@@ -75,6 +88,8 @@ impl Default for RunOptions {
             interrupt: None,
             end_rule: EndRule::Settled,
             capture_reports: None,
+            time_limit: None,
+            max_events: None,
         }
     }
 }
@@ -158,6 +173,8 @@ pub struct RunOutcome {
     pub processes_spawned: u64,
     /// The rule that said which waiting processes are a deadlock.
     pub end_rule: EndRule,
+    /// The run was cut at a limit of its options.
+    pub limit: Option<Limit>,
 }
 
 impl RunOutcome {
@@ -192,6 +209,7 @@ struct Finish {
     divergence: Option<Divergence>,
     internal: Option<String>,
     unsupported: Option<String>,
+    limit: Option<Limit>,
 }
 
 /// State shared by every scheduler thread for one run.
@@ -219,6 +237,8 @@ pub struct Runtime {
     sleep: (Mutex<()>, Condvar),
     sleepers: AtomicUsize,
     pub unique: AtomicU64,
+    /// Events made so far (counted only under `--max-events`).
+    events: AtomicU64,
     pub start: Instant,
     pub entry_pid: Pid,
     /// Serialises reports on stderr.
@@ -255,6 +275,7 @@ impl Runtime {
             sleep: (Mutex::new(()), Condvar::new()),
             sleepers: AtomicUsize::new(0),
             unique: AtomicU64::new(1),
+            events: AtomicU64::new(0),
             start: Instant::now(),
             entry_pid: Pid(FIRST_PID),
             stderr: Mutex::new(()),
@@ -273,6 +294,32 @@ impl Runtime {
 
     pub fn stopping(&self) -> bool {
         self.stop.load(Ordering::Acquire) || self.interrupt.load(Ordering::Relaxed)
+    }
+
+    /// Stops the run at a limit of its options.
+    pub(crate) fn limit_reached(&self, l: Limit) {
+        self.stop_because(|f| {
+            f.limit.get_or_insert(l);
+        });
+    }
+
+    /// Counts the events of a slice against `--max-events`, and the time
+    /// against `--time-limit`.
+    pub(crate) fn account(&self, events: u64) {
+        if let Some(max) = self.opts.max_events {
+            if self.events.fetch_add(events, Ordering::Relaxed) + events >= max {
+                self.limit_reached(Limit::Events);
+            }
+        }
+        self.check_time();
+    }
+
+    pub(crate) fn check_time(&self) {
+        if let Some(t) = self.opts.time_limit {
+            if self.start.elapsed() >= t {
+                self.limit_reached(Limit::Time);
+            }
+        }
     }
 
     /// Stops the run because the engine itself failed (a bug).
@@ -469,7 +516,10 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     rt.output.flush();
     let interrupted = rt.interrupt.load(Ordering::Relaxed);
     let mut fin = std::mem::take(&mut *rt.finish.lock().unwrap_or_else(|e| e.into_inner()));
-    let failed = fin.divergence.is_some() || fin.internal.is_some() || fin.unsupported.is_some();
+    let failed = fin.divergence.is_some()
+        || fin.internal.is_some()
+        || fin.unsupported.is_some()
+        || fin.limit.is_some();
     let blocked = if !failed && !interrupted {
         exit::blocked_report(&rt)
     } else {
@@ -493,6 +543,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         unsupported: fin.unsupported,
         processes_spawned: rt.spawned.load(Ordering::Relaxed),
         end_rule: rt.opts.end_rule,
+        limit: fin.limit,
     };
     if rt.opts.reports && rt.opts.report_blocked {
         exit::print_blocked(&rt, &outcome);

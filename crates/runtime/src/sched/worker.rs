@@ -109,6 +109,7 @@ pub fn run(rt: &Runtime, w: Worker) {
                 }
             }
             None => {
+                rt.check_time();
                 if rt.active.load(Ordering::SeqCst) == 0 && rt.timers.pending() == 0 {
                     rt.stop.store(true, Ordering::Release);
                     rt.notify_all();
@@ -149,6 +150,7 @@ fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
     } else {
         rt.opts.reductions
     };
+    let events_before = body.events;
     let end = if rt.stopping() {
         SliceEnd::Yield
     } else if let Some(info) = body.ending.take() {
@@ -157,6 +159,7 @@ fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
     } else {
         interp::run_slice(&mut body, rt, w, budget)
     };
+    rt.account(body.events - events_before);
     // Replay: a signal the log says this process took before ending has not
     // arrived; it waits for it, ended but not finished.
     let end = match end {
