@@ -1,0 +1,165 @@
+//! The store of `set`, `bag` and `duplicate_bag` tables: a hash index from
+//! key to slot, and the slots in the order their keys were first inserted.
+//!
+//! BEAM walks these tables in hash order, which cannot be reproduced; this
+//! store walks them in insertion order instead (deterministic, and the same
+//! in every run that inserts the same keys). A deleted key leaves an empty
+//! slot behind, so that positions stay put; the slots are compacted once
+//! there are more empty than used ones, and walks from the start skip the
+//! empty prefix at once (a table used as a queue stays cheap).
+
+use super::Objs;
+use crate::ets::key::{ExactKey, KeyHash};
+use std::collections::HashMap;
+use trace_term::Term;
+
+#[derive(Default)]
+pub struct Hashed {
+    index: HashMap<ExactKey, usize, KeyHash>,
+    /// `None`: the key once here was deleted.
+    slots: Vec<Option<(Term, Objs)>>,
+    /// Every slot before this one is empty.
+    head: usize,
+    objects: usize,
+    /// Compactions so far (a position saved before one is stale after it).
+    epoch: u64,
+}
+
+impl Hashed {
+    pub fn objects(&self) -> usize {
+        self.objects
+    }
+
+    pub fn keys(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn get(&self, key: &Term) -> Option<&Objs> {
+        let i = *self.index.get(ExactKey::from_ref(key))?;
+        self.slots[i].as_ref().map(|(_, o)| o)
+    }
+
+    /// The objects of `key`, to change in place (the caller keeps the
+    /// object count right through [`Hashed::adjust`]).
+    pub fn get_mut(&mut self, key: &Term) -> Option<&mut Objs> {
+        let i = *self.index.get(ExactKey::from_ref(key))?;
+        self.slots[i].as_mut().map(|(_, o)| o)
+    }
+
+    /// The objects of `key`, made empty first if the key is new.
+    pub fn entry(&mut self, key: &Term) -> &mut Objs {
+        let i = match self.index.get(ExactKey::from_ref(key)) {
+            Some(&i) => i,
+            None => {
+                let i = self.slots.len();
+                self.index.insert(ExactKey(key.clone()), i);
+                self.slots.push(Some((key.clone(), Objs::Many(Vec::new()))));
+                i
+            }
+        };
+        match &mut self.slots[i] {
+            Some((_, o)) => o,
+            None => unreachable!("an indexed slot is used"),
+        }
+    }
+
+    /// Records that `n` objects were added (or, negative, removed) through
+    /// [`Hashed::entry`] or [`Hashed::get_mut`]; drops `key` if it has none left.
+    pub fn adjust(&mut self, key: &Term, n: isize) {
+        self.objects = self.objects.saturating_add_signed(n);
+        if self.get(key).is_some_and(|o| o.is_empty()) {
+            self.remove(key);
+        }
+    }
+
+    /// Removes `key` and its objects.
+    pub fn remove(&mut self, key: &Term) -> Option<Objs> {
+        let i = self.index.remove(ExactKey::from_ref(key))?;
+        let (_, objs) = self.slots[i].take()?;
+        self.objects -= objs.len();
+        self.tidy();
+        Some(objs)
+    }
+
+    pub fn clear(&mut self) {
+        *self = Hashed {
+            epoch: self.epoch + 1,
+            ..Hashed::default()
+        };
+    }
+
+    /// Compacts the slots when most are empty.
+    fn tidy(&mut self) {
+        while self.head < self.slots.len() && self.slots[self.head].is_none() {
+            self.head += 1;
+        }
+        if self.head == self.slots.len() {
+            self.slots.clear();
+            self.head = 0;
+            return;
+        }
+        let used = self.index.len();
+        if self.slots.len() < 64 || self.slots.len() - used <= used {
+            return;
+        }
+        let mut remap = vec![usize::MAX; self.slots.len()];
+        let mut kept = Vec::with_capacity(used * 2);
+        for (i, s) in self.slots.drain(..).enumerate() {
+            if s.is_some() {
+                remap[i] = kept.len();
+                kept.push(s);
+            }
+        }
+        self.slots = kept;
+        for v in self.index.values_mut() {
+            *v = remap[*v];
+        }
+        self.head = 0;
+        self.epoch += 1;
+    }
+
+    /// The used slot at or after `i`: its position, key and objects.
+    pub fn at_or_after(&self, i: usize) -> Option<(usize, &Term, &Objs)> {
+        let start = i.max(self.head);
+        self.slots
+            .get(start..)?
+            .iter()
+            .enumerate()
+            .find_map(|(j, s)| s.as_ref().map(|(k, o)| (start + j, k, o)))
+    }
+
+    /// The position of `key`.
+    pub fn position(&self, key: &Term) -> Option<usize> {
+        self.index.get(ExactKey::from_ref(key)).copied()
+    }
+
+    /// Every key and its objects, in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Term, &Objs)> {
+        self.slots[self.head.min(self.slots.len())..]
+            .iter()
+            .filter_map(|s| s.as_ref().map(|(k, o)| (k, o)))
+    }
+
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Keeps only the objects `keep` accepts; returns how many went.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Term) -> bool) -> usize {
+        let mut gone_keys = Vec::new();
+        let mut gone = 0;
+        for (k, objs) in self.slots.iter_mut().flatten() {
+            let before = objs.len();
+            objs.retain(&mut keep);
+            gone += before - objs.len();
+            if objs.is_empty() {
+                gone_keys.push(k.clone());
+            }
+        }
+        self.objects -= gone;
+        for k in gone_keys {
+            self.remove(&k);
+        }
+        gone
+    }
+}
