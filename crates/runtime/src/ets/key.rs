@@ -22,7 +22,24 @@ impl ExactKey {
 
 impl PartialEq for ExactKey {
     fn eq(&self, o: &ExactKey) -> bool {
-        exact_eq(&self.0, &o.0)
+        key_eq(&self.0, &o.0)
+    }
+}
+
+/// `=:=`, with the shapes keys usually have (integers, atoms, tuples of
+/// them) compared directly.
+fn key_eq(a: &Term, b: &Term) -> bool {
+    match (a, b) {
+        (Term::Int(x), Term::Int(y)) => x == y,
+        (Term::Atom(x), Term::Atom(y)) => x == y,
+        (Term::Tuple(x), Term::Tuple(y)) => {
+            x.arity() == y.arity()
+                && x.elements()
+                    .iter()
+                    .zip(y.elements())
+                    .all(|(p, q)| key_eq(p, q))
+        }
+        _ => exact_eq(a, b),
     }
 }
 

@@ -40,10 +40,10 @@ pub fn register(b: &mut Builder) {
 
 /// The objects of an insert: one tuple or a proper list of them, each with
 /// at least `keypos` elements.
-fn objects(arg: &Term, keypos: usize) -> Result<Vec<Term>, Fault> {
+fn objects(arg: &Term, keypos: usize) -> Result<std::borrow::Cow<'_, [Term]>, Fault> {
     let objs = match arg {
-        Term::Tuple(_) => vec![arg.clone()],
-        _ => arg.to_vec().ok_or_else(badarg)?,
+        Term::Tuple(_) => std::borrow::Cow::Borrowed(std::slice::from_ref(arg)),
+        _ => std::borrow::Cow::Owned(arg.to_vec().ok_or_else(badarg)?),
     };
     if objs.iter().all(|o| element(o, keypos).is_some()) {
         Ok(objs)
@@ -85,7 +85,10 @@ fn lookup(cx: &mut Ctx, a: &[Term]) -> BifResult {
         op("lookup", Access::Read, Key::Arg(key)),
         |cx, _, st| {
             st.check_read(cx.proc.pid)?;
-            Ok(Term::list(st.store.lookup(key).to_vec()))
+            Ok(Term::list_from_iter(
+                st.store.lookup(key).iter().cloned(),
+                Term::Nil,
+            ))
         },
     )
 }

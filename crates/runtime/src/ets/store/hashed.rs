@@ -46,6 +46,21 @@ impl Hashed {
         self.slots[i].as_mut().map(|(_, o)| o)
     }
 
+    /// Makes `obj` the one object of `key` (a set's insert); true if the
+    /// key is new.
+    pub fn put_one(&mut self, key: &Term, obj: Term) -> bool {
+        if let Some(&i) = self.index.get(ExactKey::from_ref(key)) {
+            if let Some((_, o)) = &mut self.slots[i] {
+                *o = Objs::One(obj);
+                return false;
+            }
+        }
+        self.index.insert(ExactKey(key.clone()), self.slots.len());
+        self.slots.push(Some((key.clone(), Objs::One(obj))));
+        self.objects += 1;
+        true
+    }
+
     /// The objects of `key`, made empty first if the key is new.
     pub fn entry(&mut self, key: &Term) -> &mut Objs {
         let i = match self.index.get(ExactKey::from_ref(key)) {

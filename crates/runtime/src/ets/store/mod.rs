@@ -117,16 +117,16 @@ impl Store {
         match (self, kind) {
             (Store::Ordered(s), _) => {
                 for o in objs {
-                    s.insert(&key(o), o.clone());
+                    if let Some(k) = element(o, keypos) {
+                        s.insert(k, o.clone());
+                    }
                 }
             }
             (Store::Hashed(h), Kind::Set) => {
                 for o in objs {
-                    let k = key(o);
-                    let e = h.entry(&k);
-                    let added = if e.is_empty() { 1 } else { 0 };
-                    *e = Objs::One(o.clone());
-                    h.adjust(&k, added);
+                    if let Some(k) = element(o, keypos) {
+                        h.put_one(k, o.clone());
+                    }
                 }
             }
             (Store::Hashed(h), Kind::Bag) => {
