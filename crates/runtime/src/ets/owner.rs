@@ -26,7 +26,11 @@ pub enum Release {
 /// `p` is marked ended, so no table can be handed to it any more.
 pub fn release_all(p: &mut Process, rt: &Runtime, wk: &Worker) {
     for t in std::mem::take(&mut p.ets_fixed) {
-        t.lock().fixes.retain(|(who, _)| *who != p.pid);
+        let mut st = t.lock();
+        st.fixes.retain(|(who, _)| *who != p.pid);
+        if st.fixes.is_empty() {
+            st.store.set_fixed(false);
+        }
     }
     p.ets_cache = None;
     for t in rt.ets.owned_by(p.pid) {

@@ -84,6 +84,10 @@ pub struct TableState {
     pub store: Store,
     /// Processes that fixed the table with `safe_fixtable/2`, and how often.
     pub fixes: Vec<(Pid, u64)>,
+    /// When it was first fixed: `erlang:timestamp()` and monotonic
+    /// nanoseconds (what `info/2` reports for `safe_fixed` and
+    /// `safe_fixed_monotonic_time`).
+    pub fixed_at: (Term, i64),
 }
 
 /// Everything `ets:new/2` decides.
@@ -114,6 +118,7 @@ impl Table {
                 protection: spec.protection,
                 store: Store::new(spec.kind),
                 fixes: Vec::new(),
+                fixed_at: (Term::Nil, 0),
             }),
         }
     }

@@ -2,6 +2,7 @@
 //! safe_fixtable, info/1,2, whereis, all.
 
 use super::{on_table, with_table, Op};
+use crate::bif::processes::clock;
 use crate::bif::{Builder, Ctx};
 use crate::ets::owner::{self, transfer_message};
 use crate::ets::table::{Spec, Tuning};
@@ -255,32 +256,33 @@ fn setopts(cx: &mut Ctx, a: &[Term]) -> BifResult {
 
 fn safe_fixtable(cx: &mut Ctx, a: &[Term]) -> BifResult {
     let fix = boolean(&a[1])?;
-    on_table(
-        cx,
-        &a[0],
-        Op::new("safe_fixtable", Access::Write),
-        |cx, t, st| {
-            st.check_read(cx.proc.pid)?;
-            let me = cx.proc.pid;
-            let at = st.fixes.iter().position(|(p, _)| *p == me);
-            match (fix, at) {
-                (true, Some(i)) => st.fixes[i].1 += 1,
-                (true, None) => {
-                    st.fixes.push((me, 1));
-                    cx.proc.ets_fixed.push(t.clone());
+    let op = Op::new("safe_fixtable", Access::Write);
+    on_table(cx, &a[0], op, |cx, t, st| {
+        st.check_read(cx.proc.pid)?;
+        let me = cx.proc.pid;
+        match (fix, st.fixes.iter().position(|(p, _)| *p == me)) {
+            (true, Some(i)) => st.fixes[i].1 += 1,
+            (true, None) => {
+                if st.fixes.is_empty() {
+                    let mono = clock::monotonic_ns(cx.rt);
+                    st.fixed_at = (clock::timestamp_now(), i64::try_from(mono).unwrap_or(0));
                 }
-                (false, Some(i)) => {
-                    st.fixes[i].1 -= 1;
-                    if st.fixes[i].1 == 0 {
-                        st.fixes.remove(i);
-                        cx.proc.ets_fixed.retain(|x| !Arc::ptr_eq(x, t));
-                    }
-                }
-                (false, None) => {}
+                st.fixes.push((me, 1));
+                cx.proc.ets_fixed.push(t.clone());
             }
-            Ok(Term::TRUE)
-        },
-    )
+            (false, Some(i)) => {
+                st.fixes[i].1 -= 1;
+                if st.fixes[i].1 == 0 {
+                    st.fixes.remove(i);
+                    cx.proc.ets_fixed.retain(|x| !Arc::ptr_eq(x, t));
+                }
+            }
+            (false, None) => {}
+        }
+        let fixed = !st.fixes.is_empty();
+        st.store.set_fixed(fixed);
+        Ok(Term::TRUE)
+    })
 }
 
 /// The items of `ets:info/1`, in BEAM's order.
@@ -326,7 +328,11 @@ fn item(t: &Table, st: &TableState, name: &str) -> Option<Term> {
         "fixed" => Term::bool(!st.fixes.is_empty()),
         "safe_fixed" | "safe_fixed_monotonic_time" if st.fixes.is_empty() => Term::FALSE,
         "safe_fixed" | "safe_fixed_monotonic_time" => Term::tuple(vec![
-            Term::Int(0),
+            if name == "safe_fixed" {
+                st.fixed_at.0.clone()
+            } else {
+                Term::Int(st.fixed_at.1)
+            },
             Term::list(
                 st.fixes
                     .iter()

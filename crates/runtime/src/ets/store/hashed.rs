@@ -7,6 +7,9 @@
 //! slot behind, so that positions stay put; the slots are compacted once
 //! there are more empty than used ones, and walks from the start skip the
 //! empty prefix at once (a table used as a queue stays cheap).
+//!
+//! While a table is fixed (`ets:safe_fixtable/2`), a deleted key keeps its
+//! position, so `next/2` from it goes on where it was, as on BEAM.
 
 use super::Objs;
 use crate::ets::key::{ExactKey, KeyHash};
@@ -23,6 +26,10 @@ pub struct Hashed {
     objects: usize,
     /// Compactions so far (a position saved before one is stale after it).
     epoch: u64,
+    /// Fixed: slots are not compacted, and deleted keys are remembered.
+    fixed: bool,
+    /// Keys deleted while fixed, and where they were.
+    ghosts: HashMap<ExactKey, usize, KeyHash>,
 }
 
 impl Hashed {
@@ -90,7 +97,10 @@ impl Hashed {
     /// Removes `key` and its objects.
     pub fn remove(&mut self, key: &Term) -> Option<Objs> {
         let i = self.index.remove(ExactKey::from_ref(key))?;
-        let (_, objs) = self.slots[i].take()?;
+        let (k, objs) = self.slots[i].take()?;
+        if self.fixed {
+            self.ghosts.insert(ExactKey(k), i);
+        }
         self.objects -= objs.len();
         self.tidy();
         Some(objs)
@@ -99,14 +109,27 @@ impl Hashed {
     pub fn clear(&mut self) {
         *self = Hashed {
             epoch: self.epoch + 1,
+            fixed: self.fixed,
             ..Hashed::default()
         };
+    }
+
+    /// Fixes or unfixes the table (see the module's comment).
+    pub fn set_fixed(&mut self, fixed: bool) {
+        self.fixed = fixed;
+        if !fixed {
+            self.ghosts.clear();
+            self.tidy();
+        }
     }
 
     /// Compacts the slots when most are empty.
     fn tidy(&mut self) {
         while self.head < self.slots.len() && self.slots[self.head].is_none() {
             self.head += 1;
+        }
+        if self.fixed {
+            return;
         }
         if self.head == self.slots.len() {
             self.slots.clear();
@@ -143,9 +166,10 @@ impl Hashed {
             .find_map(|(j, s)| s.as_ref().map(|(k, o)| (start + j, k, o)))
     }
 
-    /// The position of `key`.
+    /// The position of `key` (or, in a fixed table, where it was).
     pub fn position(&self, key: &Term) -> Option<usize> {
-        self.index.get(ExactKey::from_ref(key)).copied()
+        let k = ExactKey::from_ref(key);
+        self.index.get(k).or_else(|| self.ghosts.get(k)).copied()
     }
 
     /// Every key and its objects, in insertion order.

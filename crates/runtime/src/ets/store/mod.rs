@@ -202,6 +202,14 @@ impl Store {
         }
     }
 
+    /// Fixes or unfixes the table for walks (`safe_fixtable/2`): an
+    /// `ordered_set` walks by key and needs nothing.
+    pub fn set_fixed(&mut self, fixed: bool) {
+        if let Store::Hashed(h) = self {
+            h.set_fixed(fixed);
+        }
+    }
+
     /// Keeps only the objects `keep` accepts; returns how many went.
     pub fn retain(&mut self, keep: impl FnMut(&Term) -> bool) -> usize {
         match self {
