@@ -300,6 +300,10 @@ pub struct Process {
     /// `--chaos` preempted it before the shared-state operation it is about
     /// to run again; this time the operation goes ahead.
     pub preempted: bool,
+    /// The table operation running now was placed by a Director
+    /// (`SharedTurn::At`, replay): a name another table still holds then
+    /// yields to it, as it had been given up in the recorded run.
+    pub placed: bool,
 }
 
 impl Process {
@@ -354,6 +358,7 @@ impl Process {
             ets_cache: None,
             ets_fixed: Vec::new(),
             preempted: false,
+            placed: false,
         }
     }
 

@@ -222,6 +222,36 @@ use(I) ->
     W.
 "#;
 
+/// P.2 makes a table of the name P.1 then renames its own table to,
+/// while P.2's still lives: natively the rename fails. A replay in which
+/// the rename happened (P.2's table had given the name up in the recorded
+/// run) places it in its turn, and the name goes to P.1's table.
+const RENAMED: &str = r#"
+-module(renamed).
+-export([main/0]).
+main() ->
+    Me = self(),
+    Two = spawn(fun() -> two(Me) end),
+    receive made -> ok end,
+    spawn(fun() -> Me ! {1, one()} end),
+    One = receive {1, V} -> V end,
+    Two ! go,
+    receive {2, W} -> io:format("~p~n", [[One, W]]) end.
+one() ->
+    ets:new(first_name, [named_table, public]),
+    ets:rename(first_name, taken_name),
+    ets:insert(taken_name, {who, 1}),
+    ets:lookup_element(taken_name, who, 2).
+two(Main) ->
+    ets:new(taken_name, [named_table, public]),
+    ets:insert(taken_name, {who, 2}),
+    Main ! made,
+    receive go -> ok end,
+    W = ets:lookup_element(taken_name, who, 2),
+    ets:delete(taken_name),
+    Main ! {2, W}.
+"#;
+
 #[test]
 fn named_tables_are_found_by_identity_whatever_the_order_of_names() {
     let own = |p: &'static [u32]| -> Vec<Turn> { (0..4).map(|s| Turn::Table(p, 0, s)).collect() };
@@ -229,6 +259,12 @@ fn named_tables_are_found_by_identity_whatever_the_order_of_names() {
     drive(
         "same_name",
         SAME_NAME,
+        Turns::new(&[(&[1], &one), (&[2], &two)]),
+        "[1,2]\n",
+    );
+    drive(
+        "renamed",
+        RENAMED,
         Turns::new(&[(&[1], &one), (&[2], &two)]),
         "[1,2]\n",
     );

@@ -147,13 +147,14 @@ impl Tables {
     }
 
     /// Moves a named table from its name to `new` (called with its state
-    /// locked); false if another table holds `new`.
-    pub fn rename(&self, t: &Table, st: &TableState, new: Atom) -> bool {
+    /// locked); false if another table holds `new`, unless `force` (as for
+    /// [`Tables::register`]).
+    pub fn rename(&self, t: &Table, st: &TableState, new: Atom, force: bool) -> bool {
         let mut reg = self.write();
         match reg.by_name.get(&new) {
             Some(x) if x.tid == t.tid => return true,
-            Some(_) => return false,
-            None => {}
+            Some(_) if !force => return false,
+            _ => {}
         }
         let Some(me) = reg.by_ref.get(&t.tid).cloned() else {
             return false;

@@ -180,7 +180,7 @@ fn rename(cx: &mut Ctx, a: &[Term]) -> BifResult {
     };
     on_table(cx, &a[0], Op::new("rename", Access::Write), |cx, t, st| {
         st.check_write(cx.proc.pid)?;
-        if st.named && !cx.rt.ets.rename(t, st, new) {
+        if st.named && !cx.rt.ets.rename(t, st, new, cx.proc.placed) {
             return Err(badarg());
         }
         st.name = new;

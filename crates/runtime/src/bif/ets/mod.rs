@@ -123,6 +123,7 @@ pub(super) fn with_table<R>(
         cx.proc.ets_cache = Some((tab.clone(), table));
         return Err(Fault::Block);
     };
+    cx.proc.placed = want.is_some();
     let r = f(cx, &table, &mut st);
     let name = st.named.then_some(st.name);
     let waiting = st.ops.wakeups();
