@@ -22,7 +22,6 @@ use crate::exception::{badarg, Fault};
 use crate::hooks::SharedTurn;
 use crate::shared::{Access, SharedOp};
 use std::sync::Arc;
-use trace_term::order::exact_eq;
 use trace_term::Term;
 
 pub fn register(b: &mut Builder) {
@@ -68,8 +67,13 @@ pub(super) fn op<'a>(function: &'static str, access: Access, key: Key<'a>) -> Op
 
 /// The table `tab` names, by the process's last table or the registry.
 fn find(cx: &mut Ctx, tab: &Term) -> Result<Option<Arc<Table>>, Fault> {
+    let same = |k: &Term| match (k, tab) {
+        (Term::Ref(a), Term::Ref(b)) => a == b,
+        (Term::Atom(a), Term::Atom(b)) => a == b,
+        _ => false,
+    };
     match cx.proc.ets_cache.take() {
-        Some((k, t)) if exact_eq(&k, tab) => Ok(Some(t)),
+        Some((k, t)) if same(&k) => Ok(Some(t)),
         _ => cx.rt.ets.resolve(tab),
     }
 }

@@ -203,28 +203,22 @@ fn check_set(t: &Table) -> Result<(), Fault> {
 fn update_counter(cx: &mut Ctx, a: &[Term], default: Option<&Term>) -> BifResult {
     let key = &a[1];
     let spec = &a[2];
-    on_table(
-        cx,
-        &a[0],
-        op("update_counter", Access::ReadWrite, Key::Arg(key)),
-        |cx, t, st| {
-            st.check_write(cx.proc.pid)?;
-            check_set(t)?;
-            let (obj, result) = match (st.store.lookup(key).first(), default) {
-                (Some(old), _) => update::counter(old, spec, t.keypos)?,
-                (None, Some(d)) => {
-                    let start = update::default_object(d, key, t.keypos)?;
-                    let (obj, result) = update::counter(&start, spec, t.keypos)?;
-                    st.store
-                        .insert(t.kind, t.keypos, std::slice::from_ref(&obj));
-                    return Ok(result);
-                }
-                (None, None) => return Err(badarg()),
-            };
-            st.store.replace(key, obj);
-            Ok(result)
-        },
-    )
+    let op = op("update_counter", Access::ReadWrite, Key::Arg(key));
+    on_table(cx, &a[0], op, |cx, t, st| {
+        st.check_write(cx.proc.pid)?;
+        check_set(t)?;
+        if let Some(old) = st.store.one_mut(key) {
+            let (obj, result) = update::counter(old, spec, t.keypos)?;
+            *old = obj;
+            return Ok(result);
+        }
+        let d = default.ok_or_else(badarg)?;
+        let start = update::default_object(d, key, t.keypos)?;
+        let (obj, result) = update::counter(&start, spec, t.keypos)?;
+        st.store
+            .insert(t.kind, t.keypos, std::slice::from_ref(&obj));
+        Ok(result)
+    })
 }
 
 fn update_element(cx: &mut Ctx, a: &[Term]) -> BifResult {

@@ -179,6 +179,17 @@ impl Store {
         }
     }
 
+    /// The object of `key` in a set or ordered set, to replace in place.
+    pub fn one_mut(&mut self, key: &Term) -> Option<&mut Term> {
+        match self {
+            Store::Hashed(h) => match h.get_mut(key)? {
+                Objs::One(t) => Some(t),
+                Objs::Many(v) => v.first_mut(),
+            },
+            Store::Ordered(o) => o.get_mut(key),
+        }
+    }
+
     /// Replaces the object of `key` in a set or ordered set.
     pub fn replace(&mut self, key: &Term, obj: Term) {
         match self {
