@@ -223,14 +223,20 @@ pub trait ProcessDirector: Send {
     fn event(&mut self, ev: &Event<'_>) -> Result<(), Divergence>;
     /// Before an operation on shared state: when it may happen, and on
     /// which object. `function` names the operation (`"insert"`,
-    /// `"add_get"`, `"exit"` for what a process's end does to the tables
-    /// it owns); `target` is the argument that names the object (a table
-    /// id or name, an array reference, a `persistent_term` key; for
-    /// `"exit"`, `[]`). A replaying Director answers
-    /// [`SharedTurn::At`] with the object and position the log gives, so
-    /// that a table found by name in the recorded run is found again even
-    /// if names were bound in another order meanwhile, or
-    /// [`SharedTurn::Missing`] when the operation found no object.
+    /// `"add_get"`, `"new"`, ...); `target` is the argument that names the
+    /// object (a table id or name, an array reference, a `persistent_term`
+    /// key). A replaying Director answers [`SharedTurn::At`] with the
+    /// object and position the log gives, so that a table found by name in
+    /// the recorded run is found again even if names were bound in another
+    /// order meanwhile, or [`SharedTurn::Missing`] when the operation found
+    /// no object. Like `output_turn`, this only looks at the next
+    /// operation: a process that has to wait asks again when woken, and
+    /// the operation is done when [`ProcessDirector::shared_event`] sees it.
+    ///
+    /// When the process ends, it asks with `function` `"exit"` and `target`
+    /// `[]`, again after each answer, until the answer is not `At`: each
+    /// `At` names a table the end releases (deletes, or gives to its heir)
+    /// in that turn; tables it still owns after that are released natively.
     fn shared_turn(
         &mut self,
         _function: &'static str,
