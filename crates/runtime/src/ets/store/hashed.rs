@@ -1,5 +1,6 @@
 //! The store of `set`, `bag` and `duplicate_bag` tables: a hash index from
-//! key to slot, and the slots in the order their keys were first inserted.
+//! each key to its objects (so a lookup or an update touches the index
+//! only), and the keys in the order they were first inserted.
 //!
 //! BEAM walks these tables in hash order, which cannot be reproduced; this
 //! store walks them in insertion order instead (deterministic, and the same
@@ -16,11 +17,17 @@ use crate::ets::key::{ExactKey, KeyHash};
 use std::collections::HashMap;
 use trace_term::Term;
 
+/// A key's objects and its slot in insertion order.
+struct Entry {
+    slot: usize,
+    objs: Objs,
+}
+
 #[derive(Default)]
 pub struct Hashed {
-    index: HashMap<ExactKey, usize, KeyHash>,
-    /// `None`: the key once here was deleted.
-    slots: Vec<Option<(Term, Objs)>>,
+    index: HashMap<ExactKey, Entry, KeyHash>,
+    /// Keys in insertion order; `None`: the key once here was deleted.
+    slots: Vec<Option<Term>>,
     /// Every slot before this one is empty.
     head: usize,
     objects: usize,
@@ -42,47 +49,49 @@ impl Hashed {
     }
 
     pub fn get(&self, key: &Term) -> Option<&Objs> {
-        let i = *self.index.get(ExactKey::from_ref(key))?;
-        self.slots[i].as_ref().map(|(_, o)| o)
+        self.index.get(ExactKey::from_ref(key)).map(|e| &e.objs)
     }
 
     /// The objects of `key`, to change in place (the caller keeps the
     /// object count right through [`Hashed::adjust`]).
     pub fn get_mut(&mut self, key: &Term) -> Option<&mut Objs> {
-        let i = *self.index.get(ExactKey::from_ref(key))?;
-        self.slots[i].as_mut().map(|(_, o)| o)
+        self.index
+            .get_mut(ExactKey::from_ref(key))
+            .map(|e| &mut e.objs)
     }
 
     /// Makes `obj` the one object of `key` (a set's insert); true if the
     /// key is new.
     pub fn put_one(&mut self, key: &Term, obj: Term) -> bool {
-        if let Some(&i) = self.index.get(ExactKey::from_ref(key)) {
-            if let Some((_, o)) = &mut self.slots[i] {
-                *o = Objs::One(obj);
-                return false;
-            }
+        if let Some(e) = self.index.get_mut(ExactKey::from_ref(key)) {
+            e.objs = Objs::One(obj);
+            return false;
         }
-        self.index.insert(ExactKey(key.clone()), self.slots.len());
-        self.slots.push(Some((key.clone(), Objs::One(obj))));
+        self.add(key, Objs::One(obj));
         self.objects += 1;
         true
     }
 
+    fn add(&mut self, key: &Term, objs: Objs) -> &mut Objs {
+        let slot = self.slots.len();
+        self.slots.push(Some(key.clone()));
+        &mut self
+            .index
+            .entry(ExactKey(key.clone()))
+            .or_insert(Entry { slot, objs })
+            .objs
+    }
+
     /// The objects of `key`, made empty first if the key is new.
     pub fn entry(&mut self, key: &Term) -> &mut Objs {
-        let i = match self.index.get(ExactKey::from_ref(key)) {
-            Some(&i) => i,
-            None => {
-                let i = self.slots.len();
-                self.index.insert(ExactKey(key.clone()), i);
-                self.slots.push(Some((key.clone(), Objs::Many(Vec::new()))));
-                i
-            }
-        };
-        match &mut self.slots[i] {
-            Some((_, o)) => o,
-            None => unreachable!("an indexed slot is used"),
+        if self.index.contains_key(ExactKey::from_ref(key)) {
+            return &mut self
+                .index
+                .get_mut(ExactKey::from_ref(key))
+                .expect("a key just found")
+                .objs;
         }
+        self.add(key, Objs::Many(Vec::new()))
     }
 
     /// Records that `n` objects were added (or, negative, removed) through
@@ -96,14 +105,14 @@ impl Hashed {
 
     /// Removes `key` and its objects.
     pub fn remove(&mut self, key: &Term) -> Option<Objs> {
-        let i = self.index.remove(ExactKey::from_ref(key))?;
-        let (k, objs) = self.slots[i].take()?;
-        if self.fixed {
-            self.ghosts.insert(ExactKey(k), i);
+        let e = self.index.remove(ExactKey::from_ref(key))?;
+        let k = self.slots[e.slot].take();
+        if let (true, Some(k)) = (self.fixed, k) {
+            self.ghosts.insert(ExactKey(k), e.slot);
         }
-        self.objects -= objs.len();
+        self.objects -= e.objs.len();
         self.tidy();
-        Some(objs)
+        Some(e.objs)
     }
 
     pub fn clear(&mut self) {
@@ -149,8 +158,8 @@ impl Hashed {
             }
         }
         self.slots = kept;
-        for v in self.index.values_mut() {
-            *v = remap[*v];
+        for e in self.index.values_mut() {
+            e.slot = remap[e.slot];
         }
         self.head = 0;
         self.epoch += 1;
@@ -159,24 +168,30 @@ impl Hashed {
     /// The used slot at or after `i`: its position, key and objects.
     pub fn at_or_after(&self, i: usize) -> Option<(usize, &Term, &Objs)> {
         let start = i.max(self.head);
-        self.slots
+        let (j, k) = self
+            .slots
             .get(start..)?
             .iter()
             .enumerate()
-            .find_map(|(j, s)| s.as_ref().map(|(k, o)| (start + j, k, o)))
+            .find_map(|(j, s)| s.as_ref().map(|k| (j, k)))?;
+        Some((start + j, k, self.get(k)?))
     }
 
     /// The position of `key` (or, in a fixed table, where it was).
     pub fn position(&self, key: &Term) -> Option<usize> {
         let k = ExactKey::from_ref(key);
-        self.index.get(k).or_else(|| self.ghosts.get(k)).copied()
+        self.index
+            .get(k)
+            .map(|e| e.slot)
+            .or_else(|| self.ghosts.get(k).copied())
     }
 
     /// Every key and its objects, in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (&Term, &Objs)> {
         self.slots[self.head.min(self.slots.len())..]
             .iter()
-            .filter_map(|s| s.as_ref().map(|(k, o)| (k, o)))
+            .flatten()
+            .filter_map(|k| Some((k, self.get(k)?)))
     }
 
     pub fn epoch(&self) -> u64 {
@@ -185,19 +200,23 @@ impl Hashed {
 
     /// Keeps only the objects `keep` accepts; returns how many went.
     pub fn retain(&mut self, mut keep: impl FnMut(&Term) -> bool) -> usize {
-        let mut gone_keys = Vec::new();
+        let mut emptied = Vec::new();
         let mut gone = 0;
-        for (k, objs) in self.slots.iter_mut().flatten() {
-            let before = objs.len();
-            objs.retain(&mut keep);
-            gone += before - objs.len();
-            if objs.is_empty() {
-                gone_keys.push(k.clone());
+        for e in self.index.values_mut() {
+            let before = e.objs.len();
+            e.objs.retain(&mut keep);
+            gone += before - e.objs.len();
+            if e.objs.is_empty() {
+                emptied.push(e.slot);
             }
         }
         self.objects -= gone;
-        for k in gone_keys {
-            self.remove(&k);
+        // In insertion order, so a fixed table remembers them alike.
+        emptied.sort_unstable();
+        for slot in emptied {
+            if let Some(k) = self.slots[slot].clone() {
+                self.remove(&k);
+            }
         }
         gone
     }
