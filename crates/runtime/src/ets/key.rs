@@ -198,7 +198,7 @@ impl OrdKey {
 
 impl PartialEq for OrdKey {
     fn eq(&self, o: &OrdKey) -> bool {
-        compare(&self.0, &o.0) == Ordering::Equal
+        key_cmp(&self.0, &o.0) == Ordering::Equal
     }
 }
 
@@ -212,7 +212,26 @@ impl PartialOrd for OrdKey {
 
 impl Ord for OrdKey {
     fn cmp(&self, o: &OrdKey) -> Ordering {
-        compare(&self.0, &o.0)
+        key_cmp(&self.0, &o.0)
+    }
+}
+
+/// Term order, with the shapes keys usually have (integers, atoms, tuples
+/// of them) compared directly.
+fn key_cmp(a: &Term, b: &Term) -> Ordering {
+    match (a, b) {
+        (Term::Int(x), Term::Int(y)) => x.cmp(y),
+        (Term::Atom(x), Term::Atom(y)) => x.cmp_by_name(*y),
+        (Term::Tuple(x), Term::Tuple(y)) => x.arity().cmp(&y.arity()).then_with(|| {
+            for (p, q) in x.elements().iter().zip(y.elements()) {
+                match key_cmp(p, q) {
+                    Ordering::Equal => {}
+                    o => return o,
+                }
+            }
+            Ordering::Equal
+        }),
+        _ => compare(a, b),
     }
 }
 

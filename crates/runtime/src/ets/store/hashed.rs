@@ -91,7 +91,7 @@ impl Hashed {
                 .expect("a key just found")
                 .objs;
         }
-        self.add(key, Objs::Many(Vec::new()))
+        self.add(key, Objs::none())
     }
 
     /// Records that `n` objects were added (or, negative, removed) through

@@ -17,14 +17,21 @@ use super::table::Kind;
 use trace_term::order::exact_eq;
 use trace_term::Term;
 
-/// The objects of one key, in insertion order (one for a set).
+/// The objects of one key, in insertion order (one for a set). Boxing the
+/// list keeps this as small as a term, which is most of a set's index.
 #[derive(Clone, Debug)]
 pub enum Objs {
     One(Term),
-    Many(Vec<Term>),
+    Many(Box<Vec<Term>>),
 }
 
+const _: () = assert!(std::mem::size_of::<Objs>() == 16);
+
 impl Objs {
+    pub fn none() -> Objs {
+        Objs::Many(Box::default())
+    }
+
     pub fn as_slice(&self) -> &[Term] {
         match self {
             Objs::One(t) => std::slice::from_ref(t),
@@ -45,10 +52,10 @@ impl Objs {
             Objs::Many(v) if v.is_empty() => *self = Objs::One(t),
             Objs::Many(v) => v.push(t),
             Objs::One(_) => {
-                let Objs::One(first) = std::mem::replace(self, Objs::Many(Vec::new())) else {
+                let Objs::One(first) = std::mem::replace(self, Objs::none()) else {
                     unreachable!()
                 };
-                *self = Objs::Many(vec![first, t]);
+                *self = Objs::Many(Box::new(vec![first, t]));
             }
         }
     }
@@ -57,7 +64,7 @@ impl Objs {
         match self {
             Objs::One(t) => {
                 if !keep(t) {
-                    *self = Objs::Many(Vec::new());
+                    *self = Objs::none();
                 }
             }
             Objs::Many(v) => v.retain(|t| keep(t)),
@@ -154,7 +161,7 @@ impl Store {
         match self {
             Store::Hashed(h) => h.remove(key).map_or_else(Vec::new, |o| match o {
                 Objs::One(t) => vec![t],
-                Objs::Many(v) => v,
+                Objs::Many(v) => *v,
             }),
             Store::Ordered(o) => o.remove(key).into_iter().collect(),
         }

@@ -3,8 +3,10 @@
 //! key order as BEAM's does.
 
 use crate::ets::key::OrdKey;
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::ops::Bound;
+use trace_term::order::exact_eq;
 use trace_term::Term;
 
 #[derive(Default)]
@@ -32,12 +34,19 @@ impl Ordered {
     /// Puts `obj` under `key`, replacing the object of an equal key (the
     /// key itself becomes the new object's: `1.0` replaces `1`).
     pub fn insert(&mut self, key: &Term, obj: Term) {
-        let k = OrdKey::from_ref(key);
-        if self.tree.contains_key(k) {
-            // The tree keeps the old key term; store the new one.
-            self.tree.remove(k);
+        match self.tree.entry(OrdKey(key.clone())) {
+            Entry::Vacant(v) => {
+                v.insert(obj);
+            }
+            Entry::Occupied(mut o) if exact_eq(&o.key().0, key) => {
+                o.insert(obj);
+            }
+            Entry::Occupied(o) => {
+                // An equal key of another type: walks must now show this one.
+                o.remove_entry();
+                self.tree.insert(OrdKey(key.clone()), obj);
+            }
         }
-        self.tree.insert(OrdKey(key.clone()), obj);
     }
 
     pub fn remove(&mut self, key: &Term) -> Option<Term> {
