@@ -205,9 +205,9 @@ fn unsupported_functions_are_named_at_compile_time() {
     );
     assert!(stdout.is_empty());
     assert_unsupported(
-        "uses_ets",
-        "main() ->\n    ets:new(t, []).\n",
-        "unsupported: module 'ets' is not supported by trace (called as ets:new/2)",
+        "uses_dets",
+        "main() ->\n    dets:open_file(t, []).\n",
+        "unsupported: module 'dets' is not supported by trace (called as dets:open_file/2)",
     );
 }
 

@@ -6,7 +6,16 @@
 //! - A [`Director`] decides every nondeterministic choice: which message a
 //!   receive takes, whether a timeout fires, where an exit signal lands in the
 //!   target's steps, the pid of a spawned process, the result of each
-//!   nondeterministic built-in, and the order of writes to standard output.
+//!   nondeterministic built-in, the order of writes to standard output, and
+//!   the order in which processes touch shared state.
+//!
+//! Shared state (ETS tables, `atomics` and `counters` arrays, and
+//! `persistent_term`) is touched by several processes, so the order of
+//! their operations on one object is a choice like the order of writes to
+//! stdout: every object counts its operations, each operation is reported
+//! with its position ([`SharedOp`], to [`ProcessObserver::shared`]), and a
+//! Director may make an operation wait for a position
+//! ([`ProcessDirector::shared_turn`]).
 //!
 //! Both work per process: when a process starts, each hook may return a
 //! per-process object that receives that process's events (on whichever
@@ -15,6 +24,8 @@
 
 use crate::process::MsgId;
 use trace_term::{Atom, Pid, Term};
+
+pub use crate::shared::{Access, SharedId, SharedKind, SharedOp, SharedTurn};
 
 /// Which nondeterministic built-in produced a value.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -124,6 +135,10 @@ pub trait Observer: Send + Sync {
 /// Receives one process's events, in the process's order.
 pub trait ProcessObserver: Send {
     fn event(&mut self, ev: &Event<'_>);
+    /// An operation on shared state (a table, an array, `persistent_term`),
+    /// in the process's order among its [`Event`]s. Kept beside `event`
+    /// rather than in [`Event`] until the log has a record for it.
+    fn shared(&mut self, _op: &SharedOp<'_>) {}
     /// The process starts running on a scheduler thread.
     fn slice_begin(&mut self) {}
     /// The process stops running (it yields, waits or exits).
@@ -206,6 +221,34 @@ pub trait ProcessDirector: Send {
     fn output_turn(&mut self) -> Result<OutputTurn, Divergence>;
     /// Every event the process produces, to check it against what was expected.
     fn event(&mut self, ev: &Event<'_>) -> Result<(), Divergence>;
+    /// Before an operation on shared state: when it may happen, and on
+    /// which object. `function` names the operation (`"insert"`,
+    /// `"add_get"`, `"new"`, ...); `target` is the argument that names the
+    /// object (a table id or name, an array reference, a `persistent_term`
+    /// key). A replaying Director answers [`SharedTurn::At`] with the
+    /// object and position the log gives, so that a table found by name in
+    /// the recorded run is found again even if names were bound in another
+    /// order meanwhile, or [`SharedTurn::Missing`] when the operation found
+    /// no object. Like `output_turn`, this only looks at the next
+    /// operation: a process that has to wait asks again when woken, and
+    /// the operation is done when [`ProcessDirector::shared_event`] sees it.
+    ///
+    /// When the process ends, it asks with `function` `"exit"` and `target`
+    /// `[]`, again after each answer, until the answer is not `At`: each
+    /// `At` names a table the end releases (deletes, or gives to its heir)
+    /// in that turn; tables it still owns after that are released natively.
+    fn shared_turn(
+        &mut self,
+        _function: &'static str,
+        _target: &Term,
+    ) -> Result<SharedTurn, Divergence> {
+        Ok(SharedTurn::Now)
+    }
+    /// Every operation on shared state the process performs (as
+    /// [`ProcessObserver::shared`] sees it), to check it.
+    fn shared_event(&mut self, _op: &SharedOp<'_>) -> Result<(), Divergence> {
+        Ok(())
+    }
     /// Whether this process takes non-message signals (links, exits,
     /// monitors) as they arrive, as without a Director. A Director that
     /// steers only some choices (a test forcing an order) says true; a
@@ -238,5 +281,8 @@ impl Observer for Discard {
 impl ProcessObserver for DiscardEvents {
     fn event(&mut self, ev: &Event<'_>) {
         std::hint::black_box(ev);
+    }
+    fn shared(&mut self, op: &SharedOp<'_>) {
+        std::hint::black_box(op);
     }
 }

@@ -5,12 +5,16 @@
 //! [`compiler`] to the instruction set of [`ir`], [`link`]ed into a
 //! [`code::Program`]) → [`sched::run`], where scheduler threads run
 //! lightweight [`process`]es slice by slice in the [`vm`], calling the
-//! built-ins of [`bif`]. Every event goes to an [`hooks::Observer`] and every
-//! choice to a [`hooks::Director`]; `trace run` uses the native hooks.
+//! built-ins of [`bif`]. State processes share besides messages lives in
+//! [`ets`] (tables) and [`shared`] (arrays, `persistent_term`, and the
+//! protocol every operation on shared state follows). Every event goes to
+//! an [`hooks::Observer`] and every choice to a [`hooks::Director`]; `trace
+//! run` uses the native hooks.
 
 pub mod bif;
 pub mod code;
 pub mod compiler;
+pub mod ets;
 pub mod exception;
 pub mod hooks;
 pub mod ir;
@@ -19,6 +23,7 @@ pub mod load;
 pub mod otp;
 pub mod process;
 pub mod sched;
+pub mod shared;
 pub mod verdict;
 pub mod vm;
 

@@ -18,6 +18,7 @@ const PRELUDE: &[(&str, &str)] = &[
         "trace_prelude.erl",
         include_str!("../prelude/trace_prelude.erl"),
     ),
+    ("ets.erl", include_str!("../prelude/ets.erl")),
     ("lists.erl", include_str!("../prelude/lists.erl")),
     ("maps.erl", include_str!("../prelude/maps.erl")),
     ("proplists.erl", include_str!("../prelude/proplists.erl")),

@@ -287,6 +287,23 @@ pub struct Process {
     pub me: Option<std::sync::Arc<ProcShared>>,
     /// The parent's pid (for reports).
     pub parent: Option<Pid>,
+    /// Shared objects this process has created, by kind (tables, atomics,
+    /// counters): the serial of its next one (see [`crate::shared::SharedId`]).
+    pub made: [u32; 3],
+    /// The table this process used last, by the term that named it: most
+    /// programs hit one table over and over, and this spares them the
+    /// table registry's lock.
+    pub ets_cache: Option<(Term, std::sync::Arc<crate::ets::Table>)>,
+    /// Tables this process fixed with `ets:safe_fixtable/2` (released when
+    /// it ends, as on BEAM).
+    pub ets_fixed: Vec<std::sync::Arc<crate::ets::Table>>,
+    /// `--chaos` preempted it before the shared-state operation it is about
+    /// to run again; this time the operation goes ahead.
+    pub preempted: bool,
+    /// The table operation running now was placed by a Director
+    /// (`SharedTurn::At`, replay): a name another table still holds then
+    /// yields to it, as it had been given up in the recorded run.
+    pub placed: bool,
 }
 
 impl Process {
@@ -337,6 +354,11 @@ impl Process {
             ending: None,
             me: None,
             parent: None,
+            made: [0; 3],
+            ets_cache: None,
+            ets_fixed: Vec::new(),
+            preempted: false,
+            placed: false,
         }
     }
 

@@ -1,5 +1,6 @@
-//! Group `conc`: processes, messages and schedulers on erl and on the
-//! engine, plus what the hooks cost and how the scheduler threads scale.
+//! Group `conc`: processes, messages, shared ETS tables and schedulers on
+//! erl and on the engine, plus what the hooks cost and how the scheduler
+//! threads scale.
 //!
 //! Three tables:
 //! 1. each program on erl and on the engine (best of the runs), with peak
@@ -47,6 +48,12 @@ const PROGRAMS: &[Bench] = &[
         what: "5,000 messages taken newest first (12.5M match attempts)",
     },
     Bench {
+        name: "ets_shared",
+        args: "1000000",
+        quick: "50000",
+        what: "4 processes, 1M operations on one public ETS table (update_counter, lookup, insert)",
+    },
+    Bench {
         name: "idle",
         args: "1000000",
         quick: "20000",
@@ -54,8 +61,8 @@ const PROGRAMS: &[Bench] = &[
     },
 ];
 
-/// Programs whose hook cost is measured (message-heavy ones).
-const HOOKED: &[&str] = &["ring", "pingpong", "spawn_many"];
+/// Programs whose hook cost is measured (message- and table-heavy ones).
+const HOOKED: &[&str] = &["ring", "pingpong", "spawn_many", "ets_shared"];
 
 pub fn run(ctx: &super::Ctx) -> Result<(), String> {
     let runs = if ctx.quick { 1 } else { 3 };

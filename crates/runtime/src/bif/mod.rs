@@ -1,5 +1,6 @@
 //! Built-in functions: the native part of `erlang`, `lists`, `maps`, `io`,
-//! `io_lib`, `string`, `math`, `timer`, `rand` and friends. (Higher-order
+//! `io_lib`, `string`, `math`, `timer`, `rand`, `ets`, `atomics`,
+//! `counters`, `persistent_term` and friends. (Higher-order
 //! library functions such as `lists:map/2`, and `proplists`, are written in
 //! Erlang, in `prelude/`, and compiled like user code.)
 //!
@@ -8,15 +9,18 @@
 //! auto-imported. Pure built-ins see only their arguments; process built-ins
 //! get a [`Ctx`] with the calling process and the runtime.
 
+pub mod atomics;
 pub mod binaries;
 pub mod binary;
 pub mod conversions;
 pub mod erlang;
+pub mod ets;
 pub mod io;
 pub mod io_lib;
 pub mod lists;
 pub mod maps;
 pub mod math;
+pub mod persistent_term;
 pub mod processes;
 pub mod strings;
 pub mod terms;
@@ -101,6 +105,9 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     unicode::register(&mut b);
     io::register(&mut b);
     io_lib::register(&mut b);
+    ets::register(&mut b);
+    atomics::register(&mut b);
+    persistent_term::register(&mut b);
     let mut index = HashMap::new();
     for (i, d) in b.defs.iter().enumerate() {
         let prev = index.insert((d.module, d.name, d.arity), i as BifId);

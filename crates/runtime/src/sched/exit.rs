@@ -1,5 +1,5 @@
-//! A process's end: signals to its links and monitors, reports, and the
-//! end-of-run list of processes blocked forever.
+//! A process's end: its tables, signals to its links and monitors,
+//! reports, and the end-of-run list of processes blocked forever.
 
 use super::{signals, Blocked, Crash, EntryOutcome, RunOutcome, Runtime, Waiting, Worker};
 use crate::hooks::{Event, SignalOut};
@@ -39,6 +39,9 @@ pub fn finish(
     }
     signals::cancel_timeout(&mut p, rt);
     rt.timers.cancel_for(p.pid);
+    // Its tables go before its links and monitors hear of the end, as on
+    // BEAM; after `close`, so that none can be handed to it any more.
+    crate::ets::owner::release_all(&mut p, rt, wk);
     let reason = info.reason.clone();
     signals::emit(&mut p, rt, Event::Exit { reason: &reason });
     let from = p.pid;

@@ -222,6 +222,11 @@ pub struct Runtime {
     pub spawned: AtomicU64,
     pub output: output::Output,
     pub timers: timer::Timers,
+    /// ETS tables.
+    pub ets: crate::ets::Tables,
+    /// `atomics` and `counters` arrays.
+    pub arrays: crate::shared::arrays::Arrays,
+    pub persistent: crate::shared::persistent::Persistent,
     pub observer: Arc<dyn Observer>,
     pub director: Arc<dyn Director>,
     pub opts: RunOptions,
@@ -262,6 +267,9 @@ impl Runtime {
             spawned: AtomicU64::new(0),
             output: output::Output::new(out),
             timers: timer::Timers::default(),
+            ets: crate::ets::Tables::default(),
+            arrays: crate::shared::arrays::Arrays::default(),
+            persistent: crate::shared::persistent::Persistent::default(),
             observer,
             director,
             opts,

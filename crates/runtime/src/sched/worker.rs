@@ -171,6 +171,14 @@ fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
             body.ending = Some(Box::new(info));
             SliceEnd::Wait { deadline: None }
         }
+        // Replay: what the end does to the tables it owns waits for each
+        // table's turn.
+        SliceEnd::Exit(info)
+            if body.director.is_some() && !crate::ets::owner::exit_turns(&mut body, rt, w) =>
+        {
+            body.ending = Some(Box::new(info));
+            SliceEnd::Wait { deadline: None }
+        }
         end => end,
     };
     if !matches!(end, SliceEnd::Exit(_)) {

@@ -40,7 +40,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn diverged(&mut self, d: crate::hooks::Divergence) -> Fault {
+    pub(crate) fn diverged(&mut self, d: crate::hooks::Divergence) -> Fault {
         self.rt.diverged_at(self.proc, d);
         self.proc.kill = Some(Term::atom("trace_replay_diverged"));
         Fault::Yield(Term::Atom(atom::UNDEFINED))
@@ -54,7 +54,7 @@ impl<'a> Ctx<'a> {
 
     /// [`Ctx::nondet`] right after another event of the same built-in, where
     /// no signal can land in between.
-    fn decide(&mut self, kind: NondetKind, computed: Term) -> Result<Term, Fault> {
+    pub(crate) fn decide(&mut self, kind: NondetKind, computed: Term) -> Result<Term, Fault> {
         let v = match self.proc.director.as_mut() {
             Some(d) => match d.nondet(kind, computed) {
                 Ok(v) => v,

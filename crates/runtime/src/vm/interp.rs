@@ -1255,9 +1255,13 @@ fn call_bif(
     let res = match def.f {
         BifFn::Pure(f) => f(&p.regs[s..s + arity]),
         BifFn::Proc(f) => {
-            let argv = smallvec_args::Args::from_slice(&p.regs[s..s + arity]);
+            // The arguments move out of their slots for the call and back
+            // after it: no reference counting per argument.
+            let argv = smallvec_args::Args::take(&mut p.regs[s..s + arity]);
             let mut cx = Ctx { proc: p, rt, wk };
-            f(&mut cx, argv.as_slice())
+            let r = f(&mut cx, argv.as_slice());
+            argv.restore(&mut p.regs[s..s + arity]);
+            r
         }
     };
     match res {
@@ -1405,15 +1409,36 @@ mod smallvec_args {
     }
 
     impl Args {
-        pub fn from_slice(s: &[Term]) -> Args {
+        /// Moves the terms out of `s` (leaving `[]`).
+        pub fn take(s: &mut [Term]) -> Args {
             if s.len() <= 4 {
                 let mut a: [Term; 4] = [Term::Nil, Term::Nil, Term::Nil, Term::Nil];
-                for (i, t) in s.iter().enumerate() {
-                    a[i] = t.clone();
+                for (i, t) in s.iter_mut().enumerate() {
+                    a[i] = std::mem::replace(t, Term::Nil);
                 }
                 Args::Inline(a, s.len())
             } else {
-                Args::Heap(s.to_vec())
+                Args::Heap(
+                    s.iter_mut()
+                        .map(|t| std::mem::replace(t, Term::Nil))
+                        .collect(),
+                )
+            }
+        }
+
+        /// Moves the terms back into `s`.
+        pub fn restore(self, s: &mut [Term]) {
+            match self {
+                Args::Inline(a, n) => {
+                    for (d, t) in s.iter_mut().zip(a.into_iter().take(n)) {
+                        *d = t;
+                    }
+                }
+                Args::Heap(v) => {
+                    for (d, t) in s.iter_mut().zip(v) {
+                        *d = t;
+                    }
+                }
             }
         }
         pub fn as_slice(&self) -> &[Term] {

@@ -77,10 +77,15 @@ fn scale(ns: i128, pps: u64) -> Term {
     Term::Int(v as i64)
 }
 
+/// `erlang:monotonic_time(nanosecond)` now.
+pub(crate) fn monotonic_ns(rt: &crate::sched::Runtime) -> i128 {
+    // Offset so values look like BEAM's (large negative numbers are common there too).
+    rt.start.elapsed().as_nanos() as i128 - 576_460_752_303_423_488
+}
+
 fn monotonic(cx: &mut Ctx, unit: &Term) -> BifResult {
     let pps = unit_pps(unit)?;
-    // Offset so values look like BEAM's (large negative numbers are common there too).
-    let ns = cx.rt.start.elapsed().as_nanos() as i128 - 576_460_752_303_423_488;
+    let ns = monotonic_ns(cx.rt);
     cx.nondet(NondetKind::MonotonicTime, scale(ns, pps))
 }
 
@@ -96,15 +101,19 @@ fn system_time(cx: &mut Ctx, unit: &Term) -> BifResult {
     cx.nondet(NondetKind::SystemTime, scale(now_ns(), pps))
 }
 
-fn timestamp(cx: &mut Ctx, _: &[Term]) -> BifResult {
+/// `erlang:timestamp()` now: `{MegaSecs, Secs, MicroSecs}`.
+pub(crate) fn timestamp_now() -> Term {
     let us = now_ns() / 1000;
     let (mega, rest) = (us / 1_000_000_000_000, us % 1_000_000_000_000);
-    let v = Term::tuple(vec![
+    Term::tuple(vec![
         Term::Int(mega as i64),
         Term::Int((rest / 1_000_000) as i64),
         Term::Int((rest % 1_000_000) as i64),
-    ]);
-    cx.nondet(NondetKind::Timestamp, v)
+    ])
+}
+
+fn timestamp(cx: &mut Ctx, _: &[Term]) -> BifResult {
+    cx.nondet(NondetKind::Timestamp, timestamp_now())
 }
 
 fn unique(cx: &mut Ctx, opts: &Term) -> BifResult {

@@ -6,7 +6,7 @@
 //! queries ([`clock`]). Every event and nondeterministic result goes
 //! through [`Ctx`], so the hooks see it.
 
-mod clock;
+pub(crate) mod clock;
 mod dictionary;
 mod info;
 mod registry;
