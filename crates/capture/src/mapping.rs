@@ -5,9 +5,13 @@
 
 use crate::flags::RecordFlags;
 use crate::pidmap::PidMap;
-use trace_format::{Dest, EventRef, MsgId, NondetKind, ProcId, SignalEffect, SignalKindRef};
+use trace_format::{
+    Access, Dest, EventRef, MsgId, NondetKind, ObjectId, ObjectKind, ProcId, SignalEffect,
+    SignalKindRef,
+};
 use trace_runtime::hooks::{self, Effect, SignalOut};
 use trace_runtime::process;
+use trace_runtime::shared::{self, SharedId, SharedKind, SharedOp};
 use trace_term::{Pid, Term};
 
 /// Names behind `NondetKind::Other(n)`, in `n` order (written to the header).
@@ -205,6 +209,130 @@ impl Translator {
                 bytes: self.flags.output.then_some(bytes),
             },
             hooks::Event::Exit { .. } => EventRef::Exit { reason: bytes },
+            hooks::Event::Blocked { stuck } => EventRef::Blocked { stuck },
         }
+    }
+
+    /// The log event an operation on shared state is recorded as. Its key
+    /// is kept with the payloads, and a table's name when the operation
+    /// names it anew (its creation, a rename).
+    pub fn shared_event<'a>(
+        &'a mut self,
+        pids: &PidMap,
+        functions: &SharedFunctions,
+        op: &SharedOp<'_>,
+    ) -> EventRef<'a> {
+        let object = op.object.map(|o| object_id(pids, o));
+        let access = access(op.access);
+        let function = functions.index(op.function);
+        let with_name = matches!(access, Access::Create) || op.function == "rename";
+        self.etf.clear();
+        let key_at = self.flags.payloads.then(|| {
+            if let Some(k) = op.key {
+                trace_term::etf::encode(k, &mut self.etf);
+            }
+            self.etf.len()
+        });
+        let name_term = op.name.filter(|_| with_name && self.flags.payloads);
+        if let Some(n) = name_term {
+            trace_term::etf::encode(&Term::Atom(n), &mut self.etf);
+        }
+        let split = key_at.unwrap_or(0);
+        let (key, name) = self.etf.split_at(split);
+        EventRef::Shared {
+            object,
+            access,
+            function,
+            seq: op.seq,
+            key: (op.key.is_some() && key_at.is_some()).then_some(key),
+            name: name_term.map(|_| name),
+        }
+    }
+}
+
+/// The log's identity of a shared object: its creator as a process of the
+/// log (the `persistent_term` store, which no process creates, has
+/// [`ProcId::UNKNOWN`]).
+pub fn object_id(pids: &PidMap, o: SharedId) -> ObjectId {
+    let kind = match o.kind {
+        SharedKind::Table => ObjectKind::Table,
+        SharedKind::Atomics => ObjectKind::Atomics,
+        SharedKind::Counters => ObjectKind::Counters,
+        SharedKind::PersistentTerm => ObjectKind::PersistentTerm,
+    };
+    ObjectId {
+        kind,
+        creator: pids.get(o.creator.number()).unwrap_or(ProcId::UNKNOWN),
+        serial: o.serial,
+    }
+}
+
+/// The engine's identity of a logged shared object, given the raw pid of
+/// each process of the log.
+pub fn shared_id(o: ObjectId, pid_of: impl Fn(ProcId) -> Option<u64>) -> SharedId {
+    let kind = match o.kind {
+        ObjectKind::Table => SharedKind::Table,
+        ObjectKind::Atomics => SharedKind::Atomics,
+        ObjectKind::Counters => SharedKind::Counters,
+        ObjectKind::PersistentTerm => return SharedId::PERSISTENT_TERM,
+    };
+    SharedId {
+        kind,
+        creator: Pid(pid_of(o.creator).unwrap_or(u64::MAX)),
+        serial: o.serial,
+    }
+}
+
+fn access(a: shared::Access) -> Access {
+    match a {
+        shared::Access::Create => Access::Create,
+        shared::Access::Read => Access::Read,
+        shared::Access::Write => Access::Write,
+        shared::Access::ReadWrite => Access::ReadWrite,
+        shared::Access::Delete => Access::Delete,
+        shared::Access::Transfer => Access::Transfer,
+    }
+}
+
+/// The functions a `Shared` event names by number: the engine's list when
+/// recording (the header records it), a log's own when replaying it.
+pub struct SharedFunctions {
+    names: Vec<String>,
+    index: std::collections::HashMap<String, u16>,
+}
+
+impl Default for SharedFunctions {
+    fn default() -> Self {
+        let names: Vec<String> = shared::function_names()
+            .into_iter()
+            .map(String::from)
+            .collect();
+        Self::of_names(&names)
+    }
+}
+
+/// The number a function the list lacks is recorded as (none should be).
+pub const UNKNOWN_FUNCTION: u16 = u16::MAX;
+
+impl SharedFunctions {
+    /// The list a log's header holds.
+    pub fn of_names(names: &[String]) -> SharedFunctions {
+        SharedFunctions {
+            names: names.to_vec(),
+            index: names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| Some((n.clone(), u16::try_from(i).ok()?)))
+                .collect(),
+        }
+    }
+
+    /// The list, for the header.
+    pub fn names(&self) -> Vec<String> {
+        self.names.clone()
+    }
+
+    pub fn index(&self, f: &str) -> u16 {
+        self.index.get(f).copied().unwrap_or(UNKNOWN_FUNCTION)
     }
 }

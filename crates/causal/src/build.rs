@@ -216,6 +216,10 @@ impl BlockFacts {
                     }
                 }
                 EventRef::Timeout | EventRef::Nondet { .. } | EventRef::Output { .. } => {}
+                // A process's end releases the tables it owns (deletes them or
+                // hands them to their heir) after its exit event.
+                EventRef::Shared { .. } => active = false,
+                EventRef::Blocked { .. } => active = false,
             }
             // Only the first active event, and the first after an exit, matter.
             if active

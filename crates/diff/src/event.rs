@@ -6,7 +6,8 @@ use crate::canon::Canon;
 use crate::run::Run;
 use std::sync::atomic::{AtomicBool, Ordering};
 use trace_format::{
-    Dest, EventKind, EventRef, MsgId, NondetKind, ProcId, SignalClass, SignalEffect,
+    Access, Dest, EventKind, EventRef, MsgId, NondetKind, ObjectId, ProcId, SignalClass,
+    SignalEffect,
 };
 
 /// Where a payload's bytes are in an arena (at most 4 GiB: a block's
@@ -85,6 +86,19 @@ pub(crate) enum Ev {
     Exit {
         reason: Option<Span>,
     },
+    /// An operation on shared state: compared by object, what it did, the
+    /// function and the key; its place among the object's operations
+    /// (`seq`) is shown, not compared (it depends on the interleaving).
+    Shared {
+        object: Option<ObjectId>,
+        access: Access,
+        function: u16,
+        seq: u64,
+        key: Option<Span>,
+    },
+    Blocked {
+        stuck: bool,
+    },
     /// Under `--observe`: a consumed message with what was sent (the sender
     /// is shown but not compared).
     Got {
@@ -135,6 +149,21 @@ impl Ev {
             EventRef::Exit { reason } => Ev::Exit {
                 reason: span(reason),
             },
+            EventRef::Shared {
+                object,
+                access,
+                function,
+                seq,
+                key,
+                ..
+            } => Ev::Shared {
+                object,
+                access,
+                function,
+                seq,
+                key: span(key),
+            },
+            EventRef::Blocked { stuck } => Ev::Blocked { stuck },
         }
     }
 
@@ -150,6 +179,8 @@ impl Ev {
             Ev::Nondet { .. } => EventKind::Nondet,
             Ev::Output { .. } => EventKind::Output,
             Ev::Exit { .. } => EventKind::Exit,
+            Ev::Shared { .. } => EventKind::Shared,
+            Ev::Blocked { .. } => EventKind::Blocked,
         }
     }
 }
@@ -256,6 +287,30 @@ impl Judge<'_> {
         }
     }
 
+    fn object_eq(&self, a: Option<ObjectId>, b: Option<ObjectId>) -> bool {
+        match (a, b) {
+            (Some(x), Some(y)) => {
+                x.kind == y.kind
+                    && x.serial == y.serial
+                    && (x.creator == ProcId::UNKNOWN && y.creator == ProcId::UNKNOWN
+                        || self.proc_eq(x.creator, y.creator))
+            }
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
+    fn function_eq(&self, a: u16, b: u16) -> bool {
+        let name = |x: usize, f: u16| {
+            self.runs()[x]
+                .reader
+                .header()
+                .shared_functions
+                .get(f as usize)
+        };
+        name(0, a) == name(1, b)
+    }
+
     fn nondet_eq(&self, a: NondetKind, b: NondetKind) -> bool {
         match (a, b) {
             (NondetKind::Other(x), NondetKind::Other(y)) => {
@@ -322,6 +377,26 @@ impl Judge<'_> {
                     _ => true,
                 },
             ),
+            (
+                Ev::Shared {
+                    object,
+                    access,
+                    function,
+                    key,
+                    ..
+                },
+                Ev::Shared {
+                    object: o2,
+                    access: a2,
+                    function: f2,
+                    key: k2,
+                    ..
+                },
+            ) => (
+                access == a2 && self.object_eq(object, o2) && self.function_eq(function, f2),
+                self.payload_eq(key, aa, k2, ab),
+            ),
+            (Ev::Blocked { stuck }, Ev::Blocked { stuck: s2 }) => (stuck == s2, true),
             (Ev::Exit { reason }, Ev::Exit { reason: r2 }) => {
                 return (!self.payload_eq(reason, aa, r2, ab)).then_some(Kind::ExitReason)
             }

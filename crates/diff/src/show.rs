@@ -136,5 +136,20 @@ fn as_event_ref<'b>(
         Ev::Exit { reason } => EventRef::Exit {
             reason: bytes(reason),
         },
+        Ev::Shared {
+            object,
+            access,
+            function,
+            seq,
+            key,
+        } => EventRef::Shared {
+            object,
+            access,
+            function,
+            seq,
+            key: bytes(key),
+            name: None,
+        },
+        Ev::Blocked { stuck } => EventRef::Blocked { stuck },
     }
 }

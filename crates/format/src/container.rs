@@ -6,8 +6,10 @@
 /// First 8 bytes of every log. As in PNG: a high-bit byte (catches 7-bit
 /// transfers), then `TRC`, then CR LF, ^Z, LF (catch line-ending conversion).
 pub const MAGIC: [u8; 8] = *b"\x89TRC\r\n\x1a\n";
-/// The format version this build writes and reads.
-pub const VERSION: u16 = 1;
+/// The format version this build writes (and the newest it reads).
+pub const VERSION: u16 = 2;
+/// The oldest format version this build reads.
+pub const FIRST_VERSION: u16 = 1;
 /// Magic, version, flags, header length.
 pub const PREAMBLE_LEN: usize = 16;
 /// A header longer than this is rejected before allocating for it.
@@ -44,11 +46,48 @@ pub enum Storage {
 /// Block flag: every event is followed by a time delta.
 pub const FLAG_TIMESTAMPS: u8 = 1;
 
+/// What ties a block to the log it belongs to (version 2): the low 16
+/// bits of the header's run id in the block header, and the whole run id
+/// folded into the body's checksum. A file that two recordings wrote at
+/// once holds blocks of both; a reader tells them apart instead of reading
+/// a hybrid. Version 1 binds nothing: its run tag is 0 and its checksum is
+/// the body's alone.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RunBinding {
+    pub version: u16,
+    pub run_id: u64,
+}
+
+impl RunBinding {
+    /// The run tag a block of this log carries.
+    pub fn tag(&self) -> u16 {
+        if self.version >= 2 {
+            self.run_id as u16
+        } else {
+            0
+        }
+    }
+
+    /// The checksum a block body of this log carries.
+    pub fn body_crc(&self, stored: &[u8]) -> u32 {
+        if self.version >= 2 {
+            let mut h = crc32fast::Hasher::new();
+            h.update(&self.run_id.to_le_bytes());
+            h.update(stored);
+            h.finalize()
+        } else {
+            crc32fast::hash(stored)
+        }
+    }
+}
+
 /// The fixed header of a block record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockHeader {
     pub storage: Storage,
     pub flags: u8,
+    /// Bytes 6..8: the run tag (see [`RunBinding`]); 0 in version 1.
+    pub run_tag: u16,
     pub process: u32,
     /// The process's parent, `u32::MAX` for none.
     pub parent: u32,
@@ -80,6 +119,7 @@ impl BlockHeader {
         b[0..4].copy_from_slice(&BLOCK_MAGIC);
         b[4] = self.storage as u8;
         b[5] = self.flags;
+        b[6..8].copy_from_slice(&self.run_tag.to_le_bytes());
         b[8..12].copy_from_slice(&self.process.to_le_bytes());
         b[12..16].copy_from_slice(&self.parent.to_le_bytes());
         b[16..24].copy_from_slice(&self.pid.to_le_bytes());
@@ -122,12 +162,13 @@ impl BlockHeader {
             s => return Err((4, format!("a block storage code 0 or 1, found {s}"))),
         };
         let flags = b[5];
-        if flags & !FLAG_TIMESTAMPS != 0 || b[6] != 0 || b[7] != 0 {
+        if flags & !FLAG_TIMESTAMPS != 0 {
             return Err((5, format!("known block flags, found {flags:#04x}")));
         }
         let h = BlockHeader {
             storage,
             flags,
+            run_tag: u16::from_le_bytes([b[6], b[7]]),
             process: u32_at(b, 8),
             parent: u32_at(b, 12),
             pid: u64_at(b, 16),
@@ -257,6 +298,7 @@ mod tests {
         BlockHeader {
             storage: Storage::Zstd,
             flags: FLAG_TIMESTAMPS,
+            run_tag: 0xbeef,
             process: 7,
             parent: 2,
             pid: 87,

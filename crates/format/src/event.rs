@@ -173,6 +173,95 @@ pub enum NondetKind {
     Other(u16),
 }
 
+/// What kind of shared object an operation touched.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ObjectKind {
+    /// An ETS table.
+    Table,
+    /// An array made by `atomics:new/2`.
+    Atomics,
+    /// An array made by `counters:new/2`.
+    Counters,
+    /// The `persistent_term` store, one per run.
+    PersistentTerm,
+}
+
+impl ObjectKind {
+    pub const ALL: [ObjectKind; 4] = [
+        ObjectKind::Table,
+        ObjectKind::Atomics,
+        ObjectKind::Counters,
+        ObjectKind::PersistentTerm,
+    ];
+
+    /// How `trace dump` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ObjectKind::Table => "table",
+            ObjectKind::Atomics => "atomics",
+            ObjectKind::Counters => "counters",
+            ObjectKind::PersistentTerm => "persistent_term",
+        }
+    }
+}
+
+/// A shared object's identity in a log: the process that created it and how
+/// many objects of the same kind that process had created before (its first
+/// table is serial 0), as a message is named by its sender and index: the
+/// same in every run that creates the same objects. The `persistent_term`
+/// store, which no process creates, has creator [`ProcId::UNKNOWN`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectId {
+    pub kind: ObjectKind,
+    pub creator: ProcId,
+    pub serial: u32,
+}
+
+/// What an operation did to the shared object it touched.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Made it (its first operation, number 0).
+    Create,
+    /// Read it (`lookup`, `get`, `info`, `select`, ...).
+    Read,
+    /// Changed it without reading (`insert`, `put`, ...).
+    Write,
+    /// Read and changed it in one step (`update_counter`, `take`, ...).
+    ReadWrite,
+    /// Deleted it (`ets:delete/1`, or its owner's end).
+    Delete,
+    /// Gave it another owner (`give_away`, the heir at the owner's end).
+    Transfer,
+}
+
+impl Access {
+    pub const ALL: [Access; 6] = [
+        Access::Create,
+        Access::Read,
+        Access::Write,
+        Access::ReadWrite,
+        Access::Delete,
+        Access::Transfer,
+    ];
+
+    /// Whether it changes the object: two operations on one object are
+    /// ordered (happened-before) unless both only read it.
+    pub fn writes(self) -> bool {
+        self != Access::Read
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Create => "create",
+            Access::Read => "read",
+            Access::Write => "write",
+            Access::ReadWrite => "read_write",
+            Access::Delete => "delete",
+            Access::Transfer => "transfer",
+        }
+    }
+}
+
 /// One event of a process log.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Event {
@@ -203,6 +292,25 @@ pub enum Event {
     Output { seq: u64, bytes: Option<Vec<u8>> },
     /// The process ended with this reason (`normal` or the crash reason).
     Exit { reason: Option<Payload> },
+    /// An operation on shared state (an ETS table, an `atomics` or
+    /// `counters` array, `persistent_term`): the object (`None` when the
+    /// operation found none and failed), what it did, the function (an
+    /// index into the header's `shared_functions`), its place `seq` among
+    /// all operations on the object (the order of operations on one object
+    /// is a choice, as a receipt is), and when payloads are recorded the
+    /// key it was about and a named table's name.
+    Shared {
+        object: Option<ObjectId>,
+        access: Access,
+        function: u16,
+        seq: u64,
+        key: Option<Payload>,
+        name: Option<Payload>,
+    },
+    /// The run ended with this process waiting in `receive`: idle (a
+    /// server waiting for work) or stuck (waiting for something particular
+    /// that nothing left can send: a deadlock).
+    Blocked { stuck: bool },
 }
 
 impl Event {
@@ -224,6 +332,8 @@ impl Event {
             Event::Nondet { .. } => EventKind::Nondet,
             Event::Output { .. } => EventKind::Output,
             Event::Exit { .. } => EventKind::Exit,
+            Event::Shared { .. } => EventKind::Shared,
+            Event::Blocked { .. } => EventKind::Blocked,
         }
     }
 }
@@ -242,11 +352,13 @@ pub enum EventKind {
     Nondet,
     Output,
     Exit,
+    Shared,
+    Blocked,
 }
 
 impl EventKind {
     /// Every kind, in the order `trace stats` lists them.
-    pub const ALL: [EventKind; 10] = [
+    pub const ALL: [EventKind; 12] = [
         EventKind::Spawn,
         EventKind::Send,
         EventKind::Deliver,
@@ -257,6 +369,8 @@ impl EventKind {
         EventKind::Nondet,
         EventKind::Output,
         EventKind::Exit,
+        EventKind::Shared,
+        EventKind::Blocked,
     ];
 
     /// Its short lowercase name, as `trace dump`, `stats` and `--json` show it.
@@ -272,6 +386,8 @@ impl EventKind {
             EventKind::Nondet => "nondet",
             EventKind::Output => "output",
             EventKind::Exit => "exit",
+            EventKind::Shared => "shared",
+            EventKind::Blocked => "blocked",
         }
     }
 }

@@ -40,8 +40,8 @@ pub mod writer;
 
 pub use error::{FormatError, Warning};
 pub use event::{
-    Dest, Event, EventKind, MsgId, NondetKind, Payload, ProcId, ProcessLog, SignalClass,
-    SignalEffect, SignalKind,
+    Access, Dest, Event, EventKind, MsgId, NondetKind, ObjectId, ObjectKind, Payload, ProcId,
+    ProcessLog, SignalClass, SignalEffect, SignalKind,
 };
 pub use meta::{BlockEntry, Footer, Header, ModuleInfo, Outcome, ProcessEntry, RunEnd, RunOptions};
 pub use reader::{BlockCursor, BlockInfo, Events, LogReader, ProcessInfo};

@@ -27,6 +27,46 @@ pub struct Header {
     pub entry_pid: u64,
     /// Names of the built-ins behind `NondetKind::Other(n)`, indexed by `n`.
     pub nondet_names: Vec<String>,
+    /// A number drawn for this recording (version 2): every block carries
+    /// it, so blocks of two runs written to one file are told apart. 0 in
+    /// logs of version 1.
+    pub run_id: u64,
+    /// Names of the functions behind a `Shared` event's `function` index
+    /// (version 2), e.g. `ets:insert/2`.
+    pub shared_functions: Vec<String>,
+}
+
+/// The header as version 1 of the format writes it: [`Header`] without its
+/// version-2 fields.
+#[derive(Deserialize)]
+pub(crate) struct HeaderV1 {
+    recorder: String,
+    engine: String,
+    modules: Vec<ModuleInfo>,
+    entry: String,
+    options: RunOptions,
+    start_time_ns: u64,
+    node: String,
+    entry_pid: u64,
+    nondet_names: Vec<String>,
+}
+
+impl From<HeaderV1> for Header {
+    fn from(h: HeaderV1) -> Header {
+        Header {
+            recorder: h.recorder,
+            engine: h.engine,
+            modules: h.modules,
+            entry: h.entry,
+            options: h.options,
+            start_time_ns: h.start_time_ns,
+            node: h.node,
+            entry_pid: h.entry_pid,
+            nondet_names: h.nondet_names,
+            run_id: 0,
+            shared_functions: Vec::new(),
+        }
+    }
 }
 
 /// One module of the recorded program.
@@ -153,6 +193,8 @@ mod tests {
             node: "nonode@nohost".into(),
             entry_pid: 80,
             nondet_names: vec!["os:getpid/0".into()],
+            run_id: 0x0123_4567_89ab_cdef,
+            shared_functions: vec!["ets:insert/2".into()],
         };
         let bytes = postcard::to_allocvec(&h).unwrap();
         assert_eq!(postcard::from_bytes::<Header>(&bytes).unwrap(), h);

@@ -6,9 +6,10 @@
 //! bytes) left out and compressed the way the writer does; nondeterministic
 //! built-ins' results stay, since replay needs them.
 
-use crate::codec::BlockEncoder;
+use crate::codec::{BlockEncoder, SharedOp};
 use crate::container::BLOCK_HEADER_LEN;
 use crate::error::FormatError;
+use crate::event::EventKind;
 use crate::reader::LogReader;
 use crate::view::{EventRef, SignalKindRef};
 use std::cell::RefCell;
@@ -18,7 +19,7 @@ pub struct Stats {
     pub processes: u64,
     pub events: u64,
     /// Counts in [`crate::EventKind::ALL`] order.
-    pub by_kind: [u64; 10],
+    pub by_kind: [u64; EventKind::ALL.len()],
     /// Bytes of optional terms: message payloads, exit/'DOWN' reasons, output.
     pub payload_bytes: u64,
     /// Bytes of nondeterministic built-ins' results (always recorded).
@@ -60,7 +61,7 @@ fn ratio(a: u64, b: u64) -> f64 {
 
 #[derive(Default)]
 struct BlockFigures {
-    by_kind: [u64; 10],
+    by_kind: [u64; EventKind::ALL.len()],
     payload: u64,
     nondet: u64,
     stripped_stored: u64,
@@ -159,5 +160,24 @@ fn encode_stripped(enc: &mut BlockEncoder, out: &mut Vec<u8>, e: &EventRef<'_>) 
         EventRef::Nondet { kind, value } => enc.nondet(out, kind, value),
         EventRef::Output { seq, .. } => enc.output(out, seq, None),
         EventRef::Exit { .. } => enc.exit(out, None),
+        // Keys and names are optional terms too; the rest replay needs.
+        EventRef::Shared {
+            object,
+            access,
+            function,
+            seq,
+            ..
+        } => enc.shared(
+            out,
+            SharedOp {
+                object,
+                access,
+                function,
+                seq,
+                key: None,
+                name: None,
+            },
+        ),
+        EventRef::Blocked { stuck } => enc.blocked(out, stuck),
     }
 }

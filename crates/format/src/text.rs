@@ -8,7 +8,7 @@
 //! messages are written (trace-capture's namer writes `P.1 <0.81.0>` and
 //! `P.1:4`, the message numbered 4 that `P.1` sent).
 
-use crate::event::{Dest, MsgId, NondetKind, ProcId, SignalEffect};
+use crate::event::{Dest, MsgId, NondetKind, ObjectId, ObjectKind, ProcId, SignalEffect};
 use crate::meta::Header;
 use crate::view::{EventRef, SignalKindRef};
 use serde_json::{json, Map, Value};
@@ -73,6 +73,15 @@ fn dest(names: &dyn Naming, d: Dest) -> String {
         Dest::Foreign(n) => format!("{} (not in this log)", pid_text(n)),
         Dest::Unknown => "? (not recorded)".into(),
     }
+}
+
+/// The name of shared-state function number `f` in a log with this header.
+pub fn shared_function(header: &Header, f: u16) -> String {
+    header
+        .shared_functions
+        .get(f as usize)
+        .cloned()
+        .unwrap_or_else(|| format!("function#{f}"))
 }
 
 /// The name of built-in `k` in a log with this header.
@@ -226,8 +235,43 @@ impl Printer<'_> {
                 }
             }
             EventRef::Exit { reason } => payload(&mut s, reason),
+            EventRef::Shared {
+                object,
+                access,
+                function,
+                seq,
+                key,
+                name,
+            } => {
+                let _ = write!(s, " {}", shared_function(self.header, function));
+                match object {
+                    Some(o) => {
+                        let _ = write!(s, " {} @{seq}", self.object(o));
+                    }
+                    None => s.push_str(" (no such object)"),
+                }
+                let _ = write!(s, " {}", access.name());
+                if let Some(n) = name {
+                    let _ = write!(s, " named {}", render_payload(n));
+                }
+                if let Some(k) = key {
+                    let _ = write!(s, ": {}", render_payload(k));
+                }
+            }
+            EventRef::Blocked { stuck } => {
+                s.push_str(if stuck { " stuck" } else { " idle" });
+            }
         }
         s
+    }
+
+    /// A shared object: `table P.1/0` (the first table `P.1` created), or
+    /// `persistent_term`.
+    pub fn object(&self, o: ObjectId) -> String {
+        match o.kind {
+            ObjectKind::PersistentTerm => o.kind.name().into(),
+            k => format!("{} {}/{}", k.name(), self.names.sender(o.creator), o.serial),
+        }
     }
 
     fn proc_json(&self, p: ProcId) -> Value {
@@ -346,6 +390,37 @@ impl Printer<'_> {
             }
             EventRef::Exit { reason } => {
                 o.insert("reason".into(), text(reason));
+            }
+            EventRef::Shared {
+                object,
+                access,
+                function,
+                seq,
+                key,
+                name,
+            } => {
+                o.insert(
+                    "function".into(),
+                    shared_function(self.header, function).into(),
+                );
+                o.insert(
+                    "object".into(),
+                    object.map_or(Value::Null, |x| {
+                        json!({"kind": x.kind.name(), "creator": self.names.name(x.creator),
+                               "serial": x.serial, "name": self.object(x)})
+                    }),
+                );
+                o.insert("seq".into(), seq.into());
+                o.insert("access".into(), access.name().into());
+                if key.is_some() {
+                    o.insert("key".into(), text(key));
+                }
+                if name.is_some() {
+                    o.insert("table_name".into(), text(name));
+                }
+            }
+            EventRef::Blocked { stuck } => {
+                o.insert("stuck".into(), stuck.into());
             }
         }
         o

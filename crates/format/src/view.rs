@@ -3,8 +3,8 @@
 //! or `Signal` is made explicit, so a visitor never has to count.
 
 use crate::event::{
-    Dest, Event, EventKind, MsgId, NondetKind, Payload, ProcId, SignalClass, SignalEffect,
-    SignalKind,
+    Access, Dest, Event, EventKind, MsgId, NondetKind, ObjectId, Payload, ProcId, SignalClass,
+    SignalEffect, SignalKind,
 };
 
 /// One event, borrowing its payloads from a decoded block.
@@ -49,6 +49,18 @@ pub enum EventRef<'a> {
     },
     Exit {
         reason: Option<&'a [u8]>,
+    },
+    /// See [`Event::Shared`].
+    Shared {
+        object: Option<ObjectId>,
+        access: Access,
+        function: u16,
+        seq: u64,
+        key: Option<&'a [u8]>,
+        name: Option<&'a [u8]>,
+    },
+    Blocked {
+        stuck: bool,
     },
 }
 
@@ -188,6 +200,22 @@ impl<'a> EventRef<'a> {
                 bytes: bytes.as_deref(),
             },
             Event::Exit { reason } => EventRef::Exit { reason: p(reason) },
+            Event::Shared {
+                object,
+                access,
+                function,
+                seq,
+                key,
+                name,
+            } => EventRef::Shared {
+                object: *object,
+                access: *access,
+                function: *function,
+                seq: *seq,
+                key: p(key),
+                name: p(name),
+            },
+            Event::Blocked { stuck } => EventRef::Blocked { stuck: *stuck },
         }
     }
 }
@@ -235,6 +263,22 @@ impl EventRef<'_> {
             EventRef::Exit { reason } => Event::Exit {
                 reason: owned(reason),
             },
+            EventRef::Shared {
+                object,
+                access,
+                function,
+                seq,
+                key,
+                name,
+            } => Event::Shared {
+                object,
+                access,
+                function,
+                seq,
+                key: owned(key),
+                name: owned(name),
+            },
+            EventRef::Blocked { stuck } => Event::Blocked { stuck },
         }
     }
 
@@ -250,6 +294,7 @@ impl EventRef<'_> {
             EventRef::Nondet { value, .. } => value.len(),
             EventRef::Output { bytes, .. } => opt(bytes),
             EventRef::Exit { reason } => opt(reason),
+            EventRef::Shared { key, name, .. } => opt(key) + opt(name),
             _ => 0,
         }
     }
@@ -267,6 +312,8 @@ impl EventRef<'_> {
             EventRef::Nondet { .. } => EventKind::Nondet,
             EventRef::Output { .. } => EventKind::Output,
             EventRef::Exit { .. } => EventKind::Exit,
+            EventRef::Shared { .. } => EventKind::Shared,
+            EventRef::Blocked { .. } => EventKind::Blocked,
         }
     }
 }

@@ -36,6 +36,8 @@ fn example_log(path: &std::path::Path) {
         node: "nonode@nohost".into(),
         entry_pid: 80,
         nondet_names: Vec::new(),
+        run_id: 0x0000_0000_5eed_1e55,
+        shared_functions: Vec::new(),
     };
     let opts = WriterOptions {
         flush_interval: Duration::from_secs(3600),

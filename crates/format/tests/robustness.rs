@@ -93,18 +93,18 @@ fn truncate_everywhere(bytes: &[u8], logs: &[trace_format::ProcessLog]) {
 fn errors_name_what_the_file_is() {
     let (bytes, _) = small_log(false);
     let mut newer = bytes.clone();
-    newer[8] = 2;
+    newer[8] = 3;
     let e = LogReader::from_bytes(newer).err().unwrap();
     assert!(matches!(
         e,
         FormatError::Version {
-            found: 2,
-            supported: 1
+            found: 3,
+            supported: 2
         }
     ));
     assert_eq!(
         e.to_string(),
-        "written by a newer trace: log format version 2, this build reads version 1"
+        "written by a newer trace: log format version 3, this build reads version 2"
     );
     let e = LogReader::from_bytes(b"{trace_send,3}.\n".to_vec())
         .err()
@@ -229,7 +229,11 @@ fn a_block_that_decompresses_to_more_than_declared_is_rejected() {
     h.raw_len = 10;
     h.events = 10;
     h.stored_len = frame.len() as u32;
-    h.body_crc = crc32fast::hash(&frame);
+    h.body_crc = trace_format::container::RunBinding {
+        version: r.version(),
+        run_id: r.header().run_id,
+    }
+    .body_crc(&frame);
     let mut forged = bytes[..at].to_vec();
     forged.extend_from_slice(&h.encode());
     forged.extend_from_slice(&frame);

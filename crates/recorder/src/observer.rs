@@ -8,13 +8,15 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use trace_capture::mapping::SharedFunctions;
 use trace_capture::{PidMap, RecordFlags, Translator};
 use trace_format::{LogWriter, MsgId, ProcId, ProcessWriter};
-use trace_runtime::hooks::{Event, Observer, ProcessInfo, ProcessObserver};
+use trace_runtime::hooks::{Event, Observer, ProcessInfo, ProcessObserver, SharedOp};
 
 struct Shared {
     flags: RecordFlags,
     pids: PidMap,
+    functions: SharedFunctions,
     events: AtomicU64,
     processes: AtomicU64,
 }
@@ -32,6 +34,7 @@ impl Recorder {
             shared: Arc::new(Shared {
                 flags,
                 pids: PidMap::default(),
+                functions: SharedFunctions::default(),
                 events: AtomicU64::new(0),
                 processes: AtomicU64::new(0),
             }),
@@ -102,6 +105,14 @@ impl ProcessObserver for ProcessRecorder {
         let e = self
             .translator
             .log_event(&self.shared.pids, ev, WRITER_ASSIGNS);
+        w.slice().push_ref(&e);
+        self.unpublished += 1;
+    }
+
+    fn shared(&mut self, op: &SharedOp<'_>) {
+        let Some(w) = self.w.as_mut() else { return };
+        let s = &*self.shared;
+        let e = self.translator.shared_event(&s.pids, &s.functions, op);
         w.slice().push_ref(&e);
         self.unpublished += 1;
     }

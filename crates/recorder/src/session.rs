@@ -79,6 +79,9 @@ fn header(loaded: &Loaded, cfg: &RecordConfig) -> Header {
         node: "nonode@nohost".into(),
         entry_pid: trace_runtime::sched::FIRST_PID,
         nondet_names: OTHER_NONDET.iter().map(|s| s.to_string()).collect(),
+        // Drawn by the writer.
+        run_id: 0,
+        shared_functions: trace_capture::mapping::SharedFunctions::default().names(),
     }
 }
 

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use trace_capture::Translator;
 use trace_format::{Event, EventRef, MsgId, ProcId};
 use trace_runtime::hooks::{
-    self, Divergence, NondetKind, OutputTurn, ProcessDirector, ReceiveChoice,
+    self, Divergence, NondetKind, OutputTurn, ProcessDirector, ReceiveChoice, SharedOp, SharedTurn,
 };
 use trace_runtime::process;
 use trace_term::{Pid, Term};
@@ -176,21 +176,99 @@ impl ProcessDirector for ProcessReplay {
         if matches!(ev, hooks::Event::Deliver { .. }) {
             return Ok(());
         }
+        // The end of a run finds processes waiting: a held one waits on
+        // purpose, and a log of version 1 does not say.
+        if matches!(ev, hooks::Event::Blocked { .. })
+            && (self.held() || !matches!(self.next(), Some(Event::Blocked { .. })))
+        {
+            return Ok(());
+        }
         // Compared borrowed, the engine's term encoded into the
         // translator's scratch space: replay checks every event and
         // allocates for none. On a departure the event is kept, owned, for
         // the report.
-        let own = MsgId {
-            sender: self.id.unwrap_or(ProcId::UNKNOWN),
-            index: self.signals,
-        };
+        let own = self.own();
         let ev = self.shared.renumbered(ev);
         let got = self.translator.log_event(self.shared.pids(), &ev, own);
-        let same = if self.window.current().map(|(_, e)| EventRef::of(e, own)) == Some(got) {
+        let same = Self::compare(&self.window, own, got);
+        self.follow(own, same)
+    }
+
+    fn shared_turn(
+        &mut self,
+        function: &'static str,
+        _target: &trace_term::Term,
+    ) -> Result<SharedTurn, Divergence> {
+        // A process's end asks for each table it releases in turn, and
+        // then once more: the log's next event says whether there is one.
+        if function == "exit" {
+            let exit = self.shared.functions().index("exit");
+            if !matches!(self.next(), Some(Event::Shared { function: f, .. }) if *f == exit) {
+                return Ok(SharedTurn::Now);
+            }
+        }
+        // The operation may observe whether a process is alive (`give_away`
+        // to a pid, an heir) between asking and happening: its event then
+        // follows that observation.
+        let log = self.shared.log();
+        let next = match self.window.ahead(log, 0) {
+            Some((_, Event::Nondet { .. })) => self.window.ahead(log, 1),
+            other => other,
+        };
+        match next.map(|(_, e)| e) {
+            Some(Event::Shared {
+                object: Some(o),
+                seq,
+                name,
+                ..
+            }) => {
+                let shared = &self.shared;
+                let name = name
+                    .as_ref()
+                    .and_then(|n| trace_term::etf::decode(n.bytes()).ok())
+                    .and_then(|t| t.as_atom());
+                Ok(SharedTurn::At {
+                    object: trace_capture::mapping::shared_id(*o, |p| Some(shared.pid_of(p))),
+                    seq: *seq,
+                    name,
+                })
+            }
+            Some(Event::Shared { object: None, .. }) => Ok(SharedTurn::Missing),
+            _ => Err(self.diverge(format!("an operation on shared state ({function})"))),
+        }
+    }
+
+    fn shared_event(&mut self, op: &SharedOp<'_>) -> Result<(), Divergence> {
+        let own = self.own();
+        let got = self
+            .translator
+            .shared_event(self.shared.pids(), self.shared.functions(), op);
+        let same = Self::compare(&self.window, own, got);
+        self.follow(own, same)
+    }
+}
+
+impl ProcessReplay {
+    /// The identity a `Send` or `Signal` of this process takes next.
+    fn own(&self) -> MsgId {
+        MsgId {
+            sender: self.id.unwrap_or(ProcId::UNKNOWN),
+            index: self.signals,
+        }
+    }
+
+    /// Whether the engine's event is the logged one: whether it sends a
+    /// signal, or the event, owned, for the report.
+    fn compare(window: &Window, own: MsgId, got: EventRef<'_>) -> Result<bool, Event> {
+        if window.current().map(|(_, e)| EventRef::of(e, own)) == Some(got) {
             Ok(got.sends_signal())
         } else {
             Err(got.to_owned())
-        };
+        }
+    }
+
+    /// Moves past the logged event, or reports the departure.
+    fn follow(&mut self, own: MsgId, same: Result<bool, Event>) -> Result<(), Divergence> {
         match same {
             Ok(sends) => {
                 self.signals += sends as u64;

@@ -12,6 +12,7 @@ use trace_capture::Names;
 
 /// `Shared::totals` of a process that has not started.
 const NOT_STARTED: u64 = u64::MAX;
+use trace_capture::mapping::SharedFunctions;
 use trace_capture::{PidMap, RecordFlags};
 use trace_format::{Event, EventRef, LogReader, MsgId, ProcId};
 use trace_runtime::hooks::{self, Director, ProcessDirector, ProcessInfo, TimerTarget};
@@ -37,6 +38,8 @@ pub struct Shared {
     /// Dense id of each raw pid: the engine asks for every event.
     ids: PidMap,
     flags: RecordFlags,
+    /// The log's shared-state functions, by the numbers it gives them.
+    functions: SharedFunctions,
     names: Names,
     /// Each process's cursor, by dense id: how many events it has to
     /// replay (`NOT_STARTED` until it starts) and how far it got. Dense
@@ -154,6 +157,10 @@ impl Shared {
         self.flags
     }
 
+    pub(crate) fn functions(&self) -> &SharedFunctions {
+        &self.functions
+    }
+
     pub fn describe(&self, signal: MsgId, e: &Event) -> String {
         expect::describe(self.log.header(), &self.names, signal, e)
     }
@@ -232,6 +239,7 @@ impl LogDirector {
             ids.insert(p.pid, p.id);
         }
         let flags = RecordFlags::of_header(log.header());
+        let functions = SharedFunctions::of_names(&log.header().shared_functions);
         let names = Names::of_table(log.processes());
         let slots = log.id_slots();
         let outputs = holds.as_ref().map(|h| replayed_outputs(&log, h));
@@ -241,6 +249,7 @@ impl LogDirector {
                 pids,
                 ids,
                 flags,
+                functions,
                 names,
                 totals: (0..slots).map(|_| AtomicU64::new(NOT_STARTED)).collect(),
                 progress: (0..slots).map(|_| AtomicU64::new(0)).collect(),

@@ -59,6 +59,16 @@ impl Window {
         self.events.get(self.at)
     }
 
+    /// The `k`-th event after the current one (`k = 0`: the current one),
+    /// decoding ahead as far as that needs.
+    pub fn ahead(&mut self, log: &LogReader, k: usize) -> Option<&(u64, Event)> {
+        while self.events.len() <= self.at + k && !self.ended {
+            let more = self.decode_chunk(log);
+            self.events.extend(more);
+        }
+        self.events.get(self.at + k)
+    }
+
     /// Events replayed so far (`Deliver` events not counted).
     pub fn position(&self) -> usize {
         self.before + self.at
@@ -100,41 +110,7 @@ impl Window {
     /// [`last_index`](Self::last_index) still names the last one.
     fn fill(&mut self, log: &LogReader) {
         while self.at >= self.events.len() && !self.ended {
-            let mut next = std::mem::take(&mut self.spare);
-            next.clear();
-            let (limit, mut past_limit) = (self.limit, false);
-            let mut keep = |i: u64, e: EventRef<'_>| {
-                if i >= limit {
-                    past_limit = true;
-                } else if !matches!(e, EventRef::Deliver { .. }) {
-                    next.push((i, e.to_owned()));
-                }
-            };
-            // A malformed block or event ends the process log there, the
-            // events before it kept (the command that opened the log has
-            // shown the reader's warnings).
-            let more = match self.block.take() {
-                Some(block) => self.read_chunk(block, &mut keep),
-                None => match self.blocks.next() {
-                    None => Ok(false),
-                    // A short block is decoded whole, without a cursor.
-                    Some(b) if log.block(b).is_some_and(|i| i.events as usize <= CHUNK) => log
-                        .for_each_event_in_block(b, |i, _, e| keep(i, e))
-                        .map(|()| false),
-                    Some(b) => match log.block_cursor(b) {
-                        Some(Ok(block)) => self.read_chunk(Box::new(block), &mut keep),
-                        Some(Err(e)) => Err(e),
-                        None => Ok(false),
-                    },
-                },
-            };
-            self.ended = match more {
-                Err(_) => true,
-                Ok(more) => past_limit || !more && self.blocks.is_empty(),
-            };
-            if past_limit {
-                self.block = None;
-            }
+            let next = self.decode_chunk(log);
             if next.is_empty() {
                 self.spare = next;
                 continue;
@@ -143,5 +119,47 @@ impl Window {
             self.spare = std::mem::replace(&mut self.events, next);
             self.at = 0;
         }
+    }
+
+    /// The next events to replay of the process log (possibly none, when a
+    /// chunk held only deliveries), marking the window ended when nothing
+    /// is left to decode.
+    fn decode_chunk(&mut self, log: &LogReader) -> Vec<(u64, Event)> {
+        let mut next = std::mem::take(&mut self.spare);
+        next.clear();
+        let (limit, mut past_limit) = (self.limit, false);
+        let mut keep = |i: u64, e: EventRef<'_>| {
+            if i >= limit {
+                past_limit = true;
+            } else if !matches!(e, EventRef::Deliver { .. }) {
+                next.push((i, e.to_owned()));
+            }
+        };
+        // A malformed block or event ends the process log there, the
+        // events before it kept (the command that opened the log has
+        // shown the reader's warnings).
+        let more = match self.block.take() {
+            Some(block) => self.read_chunk(block, &mut keep),
+            None => match self.blocks.next() {
+                None => Ok(false),
+                // A short block is decoded whole, without a cursor.
+                Some(b) if log.block(b).is_some_and(|i| i.events as usize <= CHUNK) => log
+                    .for_each_event_in_block(b, |i, _, e| keep(i, e))
+                    .map(|()| false),
+                Some(b) => match log.block_cursor(b) {
+                    Some(Ok(block)) => self.read_chunk(Box::new(block), &mut keep),
+                    Some(Err(e)) => Err(e),
+                    None => Ok(false),
+                },
+            },
+        };
+        self.ended = match more {
+            Err(_) => true,
+            Ok(more) => past_limit || !more && self.blocks.is_empty(),
+        };
+        if past_limit {
+            self.block = None;
+        }
+        next
     }
 }

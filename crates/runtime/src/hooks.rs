@@ -111,6 +111,12 @@ pub enum Event<'a> {
     Exit {
         reason: &'a Term,
     },
+    /// The run ended with the process waiting in `receive`: idle in a
+    /// server's loop, or stuck waiting for something particular (see
+    /// [`crate::Waiting`]). Only processes left waiting get it, once.
+    Blocked {
+        stuck: bool,
+    },
 }
 
 /// Who a process is, when it starts.

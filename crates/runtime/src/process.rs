@@ -304,6 +304,9 @@ pub struct Process {
     /// (`SharedTurn::At`, replay): a name another table still holds then
     /// yields to it, as it had been given up in the recorded run.
     pub placed: bool,
+    /// With `placed`: the table's name after the operation, as the log
+    /// says it (a rename the recorded run refused keeps the old name).
+    pub placed_name: Option<trace_term::Atom>,
 }
 
 impl Process {
@@ -359,6 +362,7 @@ impl Process {
             ets_fixed: Vec::new(),
             preempted: false,
             placed: false,
+            placed_name: None,
         }
     }
 

@@ -47,6 +47,7 @@ fn describe(ev: &Event<'_>) -> String {
         Event::Nondet { kind, value } => format!("nondet {} {}", kind_name(*kind), w(value)),
         Event::Output { bytes, .. } => format!("output {:?}", String::from_utf8_lossy(bytes)),
         Event::Exit { reason } => format!("exit {}", w(reason)),
+        Event::Blocked { stuck } => format!("blocked stuck={stuck}"),
     }
 }
 

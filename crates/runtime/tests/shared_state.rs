@@ -113,6 +113,7 @@ impl ProcessDirector for Forcing {
                     serial: *serial,
                 },
                 seq: *seq,
+                name: None,
             },
         })
     }
@@ -134,7 +135,11 @@ fn drive(name: &str, src: &str, turns: Turns, want: &str) {
                 Arc::new(Native) as Arc<dyn Observer>,
                 Arc::new(turns.clone()),
             );
-            assert_eq!(outcome.status(), 0, "{name}: {outcome:?}");
+            assert_eq!(
+                outcome.verdict(),
+                trace_runtime::Verdict::Ok,
+                "{name}: {outcome:?}"
+            );
             assert_eq!(
                 String::from_utf8_lossy(&out),
                 want,
@@ -352,7 +357,7 @@ fn the_observer_sees_every_operation_with_its_position() {
             Arc::new(Collect(ops.clone())),
             Arc::new(Native),
         );
-        assert_eq!(outcome.status(), 0);
+        assert_eq!(outcome.verdict(), trace_runtime::Verdict::Ok);
         assert_eq!(String::from_utf8_lossy(&out), "23 60\n");
         let ops = ops.lock().unwrap();
         // Per object, the positions of all processes' operations are
@@ -440,7 +445,10 @@ fn chaos_preempts_before_table_operations() {
             Arc::new(Native),
             Box::new(out.clone()),
         );
-        assert_eq!(trace_runtime::run(rt, entry.clone()).status(), 0);
+        assert_eq!(
+            trace_runtime::run(rt, entry.clone()).verdict(),
+            trace_runtime::Verdict::Ok
+        );
         let bytes = out.0.lock().unwrap().clone();
         String::from_utf8(bytes).unwrap()
     };

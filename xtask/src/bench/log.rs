@@ -301,7 +301,7 @@ fn measure(
 #[derive(Default)]
 struct Decoded {
     events: u64,
-    by_kind: [u64; 10],
+    by_kind: [u64; trace_format::EventKind::ALL.len()],
     payload_bytes: u64,
     /// Folds every decoded field, so no part of decoding can be skipped.
     digest: u64,
@@ -338,6 +338,8 @@ fn decode(path: &std::path::Path) -> Result<Decoded, String> {
                     EventRef::Nondet { value, .. } => (7, value.len() as u64, value.len() as u64),
                     EventRef::Output { seq, bytes } => (8, seq, len(bytes)),
                     EventRef::Exit { reason } => (9, 0, len(reason)),
+                    EventRef::Shared { seq, key, .. } => (10, seq, len(key)),
+                    EventRef::Blocked { stuck } => (11, stuck as u64, 0),
                 };
                 d.payload_bytes += terms;
                 d.by_kind[k] += 1;

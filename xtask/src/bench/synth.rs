@@ -954,6 +954,8 @@ pub fn write_log(
                         s.push_exit(reason);
                         exited = true;
                     }
+                    // The synthetic runs make neither.
+                    e @ (EventRef::Shared { .. } | EventRef::Blocked { .. }) => s.push_ref(&e),
                 }
             }
         }

@@ -212,6 +212,8 @@ pub fn read_dir(dir: &Path) -> Result<Imported, CauderError> {
             ..Default::default()
         },
         start_time_ns: 0,
+        run_id: 0,
+        shared_functions: Vec::new(),
         node: result.node.unwrap_or_else(|| "nonode@nohost".into()),
         entry_pid: result.entry_pid,
         nondet_names: Vec::new(),

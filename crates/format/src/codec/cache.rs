@@ -8,7 +8,7 @@
 //! their expectation in a side map, so a later explicit receive from them still
 //! needs only a small delta.
 
-use crate::event::Dest;
+use crate::event::{Dest, ObjectId};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -436,3 +436,60 @@ mod tests {
         }
     }
 }
+
+/// The shared objects a block's operations touched, most recent first, each
+/// with the operation number expected next on it (the last one seen, plus
+/// one): a process that updates one table over and over names it by slot 0
+/// and its operation by a small delta. Few objects are touched per block,
+/// so a short list searched in order does.
+#[derive(Clone, Default)]
+pub struct ObjectCache {
+    recent: Vec<(ObjectId, u64)>,
+    /// Expectations of objects that fell off the list.
+    evicted: HashMap<ObjectId, u64>,
+}
+
+/// Slots of [`ObjectCache`]: operand values below [`OBJECT_NONE`].
+pub const OBJECT_SLOTS: usize = 30;
+
+impl ObjectCache {
+    pub fn clear(&mut self) {
+        self.recent.clear();
+        self.evicted.clear();
+    }
+
+    pub fn find(&self, o: ObjectId) -> Option<usize> {
+        self.recent.iter().position(|(x, _)| *x == o)
+    }
+
+    /// The object in `slot` and the number expected next on it.
+    pub fn peek(&self, slot: usize) -> Option<(ObjectId, u64)> {
+        self.recent.get(slot).copied()
+    }
+
+    /// What is expected next of an object not in the list.
+    pub fn expected_evicted(&self, o: ObjectId) -> u64 {
+        self.evicted.get(&o).copied().unwrap_or(0)
+    }
+
+    /// Operation `seq` on the object in `slot`: it moves to the front.
+    pub fn hit(&mut self, slot: usize, seq: u64) {
+        let (o, _) = self.recent.remove(slot);
+        self.recent.insert(0, (o, seq.wrapping_add(1)));
+    }
+
+    /// Operation `seq` on an object not in the list: it joins the front,
+    /// and the least recently used one falls off when the list is full.
+    pub fn miss(&mut self, o: ObjectId, seq: u64) {
+        self.evicted.remove(&o);
+        if self.recent.len() == OBJECT_SLOTS {
+            if let Some((old, next)) = self.recent.pop() {
+                self.evicted.insert(old, next);
+            }
+        }
+        self.recent.insert(0, (o, seq.wrapping_add(1)));
+    }
+}
+
+/// Operand of a SHARED tag: the operation found no object.
+pub const OBJECT_NONE: u8 = 30;

@@ -2,9 +2,9 @@
 //! untrusted: every read is bounds-checked and every malformed byte becomes a
 //! [`CodecError`] naming its position and what was expected there.
 
-use super::cache::{DestCache, SenderCache, SLOTS};
-use super::{dest, nondet_kind, op, sub, EXPLICIT};
-use crate::event::{Dest, MsgId, ProcId, SignalEffect};
+use super::cache::{DestCache, ObjectCache, SenderCache, OBJECT_NONE, SLOTS};
+use super::{dest, nondet_kind, object_kind, op, shared_head_parts, sub, EXPLICIT};
+use crate::event::{Dest, MsgId, ObjectId, ProcId, SignalEffect};
 use crate::varint::{self, unzigzag, VarintError};
 use crate::view::{EventRef, SignalKindRef};
 use std::fmt;
@@ -47,9 +47,12 @@ pub struct DecoderState {
     dests: DestCache,
     receipts: SenderCache,
     deliveries: SenderCache,
+    objects: ObjectCache,
     last_child: u32,
     pid_offset: i64,
     next_output: u64,
+    /// The events of a later version of the format are corrupt here.
+    version: u16,
 }
 
 #[inline(always)]
@@ -90,11 +93,20 @@ impl<'a> BlockDecoder<'a> {
                 dests: DestCache::default(),
                 receipts: SenderCache::default(),
                 deliveries: SenderCache::default(),
+                objects: ObjectCache::default(),
                 last_child: own.0,
                 pid_offset: own_pid.wrapping_sub(own.0 as u64) as i64,
                 next_output: 0,
+                version: crate::container::VERSION,
             },
         }
+    }
+
+    /// Decodes a block of a log of format version `v`: the events a later
+    /// version added are corrupt in it.
+    pub fn with_version(mut self, v: u16) -> Self {
+        self.st.version = v;
+        self
     }
 
     /// Its place in the block, to resume later over the same bytes.
@@ -446,6 +458,7 @@ impl<'a> BlockDecoder<'a> {
                 )?,
             },
             op::OTHER => self.other(operand, at)?,
+            op::SHARED if self.st.version >= 2 => self.shared(operand, at)?,
             _ => {
                 return Err(err(
                     at,
@@ -455,8 +468,90 @@ impl<'a> BlockDecoder<'a> {
         })
     }
 
+    /// An operation on shared state (format version 2).
+    fn shared(&mut self, operand: u8, at: usize) -> Result<EventRef<'a>, CodecError> {
+        let (object, expected) = match operand {
+            OBJECT_NONE => (None, None),
+            EXPLICIT => {
+                let o = self.object_id()?;
+                if let Some(slot) = self.st.objects.find(o) {
+                    return Err(err(
+                        at,
+                        format!("a shared object not in the list, found one in slot {slot}"),
+                    ));
+                }
+                (Some(o), Some(self.st.objects.expected_evicted(o)))
+            }
+            slot => match self.st.objects.peek(slot as usize) {
+                Some((o, next)) => (Some(o), Some(next)),
+                None => {
+                    return Err(err(
+                        at,
+                        format!("a filled shared object slot, found empty slot {slot}"),
+                    ))
+                }
+            },
+        };
+        let head_at = self.st.pos;
+        let head = self.varint("the head of a shared-state operation")?;
+        let (function, access, has_name, has_key) = shared_head_parts(head).ok_or_else(|| {
+            err(
+                head_at,
+                format!("a shared-state operation head, found {head}"),
+            )
+        })?;
+        let seq = match expected {
+            Some(next) => next.wrapping_add(unzigzag(self.varint("an operation delta")?) as u64),
+            None => 0,
+        };
+        match (object, operand) {
+            (Some(o), EXPLICIT) => self.st.objects.miss(o, seq),
+            (Some(_), slot) => self.st.objects.hit(slot as usize, seq),
+            (None, _) => {}
+        }
+        let key = if has_key {
+            Some(self.bytes("the key of a shared-state operation")?)
+        } else {
+            None
+        };
+        let name = if has_name {
+            Some(self.bytes("the name of a shared object")?)
+        } else {
+            None
+        };
+        Ok(EventRef::Shared {
+            object,
+            access,
+            function,
+            seq,
+            key,
+            name,
+        })
+    }
+
+    fn object_id(&mut self) -> Result<ObjectId, CodecError> {
+        let at = self.st.pos;
+        let code = self.varint("a shared object's kind")?;
+        let kind = object_kind(code)
+            .ok_or_else(|| err(at, format!("a shared object kind, found {code}")))?;
+        let at = self.st.pos;
+        let creator = u32::try_from(self.varint("a shared object's creator")?)
+            .map_err(|_| err(at, "a creator process index below 2^32"))?;
+        let at = self.st.pos;
+        let serial = u32::try_from(self.varint("a shared object's serial number")?)
+            .map_err(|_| err(at, "a serial number below 2^32"))?;
+        Ok(ObjectId {
+            kind,
+            creator: ProcId(creator),
+            serial,
+        })
+    }
+
     fn other(&mut self, code: u8, at: usize) -> Result<EventRef<'a>, CodecError> {
         Ok(match code {
+            sub::BLOCKED_IDLE | sub::BLOCKED_STUCK if self.st.version >= 2 => EventRef::Blocked {
+                stuck: code == sub::BLOCKED_STUCK,
+            },
             sub::TIMEOUT => EventRef::Timeout,
             sub::EXIT => EventRef::Exit { reason: None },
             sub::EXIT_REASON => EventRef::Exit {

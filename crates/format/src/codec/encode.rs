@@ -2,9 +2,9 @@
 //! every event, so each method appends a handful of bytes and touches only the
 //! predictors; nothing allocates except the output buffer growing.
 
-use super::cache::{DestCache, SenderCache};
-use super::{dest, nondet_code, op, sub, tag, EXPLICIT};
-use crate::event::{Dest, Event, MsgId, NondetKind, ProcId, SignalEffect};
+use super::cache::{DestCache, ObjectCache, SenderCache, OBJECT_NONE};
+use super::{dest, nondet_code, object_kind_code, op, shared_head, sub, tag, EXPLICIT};
+use crate::event::{Access, Dest, Event, MsgId, NondetKind, ObjectId, ProcId, SignalEffect};
 use crate::varint::{put, zigzag};
 use crate::view::SignalKindRef;
 
@@ -17,6 +17,7 @@ pub struct BlockEncoder {
     /// signals in order.
     receipts: SenderCache,
     deliveries: SenderCache,
+    objects: ObjectCache,
     last_child: u32,
     pid_offset: i64,
     next_output: u64,
@@ -30,6 +31,7 @@ impl BlockEncoder {
             dests: DestCache::default(),
             receipts: SenderCache::default(),
             deliveries: SenderCache::default(),
+            objects: ObjectCache::default(),
             last_child: 0,
             pid_offset: 0,
             next_output: 0,
@@ -46,6 +48,7 @@ impl BlockEncoder {
         self.dests.clear();
         self.receipts.clear();
         self.deliveries.clear();
+        self.objects.clear();
         self.last_child = own.0;
         self.pid_offset = own_pid.wrapping_sub(own.0 as u64) as i64;
         self.next_output = 0;
@@ -70,6 +73,25 @@ impl BlockEncoder {
             Event::Nondet { kind, value } => self.nondet(out, *kind, value.bytes()),
             Event::Output { seq, bytes } => self.output(out, *seq, bytes.as_deref()),
             Event::Exit { reason } => self.exit(out, reason.as_ref().map(|p| p.bytes())),
+            Event::Shared {
+                object,
+                access,
+                function,
+                seq,
+                key,
+                name,
+            } => self.shared(
+                out,
+                SharedOp {
+                    object: *object,
+                    access: *access,
+                    function: *function,
+                    seq: *seq,
+                    key: key.as_ref().map(|p| p.bytes()),
+                    name: name.as_ref().map(|p| p.bytes()),
+                },
+            ),
+            Event::Blocked { stuck } => self.blocked(out, *stuck),
         }
     }
 
@@ -259,6 +281,58 @@ impl BlockEncoder {
         }
     }
 
+    /// An operation on shared state: the object by slot, or none, or
+    /// explicitly; the head; the operation's number as a delta from the one
+    /// expected next on that object; the key and the name when present.
+    pub fn shared(&mut self, out: &mut Vec<u8>, s: SharedOp<'_>) {
+        let (operand, expected) = match s.object {
+            None => (OBJECT_NONE, None),
+            Some(o) => match self.objects.find(o) {
+                Some(slot) => {
+                    let (_, next) = self.objects.peek(slot).expect("a found slot");
+                    self.objects.hit(slot, s.seq);
+                    (slot as u8, Some(next))
+                }
+                None => {
+                    let next = self.objects.expected_evicted(o);
+                    self.objects.miss(o, s.seq);
+                    (EXPLICIT, Some(next))
+                }
+            },
+        };
+        out.push(tag(op::SHARED, operand));
+        if let (EXPLICIT, Some(o)) = (operand, s.object) {
+            put(out, object_kind_code(o.kind));
+            put(out, o.creator.0 as u64);
+            put(out, o.serial as u64);
+        }
+        put(
+            out,
+            shared_head(s.function, s.access, s.name.is_some(), s.key.is_some()),
+        );
+        if let Some(next) = expected {
+            put(out, zigzag(s.seq.wrapping_sub(next) as i64));
+        }
+        if let Some(k) = s.key {
+            put_bytes(out, k);
+        }
+        if let Some(n) = s.name {
+            put_bytes(out, n);
+        }
+    }
+
+    /// The end of the run found the process waiting in `receive`.
+    pub fn blocked(&mut self, out: &mut Vec<u8>, stuck: bool) {
+        out.push(tag(
+            op::OTHER,
+            if stuck {
+                sub::BLOCKED_STUCK
+            } else {
+                sub::BLOCKED_IDLE
+            },
+        ));
+    }
+
     /// Appends the time of the event just encoded (blocks with timestamps only):
     /// nanoseconds since the run started, as a delta from the previous event.
     /// Times never go backwards within a block; an earlier time is stored as
@@ -318,4 +392,16 @@ fn put_dest(out: &mut Vec<u8>, d: Dest) {
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     put(out, b.len() as u64);
     out.extend_from_slice(b);
+}
+
+/// An operation on shared state, as the encoder takes it (see
+/// [`Event::Shared`]).
+#[derive(Copy, Clone, Debug)]
+pub struct SharedOp<'a> {
+    pub object: Option<ObjectId>,
+    pub access: Access,
+    pub function: u16,
+    pub seq: u64,
+    pub key: Option<&'a [u8]>,
+    pub name: Option<&'a [u8]>,
 }

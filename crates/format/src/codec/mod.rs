@@ -14,9 +14,9 @@ mod decode;
 mod encode;
 
 pub use decode::{BlockDecoder, CodecError, DecoderState};
-pub use encode::BlockEncoder;
+pub use encode::{BlockEncoder, SharedOp};
 
-use crate::event::NondetKind;
+use crate::event::{Access, NondetKind, ObjectKind};
 
 /// Tag opcodes (high 3 bits).
 pub mod op {
@@ -33,6 +33,9 @@ pub mod op {
     pub const DELIVER_DELTA: u8 = 5;
     /// The rarer events; operand = [`super::sub`] code.
     pub const OTHER: u8 = 6;
+    /// An operation on shared state (version 2); operand = object slot, or
+    /// [`super::cache::OBJECT_NONE`], or [`super::EXPLICIT`].
+    pub const SHARED: u8 = 7;
 }
 
 /// Operand meaning "the value follows explicitly".
@@ -58,8 +61,35 @@ pub mod sub {
     pub const NONDET: u8 = 21;
     pub const OUTPUT: u8 = 22;
     pub const OUTPUT_BYTES: u8 = 23;
-    /// First unused code; 24..=31 are reserved.
-    pub const END: u8 = 24;
+    /// The run ended with the process idle in `receive` (version 2).
+    pub const BLOCKED_IDLE: u8 = 24;
+    /// The run ended with the process stuck in `receive` (version 2).
+    pub const BLOCKED_STUCK: u8 = 25;
+    /// First unused code; 26..=31 are reserved.
+    pub const END: u8 = 26;
+}
+
+/// The head varint of a SHARED event: the function (an index into the
+/// header's `shared_functions`), the access, and whether a name and a key
+/// follow.
+pub fn shared_head(function: u16, access: Access, name: bool, key: bool) -> u64 {
+    ((function as u64) << 5) | ((access as u64) << 2) | ((name as u64) << 1) | key as u64
+}
+
+/// [`shared_head`] read back: `None` for an access code no version defines.
+pub fn shared_head_parts(head: u64) -> Option<(u16, Access, bool, bool)> {
+    let function = u16::try_from(head >> 5).ok()?;
+    let access = *Access::ALL.get(((head >> 2) & 7) as usize)?;
+    Some((function, access, head & 2 != 0, head & 1 != 0))
+}
+
+/// The number a shared object's kind is written as.
+pub fn object_kind_code(k: ObjectKind) -> u64 {
+    k as u64
+}
+
+pub fn object_kind(code: u64) -> Option<ObjectKind> {
+    ObjectKind::ALL.get(usize::try_from(code).ok()?).copied()
 }
 
 #[inline]

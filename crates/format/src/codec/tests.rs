@@ -1,5 +1,8 @@
 use super::*;
-use crate::event::{Dest, Event, MsgId, NondetKind, Payload, ProcId, SignalEffect, SignalKind};
+use crate::event::{
+    Access, Dest, Event, MsgId, NondetKind, ObjectId, ObjectKind, Payload, ProcId, SignalEffect,
+    SignalKind,
+};
 use proptest::prelude::*;
 
 fn encode(own: ProcId, pid: u64, events: &[Event], times: Option<&[u64]>) -> Vec<u8> {
@@ -146,7 +149,53 @@ fn every_kind() -> Vec<Event> {
             reason: p(&[131, 100, 0, 6, b'n', b'o', b'r', b'm', b'a', b'l']),
         },
         Event::Exit { reason: None },
+        Event::Shared {
+            object: Some(table(1, 0)),
+            access: Access::Create,
+            function: 0,
+            seq: 0,
+            key: None,
+            name: p(&[131, 119, 5, b'c', b'a', b'c', b'h', b'e']),
+        },
+        Event::Shared {
+            object: Some(table(1, 0)),
+            access: Access::ReadWrite,
+            function: 3,
+            seq: 7,
+            key: p(&[131, 97, 1]),
+            name: None,
+        },
+        Event::Shared {
+            object: None,
+            access: Access::Read,
+            function: 2,
+            seq: 0,
+            key: None,
+            name: None,
+        },
+        Event::Shared {
+            object: Some(ObjectId {
+                kind: ObjectKind::PersistentTerm,
+                creator: ProcId::UNKNOWN,
+                serial: 0,
+            }),
+            access: Access::Write,
+            function: 1,
+            seq: 3,
+            key: None,
+            name: None,
+        },
+        Event::Blocked { stuck: false },
+        Event::Blocked { stuck: true },
     ]
+}
+
+fn table(creator: u32, serial: u32) -> ObjectId {
+    ObjectId {
+        kind: ObjectKind::Table,
+        creator: ProcId(creator),
+        serial,
+    }
 }
 
 #[test]
@@ -235,7 +284,7 @@ fn malformed_bodies_are_errors_with_positions() {
     let cases: &[(&[u8], usize, &str)] = &[
         (&[tag(op::SEND, 0)], 0, "empty slot 0"),
         (&[tag(op::RECEIVE, 4)], 0, "empty slot 4"),
-        (&[0xE0], 0, "reserved tag 0xe0"),
+        (&[0xE0], 0, "filled shared object slot, found empty slot 0"),
         (&[tag(op::OTHER, 30)], 0, "reserved tag 0xde"),
         (
             &[tag(op::SEND_PAYLOAD, EXPLICIT), 0, 200, 1],
@@ -333,6 +382,17 @@ fn arb_event() -> impl Strategy<Value = Event> {
         1 => (any::<u64>(), proptest::option::of(proptest::collection::vec(any::<u8>(), 0..8)))
             .prop_map(|(seq, bytes)| Event::Output { seq, bytes }),
         1 => reason.prop_map(|reason| Event::Exit { reason }),
+        3 => (proptest::option::of((0u32..6, 0u32..3, 0usize..4)), 0usize..6, 0u16..70, 0u64..40,
+              proptest::option::of(arb_payload()), proptest::option::of(arb_payload()))
+            .prop_map(|(o, a, function, seq, key, name)| Event::Shared {
+                object: o.map(|(c, serial, k)| ObjectId { kind: ObjectKind::ALL[k], creator: ProcId(c), serial }),
+                access: Access::ALL[a],
+                function,
+                seq: if o.is_some() { seq } else { 0 },
+                key,
+                name,
+            }),
+        1 => any::<bool>().prop_map(|stuck| Event::Blocked { stuck }),
     ]
 }
 
@@ -405,4 +465,38 @@ proptest! {
         }
         prop_assert_eq!(got, encode(ProcId(own), pid, &events, Some(&times)));
     }
+}
+
+#[test]
+fn version_1_blocks_hold_no_event_of_version_2() {
+    let kinds = every_kind();
+    let at = kinds
+        .iter()
+        .position(|e| matches!(e, Event::Shared { .. }))
+        .unwrap();
+    let shared = encode(ProcId(0), 80, &kinds[at..at + 1], None);
+    assert_eq!(shared[0] >> 5, op::SHARED);
+    let mut d = BlockDecoder::new(&shared, ProcId(0), 80, 0, false).with_version(1);
+    assert!(d.next().unwrap_err().expected.contains("reserved tag"));
+    let blocked = encode(ProcId(0), 80, &[Event::Blocked { stuck: true }], None);
+    let mut d = BlockDecoder::new(&blocked, ProcId(0), 80, 0, false).with_version(1);
+    assert!(d.next().unwrap_err().expected.contains("reserved tag"));
+}
+
+#[test]
+fn a_shared_operation_on_a_recent_object_is_three_bytes() {
+    let ops: Vec<Event> = (0..3)
+        .map(|k| Event::Shared {
+            object: Some(table(2, 0)),
+            access: Access::ReadWrite,
+            function: 1,
+            seq: 10 + 4 * k,
+            key: None,
+            name: None,
+        })
+        .collect();
+    let first = encode(ProcId(0), 80, &ops[..1], None).len();
+    let all = encode(ProcId(0), 80, &ops, None).len();
+    // Tag (slot 0), head, a delta of 3 from the expected operation number.
+    assert_eq!(all - first, 2 * 3);
 }

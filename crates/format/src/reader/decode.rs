@@ -66,7 +66,8 @@ impl<'a> Events<'a> {
                 h.pid,
                 h.first_signal,
                 h.timestamps(),
-            ),
+            )
+            .with_version(b.version),
             info: BlockInfo::of(b),
             seen: 0,
             error: None,
@@ -228,7 +229,7 @@ impl LogReader {
                 ),
             )
         };
-        if crc32fast::hash(stored) != h.body_crc {
+        if self.binding.body_crc(stored) != h.body_crc {
             return Err(fail("body checksum mismatch".into()));
         }
         match h.storage {

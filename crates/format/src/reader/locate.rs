@@ -5,8 +5,8 @@
 
 use super::table::BlockRef;
 use crate::container::{
-    self, BlockHeader, BLOCK_HEADER_LEN, BLOCK_MAGIC, FOOTER_MAGIC, FOOTER_RECORD_HEADER_LEN,
-    TRAILER_LEN,
+    self, BlockHeader, RunBinding, BLOCK_HEADER_LEN, BLOCK_MAGIC, FOOTER_MAGIC,
+    FOOTER_RECORD_HEADER_LEN, TRAILER_LEN,
 };
 use crate::error::Warning;
 use crate::meta::{Footer, Outcome, ProcessEntry};
@@ -18,13 +18,18 @@ pub(super) struct Located {
     pub end: Option<(Outcome, u64)>,
 }
 
-pub(super) fn locate(data: &[u8], blocks_start: usize, warnings: &mut Vec<Warning>) -> Located {
+pub(super) fn locate(
+    data: &[u8],
+    blocks_start: usize,
+    binding: RunBinding,
+    warnings: &mut Vec<Warning>,
+) -> Located {
     match read_footer(data, blocks_start) {
         Ok(Some((footer, footer_offset))) => {
-            from_footer(data, blocks_start, footer, footer_offset, warnings)
+            from_footer(data, blocks_start, binding, footer, footer_offset, warnings)
         }
         Ok(None) => {
-            let candidates = scan(data, blocks_start, warnings);
+            let candidates = scan(data, blocks_start, binding, warnings);
             warnings.insert(
                 0,
                 Warning::general(format!(
@@ -40,7 +45,7 @@ pub(super) fn locate(data: &[u8], blocks_start: usize, warnings: &mut Vec<Warnin
             }
         }
         Err(w) => {
-            let candidates = scan(data, blocks_start, warnings);
+            let candidates = scan(data, blocks_start, binding, warnings);
             warnings.insert(
                 0,
                 Warning::at(
@@ -106,6 +111,7 @@ fn read_footer(data: &[u8], blocks_start: usize) -> Result<Option<(Footer, u64)>
 fn from_footer(
     data: &[u8],
     blocks_start: usize,
+    binding: RunBinding,
     footer: Footer,
     footer_offset: u64,
     warnings: &mut Vec<Warning>,
@@ -136,6 +142,10 @@ fn from_footer(
                 continue;
             }
         };
+        if h.run_tag != binding.tag() {
+            warnings.push(fail(another_run(&h, binding)));
+            continue;
+        }
         if h.record_len() != e.len as u64
             || h.process != e.process
             || h.first_event != e.first_event
@@ -158,6 +168,7 @@ fn from_footer(
         candidates.push(BlockRef {
             offset: e.offset,
             header: h,
+            version: binding.version,
         });
     }
     Located {
@@ -169,7 +180,12 @@ fn from_footer(
 
 /// Every intact block record from `start` on, in file order; damaged and
 /// truncated stretches become warnings.
-fn scan(data: &[u8], start: usize, warnings: &mut Vec<Warning>) -> Vec<BlockRef> {
+fn scan(
+    data: &[u8],
+    start: usize,
+    binding: RunBinding,
+    warnings: &mut Vec<Warning>,
+) -> Vec<BlockRef> {
     let mut found = Vec::new();
     let mut pos = start;
     let mut damaged_from: Option<usize> = None;
@@ -209,10 +225,13 @@ fn scan(data: &[u8], start: usize, warnings: &mut Vec<Warning>) -> Vec<BlockRef>
                     }
                     let body = &rest[BLOCK_HEADER_LEN..h.record_len() as usize];
                     end_damage(&mut damaged_from, pos, warnings);
-                    if crc32fast::hash(body) == h.body_crc {
+                    if h.run_tag != binding.tag() {
+                        warnings.push(Warning::at(pos as u64, another_run(&h, binding)));
+                    } else if binding.body_crc(body) == h.body_crc {
                         found.push(BlockRef {
                             offset: pos as u64,
                             header: h.clone(),
+                            version: binding.version,
                         });
                     } else {
                         warnings.push(Warning::at(
@@ -270,4 +289,18 @@ fn next_magic(data: &[u8], from: usize) -> usize {
         }
     }
     data.len()
+}
+
+/// Why a block is left out: it carries another recording's run tag (two
+/// recordings wrote to one file).
+fn another_run(h: &BlockHeader, binding: RunBinding) -> String {
+    format!(
+        "the block of process {} (its events {}..{}) belongs to another recording \
+         (run tag {:#06x}, this log's is {:#06x}): left out",
+        h.process,
+        h.first_event,
+        h.first_event + h.events as u64,
+        h.run_tag,
+        binding.tag()
+    )
 }

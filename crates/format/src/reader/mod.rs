@@ -23,7 +23,9 @@ pub use decode::{BlockInfo, Events};
 pub use resume::BlockCursor;
 pub use table::ProcessInfo;
 
-use crate::container::{self, MAGIC, MAX_HEADER_LEN, PREAMBLE_LEN, VERSION};
+use crate::container::{
+    self, RunBinding, FIRST_VERSION, MAGIC, MAX_HEADER_LEN, PREAMBLE_LEN, VERSION,
+};
 use crate::error::{FormatError, Warning};
 use crate::event::ProcId;
 use crate::meta::{Header, Outcome};
@@ -53,6 +55,8 @@ impl Deref for Source {
 pub struct LogReader {
     data: Source,
     header: Header,
+    /// The format version and run id that bind the blocks to the header.
+    binding: RunBinding,
     /// From the footer; `None` when the log was recovered by scanning.
     end: Option<(Outcome, u64)>,
     processes: Vec<ProcessInfo>,
@@ -95,9 +99,13 @@ impl LogReader {
     }
 
     fn from_source(data: Source) -> Result<LogReader, FormatError> {
-        let (header, blocks_start) = read_header(&data)?;
+        let (header, version, blocks_start) = read_header(&data)?;
+        let binding = RunBinding {
+            version,
+            run_id: header.run_id,
+        };
         let mut warnings = Vec::new();
-        let located = locate::locate(&data, blocks_start, &mut warnings);
+        let located = locate::locate(&data, blocks_start, binding, &mut warnings);
         let table = table::build(
             &header,
             located.candidates,
@@ -107,6 +115,7 @@ impl LogReader {
         Ok(LogReader {
             data,
             header,
+            binding,
             end: located.end,
             processes: table.processes,
             blocks: table.blocks,
@@ -117,6 +126,11 @@ impl LogReader {
 
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The format version the log was written in.
+    pub fn version(&self) -> u16 {
+        self.binding.version
     }
 
     /// How the run ended and its wall-clock end (ns since the epoch), from the
@@ -177,7 +191,7 @@ impl LogReader {
 }
 
 /// Checks the preamble and reads the header; returns it and where blocks start.
-fn read_header(data: &[u8]) -> Result<(Header, usize), FormatError> {
+fn read_header(data: &[u8]) -> Result<(Header, u16, usize), FormatError> {
     if data.len() < MAGIC.len() || data[..MAGIC.len()] != MAGIC {
         return Err(FormatError::Foreign(crate::sniff::describe(data)));
     }
@@ -188,7 +202,7 @@ fn read_header(data: &[u8]) -> Result<(Header, usize), FormatError> {
         ));
     }
     let version = container::read_u16(data, 8);
-    if version != VERSION {
+    if !(FIRST_VERSION..=VERSION).contains(&version) {
         return Err(FormatError::Version {
             found: version,
             supported: VERSION,
@@ -198,7 +212,7 @@ fn read_header(data: &[u8]) -> Result<(Header, usize), FormatError> {
     if flags != 0 {
         return Err(FormatError::corrupt(
             10,
-            format!("preamble flags 0 (version {VERSION} defines none), found {flags:#06x}"),
+            format!("preamble flags 0 (version {version} defines none), found {flags:#06x}"),
         ));
     }
     let len = container::read_u32(data, 12);
@@ -225,8 +239,14 @@ fn read_header(data: &[u8]) -> Result<(Header, usize), FormatError> {
             "the header's checksum to match",
         ));
     }
-    let header: Header = postcard::from_bytes(&data[PREAMBLE_LEN..end]).map_err(|e| {
+    let body = &data[PREAMBLE_LEN..end];
+    let header: Result<Header, _> = if version == 1 {
+        postcard::from_bytes::<crate::meta::HeaderV1>(body).map(Header::from)
+    } else {
+        postcard::from_bytes(body)
+    };
+    let header = header.map_err(|e| {
         FormatError::corrupt(PREAMBLE_LEN as u64, format!("a header (postcard): {e}"))
     })?;
-    Ok((header, end + 4))
+    Ok((header, version, end + 4))
 }

@@ -36,6 +36,7 @@ impl LogReader {
                 h.first_signal,
                 h.timestamps(),
             )
+            .with_version(b.version)
             .detach();
             Ok(BlockCursor {
                 info: BlockInfo::of(b),

@@ -19,6 +19,8 @@ const MAX_SCANNED_INDEX_PER_BLOCK: u64 = 64;
 pub(crate) struct BlockRef {
     pub offset: u64,
     pub header: BlockHeader,
+    /// The log's format version: what its blocks may hold.
+    pub version: u16,
 }
 
 /// One process of the log.

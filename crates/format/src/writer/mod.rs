@@ -186,6 +186,13 @@ impl LogWriter {
         if header.start_time_ns == 0 {
             header.start_time_ns = now_ns();
         }
+        if header.run_id == 0 {
+            header.run_id = fresh_run_id();
+        }
+        let binding = container::RunBinding {
+            version: container::VERSION,
+            run_id: header.run_id,
+        };
         let body = postcard::to_allocvec(&header).map_err(io::Error::other)?;
         let mut head = Vec::with_capacity(PREAMBLE_LEN + body.len() + 4);
         head.extend_from_slice(&container::preamble(body.len() as u32));
@@ -227,7 +234,12 @@ impl LogWriter {
                 std::thread::Builder::new()
                     .name(format!("trace-log-zstd-{i}"))
                     .spawn(move || {
-                        sink::compress_loop(&inner.queue, &inner.file, inner.opts.zstd_level)
+                        sink::compress_loop(
+                            &inner.queue,
+                            &inner.file,
+                            inner.opts.zstd_level,
+                            binding,
+                        )
                     })?,
             );
         }
@@ -398,4 +410,15 @@ impl Drop for LogWriter {
             }
         }
     }
+}
+
+/// A number for a recording that another recording started at the same
+/// moment will not draw: the standard library's per-process random hash
+/// keys, mixed with the time and the process id.
+fn fresh_run_id() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(now_ns());
+    h.write_u32(std::process::id());
+    h.finish().max(1)
 }

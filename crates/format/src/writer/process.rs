@@ -9,7 +9,7 @@
 
 use super::sink::{lock, RawBlock, Wake};
 use super::Inner;
-use crate::codec::BlockEncoder;
+use crate::codec::{BlockEncoder, SharedOp};
 use crate::container;
 use crate::event::{Dest, Event, MsgId, NondetKind, ProcId, SignalEffect, SignalKind};
 use crate::view::{EventRef, SignalKindRef};
@@ -307,7 +307,38 @@ impl Slice<'_> {
             EventRef::Nondet { kind, value } => self.push_nondet(kind, value),
             EventRef::Output { seq, bytes } => self.push_output(seq, bytes),
             EventRef::Exit { reason } => self.push_exit(reason),
+            EventRef::Shared {
+                object,
+                access,
+                function,
+                seq,
+                key,
+                name,
+            } => self.push_shared(SharedOp {
+                object,
+                access,
+                function,
+                seq,
+                key: self.inner.fit(key),
+                name: self.inner.fit(name),
+            }),
+            EventRef::Blocked { stuck } => self.push_blocked(stuck),
         }
+    }
+
+    /// Pushes an operation on shared state. A key or name larger than
+    /// [`crate::container::MAX_TERM`] is left out.
+    pub fn push_shared(&mut self, op: SharedOp<'_>) {
+        let (enc, out) = self.enc();
+        enc.shared(out, op);
+        self.done();
+    }
+
+    /// Pushes the end of the run finding this process waiting in `receive`.
+    pub fn push_blocked(&mut self, stuck: bool) {
+        let (enc, out) = self.enc();
+        enc.blocked(out, stuck);
+        self.done();
     }
 
     /// Pushes a send; returns the message's identity. A payload larger than

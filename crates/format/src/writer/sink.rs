@@ -4,7 +4,7 @@
 //! `first_event` say where they belong.
 
 use crate::container::{
-    BlockHeader, Storage, BLOCK_HEADER_LEN, FLAG_TIMESTAMPS, MAX_RATIO, NO_PARENT,
+    BlockHeader, RunBinding, Storage, BLOCK_HEADER_LEN, FLAG_TIMESTAMPS, MAX_RATIO, NO_PARENT,
 };
 use crate::meta::BlockEntry;
 use std::collections::VecDeque;
@@ -173,7 +173,12 @@ const BATCH_BYTES: usize = 256 * 1024;
 /// closes. Records are written in batches, but never held back while the
 /// queue is empty: what has been cut reaches the file as soon as it is
 /// compressed, so a killed run loses no more than before.
-pub(crate) fn compress_loop(queue: &Queue, file: &Mutex<FileState>, level: i32) {
+pub(crate) fn compress_loop(
+    queue: &Queue,
+    file: &Mutex<FileState>,
+    level: i32,
+    binding: RunBinding,
+) {
     let mut compressor = block_compressor(level);
     let mut scratch = Vec::new();
     let mut batch = Vec::new();
@@ -182,7 +187,7 @@ pub(crate) fn compress_loop(queue: &Queue, file: &Mutex<FileState>, level: i32) 
         let mut next = Some(b);
         while let Some(b) = next.take() {
             let at = batch.len();
-            encode_record(&b, compressor.as_mut(), &mut scratch, &mut batch);
+            encode_record(&b, binding, compressor.as_mut(), &mut scratch, &mut batch);
             entries.push(Batched {
                 process: b.process,
                 first_event: b.first_event,
@@ -267,6 +272,7 @@ const MIN_COMPRESSED: usize = 64;
 /// when that makes it smaller. `scratch` is reused compression space.
 pub(crate) fn encode_record(
     b: &RawBlock,
+    binding: RunBinding,
     compressor: Option<&mut zstd::bulk::Compressor<'_>>,
     scratch: &mut Vec<u8>,
     out: &mut Vec<u8>,
@@ -291,6 +297,7 @@ pub(crate) fn encode_record(
     let header = BlockHeader {
         storage,
         flags: if b.timestamps { FLAG_TIMESTAMPS } else { 0 },
+        run_tag: binding.tag(),
         process: b.process,
         parent: b.parent.unwrap_or(NO_PARENT),
         pid: b.pid,
@@ -299,7 +306,7 @@ pub(crate) fn encode_record(
         events: b.events,
         raw_len: b.bytes.len() as u32,
         stored_len: stored.len() as u32,
-        body_crc: crc32fast::hash(stored),
+        body_crc: binding.body_crc(stored),
     };
     out[start..body_at].copy_from_slice(&header.encode());
 }

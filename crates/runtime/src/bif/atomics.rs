@@ -241,10 +241,12 @@ fn on_array(
             Some(a) => (a, None),
             None => return missing(cx, target, function, access, key),
         },
-        SharedTurn::At { object, seq } => match cx.rt.arrays.by_id_or_await(object, cx.proc.pid) {
-            Some(a) => (a, Some(seq)),
-            None => return Err(Fault::Block),
-        },
+        SharedTurn::At { object, seq, .. } => {
+            match cx.rt.arrays.by_id_or_await(object, cx.proc.pid) {
+                Some(a) => (a, Some(seq)),
+                None => return Err(Fault::Block),
+            }
+        }
         SharedTurn::Missing => return missing(cx, target, function, access, key),
     };
     let mut st = array.lock();

@@ -50,7 +50,7 @@ pub fn exit_turns(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
             return true;
         };
         let (object, seq) = match d.shared_turn("exit", &Term::Nil) {
-            Ok(SharedTurn::At { object, seq }) => (object, seq),
+            Ok(SharedTurn::At { object, seq, .. }) => (object, seq),
             Ok(_) => return true,
             Err(div) => {
                 rt.diverged_at(p, div);

@@ -129,17 +129,19 @@ fn crash_report(rt: &Runtime, p: &Process, reason: &Term) {
     ));
 }
 
-/// Every process still alive at the end: each is blocked forever.
+/// Every process still alive at the end: each is blocked forever, and
+/// its hooks hear so (a `Blocked` event, its last).
 pub fn blocked_report(rt: &Runtime) -> Vec<Blocked> {
     let mut out = Vec::new();
     for shared in rt.table.all() {
-        let g = shared.body.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(p) = g.as_ref() else { continue };
+        let mut g = shared.body.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(p) = g.as_mut() else { continue };
         let code = &rt.program.funs[p.fun as usize];
+        let w = waiting(&code.code, p.pc as usize);
         out.push(Blocked {
             pid: p.pid,
             symbolic: p.symbolic_name(),
-            waiting: waiting(&code.code, p.pc as usize),
+            waiting: w,
             mfa: (code.module, code.name, code.arity),
             file: rt
                 .program
@@ -156,6 +158,11 @@ pub fn blocked_report(rt: &Runtime) -> Vec<Blocked> {
                 .map(|m| m.payload.clone())
                 .collect(),
         });
+        let stuck = w == Waiting::Stuck;
+        signals::emit(p, rt, Event::Blocked { stuck });
+        if let Some(o) = p.observer.as_mut() {
+            o.slice_end();
+        }
     }
     out.sort_by_key(|b| b.pid);
     out

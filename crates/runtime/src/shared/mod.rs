@@ -15,6 +15,23 @@ pub mod turn;
 
 use trace_term::{Atom, Pid, Term};
 
+/// The names an operation's `function` may take: the built-ins of the
+/// modules of shared state, and `exit` (what a process's end does to the
+/// tables it owns). A log lists them in its header and names a function by
+/// its place in this list.
+pub fn function_names() -> Vec<&'static str> {
+    const MODULES: [&str; 4] = ["ets", "atomics", "counters", "persistent_term"];
+    let mut names: Vec<&'static str> = crate::bif::registry()
+        .all()
+        .filter(|d| MODULES.contains(&d.module.name()))
+        .map(|d| d.name.name())
+        .collect();
+    names.push("exit");
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 /// What kind of shared object an operation touches.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SharedKind {
@@ -98,7 +115,13 @@ pub enum SharedTurn {
     Now,
     /// On this object, when its count of operations reaches `seq`: the
     /// process waits until the object exists and the count is there.
-    At { object: SharedId, seq: u64 },
+    /// `name`: a named table's name after the operation, when the log says
+    /// (a rename that failed in the recorded run leaves the old one).
+    At {
+        object: SharedId,
+        seq: u64,
+        name: Option<Atom>,
+    },
     /// The operation finds no object (it fails as on a deleted table).
     Missing,
 }

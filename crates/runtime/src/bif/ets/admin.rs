@@ -180,6 +180,10 @@ fn rename(cx: &mut Ctx, a: &[Term]) -> BifResult {
     };
     on_table(cx, &a[0], Op::new("rename", Access::Write), |cx, t, st| {
         st.check_write(cx.proc.pid)?;
+        // Replay: the recorded run refused this rename (the name was taken).
+        if cx.proc.placed && cx.proc.placed_name.is_some_and(|n| n != new) {
+            return Err(badarg());
+        }
         if st.named && !cx.rt.ets.rename(t, st, new, cx.proc.placed) {
             return Err(badarg());
         }

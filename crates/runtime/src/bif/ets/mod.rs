@@ -97,15 +97,21 @@ pub(super) fn with_table<R>(
         return Err(badarg());
     }
     let turn = cx.shared_turn(op.function, tab)?;
+    cx.proc.placed_name = None;
     let (table, want) = match turn {
         SharedTurn::Now => match find(cx, tab)? {
             Some(t) => (t, None),
             None => return missing(cx, tab, &op),
         },
-        SharedTurn::At { object, seq } => match cx.rt.ets.by_id_or_await(object, cx.proc.pid) {
-            Some(t) => (t, Some(seq)),
-            None => return Err(Fault::Block),
-        },
+        SharedTurn::At { object, seq, name } => {
+            match cx.rt.ets.by_id_or_await(object, cx.proc.pid) {
+                Some(t) => {
+                    cx.proc.placed_name = name;
+                    (t, Some(seq))
+                }
+                None => return Err(Fault::Block),
+            }
+        }
         SharedTurn::Missing => return missing(cx, tab, &op),
     };
     let mut table = table;
