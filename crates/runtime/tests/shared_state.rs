@@ -1,8 +1,9 @@
 //! Shared state (ETS tables, atomics, counters, persistent_term) as a
 //! nondeterministic choice: an Observer sees every operation with its
 //! position among the object's operations, and a Director that names
-//! positions drives a lookup-then-insert race to each of its outcomes,
-//! makes a table's owner end only in its turn, and finds named tables by
+//! positions drives a lookup-then-insert race (on a table, and on an
+//! atomics array) to each of its outcomes, makes a table's owner end only
+//! in its turn, and finds named tables by
 //! identity whatever order names were bound in; `--chaos` preempts
 //! processes before table operations, so the race shows on one thread.
 
@@ -31,11 +32,13 @@ fn pid_of(path: &[u32], main: Pid) -> Pid {
 }
 
 /// One forced turn: native, the `seq`-th operation of the `serial`-th
-/// table made by the process at `creator`, or "finds no table".
+/// table (or atomics array) made by the process at `creator`, or "finds
+/// no table".
 #[derive(Clone, Debug)]
 enum Turn {
     Now,
     Table(&'static [u32], u32, u64),
+    Atomics(&'static [u32], u32, u64),
     Missing,
 }
 
@@ -115,6 +118,14 @@ impl ProcessDirector for Forcing {
                 seq: *seq,
                 name: None,
             },
+            Some(Turn::Atomics(creator, serial, seq)) => SharedTurn::At {
+                object: SharedId {
+                    kind: SharedKind::Atomics,
+                    creator: pid_of(creator, self.main),
+                    serial: *serial,
+                },
+                seq: *seq,
+            },
         })
     }
     fn shared_event(&mut self, _: &SharedOp<'_>) -> Result<(), Divergence> {
@@ -179,6 +190,28 @@ fn a_lookup_then_insert_race_is_driven_to_both_outcomes() {
     drive("race", RACE, interleaved, "1\n");
     let other_first = Turns::new(&[(&[1], &[at(4), at(5)]), (&[2], &[at(2), at(3)])]);
     drive("race", RACE, other_first, "2\n");
+}
+
+/// The same race on an atomics array: a get, then a put of one more.
+const ATOMIC_RACE: &str = r#"
+-module(atomic_race).
+-export([main/0]).
+main() ->
+    A = atomics:new(1, []),
+    Me = self(),
+    [spawn(fun() -> atomics:put(A, 1, atomics:get(A, 1) + 1), Me ! done end) || _ <- [1, 2]],
+    [receive done -> ok end || _ <- [1, 2]],
+    io:format("~p~n", [atomics:get(A, 1)]).
+"#;
+
+#[test]
+fn a_race_on_an_atomics_array_is_driven_to_both_outcomes() {
+    // The array is main's first (new is its operation 0).
+    let at = |seq| Turn::Atomics(MAIN, 0, seq);
+    let serial = Turns::new(&[(&[1], &[at(1), at(2)]), (&[2], &[at(3), at(4)])]);
+    drive("atomic_race", ATOMIC_RACE, serial, "2\n");
+    let interleaved = Turns::new(&[(&[1], &[at(1), at(3)]), (&[2], &[at(2), at(4)])]);
+    drive("atomic_race", ATOMIC_RACE, interleaved, "1\n");
 }
 
 /// The owner hands its table over in a message and ends at once; main

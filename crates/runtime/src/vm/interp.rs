@@ -1413,9 +1413,7 @@ mod smallvec_args {
         pub fn take(s: &mut [Term]) -> Args {
             if s.len() <= 4 {
                 let mut a: [Term; 4] = [Term::Nil, Term::Nil, Term::Nil, Term::Nil];
-                for (i, t) in s.iter_mut().enumerate() {
-                    a[i] = std::mem::replace(t, Term::Nil);
-                }
+                a[..s.len()].swap_with_slice(s);
                 Args::Inline(a, s.len())
             } else {
                 Args::Heap(
@@ -1427,20 +1425,13 @@ mod smallvec_args {
         }
 
         /// Moves the terms back into `s`.
-        pub fn restore(self, s: &mut [Term]) {
-            match self {
-                Args::Inline(a, n) => {
-                    for (d, t) in s.iter_mut().zip(a.into_iter().take(n)) {
-                        *d = t;
-                    }
-                }
-                Args::Heap(v) => {
-                    for (d, t) in s.iter_mut().zip(v) {
-                        *d = t;
-                    }
-                }
+        pub fn restore(mut self, s: &mut [Term]) {
+            match &mut self {
+                Args::Inline(a, n) => s.swap_with_slice(&mut a[..*n]),
+                Args::Heap(v) => s.swap_with_slice(v),
             }
         }
+
         pub fn as_slice(&self) -> &[Term] {
             match self {
                 Args::Inline(a, n) => &a[..*n],

@@ -19,18 +19,48 @@ use trace_term::{atom, Term};
 
 pub fn register(b: &mut Builder) {
     let m = "ets";
-    for (name, mode) in [
-        ("select", Mode::Select),
-        ("match", Mode::Match),
-        ("match_object", Mode::Object),
-    ] {
-        b.proc(m, name, 2, mode.whole(false), 0);
-        b.proc(m, name, 3, mode.limited(false), 0);
-        b.proc(m, name, 1, resume, 0);
-    }
-    b.proc(m, "select_reverse", 2, Mode::Select.whole(true), 0);
-    b.proc(m, "select_reverse", 3, Mode::Select.limited(true), 0);
+    b.proc(m, "select", 2, |cx, a| whole(cx, a, Mode::Select, false), 0);
+    b.proc(
+        m,
+        "select",
+        3,
+        |cx, a| limited(cx, a, Mode::Select, false),
+        0,
+    );
+    b.proc(m, "select", 1, resume, 0);
+    b.proc(
+        m,
+        "select_reverse",
+        2,
+        |cx, a| whole(cx, a, Mode::Select, true),
+        0,
+    );
+    b.proc(
+        m,
+        "select_reverse",
+        3,
+        |cx, a| limited(cx, a, Mode::Select, true),
+        0,
+    );
     b.proc(m, "select_reverse", 1, resume, 0);
+    b.proc(m, "match", 2, |cx, a| whole(cx, a, Mode::Match, false), 0);
+    b.proc(m, "match", 3, |cx, a| limited(cx, a, Mode::Match, false), 0);
+    b.proc(m, "match", 1, resume, 0);
+    b.proc(
+        m,
+        "match_object",
+        2,
+        |cx, a| whole(cx, a, Mode::Object, false),
+        0,
+    );
+    b.proc(
+        m,
+        "match_object",
+        3,
+        |cx, a| limited(cx, a, Mode::Object, false),
+        0,
+    );
+    b.proc(m, "match_object", 1, resume, 0);
     b.proc(m, "select_count", 2, select_count, 0);
     b.proc(
         m,
@@ -114,24 +144,6 @@ impl Mode {
             "select_reverse"
         } else {
             self.name()
-        }
-    }
-
-    fn whole(self, reverse: bool) -> crate::bif::ProcFn {
-        match (self, reverse) {
-            (Mode::Select, false) => |cx, a| whole(cx, a, Mode::Select, false),
-            (Mode::Select, true) => |cx, a| whole(cx, a, Mode::Select, true),
-            (Mode::Match, _) => |cx, a| whole(cx, a, Mode::Match, false),
-            (Mode::Object, _) => |cx, a| whole(cx, a, Mode::Object, false),
-        }
-    }
-
-    fn limited(self, reverse: bool) -> crate::bif::ProcFn {
-        match (self, reverse) {
-            (Mode::Select, false) => |cx, a| limited(cx, a, Mode::Select, false),
-            (Mode::Select, true) => |cx, a| limited(cx, a, Mode::Select, true),
-            (Mode::Match, _) => |cx, a| limited(cx, a, Mode::Match, false),
-            (Mode::Object, _) => |cx, a| limited(cx, a, Mode::Object, false),
         }
     }
 }
