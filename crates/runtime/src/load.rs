@@ -23,6 +23,7 @@ const PRELUDE: &[(&str, &str)] = &[
     ("proplists.erl", include_str!("../prelude/proplists.erl")),
     ("string.erl", include_str!("../prelude/string.erl")),
     ("timer.erl", include_str!("../prelude/timer.erl")),
+    ("queue.erl", include_str!("../prelude/queue.erl")),
 ];
 
 /// A loaded module's identity (for the log header).
