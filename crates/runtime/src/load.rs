@@ -24,6 +24,8 @@ const PRELUDE: &[(&str, &str)] = &[
     ("string.erl", include_str!("../prelude/string.erl")),
     ("timer.erl", include_str!("../prelude/timer.erl")),
     ("queue.erl", include_str!("../prelude/queue.erl")),
+    ("gb_trees.erl", include_str!("../prelude/gb_trees.erl")),
+    ("gb_sets.erl", include_str!("../prelude/gb_sets.erl")),
 ];
 
 /// A loaded module's identity (for the log header).
