@@ -26,6 +26,8 @@ const PRELUDE: &[(&str, &str)] = &[
     ("queue.erl", include_str!("../prelude/queue.erl")),
     ("gb_trees.erl", include_str!("../prelude/gb_trees.erl")),
     ("gb_sets.erl", include_str!("../prelude/gb_sets.erl")),
+    ("ordsets.erl", include_str!("../prelude/ordsets.erl")),
+    ("orddict.erl", include_str!("../prelude/orddict.erl")),
 ];
 
 /// A loaded module's identity (for the log header).
