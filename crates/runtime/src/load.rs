@@ -28,6 +28,7 @@ const PRELUDE: &[(&str, &str)] = &[
     ("gb_sets.erl", include_str!("../prelude/gb_sets.erl")),
     ("ordsets.erl", include_str!("../prelude/ordsets.erl")),
     ("orddict.erl", include_str!("../prelude/orddict.erl")),
+    ("dict.erl", include_str!("../prelude/dict.erl")),
 ];
 
 /// A loaded module's identity (for the log header).
