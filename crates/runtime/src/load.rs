@@ -29,6 +29,7 @@ const PRELUDE: &[(&str, &str)] = &[
     ("ordsets.erl", include_str!("../prelude/ordsets.erl")),
     ("orddict.erl", include_str!("../prelude/orddict.erl")),
     ("dict.erl", include_str!("../prelude/dict.erl")),
+    ("sets.erl", include_str!("../prelude/sets.erl")),
 ];
 
 /// A loaded module's identity (for the log header).
