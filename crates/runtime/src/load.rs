@@ -30,6 +30,7 @@ const PRELUDE: &[(&str, &str)] = &[
     ("orddict.erl", include_str!("../prelude/orddict.erl")),
     ("dict.erl", include_str!("../prelude/dict.erl")),
     ("sets.erl", include_str!("../prelude/sets.erl")),
+    ("array.erl", include_str!("../prelude/array.erl")),
 ];
 
 /// A loaded module's identity (for the log header).
