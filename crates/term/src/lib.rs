@@ -13,10 +13,12 @@
 //! - [`numtext`] converts numbers to text and back as the `erlang` BIFs do.
 //! - [`phash`] is `erlang:phash2`, bit for bit; [`phash1`] is the older
 //!   `erlang:phash/2` that `dict` and `sets` place keys by.
+//! - [`display`](mod@display) is the text `erlang:display/1` writes.
 //! - [`etf`] encodes terms for the log and decodes them from untrusted bytes.
 
 pub mod atom;
 pub mod bits;
+pub mod display;
 pub mod etf;
 pub mod format;
 pub mod fun;
