@@ -57,8 +57,11 @@ start() -> ok.
 send_after(0, Dest, Msg) when is_pid(Dest); ?IS_NAME(Dest) ->
     catch Dest ! Msg,
     {ok, {instant, make_ref()}};
-send_after(Time, Pid, Msg) when ?IS_TIME(Time), is_pid(Pid) ->
+send_after(Time, Pid, Msg) when ?IS_TIME(Time), Time =< ?MAX_WAIT, is_pid(Pid) ->
     {ok, {send_local, erlang:send_after(Time, Pid, Msg)}};
+send_after(Time, Pid, Msg) when ?IS_TIME(Time), is_pid(Pid) ->
+    %% Longer than an erlang timer takes here (BEAM's take a little more).
+    once(Time, Pid, fun() -> Pid ! Msg end);
 send_after(Time, Dest, Msg) when ?IS_TIME(Time), ?IS_NAME(Dest) ->
     once(Time, none, fun() -> catch Dest ! Msg end);
 send_after(_, _, _) -> {error, badarg}.
