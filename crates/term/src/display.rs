@@ -80,10 +80,7 @@ fn is_lower(c: char) -> bool {
 }
 
 fn is_name_char(c: char) -> bool {
-    is_lower(c)
-        || c.is_ascii_alphanumeric()
-        || (('À'..='Þ').contains(&c) && c != '×')
-        || c == '_'
+    is_lower(c) || c.is_ascii_alphanumeric() || (('À'..='Þ').contains(&c) && c != '×') || c == '_'
 }
 
 /// Bare when it starts with a lowercase letter and goes on with letters,
@@ -194,7 +191,7 @@ fn string_chars(t: &Term) -> Option<Vec<u8>> {
 
 fn binary(out: &mut Vec<u8>, b: &Bitstring) {
     let bytes = b.bytes();
-    let whole = b.bit_len() % 8 == 0;
+    let whole = b.bit_len().is_multiple_of(8);
     if whole && !bytes.is_empty() && bytes.iter().all(|c| (32..=126).contains(c)) {
         out.extend_from_slice(b"<<\"");
         for &c in bytes {
@@ -230,8 +227,14 @@ mod tests {
     #[test]
     fn printable_lists_are_strings_with_few_escapes() {
         assert_eq!(shown(&Term::string("a\"b\nc\\")), "\"a\\\"b\\nc\\\"");
-        assert_eq!(display(&Term::list(vec![Term::Int(97), Term::Int(233)])), b"\"a\xe9\"");
-        assert_eq!(shown(&Term::list(vec![Term::Int(97), Term::Int(7)])), "[97,7]");
+        assert_eq!(
+            display(&Term::list(vec![Term::Int(97), Term::Int(233)])),
+            b"\"a\xe9\""
+        );
+        assert_eq!(
+            shown(&Term::list(vec![Term::Int(97), Term::Int(7)])),
+            "[97,7]"
+        );
         assert_eq!(shown(&Term::Nil), "[]");
     }
 
