@@ -1,15 +1,17 @@
 //! Project tasks: `cargo xtask bench`, `cargo xtask conformance`,
-//! `cargo xtask fixtures`.
+//! `cargo xtask fixtures`, `cargo xtask shapes`.
 //!
 //! Benchmarks compare the engine with the real Erlang VM (`erl`) or with a
 //! baseline in the same run and print both figures and the ratio.
 //! Conformance runs every fixture on both and reports mismatches; `fixtures`
-//! writes erl's outputs beside the fixtures as their expectations.
+//! writes erl's outputs beside the fixtures as their expectations; `shapes`
+//! compares the prelude's data structures with OTP's on random operations.
 
 mod bench;
 mod conformance;
 mod erl;
 mod fixtures;
+mod shapes;
 
 use std::process::ExitCode;
 
@@ -19,7 +21,8 @@ fn usage() -> ExitCode {
          tasks:\n  \
          bench [GROUP...]          run benchmarks (groups: {})\n  \
          conformance [FILTER...]   run fixtures on erl and on the engine, report mismatches\n  \
-         fixtures [FILTER...]      write erl's outputs beside the fixtures as expectations",
+         fixtures [FILTER...]      write erl's outputs beside the fixtures as expectations\n  \
+         shapes [MODULE...] [--steps N]  the prelude's data structures against OTP's on random operations",
         bench::GROUPS.join(", ")
     );
     ExitCode::from(2)
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::main(&args[1..]),
         Some("conformance") => conformance::main(&args[1..]),
         Some("fixtures") => fixtures::main(&args[1..]),
+        Some("shapes") => shapes::main(&args[1..]),
         _ => usage(),
     }
 }
