@@ -15,14 +15,17 @@
 
 run(Module) ->
     logger:set_primary_config(level, none),
+    %% The timer module's server is OTP's, not the program's: started first,
+    %% it is not counted among the program's processes.
+    ok = timer:start(),
     Before = erlang:processes(),
     {Pid, Ref} = spawn_monitor(Module, main, []),
-    case wait_entry(Before, Ref, Pid, 0) of
+    case wait_entry(Before, Ref, Pid, {0, []}) of
         blocked ->
             %% The entry itself waits forever (with the rest): a deadlock.
             erlang:halt(5, [{flush, true}]);
         Crashed ->
-            _Idle = settle(Before, 0),
+            _Idle = settle(Before, {0, []}),
             Status = if Crashed -> 1; true -> 0 end,
             erlang:halt(Status, [{flush, true}])
     end.
@@ -34,30 +37,35 @@ wait_entry(Before, Ref, Pid, Quiet) ->
         {'DOWN', Ref, process, Pid, normal} -> false;
         {'DOWN', Ref, process, Pid, _} -> true
     after 25 ->
-            case quiet(Before) of
-                true when Quiet >= 10 -> blocked;
-                true -> wait_entry(Before, Ref, Pid, Quiet + 1);
-                false -> wait_entry(Before, Ref, Pid, 0)
+            case check(Before, Quiet) of
+                {N, _} when N >= 10 -> blocked;
+                Quiet1 -> wait_entry(Before, Ref, Pid, Quiet1)
             end
     end.
 
 %% Waits until the program's remaining processes have all been waiting in
 %% receive for several checks in a row (timers shorter than that fire first).
-settle(Before, Quiet) when Quiet >= 10 ->
+settle(Before, {N, _}) when N >= 10 ->
     alive(Before);
 settle(Before, Quiet) ->
     timer:sleep(25),
-    case quiet(Before) of
-        true -> settle(Before, Quiet + 1);
-        false -> settle(Before, 0)
-    end.
+    settle(Before, check(Before, Quiet)).
 
-%% Every process of the program waits in receive and nothing is runnable.
-quiet(Before) ->
+%% One more check: {checks in a row that found the program quiet, what
+%% its processes had done at the last one}. Quiet means every process of
+%% the program waits in receive, nothing is runnable, and no process has
+%% run since the check before (a timer that fired in between woke one).
+check(Before, {N, Done}) ->
+    Done1 = [{P, R} || P <- erlang:processes() -- Before,
+                       {reductions, R} <- [process_info(P, reductions)]],
     Waiting = lists:all(fun(P) ->
                                 process_info(P, status) =:= {status, waiting}
                         end, alive(Before)),
-    Waiting andalso erlang:statistics(total_run_queue_lengths) =:= 0.
+    case Waiting andalso erlang:statistics(total_run_queue_lengths) =:= 0
+        andalso Done1 =:= Done of
+        true -> {N + 1, Done1};
+        false -> {0, Done1}
+    end.
 
 alive(Before) ->
     [P || P <- erlang:processes() -- Before, is_process_alive(P)].

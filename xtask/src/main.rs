@@ -1,16 +1,18 @@
 //! Project tasks: `cargo xtask bench`, `cargo xtask conformance`,
-//! `cargo xtask fixtures`, `cargo xtask layers`.
+//! `cargo xtask fixtures`, `cargo xtask layers`, `cargo xtask shapes`.
 //!
 //! Benchmarks compare the engine with the real Erlang VM (`erl`) or with a
 //! baseline in the same run and print both figures and the ratio.
 //! Conformance runs every fixture on both and reports mismatches; `fixtures`
-//! writes erl's outputs beside the fixtures as their expectations.
+//! writes erl's outputs beside the fixtures as their expectations; `shapes`
+//! compares the prelude's data structures with OTP's on random operations.
 
 mod bench;
 mod conformance;
 mod erl;
 mod fixtures;
 mod layers;
+mod shapes;
 
 use std::process::ExitCode;
 
@@ -21,7 +23,8 @@ fn usage() -> ExitCode {
          bench [GROUP...]          run benchmarks (groups: {})\n  \
          conformance [FILTER...]   run fixtures on erl and on the engine, report mismatches\n  \
          fixtures [FILTER...]      write erl's outputs beside the fixtures as expectations\n  \
-         layers                    check that every dependency between crates goes down a layer",
+         layers                    check that every dependency between crates goes down a layer\n  \
+         shapes [MODULE...] [--steps N]  the prelude's data structures against OTP's on random operations",
         bench::GROUPS.join(", ")
     );
     ExitCode::from(2)
@@ -34,6 +37,7 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::main(&args[1..]),
         Some("fixtures") => fixtures::main(&args[1..]),
         Some("layers") => layers::main(&args[1..]),
+        Some("shapes") => shapes::main(&args[1..]),
         _ => usage(),
     }
 }

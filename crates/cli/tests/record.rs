@@ -137,6 +137,21 @@ fn spawn_forever_with(log: &std::path::Path, extra: &[&str]) -> std::process::Ch
         .unwrap()
 }
 
+/// Waits until the run has begun writing its log, or a search its attempt's
+/// (`LOG.attempt`): the program is loaded and Ctrl-C is handled by then,
+/// however long loading took. Then a little more, so that some events are
+/// in it.
+fn wait_until_recording(log: &std::path::Path) {
+    let attempt = log.with_extension("trace.attempt");
+    for _ in 0..2000 {
+        if log.exists() || attempt.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+}
+
 /// Reads every process log and checks the program's own invariant: each
 /// process receives the other's messages in the order they were sent, with
 /// none missing, so a log with a hole in it would fail. Returns the events read.
@@ -212,7 +227,7 @@ fn ctrl_c_finalises_the_log_and_marks_it_interrupted() {
     let dir = Scratch::new("rec-int");
     let log = dir.path("i.trace");
     let child = spawn_forever(&log);
-    std::thread::sleep(Duration::from_millis(400));
+    wait_until_recording(&log);
     // SAFETY: sending a signal to our own child process.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
@@ -229,7 +244,7 @@ fn ctrl_c_during_a_search_keeps_the_attempt_and_says_so() {
     let dir = Scratch::new("rec-int-hunt");
     let log = dir.path("h.trace");
     let child = spawn_forever_with(&log, &["--until-failure", "--chaos"]);
-    std::thread::sleep(Duration::from_millis(400));
+    wait_until_recording(&log);
     // SAFETY: sending a signal to our own child process.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();

@@ -8,7 +8,8 @@
          mapfoldl/3, mapfoldr/3, filtermap/2, zf/2, flatmap/2,
          takewhile/2, dropwhile/2, splitwith/2, partition/2, search/2,
          sort/2, usort/2, merge/3, umerge/3, keymap/3,
-         zipwith/3, zipwith3/4, uniq/2]).
+         zipwith/3, zipwith3/4, uniq/2, rmerge/2, rmerge/3, rumerge/2,
+         rumerge/3, rmerge3/3, rumerge3/3, rkeymerge/3, rukeymerge/3]).
 
 map(F, L) when is_function(F, 1) ->
     case L of
@@ -219,3 +220,75 @@ uniq(F, [H | T], Seen) ->
         #{} -> [H | uniq(F, T, Seen#{K => true})]
     end;
 uniq(_, [], _) -> [].
+
+%% The r*merge functions merge lists sorted in descending order (OTP's sort
+%% uses them). Merging the reversed lists and reversing the result keeps
+%% equal elements in OTP's order: on a tie the second list's comes first,
+%% and the u* variants keep the first list's.
+rmerge(L1, L2) when is_list(L1), is_list(L2) ->
+    rev(lists:merge(rev(L1), rev(L2))).
+
+rumerge(L1, L2) when is_list(L1), is_list(L2) ->
+    rev(lists:umerge(rev(L1), rev(L2))).
+
+rmerge3(L1, L2, L3) when is_list(L1), is_list(L2), is_list(L3) ->
+    rev(lists:merge3(rev(L1), rev(L2), rev(L3))).
+
+rumerge3(L1, L2, L3) when is_list(L1), is_list(L2), is_list(L3) ->
+    rev(lists:umerge3(rev(L1), rev(L2), rev(L3))).
+
+rkeymerge(N, L1, L2) when is_integer(N), N > 0, is_list(L1), is_list(L2) ->
+    rev(lists:keymerge(N, rev(L1), rev(L2))).
+
+rukeymerge(N, L1, L2) when is_integer(N), N > 0, is_list(L1), is_list(L2) ->
+    rev(lists:ukeymerge(N, rev(L1), rev(L2))).
+
+%% reverse/2 is the one that raises badarg on an improper list, as OTP's
+%% r*merge functions do.
+rev(L) -> lists:reverse(L, []).
+
+%% An improper rest is badarg, as OTP's merges find when they reverse it.
+proper(L) ->
+    _ = length(L),
+    L.
+
+%% With an ordering fun F (F(A, B) when A may come first in ascending
+%% order), the larger head goes first; on a tie the second list's.
+rmerge(F, L1, L2) when is_function(F, 2), is_list(L1), is_list(L2) -> rmerge_f(F, L1, L2).
+
+rmerge_f(F, [H1 | T1] = L1, [H2 | T2] = L2) ->
+    case F(H1, H2) of
+        true -> [H2 | rmerge_f(F, L1, T2)];
+        false -> [H1 | rmerge_f(F, T1, L2)]
+    end;
+rmerge_f(_, [], L2) -> proper(L2);
+rmerge_f(_, L1, []) -> proper(L1).
+
+%% The same without duplicates between the lists, deciding as OTP does:
+%% a head of the second list that is not below the first list's head is
+%% held back until a smaller one shows whether it equals that head (then
+%% only the first list's is kept).
+rumerge(F, L1, L2) when is_function(F, 2), is_list(L1), is_list(L2) -> rumerge_f(F, L1, L2).
+
+rumerge_f(F, [H1 | T1] = L1, [H2 | T2] = L2) ->
+    case F(H1, H2) of
+        true -> rumerge_held(F, L1, H2, T2);
+        false -> [H1 | rumerge_f(F, T1, L2)]
+    end;
+rumerge_f(_, [], L2) -> proper(L2);
+rumerge_f(_, L1, []) -> proper(L1).
+
+rumerge_held(F, [H1 | T1] = L1, Held, [H2 | T2] = L2) ->
+    case F(H1, H2) of
+        true -> [Held | rumerge_held(F, L1, H2, T2)];
+        false ->
+            Settled = rumerge_settle(F, Held, H1),
+            Settled ++ rumerge_f(F, T1, L2)
+    end;
+rumerge_held(F, [H1 | T1], Held, []) -> rumerge_settle(F, Held, H1) ++ proper(T1).
+
+rumerge_settle(F, Held, H1) ->
+    case F(Held, H1) of
+        true -> [H1];
+        false -> [Held, H1]
+    end.

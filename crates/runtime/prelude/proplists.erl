@@ -90,18 +90,14 @@ get_bool(K, Ps) ->
 
 %% The keys in the order they first appear. (OTP returns them in the order
 %% of its `sets` hashing, which the engine does not reproduce.)
-get_keys(Ps) -> get_keys(Ps, #{}, []).
+%% In the order of a sets (version 1) set of the keys, as OTP gives them.
+get_keys(Ps) -> sets:to_list(get_keys(Ps, sets:new())).
 
-get_keys([P | Ps], Seen, Acc) when is_atom(P) -> add_key(P, Ps, Seen, Acc);
-get_keys([P | Ps], Seen, Acc) when tuple_size(P) >= 1 -> add_key(element(1, P), Ps, Seen, Acc);
-get_keys([_ | Ps], Seen, Acc) -> get_keys(Ps, Seen, Acc);
-get_keys([], _, Acc) -> lists:reverse(Acc).
-
-add_key(K, Ps, Seen, Acc) ->
-    case Seen of
-        #{K := _} -> get_keys(Ps, Seen, Acc);
-        #{} -> get_keys(Ps, Seen#{K => true}, [K | Acc])
-    end.
+get_keys([P | Ps], Keys) when is_atom(P) -> get_keys(Ps, sets:add_element(P, Keys));
+get_keys([P | Ps], Keys) when tuple_size(P) >= 1 ->
+    get_keys(Ps, sets:add_element(element(1, P), Keys));
+get_keys([_ | Ps], Keys) -> get_keys(Ps, Keys);
+get_keys([], Keys) -> Keys.
 
 delete(K, [P | Ps]) ->
     case is_key(K, P) of

@@ -24,6 +24,14 @@ const PRELUDE: &[(&str, &str)] = &[
     ("proplists.erl", include_str!("../prelude/proplists.erl")),
     ("string.erl", include_str!("../prelude/string.erl")),
     ("timer.erl", include_str!("../prelude/timer.erl")),
+    ("queue.erl", include_str!("../prelude/queue.erl")),
+    ("gb_trees.erl", include_str!("../prelude/gb_trees.erl")),
+    ("gb_sets.erl", include_str!("../prelude/gb_sets.erl")),
+    ("ordsets.erl", include_str!("../prelude/ordsets.erl")),
+    ("orddict.erl", include_str!("../prelude/orddict.erl")),
+    ("dict.erl", include_str!("../prelude/dict.erl")),
+    ("sets.erl", include_str!("../prelude/sets.erl")),
+    ("array.erl", include_str!("../prelude/array.erl")),
 ];
 
 /// A loaded module's identity (for the log header).

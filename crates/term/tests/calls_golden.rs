@@ -1,4 +1,5 @@
-//! Number <-> text conversions and phash2 against OTP 25 (tests/data/calls.txt).
+//! Number <-> text conversions, phash2 and phash against OTP 25
+//! (tests/data/calls.txt).
 
 mod common;
 
@@ -7,6 +8,7 @@ use trace_term::numtext::{
     text_to_integer,
 };
 use trace_term::phash::{phash2, phash2_range};
+use trace_term::phash1::phash;
 use trace_term::Term;
 
 /// The characters of an Erlang string term.
@@ -34,6 +36,8 @@ fn call(name: &str, args: &[Term]) -> Option<Option<Term>> {
         ("phash2", [t, Term::Int(r)]) => {
             phash2_range(t, *r as u64).map(|h| Term::Int(i64::from(h)))
         }
+        ("phash", [t, Term::Int(r)]) if *r > 0 => phash(t, *r as u64).map(|h| Term::Int(h as i64)),
+        ("phash", [_, _]) => None,
         _ => return None,
     })
 }

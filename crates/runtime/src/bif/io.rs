@@ -1,12 +1,15 @@
 //! `io`: formatted output to standard output (through the run's ordered
 //! output, see [`crate::sched::output`]) or standard error. The text itself
-//! is built as `io_lib` builds it (see [`super::io_lib`]).
+//! is built as `io_lib` builds it (see [`super::io_lib`]). `erlang:display/1`
+//! writes through the same ordered output, in BEAM's own format
+//! ([`trace_term::display`]).
 
 use super::{Builder, Ctx};
 use crate::exception::{badarg, BifResult, Fault};
 use trace_term::{atom, Term};
 
 pub fn register(b: &mut Builder) {
+    b.proc("erlang", "display", 1, display, 0);
     {
         let m = "io";
         b.proc(
@@ -125,6 +128,14 @@ fn write_dev(cx: &mut Ctx, d: Option<&Term>, text: &str) -> BifResult {
         }
     }
     Ok(Term::Atom(atom::OK))
+}
+
+/// `erlang:display/1`: BEAM's own printer, and the `\r\n` it ends the line with.
+fn display(cx: &mut Ctx, a: &[Term]) -> BifResult {
+    let mut bytes = trace_term::display::display(&a[0]);
+    bytes.extend_from_slice(b"\r\n");
+    cx.output(&bytes)?;
+    Ok(Term::TRUE)
 }
 
 fn fmt_out(cx: &mut Ctx, d: Option<&Term>, fmt: &Term, args: &Term) -> BifResult {

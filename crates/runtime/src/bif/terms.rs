@@ -94,6 +94,7 @@ pub fn register(b: &mut Builder) {
         0,
     );
     b.pure(e, "phash2", 2, phash2, 0);
+    b.pure(e, "phash", 2, phash, 0);
     b.pure(e, "tuple_to_list", 1, tuple_to_list, AUTO);
     b.pure(e, "list_to_tuple", 1, list_to_tuple, AUTO);
     b.pure(
@@ -317,6 +318,15 @@ fn phash2(a: &[Term]) -> BifResult {
                 .map(|h| Term::Int(h as i64))
                 .ok_or_else(badarg)
         }
+        _ => Err(badarg()),
+    }
+}
+
+fn phash(a: &[Term]) -> BifResult {
+    match &a[1] {
+        Term::Int(r) if *r > 0 => trace_term::phash1::phash(&a[0], *r as u64)
+            .map(|h| Term::Int(h as i64))
+            .ok_or_else(badarg),
         _ => Err(badarg()),
     }
 }

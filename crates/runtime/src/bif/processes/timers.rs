@@ -1,7 +1,8 @@
-//! Timers: erlang:send_after/start_timer/cancel_timer/read_timer and the
-//! timer module's send_after/cancel. The message of a timer is sent (its
-//! identity and Send event belong to the caller) when the timer is set, and
-//! delivered when it fires.
+//! Timers: erlang:send_after/start_timer/cancel_timer/read_timer. The
+//! message of a timer is sent (its identity and Send event belong to the
+//! caller) when the timer is set, and delivered when it fires. The timer
+//! module is Erlang (`prelude/timer.erl`); its helper processes are named by
+//! references made here (`trace_prelude:timer_ref/1`, `timer_process/1`).
 
 use crate::bif::{Builder, Ctx};
 use crate::exception::{badarg, BifResult, Fault};
@@ -9,7 +10,7 @@ use crate::hooks::NondetKind;
 use crate::sched::signals;
 use crate::sched::timer::TimerAction;
 use std::time::{Duration, Instant};
-use trace_term::{atom, Pid, Term};
+use trace_term::{atom, Pid, Ref, Term};
 
 pub fn register(b: &mut Builder) {
     let e = "erlang";
@@ -18,24 +19,8 @@ pub fn register(b: &mut Builder) {
     b.proc(e, "cancel_timer", 1, cancel_timer, 0);
     b.proc(e, "cancel_timer", 2, cancel_timer, 0);
     b.proc(e, "read_timer", 1, read_timer, 0);
-    b.proc(
-        "timer",
-        "send_after",
-        3,
-        |cx, a| timer_send_after(cx, &a[0], &a[1], &a[2]),
-        0,
-    );
-    b.proc(
-        "timer",
-        "send_after",
-        2,
-        |cx, a| {
-            let me = Term::Pid(cx.proc.pid);
-            timer_send_after(cx, &a[0], &me, &a[1])
-        },
-        0,
-    );
-    b.proc("timer", "cancel", 1, timer_cancel, 0);
+    b.pure("trace_prelude", "timer_ref", 1, timer_ref, 0);
+    b.pure("trace_prelude", "timer_process", 1, timer_process, 0);
 }
 
 fn timer_arg(t: &Term) -> Result<u64, Fault> {
@@ -123,24 +108,20 @@ fn read_timer(cx: &mut Ctx, a: &[Term]) -> BifResult {
     cx.nondet(NondetKind::Other("read_timer"), v)
 }
 
-fn timer_send_after(cx: &mut Ctx, ms: &Term, dest: &Term, msg: &Term) -> BifResult {
-    let r = send_after(cx, &[ms.clone(), dest.clone(), msg.clone()], false)?;
-    Ok(Term::tuple(vec![
-        Term::OK,
-        Term::tuple(vec![Term::atom("send_local"), r]),
-    ]))
+/// The reference that names a timer's helper process: the helper's own,
+/// numbered 0, which no `make_ref/0` of that process gives (they count from
+/// 1), so it cannot be mistaken for another reference.
+fn timer_ref(a: &[Term]) -> BifResult {
+    match a[0] {
+        Term::Pid(p) => Ok(Term::Ref(Ref::new(p, 0))),
+        _ => Err(badarg()),
+    }
 }
 
-fn timer_cancel(cx: &mut Ctx, a: &[Term]) -> BifResult {
-    let r = match a[0].as_tuple() {
-        Some([_, r]) => r.clone(),
-        _ => {
-            return Ok(Term::tuple(vec![
-                Term::Atom(atom::ERROR),
-                Term::atom("badarg"),
-            ]))
-        }
-    };
-    let _ = cancel_timer(cx, &[r])?;
-    Ok(Term::tuple(vec![Term::OK, Term::atom("cancel")]))
+/// The helper process a timer reference names, or `false`.
+fn timer_process(a: &[Term]) -> BifResult {
+    match a[0] {
+        Term::Ref(r) if r.counter() == 0 => Ok(Term::Pid(Pid(r.creator()))),
+        _ => Ok(Term::FALSE),
+    }
 }

@@ -7,9 +7,11 @@
 //!
 //! [`Text`] reads an argument; [`search`] holds the functions that look for
 //! patterns and separators (split, find, lexemes, trim, ...); [`case`] the
-//! case mappings and `equal`.
+//! case mappings and `equal`; [`prefix`] the number at the front of a
+//! character list (`list_to_integer/1`, `list_to_float/1`).
 
 mod case;
+mod prefix;
 mod search;
 
 use super::lists::fc;
@@ -57,6 +59,8 @@ pub fn register(b: &mut Builder) {
     b.pure(s, "next_codepoint", 1, |a| next(&a[0], false), 0);
     b.pure(s, "to_integer", 1, to_integer, 0);
     b.pure(s, "to_float", 1, to_float, 0);
+    b.pure(s, "list_to_integer", 1, prefix::list_to_integer, 0);
+    b.pure(s, "list_to_float", 1, prefix::list_to_float, 0);
     search::register(b);
     case::register(b);
 }
@@ -324,6 +328,7 @@ fn to_float(a: &[Term]) -> BifResult {
     let text: String = cs[..end].iter().collect();
     match trace_term::numtext::text_to_float(&text) {
         Ok(f) => Ok(Term::tuple(vec![Term::Float(f), t.out(&cs[end..])])),
-        Err(_) => no("badarg"),
+        // Out of range, as OTP says it.
+        Err(_) => no("no_float"),
     }
 }

@@ -1,4 +1,4 @@
-%% Golden cases for number <-> text conversions and phash2: the function,
+%% Golden cases for number <-> text conversions, phash2 and phash: the function,
 %% its arguments (as ETF) and the result (as ETF), or "error".
 -module(gen_calls).
 -export([main/1]).
@@ -60,7 +60,18 @@ calls() ->
                                           [{scientific, 250}], [{decimals, -1}], [bad], [{decimals, 2}, short]]]
     ++ [{float_to_list, [1.0e300, [{decimals, 2}]]}]
     ++ [{phash2, [T]} || T <- phash_terms()]
-    ++ [{phash2, [T, R]} || T <- lists:sublist(phash_terms(), 60), R <- [1, 7, 1000, 1 bsl 32]].
+    ++ [{phash2, [T, R]} || T <- lists:sublist(phash_terms(), 60), R <- [1, 7, 1000, 1 bsl 32]]
+    ++ phash_calls().
+
+%% On a random state of their own, so that the cases before them stay as
+%% they were.
+phash_calls() ->
+    Outer = rand:export_seed(),
+    rand:seed(exsss, {10, 11, 12}),
+    Calls = [{phash, [T, R]} || T <- phash_terms(), R <- [16, 1 bsl 32]]
+        ++ [{phash, [a, R]} || R <- [1, 0, -1, (1 bsl 32) + 1, x, 2.0]],
+    rand:seed(Outer),
+    Calls.
 
 phash_terms() ->
     [0, 1, -1, 255, 256, 1 bsl 27, 1 bsl 28, (1 bsl 59) - 1, 1 bsl 59, 1 bsl 63, -(1 bsl 63), 1 bsl 64,
