@@ -125,6 +125,7 @@ impl ProcessDirector for Forcing {
                     serial: *serial,
                 },
                 seq: *seq,
+                name: None,
             },
         })
     }
