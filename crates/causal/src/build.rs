@@ -7,6 +7,7 @@ use crate::model::{
     AllFacts, EventId, Facts, Model, ProcFacts, ReceiptFact, ReceiptKind, SignalClass, SignalFact,
     Slot, SpawnFact, DEST_FOREIGN, DEST_UNKNOWN, NO_SLOT,
 };
+use crate::shared::SharedFact;
 use crate::validate::Inconsistency;
 use crate::validate::Unverifiable;
 use rayon::prelude::*;
@@ -28,6 +29,8 @@ struct BlockFacts {
     signals: Vec<SignalFact>,
     receipts: Vec<ReceiptFact>,
     spawns: Vec<SpawnFact>,
+    shared: Vec<SharedFact>,
+    blocked: Option<bool>,
     first_exit: Option<u32>,
     /// The first event not allowed after an exit that follows `first_exit`.
     active_after_exit: Option<Active>,
@@ -216,10 +219,26 @@ impl BlockFacts {
                     }
                 }
                 EventRef::Timeout | EventRef::Nondet { .. } | EventRef::Output { .. } => {}
-                // A process's end releases the tables it owns (deletes them or
-                // hands them to their heir) after its exit event.
-                EventRef::Shared { .. } => active = false,
-                EventRef::Blocked { .. } => active = false,
+                EventRef::Shared {
+                    object,
+                    seq,
+                    access,
+                    ..
+                } => {
+                    f.shared.push(SharedFact {
+                        at,
+                        object,
+                        seq,
+                        access,
+                    });
+                    // A process's end releases the tables it owns (deletes
+                    // them or hands them to their heir) after its exit event.
+                    active = false;
+                }
+                EventRef::Blocked { stuck } => {
+                    f.blocked = Some(stuck);
+                    active = false;
+                }
             }
             // Only the first active event, and the first after an exit, matter.
             if active
@@ -344,6 +363,14 @@ impl Model {
             groups.push(group);
         }
         drop(per_block);
+        let shared: Vec<Vec<SharedFact>> = groups
+            .iter_mut()
+            .map(|g| {
+                g.iter_mut()
+                    .flat_map(|b| std::mem::take(&mut b.shared))
+                    .collect()
+            })
+            .collect();
         // A process written in one block keeps that block's arrays; longer
         // ones are concatenated, in parallel.
         let facts: AllFacts = groups
@@ -368,6 +395,9 @@ impl Model {
         }
 
         let spawned_by = spawned_by(&facts);
+        let slot_ids: Vec<ProcId> = procs.iter().map(|p| p.id).collect();
+        let (deps, clashes) = crate::shared::dependencies(&shared, &slot_ids);
+        early.extend(clashes.into_iter().map(Inconsistency::SameTurn));
         let sent = procs.iter().map(|p| p.signals.len() as u32).collect();
         let ids = procs.iter().map(|p| p.id).collect();
         let pids = procs.iter().map(|p| p.pid).collect();
@@ -377,6 +407,12 @@ impl Model {
         );
         let mut all_warnings: Vec<Warning> = reader.warnings().to_vec();
         all_warnings.extend(warnings);
+        let cauder = reader
+            .header()
+            .options
+            .other
+            .iter()
+            .any(|(k, _)| k == "cauder.format");
         let model = Model {
             procs,
             facts,
@@ -387,18 +423,18 @@ impl Model {
             names,
             deliveries: reader.header().options.deliveries,
             // CauDEr's tracer logs spawns, sends and receives only.
-            records_exits: !reader
-                .header()
-                .options
-                .other
-                .iter()
-                .any(|(k, _)| k == "cauder.format"),
+            records_exits: !cauder,
+            // Version 2 writes how each process that never exited ended.
+            records_blocked: !cauder && reader.version() >= 2,
             complete,
             warnings: all_warnings,
             early,
             early_unverifiable,
             positions: Default::default(),
             receipts_of: Default::default(),
+            shared,
+            deps,
+            dependents: Default::default(),
         };
         (model, visitors)
     }
@@ -415,6 +451,7 @@ impl Stitch {
                 recorded: p.recorded,
                 exit: None,
                 cut_short: false,
+                blocked: None,
                 signals: 0..0,
                 receipts: 0..0,
             },
@@ -470,6 +507,7 @@ impl Stitch {
         }
         self.expected_event = end;
         self.expected_signal += block.signals.len() as u64;
+        self.facts.blocked = block.blocked.or(self.facts.blocked);
         self.facts.events = end;
         if self.first_exit.is_none() {
             self.first_exit = block.first_exit;

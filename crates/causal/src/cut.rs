@@ -5,7 +5,9 @@
 //! largest set of events closed under happened-before: every event's causes
 //! are in it. It is a prefix of every process log, found by cutting each
 //! process before its first event whose cause is missing, until nothing
-//! changes.
+//! changes. An operation on a shared object whose predecessor on the
+//! object the log lost entirely is cut too: a replay could not give it its
+//! turn.
 
 use crate::model::{Model, NO_SLOT};
 
@@ -15,6 +17,9 @@ use crate::model::{Model, NO_SLOT};
 /// a round only follows a cut.
 pub fn consistent_cut(model: &Model) -> Vec<u64> {
     let mut holds: Vec<u64> = model.procs.iter().map(|p| p.events).collect();
+    for (s, at) in crate::shared::missing_predecessors(&model.shared) {
+        holds[s as usize] = holds[s as usize].min(u64::from(at));
+    }
     let mut changed = true;
     while changed {
         changed = false;
@@ -43,6 +48,16 @@ pub fn consistent_cut(model: &Model) -> Vec<u64> {
                 };
                 if sent.is_none() {
                     holds[s] = u64::from(rc.at);
+                    changed = true;
+                    break;
+                }
+            }
+            for d in model.deps_of(s as u32) {
+                if u64::from(d.at) >= holds[s] {
+                    break;
+                }
+                if u64::from(d.after_at) >= holds[d.after as usize] {
+                    holds[s] = u64::from(d.at);
                     changed = true;
                     break;
                 }

@@ -3,16 +3,19 @@
 //! causally equivalent, so one stands for all).
 //!
 //! It is a replay of the log without the program: every process advances
-//! through its log until a receipt whose signal has not been sent yet, or
-//! until it has not been spawned yet; it waits there and is woken when the
-//! event it waits for happens. Only receipts and spawns can make a process
-//! wait, so a process runs in long stretches and the work is proportional
-//! to the number of receipts, spawns and signals, not of events. When no
+//! through its log until a receipt whose signal has not been sent yet, an
+//! operation on a shared object that another process's operation must
+//! precede ([`crate::shared`]), or until it has not been spawned yet; it
+//! waits there and is woken when the event it waits for happens. Only
+//! these can make a process wait, so a process runs in long stretches and
+//! the work is proportional to the number of receipts, dependencies,
+//! spawns and signals, not of events. When no
 //! process can move while some still have events, happened-before has a
 //! cycle: each stuck process waits for one event of another, and following
 //! those waits leads round a cycle.
 
 use crate::model::{EventId, Model, ReceiptFact, Slot, SpawnFact, NO_SLOT};
+use crate::shared::DepFact;
 use crate::waiters::Waiters;
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -26,6 +29,8 @@ pub enum WaitReason {
     Signal(MsgId),
     /// It is the process's first event; the awaited event spawns the process.
     Spawn,
+    /// Its operation on a shared object follows the awaited one.
+    Shared,
 }
 
 /// An event that cannot happen before another one.
@@ -53,6 +58,9 @@ pub struct DeriveOutcome {
 struct Progress<'m> {
     receipts: &'m [ReceiptFact],
     spawns: &'m [SpawnFact],
+    deps: &'m [DepFact],
+    /// Dependencies met (an index into `deps`).
+    d: u32,
     cursor: u32,
     end: u32,
     /// Receipts taken and spawns done (indices into the slices above).
@@ -104,6 +112,8 @@ pub(crate) fn derive_slots(
         .map(|(s, p)| Progress {
             receipts: model.receipts_of(s as Slot),
             spawns: model.spawns_of(s as Slot),
+            deps: model.deps.get(s).map_or(&[][..], Vec::as_slice),
+            d: 0,
             cursor: 0,
             end: limit.map_or(p.events, |l| l[s].min(p.events)) as u32,
             r: 0,
@@ -113,6 +123,9 @@ pub(crate) fn derive_slots(
         })
         .collect();
     let mut waiters = Waiters::new(n);
+    // Processes waiting for another's event (a dependency), by the number
+    // of that process's events run so far.
+    let mut event_waiters = Waiters::new(n);
     // Per process: the signals it has sent so far and those of its whole
     // log, what a receipt checks of its sender. Kept apart from the rest
     // of the state so that it stays in cache, and side by side so that a
@@ -146,9 +159,9 @@ pub(crate) fn derive_slots(
             );
         }
         let st = &prog[p as usize];
-        let (recs, spawns) = (st.receipts, st.spawns);
+        let (recs, spawns, deps) = (st.receipts, st.spawns, st.deps);
         let (mut cur, end, total) = (st.cursor, st.end, published[p as usize][1]);
-        let (mut r, mut k) = (st.r as usize, st.k as usize);
+        let (mut r, mut k, mut d) = (st.r as usize, st.k as usize, st.d as usize);
         // Signals sent before `cur`; brought forward only where a
         // receipt needs it (a wait, or a signal to itself), by walking
         // the process's signals from where the last run left them.
@@ -166,6 +179,10 @@ pub(crate) fn derive_slots(
             let stop = match recs.get(r) {
                 Some(rc) if rc.at < end => rc.at,
                 _ => end,
+            };
+            let stop = match deps.get(d) {
+                Some(dp) if dp.at < stop => dp.at,
+                _ => stop,
             };
             while k < spawns.len() && spawns[k].at < stop {
                 let c = spawns[k].child;
@@ -186,6 +203,15 @@ pub(crate) fn derive_slots(
                     sent_before(sent, end)
                 };
                 break;
+            }
+            if let Some(dp) = deps.get(d).filter(|dp| dp.at == cur) {
+                if prog[dp.after as usize].cursor <= dp.after_at {
+                    sent = sent_before(sent, cur);
+                    event_waiters.add(dp.after, dp.after_at, p);
+                    break;
+                }
+                d += 1;
+                continue;
             }
             let rc = &recs[r];
             if rc.sender != NO_SLOT {
@@ -224,7 +250,9 @@ pub(crate) fn derive_slots(
         st.sent = sent;
         published[p as usize][0] = sent;
         st.k = k as u32;
+        st.d = d as u32;
         waiters.wake(p, sent, |q| ready.push_back(q));
+        event_waiters.wake(p, cur, |q| ready.push_back(q));
     }
     let (cycles, behind) = stuck(model, &prog);
     DeriveOutcome {
@@ -243,6 +271,13 @@ fn wait_of(model: &Model, s: Slot, st: &Progress) -> Option<Wait> {
             event: EventId::new(me, 0),
             needs: EventId::new(model.id(parent), at as u64),
             why: WaitReason::Spawn,
+        });
+    }
+    if let Some(dp) = st.deps.get(st.d as usize).filter(|dp| dp.at == st.cursor) {
+        return Some(Wait {
+            event: EventId::new(me, dp.at as u64),
+            needs: EventId::new(model.id(dp.after), dp.after_at as u64),
+            why: WaitReason::Shared,
         });
     }
     let rc = st.receipts.get(st.r as usize)?;

@@ -123,6 +123,9 @@ pub struct ProcFacts {
     pub exit: Option<u64>,
     /// A block of its log did not decode: the log stops before it.
     pub cut_short: bool,
+    /// The run ended with it waiting in `receive` (format version 2 says
+    /// so): `Some(true)` stuck, part of a deadlock; `Some(false)` idle.
+    pub blocked: Option<bool>,
     /// Its signals and receipts in the numbering of all the log's signals
     /// (receipts), process after process: the index of mark and index arrays.
     pub(crate) signals: Range<usize>,
@@ -196,6 +199,9 @@ pub struct Model {
     pub(crate) deliveries: bool,
     /// Exits are in the log (CauDEr's logs, imported, have none).
     pub(crate) records_exits: bool,
+    /// The log says which processes ended waiting, and whether stuck
+    /// (version 2); older logs leave it to "never exited".
+    pub(crate) records_blocked: bool,
     /// The log is complete: it has a footer and the run was not cut short.
     /// In an incomplete log a receipt of a signal no log holds is not an
     /// inconsistency: the sender's last block may simply not have been written.
@@ -207,6 +213,14 @@ pub struct Model {
     pub(crate) early_unverifiable: Vec<crate::validate::Unverifiable>,
     pub(crate) positions: std::sync::OnceLock<crate::query::Positions>,
     pub(crate) receipts_of: std::sync::OnceLock<crate::query::ReceiptIndex>,
+    /// Per slot: its operations on shared state, in program order.
+    pub(crate) shared: Vec<Vec<crate::shared::SharedFact>>,
+    /// Per slot: the operations of other processes its own follow, sorted
+    /// by event (see [`crate::shared`]).
+    pub(crate) deps: Vec<Vec<crate::shared::DepFact>>,
+    /// Per slot: the events of other processes that follow its own (the
+    /// reverse of `deps`: event, then the follower), built on first use.
+    pub(crate) dependents: std::sync::OnceLock<Vec<Vec<(u32, Slot, u32)>>>,
 }
 
 impl Model {
@@ -251,6 +265,11 @@ impl Model {
     /// The log records exits (a log imported from CauDEr does not).
     pub fn records_exits(&self) -> bool {
         self.records_exits
+    }
+
+    /// The log says how processes that never exited ended (idle or stuck).
+    pub fn records_blocked(&self) -> bool {
+        self.records_blocked
     }
 
     /// The log has its footer and the run ended normally.
@@ -367,6 +386,22 @@ impl Model {
 impl Model {
     // Views of each process's facts for analyses outside this crate (see
     // `facts`).
+
+    /// The operations of process `p` on shared state, in its program order.
+    pub fn shared_ops(&self, p: ProcId) -> &[crate::shared::SharedFact] {
+        self.slot(p)
+            .and_then(|s| self.shared.get(s as usize))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The event of another process whose shared-state operation event
+    /// `e` (itself such an operation) follows on its object, if any.
+    pub fn shared_predecessor(&self, e: EventId) -> Option<EventId> {
+        let (s, at) = self.locate(e)?;
+        let deps = self.deps_of(s);
+        let d = deps.get(deps.partition_point(|d| d.at < at))?;
+        (d.at == at).then(|| EventId::new(self.id(d.after), d.after_at as u64))
+    }
 
     /// The receipts of process `p`, in its program order.
     pub fn receipts_in(&self, p: ProcId) -> impl ExactSizeIterator<Item = Receipt> + '_ {

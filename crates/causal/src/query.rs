@@ -2,11 +2,12 @@
 //! event's causal past or future.
 //!
 //! Happened-before is program order within a process, plus an edge from each
-//! spawn to the child's first event and from each send (or signal) to each
+//! spawn to the child's first event, from each send (or signal) to each
 //! event that received it: its delivery, its taking, its consumption by a
 //! `receive` (also when an exit or 'DOWN' signal was turned into a message
-//! first: the message keeps the signal's id). Everything else follows by
-//! transitivity.
+//! first: the message keeps the signal's id), and from each operation on a
+//! shared object to the next operation on it ([`crate::shared`]).
+//! Everything else follows by transitivity.
 //!
 //! The causal past of an event is downward closed in every process, so it is
 //! a prefix of each process log: one count per process, which is the event's
@@ -35,6 +36,8 @@ pub(crate) struct Positions {
     start: Vec<u64>,
     /// Position of each receipt, by global receipt index.
     receipt: Vec<u64>,
+    /// Position of each dependency, by slot and index in `Model::deps`.
+    dep: Vec<Vec<u64>>,
     /// Every event was placed (no happened-before cycle).
     complete: bool,
 }
@@ -201,7 +204,10 @@ impl Model {
         self.positions.get_or_init(|| {
             let mut start = vec![u64::MAX; self.procs.len()];
             let mut receipt = vec![u64::MAX; self.total_receipts()];
+            let mut dep: Vec<Vec<u64>> =
+                self.deps.iter().map(|d| vec![u64::MAX; d.len()]).collect();
             let mut next_receipt = vec![0usize; self.procs.len()];
+            let mut next_dep = vec![0usize; self.procs.len()];
             let mut pos = 0u64;
             let out = crate::derive::derive_slots(self, None, |s, from, to| {
                 let base = self.procs[s as usize].receipts.start;
@@ -214,11 +220,18 @@ impl Model {
                     receipt[base + *j] = pos + (recs[*j].at - from) as u64;
                     *j += 1;
                 }
+                let deps = self.deps_of(s);
+                let j = &mut next_dep[s as usize];
+                while *j < deps.len() && deps[*j].at < to {
+                    dep[s as usize][*j] = pos + (deps[*j].at - from) as u64;
+                    *j += 1;
+                }
                 pos += (to - from) as u64;
             });
             Positions {
                 start,
                 receipt,
+                dep,
                 complete: out.cycles.is_empty() && out.behind.is_empty(),
             }
         })
@@ -235,12 +248,18 @@ impl Model {
         let pos = self.positions();
         let p = &self.procs[s as usize];
         let recs = self.receipts_of(s);
-        // Stretches of the derivation start at a receipt or at event 0.
+        // Stretches of the derivation start at a receipt, a dependency or
+        // event 0: the last of them at or before `index` starts its stretch.
         let k = recs.partition_point(|r| r.at <= index);
-        let (base, at) = match k {
+        let (mut base, mut at) = match k {
             0 => (pos.start[s as usize], 0),
             k => (pos.receipt[p.receipts.start + k - 1], recs[k - 1].at),
         };
+        let deps = self.deps_of(s);
+        let j = deps.partition_point(|d| d.at <= index);
+        if j > 0 && deps[j - 1].at >= at {
+            (base, at) = (pos.dep[s as usize][j - 1], deps[j - 1].at);
+        }
         (base != u64::MAX).then(|| base + (index - at) as u64)
     }
 
@@ -248,12 +267,51 @@ impl Model {
         self.procs.iter().map(|p| p.id).collect()
     }
 
-    /// Adds the cause of receipt `rc` and, when `from == 0`, the spawn.
+    /// The events of other processes that follow slot `s`'s shared-state
+    /// operations: (its event, the follower, the follower's event), sorted.
+    fn dependents_of(&self, s: Slot) -> &[(u32, Slot, u32)] {
+        let all = self.dependents.get_or_init(|| {
+            let mut all: Vec<Vec<(u32, Slot, u32)>> = vec![Vec::new(); self.procs.len()];
+            for (f, deps) in self.deps.iter().enumerate() {
+                for d in deps {
+                    all[d.after as usize].push((d.after_at, f as Slot, d.at));
+                }
+            }
+            for v in &mut all {
+                v.sort_unstable();
+            }
+            all
+        });
+        all.get(s as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// Pushes the followers of slot `s`'s events in `events`.
+    fn followers(&self, s: Slot, events: std::ops::Range<u32>, mut push: impl FnMut(Slot, u32)) {
+        let d = self.dependents_of(s);
+        let lo = d.partition_point(|x| x.0 < events.start);
+        for &(at, f, f_at) in &d[lo..] {
+            if at >= events.end {
+                break;
+            }
+            push(f, f_at);
+        }
+    }
+
+    /// The dependencies of slot `s` (see [`crate::shared`]).
+    pub(crate) fn deps_of(&self, s: Slot) -> &[crate::shared::DepFact] {
+        self.deps.get(s as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// Adds the causes of the events of `q` in `events` that come from
+    /// other processes: the sends of its receipts `recs` (those in that
+    /// range), the operations its own shared-state operations follow, and,
+    /// with `spawn`, its spawn.
     fn causes(
         &self,
         q: Slot,
         recs: &[ReceiptFact],
-        from_event: u32,
+        events: std::ops::Range<u32>,
+        spawn: bool,
         mut push: impl FnMut(Slot, u32),
     ) {
         for rc in recs {
@@ -261,7 +319,15 @@ impl Model {
                 push(rc.sender, f.at + 1);
             }
         }
-        if from_event == 0 {
+        let deps = self.deps_of(q);
+        let lo = deps.partition_point(|d| d.at < events.start);
+        for d in &deps[lo..] {
+            if d.at >= events.end {
+                break;
+            }
+            push(d.after, d.after_at + 1);
+        }
+        if spawn {
             if let Some((parent, at)) = self.spawned_by[q as usize] {
                 push(parent, at + 1);
             }
@@ -303,7 +369,9 @@ impl Model {
             let recs = self.receipts_of(s);
             let lo = recs.partition_point(|r| r.at < at);
             let hi = recs.partition_point(|r| r.at <= at);
-            self.causes(s, &recs[lo..hi], at, |q, n| stack.push((q, n)));
+            self.causes(s, &recs[lo..hi], at..at + 1, at == 0, |q, n| {
+                stack.push((q, n))
+            });
         }
         self.past_from(stack)
     }
@@ -321,7 +389,9 @@ impl Model {
             let recs = self.receipts_of(q);
             let lo = recs.partition_point(|r| r.at < old);
             let hi = recs.partition_point(|r| r.at < h);
-            self.causes(q, &recs[lo..hi], old, |s, n| stack.push((s, n)));
+            self.causes(q, &recs[lo..hi], old..h, old == 0, |s, n| {
+                stack.push((s, n))
+            });
         }
         Past {
             ids: self.ids(),
@@ -367,6 +437,7 @@ impl Model {
                     stack.push((sp.child, 0));
                 }
             }
+            self.followers(s, at..at + 1, |q, n| stack.push((q, n)));
         }
         self.future_from(stack)
     }
@@ -397,6 +468,7 @@ impl Model {
                     stack.push((sp.child, 0));
                 }
             }
+            self.followers(q, l..old, |s, n| stack.push((s, n)));
         }
         Future {
             ids: self.ids(),
@@ -417,7 +489,8 @@ impl Model {
         let pos = self.positions();
         // Every event on a path from a to b lies after a in any derivation;
         // with a complete derivation, receipts placed before a are skipped.
-        let after = if pos.complete {
+        // (Not with dependencies, which are placed apart.)
+        let after = if pos.complete && self.deps.iter().all(Vec::is_empty) {
             let pa = self.position_of(sa, a.index as u32).unwrap_or(0);
             let pb = self.position_of(sb, b.index as u32).unwrap_or(u64::MAX);
             if pa >= pb {
@@ -449,12 +522,9 @@ impl Model {
                 lo = lo.max(placed.partition_point(|&x| x <= pa));
                 spawn_counts &= pos.start[q as usize] > pa;
             }
-            self.causes(
-                q,
-                &recs[lo..hi.max(lo)],
-                if spawn_counts { 0 } else { 1 },
-                |s, n| stack.push((s, n)),
-            );
+            self.causes(q, &recs[lo..hi.max(lo)], old..h, spawn_counts, |s, n| {
+                stack.push((s, n))
+            });
         }
         false
     }

@@ -87,14 +87,16 @@ pub(crate) enum Ev {
         reason: Option<Span>,
     },
     /// An operation on shared state: compared by object, what it did, the
-    /// function and the key; its place among the object's operations
-    /// (`seq`) is shown, not compared (it depends on the interleaving).
+    /// function, the key, and the operation of another process it follows
+    /// on the object (`after`: which process raced it, and how); its place
+    /// among the object's operations (`seq`) is shown, not compared.
     Shared {
         object: Option<ObjectId>,
         access: Access,
         function: u16,
         seq: u64,
         key: Option<Span>,
+        after: Option<(ProcId, u64)>,
     },
     Blocked {
         stuck: bool,
@@ -162,6 +164,7 @@ impl Ev {
                 function,
                 seq,
                 key: span(key),
+                after: None,
             },
             EventRef::Blocked { stuck } => Ev::Blocked { stuck },
         }
@@ -300,6 +303,15 @@ impl Judge<'_> {
         }
     }
 
+    /// The same operation of the same process came before both.
+    fn after_eq(&self, a: Option<(ProcId, u64)>, b: Option<(ProcId, u64)>) -> bool {
+        match (a, b) {
+            (Some((p, i)), Some((q, j))) => i == j && self.proc_eq(p, q),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
     fn function_eq(&self, a: u16, b: u16) -> bool {
         let name = |x: usize, f: u16| {
             self.runs()[x]
@@ -383,6 +395,7 @@ impl Judge<'_> {
                     access,
                     function,
                     key,
+                    after,
                     ..
                 },
                 Ev::Shared {
@@ -390,10 +403,14 @@ impl Judge<'_> {
                     access: a2,
                     function: f2,
                     key: k2,
+                    after: af2,
                     ..
                 },
             ) => (
-                access == a2 && self.object_eq(object, o2) && self.function_eq(function, f2),
+                access == a2
+                    && self.object_eq(object, o2)
+                    && self.function_eq(function, f2)
+                    && self.after_eq(after, af2),
                 self.payload_eq(key, aa, k2, ab),
             ),
             (Ev::Blocked { stuck }, Ev::Blocked { stuck: s2 }) => (stuck == s2, true),

@@ -26,6 +26,9 @@ pub(crate) struct Run<'r> {
     block_first: Vec<(u64, u64)>,
     /// The spawn tree that names the processes, by slot.
     pub names: Names,
+    /// The causal model, built when a shared-state operation needs it (to
+    /// know which operation it follows on its object).
+    model: std::sync::OnceLock<Model>,
     /// Raw pid number → slot.
     by_pid: HashMap<u64, Slot>,
 }
@@ -54,12 +57,21 @@ impl<'r> Run<'r> {
             block_start,
             block_first,
             names: Names::of_table(procs),
+            model: std::sync::OnceLock::new(),
             by_pid: procs
                 .iter()
                 .enumerate()
                 .map(|(s, p)| (p.pid, s as Slot))
                 .collect(),
         }
+    }
+
+    /// The operation of another process that event `index` of process `p`
+    /// (an operation on a shared object) follows on its object.
+    pub fn shared_predecessor(&self, p: ProcId, index: u64) -> Option<(ProcId, u64)> {
+        let m = self.model.get_or_init(|| Model::build(self.reader));
+        m.shared_predecessor(trace_causal::EventId::new(p, index))
+            .map(|e| (e.proc, e.index))
     }
 
     /// Names processes from their spawn events (trace-causal's names), for a

@@ -82,6 +82,14 @@ impl Namer<'_> {
                 }
                 s
             }
+            Ev::Shared {
+                after: Some((p, i)),
+                ..
+            } => {
+                let mut s = printer.event(&as_event_ref(it.ev, own, self.run, &bytes));
+                let _ = write!(s, " (after {}#{i})", self.proc(p));
+                s
+            }
             ev => printer.event(&as_event_ref(ev, own, self.run, &bytes)),
         };
         Shown {
@@ -142,6 +150,7 @@ fn as_event_ref<'b>(
             function,
             seq,
             key,
+            ..
         } => EventRef::Shared {
             object,
             access,

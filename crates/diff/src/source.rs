@@ -100,7 +100,10 @@ impl<'a> BlockStream<'a> {
             let (items, arena) = (&mut self.items, &mut self.arena);
             let (mut sig, mut sp, mut wrong, mut n) = (signals, spawns, false, self.events);
             let r = run.reader.for_each_event_in_block(k, |index, _, e| {
-                let ev = Ev::from_ref(&e, arena);
+                let mut ev = Ev::from_ref(&e, arena);
+                if let Ev::Shared { after, .. } = &mut ev {
+                    *after = run.shared_predecessor(run.id(slot), index);
+                }
                 let item = Item {
                     index,
                     signals: sig,

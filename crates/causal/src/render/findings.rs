@@ -16,6 +16,7 @@ fn wait_text(n: &Namer<'_>, w: &Wait, next: &Wait) -> String {
         WaitReason::Signal(m) => {
             format!("receive {} needs its send {}", n.msg(m), n.event(w.needs))
         }
+        WaitReason::Shared => format!("operates on a shared object after {}", n.event(w.needs)),
         WaitReason::Spawn => format!(
             "is the first event of {}: it needs its spawn {}",
             n.proc(w.event.proc),
@@ -232,6 +233,21 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
                 .collect();
             format!("happened-before cycle: {}", parts.join("; "))
         }
+        SameTurn(t) => format!(
+            "{} and {} both claim operation @{} of {}",
+            n.event_at(t.first),
+            n.event_at(t.second),
+            t.seq,
+            object_text(n, t.object)
+        ),
+    }
+}
+
+/// A shared object as the printer of events writes it: `table P.1/0`.
+fn object_text(n: &Namer<'_>, o: trace_format::ObjectId) -> String {
+    match o.kind {
+        trace_format::ObjectKind::PersistentTerm => o.kind.name().into(),
+        k => format!("{} {}/{}", k.name(), n.proc(o.creator), o.serial),
     }
 }
 
@@ -252,6 +268,7 @@ pub fn involved(i: &Inconsistency) -> Vec<EventId> {
         SpawnedTwice { first, again, .. } => vec![*first, *again],
         NeverSpawned { .. } => Vec::new(),
         Cycle { waits } => waits.iter().flat_map(|w| [w.event, w.needs]).collect(),
+        SameTurn(t) => vec![t.first, t.second],
     }
 }
 

@@ -107,6 +107,9 @@ pub enum Inconsistency {
     },
     /// Happened-before has a cycle: each event must come after the next.
     Cycle { waits: Vec<Wait> },
+    /// Two operations claim the same place among one shared object's
+    /// operations.
+    SameTurn(crate::shared::SameTurn),
 }
 
 impl Inconsistency {
@@ -127,6 +130,7 @@ impl Inconsistency {
             SpawnedTwice { again, .. } => Some(*again),
             NeverSpawned { process, .. } => Some(EventId::new(*process, 0)),
             Cycle { waits } => waits.iter().map(|w| w.event).min(),
+            SameTurn(t) => Some(t.second),
         }
     }
 
@@ -147,6 +151,7 @@ impl Inconsistency {
             SpawnParent { .. } => "spawn_parent",
             NeverSpawned { .. } => "never_spawned",
             Cycle { .. } => "cycle",
+            SameTurn(_) => "same_turn",
         }
     }
 }
