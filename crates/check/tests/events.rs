@@ -156,6 +156,21 @@ fn nondeterministic_results() {
 }
 
 #[test]
+fn an_idle_process_is_not_blocked() {
+    let mut l = Log::new();
+    let server = l.spawn(0);
+    l.exit(0, "normal");
+    // The server waits for requests nobody will send: idle, not a deadlock.
+    l.blocked(server, false);
+    assert_eq!(verdict(&l, "no_deadlock."), Ok(()));
+    let mut l = Log::new();
+    let waiter = l.spawn(0);
+    l.exit(0, "normal");
+    l.blocked(waiter, true);
+    assert_eq!(verdict(&l, "no_deadlock."), Err(vec![Some((1, 0))]));
+}
+
+#[test]
 fn blocked_processes_and_unreceived_messages() {
     let mut l = Log::new();
     let a = l.spawn(0);
@@ -165,13 +180,14 @@ fn blocked_processes_and_unreceived_messages() {
     l.send(0, b, "lost");
     l.exit(0, "normal");
     l.exit(a, "normal");
-    // b never exited: blocked at the end; its last (and only) events: none.
+    // b never exited: stuck at the end, the run's last event of it.
+    l.blocked(b, true);
     let v = verdicts(&l, "no_deadlock.\nall_received.");
     assert_eq!(v[0].1.status, Status::Violated);
     assert_eq!(
-        v[0].1.violations[0].event.map(|e| e.proc.0),
-        Some(0),
-        "no event of P.2: its spawn"
+        v[0].1.violations[0].event.map(|e| (e.proc.0, e.index)),
+        Some((2, 0)),
+        "P.2's blocked event"
     );
     assert_eq!(v[1].1.status, Status::Violated);
     assert_eq!(

@@ -112,7 +112,8 @@ pub enum Event<'a> {
         reason: &'a Term,
     },
     /// The run ended with the process waiting in `receive`: idle in a
-    /// server's loop, or stuck waiting for something particular (see
+    /// server's loop, or stuck — part of a deadlock by the run's end rule
+    /// (the entry process, or one waiting for something particular: see
     /// [`crate::Waiting`]). Only processes left waiting get it, once.
     Blocked {
         stuck: bool,

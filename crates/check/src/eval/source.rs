@@ -150,7 +150,13 @@ impl<'a> Sources<'a> {
                 }
             }
             EventKind::Blocked => {
-                if m.is_complete() && facts.exit.is_none() {
+                // A version-2 log says which waiting processes were stuck; an
+                // idle server left waiting for requests is not blocked.
+                let stuck = match m.records_blocked() {
+                    true => facts.blocked == Some(true),
+                    false => facts.exit.is_none(),
+                };
+                if m.is_complete() && stuck {
                     let at = match facts.events {
                         0 => m.spawn_of(p),
                         n => Some(EventId::new(p, n - 1)),

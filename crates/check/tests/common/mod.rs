@@ -113,6 +113,11 @@ impl Log {
         self.events[p].push(Event::Timeout);
     }
 
+    /// The run ended with `p` waiting: `stuck` (part of a deadlock) or idle.
+    pub fn blocked(&mut self, p: usize, stuck: bool) {
+        self.events[p].push(Event::Blocked { stuck });
+    }
+
     pub fn exit(&mut self, p: usize, reason: &str) {
         let reason = self
             .payloads
