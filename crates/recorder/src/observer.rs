@@ -46,6 +46,7 @@ pub const OTHER_NONDET: &[&str] = &[
     "date",
     "time",
     "statistics",
+    "store",
 ];
 
 struct Shared {

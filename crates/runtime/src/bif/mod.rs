@@ -10,6 +10,7 @@
 
 pub mod binaries;
 pub mod binary;
+pub mod code;
 pub mod conversions;
 pub mod erlang;
 pub mod io;
@@ -19,6 +20,7 @@ pub mod maps;
 pub mod math;
 pub mod processes;
 pub mod strings;
+pub mod system;
 pub mod terms;
 pub mod unicode;
 
@@ -94,6 +96,8 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     binaries::register(&mut b);
     binary::register(&mut b);
     processes::register(&mut b);
+    code::register(&mut b);
+    system::register(&mut b);
     lists::register(&mut b);
     maps::register(&mut b);
     strings::register(&mut b);

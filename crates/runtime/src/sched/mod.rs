@@ -148,6 +148,9 @@ pub struct Runtime {
     pub table: table::ProcTable,
     /// Registered names.
     pub names: Mutex<HashMap<Atom, Pid>>,
+    /// The run-wide store of the prelude's system services (see
+    /// `bif::system`): key-value pairs, compared exactly.
+    pub store: Mutex<Vec<(Term, Term)>>,
     next_pid: AtomicU64,
     pub spawned: AtomicU64,
     pub output: output::Output,
@@ -186,6 +189,7 @@ impl Runtime {
             program,
             table: table::ProcTable::default(),
             names: Mutex::new(HashMap::new()),
+            store: Mutex::new(Vec::new()),
             next_pid: AtomicU64::new(FIRST_PID),
             spawned: AtomicU64::new(0),
             output: output::Output::new(out),

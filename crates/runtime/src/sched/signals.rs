@@ -8,7 +8,7 @@ use super::{Runtime, Worker};
 use crate::hooks::{Effect, Event, SignalOut, TimerTarget};
 use crate::process::{Message, MonitoredBy, MsgId, Process, Signal};
 use std::time::Instant;
-use trace_term::{atom, Pid, Term};
+use trace_term::{atom, Pid, Ref, Term};
 
 /// Reports an event of `p` to the hooks. A Director that rejects it stops
 /// the run (replay diverged) and the process is made to end.
@@ -37,8 +37,16 @@ pub fn deliver(rt: &Runtime, wk: Option<&Worker>, to: Pid, sig: Signal) -> bool 
     true
 }
 
-/// Sends message `payload` to `to` (a pid); the Send event carries its identity.
-pub fn send_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, payload: Term) {
+/// Sends message `payload` to `to` (a pid, or the creator of alias `via`);
+/// the Send event carries its identity.
+pub fn send_message(
+    p: &mut Process,
+    rt: &Runtime,
+    wk: &Worker,
+    to: Pid,
+    payload: Term,
+    via: Option<trace_term::Ref>,
+) {
     let id = p.next_signal_id();
     emit(
         p,
@@ -49,7 +57,7 @@ pub fn send_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, payload
             payload: &payload,
         },
     );
-    deliver(rt, Some(wk), to, Signal::Message { id, payload });
+    deliver(rt, Some(wk), to, Signal::Message { id, payload, via });
 }
 
 /// Gives `p`'s next non-message signal, to `to`, its identity and logs it
@@ -113,9 +121,8 @@ pub fn drain(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
         }
         match s {
             Signal::Wake => {}
-            Signal::Message { id, payload } => {
-                arrive(p, rt, id, payload);
-                grew = true;
+            Signal::Message { id, payload, via } => {
+                grew |= arrive(p, rt, id, payload, via);
             }
             other => {
                 if p.directed_signals {
@@ -205,8 +212,8 @@ fn drain_pending(p: &mut Process, rt: &Runtime, want: MsgId) -> bool {
     for sig in s.take_arrivals() {
         match sig {
             Signal::Wake => {}
-            Signal::Message { id, payload } => {
-                arrive(p, rt, id, payload);
+            Signal::Message { id, payload, via } => {
+                arrive(p, rt, id, payload, via);
             }
             other => p.pending.push_back(other),
         }
@@ -214,10 +221,20 @@ fn drain_pending(p: &mut Process, rt: &Runtime, want: MsgId) -> bool {
     p.pending.iter().any(|s| s.id() == Some(want))
 }
 
-/// A message reaches `p`'s mailbox (logged as its delivery).
-fn arrive(p: &mut Process, rt: &Runtime, id: MsgId, payload: Term) {
+/// A message reaches `p`'s mailbox (logged as its delivery); false when it
+/// came through an alias that is no longer active and is dropped, as BEAM
+/// drops it. A replay keeps every message: its receives take exactly the
+/// logged ones, so one dropped in the recorded run is never taken, while
+/// dropping by the replay's own arrival times could lose one that was taken.
+fn arrive(p: &mut Process, rt: &Runtime, id: MsgId, payload: Term, via: Option<Ref>) -> bool {
+    if let Some(r) = via {
+        if !p.admit_alias(r) && p.director.is_none() {
+            return false;
+        }
+    }
     p.mailbox.push_back(Message { id, payload });
     emit(p, rt, Event::Deliver { id });
+    true
 }
 
 /// Logs that `p` took the signal `id`, with `effect`.
@@ -308,6 +325,7 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
             match held {
                 Some(i) => {
                     p.monitors.remove(i);
+                    p.end_monitor_alias(r);
                     signal_taken(p, rt, id, Effect::Converted);
                     let msg = Term::tuple(vec![
                         Term::Atom(atom::DOWN),
@@ -326,10 +344,7 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
                 }
             }
         }
-        Signal::Message { id, payload } => {
-            arrive(p, rt, id, payload);
-            true
-        }
+        Signal::Message { id, payload, via } => arrive(p, rt, id, payload, via),
         Signal::Wake => false,
     }
 }
@@ -390,7 +405,16 @@ pub fn fire_timer(rt: &Runtime, action: TimerAction) {
                 },
                 None => to,
             };
-            deliver(rt, None, to, Signal::Message { id, payload });
+            deliver(
+                rt,
+                None,
+                to,
+                Signal::Message {
+                    id,
+                    payload,
+                    via: None,
+                },
+            );
         }
     }
 }
