@@ -30,8 +30,9 @@ Exit status: as `trace run` for the recorded run (0 ok, 1 entry crashed,
 5 deadlock, 130 interrupted); with --until-failure: 1 when a failing run was
 found and kept, 0 when every attempt succeeded; 2 trouble.")]
 pub struct Args {
-    /// Erlang source files (the first one's main/0 is the default entry)
-    #[arg(required = true, value_name = "FILE.erl")]
+    /// Erlang source files (the first one's main/0 is the default entry), or
+    /// a project directory laid out as rebar3 lays it out (give --entry)
+    #[arg(required = true, value_name = "FILE.erl|DIR")]
     pub files: Vec<PathBuf>,
     /// The call to start with, `Module:Function(Args)`
     #[arg(long, value_name = "CALL")]
@@ -100,10 +101,11 @@ fn human_bytes(n: u64) -> String {
 }
 
 pub fn run(args: Args) -> u8 {
-    let loaded = match crate::cmd::run::load_program(&args.files, &args.include) {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
+    let loaded =
+        match crate::cmd::run::load_program(&args.files, &args.include, args.entry.as_deref()) {
+            Ok(l) => l,
+            Err(code) => return code,
+        };
     let (entry, call) = match trace_runtime::entry(&loaded, args.entry.as_deref()) {
         Ok(e) => e,
         Err(msg) => {
