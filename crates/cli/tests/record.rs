@@ -17,7 +17,11 @@ fn record_prints_what_run_prints_and_the_log_reads_back() {
         let log = dir.path(&format!("{}.trace", f.module));
         let mut args = vec!["record".to_string(), "-q".into(), "-o".into()];
         args.push(s(&log).into());
-        args.extend(f.files.iter().map(|p| s(p).to_string()));
+        args.extend(
+            f.run_args()
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned()),
+        );
         let out = trace_cmd().args(&args).output().unwrap();
         let status = out.status.code().unwrap_or(-1);
         assert!(

@@ -305,8 +305,9 @@ stop(App) when is_atom(App) ->
                 {'DOWN', Mon, process, Master, _} ->
                     ok
             end;
-        {ok, {undefined, _Type}} ->
+        {ok, {undefined, Type}} ->
             trace_prelude:store_erase({app_started, App}),
+            report_exit(App, stopped, Type),
             ok;
         _ ->
             {error, {not_started, App}}

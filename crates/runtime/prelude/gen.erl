@@ -186,13 +186,13 @@ resolve(Process) ->
 
 where_process(Pid) when is_pid(Pid) -> Pid;
 where_process(Name) when is_atom(Name) -> whereis(Name);
+where_process({global, _} = G) -> where(G);
+where_process({via, _, _} = V) -> where(V);
 where_process({Name, Node}) when is_atom(Name), Node =:= node() ->
     whereis(Name);
 where_process({Name, Node}) when is_atom(Name), is_atom(Node) ->
     trace_prelude:unsupported(
-      io_lib:format("a call to a process on another node (~tw)", [Node]));
-where_process({global, _} = G) -> where(G);
-where_process({via, _, _} = V) -> where(V).
+      io_lib:format("a call to a process on another node (~tw)", [Node])).
 
 do_call(Pid, Label, Request, infinity) ->
     %% No alias is needed: the call waits for the reply or the 'DOWN'.

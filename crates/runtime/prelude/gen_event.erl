@@ -17,7 +17,9 @@
          system_code_change/4, system_get_state/1, system_replace_state/2,
          format_status/2, format_log/1, format_log/2]).
 
--record(handler, {module, id = false, state, supervised = false}).
+%% `ref` tells apart handlers of the same module and id (OTP allows
+%% adding one twice; requests then go to the newest).
+-record(handler, {module, id = false, state, supervised = false, ref}).
 
 start() -> gen:start(?MODULE, nolink, ?MODULE, [], []).
 start(Name) when is_tuple(Name) -> gen:start(?MODULE, nolink, Name, ?MODULE, [], []);
@@ -70,19 +72,15 @@ rpc(M, Cmd) ->
     Reply.
 
 call1(M, Handler, Query) ->
-    Cmd = {call, Handler, Query},
-    try gen:call(M, self(), Cmd) of
-        {ok, Res} -> Res
-    catch
-        exit:Reason -> exit({Reason, {?MODULE, call, [M, Handler, Query]}})
+    case catch gen:call(M, self(), {call, Handler, Query}) of
+        {ok, Res} -> Res;
+        {'EXIT', Reason} -> exit({Reason, {?MODULE, call, [M, Handler, Query]}})
     end.
 
 call1(M, Handler, Query, Timeout) ->
-    Cmd = {call, Handler, Query},
-    try gen:call(M, self(), Cmd, Timeout) of
-        {ok, Res} -> Res
-    catch
-        exit:Reason ->
+    case catch gen:call(M, self(), {call, Handler, Query}, Timeout) of
+        {ok, Res} -> Res;
+        {'EXIT', Reason} ->
             exit({Reason, {?MODULE, call, [M, Handler, Query, Timeout]}})
     end.
 
@@ -179,17 +177,15 @@ find_handler(Handler, Handlers) ->
     {Mod, Id} = split_handler(Handler),
     case [H || #handler{module = M, id = I} = H <- Handlers,
                M =:= Mod, I =:= Id] of
-        [H] -> {ok, H};
+        [H | _] -> {ok, H};
         [] -> error
     end.
 
 replace(H, Handlers) ->
-    [case same(H, X) of true -> H; false -> X end || X <- Handlers].
+    [case X#handler.ref =:= H#handler.ref of true -> H; false -> X end
+     || X <- Handlers].
 
-remove(H, Handlers) -> [X || X <- Handlers, not same(H, X)].
-
-same(#handler{module = M, id = I}, #handler{module = M, id = I}) -> true;
-same(_, _) -> false.
+remove(H, Handlers) -> [X || X <- Handlers, X#handler.ref =/= H#handler.ref].
 
 %% Adding: the handler's init/1 decides. New handlers go first, as in OTP
 %% (which_handlers/1 lists the newest first).
@@ -202,17 +198,13 @@ server_add_sup_handler(Handler, Args, Handlers, SupP) ->
     link(SupP),
     add(#handler{module = Mod, id = Id, supervised = SupP}, Args, Handlers).
 
-add(H, Args, Handlers) ->
-    case find_handler(handler_name(H), Handlers) of
-        {ok, _} -> {{error, already_present}, Handlers};
-        error ->
-            Mod = H#handler.module,
-            case catch Mod:init(Args) of
-                {ok, State} -> {ok, [H#handler{state = State} | Handlers]};
-                {ok, State, hibernate} ->
-                    {ok, [H#handler{state = State} | Handlers]};
-                Other -> {Other, Handlers}
-            end
+add(H0, Args, Handlers) ->
+    H = H0#handler{ref = make_ref()},
+    Mod = H#handler.module,
+    case catch Mod:init(Args) of
+        {ok, State} -> {ok, [H#handler{state = State} | Handlers]};
+        {ok, State, hibernate} -> {ok, [H#handler{state = State} | Handlers]};
+        Other -> {Other, Handlers}
     end.
 
 server_delete_handler(Handler, Args, Handlers, Name) ->
@@ -237,12 +229,13 @@ server_swap_handler(H1, A1, H2, A2, Handlers, Sup, Name) ->
                _ -> link(Sup), Sup
            end,
     {Mod2, Id2} = split_handler(H2),
-    New = #handler{module = Mod2, id = Id2, supervised = SupP},
+    New = #handler{module = Mod2, id = Id2, supervised = SupP,
+                   ref = make_ref()},
     case catch Mod2:init({A2, State2}) of
         {ok, NewState} -> {ok, [New#handler{state = NewState} | Handlers1]};
         {ok, NewState, hibernate} ->
             {ok, [New#handler{state = NewState} | Handlers1]};
-        Other -> {Other, Handlers1}
+        Other -> {{error, Other}, Handlers1}
     end.
 
 %% Every handler gets the event, in the manager's order; one that fails
@@ -291,7 +284,8 @@ do_swap_in_update(H, A1, Handler2, A2, Name) ->
     case catch Mod2:init({A2, State2}) of
         {ok, NewState} ->
             {ok, #handler{module = Mod2, id = Id2, state = NewState,
-                          supervised = H#handler.supervised}};
+                          supervised = H#handler.supervised,
+                          ref = make_ref()}};
         _ -> remove
     end.
 

@@ -36,18 +36,17 @@ stop(Server, Reason, Timeout) -> gen:stop(Server, Reason, Timeout).
 
 %%% Requests
 
+%% As in OTP, any failure of the call (an error too) becomes the exit.
 call(Server, Request) ->
-    try gen:call(Server, '$gen_call', Request) of
-        {ok, Reply} -> Reply
-    catch
-        exit:Reason -> exit({Reason, {?MODULE, call, [Server, Request]}})
+    case catch gen:call(Server, '$gen_call', Request) of
+        {ok, Reply} -> Reply;
+        {'EXIT', Reason} -> exit({Reason, {?MODULE, call, [Server, Request]}})
     end.
 
 call(Server, Request, Timeout) ->
-    try gen:call(Server, '$gen_call', Request, Timeout) of
-        {ok, Reply} -> Reply
-    catch
-        exit:Reason ->
+    case catch gen:call(Server, '$gen_call', Request, Timeout) of
+        {ok, Reply} -> Reply;
+        {'EXIT', Reason} ->
             exit({Reason, {?MODULE, call, [Server, Request, Timeout]}})
     end.
 

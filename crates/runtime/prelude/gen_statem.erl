@@ -18,7 +18,8 @@
 
 -record(s, {parent, name, module, mode, enter = false, state, data,
             postponed = [],     % newest first
-            timers = #{},       % Type => {TRef, Content}
+            timers = #{},       % Type => {TRef | zero, Content}
+            zeros = [],         % types of the zero time-outs, oldest first
             queue = [],         % events to handle before the mailbox
             hibernate_after = infinity}).
 
@@ -155,8 +156,14 @@ listify(X) -> [X].
 
 %%% The loop
 
+%% Queued events first (inserted and postponed ones), then zero time-outs
+%% in the order they were set, then the mailbox.
 loop(#s{queue = [Event | Rest]} = S) ->
     handle_event(Event, S#s{queue = Rest});
+loop(#s{zeros = [Type | Rest], timers = Timers} = S) ->
+    #{Type := {zero, Content}} = Timers,
+    handle_event({timeout_type(Type), Content},
+                 S#s{zeros = Rest, timers = maps:remove(Type, Timers)});
 loop(#s{hibernate_after = HA} = S) ->
     receive
         Msg -> decode_msg(Msg, S)
@@ -297,24 +304,21 @@ transition(S0, Event, NextState, NewData, Actions, Repeat, Why) ->
                     _ -> S2#s.postponed
                 end,
     Next = lists:reverse(maps:get(next, Acc)),
+    %% Inserted events go before everything queued, the retried postponed
+    %% ones included.
     S3 = case NextState =/= OldState of
              true ->
-                 S2#s{queue = lists:reverse(Postponed) ++ Next ++ S2#s.queue,
-                      postponed = [],
-                      timers = state_change_cancels(S2)};
+                 S2#s{queue = Next ++ lists:reverse(Postponed) ++ S2#s.queue,
+                      postponed = []};
              false ->
                  S2#s{queue = Next ++ S2#s.queue, postponed = Postponed}
          end,
-    S4 = timeouts(lists:reverse(maps:get(timeouts, Acc)), S3),
+    S4 = timeouts(lists:reverse(maps:get(timeouts, Acc)),
+                  NextState =/= OldState, S3),
     case maps:get(hibernate, Acc) of
         true -> hibernate(S4);
         false -> loop(S4)
     end.
-
-%% A state change cancels the state time-out (a new one may be set by
-%% this transition's actions, which come after).
-state_change_cancels(S) ->
-    (cancel_timer(state_timeout, S))#s.timers.
 
 enter_call(#s{module = Mod, mode = Mode, state = State, data = Data} = S,
            OldState, Acc, Event) ->
@@ -413,7 +417,7 @@ event_type(internal) -> true;
 event_type({timeout, _}) -> true;
 event_type(_) -> false.
 
-%% {Type, Op}: Op is {start, Time, Content, Opts}, cancel or {update, C}.
+%% {Type, Op}: Op is {start, Time, Content, Abs}, cancel or {update, C}.
 timeout_action({timeout, cancel}) -> {ok, {timeout, cancel}};
 timeout_action({timeout, update, C}) -> {ok, {timeout, {update, C}}};
 timeout_action({timeout, Time, C}) -> start_action(timeout, Time, C, []);
@@ -448,21 +452,32 @@ start_action(Type, Time, C, Opts0) ->
         false -> error
     end.
 
-%% Time-outs in action order. An event time-out is not started when events
-%% are queued (any event cancels it); zero time-outs are queued as the
-%% newest events.
-timeouts(Ts, S0) ->
-    {S, Event} = lists:foldl(
-                   fun({timeout, Op}, {Acc, _}) -> {Acc, Op};
-                      (T, {Acc, E}) -> {timeout_op(T, Acc), E}
-                   end, {S0, none}, Ts),
-    event_timeout(Event, S).
+%% The time-outs a transition sets. Of several actions for one time-out
+%% the last counts. A state change first cancels the state time-out. An
+%% event time-out is not started when events are waiting (any event
+%% cancels it). A zero time-out waits, cancellable, to be handled after
+%% the queued events and before the mailbox.
+timeouts(Ts, StateChanged, S0) ->
+    Last = lists:foldl(fun({Type, Op}, Acc) ->
+                               lists:keydelete(Type, 1, Acc) ++ [{Type, Op}]
+                       end, [], Ts),
+    S1 = case StateChanged of
+             true -> cancel_timer(state_timeout, S0);
+             false -> S0
+         end,
+    {Event, Others} = case lists:keytake(timeout, 1, Last) of
+                          {value, {timeout, Op}, Rest} -> {Op, Rest};
+                          false -> {none, Last}
+                      end,
+    S2 = lists:foldl(fun timeout_op/2, S1, Others),
+    event_timeout(Event, S2).
 
 event_timeout(none, S) -> S;
 event_timeout(cancel, S) -> cancel_timer(timeout, S);
 event_timeout({update, C}, S) -> event_timeout({start, 0, C, false}, S);
 event_timeout({start, infinity, _, _}, S) -> cancel_timer(timeout, S);
 event_timeout(_, #s{queue = [_ | _]} = S) -> cancel_timer(timeout, S);
+event_timeout(_, #s{zeros = [_ | _]} = S) -> cancel_timer(timeout, S);
 event_timeout(Start, S) -> timeout_op({timeout, Start}, S).
 
 timeout_op({Type, cancel}, S) ->
@@ -478,16 +493,20 @@ timeout_op({Type, {start, infinity, _, _}}, S) ->
     cancel_timer(Type, S);
 timeout_op({Type, {start, 0, C, false}}, S) ->
     S1 = cancel_timer(Type, S),
-    S1#s{queue = S1#s.queue ++ [{timeout_type(Type), C}]};
+    S1#s{timers = (S1#s.timers)#{Type => {zero, C}},
+         zeros = S1#s.zeros ++ [Type]};
 timeout_op({Type, {start, Time, C, Abs}}, S) ->
     S1 = cancel_timer(Type, S),
     TRef = erlang:start_timer(Time, self(), Type, [{abs, Abs}]),
     S1#s{timers = (S1#s.timers)#{Type => {TRef, C}}}.
 
-%% Cancels a running timer; a time-out message that already arrived is
-%% taken out of the mailbox, so it is never handled.
+%% Cancels a time-out; a time-out message that already arrived is taken
+%% out of the mailbox, so it is never handled.
 cancel_timer(Type, #s{timers = Timers} = S) ->
     case Timers of
+        #{Type := {zero, _}} ->
+            S#s{timers = maps:remove(Type, Timers),
+                zeros = lists:delete(Type, S#s.zeros)};
         #{Type := {TRef, _}} ->
             case erlang:cancel_timer(TRef) of
                 false -> receive {timeout, TRef, _} -> ok after 0 -> ok end;
@@ -495,9 +514,7 @@ cancel_timer(Type, #s{timers = Timers} = S) ->
             end,
             S#s{timers = maps:remove(Type, Timers)};
         _ ->
-            %% A zero time-out is a queued event: cancelling removes it.
-            Tag = timeout_type(Type),
-            S#s{queue = [E || {T, _} = E <- S#s.queue, T =/= Tag]}
+            S
     end.
 
 %%% The end

@@ -185,7 +185,11 @@ handle_call({terminate_child, Pid}, _From, State)
             {reply, ok, State#state{
                           dynamics = maps:remove(Pid, State#state.dynamics)}};
         _ ->
-            {reply, {error, not_found}, State}
+            %% As in OTP: a process that has ended counts as terminated.
+            case is_process_alive(Pid) of
+                true -> {reply, {error, not_found}, State};
+                false -> {reply, ok, State}
+            end
     end;
 handle_call({terminate_child, _Id}, _From, State) when ?SIMPLE(State) ->
     {reply, {error, simple_one_for_one}, State};
@@ -230,6 +234,13 @@ handle_call({delete_child, Id}, _From, State) ->
             {reply, {error, running}, State};
         error ->
             {reply, {error, not_found}, State}
+    end;
+handle_call({get_childspec, Id}, _From, State) when ?SIMPLE(State) ->
+    [Child] = State#state.children,
+    Known = Id =:= Child#child.id orelse maps:is_key(Id, State#state.dynamics),
+    case Known of
+        true -> {reply, {ok, child_to_spec(Child)}, State};
+        false -> {reply, {error, not_found}, State}
     end;
 handle_call({get_childspec, Id}, _From, State) ->
     case find_child(Id, State) of
@@ -631,8 +642,8 @@ find_child_and_args(Id, State) ->
 child_to_spec(#child{id = Id, mfargs = Func, restart_type = RestartType,
                      shutdown = Shutdown, child_type = ChildType,
                      modules = Mods}) ->
-    #{id => Id, start => Func, restart => RestartType, shutdown => Shutdown,
-      type => ChildType, modules => Mods}.
+    #{id => Id, start => Func, restart => RestartType, significant => false,
+      shutdown => Shutdown, type => ChildType, modules => Mods}.
 
 %%% Checking flags and specs
 

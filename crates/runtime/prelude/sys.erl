@@ -15,23 +15,23 @@
 
 get_state(Name) ->
     case send_system_msg(Name, get_state) of
-        {error, {callback_failed, _, _} = Failed} -> exit(Failed);
+        {error, {callback_failed, _, _} = Failed} -> erlang:error(Failed);
         State -> State
     end.
 get_state(Name, Timeout) ->
     case send_system_msg(Name, get_state, Timeout) of
-        {error, {callback_failed, _, _} = Failed} -> exit(Failed);
+        {error, {callback_failed, _, _} = Failed} -> erlang:error(Failed);
         State -> State
     end.
 
 replace_state(Name, StateFun) ->
     case send_system_msg(Name, {replace_state, StateFun}) of
-        {error, {callback_failed, _, _} = Failed} -> exit(Failed);
+        {error, {callback_failed, _, _} = Failed} -> erlang:error(Failed);
         State -> State
     end.
 replace_state(Name, StateFun, Timeout) ->
     case send_system_msg(Name, {replace_state, StateFun}, Timeout) of
-        {error, {callback_failed, _, _} = Failed} -> exit(Failed);
+        {error, {callback_failed, _, _} = Failed} -> erlang:error(Failed);
         State -> State
     end.
 

@@ -177,7 +177,7 @@ fn entry_atoms(m: Atom, f: Atom, args: &[Term]) -> Vec<Atom> {
 /// `main()` of the first module.
 pub fn entry(loaded: &Loaded, text: Option<&str>) -> Result<(Entry, String), String> {
     let (m, f, args) = match (text, &loaded.project) {
-        (None, Some(p)) => return Err(no_project_entry(p)),
+        (None, Some(p)) => return Err(no_project_entry(loaded, p)),
         (None, None) => {
             let m = loaded.modules.first().ok_or("no module given")?;
             (Atom::intern(&m.name), Atom::intern("main"), Vec::new())
@@ -211,21 +211,29 @@ pub fn entry(loaded: &Loaded, text: Option<&str>) -> Result<(Entry, String), Str
     Ok((Entry { fun, args }, call))
 }
 
-/// A project has no first module to start: say how to give the call.
-fn no_project_entry(p: &project::Project) -> String {
+/// A project has no first module to start: say how to give the call,
+/// naming a `main/0` of its own if it has one.
+fn no_project_entry(loaded: &Loaded, p: &project::Project) -> String {
     let apps: Vec<&str> = p.apps.iter().map(|a| a.name.as_str()).collect();
-    let example = p
-        .sources
-        .first()
-        .and_then(|s| s.path.file_stem())
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "mymod".into());
+    let main = Atom::intern("main");
+    let with_main = loaded.modules.iter().find(|m| {
+        loaded
+            .program
+            .exported(Atom::intern(&m.name), main, 0)
+            .is_some()
+    });
+    let example = match with_main {
+        Some(m) => format!("--entry '{}:main()'", m.name),
+        None => format!(
+            "--entry 'application:ensure_all_started({})'",
+            apps.first().copied().unwrap_or("myapp")
+        ),
+    };
     format!(
-        "{} is a project (applications: {}): give the call to start with, \
-         e.g. --entry '{example}:main()' or --entry 'application:ensure_all_started({})'",
+        "{} is a project (applications: {}): give the call to start with \
+         (--entry 'Module:Function(Args)'), e.g. {example}",
         p.root.display(),
         apps.join(", "),
-        apps.first().copied().unwrap_or("myapp")
     )
 }
 
