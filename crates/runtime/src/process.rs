@@ -102,6 +102,8 @@ pub enum AliasMode {
 pub struct Message {
     pub id: MsgId,
     pub payload: Term,
+    /// The alias it came through, if any.
+    pub via: Option<Ref>,
 }
 
 /// A monitor another process holds on this one.
@@ -275,6 +277,9 @@ pub struct Process {
     pub trap_exit: bool,
     /// Active aliases this process created (`alias/0,1`, `monitor/3`).
     pub aliases: Vec<(Ref, AliasMode)>,
+    /// Monitors made with `{alias, reply_demonitor}`: receiving a message
+    /// through their alias removes them.
+    pub reply_demonitors: Vec<Ref>,
     /// The group leader (inherited from the parent; `group_leader/2`).
     pub group_leader: Pid,
     pub dict: Vec<(Term, Term)>,
@@ -342,6 +347,7 @@ impl Process {
             monitored_by: Vec::new(),
             trap_exit: false,
             aliases: Vec::new(),
+            reply_demonitors: Vec::new(),
             group_leader: Pid(0),
             dict: Vec::new(),
             signals_sent: 0,
@@ -428,6 +434,7 @@ impl Process {
 
     /// Ends alias `r` if it was made to end with its monitor.
     pub fn end_monitor_alias(&mut self, r: Ref) {
+        self.reply_demonitors.retain(|x| *x != r);
         self.aliases.retain(|(a, m)| {
             *a != r || !matches!(m, AliasMode::Demonitor | AliasMode::ReplyDemonitor)
         });

@@ -232,7 +232,7 @@ fn arrive(p: &mut Process, rt: &Runtime, id: MsgId, payload: Term, via: Option<R
             return false;
         }
     }
-    p.mailbox.push_back(Message { id, payload });
+    p.mailbox.push_back(Message { id, payload, via });
     emit(p, rt, Event::Deliver { id });
     true
 }
@@ -273,7 +273,11 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
                 Effect::Converted => {
                     let msg =
                         Term::tuple(vec![Term::Atom(atom::EXIT_UPPER), Term::Pid(from), reason]);
-                    p.mailbox.push_back(Message { id, payload: msg });
+                    p.mailbox.push_back(Message {
+                        id,
+                        payload: msg,
+                        via: None,
+                    });
                     return true;
                 }
                 Effect::Killed => {
@@ -334,7 +338,11 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
                         shown.unwrap_or(Term::Pid(from)),
                         reason,
                     ]);
-                    p.mailbox.push_back(Message { id, payload: msg });
+                    p.mailbox.push_back(Message {
+                        id,
+                        payload: msg,
+                        via: None,
+                    });
                     true
                 }
                 None => {

@@ -75,6 +75,9 @@ fn monitor3(cx: &mut Ctx, a: &[Term]) -> BifResult {
             && !cx.proc.monitors.iter().any(|(m, _)| m == x);
         if !down {
             cx.proc.aliases.push((*x, mode));
+            if mode == AliasMode::ReplyDemonitor {
+                cx.proc.reply_demonitors.push(*x);
+            }
         }
     }
     Ok(r)
