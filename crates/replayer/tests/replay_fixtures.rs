@@ -31,6 +31,22 @@ fn chaos_recorded_runs_of_nondeterministic_fixtures_replay() {
     }
 }
 
+/// OTP applications (the `otp` group), recorded under chaos scheduling:
+/// supervisors restarting servers, calls through aliases, time-outs; each
+/// recording replays to the same output and end.
+#[test]
+fn chaos_recorded_runs_of_otp_fixtures_replay() {
+    let dir = Scratch::new("replay-chaos-otp");
+    for f in trace_fixtures::discover(&trace_fixtures::root()) {
+        if !f.id.starts_with("otp/") {
+            continue;
+        }
+        for seed in 1..=3 {
+            record_and_replay(&f, &dir.0, Some(seed));
+        }
+    }
+}
+
 fn record_and_replay(f: &trace_fixtures::Fixture, dir: &std::path::Path, chaos: Option<u64>) {
     {
         let opts = LoadOptions {

@@ -328,6 +328,8 @@ terminate(_Reason, State) ->
 code_change(_OldVsn, State, _Extra) ->
     {ok, State}.
 
+format_status(terminate, [_PDict, State]) ->
+    State;
 format_status(_Opt, [_PDict, State]) ->
     [{data, [{"State", State}]},
      {supervisor, [{"Callback", State#state.module}]}].

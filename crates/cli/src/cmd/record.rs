@@ -19,7 +19,8 @@ use trace_runtime::RunOptions;
   trace record prog.erl --until-failure --expect '{ok, _}'
   trace record prog.erl --until-failure --chaos --check props.tspec
 
-A failure (for --until-failure) is: a process crashing with an abnormal reason,
+A failure (for --until-failure) is: a process crashing with an abnormal reason
+(not normal, shutdown or {shutdown, _}),
 processes left blocked forever, the entry's result not matching --expect, or
 standard output differing from --expect-stdout. With --check, a run fails when
 its log violates a property of the specification (see trace check --help) —

@@ -174,6 +174,9 @@ pub struct Runtime {
     pub entry_pid: Pid,
     /// Serialises reports on stderr.
     pub stderr: Mutex<()>,
+    /// A signal to a pid no process has had yet waits for that process
+    /// (replay: see `table`); otherwise it is dropped.
+    pub awaits_unborn: bool,
 }
 
 impl Runtime {
@@ -185,6 +188,7 @@ impl Runtime {
         out: Box<dyn std::io::Write + Send>,
     ) -> Runtime {
         let interrupt = opts.interrupt.clone().unwrap_or_default();
+        let awaits_unborn = director.forces_pids();
         Runtime {
             program,
             table: table::ProcTable::default(),
@@ -210,6 +214,7 @@ impl Runtime {
             start: Instant::now(),
             entry_pid: Pid(FIRST_PID),
             stderr: Mutex::new(()),
+            awaits_unborn,
         }
     }
 

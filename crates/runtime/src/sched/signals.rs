@@ -26,9 +26,10 @@ pub fn emit(p: &mut Process, rt: &Runtime, ev: Event<'_>) {
 }
 
 /// Pushes a signal into `to`'s inbox and wakes it; false if `to` is not alive.
+/// In a replay, a signal to a process not spawned yet waits for it.
 pub fn deliver(rt: &Runtime, wk: Option<&Worker>, to: Pid, sig: Signal) -> bool {
     let Some(t) = rt.table.get(to) else {
-        return false;
+        return rt.awaits_unborn && rt.table.hold_for_unborn(to, sig);
     };
     if !t.push(sig) {
         return false;
