@@ -30,7 +30,9 @@
                 dynamics = #{},     % simple_one_for_one: Pid => Args
                 intensity,
                 period,
-                restarts = [],
+                %% Restart times within the period: {Count, Oldest first,
+                %% Newest first}, so that each restart costs O(1).
+                restarts = {0, [], []},
                 module,
                 args}).
 
@@ -466,13 +468,20 @@ split_at(Id, Children) ->
 
 add_restart(State) ->
     Now = erlang:monotonic_time(second),
-    Period = State#state.period,
-    Restarts = [Now | [T || T <- State#state.restarts, T > Now - Period]],
+    {N, Old, New} = drop_old(State#state.restarts, Now - State#state.period),
+    Restarts = {N + 1, Old, [Now | New]},
     NState = State#state{restarts = Restarts},
-    case length(Restarts) =< State#state.intensity of
+    case N + 1 =< State#state.intensity of
         true -> {ok, NState};
         false -> {terminate, NState}
     end.
+
+%% Forgets the restarts at or before Since.
+drop_old({0, _, _}, _Since) -> {0, [], []};
+drop_old({N, [], New}, Since) -> drop_old({N, lists:reverse(New), []}, Since);
+drop_old({N, [T | Old], New}, Since) when T =< Since ->
+    drop_old({N - 1, Old, New}, Since);
+drop_old(Restarts, _Since) -> Restarts.
 
 %%% Stopping children
 
