@@ -329,7 +329,10 @@ do_terminate(#handler{module = Mod, state = State} = H, Args, LastIn, Name,
 
 report_terminate(H, {error, Why}, State, LastIn, Name, crash) ->
     report_error(H, Why, State, LastIn, Name),
-    tell_owner(H, {'EXIT', Why});
+    tell_owner(H, case Why of
+                      {'EXIT', _} -> Why;
+                      Other -> {'EXIT', {bad_return_value, Other}}
+                  end);
 report_terminate(H, _Args, _State, _LastIn, _Name, normal) ->
     tell_owner(H, normal);
 report_terminate(H, _Args, _State, _LastIn, _Name, shutdown) ->

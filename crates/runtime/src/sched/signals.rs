@@ -146,7 +146,8 @@ fn chaos_defer(p: &mut Process, wk: &Worker, sigs: Vec<Signal>) -> Vec<Signal> {
     let mut now = Vec::with_capacity(sigs.len());
     let mut later = Vec::new();
     for s in sigs {
-        let Some(id) = s.id() else {
+        // What a process sends itself is in its mailbox at once, as on BEAM.
+        let Some(id) = s.id().filter(|id| id.sender != p.pid) else {
             now.push(s);
             continue;
         };
