@@ -1,7 +1,8 @@
 //! Built-in functions: the native part of `erlang`, `lists`, `maps`, `io`,
-//! `io_lib`, `string`, `math`, `timer`, `rand` and friends. (Higher-order
-//! library functions such as `lists:map/2`, and `proplists`, are written in
-//! Erlang, in `prelude/`, and compiled like user code.)
+//! `io_lib`, `string`, `math`, `timer`, `rand`, `code` and friends, and the
+//! system services the prelude's OTP modules use ([`system`]). (Higher-order
+//! library functions such as `lists:map/2`, `proplists` and OTP's behaviours
+//! are written in Erlang, in `prelude/`, and compiled like user code.)
 //!
 //! Every built-in is registered once in [`registry`] under `module:name/arity`
 //! with a flag saying whether it may appear in guards and whether it is
