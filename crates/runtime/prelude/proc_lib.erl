@@ -83,10 +83,12 @@ trans_init(gen, init_it, [Gen, _, _ | Rest]) when length(Rest) =:= 3;
 trans_init(M, F, A) when is_atom(M), is_atom(F) ->
     {M, F, length(A)}.
 
-gen_initial_call(gen_server, {supervisor, {_, Mod, _}}) -> {supervisor, Mod, 1};
-gen_initial_call(gen_server, {supervisor_bridge, [Mod | _]}) ->
-    {supervisor_bridge, Mod, 1};
-gen_initial_call(gen_event, _) -> {gen_event, init_it, 6};
+%% (The module names are taken from the arguments rather than written
+%% here: a program gets the prelude modules its code names.)
+gen_initial_call(gen_server, {supervisor = Sup, {_, Mod, _}}) -> {Sup, Mod, 1};
+gen_initial_call(gen_server, {supervisor_bridge = Bridge, [Mod | _]}) ->
+    {Bridge, Mod, 1};
+gen_initial_call(gen_event = Gen, _) -> {Gen, init_it, 6};
 gen_initial_call(_, {Mod, _}) -> init_of(Mod).
 
 init_of(Mod) when is_atom(Mod) -> {Mod, init, 1};
