@@ -15,9 +15,10 @@ use super::{Builder, Ctx};
 use crate::exception::{badarg, BifResult, Fault};
 use crate::hooks::NondetKind;
 use crate::sched::signals;
+use std::collections::HashMap;
 use std::io::Write;
 use trace_term::order::exact_eq;
-use trace_term::Term;
+use trace_term::{etf, Term};
 
 pub fn register(b: &mut Builder) {
     let t = "trace_prelude";
@@ -39,20 +40,67 @@ pub fn register(b: &mut Builder) {
     b.proc("erlang", "hibernate", 3, hibernate, 0);
 }
 
-type Store = Vec<(Term, Term)>;
+/// The run-wide store: terms by key (compared exactly, found through the
+/// key's external term format), in the order they were first added.
+#[derive(Default)]
+pub struct Store {
+    index: HashMap<Vec<u8>, usize>,
+    /// Erased entries leave a hole, filled in when half the slots are holes.
+    entries: Vec<Option<(Term, Term)>>,
+    live: usize,
+}
+
+impl Store {
+    fn get(&self, k: &Term) -> Option<&Term> {
+        let i = *self.index.get(&etf::to_vec(k))?;
+        self.entries[i].as_ref().map(|(_, v)| v)
+    }
+
+    fn put(&mut self, k: &Term, v: Term) {
+        let key = etf::to_vec(k);
+        match self.index.get(&key) {
+            Some(&i) => self.entries[i] = Some((k.clone(), v)),
+            None => {
+                self.index.insert(key, self.entries.len());
+                self.entries.push(Some((k.clone(), v)));
+                self.live += 1;
+            }
+        }
+    }
+
+    fn erase(&mut self, k: &Term) {
+        if let Some(i) = self.index.remove(&etf::to_vec(k)) {
+            self.entries[i] = None;
+            self.live -= 1;
+            if self.live * 2 < self.entries.len() {
+                self.compact();
+            }
+        }
+    }
+
+    fn compact(&mut self) {
+        self.entries.retain(Option::is_some);
+        self.index = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.as_ref().map(|(k, _)| (etf::to_vec(k), i)))
+            .collect();
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &(Term, Term)> {
+        self.entries.iter().flatten()
+    }
+}
 
 fn with_store<R>(cx: &Ctx, f: impl FnOnce(&mut Store) -> R) -> R {
     f(&mut cx.rt.store.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
-fn position(s: &Store, k: &Term) -> Option<usize> {
-    s.iter().position(|(x, _)| exact_eq(x, k))
-}
-
 /// `{ok, Value}` or `error`.
 fn store_get(cx: &mut Ctx, a: &[Term]) -> BifResult {
-    let v = with_store(cx, |s| match position(s, &a[0]) {
-        Some(i) => Term::tuple(vec![Term::OK, s[i].1.clone()]),
+    let v = with_store(cx, |s| match s.get(&a[0]) {
+        Some(v) => Term::tuple(vec![Term::OK, v.clone()]),
         None => Term::atom("error"),
     });
     cx.nondet(NondetKind::Other("store"), v)
@@ -60,20 +108,13 @@ fn store_get(cx: &mut Ctx, a: &[Term]) -> BifResult {
 
 fn store_put(cx: &mut Ctx, a: &[Term]) -> BifResult {
     cx.before_event()?;
-    with_store(cx, |s| match position(s, &a[0]) {
-        Some(i) => s[i].1 = a[1].clone(),
-        None => s.push((a[0].clone(), a[1].clone())),
-    });
+    with_store(cx, |s| s.put(&a[0], a[1].clone()));
     Ok(Term::OK)
 }
 
 fn store_erase(cx: &mut Ctx, a: &[Term]) -> BifResult {
     cx.before_event()?;
-    with_store(cx, |s| {
-        if let Some(i) = position(s, &a[0]) {
-            s.remove(i);
-        }
-    });
+    with_store(cx, |s| s.erase(&a[0]));
     Ok(Term::OK)
 }
 
@@ -87,18 +128,13 @@ fn store_cas(cx: &mut Ctx, a: &[Term]) -> BifResult {
         _ => return Err(badarg()),
     };
     let swapped = with_store(cx, |s| {
-        let at = position(s, &a[0]);
-        let now = at.map(|i| &s[i].1);
-        let same = match (now, &expected) {
+        let same = match (s.get(&a[0]), &expected) {
             (None, None) => true,
             (Some(x), Some(y)) => exact_eq(x, y),
             _ => false,
         };
         if same {
-            match at {
-                Some(i) => s[i].1 = a[2].clone(),
-                None => s.push((a[0].clone(), a[2].clone())),
-            }
+            s.put(&a[0], a[2].clone());
         }
         same
     });

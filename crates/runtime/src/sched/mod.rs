@@ -150,7 +150,7 @@ pub struct Runtime {
     pub names: Mutex<HashMap<Atom, Pid>>,
     /// The run-wide store of the prelude's system services (see
     /// `bif::system`): key-value pairs, compared exactly.
-    pub store: Mutex<Vec<(Term, Term)>>,
+    pub store: Mutex<crate::bif::system::Store>,
     next_pid: AtomicU64,
     pub spawned: AtomicU64,
     pub output: output::Output,
@@ -193,7 +193,7 @@ impl Runtime {
             program,
             table: table::ProcTable::default(),
             names: Mutex::new(HashMap::new()),
-            store: Mutex::new(Vec::new()),
+            store: Mutex::new(Default::default()),
             next_pid: AtomicU64::new(FIRST_PID),
             spawned: AtomicU64::new(0),
             output: output::Output::new(out),
