@@ -19,6 +19,8 @@ enum Entry {
     /// No process had the pid yet.
     Unborn,
     /// Replay: signals sent to the pid before its process was spawned.
+    /// (Boxed: every slot stays two words, as the table has one per pid.)
+    #[allow(clippy::box_collection)]
     Awaited(Box<Vec<Signal>>),
     Live(Arc<ProcShared>),
     Ended,
