@@ -237,13 +237,27 @@ reply({To, Tag}, Reply) ->
 
 %% Asynchronous requests (gen_server:send_request/2 and friends): the
 %% request id is the monitor reference, which is also the reply's alias.
+send_request(Name, Label, Request) when is_atom(Name) ->
+    case whereis(Name) of
+        %% The answer names the server as it was given.
+        undefined -> no_server(Name);
+        _ -> send_request_to(Name, Label, Request)
+    end;
 send_request(Process, Label, Request) ->
     Target = case Process of
                  {global, _} -> request_target(where(Process), Process);
                  {via, _, _} -> request_target(where(Process), Process);
                  _ -> Process
              end,
-    %% Monitoring a name nobody holds gives 'DOWN' with noproc at once.
+    send_request_to(Target, Label, Request).
+
+no_server(Name) ->
+    Mref = make_ref(),
+    self() ! {'DOWN', Mref, process, Name, noproc},
+    Mref.
+
+send_request_to(Target, Label, Request) ->
+    %% Monitoring a pid that has ended gives 'DOWN' with noproc at once.
     Mref = erlang:monitor(process, Target, [{alias, demonitor}]),
     try erlang:send(Target, {Label, {self(), [alias | Mref]}, Request},
                     [noconnect])
