@@ -63,7 +63,7 @@ pub fn main(args: &[String]) -> ExitCode {
 fn check(f: &Fixture, trace: &std::path::Path) -> (Vec<String>, String) {
     let mut problems = Vec::new();
     let scratch = Scratch::new(&f.module);
-    if let Err(e) = erl::compile(&f.files, &scratch.0) {
+    if let Err(e) = erl::compile_fixture(f, &scratch.0) {
         return (vec![e], String::new());
     }
     let on_erl = match erl::run_fixture(&f.module, &scratch.0, LIMIT) {
@@ -71,7 +71,7 @@ fn check(f: &Fixture, trace: &std::path::Path) -> (Vec<String>, String) {
         Err(e) => return (vec![format!("erl: {e}")], String::new()),
     };
     let mut cmd = Command::new(trace);
-    cmd.arg("run").args(&f.files);
+    cmd.arg("run").args(f.run_args());
     let on_engine = match erl::run_limited(cmd, LIMIT) {
         Ok(r) => r,
         Err(e) => return (vec![format!("trace: {e}")], String::new()),

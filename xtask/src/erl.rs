@@ -167,12 +167,20 @@ fn runner_source() -> PathBuf {
 
 /// Compiles `files` (and the fixture runner) into `out`.
 pub fn compile(files: &[PathBuf], out: &Path) -> Result<(), String> {
+    compile_with(files, &[], out)
+}
+
+/// [`compile`] with more include directories.
+fn compile_with(files: &[PathBuf], includes: &[PathBuf], out: &Path) -> Result<(), String> {
     let mut cmd = Command::new("erlc");
     cmd.arg("-o").arg(out);
     for f in files {
         if let Some(dir) = f.parent() {
             cmd.arg("-I").arg(dir);
         }
+    }
+    for dir in includes {
+        cmd.arg("-I").arg(dir);
     }
     cmd.args(files).arg(runner_source());
     let r = run_limited(cmd, Duration::from_secs(120)).map_err(|e| format!("erlc: {e}"))?;
@@ -182,6 +190,44 @@ pub fn compile(files: &[PathBuf], out: &Path) -> Result<(), String> {
             String::from_utf8_lossy(&r.stdout),
             String::from_utf8_lossy(&r.stderr)
         ));
+    }
+    Ok(())
+}
+
+/// Compiles a fixture for erl into `out`: its modules (a project's from
+/// every application, with `-I` for its include directories and for
+/// `-include_lib` of its own applications), and its application resource
+/// files (`.app.src`) as the `.app` files erl's application controller reads.
+pub fn compile_fixture(f: &trace_fixtures::Fixture, out: &Path) -> Result<(), String> {
+    let files = if f.is_project() {
+        trace_fixtures::project_sources(&f.files[0])
+    } else {
+        f.files.clone()
+    };
+    let mut includes = Vec::new();
+    if f.is_project() {
+        let apps = f.files[0].join("apps");
+        includes.push(apps.clone());
+        includes.push(f.files[0].join("include"));
+        for app in std::fs::read_dir(&apps).into_iter().flatten().flatten() {
+            includes.push(app.path().join("include"));
+        }
+    }
+    compile_with(&files, &includes, out)?;
+    let mut dirs: Vec<PathBuf> = files
+        .iter()
+        .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    for dir in dirs {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(app) = name.strip_suffix(".app.src") {
+                std::fs::copy(e.path(), out.join(format!("{app}.app")))
+                    .map_err(|err| format!("{}: {err}", e.path().display()))?;
+            }
+        }
     }
     Ok(())
 }

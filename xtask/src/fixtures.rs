@@ -15,7 +15,7 @@ pub fn main(args: &[String]) -> ExitCode {
     let mut failed = 0;
     for f in crate::conformance::selected(args) {
         let scratch = Scratch::new(&f.module);
-        if let Err(e) = erl::compile(&f.files, &scratch.0) {
+        if let Err(e) = erl::compile_fixture(&f, &scratch.0) {
             eprintln!("{}: {e}", f.id);
             failed += 1;
             continue;

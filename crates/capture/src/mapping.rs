@@ -24,6 +24,7 @@ pub const OTHER_NONDET: &[&str] = &[
     "date",
     "time",
     "statistics",
+    "store",
 ];
 
 /// The log's kind of a nondeterministic built-in.

@@ -12,7 +12,7 @@ fn run(f: &Fixture, schedulers: usize) -> Result<(), String> {
         .arg("run")
         .arg("--schedulers")
         .arg(schedulers.to_string())
-        .args(&f.files)
+        .args(f.run_args())
         .output()
         .map_err(|e| format!("{}: {e}", f.id))?;
     let mut problems = Vec::new();

@@ -17,7 +17,11 @@ fn record_prints_what_run_prints_and_the_log_reads_back() {
         let log = dir.path(&format!("{}.trace", f.module));
         let mut args = vec!["record".to_string(), "-q".into(), "-o".into()];
         args.push(s(&log).into());
-        args.extend(f.files.iter().map(|p| s(p).to_string()));
+        args.extend(
+            f.run_args()
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned()),
+        );
         let out = trace_cmd().args(&args).output().unwrap();
         let status = out.status.code().unwrap_or(-1);
         assert!(
@@ -285,6 +289,44 @@ fn until_failure_with_chaos_finds_the_losing_order_of_a_race() {
     let dump = text(&trace(&["dump", s(&log)]).stdout);
     assert!(dump.contains("receive"), "{dump}");
     assert!(!dir.path("race.trace.attempt").exists());
+}
+
+/// A race of OTP code: a client calls a registered server that its
+/// supervisor is restarting. On the usual schedules the client's retry
+/// finds the new server; chaos scheduling finds one where the name is not
+/// registered yet (`noproc`), and the kept log replays to the same crash.
+#[test]
+fn until_failure_finds_a_call_to_a_server_its_supervisor_is_restarting() {
+    let dir = Scratch::new("rec-restart-race");
+    let log = dir.path("race.trace");
+    let src = program("restart_race.erl");
+    let out = trace(&[
+        "record",
+        "-q",
+        "--until-failure",
+        "--chaos",
+        "--seed",
+        "1",
+        "--attempts",
+        "300",
+        "-o",
+        s(&log),
+        s(&src),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let noproc = "{noproc,{gen_server,call,[srv,ping]}}";
+    assert!(err.contains(&format!("(P) crashed: {noproc}")), "{err}");
+    let dump = text(&trace(&["dump", s(&log)]).stdout);
+    assert!(dump.contains("{'$gen_call',{<0.80.0>,[alias|"), "{dump}");
+    assert!(dump.contains(&format!("exit: {noproc}")), "{dump}");
+    for n in ["1", "2"] {
+        let rep = trace(&["replay", "--schedulers", n, s(&src), s(&log)]);
+        assert_eq!(rep.status.code(), Some(1), "{}", text(&rep.stderr));
+        assert_eq!(text(&rep.stdout), text(&out.stdout));
+        // The supervisor, whose parent died of it, reports the reason.
+        assert!(text(&rep.stderr).contains(noproc), "{}", text(&rep.stderr));
+    }
 }
 
 #[test]

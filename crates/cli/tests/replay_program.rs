@@ -22,11 +22,12 @@ fn record(
     (log, out)
 }
 
-/// Crash reports carry the time; compare them without it.
+/// Reports carry the time (`=ERROR REPORT==== 23-Nov-2026::...`, and the
+/// CRASH, SUPERVISOR and logger reports of OTP code); compare them without it.
 fn without_times(stderr: &str) -> String {
     stderr
         .lines()
-        .filter(|l| !l.starts_with("=ERROR REPORT===="))
+        .filter(|l| !(l.starts_with('=') && l.contains(" REPORT==== ")))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -36,7 +37,11 @@ fn every_fixture_replays_as_recorded_through_the_binary() {
     let dir = Scratch::new("rp-fixtures");
     for f in trace_fixtures::discover(&trace_fixtures::root()) {
         let files: Vec<&str> = f.files.iter().map(|p| s(p)).collect();
-        let (log, rec) = record(&dir, &files, &[]);
+        let entry: Vec<&str> = match &f.entry {
+            Some(e) => vec!["--entry", e],
+            None => vec![],
+        };
+        let (log, rec) = record(&dir, &files, &entry);
         for n in ["1", "3"] {
             let mut args = vec!["replay", "--schedulers", n];
             args.extend_from_slice(&files);

@@ -332,6 +332,10 @@ impl LogDirector {
 }
 
 impl Director for LogDirector {
+    fn forces_pids(&self) -> bool {
+        true
+    }
+
     /// The recorded run looked the name up when the timer fired; the log
     /// says who ended up with the message, so it goes there again.
     fn timer_target(&self, id: process::MsgId) -> TimerTarget {

@@ -3,7 +3,7 @@
 //! one scheduler thread and on several.
 
 mod common;
-use common::{quiet, record, replay_of};
+use common::{quiet, record_from, replay_of};
 use trace_fixtures::Scratch;
 use trace_replayer::ReplayConfig;
 use trace_runtime::{LoadOptions, RunOptions};
@@ -31,15 +31,35 @@ fn chaos_recorded_runs_of_nondeterministic_fixtures_replay() {
     }
 }
 
+/// OTP applications (the `otp` group), recorded under chaos scheduling:
+/// supervisors restarting servers, calls through aliases, time-outs; each
+/// recording replays to the same output and end.
+#[test]
+fn chaos_recorded_runs_of_otp_fixtures_replay() {
+    let dir = Scratch::new("replay-chaos-otp");
+    for f in trace_fixtures::discover(&trace_fixtures::root()) {
+        if !f.id.starts_with("otp/") {
+            continue;
+        }
+        for seed in 1..=3 {
+            record_and_replay(&f, &dir.0, Some(seed));
+        }
+    }
+}
+
 fn record_and_replay(f: &trace_fixtures::Fixture, dir: &std::path::Path, chaos: Option<u64>) {
     {
-        let loaded = trace_runtime::load(&f.files, &LoadOptions::default()).unwrap();
+        let opts = LoadOptions {
+            entry: f.entry.clone(),
+            ..LoadOptions::default()
+        };
+        let loaded = trace_runtime::load(&f.files, &opts).unwrap();
         let log = dir.join(format!("{}.trace", f.module));
         let run = RunOptions {
             chaos: chaos.map(|seed| trace_runtime::Chaos { seed }),
             ..quiet(if chaos.is_some() { 1 } else { 2 })
         };
-        let (rec, recorded) = record(&loaded, &log, run);
+        let (rec, recorded) = record_from(&loaded, f.entry.as_deref(), &log, run);
         for schedulers in [1, 4] {
             let cfg = ReplayConfig {
                 run: quiet(schedulers),

@@ -89,6 +89,9 @@ pub struct Program {
     pub closures: Vec<ClosureInfo>,
     pub modules: HashMap<Atom, ModuleInfo>,
     pub files: Vec<PathBuf>,
+    /// The program's own applications: `{application, Name, Properties}`
+    /// from their `.app` or `.app.src` files.
+    pub apps: Vec<Term>,
 }
 
 impl Program {

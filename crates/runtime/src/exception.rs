@@ -54,6 +54,10 @@ pub enum Fault {
     },
     /// Not a failure: call this with these arguments and return its result.
     Apply(Apply, Vec<Term>),
+    /// Not a failure: `erlang:hibernate(M, F, Args)`. The call stack and
+    /// every `catch` are discarded, and the process goes on in `M:F(Args)`
+    /// once a message is in its mailbox; when that returns, the process ends.
+    Hibernate(Atom, Atom, Vec<Term>),
     /// Not a failure: yield and run the built-in again later (replay waiting
     /// for its turn, e.g. to write output).
     Retry,

@@ -207,6 +207,13 @@ pub trait Director: Send + Sync {
         None
     }
 
+    /// Whether every spawn's pid is forced to a recorded one (replay): a
+    /// signal to a pid that no process has had yet then waits for the
+    /// process that will have it, instead of being dropped.
+    fn forces_pids(&self) -> bool {
+        false
+    }
+
     /// A timer set for a registered name fired (its message `id` was sent,
     /// as far as the sender's log goes, when the timer was set): who gets it.
     fn timer_target(&self, _id: MsgId) -> TimerTarget {

@@ -1,8 +1,9 @@
 //! The engine: runs Erlang source with BEAM's semantics, and lets every event
 //! be observed and every nondeterministic choice be decided by hooks.
 //!
-//! Data flow: source files → [`load`] (front end from `trace-syntax`, then
-//! [`compiler`] to the instruction set of [`ir`], [`link`]ed into a
+//! Data flow: source files or a [`project`] directory → [`load`] (front end
+//! from `trace-syntax`, then [`compiler`] to the instruction set of [`ir`],
+//! with the [`prelude`] modules the program can reach, [`link`]ed into a
 //! [`code::Program`]) → [`sched::run`], where scheduler threads run
 //! lightweight [`process`]es slice by slice in the [`vm`], calling the
 //! built-ins of [`bif`]. State processes share besides messages lives in
@@ -21,7 +22,9 @@ pub mod ir;
 pub mod link;
 pub mod load;
 pub mod otp;
+pub mod prelude;
 pub mod process;
+pub mod project;
 pub mod sched;
 pub mod shared;
 pub mod verdict;

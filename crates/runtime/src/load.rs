@@ -5,34 +5,13 @@
 use crate::code::Program;
 use crate::compiler::{compile_module, CompileOptions, ModuleCode};
 use crate::sched::Entry;
+use crate::{prelude, project};
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use trace_syntax::ast::{Expr, ExprKind};
 use trace_syntax::{DiagKind, Diagnostic, ParseOptions};
 use trace_term::{Atom, Term};
-
-/// The prelude: library modules written in Erlang, compiled with user code.
-const PRELUDE: &[(&str, &str)] = &[
-    (
-        "trace_prelude.erl",
-        include_str!("../prelude/trace_prelude.erl"),
-    ),
-    ("ets.erl", include_str!("../prelude/ets.erl")),
-    ("lists.erl", include_str!("../prelude/lists.erl")),
-    ("maps.erl", include_str!("../prelude/maps.erl")),
-    ("proplists.erl", include_str!("../prelude/proplists.erl")),
-    ("string.erl", include_str!("../prelude/string.erl")),
-    ("timer.erl", include_str!("../prelude/timer.erl")),
-    ("queue.erl", include_str!("../prelude/queue.erl")),
-    ("gb_trees.erl", include_str!("../prelude/gb_trees.erl")),
-    ("gb_sets.erl", include_str!("../prelude/gb_sets.erl")),
-    ("ordsets.erl", include_str!("../prelude/ordsets.erl")),
-    ("orddict.erl", include_str!("../prelude/orddict.erl")),
-    ("dict.erl", include_str!("../prelude/dict.erl")),
-    ("sets.erl", include_str!("../prelude/sets.erl")),
-    ("array.erl", include_str!("../prelude/array.erl")),
-];
 
 /// A loaded module's identity (for the log header).
 #[derive(Clone, Debug)]
@@ -48,22 +27,71 @@ pub struct Loaded {
     pub program: Arc<Program>,
     /// The user's modules, in the order given.
     pub modules: Vec<ModuleIdentity>,
+    /// The project it was read from, when a directory was given.
+    pub project: Option<project::Project>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
     pub include_paths: Vec<PathBuf>,
+    /// The call the run starts with (`m:f(Args)`), if given: the prelude
+    /// modules its arguments name are loaded too.
+    pub entry: Option<String>,
+    /// Compile every prelude module, reachable or not.
+    pub whole_prelude: bool,
 }
 
-/// Parses, compiles and links the given source files plus the prelude.
-pub fn load(files: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, Vec<Diagnostic>> {
+/// Parses, compiles and links a program plus the prelude modules it can
+/// reach. `paths` are source files, or one project directory (see
+/// [`crate::project`]).
+pub fn load(paths: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, Vec<Diagnostic>> {
+    let (sources, specs, project) = if project::is_project(paths) {
+        let p = project::discover(&paths[0], &opts.include_paths)?;
+        (p.sources.clone(), p.specs.clone(), Some(p))
+    } else {
+        let sources = paths
+            .iter()
+            .map(|path| project::Source {
+                path: path.clone(),
+                include_paths: opts.include_paths.clone(),
+            })
+            .collect();
+        (sources, project::specs_beside(paths)?, None)
+    };
+    let (mods, identities) = compile_sources(&sources)?;
+    let roots = match &opts.entry {
+        Some(text) => parse_entry(text)
+            .map(|(m, f, args)| entry_atoms(m, f, &args))
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let mut all = mods;
+    let prelude = prelude::compile_needed(&all, &roots, opts.whole_prelude);
+    all.extend(prelude);
+    let mut program = crate::link::link(all)?;
+    program.apps = specs;
+    if std::env::var_os("TRACE_DUMP_IR").is_some() {
+        dump_ir(&program);
+    }
+    Ok(Loaded {
+        program: Arc::new(program),
+        modules: identities,
+        project,
+    })
+}
+
+/// Parses and compiles the user's source files.
+fn compile_sources(
+    sources: &[project::Source],
+) -> Result<(Vec<ModuleCode>, Vec<ModuleIdentity>), Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let mut mods: Vec<ModuleCode> = Vec::new();
     let mut identities = Vec::new();
     let mut names = HashSet::new();
-    for f in files {
+    for src in sources {
+        let f = &src.path;
         let popts = ParseOptions {
-            include_paths: opts.include_paths.clone(),
+            include_paths: src.include_paths.clone(),
             defines: Vec::new(),
         };
         let source = match trace_syntax::read_source(f) {
@@ -113,45 +141,48 @@ pub fn load(files: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, Vec<Diagnos
             Err(mut d) => diags.append(&mut d),
         }
     }
-    if !diags.is_empty() {
-        return Err(diags);
+    if diags.is_empty() {
+        Ok((mods, identities))
+    } else {
+        Err(diags)
     }
-    for (file, src) in PRELUDE {
-        let path = Path::new("<prelude>").join(file);
-        let parsed = trace_syntax::parse_source(&path, src, &ParseOptions::default())
-            .unwrap_or_else(|d| panic!("prelude {file} does not parse: {}", d[0]));
-        if names.contains(&parsed.module.name) {
-            // The user's own module of that name wins.
-            continue;
+}
+
+/// The atoms an entry call starts with: its module, function and every
+/// atom in its arguments.
+fn entry_atoms(m: Atom, f: Atom, args: &[Term]) -> Vec<Atom> {
+    let mut out = vec![m, f];
+    let mut stack: Vec<&Term> = args.iter().collect();
+    while let Some(t) = stack.pop() {
+        match t {
+            Term::Atom(a) => out.push(*a),
+            Term::Tuple(tp) => stack.extend(tp.elements()),
+            Term::Cons(c) => {
+                stack.push(&c.head);
+                stack.push(&c.tail);
+            }
+            Term::Map(mp) => {
+                for (k, v) in mp.iter() {
+                    stack.push(k);
+                    stack.push(v);
+                }
+            }
+            _ => {}
         }
-        let m = compile_module(
-            &parsed.module,
-            &parsed.sources,
-            src,
-            &CompileOptions { prelude: true },
-        )
-        .unwrap_or_else(|d| panic!("prelude {file} does not compile: {}", d[0]));
-        mods.push(m);
     }
-    let program = crate::link::link(mods)?;
-    if std::env::var_os("TRACE_DUMP_IR").is_some() {
-        dump_ir(&program);
-    }
-    Ok(Loaded {
-        program: Arc::new(program),
-        modules: identities,
-    })
+    out
 }
 
 /// Resolves the entry call: `mod:fun(Args)` with constant arguments, or
 /// `main()` of the first module.
 pub fn entry(loaded: &Loaded, text: Option<&str>) -> Result<(Entry, String), String> {
-    let (m, f, args) = match text {
-        None => {
+    let (m, f, args) = match (text, &loaded.project) {
+        (None, Some(p)) => return Err(no_project_entry(loaded, p)),
+        (None, None) => {
             let m = loaded.modules.first().ok_or("no module given")?;
             (Atom::intern(&m.name), Atom::intern("main"), Vec::new())
         }
-        Some(t) => parse_entry(t)?,
+        (Some(t), _) => parse_entry(t)?,
     };
     let arity = args.len() as u32;
     let call = format!(
@@ -178,6 +209,32 @@ pub fn entry(loaded: &Loaded, text: Option<&str>) -> Result<(Entry, String), Str
         )
     })?;
     Ok((Entry { fun, args }, call))
+}
+
+/// A project has no first module to start: say how to give the call,
+/// naming a `main/0` of its own if it has one.
+fn no_project_entry(loaded: &Loaded, p: &project::Project) -> String {
+    let apps: Vec<&str> = p.apps.iter().map(|a| a.name.as_str()).collect();
+    let main = Atom::intern("main");
+    let with_main = loaded.modules.iter().find(|m| {
+        loaded
+            .program
+            .exported(Atom::intern(&m.name), main, 0)
+            .is_some()
+    });
+    let example = match with_main {
+        Some(m) => format!("--entry '{}:main()'", m.name),
+        None => format!(
+            "--entry 'application:ensure_all_started({})'",
+            apps.first().copied().unwrap_or("myapp")
+        ),
+    };
+    format!(
+        "{} is a project (applications: {}): give the call to start with \
+         (--entry 'Module:Function(Args)'), e.g. {example}",
+        p.root.display(),
+        apps.join(", "),
+    )
 }
 
 /// Parses `mod:fun(Arg, ...)` where the arguments are constant terms.

@@ -24,9 +24,12 @@ pub struct MsgId {
 /// A signal between processes (Bereczky et al. 2024's signals plus monitors and timers).
 #[derive(Clone, Debug)]
 pub enum Signal {
+    /// `via`: the alias it was sent to (`Alias ! Msg`); the receiver drops
+    /// it unless that alias is still active when the message arrives.
     Message {
         id: MsgId,
         payload: Term,
+        via: Option<Ref>,
     },
     /// An exit signal; `linked` when caused by the death of a linked process.
     /// `from` is the process it is about (the sender, except for the `noproc`
@@ -81,11 +84,26 @@ impl Signal {
     }
 }
 
+/// When an alias (a reference messages can be sent to) stops working.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AliasMode {
+    /// Only `unalias/1` ends it.
+    Explicit,
+    /// Also ended with its monitor (`demonitor`, or the monitor's 'DOWN').
+    Demonitor,
+    /// Ended by the first message that arrives through it.
+    Reply,
+    /// Both of the above.
+    ReplyDemonitor,
+}
+
 /// A message in a mailbox.
 #[derive(Clone, Debug)]
 pub struct Message {
     pub id: MsgId,
     pub payload: Term,
+    /// The alias it came through, if any.
+    pub via: Option<Ref>,
 }
 
 /// A monitor another process holds on this one.
@@ -257,6 +275,13 @@ pub struct Process {
     /// Monitors held on this process.
     pub monitored_by: Vec<MonitoredBy>,
     pub trap_exit: bool,
+    /// Active aliases this process created (`alias/0,1`, `monitor/3`).
+    pub aliases: Vec<(Ref, AliasMode)>,
+    /// Monitors made with `{alias, reply_demonitor}`: receiving a message
+    /// through their alias removes them.
+    pub reply_demonitors: Vec<Ref>,
+    /// The group leader (inherited from the parent; `group_leader/2`).
+    pub group_leader: Pid,
     pub dict: Vec<(Term, Term)>,
     /// Number of signals sent so far (the next signal's index).
     pub signals_sent: u64,
@@ -341,6 +366,9 @@ impl Process {
             monitors: Vec::new(),
             monitored_by: Vec::new(),
             trap_exit: false,
+            aliases: Vec::new(),
+            reply_demonitors: Vec::new(),
+            group_leader: Pid(0),
             dict: Vec::new(),
             signals_sent: 0,
             events: 0,
@@ -411,6 +439,31 @@ impl Process {
 
     pub fn remove_link(&mut self, p: Pid) {
         self.links.retain(|&x| x != p);
+    }
+
+    /// Whether a message sent to alias `r` is let in now; an alias that
+    /// ends with its first message is ended here.
+    pub fn admit_alias(&mut self, r: Ref) -> bool {
+        match self.aliases.iter().position(|(a, _)| *a == r) {
+            Some(i) => {
+                if matches!(
+                    self.aliases[i].1,
+                    AliasMode::Reply | AliasMode::ReplyDemonitor
+                ) {
+                    self.aliases.swap_remove(i);
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ends alias `r` if it was made to end with its monitor.
+    pub fn end_monitor_alias(&mut self, r: Ref) {
+        self.reply_demonitors.retain(|x| *x != r);
+        self.aliases.retain(|(a, m)| {
+            *a != r || !matches!(m, AliasMode::Demonitor | AliasMode::ReplyDemonitor)
+        });
     }
 }
 

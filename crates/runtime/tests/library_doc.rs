@@ -14,19 +14,21 @@ fn provided() -> BTreeMap<String, Vec<String>> {
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("empty.erl");
     std::fs::write(&f, "-module(empty).\n-export([main/0]).\nmain() -> ok.\n").unwrap();
-    let loaded = trace_runtime::load(&[f], &Default::default()).expect("an empty program loads");
+    let opts = trace_runtime::LoadOptions {
+        whole_prelude: true,
+        ..Default::default()
+    };
+    let loaded = trace_runtime::load(&[f], &opts).expect("an empty program loads");
     let _ = std::fs::remove_dir_all(&dir);
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for d in trace_runtime::bif::registry().all() {
-        // The engine's own helpers are not library functions.
-        if d.module.name() == "trace_prelude" {
-            continue;
-        }
-        // Operators as functions (erlang:'+'/2) are not what a reader looks for.
-        if d.name
-            .name()
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        // Operators as functions (erlang:'+'/2) are not what a reader looks
+        // for, nor the engine's own helpers.
+        if d.module.name() != "trace_prelude"
+            && d.name
+                .name()
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
         {
             out.entry(d.module.name().to_string())
                 .or_default()

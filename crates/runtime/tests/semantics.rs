@@ -173,14 +173,14 @@ c() -> nothing_like_this(1).
     assert!(has("unsupported: erlang:spawn_link/4"), "{text:#?}");
     assert!(has("function nothing_like_this/1 undefined"), "{text:#?}");
     let src =
-        "-module(mon3).\n-export([main/0]).\nmain() -> erlang:monitor(process, self(), []).\n";
-    let Err(diags) = trace_runtime::load(&[common::program("mon3", src)], &Default::default())
+        "-module(sreq).\n-export([main/0]).\nmain() -> erlang:spawn_request(fun() -> ok end).\n";
+    let Err(diags) = trace_runtime::load(&[common::program("sreq", src)], &Default::default())
     else {
-        panic!("loaded a program calling erlang:monitor/3");
+        panic!("loaded a program calling erlang:spawn_request/1");
     };
     assert!(diags[0]
         .to_string()
-        .contains("unsupported: erlang:monitor/3"));
+        .contains("unsupported: erlang:spawn_request/1"));
 }
 
 /// The receive marker (a receive whose clauses all need a fresh reference

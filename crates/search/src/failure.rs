@@ -96,7 +96,10 @@ pub fn classify(o: &RunOutcome, stdout: &[u8], exp: &Expectations) -> Option<Fai
     if exp.check.is_some() {
         return expected(o, stdout, exp);
     }
-    if let Some(c) = o.crashes.first() {
+    // shutdown and {shutdown, _} are how OTP's supervisors stop their
+    // children: an application that stops its supervision tree has not
+    // failed (OTP writes no crash report for them either).
+    if let Some(c) = o.crashes.iter().find(|c| !is_shutdown(&c.reason)) {
         return Some(Failure::Crash {
             pid: c.pid.to_string(),
             symbolic: c.symbolic.clone(),
@@ -113,6 +116,15 @@ pub fn classify(o: &RunOutcome, stdout: &[u8], exp: &Expectations) -> Option<Fai
         });
     }
     expected(o, stdout, exp)
+}
+
+/// `shutdown` or `{shutdown, _}`.
+fn is_shutdown(reason: &trace_term::Term) -> bool {
+    let shutdown = trace_term::Atom::intern("shutdown");
+    match reason.as_tuple() {
+        Some([tag, _]) => tag.is_atom(shutdown),
+        _ => reason.is_atom(shutdown),
+    }
 }
 
 /// `--expect` and `--expect-stdout`.

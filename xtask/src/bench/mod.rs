@@ -12,6 +12,7 @@ mod diff;
 mod heap;
 mod log;
 mod log_baselines;
+mod otp;
 mod programs;
 mod record;
 mod seq;
@@ -23,7 +24,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
-pub const GROUPS: &[&str] = &["seq", "conc", "record", "log", "causal", "diff", "check"];
+pub const GROUPS: &[&str] = &[
+    "seq", "conc", "otp", "record", "log", "causal", "diff", "check",
+];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
 pub struct Ctx {
@@ -37,6 +40,7 @@ fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
     match name {
         "seq" => seq::run(ctx),
         "conc" => conc::run(ctx),
+        "otp" => otp::run(ctx),
         "record" => record::run(ctx),
         "log" => log::run(ctx),
         "causal" => causal::run(ctx),

@@ -20,7 +20,8 @@ use trace_search::{Expectations, HuntConfig, HuntProgress};
   trace record prog.erl --until-failure --expect '{ok, _}'
   trace record prog.erl --until-failure --chaos --check props.tspec
 
-A failure (for --until-failure) is: a process crashing with an abnormal reason,
+A failure (for --until-failure) is: a process crashing with an abnormal reason
+(not normal, shutdown or {shutdown, _}),
 processes left blocked forever, the entry's result not matching --expect, or
 standard output differing from --expect-stdout. With --check, a run fails when
 its log violates a property of the specification (see trace check --help) —
@@ -35,8 +36,9 @@ Exit status: as `trace run` for the recorded run (0 ok, 1 entry crashed,
 5 deadlock, 124 cut at a limit, 130 interrupted); with --until-failure: 1 when a failing run was
 found and kept, 0 when every attempt succeeded; 2 trouble.")]
 pub struct Args {
-    /// Erlang source files (the first one's main/0 is the default entry)
-    #[arg(required = true, value_name = "FILE.erl")]
+    /// Erlang source files (the first one's main/0 is the default entry), or
+    /// a project directory laid out as rebar3 lays it out (give --entry)
+    #[arg(required = true, value_name = "FILE.erl|DIR")]
     pub files: Vec<PathBuf>,
     /// The call to start with, `Module:Function(Args)`
     #[arg(long, value_name = "CALL")]
@@ -116,10 +118,11 @@ fn human_bytes(n: u64) -> String {
 }
 
 pub fn run(args: Args) -> u8 {
-    let loaded = match crate::cmd::run::load_program(&args.files, &args.include) {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
+    let loaded =
+        match crate::cmd::run::load_program(&args.files, &args.include, args.entry.as_deref()) {
+            Ok(l) => l,
+            Err(code) => return code,
+        };
     let (entry, call) = match trace_runtime::entry(&loaded, args.entry.as_deref()) {
         Ok(e) => e,
         Err(msg) => {

@@ -13,6 +13,7 @@ use trace_runtime::{EndRule, LoadOptions, RunOptions, Runtime};
   trace run fixtures/seq/preprocessor/preprocessor.erl fixtures/seq/preprocessor/shapes.erl
   trace run server.erl client.erl --entry 'client:start(10)'
   trace run fixtures/papers/proxy_server.erl --schedulers 1
+  trace run myproject --entry 'myapp:main()'
 
 Program output goes to stdout. On stderr: a report for each process that
 crashed (as BEAM prints it), and, when processes are left waiting in receive
@@ -31,8 +32,9 @@ made); 5 a deadlock (with --strict: any process left waiting); 124 the run was
 cut at --time-limit or --max-events; 2 trouble (missing file, bad arguments);
 70 an internal error of the engine (a bug).")]
 pub struct Args {
-    /// Erlang source files (the first one's main/0 is the default entry)
-    #[arg(required = true, value_name = "FILE.erl")]
+    /// Erlang source files (the first one's main/0 is the default entry), or
+    /// a project directory laid out as rebar3 lays it out (give --entry)
+    #[arg(required = true, value_name = "FILE.erl|DIR")]
     pub files: Vec<PathBuf>,
     /// The call to start with, `Module:Function(Args)` with constant arguments
     #[arg(long, value_name = "CALL")]
@@ -53,8 +55,14 @@ pub struct Args {
     pub discarding_observer: bool,
 }
 
-/// Loads the program, reporting diagnostics; returns the exit status on failure.
-pub fn load_program(files: &[PathBuf], include: &[PathBuf]) -> Result<trace_runtime::Loaded, u8> {
+/// Loads the program (source files, or a project directory), reporting
+/// diagnostics; returns the exit status on failure. `entry`: the call the
+/// run starts with, when known.
+pub fn load_program(
+    files: &[PathBuf],
+    include: &[PathBuf],
+    entry: Option<&str>,
+) -> Result<trace_runtime::Loaded, u8> {
     // A log among the sources (its place swapped with a program's, or given
     // twice) would otherwise be read as Erlang text and fail in the lexer.
     if let Some(log) = files.iter().find(|f| trace_format::is_trace_log(f)) {
@@ -67,6 +75,8 @@ pub fn load_program(files: &[PathBuf], include: &[PathBuf]) -> Result<trace_runt
     }
     let opts = LoadOptions {
         include_paths: include.to_vec(),
+        entry: entry.map(str::to_string),
+        ..LoadOptions::default()
     };
     trace_runtime::load(files, &opts).map_err(|diags| {
         for d in &diags {
@@ -77,7 +87,7 @@ pub fn load_program(files: &[PathBuf], include: &[PathBuf]) -> Result<trace_runt
 }
 
 pub fn run(args: Args) -> u8 {
-    let loaded = match load_program(&args.files, &args.include) {
+    let loaded = match load_program(&args.files, &args.include, args.entry.as_deref()) {
         Ok(l) => l,
         Err(code) => return code,
     };

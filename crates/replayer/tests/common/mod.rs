@@ -21,7 +21,17 @@ pub fn quiet(schedulers: usize) -> RunOptions {
 
 /// Records `loaded` into `log`; returns the recording and what it printed.
 pub fn record(loaded: &Loaded, log: &Path, run: RunOptions) -> (Recording, Vec<u8>) {
-    let (entry, call) = trace_runtime::entry(loaded, None).unwrap();
+    record_from(loaded, None, log, run)
+}
+
+/// [`record`] from the call `entry` (the default: the first module's main/0).
+pub fn record_from(
+    loaded: &Loaded,
+    entry: Option<&str>,
+    log: &Path,
+    run: RunOptions,
+) -> (Recording, Vec<u8>) {
+    let (entry, call) = trace_runtime::entry(loaded, entry).unwrap();
     let cfg = RecordConfig {
         out: log.to_path_buf(),
         flags: RecordFlags::default(),

@@ -120,6 +120,12 @@ fn device(d: Option<&Term>) -> Result<Device, Fault> {
 
 fn write_dev(cx: &mut Ctx, d: Option<&Term>, text: &str) -> BifResult {
     let bytes = latin1_bytes(text);
+    // The group leader stands for standard output (an application master
+    // is the group leader of its application's processes, as in OTP).
+    let d = match d {
+        Some(Term::Pid(p)) if *p == cx.proc.group_leader => None,
+        other => other,
+    };
     match device(d)? {
         Device::Stdout => cx.output(&bytes)?,
         Device::Stderr => {

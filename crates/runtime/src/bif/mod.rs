@@ -1,7 +1,8 @@
 //! Built-in functions: the native part of `erlang`, `lists`, `maps`, `io`,
-//! `io_lib`, `string`, `math`, `timer`, `rand`, `ets`, `atomics`,
-//! `counters`, `persistent_term` and friends. (Higher-order
-//! library functions such as `lists:map/2`, and `proplists`, are written in
+//! `io_lib`, `string`, `math`, `timer`, `rand`, `code`, `ets`, `atomics`,
+//! `counters`, `persistent_term` and friends, and the system services the
+//! prelude's OTP modules use ([`system`]). (Higher-order library functions
+//! such as `lists:map/2`, `proplists` and OTP's behaviours are written in
 //! Erlang, in `prelude/`, and compiled like user code.)
 //!
 //! Every built-in is registered once in [`registry`] under `module:name/arity`
@@ -12,6 +13,7 @@
 pub mod atomics;
 pub mod binaries;
 pub mod binary;
+pub mod code;
 pub mod conversions;
 pub mod erlang;
 pub mod ets;
@@ -23,6 +25,7 @@ pub mod math;
 pub mod persistent_term;
 pub mod processes;
 pub mod strings;
+pub mod system;
 pub mod terms;
 pub mod unicode;
 
@@ -98,6 +101,8 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     binaries::register(&mut b);
     binary::register(&mut b);
     processes::register(&mut b);
+    code::register(&mut b);
+    system::register(&mut b);
     lists::register(&mut b);
     maps::register(&mut b);
     strings::register(&mut b);

@@ -121,7 +121,7 @@ pub fn release(
     );
     if let Some((h, data)) = given {
         let msg = transfer_message(&target, p.pid, data);
-        signals::send_message(p, rt, wk, h, msg);
+        signals::send_message(p, rt, wk, h, msg, None);
     }
     Release::Done
 }

@@ -44,6 +44,15 @@ pub fn finish(
     crate::ets::owner::release_all(&mut p, rt, wk);
     let reason = info.reason.clone();
     signals::emit(&mut p, rt, Event::Exit { reason: &reason });
+    // As on BEAM, the process's names are gone before its links and
+    // monitors hear of its end: a supervisor restarting it on the 'EXIT'
+    // can register the name again.
+    {
+        let mut names = rt.names.lock().unwrap_or_else(|e| e.into_inner());
+        if !names.is_empty() {
+            names.retain(|_, pid| *pid != p.pid);
+        }
+    }
     let from = p.pid;
     for l in std::mem::take(&mut p.links) {
         let out = SignalOut::Exit {
@@ -69,13 +78,6 @@ pub fn finish(
             reason: reason.clone(),
         });
     }
-    {
-        let mut names = rt.names.lock().unwrap_or_else(|e| e.into_inner());
-        if !names.is_empty() {
-            names.retain(|_, pid| *pid != p.pid);
-        }
-    }
-
     if let Some(o) = p.observer.as_mut() {
         o.slice_end();
     }

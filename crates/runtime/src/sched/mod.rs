@@ -218,6 +218,9 @@ pub struct Runtime {
     pub table: table::ProcTable,
     /// Registered names.
     pub names: Mutex<HashMap<Atom, Pid>>,
+    /// The run-wide store of the prelude's system services (see
+    /// `bif::system`): key-value pairs, compared exactly.
+    pub store: Mutex<crate::bif::system::Store>,
     next_pid: AtomicU64,
     pub spawned: AtomicU64,
     pub output: output::Output,
@@ -247,7 +250,10 @@ pub struct Runtime {
     pub start: Instant,
     pub entry_pid: Pid,
     /// Serialises reports on stderr.
-    stderr: Mutex<()>,
+    pub stderr: Mutex<()>,
+    /// A signal to a pid no process has had yet waits for that process
+    /// (replay: see `table`); otherwise it is dropped.
+    pub awaits_unborn: bool,
 }
 
 impl Runtime {
@@ -259,10 +265,12 @@ impl Runtime {
         out: Box<dyn std::io::Write + Send>,
     ) -> Runtime {
         let interrupt = opts.interrupt.clone().unwrap_or_default();
+        let awaits_unborn = director.forces_pids();
         Runtime {
             program,
             table: table::ProcTable::default(),
             names: Mutex::new(HashMap::new()),
+            store: Mutex::new(Default::default()),
             next_pid: AtomicU64::new(FIRST_PID),
             spawned: AtomicU64::new(0),
             output: output::Output::new(out),
@@ -287,6 +295,7 @@ impl Runtime {
             start: Instant::now(),
             entry_pid: Pid(FIRST_PID),
             stderr: Mutex::new(()),
+            awaits_unborn,
         }
     }
 

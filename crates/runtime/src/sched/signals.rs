@@ -8,7 +8,7 @@ use super::{Runtime, Worker};
 use crate::hooks::{Effect, Event, SignalOut, TimerTarget};
 use crate::process::{Message, MonitoredBy, MsgId, Process, Signal};
 use std::time::Instant;
-use trace_term::{atom, Pid, Term};
+use trace_term::{atom, Pid, Ref, Term};
 
 /// Reports an event of `p` to the hooks. A Director that rejects it stops
 /// the run (replay diverged) and the process is made to end.
@@ -26,9 +26,10 @@ pub fn emit(p: &mut Process, rt: &Runtime, ev: Event<'_>) {
 }
 
 /// Pushes a signal into `to`'s inbox and wakes it; false if `to` is not alive.
+/// In a replay, a signal to a process not spawned yet waits for it.
 pub fn deliver(rt: &Runtime, wk: Option<&Worker>, to: Pid, sig: Signal) -> bool {
     let Some(t) = rt.table.get(to) else {
-        return false;
+        return rt.awaits_unborn && rt.table.hold_for_unborn(to, sig);
     };
     if !t.push(sig) {
         return false;
@@ -37,8 +38,16 @@ pub fn deliver(rt: &Runtime, wk: Option<&Worker>, to: Pid, sig: Signal) -> bool 
     true
 }
 
-/// Sends message `payload` to `to` (a pid); the Send event carries its identity.
-pub fn send_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, payload: Term) {
+/// Sends message `payload` to `to` (a pid, or the creator of alias `via`);
+/// the Send event carries its identity.
+pub fn send_message(
+    p: &mut Process,
+    rt: &Runtime,
+    wk: &Worker,
+    to: Pid,
+    payload: Term,
+    via: Option<trace_term::Ref>,
+) {
     let id = p.next_signal_id();
     emit(
         p,
@@ -49,7 +58,7 @@ pub fn send_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, payload
             payload: &payload,
         },
     );
-    deliver(rt, Some(wk), to, Signal::Message { id, payload });
+    deliver(rt, Some(wk), to, Signal::Message { id, payload, via });
 }
 
 /// Gives `p`'s next non-message signal, to `to`, its identity and logs it
@@ -113,9 +122,8 @@ pub fn drain(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
         }
         match s {
             Signal::Wake => {}
-            Signal::Message { id, payload } => {
-                arrive(p, rt, id, payload);
-                grew = true;
+            Signal::Message { id, payload, via } => {
+                grew |= arrive(p, rt, id, payload, via);
             }
             other => {
                 if p.directed_signals {
@@ -138,7 +146,8 @@ fn chaos_defer(p: &mut Process, wk: &Worker, sigs: Vec<Signal>) -> Vec<Signal> {
     let mut now = Vec::with_capacity(sigs.len());
     let mut later = Vec::new();
     for s in sigs {
-        let Some(id) = s.id() else {
+        // What a process sends itself is in its mailbox at once, as on BEAM.
+        let Some(id) = s.id().filter(|id| id.sender != p.pid) else {
             now.push(s);
             continue;
         };
@@ -205,8 +214,8 @@ fn drain_pending(p: &mut Process, rt: &Runtime, want: MsgId) -> bool {
     for sig in s.take_arrivals() {
         match sig {
             Signal::Wake => {}
-            Signal::Message { id, payload } => {
-                arrive(p, rt, id, payload);
+            Signal::Message { id, payload, via } => {
+                arrive(p, rt, id, payload, via);
             }
             other => p.pending.push_back(other),
         }
@@ -214,10 +223,20 @@ fn drain_pending(p: &mut Process, rt: &Runtime, want: MsgId) -> bool {
     p.pending.iter().any(|s| s.id() == Some(want))
 }
 
-/// A message reaches `p`'s mailbox (logged as its delivery).
-fn arrive(p: &mut Process, rt: &Runtime, id: MsgId, payload: Term) {
-    p.mailbox.push_back(Message { id, payload });
+/// A message reaches `p`'s mailbox (logged as its delivery); false when it
+/// came through an alias that is no longer active and is dropped, as BEAM
+/// drops it. A replay keeps every message: its receives take exactly the
+/// logged ones, so one dropped in the recorded run is never taken, while
+/// dropping by the replay's own arrival times could lose one that was taken.
+fn arrive(p: &mut Process, rt: &Runtime, id: MsgId, payload: Term, via: Option<Ref>) -> bool {
+    if let Some(r) = via {
+        if !p.admit_alias(r) && p.director.is_none() {
+            return false;
+        }
+    }
+    p.mailbox.push_back(Message { id, payload, via });
     emit(p, rt, Event::Deliver { id });
+    true
 }
 
 /// Logs that `p` took the signal `id`, with `effect`.
@@ -256,7 +275,11 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
                 Effect::Converted => {
                     let msg =
                         Term::tuple(vec![Term::Atom(atom::EXIT_UPPER), Term::Pid(from), reason]);
-                    p.mailbox.push_back(Message { id, payload: msg });
+                    p.mailbox.push_back(Message {
+                        id,
+                        payload: msg,
+                        via: None,
+                    });
                     return true;
                 }
                 Effect::Killed => {
@@ -308,6 +331,7 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
             match held {
                 Some(i) => {
                     p.monitors.remove(i);
+                    p.end_monitor_alias(r);
                     signal_taken(p, rt, id, Effect::Converted);
                     let msg = Term::tuple(vec![
                         Term::Atom(atom::DOWN),
@@ -316,7 +340,11 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
                         shown.unwrap_or(Term::Pid(from)),
                         reason,
                     ]);
-                    p.mailbox.push_back(Message { id, payload: msg });
+                    p.mailbox.push_back(Message {
+                        id,
+                        payload: msg,
+                        via: None,
+                    });
                     true
                 }
                 None => {
@@ -326,10 +354,7 @@ pub fn take(p: &mut Process, rt: &Runtime, _wk: &Worker, sig: Signal) -> bool {
                 }
             }
         }
-        Signal::Message { id, payload } => {
-            arrive(p, rt, id, payload);
-            true
-        }
+        Signal::Message { id, payload, via } => arrive(p, rt, id, payload, via),
         Signal::Wake => false,
     }
 }
@@ -390,7 +415,16 @@ pub fn fire_timer(rt: &Runtime, action: TimerAction) {
                 },
                 None => to,
             };
-            deliver(rt, None, to, Signal::Message { id, payload });
+            deliver(
+                rt,
+                None,
+                to,
+                Signal::Message {
+                    id,
+                    payload,
+                    via: None,
+                },
+            );
         }
     }
 }

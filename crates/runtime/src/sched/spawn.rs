@@ -159,6 +159,7 @@ pub fn spawn(
     let mut path = p.path.clone();
     path.push(p.children);
     let (shared, mut body) = new_process(rt, pid, fun, slots, path, initial, Some(p.pid))?;
+    body.group_leader = p.group_leader;
     if link {
         p.add_link(pid);
         body.add_link(p.pid);

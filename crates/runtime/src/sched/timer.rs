@@ -133,6 +133,11 @@ impl Timers {
             _ => None,
         };
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        // The timer thread sleeps until the heap's earliest deadline: it
+        // needs waking only for an earlier one. (A receive with a long
+        // `after` armed and cancelled per message, as gen_server:call's
+        // 5 s, would otherwise wake it every time.)
+        let earlier = s.heap.peek().is_none_or(|Reverse(e)| at < e.at);
         s.heap.push(Reverse(Entry { at, id, action }));
         s.live.insert(id, Live { at, key, dest });
         if let Some(r) = key {
@@ -142,7 +147,9 @@ impl Timers {
             s.by_dest.entry(d).or_default().push(id);
         }
         drop(s);
-        self.cv.notify_one();
+        if earlier {
+            self.cv.notify_one();
+        }
         id
     }
 

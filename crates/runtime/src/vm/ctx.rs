@@ -82,10 +82,17 @@ impl<'a> Ctx<'a> {
         Ok(v.as_pid())
     }
 
-    /// `Dest ! Msg` for a pid, a registered name, or `{Name, Node}`.
+    /// `Dest ! Msg` for a pid, a registered name, `{Name, Node}`, or an
+    /// alias (a reference: the message goes to the process that made it,
+    /// which keeps it only if the alias is still active when it arrives).
     pub fn send(&mut self, dest: &Term, msg: Term) -> Result<(), Fault> {
+        let mut via = None;
         let to = match dest {
             Term::Pid(p) => *p,
+            Term::Ref(r) => {
+                via = Some(*r);
+                Pid(r.creator())
+            }
             Term::Atom(name) => match self.whereis(*name)? {
                 Some(p) => p,
                 None => return Err(badarg()),
@@ -104,7 +111,7 @@ impl<'a> Ctx<'a> {
             _ => return Err(badarg()),
         };
         self.before_event()?;
-        signals::send_message(self.proc, self.rt, self.wk, to, msg);
+        signals::send_message(self.proc, self.rt, self.wk, to, msg, via);
         Ok(())
     }
 

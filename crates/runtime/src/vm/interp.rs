@@ -1288,6 +1288,18 @@ fn call_bif(
             Next::Raise(raise::explicit(p, fun, pc, class, reason, trace))
         }
         Err(Fault::Apply(target, argv)) => apply(p, rt, wk, prog, fun, pc, base, target, argv, ret),
+        Err(Fault::Hibernate(m, f, argv)) => {
+            // Nothing is returned to and nothing catches: the continuation
+            // runs in place of the whole stack (a tail call from its bottom).
+            p.frames.clear();
+            p.handlers.clear();
+            let wake = Apply::Mfa(
+                Atom::intern("trace_prelude"),
+                Atom::intern("hibernate_wake"),
+            );
+            let args = vec![Term::Atom(m), Term::Atom(f), Term::list(argv)];
+            apply(p, rt, wk, prog, fun, pc, base, wake, args, Ret::Tail)
+        }
         Err(Fault::Retry) => {
             // Run this instruction again later.
             p.pc = pc as u32 - 1;

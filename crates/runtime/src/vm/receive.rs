@@ -205,6 +205,7 @@ pub fn accept(p: &mut Process, rt: &Runtime) -> Result<(), SliceEnd> {
     p.cursor = 0;
     p.deadline = None;
     p.recv_mode = RecvMode::FirstMatch;
+    let via = m.via;
     if p.observer.is_some() || p.director.is_some() {
         let payload = std::mem::replace(&mut p.regs[slot], Term::Nil);
         signals::emit(
@@ -219,9 +220,34 @@ pub fn accept(p: &mut Process, rt: &Runtime) -> Result<(), SliceEnd> {
     } else {
         p.events += 1;
     }
+    if let Some(r) = via {
+        reply_demonitor(p, rt, r);
+    }
     match killed(p) {
         Some(Step::End(e)) => Err(e),
         _ => Ok(()),
+    }
+}
+
+/// A message received through the alias of a `{alias, reply_demonitor}`
+/// monitor ends the monitor. (BEAM ends it when the message arrives; the
+/// engine when it is received, a point of the process's own run that a
+/// replay reproduces.)
+fn reply_demonitor(p: &mut Process, rt: &Runtime, r: trace_term::Ref) {
+    if !p.reply_demonitors.contains(&r) {
+        return;
+    }
+    p.reply_demonitors.retain(|x| *x != r);
+    p.aliases.retain(|(a, _)| *a != r);
+    if let Some(i) = p.monitors.iter().position(|(x, _)| *x == r) {
+        let (_, target) = p.monitors.remove(i);
+        let id = signals::log_signal(p, rt, target, crate::hooks::SignalOut::Demonitor);
+        signals::deliver(
+            rt,
+            None,
+            target,
+            crate::process::Signal::Demonitor { id, r },
+        );
     }
 }
 

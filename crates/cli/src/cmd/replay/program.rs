@@ -23,7 +23,8 @@ pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
     for w in reader.warnings() {
         eprintln!("trace replay: {}: warning: {w}", log.display());
     }
-    let loaded = match crate::cmd::run::load_program(sources, &args.include) {
+    let entry = reader.header().entry.clone();
+    let loaded = match crate::cmd::run::load_program(sources, &args.include, Some(&entry)) {
         Ok(l) => l,
         Err(code) => return code,
     };

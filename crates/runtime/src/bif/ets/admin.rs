@@ -221,7 +221,7 @@ fn give_away(cx: &mut Ctx, a: &[Term]) -> BifResult {
         },
     )?;
     let msg = transfer_message(&tab, cx.proc.pid, data);
-    signals::send_message(cx.proc, cx.rt, cx.wk, to, msg);
+    signals::send_message(cx.proc, cx.rt, cx.wk, to, msg, None);
     Ok(Term::TRUE)
 }
 

@@ -89,6 +89,14 @@ fn monotonic(cx: &mut Ctx, unit: &Term) -> BifResult {
     cx.nondet(NondetKind::MonotonicTime, scale(ns, pps))
 }
 
+/// `erlang:monotonic_time(millisecond)` (a nondeterministic result).
+pub(super) fn monotonic_ms(cx: &mut Ctx) -> Result<i64, Fault> {
+    match monotonic(cx, &Term::atom("millisecond"))? {
+        Term::Int(v) => Ok(v),
+        _ => Err(badarg()),
+    }
+}
+
 fn now_ns() -> i128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)

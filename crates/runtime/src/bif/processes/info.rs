@@ -94,7 +94,7 @@ fn info_item(cx: &Ctx, v: &View, item: Atom) -> Result<Term, Fault> {
             Term::Atom(p.initial.1),
             Term::Int(p.initial.2 as i64),
         ]),
-        "group_leader" => Term::Pid(Pid(0)),
+        "group_leader" => Term::Pid(p.group_leader),
         "heap_size" | "total_heap_size" | "stack_size" | "reductions" | "memory" => Term::Int(0),
         "priority" => Term::atom("normal"),
         _ => return Err(badarg()),
@@ -105,6 +105,12 @@ fn info_item(cx: &Ctx, v: &View, item: Atom) -> Result<Term, Fault> {
 /// The answer for `items` (an atom or a list of atoms) about `v`.
 fn answer(cx: &Ctx, v: &View, items: &Term) -> Result<Term, Fault> {
     match items {
+        // BEAM answers `[]`, not `{registered_name, []}`, for a process
+        // without a name asked for that item alone.
+        Term::Atom(item) if item.name() == "registered_name" => match info_item(cx, v, *item)? {
+            t if matches!(t.as_tuple(), Some([_, Term::Nil])) => Ok(Term::Nil),
+            t => Ok(t),
+        },
         Term::Atom(item) => info_item(cx, v, *item),
         Term::Cons(_) | Term::Nil => {
             let mut out = Vec::new();
@@ -179,6 +185,8 @@ fn other(cx: &Ctx, pid: Pid, items: &Term) -> Result<Option<Term>, Fault> {
     {
         use crate::process::Signal;
         match s {
+            // A message through an alias is counted though it may yet be
+            // dropped on arrival (the alias's state is the target's own).
             Signal::Message { payload, .. } => v.arrived.push(payload.clone()),
             Signal::Link { id } if !v.links.contains(&id.sender) => v.links.push(id.sender),
             Signal::Unlink { id } => v.links.retain(|l| *l != id.sender),

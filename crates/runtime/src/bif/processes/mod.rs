@@ -6,6 +6,7 @@
 //! queries ([`clock`]). Every event and nondeterministic result goes
 //! through [`Ctx`], so the hooks see it.
 
+mod aliases;
 pub(crate) mod clock;
 mod dictionary;
 mod info;
@@ -108,9 +109,17 @@ pub fn register(b: &mut Builder) {
     b.proc(e, "!", 2, send, 0);
     b.proc(e, "send", 2, send, 0);
     b.proc(e, "send", 3, |cx, a| send(cx, &a[..2]), 0);
-    b.proc(e, "group_leader", 0, |_, _| Ok(Term::Pid(Pid(0))), AUTO);
+    b.proc(
+        e,
+        "group_leader",
+        0,
+        |cx, _| Ok(Term::Pid(cx.proc.group_leader)),
+        AUTO,
+    );
+    b.proc(e, "group_leader", 2, group_leader2, AUTO);
     b.proc(e, "yield", 0, |_, _| Err(Fault::Yield(Term::TRUE)), 0);
     b.proc(e, "garbage_collect", 0, |_, _| Ok(Term::TRUE), AUTO);
+    aliases::register(b);
     registry::register(b);
     dictionary::register(b);
     info::register(b);
@@ -135,11 +144,52 @@ fn spawn(cx: &mut Ctx, t: Target, link: bool, monitor: bool) -> BifResult {
     })
 }
 
+/// `spawn_opt`: `link` and `monitor` act; the memory and scheduling options
+/// OTP code passes (`priority`, heap sizes, `fullsweep_after`,
+/// `message_queue_data`) are checked and have no effect, as the engine has
+/// no such knobs; anything else is `badarg`, as on BEAM.
 fn spawn_opt(cx: &mut Ctx, t: Target, opts: &Term) -> BifResult {
     let opts = opts.to_vec().ok_or_else(badarg)?;
-    let link = opts.iter().any(|o| o.is_atom(atom::LINK));
-    let monitor = opts.iter().any(|o| o.is_atom(atom::MONITOR));
+    let (mut link, mut monitor) = (false, false);
+    for o in &opts {
+        match o {
+            Term::Atom(atom::LINK) => link = true,
+            Term::Atom(atom::MONITOR) => monitor = true,
+            _ => check_spawn_option(o)?,
+        }
+    }
     spawn(cx, t, link, monitor)
+}
+
+fn check_spawn_option(o: &Term) -> Result<(), Fault> {
+    let Some([Term::Atom(k), v]) = o.as_tuple() else {
+        return Err(badarg());
+    };
+    let ok = match k.name() {
+        "priority" => matches!(
+            v.as_atom().map(|a| a.name()),
+            Some("low" | "normal" | "high" | "max")
+        ),
+        "fullsweep_after" | "min_heap_size" | "min_bin_vheap_size" => {
+            matches!(v, Term::Int(n) if *n >= 0)
+        }
+        "max_heap_size" => matches!(v, Term::Int(n) if *n >= 0) || matches!(v, Term::Map(_)),
+        "message_queue_data" => {
+            matches!(v.as_atom().map(|a| a.name()), Some("off_heap" | "on_heap"))
+        }
+        "async_dist" => matches!(v, Term::Atom(atom::TRUE | atom::FALSE)),
+        "monitor" => {
+            return Err(Fault::Unsupported(
+                "spawn_opt with {monitor, Options} is not implemented by trace".into(),
+            ))
+        }
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(badarg())
+    }
 }
 
 pub(super) fn pid_arg(t: &Term) -> Result<Pid, Fault> {
@@ -197,7 +247,7 @@ fn unlink(cx: &mut Ctx, a: &[Term]) -> BifResult {
     Ok(Term::TRUE)
 }
 
-fn monitor(cx: &mut Ctx, a: &[Term]) -> BifResult {
+pub(super) fn monitor(cx: &mut Ctx, a: &[Term]) -> BifResult {
     if !a[0].is_atom(atom::PROCESS) {
         return Err(badarg());
     }
@@ -257,6 +307,7 @@ fn demonitor(cx: &mut Ctx, r: &Term, opts: &Term) -> BifResult {
     let result = match held {
         Some(i) => {
             let (_, target) = cx.proc.monitors.remove(i);
+            cx.proc.end_monitor_alias(*r);
             if target != cx.proc.pid {
                 let rr = *r;
                 cx.signal(target, SignalOut::Demonitor, |id| Signal::Demonitor {
@@ -324,6 +375,21 @@ fn process_flag(cx: &mut Ctx, a: &[Term]) -> BifResult {
         },
         _ => Err(badarg()),
     }
+}
+
+/// `group_leader(Leader, Pid)`: a process may set its own group leader (as
+/// an application master does before it starts the application); another
+/// process's would need a signal the engine does not have.
+fn group_leader2(cx: &mut Ctx, a: &[Term]) -> BifResult {
+    let (leader, pid) = (pid_arg(&a[0])?, pid_arg(&a[1])?);
+    if pid != cx.proc.pid {
+        return Err(Fault::Unsupported(
+            "erlang:group_leader/2 for another process than the caller is not implemented by trace"
+                .into(),
+        ));
+    }
+    cx.proc.group_leader = leader;
+    Ok(Term::TRUE)
 }
 
 fn is_process_alive(cx: &mut Ctx, a: &[Term]) -> BifResult {

@@ -16,9 +16,12 @@ pub fn register(b: &mut Builder) {
     let e = "erlang";
     b.proc(e, "send_after", 3, |cx, a| send_after(cx, a, false), 0);
     b.proc(e, "start_timer", 3, |cx, a| send_after(cx, a, true), 0);
+    b.proc(e, "send_after", 4, |cx, a| send_after4(cx, a, false), 0);
+    b.proc(e, "start_timer", 4, |cx, a| send_after4(cx, a, true), 0);
     b.proc(e, "cancel_timer", 1, cancel_timer, 0);
-    b.proc(e, "cancel_timer", 2, cancel_timer, 0);
+    b.proc(e, "cancel_timer", 2, cancel_timer2, 0);
     b.proc(e, "read_timer", 1, read_timer, 0);
+    b.proc(e, "read_timer", 2, read_timer2, 0);
     b.pure("trace_prelude", "timer_ref", 1, timer_ref, 0);
     b.pure("trace_prelude", "timer_process", 1, timer_process, 0);
 }
@@ -81,6 +84,65 @@ fn send_after(cx: &mut Ctx, a: &[Term], wrap: bool) -> BifResult {
         Some(r),
     );
     Ok(Term::Ref(r))
+}
+
+/// `send_after/4`, `start_timer/4`: `[{abs, true}]` makes the time an
+/// absolute point of `erlang:monotonic_time(millisecond)`.
+fn send_after4(cx: &mut Ctx, a: &[Term], wrap: bool) -> BifResult {
+    let mut abs = false;
+    for o in a[3].to_vec().ok_or_else(badarg)? {
+        match o.as_tuple() {
+            Some([Term::Atom(k), Term::Atom(v @ (atom::TRUE | atom::FALSE))])
+                if k.name() == "abs" =>
+            {
+                abs = *v == atom::TRUE
+            }
+            _ => return Err(badarg()),
+        }
+    }
+    if !abs {
+        return send_after(cx, &a[..3], wrap);
+    }
+    let Term::Int(at) = a[0] else {
+        return Err(badarg());
+    };
+    let now = super::clock::monotonic_ms(cx)?;
+    let ms = Term::Int(at.saturating_sub(now).max(0));
+    send_after(cx, &[ms, a[1].clone(), a[2].clone()], wrap)
+}
+
+/// `Options` of `cancel_timer/2` and `read_timer/2`: `{async, false}` and
+/// `{info, Bool}`; an asynchronous answer (a message) is not implemented.
+fn timer_options(opts: &Term, allow_info: bool) -> Result<bool, Fault> {
+    let mut info = true;
+    for o in opts.to_vec().ok_or_else(badarg)? {
+        match o.as_tuple() {
+            Some([Term::Atom(k), Term::Atom(v @ (atom::TRUE | atom::FALSE))]) => {
+                match k.name() {
+                    "async" if *v == atom::TRUE => return Err(Fault::Unsupported(
+                        "erlang timer functions with {async, true} are not implemented by trace"
+                            .into(),
+                    )),
+                    "async" => {}
+                    "info" if allow_info => info = *v == atom::TRUE,
+                    _ => return Err(badarg()),
+                }
+            }
+            _ => return Err(badarg()),
+        }
+    }
+    Ok(info)
+}
+
+fn cancel_timer2(cx: &mut Ctx, a: &[Term]) -> BifResult {
+    let info = timer_options(&a[1], true)?;
+    let v = cancel_timer(cx, &a[..1])?;
+    Ok(if info { v } else { Term::OK })
+}
+
+fn read_timer2(cx: &mut Ctx, a: &[Term]) -> BifResult {
+    timer_options(&a[1], false)?;
+    read_timer(cx, &a[..1])
 }
 
 fn find_timer(cx: &mut Ctx, r: &Term) -> Option<u64> {
