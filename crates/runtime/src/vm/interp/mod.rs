@@ -1,16 +1,16 @@
 //! The instruction loop. [`run_slice`] fetches each instruction and hands it
-//! to its function, each family of instructions in a module of its own over
-//! the loop's state ([`Vm`]): moves, construction and destructuring of terms
-//! (`data`), operators (`ops`), tests and jumps (`branch`), calls and
-//! returns (`call`; what a fun or run-time call reaches in `callee`, built-ins
-//! and `apply` in `bif_call`), exceptions
-//! (`except`), receive (`recv`) and binaries (`bin`).
+//! to its function; each family of instructions is a module of functions
+//! over the loop's state (`Vm`): moves, construction and destructuring of
+//! terms (`data`), operators (`ops`), tests and jumps (`branch`), calls and
+//! returns (`call`, with what a fun or run-time call reaches in `callee` and
+//! built-ins and `apply` in `bif_call`), exceptions (`except`), receive
+//! (`recv`) and binaries (`bin`).
 //!
-//! The instructions' functions are `#[inline(always)]` and the loop's
+//! The instructions' functions are `#[inline(always)]` and `exec`'s
 //! `match` is the only dispatch: after inlining, the state's fields live in
 //! registers and each instruction's code sits in its arm, as if the loop
-//! were written in one piece. (A `match` per family behind one per family
-//! group would cost a second dispatch per instruction: LLVM does not fold
+//! were written in one piece. (A `match` on the family followed by one in
+//! the family costs a second dispatch per instruction: LLVM does not fold
 //! the two.)
 
 mod bif_call;
