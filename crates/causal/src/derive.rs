@@ -105,23 +105,7 @@ pub(crate) fn derive_slots(
     mut run: impl FnMut(Slot, u32, u32),
 ) -> DeriveOutcome {
     let n = model.procs.len();
-    let mut prog: Vec<Progress> = model
-        .procs
-        .iter()
-        .enumerate()
-        .map(|(s, p)| Progress {
-            receipts: model.receipts_of(s as Slot),
-            spawns: model.spawns_of(s as Slot),
-            deps: model.deps.get(s).map_or(&[][..], Vec::as_slice),
-            d: 0,
-            cursor: 0,
-            end: limit.map_or(p.events, |l| l[s].min(p.events)) as u32,
-            r: 0,
-            k: 0,
-            sent: 0,
-            started: false,
-        })
-        .collect();
+    let mut prog = progress(model, limit);
     let mut waiters = Waiters::new(n);
     // Processes waiting for another's event (a dependency), by the number
     // of that process's events run so far.
@@ -131,33 +115,12 @@ pub(crate) fn derive_slots(
     // of the state so that it stays in cache, and side by side so that a
     // receipt reads one line.
     let mut published: Vec<[u32; 2]> = model.sent.iter().map(|&t| [0, t]).collect();
-    let mut ready: VecDeque<Slot> = VecDeque::new();
-    // Processes no spawn created start at once: the entry process first.
-    for (s, st) in prog.iter_mut().enumerate() {
-        if model.spawned_by[s].is_none() {
-            st.started = true;
-            ready.push_back(s as Slot);
-        }
-    }
+    let mut ready = roots(model, &mut prog);
     let mut ordered = 0u64;
     // First in, first out, with what a process's run reads asked for in
     // advance: the run of a process starts with a cache miss otherwise.
-    // Two stages: the state of a process a few places ahead, then the
-    // receipt and signal of one nearer (whose state was asked for then).
     while let Some(p) = ready.pop_front() {
-        if let Some(&q) = ready.get(AHEAD_STATE) {
-            prefetch(&prog[q as usize]);
-        }
-        if let Some(&q) = ready.get(AHEAD_ARRAYS) {
-            let next = &prog[q as usize];
-            prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
-            prefetch(
-                model
-                    .signals_of(q)
-                    .as_ptr()
-                    .wrapping_add(next.sent as usize),
-            );
-        }
+        prefetch_ahead(model, &prog, &ready);
         let st = &prog[p as usize];
         let (recs, spawns, deps) = (st.receipts, st.spawns, st.deps);
         let (mut cur, end, total) = (st.cursor, st.end, published[p as usize][1]);
@@ -259,6 +222,60 @@ pub(crate) fn derive_slots(
         ordered,
         cycles,
         behind,
+    }
+}
+
+/// Each process's progress before the derivation: nothing run, up to its
+/// last event (or `limit`'s).
+fn progress<'m>(model: &'m Model, limit: Option<&[u64]>) -> Vec<Progress<'m>> {
+    model
+        .procs
+        .iter()
+        .enumerate()
+        .map(|(s, p)| Progress {
+            receipts: model.receipts_of(s as Slot),
+            spawns: model.spawns_of(s as Slot),
+            deps: model.deps.get(s).map_or(&[][..], Vec::as_slice),
+            d: 0,
+            cursor: 0,
+            end: limit.map_or(p.events, |l| l[s].min(p.events)) as u32,
+            r: 0,
+            k: 0,
+            sent: 0,
+            started: false,
+        })
+        .collect()
+}
+
+/// Processes no spawn created start at once: the entry process first.
+fn roots(model: &Model, prog: &mut [Progress]) -> VecDeque<Slot> {
+    let mut ready = VecDeque::new();
+    for (s, st) in prog.iter_mut().enumerate() {
+        if model.spawned_by[s].is_none() {
+            st.started = true;
+            ready.push_back(s as Slot);
+        }
+    }
+    ready
+}
+
+/// Asks for what the runs of processes soon to come read: the state of
+/// one a few places ahead, the receipt and signal of a nearer one (whose
+/// state was asked for then).
+#[inline(always)]
+fn prefetch_ahead(model: &Model, prog: &[Progress], ready: &VecDeque<Slot>) {
+    if let Some(&q) = ready.get(AHEAD_STATE) {
+        prefetch(&prog[q as usize]);
+    }
+    if let Some(&q) = ready.get(AHEAD_ARRAYS) {
+        let next = &prog[q as usize];
+        prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
+        prefetch(
+            model
+                .signals_of(q)
+                .as_ptr()
+                .wrapping_add(next.sent as usize),
+        );
     }
 }
 

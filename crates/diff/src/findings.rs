@@ -37,8 +37,7 @@ pub(crate) fn report(
     opts: &Options,
     mut notes: Vec<String>,
 ) -> (Diff, [bool; 2]) {
-    let (runs, matching): ([&Run<'_>; 2], &Matching) = (pass.runs, pass.matching);
-    let headers = [runs[0].reader.header(), runs[1].reader.header()];
+    let runs = pass.runs;
     let mut names_wrong = [false, false];
     let mut warnings: Vec<(usize, Warning)> = Vec::new();
     for (x, run) in runs.iter().enumerate() {
@@ -49,49 +48,97 @@ pub(crate) fn report(
         names_wrong[1] |= o.names_wrong[1];
         warnings.extend(o.warnings.iter().cloned());
     }
+    let mut tally = tally(pass, outcomes);
+    let roots = roots(pass, &mut tally, opts);
+    let summaries = [0, 1].map(|x| {
+        let r = runs[x].reader;
+        RunSummary {
+            entry: r.header().entry.clone(),
+            processes: r.processes().len() as u64,
+            events: r.event_count(),
+            complete: complete(r),
+        }
+    });
+    add_notes(&mut notes, pass, opts, &summaries);
+    let diff = Diff {
+        runs: summaries,
+        level: Level {
+            ignore_payloads: opts.ignore_payloads,
+            abstractions: opts
+                .abstractions
+                .iter()
+                .map(|a| a.text().to_string())
+                .collect(),
+            observe: opts.observe.clone(),
+        },
+        processes: tally.processes,
+        events: tally.events,
+        only_in: tally.only_in,
+        differences: tally.differences,
+        roots,
+        notes,
+        warnings,
+    };
+    (diff, names_wrong)
+}
 
-    let mut differences = Vec::new();
-    let mut only_in = Vec::new();
-    let mut processes = 0u64;
-    let mut events = [0u64; 2];
-    // Per run: each whole log read, and the first differences, for the roots.
-    let mut totals: [Vec<Option<Cut>>; 2] = [0, 1].map(|x| vec![None; runs[x].procs.len()]);
+/// What the pairs' outcomes add up to, and what the walk for roots starts from.
+struct Tally {
+    differences: Vec<ProcessDiff>,
+    only_in: Vec<OnlyIn>,
+    processes: u64,
+    events: [u64; 2],
+    /// Per run and process slot: the whole log read.
+    totals: [Vec<Option<Cut>>; 2],
+    /// Per run: the first differences (pair, where, position among the
+    /// compared events), for the roots.
+    candidates: [Vec<(u32, Candidate, u64)>; 2],
+}
+
+/// The differences per process, the processes one run only has, and the
+/// first differences of each run.
+fn tally(pass: &Pass<'_>, outcomes: &[PairOutcome]) -> Tally {
+    let (runs, matching): ([&Run<'_>; 2], &Matching) = (pass.runs, pass.matching);
+    let mut t = Tally {
+        differences: Vec::new(),
+        only_in: Vec::new(),
+        processes: 0,
+        events: [0, 0],
+        totals: [0, 1].map(|x| vec![None; runs[x].procs.len()]),
+        candidates: [Vec::new(), Vec::new()],
+    };
     for o in outcomes {
         let slots = matching.pairs[o.pair as usize].slot;
-        for x in 0..2 {
-            if let Some(s) = slots[x] {
-                totals[x][s as usize] = match (&o.compared, o.alone) {
+        for (x, slot) in slots.into_iter().enumerate() {
+            if let Some(s) = slot {
+                t.totals[x][s as usize] = match (&o.compared, o.alone) {
                     (Some(c), _) => c.read[x],
                     (None, alone) => alone,
                 };
             }
         }
     }
-    let mut candidates: [Vec<(u32, Candidate, u64)>; 2] = [Vec::new(), Vec::new()];
     for o in outcomes {
         let pair = &matching.pairs[o.pair as usize];
         match &o.compared {
             Some(c) => {
-                processes += 1;
-                events[0] += c.events[0];
-                events[1] += c.events[1];
+                t.processes += 1;
+                t.events[0] += c.events[0];
+                t.events[1] += c.events[1];
                 let Some(f) = &c.first else { continue };
                 let slots = pair.slot.map(|s| s.expect("compared pairs have both"));
-                for x in 0..2 {
+                for (x, slot) in slots.into_iter().enumerate() {
                     if let Some(it) = f.item[x] {
                         let before = Cut {
                             events: it.index,
                             signals: it.signals,
                             spawns: it.spawns,
                         };
-                        let c = Candidate {
-                            slot: slots[x],
-                            before,
-                        };
-                        candidates[x].push((o.pair, c, f.position));
+                        let c = Candidate { slot, before };
+                        t.candidates[x].push((o.pair, c, f.position));
                     }
                 }
-                differences.push(ProcessDiff {
+                t.differences.push(ProcessDiff {
                     name: matching.name(o.pair),
                     pids: [0, 1].map(|x| runs[x].pid(slots[x])),
                     events: c.events,
@@ -111,9 +158,9 @@ pub(crate) fn report(
                         slot: s,
                         before: Cut::default(),
                     };
-                    candidates[x].push((o.pair, c, 0));
+                    t.candidates[x].push((o.pair, c, 0));
                 }
-                only_in.push(OnlyIn {
+                t.only_in.push(OnlyIn {
                     run: x,
                     name: matching.name(o.pair),
                     pid: runs[x].pid(s),
@@ -122,14 +169,20 @@ pub(crate) fn report(
             }
         }
     }
+    t
+}
 
-    // Roots, per run; a pair is a root divergence if it is one in either run.
+/// The root divergences, walked in each run; a pair is one if it is one in
+/// either run. Each comes with its context from both runs.
+fn roots(pass: &Pass<'_>, tally: &mut Tally, opts: &Options) -> Vec<Root> {
+    let (runs, matching): ([&Run<'_>; 2], &Matching) = (pass.runs, pass.matching);
     let mut found: Vec<Found> = Vec::new();
     let mut found_at: HashMap<u32, usize> = HashMap::new();
-    for x in 0..2 {
-        let cands: Vec<Candidate> = candidates[x].iter().map(|c| c.1).collect();
-        let mut walker = Walker::new(runs[x], &cands, std::mem::take(&mut totals[x]));
-        for (pair, c, position) in &candidates[x] {
+    for (x, run) in runs.into_iter().enumerate() {
+        let candidates = &tally.candidates[x];
+        let cands: Vec<Candidate> = candidates.iter().map(|c| c.1).collect();
+        let mut walker = Walker::new(run, &cands, std::mem::take(&mut tally.totals[x]));
+        for (pair, c, position) in candidates {
             let root = walker.is_root(c);
             let at = *found_at.entry(*pair).or_insert_with(|| {
                 found.push(Found {
@@ -146,7 +199,7 @@ pub(crate) fn report(
     }
     found.retain(|r| r.root_in != [false, false]);
     found.sort_by_key(|r| r.pair);
-    let roots = found
+    found
         .into_iter()
         .map(
             |Found {
@@ -175,8 +228,18 @@ pub(crate) fn report(
                 }
             },
         )
-        .collect();
+        .collect()
+}
 
+/// The notes on what was not compared, and on logs cut short.
+fn add_notes(
+    notes: &mut Vec<String>,
+    pass: &Pass<'_>,
+    opts: &Options,
+    summaries: &[RunSummary; 2],
+) {
+    let runs = pass.runs;
+    let headers = [runs[0].reader.header(), runs[1].reader.header()];
     if !opts.ignore_payloads {
         for x in 0..2 {
             if !headers[x].options.payloads {
@@ -205,7 +268,8 @@ pub(crate) fn report(
                 .into(),
         );
     }
-    let unnamed = matching
+    let unnamed = pass
+        .matching
         .pairs
         .iter()
         .filter(|p| matches!(p.naming, Naming::Pid(_)))
@@ -215,15 +279,6 @@ pub(crate) fn report(
             "{unnamed} process(es) no spawn in the logs creates have no symbolic name: matched by raw pid"
         ));
     }
-    let summaries = [0, 1].map(|x| {
-        let r = runs[x].reader;
-        RunSummary {
-            entry: r.header().entry.clone(),
-            processes: r.processes().len() as u64,
-            events: r.event_count(),
-            complete: complete(r),
-        }
-    });
     for x in 0..2 {
         if !summaries[x].complete {
             notes.push(format!(
@@ -232,24 +287,4 @@ pub(crate) fn report(
             ));
         }
     }
-    let diff = Diff {
-        runs: summaries,
-        level: Level {
-            ignore_payloads: opts.ignore_payloads,
-            abstractions: opts
-                .abstractions
-                .iter()
-                .map(|a| a.text().to_string())
-                .collect(),
-            observe: opts.observe.clone(),
-        },
-        processes,
-        events,
-        only_in,
-        differences,
-        roots,
-        notes,
-        warnings,
-    };
-    (diff, names_wrong)
 }

@@ -1,18 +1,9 @@
 //! From an AST pattern to a [`Pattern`].
 
+use crate::Pattern;
 use std::collections::HashMap;
 use trace_syntax::ast::{BinOp, Expr, ExprKind, IntLit, UnOp};
 use trace_term::{Atom, BigInt, Term};
-
-/// A compiled pattern.
-#[derive(Clone, Debug)]
-pub struct Pattern {
-    pub(crate) node: Node,
-    /// Variable names, indexed by their number.
-    pub(crate) vars: Vec<String>,
-    /// The quick test on ETF bytes (see `etf.rs`).
-    pub(crate) quick: crate::etf::Quick,
-}
 
 #[derive(Clone, Debug)]
 pub(crate) enum Node {
@@ -45,18 +36,6 @@ impl std::fmt::Display for PatternError {
 }
 
 impl std::error::Error for PatternError {}
-
-impl Pattern {
-    /// The pattern's variable names, in order of first appearance.
-    pub fn variables(&self) -> &[String] {
-        &self.vars
-    }
-
-    /// The number of a variable, if the pattern has it.
-    pub fn var_index(&self, name: &str) -> Option<usize> {
-        self.vars.iter().position(|v| v == name)
-    }
-}
 
 /// Parses and compiles a pattern written as text (e.g. a command-line argument).
 pub fn compile_str(text: &str) -> Result<Pattern, PatternError> {

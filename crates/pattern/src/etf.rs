@@ -7,7 +7,7 @@
 //! term is rejected only when it surely differs, and accepted for sure only
 //! when the pattern binds nothing and the program read all it fixes.
 
-use crate::compile::{Node, Pattern};
+use crate::compile::Node;
 use trace_term::etf::{
     ATOM_EXT, ATOM_UTF8_EXT, BINARY_EXT, BIT_BINARY_EXT, COMPRESSED, FLOAT_EXT, INTEGER_EXT,
     LARGE_BIG_EXT, LARGE_TUPLE_EXT, LIST_EXT, MAP_EXT, NEWER_REFERENCE_EXT, NEW_FLOAT_EXT,
@@ -143,7 +143,7 @@ enum Op {
 pub struct Quick {
     ops: Vec<Op>,
     /// Passing every op proves a match.
-    decides: bool,
+    pub(crate) decides: bool,
 }
 
 impl Quick {
@@ -297,32 +297,18 @@ fn run(q: &Quick, b: &[u8]) -> Result<(), Stop> {
     Ok(())
 }
 
-impl Pattern {
-    /// False when the term encoded in `etf` (with its version byte) surely
-    /// does not match; true when it may (decode it and [`Pattern::matches`]).
-    /// Repeated variables are not compared here.
-    pub fn may_match_etf(&self, etf: &[u8]) -> bool {
-        self.test_etf(etf) != EtfTest::No
-    }
-
-    /// The quick test, telling a sure match from a possible one.
-    #[inline]
-    pub fn test_etf(&self, etf: &[u8]) -> EtfTest {
-        let Some((&131, body)) = etf.split_first() else {
-            return EtfTest::Maybe;
-        };
-        match run(&self.quick, body) {
-            Err(Stop::No) => EtfTest::No,
-            Err(Stop::Maybe) => EtfTest::Maybe,
-            Ok(()) if self.quick.decides => EtfTest::Yes,
-            Ok(()) => EtfTest::Maybe,
-        }
-    }
-
-    /// True when the pattern binds no variable and [`test_etf`](Self::test_etf)
-    /// answers `Yes` or `No` for every well-formed term.
-    pub fn decided_by_etf_test(&self) -> bool {
-        self.quick.decides
+/// The quick test of `q` on a term encoded in `etf` (with its version
+/// byte), telling a sure match from a possible one (see [`Pattern::test_etf`](crate::Pattern::test_etf)).
+#[inline]
+pub(crate) fn test(q: &Quick, etf: &[u8]) -> EtfTest {
+    let Some((&131, body)) = etf.split_first() else {
+        return EtfTest::Maybe;
+    };
+    match run(q, body) {
+        Err(Stop::No) => EtfTest::No,
+        Err(Stop::Maybe) => EtfTest::Maybe,
+        Ok(()) if q.decides => EtfTest::Yes,
+        Ok(()) => EtfTest::Maybe,
     }
 }
 

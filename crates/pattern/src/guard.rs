@@ -1,8 +1,9 @@
 //! Guards over pattern bindings: comparisons, type tests, arithmetic and
 //! boolean operators, as Erlang guards allow (a failing guard is false).
 
-use crate::compile::{literal, Pattern};
+use crate::compile::literal;
 use crate::matching::Bindings;
+use crate::Pattern;
 use trace_syntax::ast::{BinOp, Expr, ExprKind, UnOp};
 use trace_term::order::{compare, exact_eq};
 use trace_term::Term;

@@ -13,9 +13,11 @@ mod compile;
 mod etf;
 mod guard;
 mod matching;
+mod pattern;
 mod replace;
 
-pub use compile::{compile, compile_str, Pattern, PatternError};
+pub use compile::{compile, compile_str, PatternError};
 pub use etf::EtfTest;
 pub use guard::{Guard, GuardError};
 pub use matching::Bindings;
+pub use pattern::Pattern;

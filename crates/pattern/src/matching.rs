@@ -1,6 +1,6 @@
 //! Matching a compiled pattern against a term.
 
-use crate::compile::{Node, Pattern};
+use crate::compile::Node;
 use trace_term::order::exact_eq;
 use trace_term::Term;
 
@@ -30,20 +30,13 @@ impl Bindings {
     }
 }
 
-impl Pattern {
-    /// Matches `t`; variables repeated in the pattern must be equal (`=:=`).
-    pub fn matches(&self, t: &Term) -> Option<Bindings> {
-        let mut b = Bindings::new(self.vars.len());
-        m(&self.node, t, &mut b).then_some(b)
+/// Matches `t` against the compiled tree `n` of a pattern with `nvars`
+/// variables, some maybe bound in `b` already.
+pub(crate) fn match_node(n: &Node, nvars: usize, t: &Term, mut b: Bindings) -> Option<Bindings> {
+    if b.values.len() < nvars {
+        b.values.resize(nvars, None);
     }
-
-    /// Matches with some variables already bound.
-    pub fn matches_with(&self, t: &Term, mut b: Bindings) -> Option<Bindings> {
-        if b.values.len() < self.vars.len() {
-            b.values.resize(self.vars.len(), None);
-        }
-        m(&self.node, t, &mut b).then_some(b)
-    }
+    m(n, t, &mut b).then_some(b)
 }
 
 fn m(n: &Node, t: &Term, b: &mut Bindings) -> bool {

@@ -2,21 +2,12 @@
 //! turns the parts of a payload bound to variables into a wildcard, keeping
 //! the parts matched by literals and `_`.
 
-use crate::compile::{Node, Pattern};
+use crate::compile::Node;
 use trace_term::{MapRepr, Term};
-
-impl Pattern {
-    /// `t` with every part a variable of the pattern matched replaced by
-    /// `with`; call it on a term that [`Pattern::matches`]. Parts matched by
-    /// literals and `_` are kept as they are.
-    pub fn replace_bound(&self, t: &Term, with: &Term) -> Term {
-        rebuild(&self.node, t, with)
-    }
-}
 
 /// Parts of `t` outside the pattern's shape (possible only once an alias has
 /// replaced them) are kept.
-fn rebuild(n: &Node, t: &Term, with: &Term) -> Term {
+pub(crate) fn rebuild(n: &Node, t: &Term, with: &Term) -> Term {
     match (n, t) {
         (Node::Var(_), _) => with.clone(),
         (Node::Any | Node::Lit(_), _) => t.clone(),

@@ -9,7 +9,7 @@ use crate::validate::{Arrival, Inconsistency, Overtaken, Report, Unreceived, Unv
 use serde_json::{json, Value};
 use std::fmt::Write;
 use trace_format::text::{effect_name, pid_text};
-use trace_format::ProcId;
+use trace_format::{MsgId, ProcId};
 
 fn wait_text(n: &Namer<'_>, w: &Wait, next: &Wait) -> String {
     let what = match w.why {
@@ -44,34 +44,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             kind,
             msg,
             sent,
-        } => match sent {
-            None => format!(
-                "{} {} of signal {}:{}, but the log holds no process {}",
-                n.event_at(*receipt),
-                ReceiptKind::name(*kind),
-                msg.sender.0,
-                msg.index,
-                msg.sender.0
-            ),
-            Some(k) => format!(
-                "{} {} {}, but {} sent {}",
-                n.event_at(*receipt),
-                ReceiptKind::name(*kind),
-                n.msg(*msg),
-                n.label(msg.sender),
-                match k {
-                    0 => "no signal".to_string(),
-                    1 => format!("only one signal, {}:0", n.proc(msg.sender)),
-                    k => format!(
-                        "only {} ({}:0 to {}:{})",
-                        count(*k, "signal", "signals"),
-                        n.proc(msg.sender),
-                        n.proc(msg.sender),
-                        k - 1
-                    ),
-                }
-            ),
-        },
+        } => no_such_signal(n, *receipt, *kind, *msg, *sent),
         WrongReceiver {
             receipt,
             kind,
@@ -92,73 +65,17 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             msg,
             send,
             class,
-        } => {
-            let why = match kind {
-                ReceiptKind::Deliver => "signals are taken, not delivered",
-                ReceiptKind::Taken(trace_format::SignalEffect::Converted)
-                    if !class.is_message() =>
-                {
-                    "only exit and 'DOWN' signals turn into messages"
-                }
-                ReceiptKind::Taken(_) => "messages are delivered and received, not taken",
-                ReceiptKind::Receive => "it cannot be received",
-            };
-            let effect = match kind {
-                ReceiptKind::Taken(e) => format!(" {}", effect_name(*e)),
-                _ => String::new(),
-            };
-            format!(
-                "{} {} {}{effect}, but {} is {} (sent at {}): {why}",
-                n.event_at(*receipt),
-                ReceiptKind::name(*kind),
-                n.msg(*msg),
-                n.msg(*msg),
-                a(class.noun()),
-                n.event(*send)
-            )
-        }
+        } => wrong_kind(n, *receipt, *kind, *msg, *send, *class),
         Twice {
             msg,
             kind,
             receipts,
-        } => {
-            let what = match kind {
-                ReceiptKind::Deliver => "delivered",
-                ReceiptKind::Receive => "received",
-                ReceiptKind::Taken(_) => "taken",
-            };
-            let at: Vec<String> = receipts.iter().map(|e| n.event(*e)).collect();
-            format!(
-                "{} is {what} {} times: at {}",
-                n.msg(*msg),
-                receipts.len().max(2),
-                at.join(", ")
-            )
-        }
+        } => twice(n, *msg, *kind, receipts),
         NotArrived {
             receipt,
             msg,
             class,
-        } => {
-            if class.is_message() {
-                format!(
-                    "{} receive {}, but {} was not delivered to {} before (this log records deliveries)",
-                    n.event_at(*receipt),
-                    n.msg(*msg),
-                    n.msg(*msg),
-                    n.proc(receipt.proc)
-                )
-            } else {
-                format!(
-                    "{} receive {}, but {} is {} that {} had not turned into a message before",
-                    n.event_at(*receipt),
-                    n.msg(*msg),
-                    n.msg(*msg),
-                    a(class.noun()),
-                    n.proc(receipt.proc)
-                )
-            }
-        }
+        } => not_arrived(n, *receipt, *msg, *class),
         Fifo(o) => format!(
             "{}: signals from one process arrive in the order sent",
             overtaken(n, o)
@@ -201,22 +118,7 @@ pub fn inconsistency(n: &Namer<'_>, i: &Inconsistency) -> String {
             spawn,
             child,
             table,
-        } => {
-            if *child == ProcId(0) {
-                format!(
-                    "{} spawns the entry process {}",
-                    n.event_at(*spawn),
-                    n.label(*child)
-                )
-            } else {
-                format!(
-                    "{} spawns {}, but the process table names {} as its parent",
-                    n.event_at(*spawn),
-                    n.label(*child),
-                    table.map_or("no process".into(), |t| n.label(t))
-                )
-            }
-        }
+        } => spawn_parent(n, *spawn, *child, *table),
         NeverSpawned { process, parent } => format!(
             "{} is not the entry process, but no spawn created it{}",
             n.label(*process),
@@ -248,6 +150,132 @@ fn object_text(n: &Namer<'_>, o: trace_format::ObjectId) -> String {
     match o.kind {
         trace_format::ObjectKind::PersistentTerm => o.kind.name().into(),
         k => format!("{} {}/{}", k.name(), n.proc(o.creator), o.serial),
+    }
+}
+
+/// A receipt of a signal its sender's log does not hold.
+fn no_such_signal(
+    n: &Namer<'_>,
+    receipt: EventId,
+    kind: ReceiptKind,
+    msg: MsgId,
+    sent: Option<u64>,
+) -> String {
+    match sent {
+        None => format!(
+            "{} {} of signal {}:{}, but the log holds no process {}",
+            n.event_at(receipt),
+            ReceiptKind::name(kind),
+            msg.sender.0,
+            msg.index,
+            msg.sender.0
+        ),
+        Some(k) => format!(
+            "{} {} {}, but {} sent {}",
+            n.event_at(receipt),
+            ReceiptKind::name(kind),
+            n.msg(msg),
+            n.label(msg.sender),
+            match k {
+                0 => "no signal".to_string(),
+                1 => format!("only one signal, {}:0", n.proc(msg.sender)),
+                k => format!(
+                    "only {} ({}:0 to {}:{})",
+                    count(k, "signal", "signals"),
+                    n.proc(msg.sender),
+                    n.proc(msg.sender),
+                    k - 1
+                ),
+            }
+        ),
+    }
+}
+
+/// A receipt of the wrong kind for the signal's class.
+fn wrong_kind(
+    n: &Namer<'_>,
+    receipt: EventId,
+    kind: ReceiptKind,
+    msg: MsgId,
+    send: EventId,
+    class: SignalClass,
+) -> String {
+    let why = match kind {
+        ReceiptKind::Deliver => "signals are taken, not delivered",
+        ReceiptKind::Taken(trace_format::SignalEffect::Converted) if !class.is_message() => {
+            "only exit and 'DOWN' signals turn into messages"
+        }
+        ReceiptKind::Taken(_) => "messages are delivered and received, not taken",
+        ReceiptKind::Receive => "it cannot be received",
+    };
+    let effect = match kind {
+        ReceiptKind::Taken(e) => format!(" {}", effect_name(e)),
+        _ => String::new(),
+    };
+    format!(
+        "{} {} {}{effect}, but {} is {} (sent at {}): {why}",
+        n.event_at(receipt),
+        ReceiptKind::name(kind),
+        n.msg(msg),
+        n.msg(msg),
+        a(class.noun()),
+        n.event(send)
+    )
+}
+
+/// A signal delivered, received or taken more than once.
+fn twice(n: &Namer<'_>, msg: MsgId, kind: ReceiptKind, receipts: &[EventId]) -> String {
+    let what = match kind {
+        ReceiptKind::Deliver => "delivered",
+        ReceiptKind::Receive => "received",
+        ReceiptKind::Taken(_) => "taken",
+    };
+    let at: Vec<String> = receipts.iter().map(|e| n.event(*e)).collect();
+    format!(
+        "{} is {what} {} times: at {}",
+        n.msg(msg),
+        receipts.len().max(2),
+        at.join(", ")
+    )
+}
+
+/// A receive of a message that had not arrived.
+fn not_arrived(n: &Namer<'_>, receipt: EventId, msg: MsgId, class: SignalClass) -> String {
+    if class.is_message() {
+        format!(
+            "{} receive {}, but {} was not delivered to {} before (this log records deliveries)",
+            n.event_at(receipt),
+            n.msg(msg),
+            n.msg(msg),
+            n.proc(receipt.proc)
+        )
+    } else {
+        format!(
+            "{} receive {}, but {} is {} that {} had not turned into a message before",
+            n.event_at(receipt),
+            n.msg(msg),
+            n.msg(msg),
+            a(class.noun()),
+            n.proc(receipt.proc)
+        )
+    }
+}
+
+/// A spawn of a child the process table gives another parent.
+fn spawn_parent(n: &Namer<'_>, spawn: EventId, child: ProcId, table: Option<ProcId>) -> String {
+    if child == ProcId(0) {
+        format!(
+            "{} spawns the entry process {}",
+            n.event_at(spawn),
+            n.label(child)
+        )
+    } else {
+        format!(
+            "{} spawns {}, but the process table names {} as its parent",
+            n.event_at(spawn),
+            n.label(child),
+            table.map_or("no process".into(), |t| n.label(t))
+        )
     }
 }
 

@@ -8,13 +8,13 @@
 
 use super::{Inconsistency, Overtaken, Unverifiable};
 use crate::model::{
-    EventId, Model, ReceiptFact, ReceiptKind, SignalClass, Slot, DEST_UNKNOWN, NO_SLOT,
+    EventId, Model, ReceiptFact, ReceiptKind, SignalClass, SignalFact, Slot, DEST_UNKNOWN, NO_SLOT,
 };
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};
 use trace_format::prefetch::prefetch;
-use trace_format::{MsgId, SignalEffect};
+use trace_format::{MsgId, ProcId, SignalEffect};
 
 pub(super) const DELIVERED: u8 = 1;
 pub(super) const TAKEN: u8 = 2;
@@ -144,10 +144,7 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
     let me = m.id(r);
     // Delivered messages and converted signals not consumed yet.
     let mut mailbox: HashSet<usize> = HashSet::new();
-    // Per sender: the highest signal index that arrived, where, and how many
-    // inversions followed the first reported one.
-    let mut arrivals: HashMap<Slot, (u32, u32)> = HashMap::new();
-    let mut inversions: HashMap<(Slot, bool), usize> = HashMap::new();
+    let mut order = SenderOrder::default();
     let recs = m.receipts_of(r);
     for (j, rc) in recs.iter().enumerate() {
         // The signal a receipt names is anywhere in memory: ask for the one
@@ -167,130 +164,184 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
             missing(m, rc, receipt, &mut f);
             continue;
         };
-        let g = m.facts.signal_start[rc.sender as usize] + rc.index as usize;
         let msg = MsgId {
             sender: m.id(rc.sender),
             index: rc.index as u64,
         };
-        let send = EventId::new(msg.sender, sig.at as u64);
-        if sig.dest != r && sig.dest != DEST_UNKNOWN {
+        let t = Taking {
+            rc,
+            sig: *sig,
+            g: m.facts.signal_start[rc.sender as usize] + rc.index as usize,
+            receipt,
+            msg,
+            send: EventId::new(msg.sender, sig.at as u64),
+        };
+        if t.sig.dest != r && t.sig.dest != DEST_UNKNOWN {
             // Reported once; the signal's marks belong to its destination.
             f.problems.push(Inconsistency::WrongReceiver {
                 receipt,
                 kind: rc.kind,
                 msg,
-                send,
-                dest: m.destination(sig.dest),
+                send: t.send,
+                dest: m.destination(t.sig.dest),
             });
             continue;
         }
-        let wrong_kind = |class: SignalClass| Inconsistency::WrongKind {
-            receipt,
-            kind: rc.kind,
-            msg,
-            send,
-            class,
-        };
-        let arrival = match rc.kind {
-            ReceiptKind::Deliver => {
-                if !sig.class.is_message() {
-                    f.problems.push(wrong_kind(sig.class));
-                }
-                mailbox.insert(g);
-                true
-            }
-            ReceiptKind::Taken(effect) => {
-                if sig.class.is_message()
-                    || effect == SignalEffect::Converted && !sig.class.converts()
-                {
-                    f.problems.push(wrong_kind(sig.class));
-                }
-                if effect == SignalEffect::Converted {
-                    if sig.dest == r {
-                        marks.set_owned(g, CONVERTED);
-                    } else {
-                        marks.set(g, CONVERTED);
-                    }
-                    mailbox.insert(g);
-                }
-                true
-            }
-            ReceiptKind::Receive => {
-                let needs_arrival = !sig.class.is_message() || m.deliveries;
-                if needs_arrival && !mailbox.remove(&g) {
-                    f.problems.push(Inconsistency::NotArrived {
-                        receipt,
-                        msg,
-                        class: sig.class,
-                    });
-                }
-                false
-            }
-        };
+        let arrival = take(m, r, &t, marks, &mut mailbox, &mut f.problems);
         // Only this task marks the signals sent to its process; those of
         // unknown destination may be received anywhere.
-        let again = if sig.dest == r {
-            marks.set_owned(g, bit_of(rc.kind))
+        let again = if t.sig.dest == r {
+            marks.set_owned(t.g, bit_of(rc.kind))
         } else {
-            marks.set(g, bit_of(rc.kind))
+            marks.set(t.g, bit_of(rc.kind))
         };
         if again {
-            f.twice.push((g, rc.kind));
+            f.twice.push((t.g, rc.kind));
         }
         // Signals arrive in the order each sender sent them; messages'
         // arrivals are only seen when deliveries are logged.
         if arrival {
-            match arrivals.get_mut(&{ rc.sender }) {
-                Some((last, at)) if *last > rc.index => {
-                    // The overtaken one may be a timer's message (below).
-                    let key = (rc.sender, sig.class.is_message());
-                    let n = inversions.entry(key).or_insert(0);
-                    if *n == 0 {
-                        let first = (
-                            EventId::new(me, *at as u64),
-                            MsgId {
-                                sender: msg.sender,
-                                index: *last as u64,
-                            },
-                        );
-                        let inversion = Overtaken {
-                            receiver: me,
-                            first,
-                            then: (receipt, msg),
-                            more: 0,
-                        };
-                        if key.1 {
-                            f.overtaken.push(inversion);
-                        } else {
-                            f.problems.push(Inconsistency::Fifo(inversion));
-                        }
+            order.arrive(me, &t, &mut f);
+        }
+    }
+    order.count_more(m, &mut f);
+    f
+}
+
+/// A receipt, with the signal it names.
+struct Taking<'a> {
+    rc: &'a ReceiptFact,
+    sig: SignalFact,
+    /// The signal's global index.
+    g: usize,
+    receipt: EventId,
+    msg: MsgId,
+    send: EventId,
+}
+
+/// Checks that the receipt's kind suits the signal and keeps the mailbox:
+/// deliveries and conversions put in, receives take out. Says whether the
+/// receipt is an arrival.
+fn take(
+    m: &Model,
+    r: Slot,
+    t: &Taking<'_>,
+    marks: &Marks,
+    mailbox: &mut HashSet<usize>,
+    problems: &mut Vec<Inconsistency>,
+) -> bool {
+    let (sig, g) = (t.sig, t.g);
+    let wrong_kind = |class: SignalClass| Inconsistency::WrongKind {
+        receipt: t.receipt,
+        kind: t.rc.kind,
+        msg: t.msg,
+        send: t.send,
+        class,
+    };
+    match t.rc.kind {
+        ReceiptKind::Deliver => {
+            if !sig.class.is_message() {
+                problems.push(wrong_kind(sig.class));
+            }
+            mailbox.insert(g);
+            true
+        }
+        ReceiptKind::Taken(effect) => {
+            if sig.class.is_message() || effect == SignalEffect::Converted && !sig.class.converts()
+            {
+                problems.push(wrong_kind(sig.class));
+            }
+            if effect == SignalEffect::Converted {
+                if sig.dest == r {
+                    marks.set_owned(g, CONVERTED);
+                } else {
+                    marks.set(g, CONVERTED);
+                }
+                mailbox.insert(g);
+            }
+            true
+        }
+        ReceiptKind::Receive => {
+            let needs_arrival = !sig.class.is_message() || m.deliveries;
+            if needs_arrival && !mailbox.remove(&g) {
+                problems.push(Inconsistency::NotArrived {
+                    receipt: t.receipt,
+                    msg: t.msg,
+                    class: sig.class,
+                });
+            }
+            false
+        }
+    }
+}
+
+/// Per sender, the highest signal index that arrived and where, and how
+/// many inversions followed the first reported one (per sender and whether
+/// the signal is a message).
+#[derive(Default)]
+struct SenderOrder {
+    arrivals: HashMap<Slot, (u32, u32)>,
+    inversions: HashMap<(Slot, bool), usize>,
+}
+
+impl SenderOrder {
+    /// Records an arrival; the first that overtakes an earlier signal of
+    /// its sender is reported.
+    fn arrive(&mut self, me: ProcId, t: &Taking<'_>, f: &mut Found) {
+        let rc = t.rc;
+        match self.arrivals.get_mut(&{ rc.sender }) {
+            Some((last, at)) if *last > rc.index => {
+                // The overtaken one may be a timer's message (below).
+                let key = (rc.sender, t.sig.class.is_message());
+                let n = self.inversions.entry(key).or_insert(0);
+                if *n == 0 {
+                    let first = (
+                        EventId::new(me, *at as u64),
+                        MsgId {
+                            sender: t.msg.sender,
+                            index: *last as u64,
+                        },
+                    );
+                    let inversion = Overtaken {
+                        receiver: me,
+                        first,
+                        then: (t.receipt, t.msg),
+                        more: 0,
+                    };
+                    if key.1 {
+                        f.overtaken.push(inversion);
+                    } else {
+                        f.problems.push(Inconsistency::Fifo(inversion));
                     }
-                    *n += 1;
                 }
-                Some(entry) => *entry = (rc.index, rc.at),
-                None => {
-                    arrivals.insert(rc.sender, (rc.index, rc.at));
-                }
+                *n += 1;
+            }
+            Some(entry) => *entry = (rc.index, rc.at),
+            None => {
+                self.arrivals.insert(rc.sender, (rc.index, rc.at));
             }
         }
     }
-    // Count the further inversions into the reports made for each pair.
-    let more = |o: &mut Overtaken, message: bool| {
-        if let Some(slot) = m.slot(o.first.1.sender) {
-            o.more = inversions
-                .get(&(slot, message))
-                .map_or(0, |n| (*n as u64).saturating_sub(1));
+
+    /// Counts the further inversions into the reports made for each pair.
+    fn count_more(&self, m: &Model, f: &mut Found) {
+        let more = |o: &mut Overtaken, message: bool| {
+            if let Some(slot) = m.slot(o.first.1.sender) {
+                o.more = self
+                    .inversions
+                    .get(&(slot, message))
+                    .map_or(0, |n| (*n as u64).saturating_sub(1));
+            }
+        };
+        for p in &mut f.problems {
+            if let Inconsistency::Fifo(o) = p {
+                more(o, false);
+            }
         }
-    };
-    for p in &mut f.problems {
-        if let Inconsistency::Fifo(o) = p {
-            more(o, false);
+        for o in &mut f.overtaken {
+            more(o, true);
         }
     }
-    for o in &mut f.overtaken {
-        more(o, true);
-    }
-    f
 }
 
 /// A receipt of a signal its sender's log does not hold: an inconsistency in

@@ -299,11 +299,7 @@ fn evaluate(
     warnings: &mut Vec<String>,
     opts: Options,
 ) -> Result<(usize, Vec<Violation>), engine::GaveUp> {
-    let detail = opts.detail;
     let prop = props[i];
-    let budget = engine::Budget::default();
-    let fast = stream::applies(prop).filter(|_| opts.fast);
-    let r = &resolved[i];
     let uses_blocked = prop.preds.iter().any(|p| p.kind == EventKind::Blocked);
     if uses_blocked && !model.is_complete() {
         warnings.push(
@@ -312,10 +308,16 @@ fn evaluate(
                 .into(),
         );
     }
-    let gather = |p: ProcId| -> Vec<Matches> {
-        (0..prop.preds.len())
-            .map(|k| sources.matches(props, resolved, i, k, p))
-            .collect()
+    let ev = Evaluation {
+        props,
+        resolved,
+        i,
+        sources,
+        model,
+        prop,
+        names: &resolved[i],
+        budget: engine::Budget::default(),
+        opts,
     };
     let all: Vec<ProcId> = model.processes().iter().map(|f| f.id).collect();
     // Occurrence patterns on the whole run need no order but the count's.
@@ -340,25 +342,72 @@ fn evaluate(
             ..
         } if scope.opener().is_none()
     );
-    let empty = || -> Vec<Matches> {
-        prop.preds
+    match prop.local {
+        Some(v) if prop.vars.is_constant(v) => match ev.names.proc_of(v) {
+            Some(p) => ev.whole(ev.gather(p), &ProgramOrder, prop.local),
+            None => ev.whole(ev.empty(), &ProgramOrder, prop.local),
+        },
+        Some(_) if !counts_across => ev.per_process(&all, true),
+        None if unordered => ev.per_process(&all, true),
+        _ => ev.across(&all),
+    }
+}
+
+/// The evaluation of property `i`: what it reads, and the ways to run the
+/// engine on it.
+struct Evaluation<'a> {
+    props: &'a [&'a CProp],
+    resolved: &'a [Names],
+    i: usize,
+    sources: &'a Sources<'a>,
+    model: &'a Model,
+    prop: &'a CProp,
+    names: &'a Names,
+    budget: engine::Budget,
+    opts: Options,
+}
+
+/// How many violations, and the first of them described.
+type Counted = Result<(usize, Vec<Violation>), engine::GaveUp>;
+
+impl Evaluation<'_> {
+    /// The matches of each predicate in process `p`.
+    fn gather(&self, p: ProcId) -> Vec<Matches> {
+        (0..self.prop.preds.len())
+            .map(|k| {
+                self.sources
+                    .matches(self.props, self.resolved, self.i, k, p)
+            })
+            .collect()
+    }
+
+    /// No matches of any predicate.
+    fn empty(&self) -> Vec<Matches> {
+        self.prop
+            .preds
             .iter()
             .map(|p| Matches::new(p.binds.len()))
             .collect()
-    };
-    // One engine for the whole run: find, then describe the first ones.
-    let whole = |m: Vec<Matches>, order: &dyn hb::Order, owner| {
-        let e = Engine::new(prop, &r.consts, m, order, owner, &budget);
+    }
+
+    /// One engine for the whole run: find, then describe the first ones.
+    fn whole(&self, m: Vec<Matches>, order: &dyn hb::Order, owner: Option<usize>) -> Counted {
+        let e = Engine::new(self.prop, &self.names.consts, m, order, owner, &self.budget);
         let mut found = e.run(true)?;
         let total = found.len();
-        first::first_by_key(&mut found, detail, |f| f.event.map(|e| (e.proc, e.index)));
+        first::first_by_key(&mut found, self.opts.detail, |f| {
+            f.event.map(|e| (e.proc, e.index))
+        });
         let described = found.iter().map(|f| e.describe(f)).collect();
         Ok((total, described))
-    };
-    // One engine per process: count everywhere, then run again where the
-    // first violations are, to describe them.
-    let per_process = |procs: &[ProcId], skip_empty: bool| {
+    }
+
+    /// One engine per process: count everywhere, then run again where the
+    /// first violations are, to describe them.
+    fn per_process(&self, procs: &[ProcId], skip_empty: bool) -> Counted {
+        let (prop, detail) = (self.prop, self.opts.detail);
         let owner = prop.local;
+        let fast = stream::applies(prop).filter(|_| self.opts.fast);
         let key = |(e, _): &Spotted| e.map(|e| (e.proc, e.index));
         // Per process: how many violations, and the first `detail` of them
         // (violating event, the process whose matches found it). Only those
@@ -368,14 +417,22 @@ fn evaluate(
             .par_iter()
             .map(|&p| {
                 let mut v: Vec<Spotted> = if let Some(shape) = fast {
-                    let v = stream::violations(props, resolved, i, sources, p, shape);
+                    let v = stream::violations(
+                        self.props,
+                        self.resolved,
+                        self.i,
+                        self.sources,
+                        p,
+                        shape,
+                    );
                     v.into_iter().map(|e| (Some(e), p)).collect()
                 } else {
-                    let m = gather(p);
+                    let m = self.gather(p);
                     if skip_empty && m.iter().all(Matches::is_empty) {
                         return Ok((0, Vec::new()));
                     }
-                    let e = Engine::new(prop, &r.consts, m, &ProgramOrder, owner, &budget);
+                    let consts = &self.names.consts;
+                    let e = Engine::new(prop, consts, m, &ProgramOrder, owner, &self.budget);
                     e.run(false)?.into_iter().map(|f| (f.event, p)).collect()
                 };
                 let n = v.len();
@@ -396,7 +453,15 @@ fn evaluate(
         wanted_procs.dedup();
         let mut described = Vec::new();
         for p in wanted_procs {
-            let e = Engine::new(prop, &r.consts, gather(p), &ProgramOrder, owner, &budget);
+            let consts = &self.names.consts;
+            let e = Engine::new(
+                prop,
+                consts,
+                self.gather(p),
+                &ProgramOrder,
+                owner,
+                &self.budget,
+            );
             for f in e.run(true)? {
                 if events.contains(&(f.event, p)) {
                     described.push(e.describe(&f));
@@ -404,61 +469,50 @@ fn evaluate(
             }
         }
         Ok((total, described))
-    };
-    match prop.local {
-        Some(v) if prop.vars.is_constant(v) => match r.proc_of(v) {
-            Some(p) => whole(gather(p), &ProgramOrder, prop.local),
-            None => whole(empty(), &ProgramOrder, prop.local),
-        },
-        Some(_) if !counts_across => per_process(&all, true),
-        None if unordered => per_process(&all, true),
-        _ => {
-            let per: Vec<Vec<Matches>> = all.par_iter().map(|&p| gather(p)).collect();
-            let mut m = empty();
-            for mut proc_m in per {
-                for (k, list) in proc_m.iter_mut().enumerate() {
-                    m[k].append(list);
-                }
-            }
-            let order = Causal(model);
-            // Ordering the matches for the engine places every event in a
-            // rebuilt derivation: done only when something needs it.
-            let sort = |m: &mut Vec<Matches>| {
-                for list in m {
-                    list.sort_by_key(|e| (order_position(model, e), e));
-                }
-            };
-            match stream::applies_across(prop).filter(|_| opts.fast) {
-                Some((kind, t, o)) => {
-                    let mut v = stream::across(model, kind, m[t].events(), m[o].events());
-                    let total = v.len();
-                    first::first_by_key(&mut v, detail, |e| (e.proc, e.index));
-                    if v.is_empty() {
-                        return Ok((total, Vec::new()));
-                    }
-                    sort(&mut m);
-                    let e = Engine::new(prop, &r.consts, m, &order, None, &budget);
-                    e.prepare()?;
-                    let described = v
-                        .into_iter()
-                        .map(|ev| {
-                            let j = e.m[t].events().iter().position(|&x| x == ev);
-                            let env = j
-                                .and_then(|j| {
-                                    matcher::join(&prop.preds[t], &r.consts, e.m[t].vals(j))
-                                })
-                                .unwrap_or_else(|| r.consts.clone());
-                            e.describe(&Engine::missing(ev, env))
-                        })
-                        .collect();
-                    Ok((total, described))
-                }
-                None => {
-                    sort(&mut m);
-                    whole(m, &order, None)
-                }
+    }
+
+    /// All processes' matches together, on happened-before.
+    fn across(&self, all: &[ProcId]) -> Counted {
+        let (prop, model, r) = (self.prop, self.model, self.names);
+        let per: Vec<Vec<Matches>> = all.par_iter().map(|&p| self.gather(p)).collect();
+        let mut m = self.empty();
+        for mut proc_m in per {
+            for (k, list) in proc_m.iter_mut().enumerate() {
+                m[k].append(list);
             }
         }
+        let order = Causal(model);
+        // Ordering the matches for the engine places every event in a
+        // rebuilt derivation: done only when something needs it.
+        let sort = |m: &mut Vec<Matches>| {
+            for list in m {
+                list.sort_by_key(|e| (order_position(model, e), e));
+            }
+        };
+        let Some((kind, t, o)) = stream::applies_across(prop).filter(|_| self.opts.fast) else {
+            sort(&mut m);
+            return self.whole(m, &order, None);
+        };
+        let mut v = stream::across(model, kind, m[t].events(), m[o].events());
+        let total = v.len();
+        first::first_by_key(&mut v, self.opts.detail, |e| (e.proc, e.index));
+        if v.is_empty() {
+            return Ok((total, Vec::new()));
+        }
+        sort(&mut m);
+        let e = Engine::new(prop, &r.consts, m, &order, None, &self.budget);
+        e.prepare()?;
+        let described = v
+            .into_iter()
+            .map(|ev| {
+                let j = e.m[t].events().iter().position(|&x| x == ev);
+                let env = j
+                    .and_then(|j| matcher::join(&prop.preds[t], &r.consts, e.m[t].vals(j)))
+                    .unwrap_or_else(|| r.consts.clone());
+                e.describe(&Engine::missing(ev, env))
+            })
+            .collect();
+        Ok((total, described))
     }
 }
 

@@ -219,136 +219,20 @@ pub fn check(
     roots: Vec<usize>,
     within: bool,
 ) -> Result<Option<Violation>, GaveUp> {
-    let items = &h.items;
-    let trailing_star = matches!(items.last(), Some(CItem::Star));
-    let next = |s: Option<usize>| -> Vec<usize> {
-        match s {
-            None => roots.clone(),
-            Some(k) if within => g.steps[k].next.into_iter().collect(),
-            Some(k) => g.steps[k].succ.clone(),
-        }
+    let mut search = Search {
+        items: &h.items,
+        g,
+        roots,
+        within,
+        stack: vec![(0, None, 0, env0.clone(), 0)],
+        seen: HashSet::new(),
+        best: None,
+        budget: STATE_BUDGET,
     };
-    // (item, last step, group members left, bindings, depth)
-    let mut stack: Vec<(usize, Option<usize>, u32, Env, usize)> =
-        vec![(0, None, 0, env0.clone(), 0)];
-    let mut seen: HashSet<(usize, Option<usize>, u32, Vec<u8>)> = HashSet::new();
-    let mut best: Option<Best> = None;
-    let mut budget = STATE_BUDGET;
-    let note = |b: Best, best: &mut Option<Best>| {
-        let better = match best {
-            None => true,
-            Some(x) => {
-                (b.item_progress, b.closeness, b.depth, b.kind)
-                    > (x.item_progress, x.closeness, x.depth, x.kind)
-            }
-        };
-        if better {
-            *best = Some(b);
-        }
-    };
-    while let Some((i, s, mask, env, depth)) = stack.pop() {
-        if !seen.insert((i, s, mask, env_key(&env))) {
-            continue;
-        }
-        if budget == 0 {
-            return Err(GaveUp(format!(
-                "the history search visited {STATE_BUDGET} states without a verdict"
-            )));
-        }
-        budget -= 1;
-        let ts = next(s);
-        if i == items.len() {
-            if trailing_star || ts.is_empty() {
-                return Ok(None);
-            }
-            note(
-                Best {
-                    item_progress: i,
-                    closeness: 0,
-                    depth,
-                    kind: Failure::Extra,
-                    step: ts.first().copied(),
-                    item: None,
-                    env,
-                },
-                &mut best,
-            );
-            continue;
-        }
-        match &items[i] {
-            CItem::Star => {
-                stack.push((i + 1, s, 0, env.clone(), depth));
-                for t in ts {
-                    stack.push((i, Some(t), 0, env.clone(), depth + 1));
-                }
-            }
-            // A step is a group of one: matched in any order, all of it.
-            CItem::Step(_) | CItem::Group(_) => {
-                let members: &[CStep] = match &items[i] {
-                    CItem::Step(p) => std::slice::from_ref(&**p),
-                    CItem::Group(g) => g,
-                    CItem::Star => unreachable!("matched above"),
-                };
-                let left = if mask == 0 {
-                    (1u32 << members.len()) - 1
-                } else {
-                    mask
-                };
-                if ts.is_empty() {
-                    note(
-                        Best {
-                            item_progress: i,
-                            closeness: 0,
-                            depth,
-                            kind: Failure::MoreExpected,
-                            step: s,
-                            item: Some(i),
-                            env,
-                        },
-                        &mut best,
-                    );
-                    continue;
-                }
-                let mut any = false;
-                let mut closest = (0u8, ts[0]);
-                for &t in &ts {
-                    for (j, m) in members.iter().enumerate() {
-                        if left & (1 << j) == 0 {
-                            continue;
-                        }
-                        let (envs, close) = match_step(m, &g.steps[t], &env, &mut budget);
-                        if close > closest.0 {
-                            closest = (close, t);
-                        }
-                        for e in envs {
-                            any = true;
-                            let rest = left & !(1 << j);
-                            if rest == 0 {
-                                stack.push((i + 1, Some(t), 0, e, depth + 1));
-                            } else {
-                                stack.push((i, Some(t), rest, e, depth + 1));
-                            }
-                        }
-                    }
-                }
-                if !any {
-                    note(
-                        Best {
-                            item_progress: i,
-                            closeness: closest.0,
-                            depth: depth + 1,
-                            kind: Failure::Mismatch,
-                            step: Some(closest.1),
-                            item: Some(i),
-                            env,
-                        },
-                        &mut best,
-                    );
-                }
-            }
-        }
+    if search.run()? {
+        return Ok(None);
     }
-    let Some(b) = best else {
+    let Some(b) = search.best else {
         // No step at all (the subject has no log): nothing can match a
         // history that expects steps.
         return Ok(Some(Violation {
@@ -360,6 +244,154 @@ pub fn check(
             related: vec![],
         }));
     };
+    Ok(Some(violation(b, &h.items, prop, g)))
+}
+
+/// A state of the search: (item, last step, group members left, bindings, depth).
+type State = (usize, Option<usize>, u32, Env, usize);
+
+/// The search, depth first, for a path of steps the history's items match.
+struct Search<'a> {
+    items: &'a [CItem],
+    g: &'a Graph,
+    roots: Vec<usize>,
+    within: bool,
+    stack: Vec<State>,
+    seen: HashSet<(usize, Option<usize>, u32, Vec<u8>)>,
+    /// The deepest failure so far: the verdict when no path matches.
+    best: Option<Best>,
+    budget: usize,
+}
+
+impl Search<'_> {
+    /// Whether some path matches.
+    fn run(&mut self) -> Result<bool, GaveUp> {
+        let items = self.items;
+        let trailing_star = matches!(items.last(), Some(CItem::Star));
+        while let Some((i, s, mask, env, depth)) = self.stack.pop() {
+            if !self.seen.insert((i, s, mask, env_key(&env))) {
+                continue;
+            }
+            if self.budget == 0 {
+                return Err(GaveUp(format!(
+                    "the history search visited {STATE_BUDGET} states without a verdict"
+                )));
+            }
+            self.budget -= 1;
+            let ts = self.next(s);
+            if i == items.len() {
+                if trailing_star || ts.is_empty() {
+                    return Ok(true);
+                }
+                self.note(Best {
+                    item_progress: i,
+                    closeness: 0,
+                    depth,
+                    kind: Failure::Extra,
+                    step: ts.first().copied(),
+                    item: None,
+                    env,
+                });
+                continue;
+            }
+            match &items[i] {
+                CItem::Star => {
+                    self.stack.push((i + 1, s, 0, env.clone(), depth));
+                    for t in ts {
+                        self.stack.push((i, Some(t), 0, env.clone(), depth + 1));
+                    }
+                }
+                // A step is a group of one: matched in any order, all of it.
+                CItem::Step(p) => {
+                    self.group(std::slice::from_ref(&**p), (i, s, mask, env, depth), &ts)
+                }
+                CItem::Group(g) => self.group(g, (i, s, mask, env, depth), &ts),
+            }
+        }
+        Ok(false)
+    }
+
+    /// The steps that may come after step `s` (the roots first).
+    fn next(&self, s: Option<usize>) -> Vec<usize> {
+        match s {
+            None => self.roots.clone(),
+            Some(k) if self.within => self.g.steps[k].next.into_iter().collect(),
+            Some(k) => self.g.steps[k].succ.clone(),
+        }
+    }
+
+    /// Keeps `b` if it goes further than the best failure so far.
+    fn note(&mut self, b: Best) {
+        let better = match &self.best {
+            None => true,
+            Some(x) => {
+                (b.item_progress, b.closeness, b.depth, b.kind)
+                    > (x.item_progress, x.closeness, x.depth, x.kind)
+            }
+        };
+        if better {
+            self.best = Some(b);
+        }
+    }
+
+    /// Matches the next steps `ts` to the members of item `i` left in `mask`
+    /// (all of them when 0), in any order.
+    fn group(&mut self, members: &[CStep], (i, s, mask, env, depth): State, ts: &[usize]) {
+        let left = if mask == 0 {
+            (1u32 << members.len()) - 1
+        } else {
+            mask
+        };
+        if ts.is_empty() {
+            self.note(Best {
+                item_progress: i,
+                closeness: 0,
+                depth,
+                kind: Failure::MoreExpected,
+                step: s,
+                item: Some(i),
+                env,
+            });
+            return;
+        }
+        let mut any = false;
+        let mut closest = (0u8, ts[0]);
+        for &t in ts {
+            for (j, m) in members.iter().enumerate() {
+                if left & (1 << j) == 0 {
+                    continue;
+                }
+                let (envs, close) = match_step(m, &self.g.steps[t], &env, &mut self.budget);
+                if close > closest.0 {
+                    closest = (close, t);
+                }
+                for e in envs {
+                    any = true;
+                    let rest = left & !(1 << j);
+                    if rest == 0 {
+                        self.stack.push((i + 1, Some(t), 0, e, depth + 1));
+                    } else {
+                        self.stack.push((i, Some(t), rest, e, depth + 1));
+                    }
+                }
+            }
+        }
+        if !any {
+            self.note(Best {
+                item_progress: i,
+                closeness: closest.0,
+                depth: depth + 1,
+                kind: Failure::Mismatch,
+                step: Some(closest.1),
+                item: Some(i),
+                env,
+            });
+        }
+    }
+}
+
+/// The violation the deepest failure `b` stands for.
+fn violation(b: Best, items: &[CItem], prop: &CProp, g: &Graph) -> Violation {
     let vars = &prop.vars;
     let bindings = b
         .env
@@ -407,12 +439,12 @@ pub fn check(
             )
         }
     };
-    Ok(Some(Violation {
+    Violation {
         slice: Vec::new(),
         slice_omitted: 0,
         event,
         what,
         bindings,
         related: vec![],
-    }))
+    }
 }

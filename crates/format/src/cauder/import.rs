@@ -53,19 +53,7 @@ fn fail(file: &Path, line: Option<usize>, message: impl Into<String>) -> CauderE
 
 /// Reads the directory and converts it.
 pub fn read_dir(dir: &Path) -> Result<Imported, CauderError> {
-    let mut files: BTreeMap<u64, PathBuf> = BTreeMap::new();
-    let rd = std::fs::read_dir(dir).map_err(|e| fail(dir, None, e.to_string()))?;
-    for entry in rd {
-        let entry = entry.map_err(|e| fail(dir, None, e.to_string()))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if let Some(n) = name
-            .strip_prefix("trace_")
-            .and_then(|r| r.strip_suffix(".log"))
-            .and_then(|n| n.parse::<u64>().ok())
-        {
-            files.insert(n, entry.path());
-        }
-    }
+    let files = process_files(dir)?;
     let result_path = dir.join("trace_result.log");
     if !result_path.exists() {
         return Err(fail(
@@ -92,30 +80,103 @@ pub fn read_dir(dir: &Path) -> Result<Imported, CauderError> {
         );
     }
     report.generation = generation.or(result.generation).unwrap_or("v3");
+    let (ids, order) = dense_order(result.entry_pid, &procs, &mut report.warnings);
+    let sent = sends(&order, &procs, &ids)?;
+    let mut logs = Vec::with_capacity(order.len());
+    let mut deliveries = false;
+    for (i, (pid, parent)) in order.iter().enumerate() {
+        let events = match procs.get(pid) {
+            Some(f) => events(f, &ids, &sent, &mut deliveries)?,
+            None => Vec::new(),
+        };
+        report.events += events.len();
+        logs.push(ProcessLog {
+            id: ProcId(i as u32),
+            pid: *pid,
+            parent: parent.map(ProcId),
+            events,
+        });
+    }
+    report.processes = logs.len();
+    report.dropped = dropped.into_iter().collect();
+    let outcome = Outcome {
+        end: match result.tracing.as_deref() {
+            Some("timeout") => RunEnd::Interrupted,
+            _ => RunEnd::Completed,
+        },
+        exit_status: None,
+        entry_result: result.value.clone(),
+    };
+    Ok(Imported {
+        header: header(result, &report, deliveries),
+        outcome,
+        logs,
+        report,
+    })
+}
 
-    // Dense indices: the entry process, then breadth-first in spawn order.
+/// The process files of the directory (`trace_N.log`), by N.
+fn process_files(dir: &Path) -> Result<BTreeMap<u64, PathBuf>, CauderError> {
+    let mut files: BTreeMap<u64, PathBuf> = BTreeMap::new();
+    let rd = std::fs::read_dir(dir).map_err(|e| fail(dir, None, e.to_string()))?;
+    for entry in rd {
+        let entry = entry.map_err(|e| fail(dir, None, e.to_string()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(n) = name
+            .strip_prefix("trace_")
+            .and_then(|r| r.strip_suffix(".log"))
+            .and_then(|n| n.parse::<u64>().ok())
+        {
+            files.insert(n, entry.path());
+        }
+    }
+    Ok(files)
+}
+
+/// The processes by dense index: (pid, dense index of the parent).
+type Order = Vec<(u64, Option<u32>)>;
+
+/// Dense indices: the entry process, then breadth-first in spawn order;
+/// then the processes no logged spawn created. Returns the index of each
+/// pid, and (pid, parent index) by index.
+fn dense_order(
+    entry_pid: u64,
+    procs: &BTreeMap<u64, ProcFile>,
+    warnings: &mut Vec<String>,
+) -> (HashMap<u64, u32>, Order) {
     let mut ids: HashMap<u64, u32> = HashMap::new();
-    let mut order: Vec<(u64, Option<u32>)> = Vec::new();
+    let mut order: Order = Vec::new();
     let mut queue = VecDeque::new();
-    ids.insert(result.entry_pid, 0);
-    order.push((result.entry_pid, None));
-    queue.push_back(result.entry_pid);
-    bfs(&procs, &mut ids, &mut order, &mut queue);
+    ids.insert(entry_pid, 0);
+    order.push((entry_pid, None));
+    queue.push_back(entry_pid);
+    bfs(procs, &mut ids, &mut order, &mut queue);
     for &n in procs.keys() {
         if let std::collections::hash_map::Entry::Vacant(v) = ids.entry(n) {
-            report.warnings.push(format!(
+            warnings.push(format!(
                 "process {n} has a log but no logged spawn created it; it gets no parent"
             ));
             v.insert(order.len() as u32);
             order.push((n, None));
             queue.push_back(n);
-            bfs(&procs, &mut ids, &mut order, &mut queue);
+            bfs(procs, &mut ids, &mut order, &mut queue);
         }
     }
+    (ids, order)
+}
 
-    // Uids of sends, then the events with uids resolved.
-    let mut sent: HashMap<i128, (MsgId, PathBuf, usize)> = HashMap::new();
-    for (pid, _) in &order {
+/// Each send's uid: the message it names, and where it was sent.
+type Sends = HashMap<i128, (MsgId, PathBuf, usize)>;
+
+/// The uids of the sends, numbered per sender in log order; a uid sent twice
+/// is an error.
+fn sends(
+    order: &[(u64, Option<u32>)],
+    procs: &BTreeMap<u64, ProcFile>,
+    ids: &HashMap<u64, u32>,
+) -> Result<Sends, CauderError> {
+    let mut sent: Sends = HashMap::new();
+    for (pid, _) in order {
         let Some(f) = procs.get(pid) else { continue };
         let me = ProcId(ids[pid]);
         let mut index = 0u64;
@@ -136,7 +197,18 @@ pub fn read_dir(dir: &Path) -> Result<Imported, CauderError> {
             }
         }
     }
-    let resolve = |uid: i128, f: &ProcFile, line: usize| -> Result<MsgId, CauderError> {
+    Ok(sent)
+}
+
+/// The events of a process file, uids resolved; notes in `deliveries`
+/// whether it logs deliveries.
+fn events(
+    f: &ProcFile,
+    ids: &HashMap<u64, u32>,
+    sent: &Sends,
+    deliveries: &mut bool,
+) -> Result<Vec<Event>, CauderError> {
+    let resolve = |uid: i128, line: usize| -> Result<MsgId, CauderError> {
         sent.get(&uid).map(|(m, _, _)| *m).ok_or_else(|| {
             fail(
                 &f.path,
@@ -145,46 +217,35 @@ pub fn read_dir(dir: &Path) -> Result<Imported, CauderError> {
             )
         })
     };
-    let mut logs = Vec::with_capacity(order.len());
-    let mut deliveries = false;
-    for (i, (pid, parent)) in order.iter().enumerate() {
-        let mut events = Vec::new();
-        if let Some(f) = procs.get(pid) {
-            for (line, e) in &f.entries {
-                events.push(match *e {
-                    Entry::Spawn { pid: child } => Event::Spawn {
-                        child: ProcId(ids[&child]),
-                        pid: child,
-                        link: false,
-                        monitor: false,
-                    },
-                    Entry::Send { .. } => Event::Send {
-                        to: Dest::Unknown,
-                        payload: None,
-                    },
-                    Entry::Receive { uid } => Event::Receive {
-                        msg: resolve(uid, f, *line)?,
-                    },
-                    Entry::Deliver { uid } => {
-                        deliveries = true;
-                        Event::Deliver {
-                            msg: resolve(uid, f, *line)?,
-                        }
-                    }
-                });
+    let mut events = Vec::new();
+    for (line, e) in &f.entries {
+        events.push(match *e {
+            Entry::Spawn { pid: child } => Event::Spawn {
+                child: ProcId(ids[&child]),
+                pid: child,
+                link: false,
+                monitor: false,
+            },
+            Entry::Send { .. } => Event::Send {
+                to: Dest::Unknown,
+                payload: None,
+            },
+            Entry::Receive { uid } => Event::Receive {
+                msg: resolve(uid, *line)?,
+            },
+            Entry::Deliver { uid } => {
+                *deliveries = true;
+                Event::Deliver {
+                    msg: resolve(uid, *line)?,
+                }
             }
-        }
-        report.events += events.len();
-        logs.push(ProcessLog {
-            id: ProcId(i as u32),
-            pid: *pid,
-            parent: parent.map(ProcId),
-            events,
         });
     }
-    report.processes = logs.len();
-    report.dropped = dropped.into_iter().collect();
+    Ok(events)
+}
 
+/// The trace log's header for an imported log.
+fn header(result: ResultFile, report: &ImportReport, deliveries: bool) -> Header {
     let mut other = vec![("cauder.format".to_string(), report.generation.to_string())];
     for (k, v) in [
         ("cauder.comp_us", result.comp_us),
@@ -197,7 +258,7 @@ pub fn read_dir(dir: &Path) -> Result<Imported, CauderError> {
     if let Some(t) = &result.tracing {
         other.push(("cauder.tracing".into(), t.clone()));
     }
-    let header = Header {
+    Header {
         recorder: format!(
             "CauDEr {} log, imported by trace {}",
             report.generation,
@@ -217,21 +278,7 @@ pub fn read_dir(dir: &Path) -> Result<Imported, CauderError> {
         node: result.node.unwrap_or_else(|| "nonode@nohost".into()),
         entry_pid: result.entry_pid,
         nondet_names: Vec::new(),
-    };
-    let outcome = Outcome {
-        end: match result.tracing.as_deref() {
-            Some("timeout") => RunEnd::Interrupted,
-            _ => RunEnd::Completed,
-        },
-        exit_status: None,
-        entry_result: result.value,
-    };
-    Ok(Imported {
-        header,
-        outcome,
-        logs,
-        report,
-    })
+    }
 }
 
 /// Reads the directory and writes it as a trace log at `out`.

@@ -77,42 +77,20 @@ pub(super) struct Table {
     pub file_order: Vec<u32>,
 }
 
+/// The table a reader serves, from the blocks found (headers checked) and
+/// the footer's process table if the log has one.
 pub(super) fn build(
     header: &Header,
     candidates: Vec<BlockRef>,
     footer: Option<Vec<ProcessEntry>>,
     warnings: &mut Vec<Warning>,
 ) -> Table {
-    // The processes, by id: the footer's table, or the ids the blocks name
-    // (the entry process always).
-    // Without a footer, process indices come from block headers alone. The
-    // recorder numbers processes densely as they start, so an index far
-    // beyond the blocks found is damage; it is dropped here, because readers
-    // keep tables indexed by process and what they allocate must stay
-    // bounded by the input's size (§8).
     let candidates = match &footer {
         Some(_) => candidates,
-        None => {
-            let found = candidates.len();
-            let bound = MAX_SCANNED_INDEX_SLACK + MAX_SCANNED_INDEX_PER_BLOCK * found as u64;
-            candidates
-                .into_iter()
-                .filter(|b| {
-                    let keep = (b.header.process as u64) <= bound;
-                    if !keep {
-                        warnings.push(Warning::at(
-                            b.offset,
-                            format!(
-                                "block of process {}, an index far beyond the {found} block(s) found; skipped as damaged",
-                                b.header.process
-                            ),
-                        ));
-                    }
-                    keep
-                })
-                .collect()
-        }
+        None => drop_far_indices(candidates, warnings),
     };
+    // The processes, by id: the footer's table, or the ids the blocks name
+    // (the entry process always).
     let ids: Vec<u32> = match &footer {
         Some(entries) => (0..entries.len() as u32).collect(),
         None => {
@@ -129,55 +107,7 @@ pub(super) fn build(
             None => ids.binary_search(&process).ok(),
         }
     };
-
-    // Group the blocks by process with a counting sort over their indices
-    // (file order is kept within a process), then order each group by first
-    // event: a writer writes a process's blocks in order, so that is usually
-    // a check only. The blocks themselves move once, at the end.
-    let mut row = Vec::with_capacity(candidates.len());
-    let mut starts = vec![0usize; ids.len() + 1];
-    for b in &candidates {
-        let r = row_of(b.header.process);
-        match r {
-            Some(r) => starts[r + 1] += 1,
-            None => warnings.push(Warning::at(
-                b.offset,
-                format!(
-                    "block of process {} which the footer does not list; skipped",
-                    b.header.process
-                ),
-            )),
-        }
-        row.push(r);
-    }
-    for r in 0..ids.len() {
-        starts[r + 1] += starts[r];
-    }
-    let mut next = starts.clone();
-    let mut order = vec![0u32; starts[ids.len()]];
-    for (i, r) in row.into_iter().enumerate() {
-        if let Some(r) = r {
-            order[next[r]] = i as u32;
-            next[r] += 1;
-        }
-    }
-    let key = |i: &u32| {
-        let b = &candidates[*i as usize];
-        (b.header.first_event, b.offset)
-    };
-    for r in 0..ids.len() {
-        let group = &mut order[starts[r]..starts[r + 1]];
-        if !group.is_sorted_by_key(key) {
-            group.sort_by_key(key);
-        }
-    }
-    let grouped: Vec<BlockRef> = order
-        .iter()
-        .map(|&i| candidates[i as usize].clone())
-        .collect();
-    let found = candidates.len();
-    drop(candidates);
-
+    let groups = group(candidates, ids.len(), row_of, warnings);
     let rows: Vec<Row> = match footer {
         Some(entries) => entries
             .into_iter()
@@ -192,126 +122,257 @@ pub(super) fn build(
         None => ids
             .iter()
             .enumerate()
-            .map(|(r, &id)| {
-                let group = &grouped[starts[r]..starts[r + 1]];
-                let (pid, parent) = match group.first() {
-                    Some(b) => (b.header.pid, b.header.parent().map(ProcId)),
-                    None => (header.entry_pid, None), // the entry process, without blocks
-                };
-                for b in group {
-                    let h = &b.header;
-                    if h.pid != pid || h.parent().map(ProcId) != parent {
-                        warnings.push(Warning::at(
-                            b.offset,
-                            format!(
-                                "block of process {} says pid {}, {}; an earlier block said {}, {}",
-                                h.process,
-                                pid_text(h.pid),
-                                parent_text(h.parent()),
-                                pid_text(pid),
-                                parent_text(parent.map(|p| p.0))
-                            ),
-                        ));
-                    }
-                }
-                Row {
-                    id,
-                    pid,
-                    parent,
-                    recorded: None,
-                }
-            })
+            .map(|(r, &id)| scanned_row(header, id, groups.of(r), warnings))
             .collect(),
     };
+    serve(rows, groups, warnings)
+}
 
-    // Which blocks are served; they stay where they are in `grouped`.
-    let mut keep = vec![false; grouped.len()];
-    let mut kept = 0usize;
-    let mut processes = Vec::with_capacity(rows.len());
-    for (r, row) in rows.into_iter().enumerate() {
-        let Row {
-            id,
-            pid,
-            parent,
-            recorded,
-        } = row;
-        let start = kept;
-        let mut expected = 0u64;
-        let mut gap: Option<(u64, u64, u64)> = None; // (missing from, to, events dropped after)
-        for k in starts[r]..starts[r + 1] {
-            let b = &grouped[k];
-            let h = &b.header;
-            if let Some(g) = gap.as_mut() {
-                g.2 += h.events as u64;
-            } else if h.first_event == expected {
-                if h.pid != pid {
-                    warnings.push(Warning::at(
-                        b.offset,
-                        format!(
-                            "block of process {id} says pid {}, the table says {}",
-                            pid_text(h.pid),
-                            pid_text(pid)
-                        ),
-                    ));
-                }
-                expected += h.events as u64;
-                keep[k] = true;
-                kept += 1;
-            } else if h.first_event < expected {
+/// Without a footer, process indices come from block headers alone. The
+/// recorder numbers processes densely as they start, so an index far
+/// beyond the blocks found is damage; it is dropped here, because readers
+/// keep tables indexed by process and what they allocate must stay
+/// bounded by the input's size (§8).
+fn drop_far_indices(candidates: Vec<BlockRef>, warnings: &mut Vec<Warning>) -> Vec<BlockRef> {
+    let found = candidates.len();
+    let bound = MAX_SCANNED_INDEX_SLACK + MAX_SCANNED_INDEX_PER_BLOCK * found as u64;
+    candidates
+        .into_iter()
+        .filter(|b| {
+            let keep = (b.header.process as u64) <= bound;
+            if !keep {
                 warnings.push(Warning::at(
                     b.offset,
                     format!(
-                        "block of process {id} repeats its events {}..{}; skipped",
-                        h.first_event,
-                        h.first_event + h.events as u64
+                        "block of process {}, an index far beyond the {found} block(s) found; skipped as damaged",
+                        b.header.process
                     ),
                 ));
-            } else {
-                gap = Some((expected, h.first_event, h.events as u64));
             }
+            keep
+        })
+        .collect()
+}
+
+/// The blocks grouped by process: the blocks of row `r` are
+/// `blocks[starts[r]..starts[r + 1]]`, in event order.
+struct Groups {
+    blocks: Vec<BlockRef>,
+    starts: Vec<usize>,
+    /// For each of `blocks`, its index among the blocks found.
+    order: Vec<u32>,
+    /// How many blocks were found.
+    found: usize,
+}
+
+impl Groups {
+    fn of(&self, r: usize) -> &[BlockRef] {
+        &self.blocks[self.starts[r]..self.starts[r + 1]]
+    }
+}
+
+/// Groups the blocks by process with a counting sort over their rows (file
+/// order is kept within a process), then orders each group by first event:
+/// a writer writes a process's blocks in order, so that is usually a check
+/// only. The blocks themselves move once, at the end.
+fn group(
+    candidates: Vec<BlockRef>,
+    rows: usize,
+    row_of: impl Fn(u32) -> Option<usize>,
+    warnings: &mut Vec<Warning>,
+) -> Groups {
+    let mut row = Vec::with_capacity(candidates.len());
+    let mut starts = vec![0usize; rows + 1];
+    for b in &candidates {
+        let r = row_of(b.header.process);
+        match r {
+            Some(r) => starts[r + 1] += 1,
+            None => warnings.push(Warning::at(
+                b.offset,
+                format!(
+                    "block of process {} which the footer does not list; skipped",
+                    b.header.process
+                ),
+            )),
         }
-        if let Some((from, to, dropped)) = gap {
-            warnings.push(Warning::general(format!(
-                "process {id} {}: its events {from}..{to} are missing; its log is read up to \
-                 event {from} and {dropped} later events are left out",
-                pid_text(pid)
-            )));
+        row.push(r);
+    }
+    for r in 0..rows {
+        starts[r + 1] += starts[r];
+    }
+    let mut next = starts.clone();
+    let mut order = vec![0u32; starts[rows]];
+    for (i, r) in row.into_iter().enumerate() {
+        if let Some(r) = r {
+            order[next[r]] = i as u32;
+            next[r] += 1;
         }
-        if let Some(r) = recorded {
-            if r != expected && gap.is_none() {
-                warnings.push(Warning::general(format!(
-                    "process {id} {}: the footer counts {r} events, {expected} are readable",
-                    pid_text(pid)
-                )));
-            }
+    }
+    let key = |i: &u32| {
+        let b = &candidates[*i as usize];
+        (b.header.first_event, b.offset)
+    };
+    for r in 0..rows {
+        let group = &mut order[starts[r]..starts[r + 1]];
+        if !group.is_sorted_by_key(key) {
+            group.sort_by_key(key);
         }
+    }
+    let blocks: Vec<BlockRef> = order
+        .iter()
+        .map(|&i| candidates[i as usize].clone())
+        .collect();
+    Groups {
+        blocks,
+        starts,
+        order,
+        found: candidates.len(),
+    }
+}
+
+/// A process of a log without a footer, as its blocks describe it.
+fn scanned_row(header: &Header, id: u32, group: &[BlockRef], warnings: &mut Vec<Warning>) -> Row {
+    let (pid, parent) = match group.first() {
+        Some(b) => (b.header.pid, b.header.parent().map(ProcId)),
+        None => (header.entry_pid, None), // the entry process, without blocks
+    };
+    for b in group {
+        let h = &b.header;
+        if h.pid != pid || h.parent().map(ProcId) != parent {
+            warnings.push(Warning::at(
+                b.offset,
+                format!(
+                    "block of process {} says pid {}, {}; an earlier block said {}, {}",
+                    h.process,
+                    pid_text(h.pid),
+                    parent_text(h.parent()),
+                    pid_text(pid),
+                    parent_text(parent.map(|p| p.0))
+                ),
+            ));
+        }
+    }
+    Row {
+        id,
+        pid,
+        parent,
+        recorded: None,
+    }
+}
+
+/// Decides which blocks are served (each process's run of blocks from event
+/// 0 without a gap) and lays them out for the reader.
+fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
+    // Which blocks are served; they stay where they are in `groups.blocks`.
+    let mut keep = vec![false; groups.blocks.len()];
+    let mut kept = 0usize;
+    let mut processes = Vec::with_capacity(rows.len());
+    for (r, row) in rows.into_iter().enumerate() {
+        let start = kept;
+        let first = groups.starts[r];
+        let served = served_run(&row, groups.of(r), &mut keep[first..], warnings);
+        kept += served.blocks;
         processes.push(ProcessInfo {
-            id: ProcId(id),
-            pid,
-            parent,
-            events: expected,
-            recorded,
+            id: ProcId(row.id),
+            pid: row.pid,
+            parent: row.parent,
+            events: served.events,
+            recorded: row.recorded,
             blocks: start..kept,
         });
     }
     // Where each served block ends up, by its position in the file: reading
     // blocks in file order touches the file front to back.
-    let mut served_at = vec![u32::MAX; found];
+    let mut served_at = vec![u32::MAX; groups.found];
     let mut at = 0u32;
-    for (k, &i) in order.iter().enumerate() {
+    for (k, &i) in groups.order.iter().enumerate() {
         if keep[k] {
             served_at[i as usize] = at;
             at += 1;
         }
     }
     let file_order = served_at.into_iter().filter(|&k| k != u32::MAX).collect();
-    let mut blocks = grouped;
+    let mut blocks = groups.blocks;
     let mut keep = keep.into_iter();
     blocks.retain(|_| keep.next().unwrap_or(false));
     Table {
         processes,
         blocks,
         file_order,
+    }
+}
+
+/// What a process's log serves.
+struct Served {
+    /// How many blocks of its group are served.
+    blocks: usize,
+    /// The events they hold.
+    events: u64,
+}
+
+/// Marks in `keep` the blocks of `group` that follow each other from event 0
+/// without a gap, and warns of the rest.
+fn served_run(
+    row: &Row,
+    group: &[BlockRef],
+    keep: &mut [bool],
+    warnings: &mut Vec<Warning>,
+) -> Served {
+    let Row {
+        id, pid, recorded, ..
+    } = *row;
+    let mut kept = 0usize;
+    let mut expected = 0u64;
+    let mut gap: Option<(u64, u64, u64)> = None; // (missing from, to, events dropped after)
+    for (k, b) in group.iter().enumerate() {
+        let h = &b.header;
+        if let Some(g) = gap.as_mut() {
+            g.2 += h.events as u64;
+        } else if h.first_event == expected {
+            if h.pid != pid {
+                warnings.push(Warning::at(
+                    b.offset,
+                    format!(
+                        "block of process {id} says pid {}, the table says {}",
+                        pid_text(h.pid),
+                        pid_text(pid)
+                    ),
+                ));
+            }
+            expected += h.events as u64;
+            keep[k] = true;
+            kept += 1;
+        } else if h.first_event < expected {
+            warnings.push(Warning::at(
+                b.offset,
+                format!(
+                    "block of process {id} repeats its events {}..{}; skipped",
+                    h.first_event,
+                    h.first_event + h.events as u64
+                ),
+            ));
+        } else {
+            gap = Some((expected, h.first_event, h.events as u64));
+        }
+    }
+    if let Some((from, to, dropped)) = gap {
+        warnings.push(Warning::general(format!(
+            "process {id} {}: its events {from}..{to} are missing; its log is read up to \
+             event {from} and {dropped} later events are left out",
+            pid_text(pid)
+        )));
+    }
+    if let Some(r) = recorded {
+        if r != expected && gap.is_none() {
+            warnings.push(Warning::general(format!(
+                "process {id} {}: the footer counts {r} events, {expected} are readable",
+                pid_text(pid)
+            )));
+        }
+    }
+    Served {
+        blocks: kept,
+        events: expected,
     }
 }
 

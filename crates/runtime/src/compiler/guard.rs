@@ -8,7 +8,7 @@ use super::expr::{arith_op, load_const};
 use super::{constant, pattern, records, CResult, ModuleCtx};
 use crate::bif;
 use crate::ir::{Cmp, Instr, Op1, Slot, TypeTest};
-use trace_syntax::ast::{BinOp, Expr, ExprKind, UnOp};
+use trace_syntax::ast::{BinOp, Expr, ExprKind, MapAssoc, Pos, UnOp};
 use trace_term::{atom, Atom, Term};
 
 /// `G1; G2; ...` where each `Gi` is `T1, T2, ...`: branches to `fail` unless some
@@ -252,66 +252,9 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
             });
             Ok(t)
         }
-        ExprKind::Map { base, assocs } => {
-            let t = b.temp();
-            match base {
-                None => {
-                    let start = b.temps(assocs.len() * 2);
-                    for (i, a) in assocs.iter().enumerate() {
-                        let k = guard_value(cx, b, &a.key, fail)?;
-                        let v = guard_value(cx, b, &a.value, fail)?;
-                        b.emit(Instr::Move {
-                            dst: start + 2 * i as Slot,
-                            src: k,
-                        });
-                        b.emit(Instr::Move {
-                            dst: start + 2 * i as Slot + 1,
-                            src: v,
-                        });
-                    }
-                    b.emit(Instr::MapNew {
-                        dst: t,
-                        start,
-                        n: assocs.len() as u16,
-                    });
-                }
-                Some(m) => {
-                    let mut cur = guard_value(cx, b, m, fail)?;
-                    for a in assocs {
-                        let k = guard_value(cx, b, &a.key, fail)?;
-                        let v = guard_value(cx, b, &a.value, fail)?;
-                        b.emit(Instr::MapPut {
-                            dst: t,
-                            map: cur,
-                            key: k,
-                            val: v,
-                            exact: a.exact,
-                            fail: f,
-                            take: false,
-                        });
-                        cur = t;
-                    }
-                }
-            }
-            Ok(t)
-        }
+        ExprKind::Map { base, assocs } => guard_map(cx, b, base.as_deref(), assocs, fail),
         ExprKind::RecordField { expr, name, field } => {
-            let v = guard_value(cx, b, expr, fail)?;
-            let i = records::field_index(cx, name, field, e.pos)?;
-            let n = records::def(cx, name, e.pos)?.fields.len();
-            b.emit(Instr::TestRecord {
-                a: v,
-                tag: Atom::intern(name),
-                arity: n as u16 + 1,
-                fail: f,
-            });
-            let t = b.temp();
-            b.emit(Instr::GetElem {
-                dst: t,
-                src: v,
-                idx: i as u16 + 1,
-            });
-            Ok(t)
+            guard_record_field(cx, b, expr, name, field, e.pos, fail)
         }
         ExprKind::RecordIndex { name, field } => {
             let i = records::field_index(cx, name, field, e.pos)?;
@@ -364,51 +307,7 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
             });
             Ok(t)
         }
-        ExprKind::Call { fun, args } => {
-            let Some(name) = guard_call_name(fun) else {
-                return cx.err(e.pos, "illegal guard expression");
-            };
-            if let Some(tt) = type_test(name, args.len()) {
-                // The argument's errors fail the guard; only the test gives false.
-                let v = guard_value(cx, b, &args[0], fail)?;
-                return test_value(b, |b, no| {
-                    b.emit(Instr::TestType {
-                        test: tt,
-                        a: v,
-                        fail: b.lab(no),
-                    });
-                    Ok(())
-                });
-            }
-            if matches!(name, "is_record" | "is_function") {
-                return test_value(b, |b, no| test(cx, b, e, no));
-            }
-            let reg = bif::registry();
-            let Some(id) = reg
-                .lookup("erlang", name, args.len())
-                .filter(|&id| reg.def(id).guard)
-            else {
-                return cx.err(e.pos, "illegal guard expression");
-            };
-            let start = b.temps(args.len());
-            for (i, a) in args.iter().enumerate() {
-                let v = guard_value(cx, b, a, fail)?;
-                b.emit(Instr::Move {
-                    dst: start + i as Slot,
-                    src: v,
-                });
-            }
-            let t = b.temp();
-            b.set_pos(e.pos);
-            b.emit(Instr::CallBif {
-                bif: id,
-                args: start,
-                arity: args.len() as u8,
-                dst: t,
-                fail: f,
-            });
-            Ok(t)
-        }
+        ExprKind::Call { fun, args } => guard_call(cx, b, e, fun, args, fail),
         ExprKind::Binary(_) => {
             let t = b.temp();
             super::binary::construct_guard(cx, b, e, t, fail)?;
@@ -416,4 +315,140 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
         }
         _ => cx.err(e.pos, "illegal guard expression"),
     }
+}
+
+/// A map built or updated in a guard.
+fn guard_map(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    base: Option<&Expr>,
+    assocs: &[MapAssoc],
+    fail: L,
+) -> CResult<Slot> {
+    let f = b.lab(fail);
+    let t = b.temp();
+    match base {
+        None => {
+            let start = b.temps(assocs.len() * 2);
+            for (i, a) in assocs.iter().enumerate() {
+                let k = guard_value(cx, b, &a.key, fail)?;
+                let v = guard_value(cx, b, &a.value, fail)?;
+                b.emit(Instr::Move {
+                    dst: start + 2 * i as Slot,
+                    src: k,
+                });
+                b.emit(Instr::Move {
+                    dst: start + 2 * i as Slot + 1,
+                    src: v,
+                });
+            }
+            b.emit(Instr::MapNew {
+                dst: t,
+                start,
+                n: assocs.len() as u16,
+            });
+        }
+        Some(m) => {
+            let mut cur = guard_value(cx, b, m, fail)?;
+            for a in assocs {
+                let k = guard_value(cx, b, &a.key, fail)?;
+                let v = guard_value(cx, b, &a.value, fail)?;
+                b.emit(Instr::MapPut {
+                    dst: t,
+                    map: cur,
+                    key: k,
+                    val: v,
+                    exact: a.exact,
+                    fail: f,
+                    take: false,
+                });
+                cur = t;
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// `Expr#name.field` in a guard: fails unless `Expr` is such a record.
+fn guard_record_field(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    expr: &Expr,
+    name: &str,
+    field: &str,
+    pos: Pos,
+    fail: L,
+) -> CResult<Slot> {
+    let f = b.lab(fail);
+    let v = guard_value(cx, b, expr, fail)?;
+    let i = records::field_index(cx, name, field, pos)?;
+    let n = records::def(cx, name, pos)?.fields.len();
+    b.emit(Instr::TestRecord {
+        a: v,
+        tag: Atom::intern(name),
+        arity: n as u16 + 1,
+        fail: f,
+    });
+    let t = b.temp();
+    b.emit(Instr::GetElem {
+        dst: t,
+        src: v,
+        idx: i as u16 + 1,
+    });
+    Ok(t)
+}
+
+/// A call in a guard: a type test, `is_record`/`is_function`, or a guard BIF.
+fn guard_call(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    e: &Expr,
+    fun: &Expr,
+    args: &[Expr],
+    fail: L,
+) -> CResult<Slot> {
+    let f = b.lab(fail);
+    let Some(name) = guard_call_name(fun) else {
+        return cx.err(e.pos, "illegal guard expression");
+    };
+    if let Some(tt) = type_test(name, args.len()) {
+        // The argument's errors fail the guard; only the test gives false.
+        let v = guard_value(cx, b, &args[0], fail)?;
+        return test_value(b, |b, no| {
+            b.emit(Instr::TestType {
+                test: tt,
+                a: v,
+                fail: b.lab(no),
+            });
+            Ok(())
+        });
+    }
+    if matches!(name, "is_record" | "is_function") {
+        return test_value(b, |b, no| test(cx, b, e, no));
+    }
+    let reg = bif::registry();
+    let Some(id) = reg
+        .lookup("erlang", name, args.len())
+        .filter(|&id| reg.def(id).guard)
+    else {
+        return cx.err(e.pos, "illegal guard expression");
+    };
+    let start = b.temps(args.len());
+    for (i, a) in args.iter().enumerate() {
+        let v = guard_value(cx, b, a, fail)?;
+        b.emit(Instr::Move {
+            dst: start + i as Slot,
+            src: v,
+        });
+    }
+    let t = b.temp();
+    b.set_pos(e.pos);
+    b.emit(Instr::CallBif {
+        bif: id,
+        args: start,
+        arity: args.len() as u8,
+        dst: t,
+        fail: f,
+    });
+    Ok(t)
 }

@@ -170,6 +170,68 @@ pub fn compile_module(
     };
 
     // Attributes first: records, exports and imports are visible everywhere.
+    let Declared {
+        exports,
+        export_all,
+        functions,
+    } = declare(&mut cx, module);
+    cx.named_count = functions.len() as u32;
+    let export_list = export_list(&mut cx, &exports, export_all, &functions);
+
+    let mut named_code = Vec::new();
+    for f in &functions {
+        cx.current = (f.name.clone(), f.arity);
+        match compile_function(&mut cx, f) {
+            Ok(code) => named_code.push(code),
+            Err(d) => {
+                cx.diags.push(d);
+                named_code.push(placeholder(&cx, f));
+            }
+        }
+    }
+
+    if !cx.diags.is_empty() {
+        let mut d = std::mem::take(&mut cx.diags);
+        d.sort_by_key(|x| (x.path.clone(), x.line, x.col));
+        d.dedup();
+        return Err(d);
+    }
+
+    let named: HashMap<(Atom, u32), u32> = functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| ((Atom::intern(&f.name), f.arity as u32), i as u32))
+        .collect();
+    let mut funs = named_code;
+    funs.append(&mut cx.lifted);
+    Ok(ModuleCode {
+        name: cx.name,
+        path: sources.path(0).to_path_buf(),
+        source_hash: crate::code::fnv1a64(source_text.as_bytes()),
+        funs,
+        named,
+        exports: export_list,
+        literals: cx.literals,
+        exts: cx.exts,
+        switches: cx.switches,
+        closures: cx.closures,
+        prelude: opts.prelude,
+    })
+}
+
+/// What a module's forms declare, besides what goes into the context.
+struct Declared<'m> {
+    /// Each exported name and arity, with the position of its `-export`.
+    exports: Vec<(String, usize, Pos)>,
+    /// `-compile(export_all)`.
+    export_all: bool,
+    /// The functions, in source order (their index is their id).
+    functions: Vec<&'m ast::Function>,
+}
+
+/// Reads the forms: records, imports and the functions go into the
+/// context; a duplicate or an unsupported attribute is a diagnostic.
+fn declare<'m>(cx: &mut ModuleCtx, module: &'m ast::Module) -> Declared<'m> {
     let mut exports: Vec<(String, usize, Pos)> = Vec::new();
     let mut export_all = false;
     let mut functions: Vec<&ast::Function> = Vec::new();
@@ -191,7 +253,7 @@ pub fn compile_module(
                             r.pos,
                             format!("record {} already defined", r.name),
                         ));
-                    } else if let Err(d) = records::check_definition(&cx, r) {
+                    } else if let Err(d) = records::check_definition(cx, r) {
                         cx.diags.push(d);
                     } else {
                         cx.records.insert(r.name.clone(), r.clone());
@@ -234,10 +296,23 @@ pub fn compile_module(
             }
         }
     }
-    cx.named_count = functions.len() as u32;
+    Declared {
+        exports,
+        export_all,
+        functions,
+    }
+}
 
+/// The functions the module exports; exporting an undefined one is a
+/// diagnostic.
+fn export_list(
+    cx: &mut ModuleCtx,
+    exports: &[(String, usize, Pos)],
+    export_all: bool,
+    functions: &[&ast::Function],
+) -> Vec<(Atom, u32)> {
     let mut export_list = Vec::new();
-    for (n, a, pos) in &exports {
+    for (n, a, pos) in exports {
         if cx.functions.contains_key(&(n.clone(), *a)) {
             export_list.push((Atom::intern(n), *a as u32));
         } else {
@@ -254,46 +329,7 @@ pub fn compile_module(
             .map(|f| (Atom::intern(&f.name), f.arity as u32))
             .collect();
     }
-
-    let mut named_code = Vec::new();
-    for f in &functions {
-        cx.current = (f.name.clone(), f.arity);
-        match compile_function(&mut cx, f) {
-            Ok(code) => named_code.push(code),
-            Err(d) => {
-                cx.diags.push(d);
-                named_code.push(placeholder(&cx, f));
-            }
-        }
-    }
-
-    if !cx.diags.is_empty() {
-        let mut d = std::mem::take(&mut cx.diags);
-        d.sort_by_key(|x| (x.path.clone(), x.line, x.col));
-        d.dedup();
-        return Err(d);
-    }
-
-    let named: HashMap<(Atom, u32), u32> = functions
-        .iter()
-        .enumerate()
-        .map(|(i, f)| ((Atom::intern(&f.name), f.arity as u32), i as u32))
-        .collect();
-    let mut funs = named_code;
-    funs.append(&mut cx.lifted);
-    Ok(ModuleCode {
-        name: cx.name,
-        path: sources.path(0).to_path_buf(),
-        source_hash: crate::code::fnv1a64(source_text.as_bytes()),
-        funs,
-        named,
-        exports: export_list,
-        literals: cx.literals,
-        exts: cx.exts,
-        switches: cx.switches,
-        closures: cx.closures,
-        prelude: opts.prelude,
-    })
+    export_list
 }
 
 fn placeholder(cx: &ModuleCtx, f: &ast::Function) -> FunCode {

@@ -17,7 +17,7 @@
 //! | 800 | `:` remote | |
 
 use super::limits::tree_depth;
-use super::{first_pos, PResult, Parser};
+use super::{first_pos, limits, primary, PResult, Parser};
 use crate::ast::{BinOp, Expr, ExprKind, IntLit, Pos, RecordFieldInit, UnOp};
 use crate::diag::DiagKind;
 use crate::token::{Keyword, Punct, TokenKind};
@@ -89,249 +89,245 @@ pub(super) fn prefix_op(kind: &TokenKind) -> Option<UnOp> {
     }
 }
 
-impl Parser<'_> {
-    pub(super) fn expr(&mut self) -> PResult<Expr> {
-        self.binary(0)
-    }
+pub(super) fn expr(p: &mut Parser<'_>) -> PResult<Expr> {
+    binary(p, 0)
+}
 
-    pub(super) fn exprs(&mut self) -> PResult<Vec<Expr>> {
-        let mut exprs = vec![self.expr()?];
-        while self.eat_punct(Punct::Comma).is_some() {
-            exprs.push(self.expr()?);
+pub(super) fn exprs(p: &mut Parser<'_>) -> PResult<Vec<Expr>> {
+    let mut exprs = vec![expr(p)?];
+    while p.eat_punct(Punct::Comma).is_some() {
+        exprs.push(expr(p)?);
+    }
+    Ok(exprs)
+}
+
+/// Operators of at least `min_level`, by precedence climbing.
+fn binary(p: &mut Parser<'_>, min_level: u32) -> PResult<Expr> {
+    p.enter()?;
+    let result = binary_inner(p, min_level);
+    p.leave();
+    result
+}
+
+fn binary_inner(p: &mut Parser<'_>, min_level: u32) -> PResult<Expr> {
+    let mut lhs = unary(p)?;
+    // Depth of `lhs`, tracked only along left-associative chains (the
+    // others recurse, and recursion is bounded by MAX_NESTING).
+    let mut depth: Option<usize> = None;
+    let mut last_level = None;
+    while let Some((level, assoc, infix)) = p.kind().and_then(infix) {
+        if level < min_level {
+            break;
         }
-        Ok(exprs)
-    }
-
-    /// Operators of at least `min_level`, by precedence climbing.
-    fn binary(&mut self, min_level: u32) -> PResult<Expr> {
-        self.enter()?;
-        let result = self.binary_inner(min_level);
-        self.leave();
-        result
-    }
-
-    fn binary_inner(&mut self, min_level: u32) -> PResult<Expr> {
-        let mut lhs = self.unary()?;
-        // Depth of `lhs`, tracked only along left-associative chains (the
-        // others recurse, and recursion is bounded by MAX_NESTING).
-        let mut depth: Option<usize> = None;
-        let mut last_level = None;
-        while let Some((level, assoc, infix)) = self.kind().and_then(infix) {
-            if level < min_level {
-                break;
-            }
-            if assoc == Assoc::Non && last_level == Some(level) {
-                let t = &self.tokens[self.i];
-                return Err(self.error_at(
-                    DiagKind::Syntax,
-                    t.pos,
-                    format!(
-                        "syntax error before: {}: comparison operators do not chain",
-                        t.kind
-                    ),
-                ));
-            }
-            let op_pos = self.tokens[self.i].pos;
-            self.i += 1;
-            let next_min = if assoc == Assoc::Right {
-                level
-            } else {
-                level + 1
-            };
-            let rhs = self.binary(next_min)?;
-            if assoc != Assoc::Right {
-                let d = depth.get_or_insert_with(|| tree_depth(&lhs));
-                *d = (*d).max(tree_depth(&rhs)) + 1;
-                self.check_depth(*d, op_pos)?;
-            }
-            lhs = match infix {
-                Infix::Match => Expr::new(
-                    first_pos(&lhs),
-                    ExprKind::Match(Box::new(lhs), Box::new(rhs)),
+        if assoc == Assoc::Non && last_level == Some(level) {
+            let t = &p.tokens[p.i];
+            return Err(p.error_at(
+                DiagKind::Syntax,
+                t.pos,
+                format!(
+                    "syntax error before: {}: comparison operators do not chain",
+                    t.kind
                 ),
-                Infix::Op(op) => {
-                    Expr::new(op_pos, ExprKind::BinOp(op, Box::new(lhs), Box::new(rhs)))
-                }
-            };
-            last_level = Some(level);
+            ));
         }
-        Ok(lhs)
-    }
-
-    /// Prefix operators, `catch`, then a postfix expression.
-    fn unary(&mut self) -> PResult<Expr> {
-        let mut ops = Vec::new();
-        while let Some(op) = self.kind().and_then(prefix_op) {
-            ops.push((op, self.tokens[self.i].pos));
-            self.i += 1;
-        }
-        let operand = if let Some(pos) = self.eat_keyword(Keyword::Catch) {
-            let body = self.binary(0)?;
-            Expr::new(pos, ExprKind::Catch(Box::new(body)))
+        let op_pos = p.tokens[p.i].pos;
+        p.i += 1;
+        let next_min = if assoc == Assoc::Right {
+            level
         } else {
-            self.postfix()?
+            level + 1
         };
-        if let Some(&(_, pos)) = ops.first() {
-            self.check_depth(tree_depth(&operand) + ops.len(), pos)?;
+        let rhs = binary(p, next_min)?;
+        if assoc != Assoc::Right {
+            let d = depth.get_or_insert_with(|| tree_depth(&lhs));
+            *d = (*d).max(tree_depth(&rhs)) + 1;
+            limits::check_depth(p, *d, op_pos)?;
         }
-        Ok(ops
-            .into_iter()
-            .rev()
-            .fold(operand, |e, (op, pos)| apply_prefix(op, pos, e)))
+        lhs = match infix {
+            Infix::Match => Expr::new(
+                first_pos(&lhs),
+                ExprKind::Match(Box::new(lhs), Box::new(rhs)),
+            ),
+            Infix::Op(op) => Expr::new(op_pos, ExprKind::BinOp(op, Box::new(lhs), Box::new(rhs))),
+        };
+        last_level = Some(level);
     }
+    Ok(lhs)
+}
 
-    /// A prefix operator and its operand, as allowed in a binary segment.
-    pub(super) fn bit_expr(&mut self) -> PResult<Expr> {
-        match self.kind().and_then(prefix_op) {
-            Some(op) => {
-                let pos = self.tokens[self.i].pos;
-                self.i += 1;
-                let operand = self.expr_max()?;
-                Ok(apply_prefix(op, pos, operand))
-            }
-            None => self.expr_max(),
-        }
+/// Prefix operators, `catch`, then a postfix expression.
+fn unary(p: &mut Parser<'_>) -> PResult<Expr> {
+    let mut ops = Vec::new();
+    while let Some(op) = p.kind().and_then(prefix_op) {
+        ops.push((op, p.tokens[p.i].pos));
+        p.i += 1;
     }
-
-    /// `expr_max`, then at most one `:` and one call, or a chain of record
-    /// or map operations (erl_parse's levels 700 and 800).
-    fn postfix(&mut self) -> PResult<Expr> {
-        if self.at_punct(Punct::Hash) {
-            return self.hash_chain(None);
-        }
-        let e = self.expr_max()?;
-        if !self.no_remote && self.at_punct(Punct::Colon) {
-            let colon = self.tokens[self.i].pos;
-            self.i += 1;
-            let function = self.expr_max()?;
-            let remote = Expr::new(
-                colon,
-                ExprKind::Remote {
-                    module: Box::new(e),
-                    function: Box::new(function),
-                },
-            );
-            return if self.at_punct(Punct::LParen) {
-                self.call(remote)
-            } else {
-                Ok(remote)
-            };
-        }
-        if self.at_punct(Punct::LParen) {
-            return self.call(e);
-        }
-        if self.at_punct(Punct::Hash) {
-            return self.hash_chain(Some(e));
-        }
-        Ok(e)
+    let operand = if let Some(pos) = p.eat_keyword(Keyword::Catch) {
+        let body = binary(p, 0)?;
+        Expr::new(pos, ExprKind::Catch(Box::new(body)))
+    } else {
+        postfix(p)?
+    };
+    if let Some(&(_, pos)) = ops.first() {
+        limits::check_depth(p, tree_depth(&operand) + ops.len(), pos)?;
     }
+    Ok(ops
+        .into_iter()
+        .rev()
+        .fold(operand, |e, (op, pos)| apply_prefix(op, pos, e)))
+}
 
-    fn call(&mut self, fun: Expr) -> PResult<Expr> {
-        let args = self.call_args()?;
-        Ok(Expr::new(
-            first_pos(&fun),
-            ExprKind::Call {
-                fun: Box::new(fun),
-                args,
+/// A prefix operator and its operand, as allowed in a binary segment.
+pub(super) fn bit_expr(p: &mut Parser<'_>) -> PResult<Expr> {
+    match p.kind().and_then(prefix_op) {
+        Some(op) => {
+            let pos = p.tokens[p.i].pos;
+            p.i += 1;
+            let operand = primary::expr_max(p)?;
+            Ok(apply_prefix(op, pos, operand))
+        }
+        None => primary::expr_max(p),
+    }
+}
+
+/// `expr_max`, then at most one `:` and one call, or a chain of record
+/// or map operations (erl_parse's levels 700 and 800).
+fn postfix(p: &mut Parser<'_>) -> PResult<Expr> {
+    if p.at_punct(Punct::Hash) {
+        return hash_chain(p, None);
+    }
+    let e = primary::expr_max(p)?;
+    if !p.no_remote && p.at_punct(Punct::Colon) {
+        let colon = p.tokens[p.i].pos;
+        p.i += 1;
+        let function = primary::expr_max(p)?;
+        let remote = Expr::new(
+            colon,
+            ExprKind::Remote {
+                module: Box::new(e),
+                function: Box::new(function),
             },
-        ))
+        );
+        return if p.at_punct(Punct::LParen) {
+            call(p, remote)
+        } else {
+            Ok(remote)
+        };
     }
-
-    pub(super) fn call_args(&mut self) -> PResult<Vec<Expr>> {
-        self.expect_punct(Punct::LParen, "'('")?;
-        if self.eat_punct(Punct::RParen).is_some() {
-            return Ok(Vec::new());
-        }
-        let args = self.exprs()?;
-        self.expect_punct(Punct::RParen, "',' or ')'")?;
-        Ok(args)
+    if p.at_punct(Punct::LParen) {
+        return call(p, e);
     }
+    if p.at_punct(Punct::Hash) {
+        return hash_chain(p, Some(e));
+    }
+    Ok(e)
+}
 
-    /// `#{...}`, `#r{...}`, `#r.f`, and chains of them on `base`. Map and
-    /// record operations do not mix in one chain (erl_parse's grammar).
-    fn hash_chain(&mut self, mut base: Option<Expr>) -> PResult<Expr> {
-        let is_map = self.kind_at(1).is_some_and(|k| k.is_punct(Punct::LBrace));
-        let mut depth = base.as_ref().map_or(0, tree_depth);
-        while let Some(hash) = self.eat_punct(Punct::Hash) {
-            let kind = if is_map {
-                if !self.at_punct(Punct::LBrace) {
-                    return Err(self.error_expected("'{' (a map)"));
+fn call(p: &mut Parser<'_>, fun: Expr) -> PResult<Expr> {
+    let args = call_args(p)?;
+    Ok(Expr::new(
+        first_pos(&fun),
+        ExprKind::Call {
+            fun: Box::new(fun),
+            args,
+        },
+    ))
+}
+
+pub(super) fn call_args(p: &mut Parser<'_>) -> PResult<Vec<Expr>> {
+    p.expect_punct(Punct::LParen, "'('")?;
+    if p.eat_punct(Punct::RParen).is_some() {
+        return Ok(Vec::new());
+    }
+    let args = exprs(p)?;
+    p.expect_punct(Punct::RParen, "',' or ')'")?;
+    Ok(args)
+}
+
+/// `#{...}`, `#r{...}`, `#r.f`, and chains of them on `base`. Map and
+/// record operations do not mix in one chain (erl_parse's grammar).
+fn hash_chain(p: &mut Parser<'_>, mut base: Option<Expr>) -> PResult<Expr> {
+    let is_map = p.kind_at(1).is_some_and(|k| k.is_punct(Punct::LBrace));
+    let mut depth = base.as_ref().map_or(0, tree_depth);
+    while let Some(hash) = p.eat_punct(Punct::Hash) {
+        let kind = if is_map {
+            if !p.at_punct(Punct::LBrace) {
+                return Err(p.error_expected("'{' (a map)"));
+            }
+            let assocs = primary::map_assocs(p)?;
+            depth = depth.max(
+                assocs
+                    .iter()
+                    .map(|a| tree_depth(&a.key).max(tree_depth(&a.value)))
+                    .max()
+                    .unwrap_or(0),
+            );
+            ExprKind::Map {
+                base: base.map(Box::new),
+                assocs,
+            }
+        } else {
+            let (name, _) = p.expect_atom("a record name")?;
+            if p.eat_punct(Punct::Period).is_some() {
+                let (field, _) = p.expect_atom("a record field name")?;
+                match base {
+                    Some(b) => ExprKind::RecordField {
+                        expr: Box::new(b),
+                        name,
+                        field,
+                    },
+                    None => ExprKind::RecordIndex { name, field },
                 }
-                let assocs = self.map_assocs()?;
+            } else if p.at_punct(Punct::LBrace) {
+                let fields = record_fields(p)?;
                 depth = depth.max(
-                    assocs
+                    fields
                         .iter()
-                        .map(|a| tree_depth(&a.key).max(tree_depth(&a.value)))
+                        .map(|f| tree_depth(&f.value))
                         .max()
                         .unwrap_or(0),
                 );
-                ExprKind::Map {
+                ExprKind::Record {
                     base: base.map(Box::new),
-                    assocs,
+                    name,
+                    fields,
                 }
             } else {
-                let (name, _) = self.expect_atom("a record name")?;
-                if self.eat_punct(Punct::Period).is_some() {
-                    let (field, _) = self.expect_atom("a record field name")?;
-                    match base {
-                        Some(b) => ExprKind::RecordField {
-                            expr: Box::new(b),
-                            name,
-                            field,
-                        },
-                        None => ExprKind::RecordIndex { name, field },
-                    }
-                } else if self.at_punct(Punct::LBrace) {
-                    let fields = self.record_fields()?;
-                    depth = depth.max(
-                        fields
-                            .iter()
-                            .map(|f| tree_depth(&f.value))
-                            .max()
-                            .unwrap_or(0),
-                    );
-                    ExprKind::Record {
-                        base: base.map(Box::new),
-                        name,
-                        fields,
-                    }
-                } else {
-                    return Err(self.error_expected("'.' or '{' after the record name"));
-                }
-            };
-            depth += 1;
-            self.check_depth(depth, hash)?;
-            base = Some(Expr::new(hash, kind));
-        }
-        base.ok_or_else(|| self.error_expected("'#'"))
-    }
-
-    /// `{field = Value, _ = Value, ...}`
-    fn record_fields(&mut self) -> PResult<Vec<RecordFieldInit>> {
-        self.expect_punct(Punct::LBrace, "'{'")?;
-        let mut fields = Vec::new();
-        if self.eat_punct(Punct::RBrace).is_some() {
-            return Ok(fields);
-        }
-        loop {
-            let (name, pos) = match self.kind() {
-                Some(TokenKind::Var(v)) if v == "_" => {
-                    let pos = self.tokens[self.i].pos;
-                    self.i += 1;
-                    ("_".to_string(), pos)
-                }
-                _ => self.expect_atom("a record field name")?,
-            };
-            self.expect_punct(Punct::Match, "'='")?;
-            let value = self.expr()?;
-            fields.push(RecordFieldInit { pos, name, value });
-            if self.eat_punct(Punct::Comma).is_none() {
-                break;
+                return Err(p.error_expected("'.' or '{' after the record name"));
             }
-        }
-        self.expect_punct(Punct::RBrace, "',' or '}'")?;
-        Ok(fields)
+        };
+        depth += 1;
+        limits::check_depth(p, depth, hash)?;
+        base = Some(Expr::new(hash, kind));
     }
+    base.ok_or_else(|| p.error_expected("'#'"))
+}
+
+/// `{field = Value, _ = Value, ...}`
+fn record_fields(p: &mut Parser<'_>) -> PResult<Vec<RecordFieldInit>> {
+    p.expect_punct(Punct::LBrace, "'{'")?;
+    let mut fields = Vec::new();
+    if p.eat_punct(Punct::RBrace).is_some() {
+        return Ok(fields);
+    }
+    loop {
+        let (name, pos) = match p.kind() {
+            Some(TokenKind::Var(v)) if v == "_" => {
+                let pos = p.tokens[p.i].pos;
+                p.i += 1;
+                ("_".to_string(), pos)
+            }
+            _ => p.expect_atom("a record field name")?,
+        };
+        p.expect_punct(Punct::Match, "'='")?;
+        let value = expr(p)?;
+        fields.push(RecordFieldInit { pos, name, value });
+        if p.eat_punct(Punct::Comma).is_none() {
+            break;
+        }
+    }
+    p.expect_punct(Punct::RBrace, "',' or '}'")?;
+    Ok(fields)
 }
 
 /// Applies a prefix operator; on a number literal the sign is folded into it,

@@ -4,195 +4,189 @@
 //! full. Type declarations (`-spec`, `-type`, `-opaque`, `-callback`) are
 //! skipped to their dot; other attributes must hold expressions (terms).
 
-use super::{PResult, Parser};
+use super::{clauses, expr, PResult, Parser};
 use crate::ast::{Attribute, Form, Function, Pos, RecordDef, RecordFieldDef};
 use crate::token::{Punct, TokenKind};
 
 /// Attributes whose argument is type syntax, which we do not model.
 const TYPE_ATTRIBUTES: [&str; 5] = ["spec", "callback", "type", "opaque", "nominal"];
 
-impl Parser<'_> {
-    pub(super) fn form(&mut self) -> PResult<Form> {
-        let form = match self.kind() {
-            Some(TokenKind::Punct(Punct::Minus)) => Form::Attribute(self.attribute()?),
-            Some(kind) if Self::atom_name(kind).is_some() => Form::Function(self.function()?),
-            _ => return Err(self.error_expected("a function definition or an attribute")),
-        };
-        Ok(form)
-    }
+pub(super) fn form(p: &mut Parser<'_>) -> PResult<Form> {
+    let form = match p.kind() {
+        Some(TokenKind::Punct(Punct::Minus)) => Form::Attribute(attribute(p)?),
+        Some(kind) if Parser::atom_name(kind).is_some() => Form::Function(function(p)?),
+        _ => return Err(p.error_expected("a function definition or an attribute")),
+    };
+    Ok(form)
+}
 
-    fn expect_dot(&mut self, expected: &str) -> PResult<()> {
-        if self.kind() == Some(&TokenKind::Dot) {
-            self.i += 1;
-            Ok(())
-        } else {
-            Err(self.error_expected(expected))
+fn expect_dot(p: &mut Parser<'_>, expected: &str) -> PResult<()> {
+    if p.kind() == Some(&TokenKind::Dot) {
+        p.i += 1;
+        Ok(())
+    } else {
+        Err(p.error_expected(expected))
+    }
+}
+
+fn function(p: &mut Parser<'_>) -> PResult<Function> {
+    let (name, pos) = p.expect_atom("a function name")?;
+    let args = expr::call_args(p)?;
+    let arity = args.len();
+    let mut clauses = vec![clauses::clause_tail(p, pos, args)?];
+    while p.eat_punct(Punct::Semi).is_some() {
+        let (clause_name, clause_pos) = p.expect_atom("a function clause")?;
+        let args = expr::call_args(p)?;
+        let clause = clauses::clause_tail(p, clause_pos, args)?;
+        if clause_name != name || clause.patterns.len() != arity {
+            return Err(p.error_at(crate::diag::DiagKind::Syntax, clause_pos, "head mismatch"));
+        }
+        clauses.push(clause);
+    }
+    expect_dot(p, "',', ';' or '.'")?;
+    Ok(Function {
+        pos,
+        name,
+        arity,
+        clauses,
+    })
+}
+
+fn attribute(p: &mut Parser<'_>) -> PResult<Attribute> {
+    p.expect_punct(Punct::Minus, "'-'")?;
+    let (name, pos) = p.expect_atom("an attribute name")?;
+    let attribute = match name.as_str() {
+        "module" => {
+            p.expect_punct(Punct::LParen, "'('")?;
+            let (module, _) = p.expect_atom("a module name")?;
+            p.expect_punct(Punct::RParen, "')'")?;
+            Attribute::Module { pos, name: module }
+        }
+        "export" => {
+            p.expect_punct(Punct::LParen, "'('")?;
+            let funs = function_list(p)?;
+            p.expect_punct(Punct::RParen, "')'")?;
+            Attribute::Export { pos, funs }
+        }
+        "import" => {
+            p.expect_punct(Punct::LParen, "'('")?;
+            let (module, _) = p.expect_atom("a module name")?;
+            p.expect_punct(Punct::Comma, "','")?;
+            let funs = function_list(p)?;
+            p.expect_punct(Punct::RParen, "')'")?;
+            Attribute::Import { pos, module, funs }
+        }
+        "record" => Attribute::Record(record_def(p, pos)?),
+        "compile" => {
+            p.expect_punct(Punct::LParen, "'('")?;
+            let options = expr::expr(p)?;
+            p.expect_punct(Punct::RParen, "')'")?;
+            Attribute::Compile { pos, options }
+        }
+        _ if TYPE_ATTRIBUTES.contains(&name.as_str()) => {
+            while !matches!(p.kind(), Some(TokenKind::Dot) | None) {
+                p.i += 1;
+            }
+            Attribute::Other { pos, name }
+        }
+        _ => {
+            if p.eat_punct(Punct::LParen).is_some() {
+                expr::exprs(p)?;
+                p.expect_punct(Punct::RParen, "',' or ')'")?;
+            } else {
+                expr::exprs(p)?;
+            }
+            Attribute::Other { pos, name }
+        }
+    };
+    expect_dot(p, "'.'")?;
+    Ok(attribute)
+}
+
+/// `[f/1, g/2]` in `-export` and `-import`.
+fn function_list(p: &mut Parser<'_>) -> PResult<Vec<(String, usize)>> {
+    p.expect_punct(Punct::LBracket, "'['")?;
+    let mut funs = Vec::new();
+    if p.eat_punct(Punct::RBracket).is_some() {
+        return Ok(funs);
+    }
+    loop {
+        let (name, _) = p.expect_atom("a function name")?;
+        p.expect_punct(Punct::Slash, "'/'")?;
+        funs.push((name, clauses::arity(p)?));
+        if p.eat_punct(Punct::Comma).is_none() {
+            break;
         }
     }
+    p.expect_punct(Punct::RBracket, "',' or ']'")?;
+    Ok(funs)
+}
 
-    fn function(&mut self) -> PResult<Function> {
-        let (name, pos) = self.expect_atom("a function name")?;
-        let args = self.call_args()?;
-        let arity = args.len();
-        let mut clauses = vec![self.clause_tail(pos, args)?];
-        while self.eat_punct(Punct::Semi).is_some() {
-            let (clause_name, clause_pos) = self.expect_atom("a function clause")?;
-            let args = self.call_args()?;
-            let clause = self.clause_tail(clause_pos, args)?;
-            if clause_name != name || clause.patterns.len() != arity {
-                return Err(self.error_at(
-                    crate::diag::DiagKind::Syntax,
-                    clause_pos,
-                    "head mismatch",
-                ));
-            }
-            clauses.push(clause);
-        }
-        self.expect_dot("',', ';' or '.'")?;
-        Ok(Function {
-            pos,
-            name,
-            arity,
-            clauses,
-        })
-    }
-
-    fn attribute(&mut self) -> PResult<Attribute> {
-        self.expect_punct(Punct::Minus, "'-'")?;
-        let (name, pos) = self.expect_atom("an attribute name")?;
-        let attribute = match name.as_str() {
-            "module" => {
-                self.expect_punct(Punct::LParen, "'('")?;
-                let (module, _) = self.expect_atom("a module name")?;
-                self.expect_punct(Punct::RParen, "')'")?;
-                Attribute::Module { pos, name: module }
-            }
-            "export" => {
-                self.expect_punct(Punct::LParen, "'('")?;
-                let funs = self.function_list()?;
-                self.expect_punct(Punct::RParen, "')'")?;
-                Attribute::Export { pos, funs }
-            }
-            "import" => {
-                self.expect_punct(Punct::LParen, "'('")?;
-                let (module, _) = self.expect_atom("a module name")?;
-                self.expect_punct(Punct::Comma, "','")?;
-                let funs = self.function_list()?;
-                self.expect_punct(Punct::RParen, "')'")?;
-                Attribute::Import { pos, module, funs }
-            }
-            "record" => Attribute::Record(self.record_def(pos)?),
-            "compile" => {
-                self.expect_punct(Punct::LParen, "'('")?;
-                let options = self.expr()?;
-                self.expect_punct(Punct::RParen, "')'")?;
-                Attribute::Compile { pos, options }
-            }
-            _ if TYPE_ATTRIBUTES.contains(&name.as_str()) => {
-                while !matches!(self.kind(), Some(TokenKind::Dot) | None) {
-                    self.i += 1;
-                }
-                Attribute::Other { pos, name }
-            }
-            _ => {
-                if self.eat_punct(Punct::LParen).is_some() {
-                    self.exprs()?;
-                    self.expect_punct(Punct::RParen, "',' or ')'")?;
-                } else {
-                    self.exprs()?;
-                }
-                Attribute::Other { pos, name }
-            }
-        };
-        self.expect_dot("'.'")?;
-        Ok(attribute)
-    }
-
-    /// `[f/1, g/2]` in `-export` and `-import`.
-    fn function_list(&mut self) -> PResult<Vec<(String, usize)>> {
-        self.expect_punct(Punct::LBracket, "'['")?;
-        let mut funs = Vec::new();
-        if self.eat_punct(Punct::RBracket).is_some() {
-            return Ok(funs);
-        }
+/// `(name, {field, field = Default, field :: type(), ...})`
+fn record_def(p: &mut Parser<'_>, pos: Pos) -> PResult<RecordDef> {
+    p.expect_punct(Punct::LParen, "'('")?;
+    let (name, _) = p.expect_atom("a record name")?;
+    p.expect_punct(Punct::Comma, "','")?;
+    p.expect_punct(Punct::LBrace, "'{'")?;
+    let mut fields = Vec::new();
+    if p.eat_punct(Punct::RBrace).is_none() {
         loop {
-            let (name, _) = self.expect_atom("a function name")?;
-            self.expect_punct(Punct::Slash, "'/'")?;
-            funs.push((name, self.arity()?));
-            if self.eat_punct(Punct::Comma).is_none() {
+            let (field, field_pos) = p.expect_atom("a record field name")?;
+            let default = if p.eat_punct(Punct::Match).is_some() {
+                Some(expr::expr(p)?)
+            } else {
+                None
+            };
+            if p.eat_punct(Punct::ColonColon).is_some() {
+                skip_type(p)?;
+            }
+            fields.push(RecordFieldDef {
+                pos: field_pos,
+                name: field,
+                default,
+            });
+            if p.eat_punct(Punct::Comma).is_none() {
                 break;
             }
         }
-        self.expect_punct(Punct::RBracket, "',' or ']'")?;
-        Ok(funs)
+        p.expect_punct(Punct::RBrace, "',' or '}'")?;
     }
+    p.expect_punct(Punct::RParen, "')'")?;
+    Ok(RecordDef { pos, name, fields })
+}
 
-    /// `(name, {field, field = Default, field :: type(), ...})`
-    fn record_def(&mut self, pos: Pos) -> PResult<RecordDef> {
-        self.expect_punct(Punct::LParen, "'('")?;
-        let (name, _) = self.expect_atom("a record name")?;
-        self.expect_punct(Punct::Comma, "','")?;
-        self.expect_punct(Punct::LBrace, "'{'")?;
-        let mut fields = Vec::new();
-        if self.eat_punct(Punct::RBrace).is_none() {
-            loop {
-                let (field, field_pos) = self.expect_atom("a record field name")?;
-                let default = if self.eat_punct(Punct::Match).is_some() {
-                    Some(self.expr()?)
-                } else {
+/// Skips a type up to the `,` or `}` that ends a record field, keeping
+/// brackets balanced.
+fn skip_type(p: &mut Parser<'_>) -> PResult<()> {
+    let mut open: Vec<Punct> = Vec::new();
+    let start = p.i;
+    loop {
+        let closer = match p.kind() {
+            None | Some(TokenKind::Dot) => return Err(p.error_expected("a type")),
+            Some(TokenKind::Punct(punct)) => match punct {
+                Punct::LParen => Some(Punct::RParen),
+                Punct::LBracket => Some(Punct::RBracket),
+                Punct::LBrace => Some(Punct::RBrace),
+                Punct::LtLt => Some(Punct::GtGt),
+                Punct::Comma | Punct::RBrace if open.is_empty() => {
+                    if p.i == start {
+                        return Err(p.error_expected("a type"));
+                    }
+                    return Ok(());
+                }
+                Punct::RParen | Punct::RBracket | Punct::RBrace | Punct::GtGt => {
+                    if open.pop() != Some(*punct) {
+                        return Err(p.error_expected("a balanced type"));
+                    }
                     None
-                };
-                if self.eat_punct(Punct::ColonColon).is_some() {
-                    self.skip_type()?;
                 }
-                fields.push(RecordFieldDef {
-                    pos: field_pos,
-                    name: field,
-                    default,
-                });
-                if self.eat_punct(Punct::Comma).is_none() {
-                    break;
-                }
-            }
-            self.expect_punct(Punct::RBrace, "',' or '}'")?;
+                _ => None,
+            },
+            Some(_) => None,
+        };
+        if let Some(closer) = closer {
+            open.push(closer);
         }
-        self.expect_punct(Punct::RParen, "')'")?;
-        Ok(RecordDef { pos, name, fields })
-    }
-
-    /// Skips a type up to the `,` or `}` that ends a record field, keeping
-    /// brackets balanced.
-    fn skip_type(&mut self) -> PResult<()> {
-        let mut open: Vec<Punct> = Vec::new();
-        let start = self.i;
-        loop {
-            let closer = match self.kind() {
-                None | Some(TokenKind::Dot) => return Err(self.error_expected("a type")),
-                Some(TokenKind::Punct(p)) => match p {
-                    Punct::LParen => Some(Punct::RParen),
-                    Punct::LBracket => Some(Punct::RBracket),
-                    Punct::LBrace => Some(Punct::RBrace),
-                    Punct::LtLt => Some(Punct::GtGt),
-                    Punct::Comma | Punct::RBrace if open.is_empty() => {
-                        if self.i == start {
-                            return Err(self.error_expected("a type"));
-                        }
-                        return Ok(());
-                    }
-                    Punct::RParen | Punct::RBracket | Punct::RBrace | Punct::GtGt => {
-                        if open.pop() != Some(*p) {
-                            return Err(self.error_expected("a balanced type"));
-                        }
-                        None
-                    }
-                    _ => None,
-                },
-                Some(_) => None,
-            };
-            if let Some(closer) = closer {
-                open.push(closer);
-            }
-            self.i += 1;
-        }
+        p.i += 1;
     }
 }

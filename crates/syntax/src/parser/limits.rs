@@ -19,21 +19,19 @@ pub const MAX_NESTING: usize = 200;
 /// How deep an expression tree may be (a list literal has one level per element).
 pub const MAX_TREE_DEPTH: usize = 2_000;
 
-impl Parser<'_> {
-    /// Fails when a tree of `depth` levels would be too deep.
-    pub(super) fn check_depth(&self, depth: usize, pos: Pos) -> PResult<()> {
-        if depth > MAX_TREE_DEPTH {
-            Err(self.error_at(
-                DiagKind::Unsupported,
-                pos,
-                format!(
-                    "expression too deep (more than {MAX_TREE_DEPTH} levels; \
-                     long lists and operator chains count one level per element)"
-                ),
-            ))
-        } else {
-            Ok(())
-        }
+/// Fails when a tree of `depth` levels would be too deep.
+pub(super) fn check_depth(p: &Parser<'_>, depth: usize, pos: Pos) -> PResult<()> {
+    if depth > MAX_TREE_DEPTH {
+        Err(p.error_at(
+            DiagKind::Unsupported,
+            pos,
+            format!(
+                "expression too deep (more than {MAX_TREE_DEPTH} levels; \
+                 long lists and operator chains count one level per element)"
+            ),
+        ))
+    } else {
+        Ok(())
     }
 }
 

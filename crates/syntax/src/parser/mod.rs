@@ -10,6 +10,10 @@
 //! [`Parser`] is public so that another syntax (the `trace check`
 //! specification language) can embed Erlang expressions, patterns and guards:
 //! build it over a token slice, parse, then continue from [`Parser::index`].
+//!
+//! `Parser` itself, here, is the cursor; each area of the grammar is a module
+//! of free functions over `&mut Parser` (`forms`, `clauses`, `expr`,
+//! `primary`), as rust-analyzer's grammar is written.
 
 mod clauses;
 mod expr;
@@ -58,23 +62,23 @@ impl<'a> Parser<'a> {
 
     /// One expression (also a pattern: they share the syntax).
     pub fn parse_expr(&mut self) -> Result<Expr, Diagnostic> {
-        self.expr()
+        expr::expr(self)
     }
 
     /// Expressions separated by `,` (a clause body).
     pub fn parse_exprs(&mut self) -> Result<Vec<Expr>, Diagnostic> {
-        self.exprs()
+        expr::exprs(self)
     }
 
     /// A guard sequence: alternatives separated by `;`, each a list of tests
     /// separated by `,` (what follows `when`, without the `when`).
     pub fn parse_guard(&mut self) -> Result<Vec<Vec<Expr>>, Diagnostic> {
-        self.guard()
+        clauses::guard(self)
     }
 
     /// One form, up to and including its dot.
     pub fn parse_form(&mut self) -> Result<Form, Diagnostic> {
-        self.form()
+        forms::form(self)
     }
 
     /// The next token, if any.

@@ -2,6 +2,7 @@
 //! may use literals, `defined(Macro)`, macros, arithmetic, comparisons and
 //! boolean operators; as in epp, only `true` takes the branch.
 
+use super::directive;
 use super::directive::{directive_args, macro_name};
 use super::Preprocessor;
 use crate::ast::{BinOp, Expr, ExprKind, IntLit, UnOp};
@@ -20,136 +21,130 @@ enum Value {
 
 type Eval = Result<Value, String>;
 
-impl Preprocessor<'_> {
-    /// Whether the branch after this directive is taken; `None` after
-    /// reporting a badly formed directive.
-    pub(super) fn condition(&mut self, name: &str, form: &[Token]) -> Option<bool> {
-        if name == "ifdef" || name == "ifndef" {
-            return match directive_args(form) {
-                Ok([token]) if macro_name(token).is_some() => {
-                    let defined = self
-                        .macros
-                        .is_defined(macro_name(token).unwrap_or_default());
-                    Some(defined == (name == "ifdef"))
-                }
-                Ok(args) => {
-                    let pos = args.get(1).or(args.first()).map_or(form[2].pos, |t| t.pos);
-                    self.error(DiagKind::Syntax, pos, format!("badly formed '{name}'"));
-                    None
-                }
-                Err(pos) => {
-                    self.error(DiagKind::Syntax, pos, format!("badly formed '{name}'"));
-                    None
-                }
-            };
-        }
-        let args = self.expanded_args(name, form)?;
-        let mut parser = Parser::new(&args, &self.sources);
-        parser.set_end_pos(form[form.len() - 1].pos);
-        let expr = match parser.parse_expr() {
-            Ok(e) if parser.at_end() => e,
-            Ok(_) => {
-                let d = parser.error_expected("')'");
-                self.items.push(super::Item::Error(d));
-                return None;
+/// Whether the branch after this directive is taken; `None` after
+/// reporting a badly formed directive.
+pub(super) fn condition(pp: &mut Preprocessor<'_>, name: &str, form: &[Token]) -> Option<bool> {
+    if name == "ifdef" || name == "ifndef" {
+        return match directive_args(form) {
+            Ok([token]) if macro_name(token).is_some() => {
+                let defined = pp.macros.is_defined(macro_name(token).unwrap_or_default());
+                Some(defined == (name == "ifdef"))
             }
-            Err(d) => {
-                self.items.push(super::Item::Error(d));
-                return None;
-            }
-        };
-        match self.eval(&expr) {
-            Ok(value) => Some(value == Value::Atom("true".into())),
-            Err(why) => {
-                let message = format!("bad -{name} expression: {why}");
-                self.error(DiagKind::Semantic, expr.pos, message);
+            Ok(args) => {
+                let pos = args.get(1).or(args.first()).map_or(form[2].pos, |t| t.pos);
+                pp.error(DiagKind::Syntax, pos, format!("badly formed '{name}'"));
                 None
             }
-        }
-    }
-
-    fn eval(&self, e: &Expr) -> Eval {
-        match &e.kind {
-            ExprKind::Integer(IntLit::Small(n)) => Ok(Value::Int(*n)),
-            ExprKind::Integer(IntLit::Big(_)) => {
-                Err("integers beyond 64 bits are not supported here".into())
+            Err(pos) => {
+                pp.error(DiagKind::Syntax, pos, format!("badly formed '{name}'"));
+                None
             }
-            ExprKind::Float(x) => Ok(Value::Float(*x)),
-            ExprKind::Atom(a) => Ok(Value::Atom(a.clone())),
-            ExprKind::String(s) => Ok(Value::Str(s.clone())),
-            ExprKind::Nil => Ok(Value::Str(Vec::new())),
-            ExprKind::Call { fun, args } => match (&fun.kind, args.as_slice()) {
-                (ExprKind::Atom(f), [arg]) if f == "defined" => match &arg.kind {
-                    ExprKind::Atom(m) | ExprKind::Var(m) => Ok(boolean(self.macros.is_defined(m))),
-                    _ => Err("defined/1 takes a macro name".into()),
-                },
-                _ => Err(unsupported()),
-            },
-            ExprKind::UnOp(op, x) => {
-                let x = self.eval(x)?;
-                match (op, x) {
-                    (UnOp::Not, Value::Atom(a)) if a == "true" || a == "false" => {
-                        Ok(boolean(a == "false"))
-                    }
-                    (UnOp::Neg, Value::Int(n)) => {
-                        n.checked_neg().map(Value::Int).ok_or_else(overflow)
-                    }
-                    (UnOp::Neg, Value::Float(x)) => Ok(Value::Float(-x)),
-                    (UnOp::Plus, v @ (Value::Int(_) | Value::Float(_))) => Ok(v),
-                    (UnOp::Bnot, Value::Int(n)) => Ok(Value::Int(!n)),
-                    _ => Err("badarg".into()),
-                }
-            }
-            ExprKind::BinOp(op, a, b) => self.binop(*op, a, b),
-            _ => Err(unsupported()),
-        }
-    }
-
-    fn binop(&self, op: BinOp, a: &Expr, b: &Expr) -> Eval {
-        use BinOp::*;
-        let truth = |v: &Value| match v {
-            Value::Atom(a) if a == "true" => Ok(true),
-            Value::Atom(a) if a == "false" => Ok(false),
-            _ => Err("badarg".to_string()),
         };
-        // Short-circuit operators evaluate their right side only when needed.
-        match op {
-            AndAlso => {
-                return if truth(&self.eval(a)?)? {
-                    self.eval(b)
-                } else {
-                    Ok(boolean(false))
-                }
-            }
-            OrElse => {
-                return if truth(&self.eval(a)?)? {
-                    Ok(boolean(true))
-                } else {
-                    self.eval(b)
-                }
-            }
-            _ => {}
+    }
+    let args = directive::expanded_args(pp, name, form)?;
+    let mut parser = Parser::new(&args, &pp.sources);
+    parser.set_end_pos(form[form.len() - 1].pos);
+    let expr = match parser.parse_expr() {
+        Ok(e) if parser.at_end() => e,
+        Ok(_) => {
+            let d = parser.error_expected("')'");
+            pp.items.push(super::Item::Error(d));
+            return None;
         }
-        let (x, y) = (self.eval(a)?, self.eval(b)?);
-        match op {
-            And => Ok(boolean(truth(&x)? & truth(&y)?)),
-            Or => Ok(boolean(truth(&x)? | truth(&y)?)),
-            Xor => Ok(boolean(truth(&x)? ^ truth(&y)?)),
-            Eq => Ok(boolean(compare(&x, &y, false) == Ordering::Equal)),
-            Neq => Ok(boolean(compare(&x, &y, false) != Ordering::Equal)),
-            ExactEq => Ok(boolean(compare(&x, &y, true) == Ordering::Equal)),
-            ExactNeq => Ok(boolean(compare(&x, &y, true) != Ordering::Equal)),
-            Lt => Ok(boolean(compare(&x, &y, false) == Ordering::Less)),
-            Le => Ok(boolean(compare(&x, &y, false) != Ordering::Greater)),
-            Gt => Ok(boolean(compare(&x, &y, false) == Ordering::Greater)),
-            Ge => Ok(boolean(compare(&x, &y, false) != Ordering::Less)),
-            Add | Sub | Mul | FDiv => arith(op, &x, &y),
-            IDiv | Rem | Band | Bor | Bxor | Bsl | Bsr => match (x, y) {
-                (Value::Int(m), Value::Int(n)) => int_op(op, m, n),
-                _ => Err("badarith".into()),
+        Err(d) => {
+            pp.items.push(super::Item::Error(d));
+            return None;
+        }
+    };
+    match eval(pp, &expr) {
+        Ok(value) => Some(value == Value::Atom("true".into())),
+        Err(why) => {
+            let message = format!("bad -{name} expression: {why}");
+            pp.error(DiagKind::Semantic, expr.pos, message);
+            None
+        }
+    }
+}
+
+fn eval(pp: &Preprocessor<'_>, e: &Expr) -> Eval {
+    match &e.kind {
+        ExprKind::Integer(IntLit::Small(n)) => Ok(Value::Int(*n)),
+        ExprKind::Integer(IntLit::Big(_)) => {
+            Err("integers beyond 64 bits are not supported here".into())
+        }
+        ExprKind::Float(x) => Ok(Value::Float(*x)),
+        ExprKind::Atom(a) => Ok(Value::Atom(a.clone())),
+        ExprKind::String(s) => Ok(Value::Str(s.clone())),
+        ExprKind::Nil => Ok(Value::Str(Vec::new())),
+        ExprKind::Call { fun, args } => match (&fun.kind, args.as_slice()) {
+            (ExprKind::Atom(f), [arg]) if f == "defined" => match &arg.kind {
+                ExprKind::Atom(m) | ExprKind::Var(m) => Ok(boolean(pp.macros.is_defined(m))),
+                _ => Err("defined/1 takes a macro name".into()),
             },
             _ => Err(unsupported()),
+        },
+        ExprKind::UnOp(op, x) => {
+            let x = eval(pp, x)?;
+            match (op, x) {
+                (UnOp::Not, Value::Atom(a)) if a == "true" || a == "false" => {
+                    Ok(boolean(a == "false"))
+                }
+                (UnOp::Neg, Value::Int(n)) => n.checked_neg().map(Value::Int).ok_or_else(overflow),
+                (UnOp::Neg, Value::Float(x)) => Ok(Value::Float(-x)),
+                (UnOp::Plus, v @ (Value::Int(_) | Value::Float(_))) => Ok(v),
+                (UnOp::Bnot, Value::Int(n)) => Ok(Value::Int(!n)),
+                _ => Err("badarg".into()),
+            }
         }
+        ExprKind::BinOp(op, a, b) => binop(pp, *op, a, b),
+        _ => Err(unsupported()),
+    }
+}
+
+fn binop(pp: &Preprocessor<'_>, op: BinOp, a: &Expr, b: &Expr) -> Eval {
+    use BinOp::*;
+    let truth = |v: &Value| match v {
+        Value::Atom(a) if a == "true" => Ok(true),
+        Value::Atom(a) if a == "false" => Ok(false),
+        _ => Err("badarg".to_string()),
+    };
+    // Short-circuit operators evaluate their right side only when needed.
+    match op {
+        AndAlso => {
+            return if truth(&eval(pp, a)?)? {
+                eval(pp, b)
+            } else {
+                Ok(boolean(false))
+            }
+        }
+        OrElse => {
+            return if truth(&eval(pp, a)?)? {
+                Ok(boolean(true))
+            } else {
+                eval(pp, b)
+            }
+        }
+        _ => {}
+    }
+    let (x, y) = (eval(pp, a)?, eval(pp, b)?);
+    match op {
+        And => Ok(boolean(truth(&x)? & truth(&y)?)),
+        Or => Ok(boolean(truth(&x)? | truth(&y)?)),
+        Xor => Ok(boolean(truth(&x)? ^ truth(&y)?)),
+        Eq => Ok(boolean(compare(&x, &y, false) == Ordering::Equal)),
+        Neq => Ok(boolean(compare(&x, &y, false) != Ordering::Equal)),
+        ExactEq => Ok(boolean(compare(&x, &y, true) == Ordering::Equal)),
+        ExactNeq => Ok(boolean(compare(&x, &y, true) != Ordering::Equal)),
+        Lt => Ok(boolean(compare(&x, &y, false) == Ordering::Less)),
+        Le => Ok(boolean(compare(&x, &y, false) != Ordering::Greater)),
+        Gt => Ok(boolean(compare(&x, &y, false) == Ordering::Greater)),
+        Ge => Ok(boolean(compare(&x, &y, false) != Ordering::Less)),
+        Add | Sub | Mul | FDiv => arith(op, &x, &y),
+        IDiv | Rem | Band | Bor | Bxor | Bsl | Bsr => match (x, y) {
+            (Value::Int(m), Value::Int(n)) => int_op(op, m, n),
+            _ => Err("badarith".into()),
+        },
+        _ => Err(unsupported()),
     }
 }
 

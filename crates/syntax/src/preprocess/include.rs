@@ -38,77 +38,75 @@ pub fn io_message(e: &io::Error) -> String {
     }
 }
 
-impl Preprocessor<'_> {
-    fn search_dirs(&self, from: FileId) -> Vec<PathBuf> {
-        let here = self
-            .sources
-            .path(from)
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        std::iter::once(here)
-            .chain(self.opts.include_paths.iter().cloned())
-            .collect()
-    }
+fn search_dirs(pp: &Preprocessor<'_>, from: FileId) -> Vec<PathBuf> {
+    let here = pp
+        .sources
+        .path(from)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    std::iter::once(here)
+        .chain(pp.opts.include_paths.iter().cloned())
+        .collect()
+}
 
-    fn find(&self, name: &Path, from: FileId) -> Option<PathBuf> {
-        if name.is_absolute() {
-            return name.is_file().then(|| name.to_path_buf());
-        }
-        self.search_dirs(from)
-            .into_iter()
-            .map(|dir| dir.join(name))
-            .find(|p| p.is_file())
+fn find(pp: &Preprocessor<'_>, name: &Path, from: FileId) -> Option<PathBuf> {
+    if name.is_absolute() {
+        return name.is_file().then(|| name.to_path_buf());
     }
+    search_dirs(pp, from)
+        .into_iter()
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
 
-    fn find_lib(&self, name: &Path, from: FileId) -> Option<PathBuf> {
-        let parts: Vec<_> = name.components().collect();
-        (0..parts.len()).find_map(|skip| {
-            let rest: PathBuf = parts[skip..].iter().collect();
-            self.find(&rest, from)
-        })
-    }
+fn find_lib(pp: &Preprocessor<'_>, name: &Path, from: FileId) -> Option<PathBuf> {
+    let parts: Vec<_> = name.components().collect();
+    (0..parts.len()).find_map(|skip| {
+        let rest: PathBuf = parts[skip..].iter().collect();
+        find(pp, &rest, from)
+    })
+}
 
-    pub(super) fn include(&mut self, kind: IncludeKind, name: &str, at: Pos) {
-        let found = match kind {
-            IncludeKind::Local => self.find(Path::new(name), at.file),
-            IncludeKind::Lib => self.find_lib(Path::new(name), at.file),
-        };
-        let Some(path) = found else {
-            return match kind {
-                // A compile error, as for erlc (not trouble with the files given).
-                IncludeKind::Local => self.error(
-                    DiagKind::Semantic,
-                    at,
-                    format!("can't find include file \"{name}\""),
+pub(super) fn include(pp: &mut Preprocessor<'_>, kind: IncludeKind, name: &str, at: Pos) {
+    let found = match kind {
+        IncludeKind::Local => find(pp, Path::new(name), at.file),
+        IncludeKind::Lib => find_lib(pp, Path::new(name), at.file),
+    };
+    let Some(path) = found else {
+        return match kind {
+            // A compile error, as for erlc (not trouble with the files given).
+            IncludeKind::Local => pp.error(
+                DiagKind::Semantic,
+                at,
+                format!("can't find include file \"{name}\""),
+            ),
+            IncludeKind::Lib => pp.error(
+                DiagKind::Unsupported,
+                at,
+                format!(
+                    "can't find include lib \"{name}\": only local includes are supported \
+                     (looked in the including file's directory and the include paths)"
                 ),
-                IncludeKind::Lib => self.error(
-                    DiagKind::Unsupported,
-                    at,
-                    format!(
-                        "can't find include lib \"{name}\": only local includes are supported \
-                         (looked in the including file's directory and the include paths)"
-                    ),
-                ),
-            };
+            ),
         };
-        if self.include_depth >= MAX_INCLUDE_DEPTH {
-            let message = format!("includes nested too deeply (over {MAX_INCLUDE_DEPTH} levels)");
-            return self.error(DiagKind::Unsupported, at, message);
-        }
-        let Ok(file) = FileId::try_from(self.sources.files.len()) else {
-            return self.error(DiagKind::Unsupported, at, "too many included files");
-        };
-        let source = match read_source(&path) {
-            Ok(source) => source,
-            Err(e) => {
-                let message = format!("can't read include file \"{name}\": {}", io_message(&e));
-                return self.error(DiagKind::Io, at, message);
-            }
-        };
-        self.sources.files.push(path);
-        self.include_depth += 1;
-        self.run_file(file, &source);
-        self.include_depth -= 1;
+    };
+    if pp.include_depth >= MAX_INCLUDE_DEPTH {
+        let message = format!("includes nested too deeply (over {MAX_INCLUDE_DEPTH} levels)");
+        return pp.error(DiagKind::Unsupported, at, message);
     }
+    let Ok(file) = FileId::try_from(pp.sources.files.len()) else {
+        return pp.error(DiagKind::Unsupported, at, "too many included files");
+    };
+    let source = match read_source(&path) {
+        Ok(source) => source,
+        Err(e) => {
+            let message = format!("can't read include file \"{name}\": {}", io_message(&e));
+            return pp.error(DiagKind::Io, at, message);
+        }
+    };
+    pp.sources.files.push(path);
+    pp.include_depth += 1;
+    pp.run_file(file, &source);
+    pp.include_depth -= 1;
 }

@@ -6,6 +6,10 @@
 //!
 //! Scanning errors are handled like `erl_scan:tokens/3`: the form being read
 //! is dropped and reading resumes right after the bad token.
+//!
+//! [`Preprocessor`], here, reads forms and keeps the state; directives,
+//! `-if` conditions and includes are free functions over it in their
+//! modules.
 
 mod condition;
 mod directive;
@@ -157,7 +161,7 @@ impl<'o> Preprocessor<'o> {
                 }
                 _ if is_skipping(conditionals) => return,
                 "define" | "undef" | "include" | "include_lib" | "error" | "warning" => {
-                    self.directive(name, &form);
+                    directive::directive(self, name, &form);
                     return;
                 }
                 _ => {}
@@ -198,7 +202,7 @@ impl<'o> Preprocessor<'o> {
                 let state = if is_skipping(stack) {
                     Branch::Dead
                 } else {
-                    match self.condition(name, form) {
+                    match condition::condition(self, name, form) {
                         Some(true) => Branch::Taking,
                         _ => Branch::Waiting,
                     }
@@ -219,7 +223,7 @@ impl<'o> Preprocessor<'o> {
                 let state = match top.state {
                     Branch::Taking => Branch::Done,
                     Branch::Waiting if name == "else" => Branch::Taking,
-                    Branch::Waiting => match self.condition("elif", form) {
+                    Branch::Waiting => match condition::condition(self, "elif", form) {
                         Some(true) => Branch::Taking,
                         _ => Branch::Waiting,
                     },

@@ -253,17 +253,7 @@ impl<'a> Decoder<'a> {
                 let f = f64::from_be_bytes(s.try_into().unwrap_or([0; 8]));
                 self.finite(f, at)?
             }
-            FLOAT_EXT => {
-                let s = self.take(31, "a float in text form")?;
-                let text = std::str::from_utf8(s)
-                    .ok()
-                    .map(|t| t.trim_end_matches('\0'))
-                    .and_then(|t| t.parse::<f64>().ok());
-                match text {
-                    Some(f) => self.finite(f, at)?,
-                    None => return Err(self.err_at(at + 1, "expected a float in text form".into())),
-                }
-            }
+            FLOAT_EXT => self.float_text(at)?,
             ATOM_EXT | SMALL_ATOM_EXT | ATOM_UTF8_EXT | SMALL_ATOM_UTF8_EXT => {
                 Term::Atom(self.atom_body(tag, at)?)
             }
@@ -273,6 +263,46 @@ impl<'a> Decoder<'a> {
                 let s = self.take(n, "the string's bytes")?;
                 Term::list(s.iter().map(|&c| Term::Int(i64::from(c))).collect())
             }
+            LIST_EXT | SMALL_TUPLE_EXT | LARGE_TUPLE_EXT | MAP_EXT => {
+                return self.compound(tag, at)
+            }
+            BINARY_EXT => {
+                let n = self.u32("a binary length")? as usize;
+                Term::binary(self.take(n, "the binary's bytes")?)
+            }
+            BIT_BINARY_EXT => self.bitstring()?,
+            NEW_PID_EXT | PID_EXT => Term::Pid(self.pid_body(tag)?),
+            NEWER_REFERENCE_EXT | NEW_REFERENCE_EXT => self.new_reference(tag, at)?,
+            REFERENCE_EXT => {
+                self.node()?;
+                let id = self.u32("a reference id")?;
+                self.u8("a creation")?;
+                Term::Ref(Ref::new(Pid(0), id))
+            }
+            EXPORT_EXT => self.export()?,
+            NEW_FUN_EXT => return self.closure(at),
+            other => return Err(self.unsupported(other, at)),
+        };
+        Ok(Step::Value(t))
+    }
+
+    /// A float in `FLOAT_EXT`'s text form (31 bytes, zero-padded).
+    fn float_text(&mut self, at: usize) -> Result<Term, EtfError> {
+        let s = self.take(31, "a float in text form")?;
+        let text = std::str::from_utf8(s)
+            .ok()
+            .map(|t| t.trim_end_matches('\0'))
+            .and_then(|t| t.parse::<f64>().ok());
+        match text {
+            Some(f) => self.finite(f, at),
+            None => Err(self.err_at(at + 1, "expected a float in text form".into())),
+        }
+    }
+
+    /// The header of a list, tuple or map: a frame to fill with the
+    /// elements that follow, or the term itself when it has none.
+    fn compound(&mut self, tag: u8, at: usize) -> Result<Step, EtfError> {
+        let t = match tag {
             LIST_EXT => {
                 let n = self.u32("a list length")? as usize;
                 // Each element takes a byte, and the tail one more.
@@ -295,7 +325,7 @@ impl<'a> Decoder<'a> {
                     return Ok(Step::Push(Frame::Tuple(Vec::with_capacity(n), n)));
                 }
             }
-            MAP_EXT => {
+            _ => {
                 let n = self.u32("a map size")? as usize;
                 let n = self.count(n, 2, at, "a map")?;
                 if n == 0 {
@@ -308,87 +338,79 @@ impl<'a> Decoder<'a> {
                     }));
                 }
             }
-            BINARY_EXT => {
-                let n = self.u32("a binary length")? as usize;
-                Term::binary(self.take(n, "the binary's bytes")?)
-            }
-            BIT_BINARY_EXT => {
-                let n = self.u32("a bitstring length")? as usize;
-                let bits = self.u8("the bits used in the last byte")?;
-                if !(1..=8).contains(&bits) || n == 0 {
-                    return Err(self.err_at(
-                        self.pos - 1,
-                        format!("expected 1..8 bits used in a non-empty last byte, found {bits} of {n} bytes"),
-                    ));
-                }
-                let data = self.take(n, "the bitstring's bytes")?;
-                Term::Binary(Arc::new(Bitstring::from_bits(
-                    data.to_vec(),
-                    (n - 1) * 8 + usize::from(bits),
-                )))
-            }
-            NEW_PID_EXT | PID_EXT => Term::Pid(self.pid_body(tag)?),
-            NEWER_REFERENCE_EXT | NEW_REFERENCE_EXT => {
-                let n = usize::from(self.u16("a reference length")?);
-                self.node()?;
-                if tag == NEWER_REFERENCE_EXT {
-                    self.u32("a creation")?;
-                } else {
-                    self.u8("a creation")?;
-                }
-                if !(1..=5).contains(&n) {
-                    return Err(
-                        self.err_at(at + 1, format!("expected 1..5 reference words, found {n}"))
-                    );
-                }
-                let words = self.take(4 * n, "the reference's id words")?;
-                let word = |i: usize| {
-                    words
-                        .get(4 * i..4 * i + 4)
-                        .map_or(0, |w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
-                };
-                Term::Ref(Ref::new(Pid(u64::from(word(1))), word(0)))
-            }
-            REFERENCE_EXT => {
-                self.node()?;
-                let id = self.u32("a reference id")?;
-                self.u8("a creation")?;
-                Term::Ref(Ref::new(Pid(0), id))
-            }
-            EXPORT_EXT => {
-                let module = self.atom("a module name")?;
-                let function = self.atom("a function name")?;
-                let a = self.pos;
-                if self.u8("an arity tag")? != SMALL_INTEGER_EXT {
-                    return Err(self.err_at(a, "expected the arity as a small integer".into()));
-                }
-                let arity = u32::from(self.u8("an arity")?);
-                Term::Fun(Arc::new(Fun::External {
-                    module,
-                    function,
-                    arity,
-                }))
-            }
-            NEW_FUN_EXT => return self.closure(at),
-            COMPRESSED => return Err(self.err_at(at, "compressed terms are not supported".into())),
-            ATOM_CACHE_REF => {
-                return Err(self.err_at(
-                    at,
-                    "atom cache references only occur in distribution messages".into(),
-                ))
-            }
-            DIST_HEADER | DIST_FRAG_HEADER => {
-                return Err(self.err_at(at, "distribution headers are not supported".into()))
-            }
-            PORT_EXT | NEW_PORT_EXT | V4_PORT_EXT => {
-                return Err(self.err_at(at, "ports are not supported".into()))
-            }
-            FUN_EXT => {
-                return Err(self.err_at(at, "old-style funs (FUN_EXT) are not supported".into()))
-            }
-            other => return Err(self.err_at(at, format!("unknown term tag {other}"))),
         };
         Ok(Step::Value(t))
+    }
+
+    /// A bitstring: its bytes and the bits used in the last one.
+    fn bitstring(&mut self) -> Result<Term, EtfError> {
+        let n = self.u32("a bitstring length")? as usize;
+        let bits = self.u8("the bits used in the last byte")?;
+        if !(1..=8).contains(&bits) || n == 0 {
+            return Err(self.err_at(
+                self.pos - 1,
+                format!(
+                    "expected 1..8 bits used in a non-empty last byte, found {bits} of {n} bytes"
+                ),
+            ));
+        }
+        let data = self.take(n, "the bitstring's bytes")?;
+        Ok(Term::Binary(Arc::new(Bitstring::from_bits(
+            data.to_vec(),
+            (n - 1) * 8 + usize::from(bits),
+        ))))
+    }
+
+    /// A reference in `NEW_REFERENCE_EXT` or `NEWER_REFERENCE_EXT` form.
+    fn new_reference(&mut self, tag: u8, at: usize) -> Result<Term, EtfError> {
+        let n = usize::from(self.u16("a reference length")?);
+        self.node()?;
+        if tag == NEWER_REFERENCE_EXT {
+            self.u32("a creation")?;
+        } else {
+            self.u8("a creation")?;
+        }
+        if !(1..=5).contains(&n) {
+            return Err(self.err_at(at + 1, format!("expected 1..5 reference words, found {n}")));
+        }
+        let words = self.take(4 * n, "the reference's id words")?;
+        let word = |i: usize| {
+            words
+                .get(4 * i..4 * i + 4)
+                .map_or(0, |w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
+        };
+        Ok(Term::Ref(Ref::new(Pid(u64::from(word(1))), word(0))))
+    }
+
+    /// An external fun, `fun M:F/A`.
+    fn export(&mut self) -> Result<Term, EtfError> {
+        let module = self.atom("a module name")?;
+        let function = self.atom("a function name")?;
+        let a = self.pos;
+        if self.u8("an arity tag")? != SMALL_INTEGER_EXT {
+            return Err(self.err_at(a, "expected the arity as a small integer".into()));
+        }
+        let arity = u32::from(self.u8("an arity")?);
+        Ok(Term::Fun(Arc::new(Fun::External {
+            module,
+            function,
+            arity,
+        })))
+    }
+
+    /// The error for a tag the decoder does not take.
+    fn unsupported(&self, tag: u8, at: usize) -> EtfError {
+        let what = match tag {
+            COMPRESSED => "compressed terms are not supported".to_string(),
+            ATOM_CACHE_REF => {
+                "atom cache references only occur in distribution messages".to_string()
+            }
+            DIST_HEADER | DIST_FRAG_HEADER => "distribution headers are not supported".to_string(),
+            PORT_EXT | NEW_PORT_EXT | V4_PORT_EXT => "ports are not supported".to_string(),
+            FUN_EXT => "old-style funs (FUN_EXT) are not supported".to_string(),
+            other => format!("unknown term tag {other}"),
+        };
+        self.err_at(at, what)
     }
 
     fn finite(&self, f: f64, at: usize) -> Result<Term, EtfError> {

@@ -1,0 +1,219 @@
+//! Calls and returns: local, external, built-in, fun and run-time-resolved
+//! calls, body or tail, and the frames they push and pop.
+
+use super::callee::{closure_extra, prepare_fun_call, resolve_dyn, stop_unsupported, Callee};
+use super::{bif_call::call_bif, take, Flow, Next, Vm};
+use crate::code::{ExtTarget, FunId, Program};
+use crate::exception::Exception;
+use crate::ir::{Slot, RAISE};
+use crate::process::{Frame, Process};
+use crate::vm::{raise, ExitInfo, SliceEnd};
+use trace_term::{atom, Term};
+
+/// `Return`: back to the caller with the value in `src`.
+#[inline(always)]
+pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot) -> Flow {
+    let v = take(vm.reg_mut(src));
+    match do_return(vm.p, vm.prog, &mut vm.fun, &mut vm.pc, &mut vm.base, v) {
+        Some(end) => vm.slow(Next::End(end)),
+        None => {
+            vm.code = &vm.prog.funs[vm.fun as usize].code;
+            vm.refresh();
+            Flow::Go
+        }
+    }
+}
+
+/// Calls code `f` with its `n` arguments at `base+args` (see
+/// [`callee_base`]; `ret` is a constant at each use, so its match folds away).
+#[inline(always)]
+pub(super) fn local(vm: &mut Vm<'_>, f: FunId, args: Slot, n: usize, ret: Ret) -> Flow {
+    let nb = callee_base(vm.p, ret, vm.fun, vm.pc, vm.base, args as usize, n);
+    vm.enter(f, nb)
+}
+
+/// Calls a built-in with the `arity` arguments at `base+args`.
+#[inline(always)]
+pub(super) fn built_in(
+    vm: &mut Vm<'_>,
+    id: u16,
+    args: Slot,
+    arity: u8,
+    ret: Ret,
+    fail: u32,
+) -> Flow {
+    let s = vm.base + args as usize;
+    let next = call_bif(
+        vm.p,
+        vm.rt,
+        vm.wk,
+        vm.prog,
+        vm.fun,
+        vm.pc,
+        vm.base,
+        id,
+        s,
+        arity as usize,
+        ret,
+        fail,
+    );
+    vm.slow(next)
+}
+
+/// Calls what a fun value or a run-time module and name resolved to.
+#[inline(always)]
+fn resolved(
+    vm: &mut Vm<'_>,
+    callee: Result<Callee, Exception>,
+    args: Slot,
+    arity: u8,
+    n: usize,
+    ret: Ret,
+) -> Flow {
+    match callee {
+        Ok(Callee::Code(f)) => local(vm, f, args, n, ret),
+        Ok(Callee::Bif(id)) => built_in(vm, id, args, arity, ret, RAISE),
+        Ok(Callee::Unsupported(msg)) => {
+            let next = stop_unsupported(vm.rt, msg);
+            vm.slow(next)
+        }
+        Err(e) => vm.slow(Next::Raise(e)),
+    }
+}
+
+/// Calls an external function, body or tail (`ret` says which).
+#[inline(always)]
+pub(super) fn external(vm: &mut Vm<'_>, ext: u32, args: Slot, arity: u8, ret: Ret) -> Flow {
+    let prog = vm.prog;
+    match &prog.exts[ext as usize] {
+        ExtTarget::Fun(f) => local(vm, *f, args, arity as usize, ret),
+        ExtTarget::Bif(id) => built_in(vm, *id, args, arity, ret, RAISE),
+        ExtTarget::Undef {
+            module,
+            function,
+            arity: a,
+        } => {
+            let s = vm.base + args as usize;
+            let argv = vm.p.regs[s..s + *a as usize].to_vec();
+            let e = raise::undef(vm.p, prog, vm.fun, vm.pc, *module, *function, argv);
+            vm.slow(Next::Raise(e))
+        }
+    }
+}
+
+/// Calls the fun value in slot `fs`, body or tail.
+#[inline(always)]
+pub(super) fn fun_value(vm: &mut Vm<'_>, fs: Slot, args: Slot, arity: u8, ret: Ret) -> Flow {
+    // Borrow the fun by moving it out and back: no reference count.
+    let fv = take(vm.reg_mut(fs));
+    let (a, n) = (args as usize, arity as usize);
+    let callee = prepare_fun_call(vm.p, vm.prog, vm.fun, vm.pc, vm.base, &fv, a, n);
+    // A tail call moves the captured values down with the arguments.
+    let n = match ret {
+        Ret::Tail => arity as usize + closure_extra(&fv, vm.prog),
+        Ret::Slot(_) => 0,
+    };
+    vm.p.regs[vm.base + fs as usize] = fv;
+    resolved(vm, callee, args, arity, n, ret)
+}
+
+/// Calls `module:function(...)` named by slots at run time, body or tail.
+#[inline(always)]
+pub(super) fn dynamic(
+    vm: &mut Vm<'_>,
+    module: Slot,
+    function: Slot,
+    args: Slot,
+    arity: u8,
+    ret: Ret,
+) -> Flow {
+    let (m, f) = (vm.reg(module).clone(), vm.reg(function).clone());
+    let (a, n) = (args as usize, arity as usize);
+    let callee = resolve_dyn(vm.p, vm.prog, vm.fun, vm.pc, vm.base, &m, &f, a, n);
+    resolved(vm, callee, args, arity, arity as usize, ret)
+}
+
+/// Where a called function's window starts, its `n` arguments being at
+/// `base+args`: a body call pushes a frame that returns into `Ret::Slot`'s
+/// slot and the window starts at the arguments; a tail call moves them down
+/// to `base` and reuses the frame.
+#[inline(always)]
+pub(super) fn callee_base(
+    p: &mut Process,
+    ret: Ret,
+    fun: FunId,
+    pc: usize,
+    base: usize,
+    args: usize,
+    n: usize,
+) -> usize {
+    match ret {
+        Ret::Slot(dst) => {
+            p.frames.push(Frame {
+                fun,
+                pc: pc as u32,
+                base: base as u32,
+                ret: dst,
+            });
+            base + args
+        }
+        Ret::Tail => {
+            tail_args(p, base, args, n);
+            base
+        }
+    }
+}
+
+/// Moves tail-call arguments from `base+args..` down to `base..`.
+fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
+    for i in 0..n {
+        let v = std::mem::replace(&mut p.regs[base + args + i], Term::Nil);
+        p.regs[base + i].set(v);
+    }
+}
+
+/// Returns from the current function; `Some` when the process's initial call returned.
+///
+/// The callee's slots are not cleared here (that would cost more than the
+/// call itself); stale values above the live frames are dropped when the
+/// process ends its slice (see [`trim_stack`]) or unwinds to a handler.
+#[inline(always)]
+pub(super) fn do_return(
+    p: &mut Process,
+    prog: &Program,
+    fun: &mut FunId,
+    pc: &mut usize,
+    base: &mut usize,
+    v: Term,
+) -> Option<SliceEnd> {
+    match p.frames.pop() {
+        Some(fr) => {
+            *fun = fr.fun;
+            *pc = fr.pc as usize;
+            *base = fr.base as usize;
+            // A callee's window starts inside its caller's, so trimming the
+            // stack to the callee's window (at a slice end) may have cut the
+            // caller's top slots: give them back.
+            let need = *base + prog.funs[*fun as usize].nslots as usize;
+            if p.regs.len() < need {
+                p.regs.resize(need, Term::Nil);
+            }
+            p.regs[*base + fr.ret as usize].set(v);
+            None
+        }
+        None => Some(SliceEnd::Exit(ExitInfo {
+            reason: Term::Atom(atom::NORMAL),
+            crash: None,
+            result: Some(v),
+        })),
+    }
+}
+
+/// Where a built-in's result goes.
+#[derive(Copy, Clone)]
+pub(super) enum Ret {
+    /// Into this slot of the current window.
+    Slot(u16),
+    /// The current function returns it (the built-in was in tail position).
+    Tail,
+}

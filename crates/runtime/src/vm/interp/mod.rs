@@ -1,0 +1,415 @@
+//! The instruction loop. [`run_slice`] fetches each instruction and hands it
+//! to its function; each family of instructions is a module of functions
+//! over the loop's state (`Vm`): moves, construction and destructuring of
+//! terms (`data`), operators (`ops`), tests and jumps (`branch`), calls and
+//! returns (`call`, with what a fun or run-time call reaches in `callee` and
+//! built-ins and `apply` in `bif_call`), exceptions (`except`), receive
+//! (`recv`) and binaries (`bin`).
+//!
+//! The instructions' functions are `#[inline(always)]` and `exec`'s
+//! `match` is the only dispatch: after inlining, the state's fields live in
+//! registers and each instruction's code sits in its arm, as if the loop
+//! were written in one piece. (A `match` on the family followed by one in
+//! the family costs a second dispatch per instruction: LLVM does not fold
+//! the two.)
+
+mod bif_call;
+mod bin;
+mod branch;
+mod call;
+mod callee;
+mod data;
+mod except;
+mod ops;
+mod recv;
+
+use super::{raise, ExitInfo, SliceEnd};
+use crate::code::{FunId, Program};
+use crate::exception::Exception;
+use crate::ir::{Instr, Slot};
+use crate::process::Process;
+use crate::sched::Runtime;
+use crate::sched::Worker;
+use call::Ret;
+use trace_term::Term;
+
+/// A copy of `t`: a plain 16-byte copy for immediates (the common case in
+/// matching: atoms, small integers, pids), a reference-counted clone else.
+#[inline(always)]
+fn dup(t: &Term) -> Term {
+    if t.is_immediate() {
+        // SAFETY: an immediate owns no allocation (see `Term::is_immediate`),
+        // so a bitwise copy is an independent, equally valid value.
+        unsafe { std::ptr::read(t) }
+    } else {
+        t.clone()
+    }
+}
+
+/// Moves a value out of a slot, leaving `[]`.
+#[inline(always)]
+fn take(t: &mut Term) -> Term {
+    std::mem::replace(t, Term::Nil)
+}
+
+/// How an instruction hands control back to the loop.
+///
+/// The fast paths say only `Go`, a value that stays in a register: were
+/// it an enum with the slow paths' payloads, it would live in memory
+/// (built-ins write it through a pointer) and cost a store, a load and a
+/// second dispatch on every instruction.
+#[derive(Clone, Copy)]
+enum Flow {
+    /// Go on with the instruction at `pc`.
+    Go,
+    /// Leave the fast path: do what [`Vm::next`] says.
+    Next,
+}
+
+/// What to do after an instruction that left the fast path.
+enum Next {
+    /// Go on from where `p.fun`, `p.pc` and `p.base` say (a built-in may
+    /// have moved there), counting a reduction.
+    Continue,
+    /// Raise an exception, counting a reduction.
+    Raise(Exception),
+    /// Raise an exception counting no reduction (a bad receive timeout).
+    Throw(Exception),
+    /// End the slice.
+    End(SliceEnd),
+}
+
+/// The loop's state: the process, what it runs in, and where it is.
+struct Vm<'a> {
+    p: &'a mut Process,
+    rt: &'a Runtime,
+    wk: &'a Worker,
+    prog: &'a Program,
+    /// Reductions left in the slice.
+    reds: u32,
+    fun: FunId,
+    pc: usize,
+    base: usize,
+    code: &'a [Instr],
+    /// The current window, as a raw pointer: slot accesses are the hottest
+    /// operation of the loop. Invariant: `w == p.regs.as_mut_ptr() + base`
+    /// and `p.regs.len() >= base + nslots(fun)`; every place that moves
+    /// `base` or may reallocate `p.regs` re-establishes it with
+    /// [`Vm::refresh`]. The compiler only emits slot numbers below the
+    /// function's `nslots`.
+    w: *mut Term,
+    /// What an instruction that left the fast path asks for (see [`Flow`]):
+    /// kept outside this struct, whose fields must stay in registers.
+    next: &'a mut Option<Next>,
+}
+
+impl<'a> Vm<'a> {
+    /// Slot `s` of the current window.
+    #[inline(always)]
+    fn reg(&self, s: Slot) -> &Term {
+        let s = s as usize;
+        debug_assert!(
+            self.base + s < self.p.regs.len()
+                && std::ptr::eq(self.w, self.p.regs.as_ptr().wrapping_add(self.base))
+        );
+        // SAFETY: see the invariant on `w`.
+        unsafe { &*self.w.add(s) }
+    }
+
+    /// Slot `s` of the current window, to write.
+    #[inline(always)]
+    fn reg_mut(&mut self, s: Slot) -> &mut Term {
+        let s = s as usize;
+        debug_assert!(
+            self.base + s < self.p.regs.len()
+                && self.w == self.p.regs.as_mut_ptr().wrapping_add(self.base)
+        );
+        // SAFETY: see the invariant on `w`.
+        unsafe { &mut *self.w.add(s) }
+    }
+
+    /// Re-establishes the invariant on `w`.
+    #[inline(always)]
+    fn refresh(&mut self) {
+        self.w = self.p.regs.as_mut_ptr().wrapping_add(self.base);
+    }
+
+    /// Keeps the position in the process, for the next slice or a built-in.
+    #[inline(always)]
+    fn save(&mut self) {
+        self.p.fun = self.fun;
+        self.p.pc = self.pc as u32;
+        self.p.base = self.base as u32;
+    }
+
+    /// Goes to the start of function `f`, its window at `nb`, counting a
+    /// reduction.
+    #[inline(always)]
+    fn enter(&mut self, f: FunId, nb: usize) -> Flow {
+        let callee = &self.prog.funs[f as usize];
+        let need = nb + callee.nslots as usize;
+        if self.p.regs.len() < need {
+            self.p.regs.resize(need, Term::Nil);
+        }
+        self.fun = f;
+        self.base = nb;
+        self.pc = 0;
+        self.code = &callee.code;
+        self.refresh();
+        self.reds -= 1;
+        if self.reds == 0 {
+            self.save();
+            return self.slow(Next::End(SliceEnd::Yield));
+        }
+        Flow::Go
+    }
+
+    /// Goes on from where the process says it is, after a built-in.
+    #[inline(always)]
+    fn resume(&mut self) {
+        self.fun = self.p.fun;
+        self.pc = self.p.pc as usize;
+        self.base = self.p.base as usize;
+        self.code = &self.prog.funs[self.fun as usize].code;
+        self.refresh();
+    }
+
+    /// Unwinds to the innermost handler and goes on there; the slice's end
+    /// when there is none.
+    #[inline(always)]
+    fn throw(&mut self, e: Exception) -> Result<(), SliceEnd> {
+        let (f, pc, base) = raise::throw(self.p, self.prog, e)?;
+        self.fun = f;
+        self.pc = pc;
+        self.base = base;
+        self.code = &self.prog.funs[f as usize].code;
+        self.refresh();
+        Ok(())
+    }
+
+    /// A test instruction: go on when `ok`, else jump to `fail`.
+    #[inline(always)]
+    fn test(&mut self, ok: bool, fail: u32) -> Flow {
+        if !ok {
+            self.pc = fail as usize;
+        }
+        Flow::Go
+    }
+
+    /// Leaves the fast path: the loop does what `next` says.
+    #[inline(always)]
+    fn slow(&mut self, next: Next) -> Flow {
+        *self.next = Some(next);
+        Flow::Next
+    }
+
+    /// Inside a guard (`fail` is a label, not `RAISE`) a failure jumps to
+    /// `fail`; says whether it did.
+    #[inline(always)]
+    fn fail_to(&mut self, fail: u32) -> bool {
+        if fail != crate::ir::RAISE {
+            self.pc = fail as usize;
+            return true;
+        }
+        false
+    }
+}
+
+/// Runs `p` for at most `budget` reductions.
+pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> SliceEnd {
+    // A kill requested while the process was not running (or by itself).
+    if let Some(reason) = p.kill.take() {
+        return SliceEnd::Exit(ExitInfo::plain(reason));
+    }
+    let prog: &Program = &rt.program;
+    let (fun, pc, base) = (p.fun, p.pc as usize, p.base as usize);
+    let w = p.regs.as_mut_ptr().wrapping_add(base);
+    let mut pending = None;
+    let mut vm = Vm {
+        p,
+        rt,
+        wk,
+        prog,
+        reds: budget.max(1),
+        fun,
+        pc,
+        base,
+        code: &prog.funs[fun as usize].code,
+        w,
+        next: &mut pending,
+    };
+    loop {
+        let code = vm.code;
+        let ins = &code[vm.pc];
+        vm.pc += 1;
+        let flow = exec(&mut vm, ins);
+        let next = match flow {
+            Flow::Go => continue,
+            Flow::Next => vm.next.take().expect("a slow path says what to do"),
+        };
+        match next {
+            Next::Continue => {
+                vm.resume();
+                if let Some(reason) = vm.p.kill.take() {
+                    return SliceEnd::Exit(ExitInfo::plain(reason));
+                }
+            }
+            Next::End(e) => return e,
+            Next::Raise(e) => {
+                if let Err(end) = vm.throw(e) {
+                    return end;
+                }
+            }
+            Next::Throw(e) => match vm.throw(e) {
+                Ok(()) => continue,
+                Err(end) => return end,
+            },
+        }
+        // Slow paths come back here; count a reduction so long BIF loops yield.
+        if vm.reds <= 1 {
+            vm.save();
+            return SliceEnd::Yield;
+        }
+        vm.reds -= 1;
+    }
+}
+
+/// Runs one instruction: the loop's only dispatch, to the instruction's
+/// function in the module of its family.
+#[inline(always)]
+fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
+    match *ins {
+        // Moves and constants, construction, destructuring.
+        Instr::Move { dst, src } => data::copy(vm, dst, src),
+        Instr::Take { dst, src } => data::take_slot(vm, dst, src),
+        Instr::Lit { dst, lit } => data::literal(vm, dst, lit),
+        Instr::Int { dst, val } => data::constant(vm, dst, Term::Int(val as i64)),
+        Instr::Atom { dst, atom } => data::constant(vm, dst, Term::Atom(atom)),
+        Instr::Nil { dst } => data::constant(vm, dst, Term::Nil),
+        Instr::Cons {
+            dst,
+            head,
+            tail,
+            take,
+        } => data::cons(vm, dst, head, tail, take),
+        Instr::Tuple { dst, start, arity } => data::tuple(vm, dst, start, arity),
+        Instr::MapNew { dst, start, n } => data::map_new(vm, dst, start, n),
+        Instr::MapPut { .. } => data::map_put(vm, ins),
+        Instr::MakeFun {
+            dst,
+            fun,
+            start,
+            nfree,
+        } => data::make_fun(vm, dst, fun, start, nfree),
+        Instr::GetElem { dst, src, idx } => data::get_elem(vm, dst, src, idx),
+        Instr::GetHd { dst, src } => data::get_hd(vm, dst, src),
+        Instr::GetTl { dst, src } => data::get_tl(vm, dst, src),
+        Instr::SplitCons { src, hd, tl, fail } => data::split_cons(vm, src, hd, tl, fail),
+        Instr::GetMapValue {
+            dst,
+            map,
+            key,
+            fail,
+        } => data::get_map_value(vm, dst, map, key, fail),
+        // Operators.
+        Instr::AddImm { dst, a, imm, fail } => ops::add_imm(vm, dst, a, imm, fail),
+        Instr::Op2 {
+            op,
+            dst,
+            a,
+            b,
+            fail,
+        } => ops::op2(vm, op, dst, a, b, fail),
+        Instr::Op1 { op, dst, a, fail } => ops::op1(vm, op, dst, a, fail),
+        // Tests and jumps.
+        Instr::Compare { cmp, a, b, fail } => branch::test_compare(vm, cmp, a, b, fail),
+        Instr::TestType { test, a, fail } => branch::test_type(vm, test, a, fail),
+        Instr::TestAtom { a, atom, fail } => branch::test_atom(vm, a, atom, fail),
+        Instr::TestInt { a, val, fail } => branch::test_int(vm, a, val, fail),
+        Instr::TestLit { a, lit, fail } => branch::test_lit(vm, a, lit, fail),
+        Instr::TestTuple { a, arity, fail } => branch::test_tuple(vm, a, arity, fail),
+        Instr::TestRecord {
+            a,
+            tag,
+            arity,
+            fail,
+        } => branch::test_record(vm, a, tag, arity, fail),
+        Instr::TestCons { a, fail } => branch::test_cons(vm, a, fail),
+        Instr::TestNil { a, fail } => branch::test_nil(vm, a, fail),
+        Instr::TestMap { a, fail } => branch::test_map(vm, a, fail),
+        Instr::TestFunArity { a, arity, fail } => branch::test_fun_arity(vm, a, arity, fail),
+        Instr::Jump { to } => branch::jump(vm, to),
+        Instr::Switch { a, table } => branch::switch(vm, a, table),
+        // Calls and returns.
+        Instr::Call { fun, args, dst, .. } => call::local(vm, fun, args, 0, Ret::Slot(dst)),
+        Instr::TailCall { fun, args, arity } => {
+            call::local(vm, fun, args, arity as usize, Ret::Tail)
+        }
+        Instr::CallExt {
+            ext,
+            args,
+            arity,
+            dst,
+        } => call::external(vm, ext, args, arity, Ret::Slot(dst)),
+        Instr::TailCallExt { ext, args, arity } => call::external(vm, ext, args, arity, Ret::Tail),
+        Instr::CallBif {
+            bif,
+            args,
+            arity,
+            dst,
+            fail,
+        } => call::built_in(vm, bif, args, arity, Ret::Slot(dst), fail),
+        Instr::CallFun {
+            fun,
+            args,
+            arity,
+            dst,
+        } => call::fun_value(vm, fun, args, arity, Ret::Slot(dst)),
+        Instr::TailCallFun { fun, args, arity } => call::fun_value(vm, fun, args, arity, Ret::Tail),
+        Instr::CallDyn {
+            module,
+            function,
+            args,
+            arity,
+            dst,
+        } => call::dynamic(vm, module, function, args, arity, Ret::Slot(dst)),
+        Instr::TailCallDyn {
+            module,
+            function,
+            args,
+            arity,
+        } => call::dynamic(vm, module, function, args, arity, Ret::Tail),
+        Instr::Return { src } => call::return_value(vm, src),
+        // Exceptions.
+        Instr::Try { handler, reg } => except::enter_try(vm, handler, reg),
+        Instr::Catch { handler, dst } => except::enter_catch(vm, handler, dst),
+        Instr::TryEnd | Instr::CatchEnd => except::leave(vm),
+        Instr::Raise { reg } => except::reraise(vm, reg),
+        Instr::Error { kind, val } => except::error(vm, kind, val),
+        // Receive.
+        Instr::RecvStart { after } => recv::start(vm, after),
+        Instr::RecvRef { src } => recv::use_ref(vm, src),
+        Instr::RecvPeek { dst, wait, .. } => recv::peek(vm, dst, wait),
+        Instr::RecvNext { lp } => recv::next(vm, lp),
+        Instr::RecvAccept => recv::accept(vm),
+        Instr::RecvWait { lp } => recv::wait(vm, lp),
+        Instr::RecvWaitTimeout { timeout, lp, after } => recv::wait_timeout(vm, timeout, lp, after),
+        // Binaries.
+        Instr::BsInit => bin::init(vm),
+        Instr::BsPut { .. } => bin::put(vm, ins),
+        Instr::BsFinish { dst } => bin::finish(vm, dst),
+        Instr::BsStart { src, pos, fail } => bin::start(vm, src, pos, fail),
+        Instr::BsGet { .. } => bin::get(vm, ins),
+        Instr::BsSkip { .. } => bin::skip(vm, ins),
+        Instr::BsEnd { src, pos, fail } => bin::end(vm, src, pos, fail),
+    }
+}
+
+/// Drops the values left above the current frame's window (returned
+/// callees' slots), so a suspended process keeps nothing dead alive.
+pub fn trim_stack(p: &mut Process, prog: &Program) {
+    let end = p.base as usize + prog.funs[p.fun as usize].nslots as usize;
+    if p.regs.len() > end {
+        p.regs.truncate(end);
+    }
+}

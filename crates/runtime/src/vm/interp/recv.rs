@@ -1,0 +1,127 @@
+//! Receive: starting a receive, scanning the mailbox, taking the message a
+//! clause matched, and waiting (with or without a timeout). The mailbox
+//! machinery itself is [`crate::vm::receive`].
+
+use super::{Flow, Next, Vm};
+use crate::ir::{Instr, Slot};
+use crate::vm::receive::{self, Step};
+use crate::vm::{raise, ExitInfo, SliceEnd};
+use trace_term::{atom, Term};
+
+/// `RecvStart`: begins a receive whose `after` branch is at `after`.
+#[inline(always)]
+pub(super) fn start(vm: &mut Vm<'_>, after: u32) -> Flow {
+    match receive::start(vm.p, vm.rt, vm.wk, after) {
+        Step::Continue => Flow::Go,
+        Step::Jump(to) => {
+            vm.pc = to as usize;
+            Flow::Go
+        }
+        Step::End(e) => {
+            vm.pc -= 1;
+            vm.save();
+            vm.slow(Next::End(e))
+        }
+    }
+}
+
+/// `RecvRef`: the clauses all need the reference in `src`.
+#[inline(always)]
+pub(super) fn use_ref(vm: &mut Vm<'_>, src: Slot) -> Flow {
+    let v = match vm.reg(src) {
+        Term::Ref(x) => Some(*x),
+        _ => None,
+    };
+    receive::use_mark(vm.p, v);
+    Flow::Go
+}
+
+/// `RecvPeek`: the message at the cursor into `dst`, or a jump to `wait`.
+#[inline(always)]
+pub(super) fn peek(vm: &mut Vm<'_>, dst: Slot, wait: u32) -> Flow {
+    // The first message a receive sees (or the one that woke
+    // it) goes to the clauses unfiltered: it usually matches,
+    // and the filter pays only once the scan passes messages
+    // over (in RecvNext).
+    if receive::lend_current(vm.p, vm.base, dst, None)
+        || receive::peek(vm.p, vm.rt, vm.wk, vm.base, dst)
+    {
+        return Flow::Go;
+    }
+    if let Some(reason) = vm.p.kill.take() {
+        return vm.slow(Next::End(SliceEnd::Exit(ExitInfo::plain(reason))));
+    }
+    vm.pc = wait as usize;
+    Flow::Go
+}
+
+/// `RecvNext`: no clause matched; on to the next message, at `lp`.
+#[inline(always)]
+pub(super) fn next(vm: &mut Vm<'_>, lp: u32) -> Flow {
+    vm.pc = lp as usize;
+    if receive::skip_current(vm.p) {
+        // Do the RecvPeek at `lp` here when the next message is
+        // in the mailbox: one dispatch less per scanned message.
+        if let Instr::RecvPeek { dst, filter, .. } = &vm.code[vm.pc] {
+            if receive::lend_current(vm.p, vm.base, *dst, filter.as_deref()) {
+                vm.pc += 1;
+            }
+        }
+    } else if let Err(e) = receive::next(vm.p, vm.rt) {
+        return vm.slow(Next::End(e));
+    }
+    Flow::Go
+}
+
+/// `RecvAccept`: takes the message a clause matched.
+#[inline(always)]
+pub(super) fn accept(vm: &mut Vm<'_>) -> Flow {
+    match receive::accept(vm.p, vm.rt) {
+        Ok(_) => Flow::Go,
+        Err(end) => vm.slow(Next::End(end)),
+    }
+}
+
+/// `RecvWait`: waits for a new message, then scans again at `lp`.
+#[inline(always)]
+pub(super) fn wait(vm: &mut Vm<'_>, lp: u32) -> Flow {
+    vm.pc = lp as usize;
+    match receive::wait(vm.p, vm.rt, vm.wk, None) {
+        Step::Continue | Step::Jump(_) => Flow::Go,
+        Step::End(e) => {
+            vm.save();
+            vm.slow(Next::End(e))
+        }
+    }
+}
+
+/// `RecvWaitTimeout`: waits for a new message (then scans again at `lp`)
+/// or for the timeout in slot `timeout` (then goes to `after`).
+#[inline(always)]
+pub(super) fn wait_timeout(vm: &mut Vm<'_>, timeout: Slot, lp: u32, after: u32) -> Flow {
+    let ms = match vm.reg(timeout) {
+        Term::Atom(atom::INFINITY) => None,
+        // As BEAM: a timeout is at most 2^32 - 1 ms.
+        Term::Int(i) if (0..=u32::MAX as i64).contains(i) => Some(*i as u64),
+        _ => {
+            let reason = Term::Atom(atom::TIMEOUT_VALUE);
+            let e = raise::compiled_error(vm.p, vm.fun, vm.pc, reason, None);
+            return vm.slow(Next::Throw(e));
+        }
+    };
+    match receive::wait(vm.p, vm.rt, vm.wk, ms) {
+        Step::Continue => {
+            vm.pc = lp as usize;
+            Flow::Go
+        }
+        Step::Jump(_) => {
+            vm.pc = after as usize;
+            Flow::Go
+        }
+        Step::End(e) => {
+            vm.pc = lp as usize;
+            vm.save();
+            vm.slow(Next::End(e))
+        }
+    }
+}
