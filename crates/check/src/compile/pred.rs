@@ -218,6 +218,11 @@ fn canonical(p: &Pred) -> Option<Vec<Expr>> {
             p.args[1].clone(),
         ]),
         (EventKind::Exit, 1) => Some(vec![p.args[0].clone(), any(p.pos)]),
+        (EventKind::Ets, 3) => {
+            let mut a = p.args.clone();
+            a.push(any(p.pos));
+            Some(a)
+        }
         _ => None,
     }
 }

@@ -100,12 +100,15 @@ pub enum TermIn<'a> {
     Missing,
 }
 
+/// The most terms a predicate has (`ets(P, Table, Op, Key)`).
+pub const TERMS: usize = 3;
+
 /// What a predicate sees of an event.
 #[derive(Clone, Copy, Debug)]
 pub struct View<'a> {
     /// Raw pids of the canonical process arguments; `None`: not recorded.
     pub procs: [Option<u64>; 2],
-    pub terms: [TermIn<'a>; 2],
+    pub terms: [TermIn<'a>; TERMS],
 }
 
 pub fn pid_term(pid: Option<u64>) -> Term {
@@ -167,7 +170,7 @@ pub fn match_view(
     }
     // A term whose pattern binds nothing and that the quick test accepts
     // for sure need not be decoded.
-    let mut decided = [false; 2];
+    let mut decided = [false; TERMS];
     for (k, (arg, t)) in pred.terms.iter().zip(view.terms).enumerate() {
         if let (false, TermIn::Etf(bytes)) = (arg.trivial, t) {
             match arg.pattern.test_etf(bytes) {
@@ -318,7 +321,7 @@ impl Plan {
 
     /// Whether the event's terms pass the quick test (decided by it).
     #[inline]
-    pub fn terms_ok(&self, pred: &CPred, terms: &[TermIn<'_>; 2]) -> bool {
+    pub fn terms_ok(&self, pred: &CPred, terms: &[TermIn<'_>; TERMS]) -> bool {
         self.quick.iter().all(|&k| {
             let pattern = &pred.terms[k].pattern;
             match terms[k] {
@@ -349,7 +352,7 @@ impl Plan {
 }
 
 /// Every term of `pred` is trivial or decided by the quick test.
-fn decided_all(pred: &CPred, decided: &[bool; 2]) -> bool {
+fn decided_all(pred: &CPred, decided: &[bool; TERMS]) -> bool {
     pred.terms
         .iter()
         .enumerate()

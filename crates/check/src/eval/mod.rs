@@ -24,6 +24,7 @@ mod scan;
 pub mod slice;
 pub mod source;
 mod stream;
+mod tables;
 
 pub(crate) use crate::compile::{CProp, Compiled, Shape};
 use crate::spec::{EventKind, Occurrence};

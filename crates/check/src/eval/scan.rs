@@ -16,9 +16,11 @@
 //! into the sender's.
 
 use super::matcher::{match_view, Env, Plan, TermIn, View};
+use super::tables::{is_table, TableNames};
 use crate::compile::{CPred, CProp};
 use crate::spec::EventKind;
 use trace_causal::EventVisitor;
+use trace_format::text::shared_function;
 use trace_format::{BlockInfo, Dest, EventRef, LogReader, NondetKind, ProcId, SignalKindRef};
 use trace_term::{Pid, Ref, Term};
 
@@ -55,7 +57,7 @@ pub fn tasks(props: &[&CProp]) -> Vec<Task> {
     for (i, p) in props.iter().enumerate() {
         for (k, pred) in p.preds.iter().enumerate() {
             let keyed = match pred.kind {
-                EventKind::Timeout | EventKind::Nondet => Some(Keyed::Event),
+                EventKind::Timeout | EventKind::Nondet | EventKind::Ets => Some(Keyed::Event),
                 EventKind::Send | EventKind::Exit | EventKind::ExitSignal | EventKind::Down
                     if pred.reads_terms() =>
                 {
@@ -97,6 +99,9 @@ pub struct Scanner<'a> {
     on_timeout: Vec<usize>,
     on_exit: Vec<usize>,
     on_nondet: Vec<usize>,
+    on_shared: Vec<usize>,
+    /// Read when some predicate is `ets`.
+    tables: TableNames,
 }
 
 impl<'a> Scanner<'a> {
@@ -116,6 +121,8 @@ impl<'a> Scanner<'a> {
             on_timeout: Vec::new(),
             on_exit: Vec::new(),
             on_nondet: Vec::new(),
+            on_shared: Vec::new(),
+            tables: TableNames::default(),
         };
         s.plans = tasks
             .iter()
@@ -132,9 +139,13 @@ impl<'a> Scanner<'a> {
                 EventKind::Timeout => &mut s.on_timeout,
                 EventKind::Exit => &mut s.on_exit,
                 EventKind::Nondet => &mut s.on_nondet,
+                EventKind::Ets => &mut s.on_shared,
                 _ => continue,
             };
             list.push(i);
+        }
+        if !s.on_shared.is_empty() {
+            s.tables = TableNames::read(reader);
         }
         s
     }
@@ -269,6 +280,7 @@ impl EventVisitor for BlockScan<'_> {
             EventRef::Timeout => !s.on_timeout.is_empty(),
             EventRef::Exit { .. } => !s.on_exit.is_empty(),
             EventRef::Nondet { .. } => !s.on_nondet.is_empty(),
+            EventRef::Shared { object, .. } => !s.on_shared.is_empty() && is_table(*object),
             _ => false,
         };
         if wanted {
@@ -285,7 +297,7 @@ impl BlockScan<'_> {
         let own = self.process.0;
         match *e {
             EventRef::Send { msg, to, payload } => {
-                let terms = [term(payload), TermIn::Missing];
+                let terms = [term(payload), TermIn::Missing, TermIn::Missing];
                 let mut dest_pid = None;
                 for &t in &s.on_send {
                     // Most messages fail a pattern's first bytes: test them
@@ -336,7 +348,7 @@ impl BlockScan<'_> {
                             };
                             let view = View {
                                 procs: [dest, me],
-                                terms: [TermIn::Built(m), TermIn::Missing],
+                                terms: [TermIn::Built(m), TermIn::Missing, TermIn::Missing],
                             };
                             let (pred, blank) = s.pred(t);
                             if match_view(pred, blank, &mut self.env, &view, &mut self.vals) {
@@ -356,7 +368,7 @@ impl BlockScan<'_> {
                         key,
                         View {
                             procs,
-                            terms: [term_in, TermIn::Missing],
+                            terms: [term_in, TermIn::Missing, TermIn::Missing],
                         },
                     );
                 }
@@ -369,7 +381,7 @@ impl BlockScan<'_> {
                         index,
                         View {
                             procs: [me, None],
-                            terms: [TermIn::Missing, TermIn::Missing],
+                            terms: [TermIn::Missing, TermIn::Missing, TermIn::Missing],
                         },
                     );
                 }
@@ -382,7 +394,7 @@ impl BlockScan<'_> {
                         index,
                         View {
                             procs: [me, None],
-                            terms: [term(reason), TermIn::Missing],
+                            terms: [term(reason), TermIn::Missing, TermIn::Missing],
                         },
                     );
                 }
@@ -396,9 +408,28 @@ impl BlockScan<'_> {
                         index,
                         View {
                             procs: [me, None],
-                            terms: [TermIn::Built(&k), TermIn::Etf(value)],
+                            terms: [TermIn::Built(&k), TermIn::Etf(value), TermIn::Missing],
                         },
                     );
+                }
+            }
+            EventRef::Shared {
+                object: Some(object),
+                function,
+                key,
+                ..
+            } => {
+                let table = s
+                    .tables
+                    .term(object, |q| s.reader.process(q).map(|p| p.pid));
+                let op = Term::atom(&shared_function(s.reader.header(), function));
+                for &t in &s.on_shared {
+                    let terms = [TermIn::Built(&table), TermIn::Built(&op), term(key)];
+                    let view = View {
+                        procs: [me, None],
+                        terms,
+                    };
+                    self.try_task(t, own, index, view);
                 }
             }
             _ => {}

@@ -166,7 +166,8 @@ impl<'a> Sources<'a> {
                     }
                 }
             }
-            EventKind::Timeout | EventKind::Nondet => {}
+            // The scan reads them: nothing of them is in the causal model.
+            EventKind::Timeout | EventKind::Nondet | EventKind::Ets => {}
         }
     }
 
@@ -239,6 +240,7 @@ impl<'a> Sources<'a> {
                 pred.kind,
                 EventKind::Timeout
                     | EventKind::Nondet
+                    | EventKind::Ets
                     | EventKind::Send
                     | EventKind::Exit
                     | EventKind::ExitSignal
@@ -293,7 +295,7 @@ impl<'a> Sources<'a> {
         self.events_of_kind(pred.kind, p, |ev, procs, _| {
             let view = View {
                 procs,
-                terms: [TermIn::Missing, TermIn::Missing],
+                terms: [TermIn::Missing, TermIn::Missing, TermIn::Missing],
             };
             let hit = match &plan {
                 Some(plan) => plan.apply(pred, &view, &mut scratch),

@@ -218,8 +218,11 @@ pub enum EventKind {
     Killed,
     /// `nondet(P, Kind, Value)`: a nondeterministic built-in's result.
     Nondet,
-    /// `blocked(P)`: P never exited (the log is complete): blocked at the end.
+    /// `blocked(P)`: the run ended with P stuck waiting (a deadlock).
     Blocked,
+    /// `ets(P, Table, Op, Key)`, `ets(P, Table, Op)`: an operation of P on
+    /// an ETS table.
+    Ets,
     /// `unreceived(From, To, Msg)`: a message no `receive` consumed.
     Unreceived,
 }
@@ -234,7 +237,7 @@ pub enum ArgRole {
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 16] = [
+    pub const ALL: [EventKind; 17] = [
         EventKind::Spawn,
         EventKind::Send,
         EventKind::Receive,
@@ -250,6 +253,7 @@ impl EventKind {
         EventKind::Killed,
         EventKind::Nondet,
         EventKind::Blocked,
+        EventKind::Ets,
         EventKind::Unreceived,
     ];
 
@@ -270,6 +274,7 @@ impl EventKind {
             EventKind::Killed => "killed",
             EventKind::Nondet => "nondet",
             EventKind::Blocked => "blocked",
+            EventKind::Ets => "ets",
             EventKind::Unreceived => "unreceived",
         }
     }
@@ -293,6 +298,7 @@ impl EventKind {
             }
             EventKind::ExitSignal | EventKind::Down | EventKind::Killed => &[&[P, P, T]],
             EventKind::Nondet => &[&[P, T, T]],
+            EventKind::Ets => &[&[P, T, T, T], &[P, T, T]],
         }
     }
 
@@ -314,6 +320,7 @@ impl EventKind {
             EventKind::Killed => "killed(P, From, Reason)",
             EventKind::Nondet => "nondet(P, Kind, Value)",
             EventKind::Blocked => "blocked(P)",
+            EventKind::Ets => "ets(P, Table, Op, Key) or ets(P, Table, Op)",
             EventKind::Unreceived => "unreceived(From, To, Msg)",
         }
     }

@@ -1,0 +1,55 @@
+//! ETS tables as `ets(P, Table, Op, Key)` names them: a named table by the
+//! name it was created with, an unnamed one as `{Creator, Serial}` (the
+//! creating process's pid and the number of objects it had created before).
+//! The log names a table only in its `new` event (docs/format.md §6.6), so
+//! the log is read for names only when a property uses `ets`.
+
+use std::collections::HashMap;
+use trace_format::{Access, EventRef, LogReader, ObjectId, ObjectKind, ProcId};
+use trace_term::{Pid, Term};
+
+/// The names tables were created with.
+#[derive(Default)]
+pub struct TableNames {
+    named: HashMap<ObjectId, Term>,
+}
+
+impl TableNames {
+    /// Every named table's `new` event the readable blocks hold.
+    pub fn read(reader: &LogReader) -> TableNames {
+        let per_block = reader.par_map_each_block(|events| {
+            let mut found = Vec::new();
+            for e in events.by_ref() {
+                if let EventRef::Shared {
+                    object: Some(o),
+                    access: Access::Create,
+                    name: Some(n),
+                    ..
+                } = e
+                {
+                    if let Ok(t) = trace_term::etf::decode(n) {
+                        found.push((o, t));
+                    }
+                }
+            }
+            found
+        });
+        TableNames {
+            named: per_block.into_iter().flatten().flatten().collect(),
+        }
+    }
+
+    /// The term `object` is matched as; `pid` gives a process's raw pid.
+    pub fn term(&self, object: ObjectId, pid: impl Fn(ProcId) -> Option<u64>) -> Term {
+        if let Some(t) = self.named.get(&object) {
+            return t.clone();
+        }
+        let creator = pid(object.creator).map_or(Term::atom("undefined"), |n| Term::Pid(Pid(n)));
+        Term::tuple(vec![creator, Term::Int(object.serial as i64)])
+    }
+}
+
+/// Whether a shared event's object is an ETS table.
+pub fn is_table(object: Option<ObjectId>) -> bool {
+    object.is_some_and(|o| o.kind == ObjectKind::Table)
+}
