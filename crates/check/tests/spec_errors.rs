@@ -39,11 +39,15 @@ fn events_and_their_arguments() {
     assert_eq!(
         first("p: never sned(_, _, x)."),
         "t.tspec:1:10: unknown event sned: events are spawn, send, receive, deliver, timeout, \
-         exit, link, unlink, monitor, demonitor, exit_signal, down, killed, nondet, blocked, unreceived"
+         exit, link, unlink, monitor, demonitor, exit_signal, down, killed, nondet, blocked, ets, unreceived"
     );
     assert_eq!(
         first("p: never send(A, B)."),
         "t.tspec:1:10: send/2 is not an event: write send(From, To, Msg)"
+    );
+    assert_eq!(
+        first("p: never ets(P, t)."),
+        "t.tspec:1:10: ets/2 is not an event: write ets(P, Table, Op, Key) or ets(P, Table, Op)"
     );
     assert!(first("p: never send({a}, _, _).").starts_with("t.tspec:1:15: expected a process"));
     assert!(first("p: never send(_, _, f(X)).").starts_with("t.tspec:1:21: illegal pattern"));
