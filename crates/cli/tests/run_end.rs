@@ -118,3 +118,44 @@ fn a_run_that_never_ends_is_cut_at_a_limit_and_its_log_replays() {
     assert_eq!(search.status.code(), Some(0), "{}", text(&search.stderr));
     assert!(text(&search.stderr).contains("no failure in 3 attempts"));
 }
+
+/// The entry starts a ticker that never stops and returns: with `--halt`
+/// the run ends there, as `erl -eval 'm:main(), halt().'` does.
+const HALTING: &str = "-module(halting).\n-export([main/0]).\n\
+main() ->\n\
+    spawn(fun() -> tick(0) end),\n\
+    spawn(fun() -> receive never -> ok end end),\n\
+    timer:sleep(10),\n\
+    io:format(\"done~n\").\n\
+tick(N) -> receive after 1 -> tick(N + 1) end.\n";
+
+#[test]
+fn halt_ends_the_run_with_the_entry_and_its_log_replays() {
+    let dir = Scratch::new("run-end-halt");
+    let prog = dir.write("halting.erl", HALTING);
+    let out = trace(&["run", "--halt", s(&prog)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "done\n");
+    // Nothing is reported of the processes left behind: the run ended.
+    assert_eq!(text(&out.stderr), "");
+    let log = dir.path("halting.trace");
+    let rec = trace(&["record", "--halt", "-q", "-o", s(&log), s(&prog)]);
+    assert_eq!(rec.status.code(), Some(0), "{}", text(&rec.stderr));
+    let stats = trace(&["stats", s(&log)]);
+    assert!(text(&stats.stdout).contains("run ended with its entry (--halt)"));
+    let rep = trace(&["replay", s(&prog), s(&log)]);
+    assert_eq!(rep.status.code(), Some(0), "{}", text(&rep.stderr));
+    assert_eq!(text(&rep.stdout), "done\n");
+    assert!(text(&rep.stderr).contains("ended with its entry"));
+    let alone = trace(&["replay", s(&log)]);
+    assert!(alone.status.success(), "{}", text(&alone.stdout));
+    // An entry that crashes still says so, and the run ends there too.
+    let crash = dir.write(
+        "crashing.erl",
+        "-module(crashing).\n-export([main/0]).\n\
+         main() -> spawn(fun() -> receive after infinity -> ok end end), exit(boom).\n",
+    );
+    let out = trace(&["run", "--halt", s(&crash)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("boom"));
+}

@@ -119,6 +119,9 @@ pub enum RunEnd {
     /// The run was cut at a limit (`--time-limit`, `--max-events`); the log
     /// holds everything up to that point.
     Limited,
+    /// The run ended when its entry did (`--halt`); other processes were
+    /// left where they were, and the log holds everything up to that point.
+    Halted,
 }
 
 /// The footer: the outcome, the process table and the block index.

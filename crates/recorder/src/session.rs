@@ -145,6 +145,8 @@ fn footer_outcome(o: &RunOutcome, status: fn(Verdict) -> i32) -> Outcome {
             RunEnd::Interrupted
         } else if o.limit.is_some() {
             RunEnd::Limited
+        } else if o.halted {
+            RunEnd::Halted
         } else {
             RunEnd::Completed
         },

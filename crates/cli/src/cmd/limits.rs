@@ -1,6 +1,7 @@
 //! `--time-limit` and `--max-events`: a run (and each attempt of a search)
 //! that would go on for ever ends cleanly at a limit, its log finalised and
-//! marked as cut (exit status 124).
+//! marked as cut (exit status 124). `--halt`: the run ends when the entry
+//! does, as `erl -eval 'm:main(), halt().'` does.
 
 use clap::Args as ClapArgs;
 use std::time::Duration;
@@ -14,12 +15,16 @@ pub struct Limits {
     /// End the run once its processes have made about this many events; exit status 124
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_events: Option<u64>,
+    /// End the run as soon as the entry returns or crashes, as halt() after it would; other processes are left where they are
+    #[arg(long)]
+    pub halt: bool,
 }
 
 impl Limits {
     pub fn apply(&self, o: &mut RunOptions) {
         o.time_limit = self.time_limit;
         o.max_events = self.max_events;
+        o.halt = self.halt;
     }
 }
 

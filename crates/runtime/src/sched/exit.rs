@@ -89,6 +89,9 @@ pub fn finish(
             Some(v) if !abnormal => EntryOutcome::Returned(v.clone()),
             _ => EntryOutcome::Crashed(reason.clone()),
         });
+        if rt.opts.halt {
+            rt.halt();
+        }
     }
     if abnormal {
         rt.record_crash(Crash {

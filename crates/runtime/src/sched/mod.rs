@@ -65,6 +65,9 @@ pub struct RunOptions {
     /// (`--max-events`; counted a slice at a time, so a run may pass it by
     /// what one slice of each scheduler makes).
     pub max_events: Option<u64>,
+    /// End the run as soon as the entry process ends, as `halt()` after
+    /// the entry would (`--halt`): other processes are left where they are.
+    pub halt: bool,
 }
 
 /// Which limit of [`RunOptions`] ended a run.
@@ -90,6 +93,7 @@ impl Default for RunOptions {
             capture_reports: None,
             time_limit: None,
             max_events: None,
+            halt: false,
         }
     }
 }
@@ -175,6 +179,8 @@ pub struct RunOutcome {
     pub end_rule: EndRule,
     /// The run was cut at a limit of its options.
     pub limit: Option<Limit>,
+    /// The run stopped when the entry ended ([`RunOptions::halt`]).
+    pub halted: bool,
 }
 
 impl RunOutcome {
@@ -210,6 +216,7 @@ struct Finish {
     internal: Option<String>,
     unsupported: Option<String>,
     limit: Option<Limit>,
+    halted: bool,
 }
 
 /// State shared by every scheduler thread for one run.
@@ -318,6 +325,11 @@ impl Runtime {
         self.stop_because(|f| {
             f.limit.get_or_insert(l);
         });
+    }
+
+    /// Stops the run because the entry ended under `--halt`.
+    pub(crate) fn halt(&self) {
+        self.stop_because(|f| f.halted = true);
     }
 
     /// Counts the events of a slice against `--max-events`, and the time
@@ -536,7 +548,8 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     let failed = fin.divergence.is_some()
         || fin.internal.is_some()
         || fin.unsupported.is_some()
-        || fin.limit.is_some();
+        || fin.limit.is_some()
+        || fin.halted;
     let blocked = if !failed && !interrupted {
         exit::blocked_report(&rt)
     } else {
@@ -561,6 +574,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         processes_spawned: rt.spawned.load(Ordering::Relaxed),
         end_rule: rt.opts.end_rule,
         limit: fin.limit,
+        halted: fin.halted,
     };
     if rt.opts.reports && rt.opts.report_blocked {
         exit::print_blocked(&rt, &outcome);

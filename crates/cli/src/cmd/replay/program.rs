@@ -112,8 +112,14 @@ fn report(reader: &LogReader, o: &Outcome) {
         return;
     }
     if o.cut_short {
+        let halted = matches!(reader.outcome(), Some((x, _)) if x.end == trace_format::RunEnd::Halted);
         eprintln!(
-            "trace replay: the recording was cut short; every process was replayed to where its log ends{}",
+            "trace replay: {}; every process was replayed to where its log ends{}",
+            if halted {
+                "the recording ended with its entry (--halt)"
+            } else {
+                "the recording was cut short"
+            },
             match o.beyond_cut {
                 0 => String::new(),
                 n => format!(
