@@ -299,3 +299,23 @@ fn misplaced_inputs_are_named_plainly() {
         );
     }
 }
+
+#[test]
+fn check_on_a_cauder_import_leaves_out_what_the_format_cannot_say() {
+    let dir = Scratch::new("log-cauder-check");
+    let cdir = ping_cauder_dir(&dir);
+    let log = dir.path("run.trace");
+    assert!(import(&cdir, &log).status.success());
+    let out = trace(&["check", s(&log)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("all_received"));
+    let err = text(&out.stderr);
+    for prop in ["no_deadlock", "no_abnormal_exit"] {
+        let line = err
+            .lines()
+            .find(|l| l.contains(&format!("left out: {prop}, because")))
+            .unwrap_or_else(|| panic!("{prop} not left out: {err}"));
+        assert!(line.contains("imported from CauDEr's format"), "{line}");
+        assert!(!line.contains("--no-payloads"), "{line}");
+    }
+}

@@ -160,7 +160,22 @@ fn requirements(spec: &Compiled, prop: &CProp, reader: &LogReader) -> Result<(),
         }
         preds.clear();
     }
+    // CauDEr's logs hold spawns, sends and receives only.
+    let cauder = opts.other.iter().any(|(k, _)| k == "cauder.format");
     for p in preds {
+        if cauder && matches!(p.kind, EventKind::Exit | EventKind::Blocked) {
+            return Err(CheckError {
+                message: format!(
+                    "{}: the log holds no exits (it was imported from CauDEr's format, which \
+                     has none), so how a process {} cannot be decided",
+                    at(p),
+                    match p.kind {
+                        EventKind::Exit => "exited",
+                        _ => "ended, blocked or not,",
+                    }
+                ),
+            });
+        }
         if p.kind == EventKind::Deliver && !opts.deliveries {
             return Err(CheckError {
                 message: format!(
@@ -170,12 +185,12 @@ fn requirements(spec: &Compiled, prop: &CProp, reader: &LogReader) -> Result<(),
             });
         }
         if p.reads_terms() && !opts.payloads && p.kind != EventKind::Nondet {
+            let why = match cauder {
+                true => "it was imported from CauDEr's format, which has no messages",
+                false => "it was recorded without payloads (trace record --no-payloads)",
+            };
             return Err(CheckError {
-                message: format!(
-                    "{}: reads terms the log does not hold: it was recorded without \
-                     payloads (trace record --no-payloads)",
-                    at(p)
-                ),
+                message: format!("{}: reads terms the log does not hold: {why}", at(p)),
             });
         }
     }

@@ -112,7 +112,8 @@ fn report(reader: &LogReader, o: &Outcome) {
         return;
     }
     if o.cut_short {
-        let halted = matches!(reader.outcome(), Some((x, _)) if x.end == trace_format::RunEnd::Halted);
+        let halted =
+            matches!(reader.outcome(), Some((x, _)) if x.end == trace_format::RunEnd::Halted);
         eprintln!(
             "trace replay: {}; every process was replayed to where its log ends{}",
             if halted {
