@@ -1,5 +1,7 @@
 //! Pictures of a run: the space-time diagram of a log as one
-//! self-contained HTML page (`trace view`, `check --html`, `diff --html`).
+//! self-contained HTML page (`trace view`, `check --html`, `diff --html`),
+//! and the run in the formats of the viewers people already use
+//! (`trace export --perfetto`, `--shiviz`, `--csv`).
 //!
 //! ```text
 //! LogReader ─► causal::Model ─► window (which events: --until, --around,
@@ -8,7 +10,9 @@
 //!              │                 clocks; causes) ─► diagram (lanes,
 //!              │                 columns of events, races on shared objects)
 //!              │   check verdicts / diff roots ─► findings (marks) ─┐
-//!                                                 page (HTML + view.js) ◄┘
+//!              │                                  page (HTML + view.js) ◄┘
+//!              └─► export: the whole derivation, placed, with vector
+//!                  clocks ─► perfetto (JSON) / shiviz (text) / csv
 //! ```
 //!
 //! Every event's text comes from the one printer
@@ -19,6 +23,7 @@
 //! [`window`]).
 
 mod diagram;
+pub mod export;
 mod findings;
 mod layout;
 mod page;
