@@ -32,7 +32,8 @@ pub struct Lane {
     /// The spawn that created it (an event of the window), when its
     /// first event in the window is its first event of all.
     pub spawn: Option<u32>,
-    /// Events of this process in the whole log.
+    /// Events of this process in the whole log; for an object, its
+    /// operations in the window.
     pub total: u64,
 }
 
@@ -59,6 +60,8 @@ pub struct Events {
     pub a: Vec<i8>,
     /// The object lane of a shared operation, or -1.
     pub o: Vec<i64>,
+    /// A shared operation's place in its object's order of operations, or -1.
+    pub q: Vec<i64>,
     /// The event as the one printer writes it, without its process.
     pub t: Vec<String>,
     /// Nanoseconds since the run started, when the log has timestamps.
@@ -198,6 +201,15 @@ impl Builder {
         self.times.push(step.time.unwrap_or(0));
         let o = object.map(|o| self.lane(LaneOf::Object(o)));
         self.events.o.push(o.map_or(-1, i64::from));
+        let seq = match ev {
+            EventRef::Shared {
+                object: Some(_),
+                seq,
+                ..
+            } => i64::try_from(seq).unwrap_or(i64::MAX),
+            _ => -1,
+        };
+        self.events.q.push(seq);
         if let Some(s) = placed.spawned_by.and_then(|s| self.index.get(&s)) {
             self.spawn.insert(e.proc, *s);
         }

@@ -47,6 +47,7 @@
       this.cause = Int32Array.from(ev.c);
       this.link = Int8Array.from(ev.a);
       this.obj = Int32Array.from(ev.o);
+      this.seq = Float64Array.from(ev.q);
       this.text = ev.t;
       this.ns = ev.ns;
       this.rows = d.rows;
@@ -426,9 +427,8 @@
         if (o < 0 || this.hidden[o]) continue;
         const ra = run.row[a], rb = run.row[b];
         if (Math.max(ra, rb) < r0 || Math.min(ra, rb) > r1) continue;
-        const x = this.cx(o) + 9, y1 = this.cy(a), y2 = this.cy(b);
-        ctx.beginPath(); ctx.moveTo(x - 4, y1); ctx.lineTo(x, y1); ctx.lineTo(x, y2); ctx.lineTo(x - 4, y2); ctx.stroke();
-        if (view.rowH >= 12) { ctx.fillStyle = RACE; ctx.font = "10px " + MONO; ctx.fillText("race", x + 3, (y1 + y2) / 2 + 3); }
+        const x = this.cx(o) - 10, y1 = this.cy(a), y2 = this.cy(b);
+        ctx.beginPath(); ctx.moveTo(x + 4, y1); ctx.lineTo(x, y1); ctx.lineTo(x, y2); ctx.lineTo(x + 4, y2); ctx.stroke();
       }
     }
 
@@ -449,8 +449,12 @@
           const xo = this.cx(o);
           ctx.strokeStyle = "#bc4c00"; ctx.lineWidth = 1; ctx.setLineDash([2, 3]);
           ctx.beginPath(); ctx.moveTo(this.cx(l), y); ctx.lineTo(xo, y); ctx.stroke(); ctx.setLineDash([]);
-          box(ctx, xo, y, s * 0.9, "#bc4c00", CODES.access[run.flag[g]] !== "read");
-          if (run.raceOf.has(g)) { ctx.strokeStyle = RACE; ctx.lineWidth = 2; ctx.strokeRect(xo - s, y - s, 2 * s, 2 * s); }
+          box(ctx, xo, y, s * 0.9, run.raceOf.has(g) ? RACE : "#bc4c00", CODES.access[run.flag[g]] !== "read");
+          if (view.rowH >= 12 && !this.collapsed[o]) {
+            ctx.fillStyle = "#bc4c00"; ctx.textBaseline = "middle";
+            ctx.fillText("@" + run.seq[g], xo + s + 12, y);
+            ctx.textBaseline = "alphabetic";
+          }
         }
         if (!this.visibleLane(l, sx, w)) { ctx.globalAlpha = 1; continue; }
         const x = this.cx(l);
@@ -503,7 +507,9 @@
         const first = lane.kind === "process" ? lane.name : lane.label;
         ctx.fillText(first.length > chars ? first.slice(0, chars - 1) + "\u2026" : first, x + 4, 17);
         ctx.fillStyle = end || "#57606a";
-        const second = lane.kind === "process" ? lane.label.slice(lane.name.length).trim() + (lane.end === "more" || lane.end === "open" ? "" : " " + lane.end) : lane.kind;
+        const second = lane.kind === "process"
+          ? lane.label.slice(lane.name.length).trim() + (lane.end === "more" || lane.end === "open" ? "" : " " + lane.end)
+          : lane.total + (lane.total === 1 ? " operation" : " operations");
         ctx.fillText(second.length > chars ? second.slice(0, chars - 1) + "\u2026" : second, x + 4, 33);
         // Buttons: move left, move right, collapse, hide.
         const acts = [["\u25c2", "left"], ["\u25b8", "right"], ["\u2013", "collapse"], ["\u00d7", "hide"]];
@@ -794,7 +800,7 @@
       const words = { converted: "exit/'DOWN' signal received as a message", exit_link: "exit signal of a linked process's end", delivery: "delivery into the mailbox", message: "message, send to receive", spawn: "spawn, to the child's first event" };
       body.append(el("div", { class: "legend-row" }, c, words[name] || name + " signal"));
     }
-    body.append(el("div", { class: "legend-row small muted" }, "An orange bracket on a shared object's lane: two operations whose order happened-before does not fix (a race). Ctrl+wheel zooms."));
+    body.append(el("div", { class: "legend-row small muted" }, "A shared object's lane shows its operations in place, each with its position in the object's order (@n); an orange bracket joins two operations, one of them a change, whose order happened-before does not fix: a race. Ctrl+wheel zooms."));
   }
 
   if (DATA.report) { $("report").hidden = false; $("report-text").textContent = DATA.report; }
