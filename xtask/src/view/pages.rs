@@ -404,17 +404,22 @@ pub fn large_page(
 
 /// The README's picture: a small run's diagram with one event selected.
 pub fn readme_picture(ctx: &Ctx<'_>, out: &Path) -> Result<(), String> {
-    let mut b = ctx.browser(1100, 620)?;
+    let mut b = ctx.browser(980, 560)?;
+    b.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": 980, "height": 540, "deviceScaleFactor": 1, "mobile": false }),
+    )?;
     let log = ctx.path("conc_links_monitors.trace");
     let html = ctx.path("readme.html");
     ctx.trace(&["view", s(&log), "-o", s(&html)])?;
     open(&mut b, &html)?;
-    let at = b.eval("traceView.locate(0, 'P#11')")?;
+    // An event halfway: its past in blue, its future in orange.
+    let at = b.eval("traceView.locate(0, 'P.1#4')")?;
     b.click(
         at["x"].as_f64().unwrap_or(0.0),
         at["y"].as_f64().unwrap_or(0.0),
     )?;
-    b.eval("traceView.scrollTo(0, 0)")?;
+    b.eval("traceView.scrollTo(0, 0); document.getElementById('tip').hidden = true")?;
     let shot = b.call("Page.captureScreenshot", json!({ "format": "png" }))?;
     let png = base64(shot["data"].as_str().ok_or("no screenshot")?)?;
     std::fs::write(out, &png).map_err(|e| format!("{}: {e}", out.display()))?;
