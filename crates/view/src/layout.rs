@@ -90,8 +90,8 @@ pub struct Layout<'m> {
     model: &'m Model,
     /// Per process: the row after its last placed event.
     next_row: HashMap<ProcId, u32>,
-    /// The row of each placed send or signal.
-    sent: HashMap<MsgId, u32>,
+    /// The row of each placed send or signal, until its last receipt.
+    sent: UntilReceived<u32>,
     /// The row of each placed spawn, by child.
     spawned: HashMap<ProcId, u32>,
     /// Per shared object: the row after its last placed operation.
@@ -105,7 +105,7 @@ impl<'m> Layout<'m> {
         Layout {
             model,
             next_row: HashMap::new(),
-            sent: HashMap::new(),
+            sent: UntilReceived::default(),
             spawned: HashMap::new(),
             objects: HashMap::new(),
             rows: 0,
@@ -128,7 +128,7 @@ impl<'m> Layout<'m> {
         let mut row = self.next_row.get(&e.proc).copied().unwrap_or(0);
         let cause_row = cause
             .and(received(&event))
-            .and_then(|msg| self.sent.get(&msg).copied());
+            .and_then(|msg| self.sent.take(msg));
         let spawn_row = spawned_by.and(self.spawned.get(&e.proc).copied());
         for r in [cause_row, spawn_row].into_iter().flatten() {
             row = row.max(r + 1);
@@ -143,7 +143,7 @@ impl<'m> Layout<'m> {
         }
         match event {
             EventRef::Send { msg, .. } | EventRef::Signal { signal: msg, .. } => {
-                self.sent.insert(msg, row);
+                self.sent.keep(self.model, msg, row);
             }
             EventRef::Spawn { child, .. } => {
                 self.spawned.insert(child, row);
@@ -162,8 +162,44 @@ impl<'m> Layout<'m> {
     }
 }
 
+/// What a send leaves for its receipts, kept until the last of them takes
+/// it: memory grows with the signals in flight, not all those of a log.
+pub(crate) struct UntilReceived<V> {
+    held: HashMap<MsgId, (V, usize)>,
+}
+
+impl<V> Default for UntilReceived<V> {
+    fn default() -> Self {
+        UntilReceived {
+            held: HashMap::new(),
+        }
+    }
+}
+
+impl<V: Clone> UntilReceived<V> {
+    /// Keeps `v` for the receipts of `msg` the model knows (none: not
+    /// kept); returns how many there are.
+    pub fn keep(&mut self, model: &Model, msg: MsgId, v: V) -> usize {
+        let receipts = model.receipts_of_msg(msg).len();
+        if receipts > 0 {
+            self.held.insert(msg, (v, receipts));
+        }
+        receipts
+    }
+
+    /// What `msg`'s send left, for one of its receipts.
+    pub fn take(&mut self, msg: MsgId) -> Option<V> {
+        let (v, left) = self.held.get_mut(&msg)?;
+        *left -= 1;
+        if *left == 0 {
+            return self.held.remove(&msg).map(|(v, _)| v);
+        }
+        Some(v.clone())
+    }
+}
+
 /// The signal a receipt event received.
-fn received(e: &EventRef<'_>) -> Option<MsgId> {
+pub(crate) fn received(e: &EventRef<'_>) -> Option<MsgId> {
     match *e {
         EventRef::Deliver { msg } | EventRef::Receive { msg } => Some(msg),
         EventRef::SignalTaken { signal, .. } => Some(signal),

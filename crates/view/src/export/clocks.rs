@@ -6,24 +6,37 @@
 //! tests check that they agree.
 //!
 //! Clocks are sparse (the processes an event has heard of) and shared:
-//! a send keeps its clock until the end, a process copies its own only
-//! when a send kept the one it had.
+//! a send keeps its clock until its last receipt, a process copies its
+//! own only when a send kept the one it had. What is held at once is
+//! bounded by [`HELD_ENTRIES`].
 
-use crate::layout::Placed;
+use crate::layout::{received, Placed, UntilReceived};
 use std::collections::HashMap;
 use std::rc::Rc;
-use trace_causal::Step;
-use trace_format::{EventRef, MsgId, ProcId};
+use trace_causal::{Model, Step};
+use trace_format::{EventRef, ProcId};
 
 /// A vector clock: (process, events of it in the causal past), by process.
 pub type Clock = [(ProcId, u64)];
 
-#[derive(Default)]
-pub struct Clocks {
+/// Clock entries (16 bytes each) held at once at most: the clocks of every
+/// process and of the signals in flight. A run of many processes that all
+/// hear of each other, with many messages in flight, needs more; its
+/// export stops with an error instead of exhausting memory.
+pub const HELD_ENTRIES: usize = 1 << 26;
+
+pub struct Clocks<'m> {
+    model: &'m Model,
     current: HashMap<ProcId, Rc<Vec<(ProcId, u64)>>>,
-    sent: HashMap<MsgId, Rc<Vec<(ProcId, u64)>>>,
+    sent: UntilReceived<Rc<Vec<(ProcId, u64)>>>,
     spawned: HashMap<ProcId, Rc<Vec<(ProcId, u64)>>>,
+    /// Entries of the clocks held (a shared clock counted each time).
+    held: usize,
 }
+
+/// The clocks would take more than [`HELD_ENTRIES`].
+#[derive(Debug)]
+pub struct TooLarge;
 
 /// `into` joined with `other` (both sorted by process).
 fn join(into: &mut Vec<(ProcId, u64)>, other: &Clock) {
@@ -54,40 +67,59 @@ fn join(into: &mut Vec<(ProcId, u64)>, other: &Clock) {
     *into = out;
 }
 
-impl Clocks {
+impl<'m> Clocks<'m> {
+    pub fn new(model: &'m Model) -> Self {
+        Clocks {
+            model,
+            current: HashMap::new(),
+            sent: UntilReceived::default(),
+            spawned: HashMap::new(),
+            held: 0,
+        }
+    }
+
     /// The clock of the next event of the derivation, placed by a layout.
-    pub fn tick(&mut self, step: &Step<'_>, placed: &Placed) -> Rc<Vec<(ProcId, u64)>> {
+    pub fn tick(
+        &mut self,
+        step: &Step<'_>,
+        placed: &Placed,
+    ) -> Result<Rc<Vec<(ProcId, u64)>>, TooLarge> {
         let e = step.event;
         let mut clock = self.current.remove(&e.proc).unwrap_or_default();
+        self.held -= clock.len();
         let c = Rc::make_mut(&mut clock);
         let ev = step.as_event_ref();
         if placed.cause.is_some() {
-            let msg = match ev {
-                EventRef::Deliver { msg } | EventRef::Receive { msg } => Some(msg),
-                EventRef::SignalTaken { signal, .. } => Some(signal),
-                _ => None,
-            };
-            if let Some(other) = msg.and_then(|m| self.sent.get(&m)) {
-                join(c, other);
+            if let Some(other) = received(&ev).and_then(|m| self.sent.take(m)) {
+                join(c, &other);
+                self.held -= other.len();
             }
         }
         if placed.spawned_by.is_some() {
-            if let Some(other) = self.spawned.get(&e.proc) {
-                join(c, other);
+            if let Some(other) = self.spawned.remove(&e.proc) {
+                join(c, &other);
+                self.held -= other.len();
             }
         }
         join(c, &[(e.proc, e.index + 1)]);
+        let n = clock.len();
         match ev {
             EventRef::Send { msg, .. } | EventRef::Signal { signal: msg, .. } => {
-                self.sent.insert(msg, clock.clone());
+                // Counted once per receipt to come; each receipt releases one.
+                self.held += n * self.sent.keep(self.model, msg, clock.clone());
             }
             EventRef::Spawn { child, .. } => {
                 self.spawned.insert(child, clock.clone());
+                self.held += n;
             }
             _ => {}
         }
         self.current.insert(e.proc, clock.clone());
-        clock
+        self.held += n;
+        if self.held > HELD_ENTRIES {
+            return Err(TooLarge);
+        }
+        Ok(clock)
     }
 }
 

@@ -45,6 +45,9 @@ pub struct Written {
 pub enum ExportError {
     Io(io::Error),
     Format(FormatError),
+    /// The vector clocks would hold more than [`clocks::HELD_ENTRIES`]
+    /// entries at once.
+    TooLarge,
 }
 
 impl fmt::Display for ExportError {
@@ -52,6 +55,13 @@ impl fmt::Display for ExportError {
         match self {
             ExportError::Io(e) => e.fmt(f),
             ExportError::Format(e) => e.fmt(f),
+            ExportError::TooLarge => write!(
+                f,
+                "the vector clocks of this run would hold more than {} entries at once \
+                 (many processes that hear of each other, many signals in flight); \
+                 --perfetto needs none",
+                clocks::HELD_ENTRIES
+            ),
         }
     }
 }
@@ -81,15 +91,22 @@ pub(crate) fn each(
     mut f: impl FnMut(Item<'_, '_>) -> io::Result<()>,
 ) -> Result<Written, ExportError> {
     let mut layout = Layout::new(model);
-    let mut vc = Clocks::default();
+    let mut vc = Clocks::new(model);
     let mut failed = None;
+    let mut too_large = false;
     let mut written = Written {
         processes: model.processes().len() as u64,
         ..Written::default()
     };
     let outcome = trace_causal::for_each_step(model, reader, None, |step| {
         let placed = layout.place(step);
-        let clock = clocks.then(|| vc.tick(step, &placed));
+        let clock = match clocks.then(|| vc.tick(step, &placed)).transpose() {
+            Ok(c) => c,
+            Err(clocks::TooLarge) => {
+                too_large = true;
+                return false;
+            }
+        };
         written.events += 1;
         written.arrows += u64::from(placed.cause.is_some());
         match f(Item {
@@ -107,6 +124,9 @@ pub(crate) fn each(
     .map_err(ExportError::Format)?;
     if let Some(e) = failed {
         return Err(ExportError::Io(e));
+    }
+    if too_large {
+        return Err(ExportError::TooLarge);
     }
     written.left_out = model.event_count().saturating_sub(outcome.ordered);
     Ok(written)

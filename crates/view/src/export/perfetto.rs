@@ -16,6 +16,7 @@
 use super::{each, printer, ExportError, Written};
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::io::Write;
 use trace_capture::Namer;
 use trace_causal::Model;
@@ -40,61 +41,42 @@ pub fn write(
 ) -> Result<Written, ExportError> {
     let namer = Namer::new(model.names());
     let printer = printer(reader, &namer);
-    let mut first = true;
-    let mut emit = |out: &mut dyn Write, v: Value| -> std::io::Result<()> {
-        let sep = if first { "\n" } else { ",\n" };
-        first = false;
-        write!(out, "{sep}{v}")
-    };
+    let mut em = Emitter { first: true };
     write!(out, "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[")?;
     let title = format!("trace: {}", reader.header().entry);
-    emit(
+    em.value(
         out,
         meta(RUN_PID, None, "process_name", json!({ "name": title })),
     )?;
-    emit(
-        out,
-        meta(
-            SHARED_PID,
-            None,
-            "process_name",
-            json!({ "name": "shared state" }),
-        ),
-    )?;
+    let shared = json!({ "name": "shared state" });
+    em.value(out, meta(SHARED_PID, None, "process_name", shared))?;
     let mut order: Vec<ProcId> = model.processes().iter().map(|p| p.id).collect();
     order.sort_by_key(|&p| (model.names().name(p).is_none(), model.names().name(p), p));
     for (k, &p) in order.iter().enumerate() {
         let t = Some(tid(p));
-        emit(
-            out,
-            meta(
-                RUN_PID,
-                t,
-                "thread_name",
-                json!({ "name": &*namer.label(p) }),
-            ),
-        )?;
-        emit(
-            out,
-            meta(RUN_PID, t, "thread_sort_index", json!({ "sort_index": k })),
-        )?;
+        let name = json!({ "name": &*namer.label(p) });
+        em.value(out, meta(RUN_PID, t, "thread_name", name))?;
+        let sort = json!({ "sort_index": k });
+        em.value(out, meta(RUN_PID, t, "thread_sort_index", sort))?;
     }
     let mut objects: HashMap<ObjectId, u64> = HashMap::new();
     let mut flows = 0u64;
+    let mut line = String::new();
     let mut written = each(model, reader, false, |item| {
         let step = item.step;
         let e = step.event;
         let ev = step.as_event_ref();
         let text = printer.event(&ev);
         let ts = item.placed.row as u64 * ROW_US;
-        let mut args = json!({ "event": namer.event_name(e.proc, e.index) });
+        let name = namer.event_name(e.proc, e.index);
+        line.clear();
+        slice(&mut line, RUN_PID, tid(e.proc), ts, &text, ev.kind().name());
+        let _ = write!(line, ",\"args\":{{\"event\":{}", quoted(&name));
         if let Some(t) = step.time {
-            args["time_ns"] = t.into();
+            let _ = write!(line, ",\"time_ns\":{t}");
         }
-        emit(
-            out,
-            slice(RUN_PID, tid(e.proc), ts, &text, ev.kind().name(), args),
-        )?;
+        line.push_str("}}");
+        em.raw(out, &line)?;
         if let EventRef::Shared {
             object: Some(o), ..
         } = ev
@@ -102,14 +84,14 @@ pub fn write(
             let next = objects.len() as u64 + 1;
             let t = *objects.entry(o).or_insert(next);
             if t == next {
-                let name = printer.object(o);
-                emit(
-                    out,
-                    meta(SHARED_PID, Some(t), "thread_name", json!({ "name": name })),
-                )?;
+                let name = json!({ "name": printer.object(o) });
+                em.value(out, meta(SHARED_PID, Some(t), "thread_name", name))?;
             }
-            let name = format!("{}: {text}", namer.proc(e.proc));
-            emit(out, slice(SHARED_PID, t, ts, &name, "shared", json!({})))?;
+            line.clear();
+            let op = format!("{}: {text}", namer.proc(e.proc));
+            slice(&mut line, SHARED_PID, t, ts, &op, "shared");
+            line.push('}');
+            em.raw(out, &line)?;
         }
         let arrows = [
             item.placed
@@ -124,22 +106,50 @@ pub fn write(
         for (from, row, cat) in arrows.into_iter().flatten() {
             flows += 1;
             let start = row as u64 * ROW_US + 1;
-            emit(
-                out,
-                json!({"ph": "s", "id": flows, "pid": RUN_PID, "tid": tid(from),
-                             "ts": start, "name": cat, "cat": cat}),
-            )?;
-            emit(
-                out,
-                json!({"ph": "f", "bp": "e", "id": flows, "pid": RUN_PID, "tid": tid(e.proc),
-                             "ts": ts + 1, "name": cat, "cat": cat}),
-            )?;
+            line.clear();
+            let _ = write!(
+                line,
+                r#"{{"ph":"s","id":{flows},"pid":{RUN_PID},"tid":{},"ts":{start},"name":"{cat}","cat":"{cat}"}}"#,
+                tid(from)
+            );
+            em.raw(out, &line)?;
+            line.clear();
+            let _ = write!(
+                line,
+                r#"{{"ph":"f","bp":"e","id":{flows},"pid":{RUN_PID},"tid":{},"ts":{},"name":"{cat}","cat":"{cat}"}}"#,
+                tid(e.proc),
+                ts + 1
+            );
+            em.raw(out, &line)?;
         }
         Ok(())
     })?;
     writeln!(out, "\n]}}")?;
     written.arrows = flows;
     Ok(written)
+}
+
+/// Writes the trace's events, separated by commas.
+struct Emitter {
+    first: bool,
+}
+
+impl Emitter {
+    fn raw(&mut self, out: &mut dyn Write, event: &str) -> std::io::Result<()> {
+        let sep: &[u8] = if self.first { b"\n" } else { b",\n" };
+        self.first = false;
+        out.write_all(sep)?;
+        out.write_all(event.as_bytes())
+    }
+
+    fn value(&mut self, out: &mut dyn Write, v: Value) -> std::io::Result<()> {
+        self.raw(out, &v.to_string())
+    }
+}
+
+/// A JSON string.
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
 fn meta(pid: u32, tid: Option<u64>, name: &str, args: Value) -> Value {
@@ -150,7 +160,11 @@ fn meta(pid: u32, tid: Option<u64>, name: &str, args: Value) -> Value {
     v
 }
 
-fn slice(pid: u32, tid: u64, ts: u64, name: &str, cat: &str, args: Value) -> Value {
-    json!({ "ph": "X", "pid": pid, "tid": tid, "ts": ts, "dur": SLICE_US,
-            "name": name, "cat": cat, "args": args })
+/// A complete slice's fields, its object left open for its arguments.
+fn slice(line: &mut String, pid: u32, tid: u64, ts: u64, name: &str, cat: &str) {
+    let _ = write!(
+        line,
+        r#"{{"ph":"X","pid":{pid},"tid":{tid},"ts":{ts},"dur":{SLICE_US},"name":{},"cat":"{cat}""#,
+        quoted(name)
+    );
 }
