@@ -607,23 +607,30 @@
 
   $("title").textContent = DATA.title;
   document.title = DATA.title;
-  const note = runs.map((r) => windowNote(r.d.window)).filter((x) => x).join("; ");
-  $("note").textContent = note;
-  if (runs.some((r) => r.d.window.next)) $("note").classList.add("cut");
+  $("note").textContent = runs.map((r) => windowNote(r.d.window)).join("; ");
+  const cut = runs.find((r) => r.d.window.next);
+  if (cut) {
+    // A window of a larger selection: say so where it cannot be missed.
+    const b = $("banner");
+    b.hidden = false;
+    b.append("This page holds a window of " + cut.d.window.shown + " events. The next window begins at " + cut.d.window.next + ": ",
+      el("code", {}, "trace view LOG --from '" + cut.d.window.next + "'"),
+      "; --until EVENT chooses where one ends, --around EVENT shows an event's causal slice, --window N sets the size.");
+  }
 
   function windowNote(w) {
     let s = w.shown + (w.shown === 1 ? " event" : " events");
     if (w.total !== null && w.total !== undefined && w.total !== w.shown) s += " of " + w.total;
-    s += " \u2014 " + w.selection;
-    if (w.next) s += "; the page holds a window: the next begins at " + w.next + " (trace view --from " + w.next + "; --until chooses where one ends)";
-    return s;
+    return s + " \u2014 " + w.selection;
   }
 
   function select(pane, g) {
+    const t0 = performance.now();
     pane.selected = g;
     pane.mark = g >= 0 ? pane.run.marks(g) : null;
     pane.draw();
     showDetails(pane, g);
+    pane.selectMs = performance.now() - t0;
   }
 
   function el(tag, attrs, ...kids) {
@@ -838,6 +845,7 @@
     events: (r) => runs[r || 0].n,
     arrows: (r) => ({ total: runs[r || 0].arrowCount, byLink: runs[r || 0].arrowsByLink }),
     locate: (r, name) => { const p = panes[r || 0]; const g = p.run.find(name); return g < 0 ? null : p.reveal(g, true); },
+    selectMs: (r) => panes[r || 0].selectMs,
     selected: (r) => { const p = panes[r || 0]; return p.selected >= 0 ? p.run.name(p.selected) : null; },
     past: (r) => names(panes[r || 0], 1),
     future: (r) => names(panes[r || 0], 2),
@@ -846,5 +854,17 @@
     height: (r) => panes[r || 0].height,
     search: (q) => { $("search").value = q; runSearch(q); return search.hits.length; },
     findings: () => DATA.findings.length,
+    // Where the header button `act` (left, right, collapse, hide, expand)
+    // of lane `name` is, in client coordinates.
+    laneButton: (r, name, act) => {
+      const p = panes[r || 0];
+      const l = p.run.lanes.findIndex((x) => x.name === name);
+      p.scroller.scrollLeft = Math.max(0, p.left[l] - 20);
+      p.draw();
+      const b = (p.buttons || []).find((x) => x.l === l && x.act === act);
+      if (!b) return null;
+      const rect = p.head.getBoundingClientRect();
+      return { x: rect.left + (b.x0 + b.x1) / 2 - p.scroller.scrollLeft, y: rect.top + (b.y0 === undefined ? 20 : 38) };
+    },
   };
 })();
