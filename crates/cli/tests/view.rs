@@ -274,3 +274,34 @@ fn view_help_has_examples() {
     let out = trace(&["export", "--help"]);
     assert!(text(&out.stdout).contains("--perfetto"));
 }
+
+#[test]
+fn payloads_cannot_break_out_of_the_page() {
+    let dir = Scratch::new("view-hostile");
+    let prog = dir.write(
+        "hostile.erl",
+        "-module(hostile).\n-export([main/0]).\n\
+         main() -> P = spawn(fun() -> receive _ -> ok end end),\n\
+         P ! \"</script><script>alert(1)</script><!-- {{DATA}} {{SCRIPT}}\", ok.\n",
+    );
+    let log = dir.path("hostile.trace");
+    trace(&["record", s(&prog), "-o", s(&log)]);
+    let html = dir.path("hostile.html");
+    assert_eq!(
+        trace(&["view", s(&log), "-o", s(&html)]).status.code(),
+        Some(0)
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(
+        page.matches("</script>").count(),
+        2,
+        "only the page's own two scripts close"
+    );
+    assert_eq!(page.matches("<script").count(), 2);
+    let data = page_data(&html);
+    let texts = data["runs"][0]["events"]["t"].as_array().unwrap();
+    assert!(texts.iter().any(|t| t
+        .as_str()
+        .unwrap()
+        .contains("\"</script><script>alert(1)</script><!-- {{DATA}} {{SCRIPT}}\"")));
+}
