@@ -21,8 +21,9 @@ const LAYERS: &[&[&str]] = &[
     &["trace-causal"],
     // Analyses over the causal model.
     &["trace-diff", "trace-check"],
-    // Drivers: searching for failing runs, causal-consistent replay.
-    &["trace-search", "trace-causal-replay"],
+    // Drivers: searching for failing runs, causal-consistent replay,
+    // pictures of a run.
+    &["trace-search", "trace-causal-replay", "trace-view"],
     // The command line.
     &["trace-cli"],
 ];

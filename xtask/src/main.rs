@@ -1,5 +1,6 @@
 //! Project tasks: `cargo xtask bench`, `cargo xtask conformance`,
-//! `cargo xtask fixtures`, `cargo xtask layers`, `cargo xtask shapes`.
+//! `cargo xtask fixtures`, `cargo xtask layers`, `cargo xtask shapes`,
+//! `cargo xtask view`.
 //!
 //! Benchmarks compare the engine with the real Erlang VM (`erl`) or with a
 //! baseline in the same run and print both figures and the ratio.
@@ -13,6 +14,7 @@ mod erl;
 mod fixtures;
 mod layers;
 mod shapes;
+mod view;
 
 use std::process::ExitCode;
 
@@ -24,7 +26,8 @@ fn usage() -> ExitCode {
          conformance [FILTER...]   run fixtures on erl and on the engine, report mismatches\n  \
          fixtures [FILTER...]      write erl's outputs beside the fixtures as expectations\n  \
          layers                    check that every dependency between crates goes down a layer\n  \
-         shapes [MODULE...] [--steps N]  the prelude's data structures against OTP's on random operations",
+         shapes [MODULE...] [--steps N]  the prelude's data structures against OTP's on random operations\n  \
+         view [--screenshot FILE]  the pages of trace view, check --html and diff --html in headless Chromium; the exports",
         bench::GROUPS.join(", ")
     );
     ExitCode::from(2)
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
         Some("fixtures") => fixtures::main(&args[1..]),
         Some("layers") => layers::main(&args[1..]),
         Some("shapes") => shapes::main(&args[1..]),
+        Some("view") => view::main(&args[1..]),
         _ => usage(),
     }
 }

@@ -533,4 +533,22 @@ impl Model {
     pub fn concurrent(&self, a: EventId, b: EventId) -> bool {
         a != b && !self.happened_before(a, b) && !self.happened_before(b, a)
     }
+
+    /// True when shared-state operation `b` follows `a` (of another
+    /// process) on its object and nothing but that object's order put `a`
+    /// first: without the edge from `a` to `b`, happened-before leaves them
+    /// unordered. That order was a choice of the run, a race. A shared
+    /// operation's only causes are its process's previous event (or its
+    /// spawn) and the operation it follows, so the test is whether `a`
+    /// happened before what came before `b`.
+    pub fn raced(&self, a: EventId, b: EventId) -> bool {
+        if a.proc == b.proc || self.shared_predecessor(b) != Some(a) {
+            return false;
+        }
+        let before_b = match b.index {
+            0 => self.spawn_of(b.proc),
+            i => Some(EventId::new(b.proc, i - 1)),
+        };
+        before_b.is_none_or(|e| e != a && !self.happened_before(a, e))
+    }
 }

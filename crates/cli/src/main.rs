@@ -53,8 +53,10 @@ enum Command {
     Stats(cmd::stats::Args),
     /// Convert another tool's log into a trace log
     Import(cmd::import::Args),
-    /// Convert a trace log into another tool's format
+    /// Convert a trace log into another tool's format (CauDEr, Perfetto, ShiViz, CSV)
     Export(cmd::export::Args),
+    /// Draw a run's space-time diagram as one HTML page
+    View(cmd::view::Args),
 }
 
 /// Stack of the thread a command runs on. Printing a result or a crash
@@ -91,5 +93,6 @@ fn run(command: Command) -> u8 {
         Command::Stats(a) => cmd::stats::run(a),
         Command::Import(a) => cmd::import::run(a),
         Command::Export(a) => cmd::export::run(a),
+        Command::View(a) => cmd::view::run(a),
     }
 }

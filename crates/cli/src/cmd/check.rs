@@ -42,6 +42,7 @@ Examples:
   trace check run.trace --spec props.tspec
   trace check run.trace                          # the built-in checks
   trace check run.trace --spec props.tspec --builtin no_deadlock --json
+  trace check run.trace --spec props.tspec --html check.html
   trace record prog.erl --until-failure --chaos --check props.tspec
 
 Exit status: 0 every property is satisfied; 1 a property is violated; 2 trouble
@@ -66,6 +67,9 @@ pub struct Args {
     /// Threads that read and check the log (default: the number of cores)
     #[arg(long, value_name = "N", value_parser = super::thread_count)]
     pub threads: Option<usize>,
+    /// Also write the run's diagram with the violations marked to this HTML page (see trace view)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
 }
 
 /// Violations printed in full per property without --all.
@@ -187,6 +191,11 @@ fn check(args: &Args, compiled: &Compiled) -> u8 {
             return exit::TROUBLE;
         }
     }
+    if let Some(html) = &args.html {
+        if let Err(code) = write_html(args, &report, html) {
+            return code;
+        }
+    }
     // A violation is a finding even when another property gave up.
     if verdicts.iter().any(|v| v.status == Status::Violated) {
         exit::DIFFERENT
@@ -198,4 +207,30 @@ fn check(args: &Args, compiled: &Compiled) -> u8 {
     } else {
         exit::OK
     }
+}
+
+/// `--html`: the run's diagram with the violations marked, and the report.
+fn write_html(args: &Args, report: &Report<'_>, html: &std::path::Path) -> Result<(), u8> {
+    let mut text = Vec::new();
+    let _ = report.write_text(&mut text);
+    let page = trace_view::check_page(
+        report.model,
+        report.reader,
+        &trace_view::Focus::default(),
+        super::view::title(&args.log, report.reader),
+        report.spec,
+        report.verdicts,
+        String::from_utf8_lossy(&text).into_owned(),
+    )
+    .map_err(|e| {
+        eprintln!("trace check: {}: {e}", args.log.display());
+        exit::TROUBLE
+    })?;
+    let inputs: Vec<&std::path::Path> = [Some(args.log.as_path()), args.spec.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    super::view::write_page("check", html, &inputs, &page.html())?;
+    eprintln!("trace check: wrote {}", html.display());
+    Ok(())
 }

@@ -43,6 +43,7 @@ Examples:
   trace diff a.trace b.trace --abstract '{reply, _Ref, _}' --abstract 'T when is_integer(T), T > 1000000'
   trace diff map.trace pmap.trace --observe P
   trace diff a.trace b.trace --json | jq '.roots[].event'
+  trace diff good.trace bad.trace --html diff.html
 
 Exit status: 0 equivalent; 1 different; 2 trouble (unreadable log, bad
 arguments, an --observe process neither run has). docs/diff.md says more.")]
@@ -75,6 +76,9 @@ pub struct Args {
     /// Threads that read and compare the logs (default: the number of cores)
     #[arg(long, value_name = "N", value_parser = super::thread_count)]
     pub threads: Option<usize>,
+    /// Also write both runs' diagrams side by side, root divergences marked, to this HTML page
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 fn parse_abstraction(s: &str) -> Result<Abstraction, String> {
@@ -174,9 +178,50 @@ fn compare(args: &Args) -> u8 {
             return exit::TROUBLE;
         }
     }
+    if let Some(html) = &args.html {
+        if let Err(code) = write_html(args, [&a, &b], &d, html) {
+            return code;
+        }
+    }
     if d.equivalent() {
         exit::OK
     } else {
         exit::DIFFERENT
     }
+}
+
+/// `--html`: both runs' diagrams side by side, the root divergences marked,
+/// and the text report.
+fn write_html(
+    args: &Args,
+    readers: [&LogReader; 2],
+    d: &trace_diff::Diff,
+    html: &Path,
+) -> Result<(), u8> {
+    let paths = [&args.a, &args.b];
+    let files = paths.map(|p| p.display().to_string());
+    let style = Style {
+        color: false,
+        limit: usize::MAX,
+        ..Style::default()
+    };
+    let report = render::text(d, &style, [files[0].as_str(), files[1].as_str()]).join("\n");
+    let models = readers.map(trace_causal::Model::build);
+    let title = |x: usize| super::view::title(paths[x], readers[x]);
+    let page = trace_view::diff_page(
+        [
+            (&models[0], readers[0], title(0)),
+            (&models[1], readers[1], title(1)),
+        ],
+        &trace_view::Focus::default(),
+        d,
+        report,
+    )
+    .map_err(|e| {
+        eprintln!("trace diff: {e}");
+        exit::TROUBLE
+    })?;
+    super::view::write_page("diff", html, &[&args.a, &args.b], &page.html())?;
+    eprintln!("trace diff: wrote {}", html.display());
+    Ok(())
 }

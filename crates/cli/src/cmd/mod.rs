@@ -10,6 +10,7 @@ pub mod record;
 pub mod replay;
 pub mod run;
 pub mod stats;
+pub mod view;
 
 /// Most threads `--schedulers` and `--threads` take: the engine's own limit
 /// on schedulers, also ample for the threads that read a log.
