@@ -35,6 +35,34 @@ fn syntax_errors_point_at_the_token() {
 }
 
 #[test]
+fn common_mistakes_get_a_hint() {
+    // A scope written first, as one says it in English.
+    assert_eq!(
+        first("p: between send(P, _, a) and send(P, _, b): never exit(_, crash)."),
+        "t.tspec:1:4: syntax error before: between: expected a pattern first: a scope comes \
+         after it, at the end of the property (NAME: never E between Q and R.)"
+    );
+    assert!(first("p: after receive(_, _, go): always send(_, _, x).")
+        .contains("a scope comes after it"));
+    // A process named as replay names it, without the brackets a
+    // specification needs.
+    assert_eq!(
+        first("p: always receive(P.1, _, _)."),
+        "t.tspec:1:20: syntax error before: '.': expected ',' or ')' \
+         (a process is written <P.1> in a specification)"
+    );
+    // Every bad statement is reported, after a syntax error too.
+    let all = errors(
+        "a: between send(P, _, x) and send(P, _, y): never exit(_, c).\n\
+         b: never send(_, _, {a, ).\n\
+         c: never sned(_, _, x).\n",
+    );
+    assert_eq!(all.len(), 3, "{all:?}");
+    assert!(all[1].starts_with("t.tspec:2:"), "{all:?}");
+    assert!(all[2].starts_with("t.tspec:3:"), "{all:?}");
+}
+
+#[test]
 fn events_and_their_arguments() {
     assert_eq!(
         first("p: never sned(_, _, x)."),

@@ -93,7 +93,9 @@ fn dump_prints_one_event_per_line() {
         lines[1]
     );
     assert_eq!(lines[2], "P <0.80.0> #2 exit");
-    assert_eq!(lines[3], "P.1 <0.81.0> #0 receive P:0");
+    // A receive shows the message it took, although its sender is printed
+    // apart.
+    assert_eq!(lines[3], "P.1 <0.81.0> #0 receive P:0: {ping,1}");
 
     let out = trace(&["dump", s(&log), "--process", "<0.81.0>", "--json"]);
     assert!(out.status.success());
@@ -101,9 +103,10 @@ fn dump_prints_one_event_per_line() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 2);
+    assert_eq!(lines.len(), 2, "{}", text(&out.stdout));
     assert_eq!(lines[0]["kind"], "receive");
     assert_eq!(lines[0]["msg"], "P:0");
+    assert_eq!(lines[0]["payload"], "{ping,1}");
     assert_eq!(lines[0]["name"], "P.1");
     assert_eq!(lines[1]["kind"], "exit");
 

@@ -456,3 +456,21 @@ fn a_cauder_log_replays_like_a_native_one() {
     assert!(out.contains("3 P.1 <0.212.0> #0 receive P:0"), "{out}");
     assert!(out.contains("exits are not in this log"), "{out}");
 }
+
+#[test]
+fn a_receive_step_shows_the_message_it_took() {
+    let dir = Scratch::new("cli-receive-payload");
+    let log = record(&dir, &fixture("fixtures/conc/links_monitors.erl"), &[]);
+    let (code, out, err) = replay(&log, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(" receive P:0: {ping,1}\n"), "{out}");
+    assert!(out.contains(" receive P.1:0: {pong,1}\n"), "{out}");
+    let (code, out, _) = replay(&log, &["--json"]);
+    assert_eq!(code, 0);
+    let took = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["kind"] == "receive" && v["msg"] == "P:0")
+        .expect("the receipt of P:0");
+    assert_eq!(took["payload"], "{ping,1}");
+}

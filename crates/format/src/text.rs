@@ -148,6 +148,49 @@ pub fn string_literal(b: &[u8]) -> String {
     s
 }
 
+/// The payloads of messages sent and not yet taken, for a printer that walks
+/// events in an order where each send comes before its receipts (a
+/// derivation, or a pass over the sends first): it shows the message a
+/// receive took. At most [`InFlight::LIMIT`] bytes are held; beyond, a
+/// receive prints without its message.
+#[derive(Default)]
+pub struct InFlight {
+    held: std::collections::HashMap<MsgId, Box<[u8]>>,
+    bytes: usize,
+}
+
+impl InFlight {
+    /// Payload bytes held at most.
+    pub const LIMIT: usize = 64 << 20;
+
+    /// Remembers a send's payload (until a receive takes it).
+    pub fn sent(&mut self, e: &EventRef<'_>) {
+        if let EventRef::Send {
+            msg,
+            payload: Some(p),
+            ..
+        } = *e
+        {
+            if self.bytes + p.len() <= Self::LIMIT {
+                self.bytes += p.len();
+                self.held.insert(msg, p.into());
+            }
+        }
+    }
+
+    /// The event next in the walk: remembers a send, and gives back the
+    /// message a receive took (a receive takes a message once).
+    pub fn note(&mut self, e: &EventRef<'_>) -> Option<Box<[u8]>> {
+        self.sent(e);
+        let EventRef::Receive { msg } = *e else {
+            return None;
+        };
+        let p = self.held.remove(&msg)?;
+        self.bytes -= p.len();
+        Some(p)
+    }
+}
+
 impl Printer<'_> {
     /// `P.1:4`.
     pub fn msg(&self, m: MsgId) -> String {
@@ -158,18 +201,37 @@ impl Printer<'_> {
     /// the process log, the time when the log has timestamps, then
     /// [`Printer::event`].
     pub fn line(&self, proc: ProcId, index: u64, time: Option<u64>, e: &EventRef<'_>) -> String {
+        self.line_taking(proc, index, time, e, None)
+    }
+
+    /// [`Printer::line`] of a receive with the message it took
+    /// (`receive P:0: {ping,1}`), when the caller knows it (see
+    /// [`InFlight`]).
+    pub fn line_taking(
+        &self,
+        proc: ProcId,
+        index: u64,
+        time: Option<u64>,
+        e: &EventRef<'_>,
+        taken: Option<&[u8]>,
+    ) -> String {
         let mut s = format!("{} #{index}", self.names.process(proc));
         if let Some(t) = time {
             let _ = write!(s, " t={}.{:09}", t / 1_000_000_000, t % 1_000_000_000);
         }
         s.push(' ');
-        s.push_str(&self.event(e));
+        s.push_str(&self.event_taking(e, taken));
         s
     }
 
     /// The event without its process: its kind and details,
     /// `send P.1:4 to P.2 <0.82.0>: {ping,1}`.
     pub fn event(&self, e: &EventRef<'_>) -> String {
+        self.event_taking(e, None)
+    }
+
+    /// [`Printer::event`], a receive with the message it took.
+    pub fn event_taking(&self, e: &EventRef<'_>, taken: Option<&[u8]>) -> String {
         let names = self.names;
         let mut s = String::from(e.kind().name());
         let payload = |s: &mut String, p: Option<&[u8]>| {
@@ -200,8 +262,12 @@ impl Printer<'_> {
                 let _ = write!(s, " {} to {}", self.msg(m), dest(names, to));
                 payload(&mut s, p);
             }
-            EventRef::Deliver { msg: m } | EventRef::Receive { msg: m } => {
+            EventRef::Deliver { msg: m } => {
                 let _ = write!(s, " {}", self.msg(m));
+            }
+            EventRef::Receive { msg: m } => {
+                let _ = write!(s, " {}", self.msg(m));
+                payload(&mut s, taken);
             }
             EventRef::Timeout => {}
             EventRef::Signal { signal, to, kind } => {
@@ -290,10 +356,24 @@ impl Printer<'_> {
     /// [`Printer::line`], messages named as there (`"P.1:4"`), payloads as
     /// text under `"payload"`/`"reason"`/`"value"`.
     pub fn json(&self, proc: ProcId, index: u64, time: Option<u64>, e: &EventRef<'_>) -> String {
-        self.json_with(proc, index, time, e, Map::new())
+        self.json_with(proc, index, time, e, Map::new(), None)
     }
 
-    /// [`Printer::json`] with more fields first (a derivation's step number).
+    /// [`Printer::json`] of a receive with the message it took, under
+    /// `"payload"` as a send's.
+    pub fn json_taking(
+        &self,
+        proc: ProcId,
+        index: u64,
+        time: Option<u64>,
+        e: &EventRef<'_>,
+        taken: Option<&[u8]>,
+    ) -> String {
+        self.json_with(proc, index, time, e, Map::new(), taken)
+    }
+
+    /// [`Printer::json_taking`] with more fields first (a derivation's step
+    /// number).
     pub fn json_with(
         &self,
         proc: ProcId,
@@ -301,6 +381,7 @@ impl Printer<'_> {
         time: Option<u64>,
         e: &EventRef<'_>,
         first: Map<String, Value>,
+        taken: Option<&[u8]>,
     ) -> String {
         // The fixed fields first, in this order; then the event's own, by name.
         #[derive(serde::Serialize)]
@@ -325,12 +406,12 @@ impl Printer<'_> {
             index,
             time_ns: time,
             kind: e.kind().name(),
-            details: self.json_details(e),
+            details: self.json_details(e, taken),
         };
         serde_json::to_string(&line).unwrap_or_default()
     }
 
-    fn json_details(&self, e: &EventRef<'_>) -> Map<String, Value> {
+    fn json_details(&self, e: &EventRef<'_>, taken: Option<&[u8]>) -> Map<String, Value> {
         let mut o = Map::new();
         let text = |p: Option<&[u8]>| p.map(render_payload).map_or(Value::Null, Value::from);
         match *e {
@@ -353,8 +434,14 @@ impl Printer<'_> {
                     o.insert("payload".into(), text(payload));
                 }
             }
-            EventRef::Deliver { msg } | EventRef::Receive { msg } => {
+            EventRef::Deliver { msg } => {
                 o.insert("msg".into(), self.msg(msg).into());
+            }
+            EventRef::Receive { msg } => {
+                o.insert("msg".into(), self.msg(msg).into());
+                if taken.is_some() {
+                    o.insert("payload".into(), text(taken));
+                }
             }
             EventRef::Timeout => {}
             EventRef::Signal { signal, to, kind } => {

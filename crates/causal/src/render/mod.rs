@@ -71,20 +71,22 @@ impl<'a> Namer<'a> {
 }
 
 /// A derivation step as one line of text (no newline): the step number,
-/// then the event as `trace dump` prints it: `12 P.1 <0.81.0> #3 receive P:0`.
-pub fn step_line(n: &Namer<'_>, header: &Header, step: &Step<'_>) -> String {
-    let line = n.printer(header).line(
+/// then the event as `trace dump` prints it, a receive with the message it
+/// took when `taken` has it: `12 P.1 <0.81.0> #3 receive P:0: {ping,1}`.
+pub fn step_line(n: &Namer<'_>, header: &Header, step: &Step<'_>, taken: Option<&[u8]>) -> String {
+    let line = n.printer(header).line_taking(
         step.event.proc,
         step.event.index,
         step.time,
         &step.as_event_ref(),
+        taken,
     );
     format!("{} {line}", step.number)
 }
 
 /// A derivation step as one JSON object: `"type":"step"` and the step
 /// number, then the fields of `trace dump --json`.
-pub fn step_json(n: &Namer<'_>, header: &Header, step: &Step<'_>) -> String {
+pub fn step_json(n: &Namer<'_>, header: &Header, step: &Step<'_>, taken: Option<&[u8]>) -> String {
     let mut first = Map::new();
     first.insert("type".into(), "step".into());
     first.insert("step".into(), step.number.into());
@@ -94,6 +96,7 @@ pub fn step_json(n: &Namer<'_>, header: &Header, step: &Step<'_>) -> String {
         step.time,
         &step.as_event_ref(),
         first,
+        taken,
     )
 }
 

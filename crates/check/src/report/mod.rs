@@ -140,7 +140,7 @@ impl Report<'_> {
                     data: &f.event,
                     msg: f.msg,
                 };
-                let s = step_line(&self.namer(), self.reader.header(), &step);
+                let s = step_line(&self.namer(), self.reader.header(), &step, None);
                 s.split_once(' ')
                     .map_or(s.clone(), |(_, rest)| rest.to_string())
             }

@@ -192,8 +192,27 @@ impl<'a> Cur<'a> {
         Err(crate::spec::error::at(
             self.path,
             self.pos(),
-            format!("syntax error before: {before}: expected {expected}"),
+            format!(
+                "syntax error before: {before}: expected {expected}{}",
+                self.hint()
+            ),
         ))
+    }
+
+    /// What a user most likely meant, when the tokens at the error show it:
+    /// `P.1` written bare, where a specification names a process `<P.1>`.
+    fn hint(&self) -> String {
+        let at = |k: usize| self.i.checked_sub(k).and_then(|j| self.toks.get(j));
+        let period = self
+            .peek()
+            .is_some_and(|t| t.kind == TokenKind::Punct(Punct::Period));
+        let after = self.toks.get(self.i + 1).map(|t| &t.kind);
+        match (at(1).map(|t| &t.kind), period, after) {
+            (Some(TokenKind::Var(v)), true, Some(TokenKind::Integer(IntLit::Small(n)))) => {
+                format!(" (a process is written <{v}.{n}> in a specification)")
+            }
+            _ => String::new(),
+        }
     }
 
     /// True when the next token is the word `w` (an atom or a keyword).
@@ -429,6 +448,15 @@ impl<'a> Cur<'a> {
             self.expect_punct(Punct::Colon, "':' before the history's list of steps")?;
             let items = self.history()?;
             return Ok(Body::History { subject, items });
+        }
+        if ["before", "after", "between"]
+            .iter()
+            .any(|w| self.at_word(w))
+        {
+            return self.err(
+                "a pattern first: a scope comes after it, at the end of the property \
+                 (NAME: never E between Q and R.)",
+            );
         }
         self.err(
             "a pattern: never, eventually, always, at most N, at least N, exactly N, \

@@ -5,7 +5,7 @@ use clap::Args as ClapArgs;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use trace_capture::{Names, ProcRef};
-use trace_format::text::Printer;
+use trace_format::text::{InFlight, Printer};
 use trace_format::{LogReader, ProcId};
 
 #[derive(ClapArgs)]
@@ -16,7 +16,7 @@ details. A message or signal is named S:K, the K-th signal sent by process S, as
 every trace command names it (docs/events.md): P.1#3 and send(P.1:4) can be pasted
 into `trace replay --until`. Processes are printed one after another, each in
 program order (a log has no global order). Payloads and reasons print as ~p prints
-them, on one line.
+them, on one line; a receive shows the message it took (from its send's payload).
 
 A log cut short (the run was killed) is read up to its last intact block; what
 was lost is reported on stderr, with byte offsets. The format: docs/format.md.
@@ -62,6 +62,7 @@ pub fn run(args: Args) -> u8 {
         header: reader.header(),
         names: &names,
     };
+    let mut in_flight = sent_payloads(&reader);
     let mut out = BufWriter::new(io::stdout().lock());
     let mut status = exit::OK;
     for id in ids {
@@ -70,10 +71,11 @@ pub fn run(args: Args) -> u8 {
             if write_err.is_some() {
                 return;
             }
+            let taken = in_flight.note(&e);
             let line = if args.json {
-                printer.json(id, index, time, &e)
+                printer.json_taking(id, index, time, &e, taken.as_deref())
             } else {
-                printer.line(id, index, time, &e)
+                printer.line_taking(id, index, time, &e, taken.as_deref())
             };
             if let Err(e) = writeln!(out, "{line}") {
                 write_err = Some(e);
@@ -105,4 +107,15 @@ pub fn run(args: Args) -> u8 {
         }
     }
     status
+}
+
+/// The payloads of the log's sends, so that a receive can show the message
+/// it took although processes are printed one after another. (A part that
+/// cannot be read is reported by the printing pass.)
+fn sent_payloads(reader: &LogReader) -> InFlight {
+    let mut in_flight = InFlight::default();
+    for p in reader.processes() {
+        let _ = reader.for_each_event_of(p.id, |_, _, e| in_flight.sent(&e));
+    }
+    in_flight
 }

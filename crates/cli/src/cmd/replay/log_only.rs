@@ -8,6 +8,7 @@ use std::path::Path;
 use trace_capture::EventSpec;
 use trace_causal::render::{self, Namer};
 use trace_causal::{Model, Past};
+use trace_format::text::InFlight;
 use trace_format::LogReader;
 
 pub fn run(args: &Args, log: &Path) -> u8 {
@@ -63,12 +64,14 @@ fn print(
     if !args.summary {
         let mut failed: Option<io::Error> = None;
         let header = reader.header();
+        let mut in_flight = InFlight::default();
         let steps =
             trace_causal::for_each_step(model, reader, past.map(|(_, p)| p.as_limits()), |step| {
+                let taken = in_flight.note(&step.as_event_ref());
                 let line = if json {
-                    render::step_json(&n, header, step)
+                    render::step_json(&n, header, step, taken.as_deref())
                 } else {
-                    render::step_line(&n, header, step)
+                    render::step_line(&n, header, step, taken.as_deref())
                 };
                 match writeln!(out, "{line}") {
                     Ok(()) => true,
