@@ -144,10 +144,17 @@ fn the_worked_example_is_what_the_writer_writes() {
         header: r.header(),
         names: &names,
     };
+    // As dump does: the sends first, so that a receive shows its message.
+    let mut in_flight = text::InFlight::default();
+    for p in r.processes() {
+        r.for_each_event_of(p.id, |_, _, e| in_flight.sent(&e))
+            .unwrap();
+    }
     let mut dump = String::new();
     for p in r.processes() {
         r.for_each_event_of(p.id, |i, t, e| {
-            dump.push_str(&printer.line(p.id, i, t, &e));
+            let taken = in_flight.note(&e);
+            dump.push_str(&printer.line_taking(p.id, i, t, &e, taken.as_deref()));
             dump.push('\n');
         })
         .unwrap();
