@@ -5,7 +5,7 @@
 use crate::context;
 use crate::matching::{Matching, Naming};
 use crate::pass::{PairOutcome, Pass};
-use crate::report::{Diff, Level, OnlyIn, ProcessDiff, Root, RunSummary, RUNS};
+use crate::report::{Diff, Kind, Level, OnlyIn, ProcessDiff, Root, RunSummary, RUNS};
 use crate::roots::{Candidate, Cut, Walker};
 use crate::run::Run;
 use crate::Options;
@@ -49,7 +49,8 @@ pub(crate) fn report(
         warnings.extend(o.warnings.iter().cloned());
     }
     let mut tally = tally(pass, outcomes);
-    let roots = roots(pass, &mut tally, opts);
+    let mut roots = roots(pass, &mut tally, opts);
+    rank_roots(&mut roots, &tally.differences);
     let summaries = [0, 1].map(|x| {
         let r = runs[x].reader;
         RunSummary {
@@ -229,6 +230,20 @@ fn roots(pass: &Pass<'_>, tally: &mut Tally, opts: &Options) -> Vec<Root> {
             },
         )
         .collect()
+}
+
+/// Control flow first: a root where the runs did something else (took
+/// another message, timed out, exited, ended) comes before one where they
+/// did the same with another value (a random number, a payload), which is
+/// more often noise that changed nothing. Otherwise in pair order.
+fn rank_roots(roots: &mut [Root], differences: &[ProcessDiff]) {
+    let value_only = |r: &Root| {
+        differences
+            .iter()
+            .find(|d| d.name == r.name)
+            .is_some_and(|d| d.kind == Kind::Payload)
+    };
+    roots.sort_by_key(|r| value_only(r));
 }
 
 /// The notes on what was not compared, and on logs cut short.

@@ -1,7 +1,7 @@
 //! What a comparison finds: the verdict, the differences per process, the
 //! root divergences with context, and what was left out of the comparison.
 
-use crate::event::Kind;
+pub(crate) use crate::event::Kind;
 use crate::matching::ProcName;
 use crate::show::Shown;
 use trace_capture::SymbolicName;

@@ -256,11 +256,28 @@ fn brute_roots(d: &Diff, runs: [&LogReader; 2]) -> Vec<(String, [bool; 2])> {
         }
     }
     roots.retain(|r| r.1 != [false, false]);
-    roots.sort_by(|a, b| {
-        let key = |s: &str| s.parse::<SymbolicName>().ok();
-        key(&a.0).cmp(&key(&b.0)).then(a.0.cmp(&b.0))
-    });
+    roots.sort_by(|a, b| by_name(&a.0, &b.0));
     roots
+}
+
+fn by_name(a: &str, b: &str) -> std::cmp::Ordering {
+    let key = |s: &str| s.parse::<SymbolicName>().ok();
+    key(a).cmp(&key(b)).then(a.cmp(b))
+}
+
+/// Roots where the runs differ only in a value come after the others.
+fn assert_control_flow_first(d: &Diff) {
+    let value_only: Vec<bool> = d
+        .roots
+        .iter()
+        .map(|r| {
+            d.differences
+                .iter()
+                .find(|p| p.name == r.name)
+                .is_some_and(|p| p.kind == trace_diff::Kind::Payload)
+        })
+        .collect();
+    assert!(value_only.is_sorted(), "{value_only:?}");
 }
 
 #[test]
@@ -285,11 +302,13 @@ fn roots_are_the_differences_whose_causal_past_holds_no_other() {
             }
             let (a, b) = (LogReader::open(&pa).unwrap(), LogReader::open(&pb).unwrap());
             let d = diff(&a, &b, &Options::default()).unwrap();
-            let got: Vec<(String, [bool; 2])> = d
+            let mut got: Vec<(String, [bool; 2])> = d
                 .roots
                 .iter()
                 .map(|r| (r.name.to_string(), r.root_in))
                 .collect();
+            assert_control_flow_first(&d);
+            got.sort_by(|a, b| by_name(&a.0, &b.0));
             assert_eq!(
                 got,
                 brute_roots(&d, [&a, &b]),
@@ -418,4 +437,80 @@ fn a_cycle_of_parents_in_a_damaged_table_ends() {
     );
     let report = diff(&a, &b, &Options::default()).unwrap();
     assert!(report.equivalent(), "{report:?}");
+}
+
+/// `P` spawns `P.1`, which draws a random number, and `P.2`, which waits
+/// for a message with `after 0`. In one run P.2 gets P's message, in the
+/// other it times out; the random numbers differ too. The timeout is the
+/// root shown first: a path the run did not take, before a value.
+#[test]
+fn a_timeout_against_a_receive_is_ranked_before_a_random_value() {
+    let dir = Scratch::new("roots-rank");
+    let run = |random: i64, timed_out: bool| {
+        let value = |n: i64| Payload(trace_term::etf::to_vec(&trace_term::Term::int(n)));
+        let spawn = |c: u32| Event::Spawn {
+            child: ProcId(c),
+            pid: 80 + c as u64,
+            link: false,
+            monitor: false,
+        };
+        let log = |id: u32, parent: Option<u32>, events: Vec<Event>| ProcessLog {
+            id: ProcId(id),
+            pid: 80 + id as u64,
+            parent: parent.map(ProcId),
+            events,
+        };
+        let exit = Event::Exit {
+            reason: Some(Payload(trace_term::etf::to_vec(&trace_term::Term::atom(
+                "normal",
+            )))),
+        };
+        let p2 = if timed_out {
+            vec![Event::Timeout, exit.clone()]
+        } else {
+            vec![
+                Event::Receive {
+                    msg: MsgId {
+                        sender: ProcId(0),
+                        index: 0,
+                    },
+                },
+                exit.clone(),
+            ]
+        };
+        vec![
+            log(
+                0,
+                None,
+                vec![
+                    spawn(1),
+                    spawn(2),
+                    Event::Send {
+                        to: Dest::Proc(ProcId(2)),
+                        payload: Some(value(0)),
+                    },
+                    exit.clone(),
+                ],
+            ),
+            log(
+                1,
+                Some(0),
+                vec![
+                    Event::Nondet {
+                        kind: trace_format::NondetKind::Random,
+                        value: value(random),
+                    },
+                    exit.clone(),
+                ],
+            ),
+            log(2, Some(0), p2),
+        ]
+    };
+    let (pa, pb) = (dir.path("a.trace"), dir.path("b.trace"));
+    write(&pa, &run(4, false));
+    write(&pb, &run(1, true));
+    let (a, b) = (LogReader::open(&pa).unwrap(), LogReader::open(&pb).unwrap());
+    let d = diff(&a, &b, &Options::default()).unwrap();
+    let names: Vec<String> = d.roots.iter().map(|r| r.name.to_string()).collect();
+    assert_eq!(names, ["P.2", "P.1"]);
 }
