@@ -292,9 +292,9 @@ fn until_failure_with_chaos_finds_the_losing_order_of_a_race() {
 }
 
 /// A race of OTP code: a client calls a registered server that its
-/// supervisor is restarting. On the usual schedules the client's retry
-/// finds the new server; chaos scheduling finds one where the name is not
-/// registered yet (`noproc`), and the kept log replays to the same crash.
+/// supervisor is restarting, and its retry can come before the new server
+/// has registered the name (`noproc`); --until-failure finds it, and the
+/// kept log replays to the same crash.
 #[test]
 fn until_failure_finds_a_call_to_a_server_its_supervisor_is_restarting() {
     let dir = Scratch::new("rec-restart-race");

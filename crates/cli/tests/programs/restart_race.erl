@@ -3,8 +3,9 @@
 %% yields, to let the supervisor restart the server, and calls again. It
 %% forgets that until the new server has registered the name is free: on
 %% the schedules where the retry comes before that, gen_server:call exits
-%% with noproc and the client crashes. In the usual order the yield is
-%% enough; chaos scheduling finds the others.
+%% with noproc and the client crashes. That is BEAM's usual order (the
+%% supervisor is preempted while it logs the child's exit), and the
+%% engine's default schedule too.
 -module(restart_race).
 -behaviour(gen_server).
 -export([main/0, start_link/1, init/1, handle_call/3, handle_cast/2]).

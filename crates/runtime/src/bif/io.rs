@@ -127,13 +127,21 @@ fn write_dev(cx: &mut Ctx, d: Option<&Term>, text: &str) -> BifResult {
         other => other,
     };
     match device(d)? {
-        Device::Stdout => cx.output(&bytes)?,
+        Device::Stdout => {
+            cx.output(&bytes)?;
+            // On BEAM a write is a request to the group leader's io server
+            // and a wait for its reply: the writer stops and the processes
+            // queued behind it run. Ending the slice here keeps the default
+            // schedule close to BEAM's for the programs that print (their
+            // output interleaves across processes as erl's does).
+            Err(Fault::Yield(Term::Atom(atom::OK)))
+        }
         Device::Stderr => {
             use std::io::Write;
             let _ = std::io::stderr().write_all(&bytes);
+            Ok(Term::Atom(atom::OK))
         }
     }
-    Ok(Term::Atom(atom::OK))
 }
 
 /// `erlang:display/1`: BEAM's own printer, and the `\r\n` it ends the line with.

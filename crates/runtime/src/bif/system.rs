@@ -167,7 +167,11 @@ fn report(cx: &mut Ctx, a: &[Term]) -> BifResult {
         let _ = write!(err, "={header}==== {now} ===\n{body}");
         let _ = err.flush();
     }
-    Ok(Term::OK)
+    // On BEAM, formatting a report and handing it to the logger takes more
+    // than a slice of reductions: the reporter (a supervisor about to
+    // restart a child, say) is preempted there, and the processes queued
+    // behind it run first. Ending the slice keeps that order.
+    Err(Fault::Yield(Term::OK))
 }
 
 /// The text of a report part: an atom, or characters as `~ts` takes them.
