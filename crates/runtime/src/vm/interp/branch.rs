@@ -96,7 +96,7 @@ pub(super) fn test_fun_arity(vm: &mut Vm<'_>, a: Slot, arity: Slot, fail: u32) -
 /// `Jump`.
 #[inline(always)]
 pub(super) fn jump(vm: &mut Vm<'_>, to: u32) -> Flow {
-    vm.pc = to as usize;
+    vm.goto(to);
     Flow::Go
 }
 
@@ -110,10 +110,11 @@ pub(super) fn switch(vm: &mut Vm<'_>, a: Slot, table: u32) -> Flow {
         (SwitchKind::TupleArity, Term::Tuple(t)) => Some(t.arity() as i64),
         _ => None,
     };
-    vm.pc = key
+    let to = key
         .and_then(|k| sw.cases.binary_search_by_key(&k, |c| c.0).ok())
         .map(|i| sw.cases[i].1)
-        .unwrap_or(sw.default) as usize;
+        .unwrap_or(sw.default);
+    vm.goto(to);
     Flow::Go
 }
 
