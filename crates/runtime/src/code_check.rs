@@ -88,6 +88,7 @@ fn each_label(prog: &Program, ins: &Instr, mut f: impl FnMut(Label, bool)) {
         | Instr::AddImm { fail, .. }
         | Instr::Op1 { fail, .. }
         | Instr::Compare { fail, .. }
+        | Instr::CompareInt { fail, .. }
         | Instr::TestType { fail, .. }
         | Instr::TestAtom { fail, .. }
         | Instr::TestInt { fail, .. }

@@ -376,6 +376,7 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::Op1 { op, dst, a, fail } => ops::op1(vm, op, dst, a, fail),
         // Tests and jumps.
         Instr::Compare { cmp, a, b, fail } => branch::test_compare(vm, cmp, a, b, fail),
+        Instr::CompareInt { cmp, a, imm, fail } => branch::test_compare_int(vm, cmp, a, imm, fail),
         Instr::TestType { test, a, fail } => branch::test_type(vm, test, a, fail),
         Instr::TestAtom { a, atom, fail } => branch::test_atom(vm, a, atom, fail),
         Instr::TestInt { a, val, fail } => branch::test_int(vm, a, val, fail),
