@@ -253,6 +253,14 @@ pub enum Instr {
         b: Slot,
         fail: Label,
     },
+    /// `a cmp imm`, a small integer constant (a guard's `N < 2`): one
+    /// instruction where loading the constant into a slot would be two.
+    CompareInt {
+        cmp: Cmp,
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
     TestType {
         test: TypeTest,
         a: Slot,

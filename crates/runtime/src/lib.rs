@@ -14,6 +14,7 @@
 
 pub mod bif;
 pub mod code;
+pub mod code_check;
 pub mod compiler;
 pub mod ets;
 pub mod exception;

@@ -96,6 +96,17 @@ pub fn link(mods: Vec<ModuleCode>) -> Result<Program, Vec<Diagnostic>> {
             direct(ins, &exts);
         }
     }
+    // A compiler bug, never the program's fault; the interpreter relies on it.
+    if let Err(what) = crate::code_check::check(&prog) {
+        let path = prog.files.first().cloned().unwrap_or_default();
+        let msg = format!("internal error in trace's compiler (a bug in trace): {what}");
+        diags.push(Diagnostic::new(
+            DiagKind::Semantic,
+            &path,
+            Pos::default(),
+            msg,
+        ));
+    }
     if diags.is_empty() {
         Ok(prog)
     } else {

@@ -105,23 +105,28 @@ impl Tuple {
 }
 
 /// An Erlang term.
+///
+/// The immediates come first: rustc numbers the variants in this order, so
+/// "owns no allocation" ([`Term::is_immediate`]) is one comparison of the
+/// tag, which the interpreter makes on every slot it overwrites. (Nothing
+/// depends on the order for correctness.)
 pub enum Term {
     /// An integer that fits in 64 bits.
     Int(i64),
-    /// An integer that does not fit in 64 bits (never holds a value that would).
-    Big(Arc<BigInt>),
     Float(f64),
     Atom(Atom),
     /// The empty list `[]`.
     Nil,
+    Pid(Pid),
+    Ref(Ref),
+    /// An integer that does not fit in 64 bits (never holds a value that would).
+    Big(Arc<BigInt>),
     Cons(Arc<Cons>),
     Tuple(Tuple),
     Map(Arc<MapRepr>),
     /// A binary or bitstring.
     Binary(Arc<Bitstring>),
     Fun(Arc<Fun>),
-    Pid(Pid),
-    Ref(Ref),
 }
 
 const _: () = assert!(std::mem::size_of::<Term>() == 16);
@@ -241,15 +246,23 @@ impl Term {
     }
 
     /// Overwrites `self` with `v`, skipping the out-of-line drop when the old
-    /// value is an immediate (the common case in registers).
+    /// value is an immediate (the common case in registers). The old value
+    /// is tested before the write, so the fast path keeps no copy of it.
     #[inline(always)]
     pub fn set(&mut self, v: Term) {
-        let old = std::mem::replace(self, v);
-        if old.is_immediate() {
-            std::mem::forget(old);
+        if self.is_immediate() {
+            // SAFETY: an immediate owns no allocation, so overwriting it
+            // without running its destructor leaks nothing.
+            unsafe { std::ptr::write(self, v) }
         } else {
-            drop(old);
+            self.replace_shared(v);
         }
+    }
+
+    /// `set`'s slow path: the old value holds a reference to release.
+    #[inline(never)]
+    fn replace_shared(&mut self, v: Term) {
+        *self = v;
     }
 
     /// Resets `self` to `[]`, releasing what it held.

@@ -15,6 +15,7 @@ mod log_baselines;
 mod otp;
 mod programs;
 mod record;
+mod scaling;
 mod seq;
 pub mod synth;
 mod table;
@@ -25,7 +26,7 @@ use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
 pub const GROUPS: &[&str] = &[
-    "seq", "conc", "otp", "record", "log", "causal", "diff", "check",
+    "seq", "conc", "otp", "record", "log", "causal", "diff", "check", "scaling",
 ];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
@@ -46,6 +47,7 @@ fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
         "causal" => causal::run(ctx),
         "diff" => diff::run(ctx),
         "check" => check::run(ctx),
+        "scaling" => scaling::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }

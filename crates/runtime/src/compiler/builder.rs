@@ -303,6 +303,7 @@ pub fn label_fields(ins: &mut Instr) -> Vec<&mut Label> {
         | AddImm { fail, .. }
         | Op1 { fail, .. }
         | Compare { fail, .. }
+        | CompareInt { fail, .. }
         | TestType { fail, .. }
         | TestAtom { fail, .. }
         | TestInt { fail, .. }

@@ -54,6 +54,28 @@ fn cmp_of(op: BinOp) -> Option<Cmp> {
     })
 }
 
+/// `l cmp r` as `x cmp' imm` when one side is a small integer constant
+/// (the comparison turned around when the constant is on the left).
+/// Guards have no side effects, so the operands' order of evaluation does
+/// not matter.
+fn int_compare<'e>(cmp: Cmp, l: &'e Expr, r: &'e Expr) -> Option<(Cmp, &'e Expr, i32)> {
+    let small = |e: &Expr| match constant::constant(e) {
+        Some(Term::Int(i)) => i32::try_from(i).ok(),
+        _ => None,
+    };
+    if let Some(imm) = small(r) {
+        return Some((cmp, l, imm));
+    }
+    let turned = match cmp {
+        Cmp::Lt => Cmp::Gt,
+        Cmp::Le => Cmp::Ge,
+        Cmp::Gt => Cmp::Lt,
+        Cmp::Ge => Cmp::Le,
+        symmetric => symmetric,
+    };
+    small(l).map(|imm| (turned, r, imm))
+}
+
 /// The type test a guard BIF name stands for.
 pub fn type_test(name: &str, arity: usize) -> Option<TypeTest> {
     if arity != 1 {
@@ -97,6 +119,16 @@ pub fn test(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> CResult
     match &e.kind {
         ExprKind::Atom(a) if a == "true" => Ok(()),
         ExprKind::BinOp(op, l, r) if cmp_of(*op).is_some() => {
+            if let Some((cmp, x, imm)) = int_compare(cmp_of(*op).unwrap(), l, r) {
+                let a = guard_value(cx, b, x, fail)?;
+                b.emit(Instr::CompareInt {
+                    cmp,
+                    a,
+                    imm,
+                    fail: f,
+                });
+                return Ok(());
+            }
             let a = guard_value(cx, b, l, fail)?;
             let c = guard_value(cx, b, r, fail)?;
             b.emit(Instr::Compare {

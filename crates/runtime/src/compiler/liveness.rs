@@ -193,6 +193,7 @@ fn uses(ins: &Instr, arity: u16, f: &mut impl FnMut(Slot)) {
             f(*b);
         }
         AddImm { a, .. }
+        | CompareInt { a, .. }
         | Op1 { a, .. }
         | TestType { a, .. }
         | TestAtom { a, .. }

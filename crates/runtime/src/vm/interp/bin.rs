@@ -38,7 +38,7 @@ pub(super) fn put(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Ok(()) => Flow::Go,
         Err(f) => {
             vm.p.bs = None;
-            let e = raise::error(vm.p, vm.prog, vm.fun, vm.pc, f);
+            let e = raise::error(vm.p, vm.prog, vm.fun, vm.pc(), f);
             vm.slow(Next::Raise(e))
         }
     }
@@ -58,7 +58,7 @@ pub(super) fn start(vm: &mut Vm<'_>, src: Slot, pos: Slot, fail: u32) -> Flow {
     if matches!(vm.reg(src), Term::Binary(_)) {
         vm.reg_mut(pos).set(Term::Int(0));
     } else {
-        vm.pc = fail as usize;
+        vm.goto(fail);
     }
     Flow::Go
 }
@@ -84,7 +84,7 @@ pub(super) fn skip(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     };
     match bits::skip(at, total, sz, *unit) {
         Some(np) => vm.reg_mut(*pos).set(Term::Int(np as i64)),
-        None => vm.pc = *fail as usize,
+        None => vm.goto(*fail),
     }
     Flow::Go
 }
@@ -146,7 +146,7 @@ pub(super) fn get(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             vm.reg_mut(*dst).set(v);
             vm.reg_mut(*pos).set(Term::Int(new_pos as i64));
         }
-        None => vm.pc = *fail as usize,
+        None => vm.goto(*fail),
     }
     Flow::Go
 }

@@ -14,6 +14,26 @@ pub(super) fn test_compare(vm: &mut Vm<'_>, cmp: Cmp, a: Slot, b: Slot, fail: u3
     vm.test(ok, fail)
 }
 
+/// `CompareInt`: `a cmp imm`, the small-integer case inline.
+#[inline(always)]
+pub(super) fn test_compare_int(vm: &mut Vm<'_>, cmp: Cmp, a: Slot, imm: i32, fail: u32) -> Flow {
+    let ok = match vm.reg(a) {
+        Term::Int(x) => {
+            let o = x.cmp(&(imm as i64));
+            match cmp {
+                Cmp::Eq | Cmp::ExactEq => o.is_eq(),
+                Cmp::Neq | Cmp::ExactNeq => o.is_ne(),
+                Cmp::Lt => o.is_lt(),
+                Cmp::Le => o.is_le(),
+                Cmp::Gt => o.is_gt(),
+                Cmp::Ge => o.is_ge(),
+            }
+        }
+        other => compare_op(cmp, other, &Term::Int(imm as i64)),
+    };
+    vm.test(ok, fail)
+}
+
 /// `TestType`: a type test of the guard BIFs.
 #[inline(always)]
 pub(super) fn test_type(vm: &mut Vm<'_>, test: TypeTest, a: Slot, fail: u32) -> Flow {
@@ -96,7 +116,7 @@ pub(super) fn test_fun_arity(vm: &mut Vm<'_>, a: Slot, arity: Slot, fail: u32) -
 /// `Jump`.
 #[inline(always)]
 pub(super) fn jump(vm: &mut Vm<'_>, to: u32) -> Flow {
-    vm.pc = to as usize;
+    vm.goto(to);
     Flow::Go
 }
 
@@ -110,10 +130,11 @@ pub(super) fn switch(vm: &mut Vm<'_>, a: Slot, table: u32) -> Flow {
         (SwitchKind::TupleArity, Term::Tuple(t)) => Some(t.arity() as i64),
         _ => None,
     };
-    vm.pc = key
+    let to = key
         .and_then(|k| sw.cases.binary_search_by_key(&k, |c| c.0).ok())
         .map(|i| sw.cases[i].1)
-        .unwrap_or(sw.default) as usize;
+        .unwrap_or(sw.default);
+    vm.goto(to);
     Flow::Go
 }
 

@@ -14,10 +14,11 @@ use trace_term::{atom, Term};
 #[inline(always)]
 pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot) -> Flow {
     let v = take(vm.reg_mut(src));
-    match do_return(vm.p, vm.prog, &mut vm.fun, &mut vm.pc, &mut vm.base, v) {
+    let mut pc = 0;
+    match do_return(vm.p, vm.prog, &mut vm.fun, &mut pc, &mut vm.base, v) {
         Some(end) => vm.slow(Next::End(end)),
         None => {
-            vm.code = &vm.prog.funs[vm.fun as usize].code;
+            vm.enter_code(pc);
             vm.refresh();
             Flow::Go
         }
@@ -28,7 +29,7 @@ pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot) -> Flow {
 /// [`callee_base`]; `ret` is a constant at each use, so its match folds away).
 #[inline(always)]
 pub(super) fn local(vm: &mut Vm<'_>, f: FunId, args: Slot, n: usize, ret: Ret) -> Flow {
-    let nb = callee_base(vm.p, ret, vm.fun, vm.pc, vm.base, args as usize, n);
+    let nb = callee_base(vm.p, ret, vm.fun, vm.pc(), vm.base, args as usize, n);
     vm.enter(f, nb)
 }
 
@@ -49,7 +50,7 @@ pub(super) fn built_in(
         vm.wk,
         vm.prog,
         vm.fun,
-        vm.pc,
+        vm.pc(),
         vm.base,
         id,
         s,
@@ -95,7 +96,7 @@ pub(super) fn external(vm: &mut Vm<'_>, ext: u32, args: Slot, arity: u8, ret: Re
         } => {
             let s = vm.base + args as usize;
             let argv = vm.p.regs[s..s + *a as usize].to_vec();
-            let e = raise::undef(vm.p, prog, vm.fun, vm.pc, *module, *function, argv);
+            let e = raise::undef(vm.p, prog, vm.fun, vm.pc(), *module, *function, argv);
             vm.slow(Next::Raise(e))
         }
     }
@@ -107,7 +108,7 @@ pub(super) fn fun_value(vm: &mut Vm<'_>, fs: Slot, args: Slot, arity: u8, ret: R
     // Borrow the fun by moving it out and back: no reference count.
     let fv = take(vm.reg_mut(fs));
     let (a, n) = (args as usize, arity as usize);
-    let callee = prepare_fun_call(vm.p, vm.prog, vm.fun, vm.pc, vm.base, &fv, a, n);
+    let callee = prepare_fun_call(vm.p, vm.prog, vm.fun, vm.pc(), vm.base, &fv, a, n);
     // A tail call moves the captured values down with the arguments.
     let n = match ret {
         Ret::Tail => arity as usize + closure_extra(&fv, vm.prog),
@@ -129,7 +130,7 @@ pub(super) fn dynamic(
 ) -> Flow {
     let (m, f) = (vm.reg(module).clone(), vm.reg(function).clone());
     let (a, n) = (args as usize, arity as usize);
-    let callee = resolve_dyn(vm.p, vm.prog, vm.fun, vm.pc, vm.base, &m, &f, a, n);
+    let callee = resolve_dyn(vm.p, vm.prog, vm.fun, vm.pc(), vm.base, &m, &f, a, n);
     resolved(vm, callee, args, arity, arity as usize, ret)
 }
 

@@ -119,7 +119,7 @@ pub(super) fn map_put(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         if vm.fail_to(*fail) {
             return Flow::Go;
         }
-        let e = super::raise::error(vm.p, vm.prog, vm.fun, vm.pc, f);
+        let e = super::raise::error(vm.p, vm.prog, vm.fun, vm.pc(), f);
         return vm.slow(Next::Raise(e));
     }
     let Term::Map(mut m) = m else { unreachable!() };
@@ -193,7 +193,7 @@ pub(super) fn split_cons(vm: &mut Vm<'_>, src: Slot, hd: Slot, tl: Slot, fail: u
     let (h, t) = match vm.reg(src) {
         Term::Cons(c) => (dup(&c.head), dup(&c.tail)),
         _ => {
-            vm.pc = fail as usize;
+            vm.goto(fail);
             return Flow::Go;
         }
     };
@@ -211,7 +211,7 @@ pub(super) fn get_map_value(vm: &mut Vm<'_>, dst: Slot, map: Slot, key: Slot, fa
     };
     match v {
         Some(v) => vm.reg_mut(dst).set(v),
-        None => vm.pc = fail as usize,
+        None => vm.goto(fail),
     }
     Flow::Go
 }

@@ -55,7 +55,7 @@ pub(super) fn error(vm: &mut Vm<'_>, kind: ErrKind, val: Slot) -> Flow {
     } else {
         None
     };
-    let e = raise::compiled_error(vm.p, vm.fun, vm.pc, reason, args);
+    let e = raise::compiled_error(vm.p, vm.fun, vm.pc(), reason, args);
     vm.slow(Next::Raise(e))
 }
 

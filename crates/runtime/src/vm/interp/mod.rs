@@ -88,9 +88,15 @@ struct Vm<'a> {
     /// Reductions left in the slice.
     reds: u32,
     fun: FunId,
-    pc: usize,
+    /// The next instruction to run. Invariant: it points into the current
+    /// function's code, `code`: every label is inside its function and no
+    /// function's last instruction falls through (`code_check::check`
+    /// verifies both for every program), so the loop fetches without a
+    /// bounds check.
+    ip: *const Instr,
     base: usize,
-    code: &'a [Instr],
+    /// The start of the current function's code.
+    code: *const Instr,
     /// The current window, as a raw pointer: slot accesses are the hottest
     /// operation of the loop. Invariant: `w == p.regs.as_mut_ptr() + base`
     /// and `p.regs.len() >= base + nslots(fun)`; every place that moves
@@ -134,11 +140,58 @@ impl<'a> Vm<'a> {
         self.w = self.p.regs.as_mut_ptr().wrapping_add(self.base);
     }
 
+    /// The index of the next instruction in the current function.
+    #[inline(always)]
+    fn pc(&self) -> usize {
+        // SAFETY: `ip` and `code` point into the same function's code.
+        unsafe { self.ip.offset_from(self.code) as usize }
+    }
+
+    /// Continues at `label` of the current function.
+    #[inline(always)]
+    fn goto(&mut self, label: u32) {
+        debug_assert!((label as usize) < self.prog.funs[self.fun as usize].code.len());
+        // SAFETY: labels are inside their function (see the invariant on `ip`).
+        self.ip = unsafe { self.code.add(label as usize) };
+    }
+
+    /// Switches to the code of function `self.fun`, at `pc`.
+    #[inline(always)]
+    fn enter_code(&mut self, pc: usize) {
+        // SAFETY: the linker checked every function id the code names.
+        let f = unsafe { self.prog.funs.get_unchecked(self.fun as usize) };
+        debug_assert!(pc < f.code.len());
+        self.code = f.code.as_ptr();
+        // SAFETY: `pc` is a label or a saved position inside the function.
+        self.ip = unsafe { self.code.add(pc) };
+    }
+
+    /// The instruction at `ip` (the next one to run).
+    #[inline(always)]
+    fn current(&self) -> &'a Instr {
+        // SAFETY: see the invariant on `ip`.
+        unsafe { &*self.ip }
+    }
+
+    /// Passes over the next instruction (it was done here).
+    #[inline(always)]
+    fn step(&mut self) {
+        // SAFETY: the instruction at `ip` does not end its function.
+        self.ip = unsafe { self.ip.add(1) };
+    }
+
+    /// Steps back onto the instruction just fetched (to run it again).
+    #[inline(always)]
+    fn back(&mut self) {
+        // SAFETY: `ip` is past the instruction just fetched.
+        self.ip = unsafe { self.ip.sub(1) };
+    }
+
     /// Keeps the position in the process, for the next slice or a built-in.
     #[inline(always)]
     fn save(&mut self) {
         self.p.fun = self.fun;
-        self.p.pc = self.pc as u32;
+        self.p.pc = self.pc() as u32;
         self.p.base = self.base as u32;
     }
 
@@ -146,15 +199,16 @@ impl<'a> Vm<'a> {
     /// reduction.
     #[inline(always)]
     fn enter(&mut self, f: FunId, nb: usize) -> Flow {
-        let callee = &self.prog.funs[f as usize];
+        // SAFETY: the linker checked every function id the code names.
+        let callee = unsafe { self.prog.funs.get_unchecked(f as usize) };
         let need = nb + callee.nslots as usize;
         if self.p.regs.len() < need {
-            self.p.regs.resize(need, Term::Nil);
+            grow_stack(self.p, need);
         }
         self.fun = f;
         self.base = nb;
-        self.pc = 0;
-        self.code = &callee.code;
+        self.code = callee.code.as_ptr();
+        self.ip = self.code;
         self.refresh();
         self.reds -= 1;
         if self.reds == 0 {
@@ -168,9 +222,8 @@ impl<'a> Vm<'a> {
     #[inline(always)]
     fn resume(&mut self) {
         self.fun = self.p.fun;
-        self.pc = self.p.pc as usize;
         self.base = self.p.base as usize;
-        self.code = &self.prog.funs[self.fun as usize].code;
+        self.enter_code(self.p.pc as usize);
         self.refresh();
     }
 
@@ -180,9 +233,8 @@ impl<'a> Vm<'a> {
     fn throw(&mut self, e: Exception) -> Result<(), SliceEnd> {
         let (f, pc, base) = raise::throw(self.p, self.prog, e)?;
         self.fun = f;
-        self.pc = pc;
         self.base = base;
-        self.code = &self.prog.funs[f as usize].code;
+        self.enter_code(pc);
         self.refresh();
         Ok(())
     }
@@ -191,7 +243,7 @@ impl<'a> Vm<'a> {
     #[inline(always)]
     fn test(&mut self, ok: bool, fail: u32) -> Flow {
         if !ok {
-            self.pc = fail as usize;
+            self.goto(fail);
         }
         Flow::Go
     }
@@ -208,7 +260,7 @@ impl<'a> Vm<'a> {
     #[inline(always)]
     fn fail_to(&mut self, fail: u32) -> bool {
         if fail != crate::ir::RAISE {
-            self.pc = fail as usize;
+            self.goto(fail);
             return true;
         }
         false
@@ -224,6 +276,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
     let prog: &Program = &rt.program;
     let (fun, pc, base) = (p.fun, p.pc as usize, p.base as usize);
     let w = p.regs.as_mut_ptr().wrapping_add(base);
+    let code = prog.funs[fun as usize].code.as_ptr();
     let mut pending = None;
     let mut vm = Vm {
         p,
@@ -232,16 +285,16 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
         prog,
         reds: budget.max(1),
         fun,
-        pc,
+        ip: code,
         base,
-        code: &prog.funs[fun as usize].code,
+        code,
         w,
         next: &mut pending,
     };
+    vm.enter_code(pc);
     loop {
-        let code = vm.code;
-        let ins = &code[vm.pc];
-        vm.pc += 1;
+        let ins = vm.current();
+        vm.step();
         let flow = exec(&mut vm, ins);
         let next = match flow {
             Flow::Go => continue,
@@ -323,6 +376,7 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::Op1 { op, dst, a, fail } => ops::op1(vm, op, dst, a, fail),
         // Tests and jumps.
         Instr::Compare { cmp, a, b, fail } => branch::test_compare(vm, cmp, a, b, fail),
+        Instr::CompareInt { cmp, a, imm, fail } => branch::test_compare_int(vm, cmp, a, imm, fail),
         Instr::TestType { test, a, fail } => branch::test_type(vm, test, a, fail),
         Instr::TestAtom { a, atom, fail } => branch::test_atom(vm, a, atom, fail),
         Instr::TestInt { a, val, fail } => branch::test_int(vm, a, val, fail),
@@ -403,6 +457,13 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::BsSkip { .. } => bin::skip(vm, ins),
         Instr::BsEnd { src, pos, fail } => bin::end(vm, src, pos, fail),
     }
+}
+
+/// Makes the value stack `need` slots long (a call deeper than any before).
+#[cold]
+#[inline(never)]
+fn grow_stack(p: &mut Process, need: usize) {
+    p.regs.resize(need, Term::Nil);
 }
 
 /// Drops the values left above the current frame's window (returned

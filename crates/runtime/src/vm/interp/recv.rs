@@ -14,11 +14,11 @@ pub(super) fn start(vm: &mut Vm<'_>, after: u32) -> Flow {
     match receive::start(vm.p, vm.rt, vm.wk, after) {
         Step::Continue => Flow::Go,
         Step::Jump(to) => {
-            vm.pc = to as usize;
+            vm.goto(to);
             Flow::Go
         }
         Step::End(e) => {
-            vm.pc -= 1;
+            vm.back();
             vm.save();
             vm.slow(Next::End(e))
         }
@@ -51,20 +51,20 @@ pub(super) fn peek(vm: &mut Vm<'_>, dst: Slot, wait: u32) -> Flow {
     if let Some(reason) = vm.p.kill.take() {
         return vm.slow(Next::End(SliceEnd::Exit(ExitInfo::plain(reason))));
     }
-    vm.pc = wait as usize;
+    vm.goto(wait);
     Flow::Go
 }
 
 /// `RecvNext`: no clause matched; on to the next message, at `lp`.
 #[inline(always)]
 pub(super) fn next(vm: &mut Vm<'_>, lp: u32) -> Flow {
-    vm.pc = lp as usize;
+    vm.goto(lp);
     if receive::skip_current(vm.p) {
         // Do the RecvPeek at `lp` here when the next message is
         // in the mailbox: one dispatch less per scanned message.
-        if let Instr::RecvPeek { dst, filter, .. } = &vm.code[vm.pc] {
+        if let Instr::RecvPeek { dst, filter, .. } = vm.current() {
             if receive::lend_current(vm.p, vm.base, *dst, filter.as_deref()) {
-                vm.pc += 1;
+                vm.step();
             }
         }
     } else if let Err(e) = receive::next(vm.p, vm.rt) {
@@ -85,7 +85,7 @@ pub(super) fn accept(vm: &mut Vm<'_>) -> Flow {
 /// `RecvWait`: waits for a new message, then scans again at `lp`.
 #[inline(always)]
 pub(super) fn wait(vm: &mut Vm<'_>, lp: u32) -> Flow {
-    vm.pc = lp as usize;
+    vm.goto(lp);
     match receive::wait(vm.p, vm.rt, vm.wk, None) {
         Step::Continue | Step::Jump(_) => Flow::Go,
         Step::End(e) => {
@@ -105,21 +105,21 @@ pub(super) fn wait_timeout(vm: &mut Vm<'_>, timeout: Slot, lp: u32, after: u32) 
         Term::Int(i) if (0..=u32::MAX as i64).contains(i) => Some(*i as u64),
         _ => {
             let reason = Term::Atom(atom::TIMEOUT_VALUE);
-            let e = raise::compiled_error(vm.p, vm.fun, vm.pc, reason, None);
+            let e = raise::compiled_error(vm.p, vm.fun, vm.pc(), reason, None);
             return vm.slow(Next::Throw(e));
         }
     };
     match receive::wait(vm.p, vm.rt, vm.wk, ms) {
         Step::Continue => {
-            vm.pc = lp as usize;
+            vm.goto(lp);
             Flow::Go
         }
         Step::Jump(_) => {
-            vm.pc = after as usize;
+            vm.goto(after);
             Flow::Go
         }
         Step::End(e) => {
-            vm.pc = lp as usize;
+            vm.goto(lp);
             vm.save();
             vm.slow(Next::End(e))
         }
