@@ -224,7 +224,7 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
     match &e.kind {
         ExprKind::Var(v) if v != "_" => pattern::var_use(cx, b, v, e.pos),
         ExprKind::Tuple(es) => {
-            let start = b.temps(es.len());
+            let start = super::builder::elements(cx, b, es.len(), ("a tuple", "elements"), e.pos)?;
             for (i, x) in es.iter().enumerate() {
                 let v = guard_value(cx, b, x, fail)?;
                 b.emit(Instr::Move {
@@ -256,7 +256,9 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
             let t = b.temp();
             match base {
                 None => {
-                    let start = b.temps(assocs.len() * 2);
+                    let n = assocs.len() * 2;
+                    let start =
+                        super::builder::elements(cx, b, n, ("a map", "keys and values"), e.pos)?;
                     for (i, a) in assocs.iter().enumerate() {
                         let k = guard_value(cx, b, &a.key, fail)?;
                         let v = guard_value(cx, b, &a.value, fail)?;
@@ -390,7 +392,8 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
             else {
                 return cx.err(e.pos, "illegal guard expression");
             };
-            let start = b.temps(args.len());
+            let start =
+                super::builder::elements(cx, b, args.len(), ("a call", "arguments"), e.pos)?;
             for (i, a) in args.iter().enumerate() {
                 let v = guard_value(cx, b, a, fail)?;
                 b.emit(Instr::Move {
