@@ -27,7 +27,8 @@ pub mod token;
 pub use diag::{DiagKind, Diagnostic, SourceMap};
 pub use parser::Parser;
 pub use preprocess::{
-    io_message, read_source, MAX_EXPANDED_TOKENS, MAX_INCLUDE_DEPTH, MAX_MACRO_DEPTH, OTP_RELEASE,
+    io_message, read_source, MAX_EXPANDED_TOKENS, MAX_INCLUDE_DEPTH, MAX_MACRO_DEPTH,
+    MAX_SOURCE_BYTES, OTP_RELEASE,
 };
 pub use token::{Keyword, Punct, Token, TokenKind};
 

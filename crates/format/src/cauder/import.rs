@@ -291,8 +291,16 @@ struct ResultFile {
     exec_us: Option<i128>,
 }
 
+/// A CauDEr log file is text; one from a pipe or device is read up to this.
+const MAX_CAUDER_FILE: u64 = 1 << 30;
+
 fn read_text(path: &Path) -> Result<String, CauderError> {
-    std::fs::read_to_string(path).map_err(|e| fail(path, None, e.to_string()))
+    let bytes = trace_input::read(path, MAX_CAUDER_FILE, "a CauDEr log file")
+        .map_err(|e| fail(path, None, e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        fail(path, None, format!("not UTF-8 text (byte {at})"))
+    })
 }
 
 fn read_result(path: &Path) -> Result<ResultFile, CauderError> {

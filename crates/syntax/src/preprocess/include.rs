@@ -18,10 +18,14 @@ pub(super) enum IncludeKind {
     Lib,
 }
 
+/// The largest source file read (a device or pipe is cut there): a module
+/// that size already takes gigabytes to compile.
+pub const MAX_SOURCE_BYTES: u64 = 64 << 20;
+
 /// Reads a source file: UTF-8, or Latin-1 when it is not valid UTF-8 (as epp
 /// falls back).
 pub fn read_source(path: &Path) -> io::Result<String> {
-    let bytes = std::fs::read(path)?;
+    let bytes = trace_input::read(path, MAX_SOURCE_BYTES, "a source file")?;
     Ok(match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => e.into_bytes().into_iter().map(char::from).collect(),
