@@ -149,13 +149,18 @@ proptest! {
 fn compile(src: &str) -> Result<(), Vec<String>> {
     let path = Path::new("big.erl");
     let parsed = parse_source(path, src, &ParseOptions::default()).expect("parses");
-    compile_module(&parsed.module, &parsed.sources, src, &CompileOptions::default())
-        .map(|_| ())
-        .map_err(|ds| {
-            ds.iter()
-                .map(|d| format!("{}:{}: {}", d.line, d.col, d.message))
-                .collect()
-        })
+    compile_module(
+        &parsed.module,
+        &parsed.sources,
+        src,
+        &CompileOptions::default(),
+    )
+    .map(|_| ())
+    .map_err(|ds| {
+        ds.iter()
+            .map(|d| format!("{}:{}: {}", d.line, d.col, d.message))
+            .collect()
+    })
 }
 
 fn module(body: &str) -> String {
