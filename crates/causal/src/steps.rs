@@ -92,10 +92,9 @@ impl Decoded<'_> {
     /// Event `i` of process `s`; events of a process are asked in order.
     fn take(&mut self, s: Slot, i: u64) -> Result<Option<(Option<u64>, Event)>, FormatError> {
         let c = &self.cursors[s as usize];
-        if c.buf.is_empty() || i < c.first || i - c.first >= c.buf.len() as u64 {
-            if !self.fill(s, i)? {
-                return Ok(None);
-            }
+        let missing = c.buf.is_empty() || i < c.first || i - c.first >= c.buf.len() as u64;
+        if missing && !self.fill(s, i)? {
+            return Ok(None);
         }
         let c = &mut self.cursors[s as usize];
         let k = (i - c.first) as usize;
