@@ -38,7 +38,7 @@ pub mod varint;
 pub mod view;
 pub mod writer;
 
-pub use error::{FormatError, Warning};
+pub use error::{FormatError, Loss, Warning};
 pub use event::{
     Dest, Event, EventKind, MsgId, NondetKind, Payload, ProcId, ProcessLog, SignalClass,
     SignalEffect, SignalKind,

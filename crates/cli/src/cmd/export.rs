@@ -31,9 +31,7 @@ pub fn run(args: Args) -> u8 {
             return exit::TROUBLE;
         }
     };
-    for w in reader.warnings() {
-        eprintln!("trace export: {}: warning: {w}", args.log.display());
-    }
+    crate::report::print_warnings("export", &args.log, reader.warnings());
     match cauder::export(&reader, &args.cauder) {
         Ok(r) => {
             crate::out::outln!(
@@ -48,7 +46,7 @@ pub fn run(args: Args) -> u8 {
             for n in &r.notes {
                 crate::out::outln!("  note: {n}");
             }
-            exit::OK
+            crate::report::unless_damaged("export", &args.log, reader.warnings(), exit::OK)
         }
         Err(e) => {
             eprintln!("trace export: {e}");

@@ -69,7 +69,13 @@ impl LogReader {
     /// as a log does and up to [`MAX_STREAMED_LOG`] bytes; a named pipe that
     /// nothing writes to is refused rather than waited for.
     pub fn open(path: impl AsRef<Path>) -> Result<LogReader, FormatError> {
-        let input = trace_input::open(path.as_ref())?;
+        let input = trace_input::open(path.as_ref()).map_err(|e| match e.kind() {
+            std::io::ErrorKind::IsADirectory => std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "is a directory, not a trace log",
+            ),
+            _ => e,
+        })?;
         if input.len.is_some() {
             // SAFETY: the map is read-only; like every mmap reader we rely on
             // the file not being truncated underneath us while it is open.

@@ -20,9 +20,7 @@ pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
             return exit::TROUBLE;
         }
     };
-    for w in reader.warnings() {
-        eprintln!("trace replay: {}: warning: {w}", log.display());
-    }
+    crate::report::print_warnings("replay", log, reader.warnings());
     let loaded = match crate::cmd::run::load_program(sources, &args.include) {
         Ok(l) => l,
         Err(code) => return code,
@@ -57,7 +55,8 @@ pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
         }
     };
     report(&reader, &result);
-    exit::of_verdict(result.verdict())
+    let status = exit::of_verdict(result.verdict());
+    crate::report::unless_damaged("replay", log, reader.warnings(), status)
 }
 
 /// `P.2 <0.83.0>` for the process that had raw pid `pid` in the log.
