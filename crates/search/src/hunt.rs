@@ -37,7 +37,9 @@ fn temp_path(out: &std::path::Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_os_string())
         .unwrap_or_default();
-    name.push(".attempt");
+    // Per process, as the recorder's partial files are: two searches for
+    // one output do not record into each other's attempts.
+    name.push(format!(".attempt-{}", std::process::id()));
     out.with_file_name(name)
 }
 
@@ -47,7 +49,9 @@ pub fn hunt(
     cfg: &RecordConfig,
     h: &HuntConfig,
 ) -> io::Result<HuntResult> {
-    let tmp = temp_path(&cfg.out);
+    // The output is checked before the first attempt runs.
+    let final_path = trace_recorder::output::prepare(&cfg.out)?.path;
+    let tmp = temp_path(&final_path);
     for attempt in 1..=h.attempts {
         let mut c = cfg.clone();
         c.out = tmp.clone();
@@ -60,7 +64,7 @@ pub fn hunt(
         let rec = record(loaded, entry.clone(), &c, Box::new(out.clone()), None)?;
         let stdout = std::mem::take(&mut *out.0.lock().unwrap_or_else(|e| e.into_inner()));
         if rec.outcome.interrupted {
-            std::fs::rename(&tmp, &cfg.out)?;
+            std::fs::rename(&tmp, &final_path)?;
             return Ok(HuntResult {
                 attempts: attempt,
                 failure: None,
@@ -76,9 +80,9 @@ pub fn hunt(
             })?,
         };
         if let Some(f) = failure {
-            std::fs::rename(&tmp, &cfg.out)?;
+            std::fs::rename(&tmp, &final_path)?;
             let rec = Recording {
-                path: cfg.out.clone(),
+                path: final_path.clone(),
                 ..rec
             };
             return Ok(HuntResult {
