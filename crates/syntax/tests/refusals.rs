@@ -16,6 +16,43 @@ fn errors(src: &str) -> Vec<String> {
     }
 }
 
+/// erlc: "cannot translate from UTF-8" at the first bad byte, in a string,
+/// a comment or between tokens; a `coding: latin-1` comment in the first two
+/// lines makes the bytes Latin-1 (valid UTF-8 or not, as epp).
+#[test]
+fn a_source_that_is_not_utf8_is_refused_unless_declared_latin1() {
+    let dir = Scratch::new("syntax-utf8");
+    let head = "-module(m).\n-export([main/0]).\n";
+    for (body, at) in [
+        (&b"main() -> \"caf\xe9\".\n"[..], "3:15"),
+        (b"% caf\xe9\nmain() -> ok.\n", "3:6"),
+        (b"main() -> \xff.\n", "3:11"),
+        (b"main() -> '\xc3'.\n", "3:12"),
+    ] {
+        let path = dir.path("m.erl");
+        std::fs::write(&path, [head.as_bytes(), body].concat()).unwrap();
+        let diags = parse_file(&path, &ParseOptions::default()).expect_err("refused");
+        let shown: Vec<String> = diags
+            .iter()
+            .map(|d| format!("{}:{}: {}", d.line, d.col, d.message))
+            .collect();
+        assert_eq!(shown, [format!("{at}: cannot translate from UTF-8")]);
+    }
+    for coding in ["%% coding: latin-1\n", "%% -*- coding: LATIN-1 -*-\n"] {
+        let path = dir.path("l.erl");
+        let text = [
+            coding.as_bytes(),
+            b"-module(l).\nmain() -> \"caf\xe9\xc3\xa9\".\n",
+        ]
+        .concat();
+        std::fs::write(&path, text).unwrap();
+        let parsed = parse_file(&path, &ParseOptions::default()).expect("latin-1 is read");
+        let shown = format!("{:?}", parsed.module.forms);
+        // é, then the two bytes of a UTF-8 é read as two Latin-1 characters.
+        assert!(shown.contains("[99, 97, 102, 233, 195, 169]"), "{shown}");
+    }
+}
+
 
 /// One form of more tokens than the front end takes is refused with the
 /// limit, and named a macro expansion only when a macro made it.
