@@ -53,6 +53,40 @@ fn a_source_that_is_not_utf8_is_refused_unless_declared_latin1() {
     }
 }
 
+/// An attribute's value must be one term (erl_parse's `bad attribute`, at
+/// the value); terms of every shape are accepted.
+#[test]
+fn an_attribute_whose_value_is_not_a_term_is_refused() {
+    for (attr, col) in [
+        ("-'a b' export([main/0]).", 8),
+        ("-foo(bar(1)).", 6),
+        ("-foo X.", 6),
+        ("-foo(a, b).", 9),
+        ("-foo #{a := 1}.", 6),
+        ("-bar(f/a).", 6),
+    ] {
+        let errs = errors(&format!("-module(m).\n{attr}\nmain() -> ok.\n"));
+        assert_eq!(errs.len(), 1, "{attr}: {errs:?}");
+        assert!(
+            errs[0].starts_with(&format!("2:{col}: bad attribute")),
+            "{attr}: {errs:?}"
+        );
+    }
+    for attr in [
+        "-foo(-1).",
+        "-foo [a|b].",
+        "-foo #{a => [1, 2.0]}.",
+        "-foo <<1, \"s\">>.",
+        "-foo fun m:f/1.",
+        "-foo {a, \"s\", $a}.",
+        "-vsn(\"1.0\").",
+        "-on_load(main/0).",
+        "-dialyzer({nowarn_function, [main/0]}).",
+    ] {
+        let errs = errors(&format!("-module(m).\n{attr}\nmain() -> ok.\n"));
+        assert!(errs.is_empty(), "{attr}: {errs:?}");
+    }
+}
 
 /// One form of more tokens than the front end takes is refused with the
 /// limit, and named a macro expansion only when a macro made it.
