@@ -1,15 +1,17 @@
 //! Project tasks: `cargo xtask bench`, `cargo xtask conformance`,
-//! `cargo xtask fixtures`, `cargo xtask layers`.
+//! `cargo xtask fixtures`, `cargo xtask fuzz`, `cargo xtask layers`.
 //!
 //! Benchmarks compare the engine with the real Erlang VM (`erl`) or with a
 //! baseline in the same run and print both figures and the ratio.
 //! Conformance runs every fixture on both and reports mismatches; `fixtures`
-//! writes erl's outputs beside the fixtures as their expectations.
+//! writes erl's outputs beside the fixtures as their expectations. Fuzz runs
+//! the release binary on hostile input for a bounded time.
 
 mod bench;
 mod conformance;
 mod erl;
 mod fixtures;
+mod fuzz;
 mod layers;
 
 use std::process::ExitCode;
@@ -21,8 +23,11 @@ fn usage() -> ExitCode {
          bench [GROUP...]          run benchmarks (groups: {})\n  \
          conformance [FILTER...]   run fixtures on erl and on the engine, report mismatches\n  \
          fixtures [FILTER...]      write erl's outputs beside the fixtures as expectations\n  \
+         {}\n                           \
+         run the release binary on hostile logs, sources, specifications, CauDEr\n  \
          layers                    check that every dependency between crates goes down a layer",
-        bench::GROUPS.join(", ")
+        bench::GROUPS.join(", "),
+        fuzz::USAGE
     );
     ExitCode::from(2)
 }
@@ -33,6 +38,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::main(&args[1..]),
         Some("conformance") => conformance::main(&args[1..]),
         Some("fixtures") => fixtures::main(&args[1..]),
+        Some("fuzz") => fuzz::main(&args[1..]),
         Some("layers") => layers::main(&args[1..]),
         _ => usage(),
     }
