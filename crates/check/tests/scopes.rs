@@ -228,7 +228,7 @@ fn long_chains_of_triggers_cost_the_log_not_the_paths() {
         at.push(l.next(s));
         l.recv(s, id);
     }
-    let chain = vec!["receive(<P.1>, m)"; 6].join(" then ");
+    let chain = ["receive(<P.1>, m)"; 6].join(" then ");
     let a = |i: usize| Some((1, at[i]));
     // The first ten violations, and how many in all.
     let judged = |body: String| {

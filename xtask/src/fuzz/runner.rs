@@ -34,6 +34,8 @@ pub struct Run {
 /// into `dir/stderr`.
 pub fn run(bin: &Path, args: &[String], dir: &Path, limit: Duration, cap_kb: u64) -> Run {
     let stderr = std::fs::File::create(dir.join("stderr")).expect("stderr file");
+    // Reaped by wait4 below, which also gives its resource usage.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(bin)
         .args(args)
         .current_dir(dir)
