@@ -9,6 +9,8 @@ use std::process::{Command, ExitCode};
 
 /// Each layer, bottom first.
 const LAYERS: &[&[&str]] = &[
+    // Opening the files a user names, with bounds on special files.
+    &["trace-input"],
     // Values and source text; test support.
     &["trace-term", "trace-syntax", "trace-fixtures"],
     // The log format, term patterns, and the engine: three independent bases.

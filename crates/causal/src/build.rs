@@ -12,6 +12,7 @@ use crate::validate::Inconsistency;
 use crate::validate::Unverifiable;
 use rayon::prelude::*;
 use trace_capture::Names;
+use trace_format::Loss;
 use trace_format::{
     BlockInfo, Dest, EventRef, Events, FormatError, LogReader, MsgId, ProcId, ProcessInfo, RunEnd,
     SignalKindRef, Warning,
@@ -471,8 +472,8 @@ impl Stitch {
         result: &'b mut Result<BlockFacts, FormatError>,
         warnings: &mut Vec<Warning>,
     ) -> Option<&'b mut BlockFacts> {
-        let mut stop = |offset: u64, why: String| {
-            warnings.push(Warning::at(
+        let mut stop = |offset: u64, why: String, loss: Loss| {
+            let mut w = Warning::at(
                 offset,
                 format!(
                     "process {} {}: {why}; its log is read up to event {}",
@@ -480,14 +481,22 @@ impl Stitch {
                     trace_format::text::pid_text(info.pid),
                     info.first_event
                 ),
-            ));
+            );
+            w.loss = loss;
+            warnings.push(w);
             self.facts.cut_short = true;
             self.stopped = true;
             None
         };
         let block = match result {
             Ok(b) => b,
-            Err(e) => return stop(e.offset().unwrap_or(info.offset), e.to_string()),
+            Err(e) => {
+                return stop(
+                    e.offset().unwrap_or(info.offset),
+                    e.to_string(),
+                    Loss::Damage,
+                )
+            }
         };
         let end = info.first_event + info.events as u64;
         if info.first_event != self.expected_event || info.first_signal != self.expected_signal {
@@ -497,12 +506,14 @@ impl Stitch {
                     "a block starts at event {} and signal {} where event {} and signal {} were due",
                     info.first_event, info.first_signal, self.expected_event, self.expected_signal
                 ),
+                Loss::Damage,
             );
         }
         if end > MAX_EVENTS {
             return stop(
                 info.offset,
                 format!("more than {MAX_EVENTS} events, more than the causal model takes"),
+                Loss::Limit,
             );
         }
         self.expected_event = end;

@@ -34,6 +34,22 @@ fn syntax_errors_point_at_the_token() {
         .contains("t.tspec:1:4: syntax error before: nope: expected a pattern"));
 }
 
+/// An empty statement (a lone '.', at the start, between properties or
+/// doubled) is a syntax error at that dot, not a crash.
+#[test]
+fn empty_statements_are_syntax_errors() {
+    let want = "syntax error before: '.': expected a property (NAME: BODY.), a built-in's \
+                name or a declaration";
+    assert_eq!(first("."), format!("t.tspec:1:1: {want}"));
+    assert_eq!(
+        errors("p: never send(_, _, x).\n\n  .\nq: never send(_, _, y). .\n"),
+        vec![
+            format!("t.tspec:3:3: {want}"),
+            format!("t.tspec:4:25: {want}")
+        ]
+    );
+}
+
 #[test]
 fn common_mistakes_get_a_hint() {
     // A scope written first, as one says it in English.

@@ -224,6 +224,54 @@ fn cauder_import_reads_the_oldest_form() {
     );
 }
 
+/// What a CauDEr directory holds that the import cannot use is said, not
+/// passed over: a stray `.log` file, a spawn of a process without a log, a
+/// v2/v3 entry without its final dot (read as a v1 line).
+#[test]
+fn cauder_import_warns_of_what_it_cannot_use() {
+    let dir = Scratch::new("log-cauder-warn");
+    let cases: [(&str, &str, &str, &str); 3] = [
+        (
+            "stray",
+            "trace_abc.log",
+            "{trace_send,9}.\n",
+            "warning: trace_abc.log is not a process log (trace_N.log) nor trace_result.log: ignored",
+        ),
+        (
+            "unlogged",
+            "trace_6.log",
+            "{trace_spawn,nonode@nohost,7,true}.\n{trace_receive,0}.\n",
+            "trace_6.log:1: spawn of process 7, which has no log (trace_7.log)",
+        ),
+        (
+            "dotless",
+            "trace_6.log",
+            "{trace_receive,0}\n",
+            "trace_6.log:1: v3 entry without its final '.' (read as a line)",
+        ),
+    ];
+    for (name, file, body, want) in cases {
+        let cdir = cauder_dir(
+            &dir,
+            name,
+            &[
+                ("trace_result.log", "{call,{ping,main,[]}}.\n{pid,5}.\n"),
+                (
+                    "trace_5.log",
+                    "{trace_spawn,nonode@nohost,6,true}.\n{trace_send,0}.\n",
+                ),
+                ("trace_6.log", "{trace_receive,0}.\n"),
+                (file, body),
+            ],
+        );
+        let out = import(&cdir, &dir.path(&format!("{name}.trace")));
+        let err = text(&out.stderr);
+        assert!(out.status.success(), "{name}: {err}");
+        assert!(err.contains(want), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+    }
+}
+
 #[test]
 fn no_command_writes_over_its_own_input() {
     let dir = Scratch::new("log-no-overwrite");

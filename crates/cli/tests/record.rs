@@ -187,8 +187,11 @@ fn a_recording_killed_at_any_moment_leaves_a_readable_log() {
     // Kill moments counted from the log file's creation: while the header is
     // written, before the first flush, and well after several.
     for (i, ms) in [0u64, 10, 60, 250, 700].into_iter().enumerate() {
-        let log = dir.path(&format!("k{i}.trace"));
-        let mut child = spawn_forever(&log);
+        let out = dir.path(&format!("k{i}.trace"));
+        let mut child = spawn_forever(&out);
+        // Until the run ends the log is written beside its name, under one
+        // of its own (docs/record.md): that is where a killed run leaves it.
+        let log = dir.path(&format!("k{i}.trace.recording-{}", child.id()));
         let mut waited = 0;
         while !log.exists() && waited < 10_000 {
             std::thread::sleep(Duration::from_millis(1));
@@ -197,6 +200,7 @@ fn a_recording_killed_at_any_moment_leaves_a_readable_log() {
         std::thread::sleep(Duration::from_millis(ms));
         child.kill().unwrap();
         child.wait().unwrap();
+        assert!(!out.exists(), "a killed run put its log in place");
         let r = match LogReader::open(&log) {
             Ok(r) => r,
             // Killed while the header was being written: nothing to recover,
@@ -223,6 +227,52 @@ fn a_recording_killed_at_any_moment_leaves_a_readable_log() {
             "{}",
             text(&dump.stderr)
         );
+    }
+}
+
+/// Two recordings into one output at once: each writes its own file and
+/// puts it in place whole when its run ends, so the output is one run's log
+/// (never the header of one with the events of the other), and nothing is
+/// left beside it.
+#[test]
+fn two_recorders_of_one_output_leave_one_whole_log() {
+    let dir = Scratch::new("rec-two");
+    let log = dir.path("same.trace");
+    for _ in 0..3 {
+        let children: Vec<_> = (0..2)
+            .map(|_| {
+                trace_cmd()
+                    .args(["record", "-q", "-o", s(&log), s(&program("cfib.erl"))])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for c in children {
+            let out = c.wait_with_output().unwrap();
+            assert!(out.status.success(), "{}", text(&out.stderr));
+        }
+        let r = LogReader::open(&log).unwrap();
+        assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+        let replay = trace(&["replay", s(&log), "--summary"]);
+        assert!(replay.status.success(), "{}", text(&replay.stdout));
+        let replay = trace(&["replay", s(&program("cfib.erl")), s(&log)]);
+        assert!(replay.status.success(), "{}", text(&replay.stderr));
+        let names: Vec<_> = std::fs::read_dir(dir.path("")).unwrap().collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+    }
+}
+
+/// An output that is not a regular file (a device, a directory) is refused
+/// before the program runs, not after.
+#[test]
+fn an_output_that_cannot_take_a_log_is_refused_before_the_run() {
+    for out in ["/dev/null", "/tmp"] {
+        let r = trace(&["record", "-o", out, s(&program("cfib.erl"))]);
+        assert_eq!(r.status.code(), Some(2), "{}", text(&r.stderr));
+        assert!(r.stdout.is_empty(), "the program ran: {}", text(&r.stdout));
+        assert!(text(&r.stderr).contains("a log is written to a regular file"));
     }
 }
 

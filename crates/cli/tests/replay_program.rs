@@ -101,6 +101,71 @@ fn an_edited_program_is_refused_and_forced_replay_reports_the_departure() {
     );
 }
 
+/// A ping-pong whose statements an edit moves: each line is one statement.
+const ECHO: &str = "-module(echo).
+-export([main/0]).
+
+main() ->
+    P = spawn(fun() -> loop() end),
+    P ! {self(), one},
+    receive {one, X} -> ok end,
+    io:format(\"got ~p~n\", [X]),
+    P ! {self(), two},
+    receive {two, Y} -> ok end,
+    io:format(\"got ~p~n\", [Y]),
+    P ! stop.
+
+loop() ->
+    receive
+        {From, M} ->
+            From ! {M, M},
+            loop();
+        stop -> ok
+    end.
+";
+
+/// A statement inserted into a recorded program (an output, a send, a
+/// spawn) makes the run depart at the first statement whose event the log
+/// does not have — reported at that statement's line, not the next one —
+/// and the report says where the run last agreed with the log. (An inserted
+/// output matches a logged output, which records no bytes here: the run
+/// departs at the next output.)
+#[test]
+fn a_departure_is_reported_at_the_statement_that_departed() {
+    let dir = Scratch::new("rp-departure");
+    let src = dir.write("echo.erl", ECHO);
+    let (log, out) = record(&dir, &[s(&src)], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // (line inserted at, statement, line where the run departs, last agreed)
+    let edits = [
+        (8, "    io:format(\"extra~n\"),", 9, 8),
+        (9, "    P ! {self(), extra},", 9, 8),
+        (6, "    self() ! hi,", 6, 5),
+        (7, "    spawn(fun() -> ok end),", 7, 6),
+        (11, "    io:format(\"more~n\"),", 12, 11),
+    ];
+    std::fs::create_dir_all(dir.path("edited")).unwrap();
+    for (line, statement, departs, agreed) in edits {
+        let mut lines: Vec<&str> = ECHO.lines().collect();
+        lines.insert(line - 1, statement);
+        let edited = dir.write("edited/echo.erl", &(lines.join("\n") + "\n"));
+        let o = trace(&["replay", "--force", s(&edited), s(&log)]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(6), "{statement}: {err}");
+        let at = |l: usize| format!("{}:{l}", edited.display());
+        assert!(
+            err.contains(&format!("({}):", at(departs))),
+            "{statement}: {err}"
+        );
+        assert!(
+            err.contains(&format!(" at {}\n", at(departs))),
+            "{statement}: {err}"
+        );
+        let before = format!("the run last agreed with the log at {}\n", at(agreed));
+        assert!(err.contains(&before), "{statement}: {err}");
+    }
+}
+
 #[test]
 fn until_replays_the_causes_and_shows_the_process() {
     let dir = Scratch::new("rp-until");
@@ -149,6 +214,8 @@ fn a_killed_recording_replays_as_far_as_its_log_goes() {
     std::thread::sleep(Duration::from_millis(600));
     child.kill().unwrap();
     child.wait().unwrap();
+    // A killed recording leaves its log under its partial name (docs/record.md).
+    let log = dir.path(&format!("k.trace.recording-{}", child.id()));
     let o = trace(&["replay", s(&src), s(&log)]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");

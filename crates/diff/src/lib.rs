@@ -21,7 +21,7 @@
 //! LogReader ×2 ─► run (process table: slots, blocks, spawn tree)
 //!                  └─► matching (pairs by symbolic name)
 //! pass, per pair in parallel: blocks stored alike are skipped; otherwise
-//!   source (blocks decoded one at a time, or an observer's projection:
+//!   source (blocks decoded a window at a time, or an observer's projection:
 //!   observe) ─► compare (event by event: event's judge, payloads through
 //!   canon and abstraction) ─► first difference, exits
 //! findings: first differences ─► roots (causal past walked backwards in
@@ -29,8 +29,9 @@
 //!   ─► report::Diff ─► render (text, JSON; events as show writes them)
 //! ```
 //!
-//! Memory: a block per compared process and thread, plus per-process
-//! tables; never the whole log. An observer's projection is held whole.
+//! Memory: a window of a block's events (and the block's bytes) per
+//! compared process and thread, plus per-process tables; never the whole
+//! log, nor a whole block decoded. An observer's projection is held whole.
 
 mod abstraction;
 mod canon;

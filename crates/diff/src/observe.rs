@@ -99,7 +99,7 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
     };
     fill_payloads(run, &mut p, &wanted, &mut lost, warnings);
     if lost {
-        warnings.push(Warning::general(format!(
+        warnings.push(Warning::limit(format!(
             "process {} {}: what it sent and consumed passes 4 GiB; payloads beyond are not compared",
             run.id(slot).0,
             pid_text(run.pid(slot))

@@ -1,12 +1,13 @@
-//! Where compared events come from: a process log decoded one block at a
-//! time ([`BlockStream`], memory bounded by a block), or a projection held
+//! Where compared events come from: a process log decoded a window of events
+//! at a time ([`BlockStream`], memory bounded by the window and a block's
+//! stored bytes), or a projection held
 //! whole ([`Projected`], an observer's log under `--observe`).
 
 use crate::event::{Ev, Item};
 use crate::roots::Cut;
 use crate::run::{Run, Slot};
 use std::ops::Range;
-use trace_format::{EventRef, Warning};
+use trace_format::{BlockCursor, EventRef, Warning};
 
 /// A sequence of events, read by peeking and advancing.
 pub(crate) trait Source {
@@ -29,6 +30,9 @@ pub(crate) struct BlockStream<'a> {
     run: &'a Run<'a>,
     slot: Slot,
     blocks: Range<usize>,
+    /// The block being read (`block`), while events are left in it.
+    cursor: Option<BlockCursor>,
+    block: usize,
     items: Vec<Item>,
     arena: Vec<u8>,
     pos: usize,
@@ -76,6 +80,8 @@ impl<'a> BlockStream<'a> {
             run,
             slot,
             blocks: run.blocks(slot),
+            cursor: None,
+            block: 0,
             items,
             arena,
             pos: 0,
@@ -88,66 +94,91 @@ impl<'a> BlockStream<'a> {
         }
     }
 
+    /// Decodes the next events, at most [`WINDOW`] of them: a block of
+    /// millions of tiny events (a log a thousand times smaller decoded) is
+    /// never held decoded whole.
     fn refill(&mut self) {
-        while self.pos == self.items.len() && !self.blocks.is_empty() {
-            let k = self.blocks.start;
-            self.blocks.start += 1;
+        while self.pos == self.items.len() && (self.cursor.is_some() || !self.blocks.is_empty()) {
             self.items.clear();
             self.arena.clear();
             self.pos = 0;
-            let (signals, spawns) = (self.signals, self.spawns);
-            let (run, slot, skip) = (self.run, self.slot, self.skip_deliveries);
-            let (items, arena) = (&mut self.items, &mut self.arena);
-            let (mut sig, mut sp, mut wrong, mut n) = (signals, spawns, false, self.events);
-            let r = run.reader.for_each_event_in_block(k, |index, _, e| {
-                let mut ev = Ev::from_ref(&e, arena);
-                if let Ev::Shared { after, .. } = &mut ev {
-                    *after = run.shared_predecessor(run.id(slot), index);
-                }
-                let item = Item {
-                    index,
-                    signals: sig,
-                    spawns: sp,
-                    ev,
-                };
-                match e {
-                    EventRef::Send { .. } | EventRef::Signal { .. } => sig += 1,
-                    EventRef::Spawn { child, .. } => {
-                        sp += 1;
-                        wrong |= run.child(slot, sp) != run.slot(child);
+            let cursor = match self.cursor.take() {
+                Some(c) => Ok(c),
+                None => {
+                    self.block = self.blocks.start;
+                    self.blocks.start += 1;
+                    match self.run.reader.block_cursor(self.block) {
+                        Some(c) => c,
+                        None => continue,
                     }
-                    _ => {}
                 }
-                if !(skip && matches!(e, EventRef::Deliver { .. })) {
-                    items.push(item);
-                }
-                n = index + 1;
+            };
+            let r = cursor.and_then(|mut c| {
+                let more = self.decode(&mut c)?;
+                self.cursor = more.then_some(c);
+                Ok(())
             });
-            match r {
-                Ok(()) => {
-                    self.events = n;
-                    self.signals = sig;
-                    self.spawns = sp;
-                    self.names_wrong |= wrong;
-                }
-                Err(e) => {
-                    // As the reader serves damaged logs: up to the first bad block.
-                    let first = self.run.block_first_event(k);
-                    self.damaged = Some(Warning::at(
-                        e.offset().unwrap_or(0),
-                        format!(
-                            "process {} {}: {e}; its log is compared up to event {first}",
-                            self.run.id(slot).0,
-                            trace_format::text::pid_text(self.run.pid(slot))
-                        ),
-                    ));
-                    self.items.clear();
-                    self.blocks.start = self.blocks.end;
-                }
+            if let Err(e) = r {
+                // As the reader serves damaged logs: up to the first bad block.
+                let first = self.run.block_first_event(self.block);
+                self.damaged = Some(Warning::at(
+                    e.offset().unwrap_or(0),
+                    format!(
+                        "process {} {}: {e}; its log is compared up to event {first}",
+                        self.run.id(self.slot).0,
+                        trace_format::text::pid_text(self.run.pid(self.slot))
+                    ),
+                ));
+                self.items.clear();
+                self.cursor = None;
+                self.blocks.start = self.blocks.end;
             }
         }
     }
+
+    /// One window of `c`'s events into the items; whether events are left.
+    fn decode(&mut self, c: &mut BlockCursor) -> Result<bool, trace_format::FormatError> {
+        let (run, slot, skip) = (self.run, self.slot, self.skip_deliveries);
+        let (items, arena) = (&mut self.items, &mut self.arena);
+        let (mut sig, mut sp, mut wrong, mut n) = (self.signals, self.spawns, false, self.events);
+        let r = c.next_events(WINDOW, |index, e| {
+            let mut ev = Ev::from_ref(&e, arena);
+            if let Ev::Shared { after, .. } = &mut ev {
+                *after = run.shared_predecessor(run.id(slot), index);
+            }
+            let item = Item {
+                index,
+                signals: sig,
+                spawns: sp,
+                ev,
+            };
+            match e {
+                EventRef::Send { .. } | EventRef::Signal { .. } => sig += 1,
+                EventRef::Spawn { child, .. } => {
+                    sp += 1;
+                    wrong |= run.child(slot, sp) != run.slot(child);
+                }
+                _ => {}
+            }
+            if !(skip && matches!(e, EventRef::Deliver { .. })) {
+                items.push(item);
+            }
+            n = index + 1;
+        });
+        // The counts move on only with what decoded well, as before the
+        // first bad block.
+        if r.is_ok() {
+            self.events = n;
+            self.signals = sig;
+            self.spawns = sp;
+            self.names_wrong |= wrong;
+        }
+        r
+    }
 }
+
+/// Events decoded at a time from one block.
+const WINDOW: usize = 4096;
 
 impl Source for BlockStream<'_> {
     fn peek(&mut self) -> Option<Item> {

@@ -74,21 +74,62 @@ pub struct Warning {
     /// The byte offset concerned, if any.
     pub offset: Option<u64>,
     pub message: String,
+    pub loss: Loss,
+}
+
+/// What a warning's loss is: it decides whether a verdict on the rest of
+/// the log stands (README, exit statuses).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Loss {
+    /// Bytes that are there but fail a checksum or the format's structure:
+    /// part of the run was skipped, so a verdict on the rest is no verdict.
+    Damage,
+    /// The log ends early (the run was killed, or is still being written):
+    /// what it holds is intact, and the end of the run is simply missing.
+    CutShort,
+    /// Something a reader left out by a limit of its own, not for the file's fault.
+    Limit,
 }
 
 impl Warning {
+    /// Damage at byte `offset`.
     pub fn at(offset: u64, message: impl Into<String>) -> Self {
         Warning {
             offset: Some(offset),
             message: message.into(),
+            loss: Loss::Damage,
         }
     }
 
+    /// Damage not tied to one byte.
     pub fn general(message: impl Into<String>) -> Self {
         Warning {
             offset: None,
             message: message.into(),
+            loss: Loss::Damage,
         }
+    }
+
+    /// The log ends early, at `offset` when known.
+    pub fn cut_short(offset: Option<u64>, message: impl Into<String>) -> Self {
+        Warning {
+            offset,
+            message: message.into(),
+            loss: Loss::CutShort,
+        }
+    }
+
+    /// Left out by a reader's own limit.
+    pub fn limit(message: impl Into<String>) -> Self {
+        Warning {
+            offset: None,
+            message: message.into(),
+            loss: Loss::Limit,
+        }
+    }
+
+    pub fn is_damage(&self) -> bool {
+        self.loss == Loss::Damage
     }
 }
 

@@ -38,7 +38,7 @@ pub mod varint;
 pub mod view;
 pub mod writer;
 
-pub use error::{FormatError, Warning};
+pub use error::{FormatError, Loss, Warning};
 pub use event::{
     Access, Dest, Event, EventKind, MsgId, NondetKind, ObjectId, ObjectKind, Payload, ProcId,
     ProcessLog, SignalClass, SignalEffect, SignalKind,

@@ -3,9 +3,15 @@
 
 use crate::container::MAGIC;
 
-/// Whether the file at `path` starts as a trace log does (its magic bytes):
-/// for a command that must tell a log from the other files it is given.
+/// Whether the file at `path` is a regular file that starts as a trace log
+/// does (its magic bytes): for a command that must tell a log from the
+/// other files it is given. A pipe or device is not looked into: what this
+/// read would be lost to the command.
 pub fn is_trace_log(path: &std::path::Path) -> bool {
+    // `metadata` opens nothing: a FIFO is neither waited for nor read.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut head = [0u8; MAGIC.len()];
     std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))

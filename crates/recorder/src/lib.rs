@@ -12,8 +12,10 @@
 //!
 //! The recorder knows nothing of replay or of analysis: searching for a
 //! failing run (`--until-failure`) is a driver above it (`trace-search`).
+//! [`output`] says where the log lies while it is written.
 
 pub mod observer;
+pub mod output;
 pub mod session;
 
 pub use observer::Recorder;

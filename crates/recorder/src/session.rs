@@ -85,8 +85,9 @@ fn header(loaded: &Loaded, cfg: &RecordConfig) -> Header {
     }
 }
 
-/// Runs the program once, recording into `cfg.out`. Program output goes to
-/// `stdout`; `progress` (if any) is called about ten times a second.
+/// Runs the program once, recording into `cfg.out` (written under the
+/// partial name of [`crate::output`] until the run ends). Program output
+/// goes to `stdout`; `progress` (if any) is called about ten times a second.
 pub fn record(
     loaded: &Loaded,
     entry: Entry,
@@ -94,7 +95,9 @@ pub fn record(
     stdout: Box<dyn Write + Send>,
     progress: Option<&(dyn Fn(Progress) + Sync)>,
 ) -> io::Result<Recording> {
-    let writer = LogWriter::create(&cfg.out, header(loaded, cfg), cfg.writer.clone())?;
+    let output = crate::output::prepare(&cfg.out)?;
+    let writer = LogWriter::create(&output.partial, header(loaded, cfg), cfg.writer.clone())
+        .map_err(|e| in_file(e, &output.partial))?;
     let recorder = Arc::new(Recorder::new(writer.clone(), cfg.flags));
     let rt = Runtime::new(
         loaded.program.clone(),
@@ -107,7 +110,7 @@ pub fn record(
     let done = AtomicBool::new(false);
     let outcome = std::thread::scope(|s| {
         let reporter = progress.map(|report| {
-            let (rec, done, path) = (&recorder, &done, &cfg.out);
+            let (rec, done, path) = (&recorder, &done, &output.partial);
             s.spawn(move || {
                 while !done.load(Ordering::Acquire) {
                     // Woken early when the run ends, so it never delays the end.
@@ -130,13 +133,21 @@ pub fn record(
     });
     let elapsed = start.elapsed();
 
-    let summary = writer.finish(footer_outcome(&outcome, cfg.footer_status))?;
+    let summary = writer
+        .finish(footer_outcome(&outcome, cfg.footer_status))
+        .map_err(|e| in_file(e, &output.partial))?;
+    output.commit().map_err(|e| in_file(e, &output.partial))?;
     Ok(Recording {
         outcome,
         summary,
-        path: cfg.out.clone(),
+        path: output.path,
         elapsed,
     })
+}
+
+/// An I/O error on the partial log, naming it: what was recorded is there.
+fn in_file(e: io::Error, partial: &std::path::Path) -> io::Error {
+    io::Error::new(e.kind(), format!("{} ({e})", partial.display()))
 }
 
 fn footer_outcome(o: &RunOutcome, status: fn(Verdict) -> i32) -> Outcome {

@@ -100,6 +100,7 @@ impl ProcessReplay {
             expected: self.expected(),
             happened,
             location: String::new(),
+            agreed: String::new(),
         }
     }
 

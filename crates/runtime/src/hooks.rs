@@ -162,8 +162,13 @@ pub struct Divergence {
     pub expected: String,
     pub happened: String,
     /// `file:line` of the code the process was running (filled in by the
-    /// engine, which knows where the process is).
+    /// engine, which knows where the process is); empty when the engine
+    /// cannot tell (a receive it did not wait in).
     pub location: String,
+    /// `file:line` of the last event of the process that agreed with the
+    /// log at a place the engine knows (the log's expected event was due
+    /// after it); empty when there is none.
+    pub agreed: String,
 }
 
 /// How a receive picks its message.

@@ -97,13 +97,7 @@ fn compile_sources(
         let source = match trace_syntax::read_source(f) {
             Ok(s) => s,
             Err(e) => {
-                diags.push(Diagnostic {
-                    kind: DiagKind::Io,
-                    path: f.clone(),
-                    line: 0,
-                    col: 0,
-                    message: trace_syntax::io_message(&e),
-                });
+                diags.push(trace_syntax::read_error(f, &e));
                 continue;
             }
         };

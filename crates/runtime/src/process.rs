@@ -287,6 +287,10 @@ pub struct Process {
     pub signals_sent: u64,
     /// Number of events this process has produced (for exit-signal landing).
     pub events: u64,
+    /// Replay only: where the process made the last event the Director
+    /// accepted whose place in the source is known (function, instruction),
+    /// to say where a run departing from its log last agreed with it.
+    pub agreed_at: Option<(FunId, u32)>,
     pub refs_made: u32,
     /// Children spawned so far (for symbolic names).
     pub children: u32,
@@ -372,6 +376,7 @@ impl Process {
             dict: Vec::new(),
             signals_sent: 0,
             events: 0,
+            agreed_at: None,
             refs_made: 0,
             children: 0,
             path,

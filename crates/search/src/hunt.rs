@@ -64,7 +64,9 @@ fn temp_path(out: &std::path::Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_os_string())
         .unwrap_or_default();
-    name.push(".attempt");
+    // Per process, as the recorder's partial files are: two searches for
+    // one output do not record into each other's attempts.
+    name.push(format!(".attempt-{}", std::process::id()));
     out.with_file_name(name)
 }
 
@@ -77,7 +79,9 @@ pub fn hunt(
     h: &HuntConfig,
     progress: Option<&dyn Fn(HuntProgress)>,
 ) -> io::Result<HuntResult> {
-    let tmp = temp_path(&cfg.out);
+    // The output is checked before the first attempt runs.
+    let final_path = trace_recorder::output::prepare(&cfg.out)?.path;
+    let tmp = temp_path(&final_path);
     let start = Instant::now();
     let result = |attempts, failure, seed, interrupted| HuntResult {
         attempts,
@@ -102,7 +106,7 @@ pub fn hunt(
         let reports = std::mem::take(&mut *reports.lock().unwrap_or_else(|e| e.into_inner()));
         let seed_used = h.chaos.then_some(seed);
         if rec.outcome.interrupted {
-            std::fs::rename(&tmp, &cfg.out)?;
+            std::fs::rename(&tmp, &final_path)?;
             return Ok(result(attempt, None, seed_used, true));
         }
         let failure = match classify(&rec.outcome, &stdout, &h.expectations) {
@@ -120,9 +124,9 @@ pub fn hunt(
             });
         }
         if let Some(failure) = failure {
-            std::fs::rename(&tmp, &cfg.out)?;
+            std::fs::rename(&tmp, &final_path)?;
             let recording = Recording {
-                path: cfg.out.clone(),
+                path: final_path.clone(),
                 ..rec
             };
             let found = Found {

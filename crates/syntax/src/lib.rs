@@ -27,7 +27,8 @@ pub mod token;
 pub use diag::{DiagKind, Diagnostic, SourceMap};
 pub use parser::Parser;
 pub use preprocess::{
-    io_message, read_source, MAX_EXPANDED_TOKENS, MAX_INCLUDE_DEPTH, MAX_MACRO_DEPTH, OTP_RELEASE,
+    io_message, read_error, read_source, NotUtf8, MAX_EXPANDED_TOKENS, MAX_INCLUDE_DEPTH,
+    MAX_MACRO_DEPTH, MAX_SOURCE_BYTES, OTP_RELEASE,
 };
 pub use token::{Keyword, Punct, Token, TokenKind};
 
@@ -56,17 +57,12 @@ pub struct Parsed {
 }
 
 /// Reads and parses the module in `path`. A file that cannot be read gives a
-/// single [`DiagKind::Io`] diagnostic without a position.
+/// single [`DiagKind::Io`] diagnostic without a position; one that is not
+/// UTF-8 (nor declared Latin-1), a syntax error at its first bad byte.
 pub fn parse_file(path: &Path, opts: &ParseOptions) -> Result<Parsed, Vec<Diagnostic>> {
     match preprocess::read_source(path) {
         Ok(source) => parse_source(path, &source, opts),
-        Err(e) => Err(vec![Diagnostic {
-            kind: DiagKind::Io,
-            path: path.to_path_buf(),
-            line: 0,
-            col: 0,
-            message: preprocess::io_message(&e),
-        }]),
+        Err(e) => Err(vec![preprocess::read_error(path, &e)]),
     }
 }
 

@@ -9,12 +9,13 @@
 //! bindings and related events.
 
 use super::hb::Order;
-use super::key::{FxMap, Key};
+use super::key::{FxBuild, FxMap, Key};
 use super::matcher::{agrees, join, join_into, Env, Matches};
 use super::Violation;
 use crate::compile::{CPred, CProp, CScope, Shape};
 use crate::spec::{EventKind, Occurrence, OrderKind};
 use std::cell::{Cell, OnceCell, RefCell};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use trace_causal::EventId;
 use trace_term::Term;
@@ -571,6 +572,7 @@ impl<'a> Engine<'a> {
         seg: &Segment,
         env: &Env,
         b: Bounds,
+        walked: &mut Walked,
         f: &mut dyn FnMut(EventId, EventId, &Env) -> Result<(), GaveUp>,
     ) -> Result<(), GaveUp> {
         let Some((&k, rest)) = chain.split_first() else {
@@ -593,16 +595,73 @@ impl<'a> Engine<'a> {
             let first = b.first.unwrap_or(ev);
             if rest.is_empty() {
                 f(first, ev, &scratch)?;
+            } else if walked.precedence {
+                // A precedence is judged at the chain's first event with
+                // its final binding: the ways to go on from here are
+                // summed up by those bindings.
+                for end in self.chain_ends(rest, seg, &scratch, ev, walked)?.iter() {
+                    f(first, ev, end)?;
+                }
             } else {
+                if !walked.first_visit(rest.len(), ev, &scratch) {
+                    continue;
+                }
                 let next = Bounds {
                     after: Some(ev),
                     before: None,
                     first: Some(first),
                 };
-                self.occurrences(rest, seg, &scratch, next, f)?;
+                self.occurrences(rest, seg, &scratch, next, walked, f)?;
             }
         }
         Ok(())
+    }
+
+    /// The bindings `chain` can end with, its first event after `after` in
+    /// `seg`, starting from `env` (each binding once), remembered per state
+    /// so that a state is walked once whatever path reaches it.
+    fn chain_ends(
+        &self,
+        chain: &[usize],
+        seg: &Segment,
+        env: &Env,
+        after: EventId,
+        walked: &mut Walked,
+    ) -> Result<Rc<Vec<Env>>, GaveUp> {
+        let Some((&k, rest)) = chain.split_first() else {
+            return Ok(Rc::new(vec![env.clone()]));
+        };
+        let state = env_key(env).map(|(bound, values)| (chain.len(), after, bound, values));
+        if let Some(known) = state.as_ref().and_then(|s| walked.ends.get(s)) {
+            return Ok(known.clone());
+        }
+        let p = self.pred(k);
+        let m = &self.m[k];
+        let cands = self.candidates(k, env);
+        self.step(cands.len() as u64)?;
+        let mut ends = Vec::new();
+        let mut distinct: std::collections::HashSet<(u128, Key), FxBuild> = Default::default();
+        let mut scratch: Env = Vec::new();
+        for j in 0..cands.len() {
+            let i = cands.get(j);
+            let ev = m.ev(i);
+            if !self.order.before(after, ev) || !seg.contains(self.order, ev) {
+                continue;
+            }
+            if !join_into(p, env, m.vals(i), &mut scratch) {
+                continue;
+            }
+            for end in self.chain_ends(rest, seg, &scratch, ev, walked)?.iter() {
+                if env_key(end).is_none_or(|key| distinct.insert(key)) {
+                    ends.push(end.clone());
+                }
+            }
+        }
+        let ends = Rc::new(ends);
+        if let Some(s) = state {
+            walked.ends.insert(s, ends.clone());
+        }
+        Ok(ends)
     }
 
     fn order_pattern(
@@ -619,11 +678,13 @@ impl<'a> Engine<'a> {
             // violation per event.
             let mut seen: std::collections::HashSet<EventId, super::key::FxBuild> =
                 Default::default();
+            let mut walked = Walked::new(kind == OrderKind::Precedence);
             self.occurrences(
                 trigger,
                 seg,
                 &seg.env,
                 Bounds::NONE,
+                &mut walked,
                 &mut |first, last, env| {
                     let bounds = match kind {
                         OrderKind::Response => Bounds {
@@ -857,4 +918,49 @@ fn minimal(o: &dyn Order, mut evs: Vec<EventId>) -> Vec<EventId> {
         }
     }
     out
+}
+
+/// What a walk of a chain of triggers has done. A response is judged at the
+/// chain's last event: the walk remembers the states it has been in (links
+/// left, the event it is at, the binding so far), since a state reached
+/// again by another path has the same continuations. A precedence is
+/// judged at its first event: the walk remembers, per state, the bindings
+/// the chain can end with. Either way the cost is the states (at most
+/// events times bindings per link), not the paths, which grow
+/// exponentially with the length of the chain.
+struct Walked {
+    precedence: bool,
+    seen: std::collections::HashSet<(usize, EventId, u128, Key), FxBuild>,
+    ends: FxMap<(usize, EventId, u128, Key), Rc<Vec<Env>>>,
+}
+
+impl Walked {
+    fn new(precedence: bool) -> Walked {
+        Walked {
+            precedence,
+            seen: Default::default(),
+            ends: Default::default(),
+        }
+    }
+
+    /// Whether this state is new (and now seen).
+    fn first_visit(&mut self, left: usize, ev: EventId, env: &Env) -> bool {
+        match env_key(env) {
+            Some((bound, values)) => self.seen.insert((left, ev, bound, values)),
+            None => true,
+        }
+    }
+}
+
+/// A binding as a key: which variables are bound, and to what (`None` for a
+/// property of more than 128 variables, which is not remembered).
+fn env_key(env: &Env) -> Option<(u128, Key)> {
+    if env.len() > 128 {
+        return None;
+    }
+    let bound = env
+        .iter()
+        .enumerate()
+        .fold(0u128, |m, (i, v)| m | (u128::from(v.is_some()) << i));
+    Some((bound, Key::Many(env.iter().flatten().cloned().collect())))
 }

@@ -260,6 +260,7 @@ pub fn check_with(
         task_of[t.prop][t.pred] = Some(i);
     }
     let sources = Sources::new(&model, &hits, task_of);
+    let damage = model.warnings().iter().find(|w| w.is_damage());
     let mut verdicts = Vec::new();
     for (i, prop) in props.iter().enumerate() {
         let r = &resolved[i];
@@ -275,6 +276,8 @@ pub fn check_with(
             (None, _) => evaluate(&props, &resolved, i, &sources, &model, &mut warnings, opts),
         };
         let (status, total, mut violations) = match result {
+            // Events skipped for damage could hold a violation.
+            Ok((0, v)) if damage.is_some() => (Status::GaveUp(damaged(damage)), 0, v),
             Ok((0, v)) => (Status::Satisfied, 0, v),
             Ok((n, v)) => (Status::Violated, n, v),
             Err(engine::GaveUp(why)) => (Status::GaveUp(why), 0, Vec::new()),
@@ -302,6 +305,13 @@ pub fn check_with(
     }
     drop(sources);
     Ok((model, verdicts))
+}
+
+/// Why a property without violations is not satisfied: part of the run
+/// was skipped as damaged (`w`, the first such part).
+fn damaged(w: Option<&trace_format::Warning>) -> String {
+    let first = w.map(|w| w.to_string()).unwrap_or_default();
+    format!("the log is damaged, part of the run was skipped ({first}): no violation in the rest")
 }
 
 /// Runs the engine on a property; returns how many violations there are

@@ -337,14 +337,8 @@ pub fn read(path: &Path) -> Result<Spec, Vec<SpecError>> {
     /// Specification files are small; a bigger one is a mistake.
     const MAX_SPEC_BYTES: u64 = 16 << 20;
     let fail = |message: String| vec![error::whole(path, message)];
-    let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
-    if meta.len() > MAX_SPEC_BYTES {
-        return Err(fail(format!(
-            "{} bytes: a specification is at most {MAX_SPEC_BYTES} bytes",
-            meta.len()
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(|e| fail(e.to_string()))?;
+    let bytes = trace_input::read(path, MAX_SPEC_BYTES, "a specification")
+        .map_err(|e| fail(e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         fail(format!(
             "not UTF-8 text (byte {})",

@@ -286,7 +286,10 @@ impl<'a> Cur<'a> {
 
     fn statement(&mut self, spec: &mut Spec) -> R<()> {
         let start = self.i;
-        let first = self.peek().expect("a statement has a token");
+        // A lone '.' (an empty statement) names nothing.
+        let Some(first) = self.peek() else {
+            return self.err("a property (NAME: BODY.), a built-in's name or a declaration");
+        };
         match &first.kind {
             TokenKind::Punct(Punct::Minus) => {
                 self.i += 1;

@@ -47,7 +47,8 @@ Examples:
 
 Exit status: 0 every property is satisfied; 1 a property is violated; 2 trouble
 (an unreadable log, a specification error at file:line:col, a property the log
-cannot decide, or, with no violation found, a check that gave up).")]
+cannot decide, or, with no violation found, a check that gave up), and always 2
+for a damaged log (a property without violations in its intact part is GaveUp).")]
 pub struct Args {
     /// The recorded run
     #[arg(value_name = "LOG")]
@@ -166,9 +167,7 @@ fn check(args: &Args, compiled: &Compiled) -> u8 {
             return exit::TROUBLE;
         }
     };
-    for w in model.warnings() {
-        eprintln!("trace check: {}: warning: {w}", log.display());
-    }
+    crate::report::print_warnings("check", log, model.warnings());
     let report = Report {
         spec: compiled,
         verdicts: &verdicts,
@@ -197,7 +196,7 @@ fn check(args: &Args, compiled: &Compiled) -> u8 {
         }
     }
     // A violation is a finding even when another property gave up.
-    if verdicts.iter().any(|v| v.status == Status::Violated) {
+    let status = if verdicts.iter().any(|v| v.status == Status::Violated) {
         exit::DIFFERENT
     } else if verdicts
         .iter()
@@ -206,7 +205,8 @@ fn check(args: &Args, compiled: &Compiled) -> u8 {
         exit::TROUBLE
     } else {
         exit::OK
-    }
+    };
+    crate::report::unless_damaged("check", log, model.warnings(), status)
 }
 
 /// `--html`: the run's diagram with the violations marked, and the report.

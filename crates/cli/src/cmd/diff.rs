@@ -45,8 +45,8 @@ Examples:
   trace diff a.trace b.trace --json | jq '.roots[].event'
   trace diff good.trace bad.trace --html diff.html
 
-Exit status: 0 equivalent; 1 different; 2 trouble (unreadable log, bad
-arguments, an --observe process neither run has). docs/diff.md says more.")]
+Exit status: 0 equivalent; 1 different; 2 trouble (unreadable or damaged log,
+bad arguments, an --observe process neither run has). docs/diff.md says more.")]
 pub struct Args {
     /// The first run (a)
     pub a: PathBuf,
@@ -137,8 +137,13 @@ fn compare(args: &Args) -> u8 {
         }
     };
     let paths = [&args.a, &args.b];
-    for (x, w) in &d.warnings {
-        eprintln!("trace diff: {}: warning: {w}", paths[*x].display());
+    let of_run = |x: usize| -> Vec<trace_format::Warning> {
+        let ws = d.warnings.iter().filter(|(y, _)| *y == x);
+        ws.map(|(_, w)| w.clone()).collect()
+    };
+    let warnings = [of_run(0), of_run(1)];
+    for (path, ws) in paths.iter().zip(&warnings) {
+        crate::report::print_warnings("diff", path, ws);
     }
     let files = paths.map(|p| p.display().to_string());
     let files = [files[0].as_str(), files[1].as_str()];
@@ -183,11 +188,13 @@ fn compare(args: &Args) -> u8 {
             return code;
         }
     }
-    if d.equivalent() {
+    let status = if d.equivalent() {
         exit::OK
     } else {
         exit::DIFFERENT
-    }
+    };
+    let status = crate::report::unless_damaged("diff", &args.a, &warnings[0], status);
+    crate::report::unless_damaged("diff", &args.b, &warnings[1], status)
 }
 
 /// `--html`: both runs' diagrams side by side, the root divergences marked,

@@ -19,7 +19,9 @@ program order (a log has no global order). Payloads and reasons print as ~p prin
 them, on one line; a receive shows the message it took (from its send's payload).
 
 A log cut short (the run was killed) is read up to its last intact block; what
-was lost is reported on stderr, with byte offsets. The format: docs/format.md.
+was lost is reported on stderr, with byte offsets. A damaged log (a checksum or
+structure failure between intact blocks) is printed as far as each process goes,
+each skipped part named on stderr, and the exit status is 2. The format: docs/format.md.
 
 Examples:
   trace dump run.trace
@@ -44,9 +46,7 @@ pub fn run(args: Args) -> u8 {
             return exit::TROUBLE;
         }
     };
-    for w in reader.warnings() {
-        eprintln!("trace dump: {}: warning: {w}", args.log.display());
-    }
+    crate::report::print_warnings("dump", &args.log, reader.warnings());
     let names = Names::of_table(reader.processes());
     let ids: Vec<ProcId> = match &args.process {
         Some(p) => match names.resolve(p) {
@@ -93,7 +93,7 @@ pub fn run(args: Args) -> u8 {
         if let Err(e) = r {
             let _ = out.flush();
             eprintln!(
-                "trace dump: {}: process {}: {e}",
+                "trace dump: {}: damaged: process {}: {e}; the rest of its log is skipped",
                 args.log.display(),
                 names.label(id)
             );
@@ -106,7 +106,7 @@ pub fn run(args: Args) -> u8 {
             return exit::TROUBLE;
         }
     }
-    status
+    crate::report::unless_damaged("dump", &args.log, reader.warnings(), status)
 }
 
 /// The payloads of the log's sends, so that a receive can show the message

@@ -64,11 +64,13 @@ pub fn run(args: Args) -> u8 {
             return exit::TROUBLE;
         }
     };
-    for w in reader.warnings() {
-        eprintln!("trace export: {}: warning: {w}", args.log.display());
-    }
+    crate::report::print_warnings("export", &args.log, reader.warnings());
     if let Some(dir) = &args.cauder {
-        return to_cauder(&reader, dir);
+        let code = to_cauder(&reader, dir);
+        return match code {
+            exit::OK => crate::report::unless_damaged("export", &args.log, reader.warnings(), code),
+            _ => code,
+        };
     }
     let model = Model::build(&reader);
     type Writer = fn(&Model, &LogReader, &mut dyn Write) -> Result<Written, ExportError>;

@@ -273,15 +273,19 @@ fn summary_line(rec: &trace_recorder::Recording) -> String {
     )
 }
 
+/// What `--expect-stdout` reads at most (a pipe or device is cut there).
+const MAX_EXPECTED_STDOUT: u64 = 1 << 30;
+
 fn expectations(args: &Args) -> Result<Expectations, String> {
     let result = match &args.expect {
         Some(p) => Some(trace_pattern::compile_str(p).map_err(|e| format!("--expect: {e}"))?),
         None => None,
     };
     let stdout = match &args.expect_stdout {
-        Some(f) => {
-            Some(std::fs::read(f).map_err(|e| format!("--expect-stdout: {}: {e}", f.display()))?)
-        }
+        Some(f) => Some(
+            trace_input::read(f, MAX_EXPECTED_STDOUT, "an expected output")
+                .map_err(|e| format!("--expect-stdout: {}: {e}", f.display()))?,
+        ),
         None => None,
     };
     let check = match &args.check {

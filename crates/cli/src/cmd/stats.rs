@@ -31,13 +31,11 @@ pub fn run(args: Args) -> u8 {
             return exit::TROUBLE;
         }
     };
-    for w in reader.warnings() {
-        eprintln!("trace stats: {name}: warning: {w}");
-    }
+    crate::report::print_warnings("stats", &args.log, reader.warnings());
     let s = match stats::compute(&reader, 3) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("trace stats: {name}: {e}");
+            eprintln!("trace stats: {name}: damaged: {e}");
             return exit::TROUBLE;
         }
     };
@@ -86,7 +84,7 @@ pub fn run(args: Args) -> u8 {
         Some(d) => crate::out::outln!("duration         {:.6} s", d as f64 / 1e9),
         None => crate::out::outln!("duration         unknown"),
     }
-    exit::OK
+    crate::report::unless_damaged("stats", &args.log, reader.warnings(), exit::OK)
 }
 
 fn per(a: u64, b: u64) -> f64 {

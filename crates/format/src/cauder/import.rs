@@ -53,7 +53,7 @@ fn fail(file: &Path, line: Option<usize>, message: impl Into<String>) -> CauderE
 
 /// Reads the directory and converts it.
 pub fn read_dir(dir: &Path) -> Result<Imported, CauderError> {
-    let files = process_files(dir)?;
+    let (files, mut stray) = process_files(dir)?;
     let result_path = dir.join("trace_result.log");
     if !result_path.exists() {
         return Err(fail(
@@ -63,6 +63,10 @@ pub fn read_dir(dir: &Path) -> Result<Imported, CauderError> {
         ));
     }
     let mut report = ImportReport::default();
+    stray.sort();
+    report.warnings.extend(stray.iter().map(|name| {
+        format!("{name} is not a process log (trace_N.log) nor trace_result.log: ignored")
+    }));
     let result = read_result(&result_path)?;
     let mut dropped: BTreeMap<String, usize> = BTreeMap::new();
     let mut procs: BTreeMap<u64, ProcFile> = BTreeMap::new();
@@ -80,6 +84,7 @@ pub fn read_dir(dir: &Path) -> Result<Imported, CauderError> {
         );
     }
     report.generation = generation.or(result.generation).unwrap_or("v3");
+    warn_unlogged_spawns(&procs, &mut report.warnings);
     let (ids, order) = dense_order(result.entry_pid, &procs, &mut report.warnings);
     let sent = sends(&order, &procs, &ids)?;
     let mut logs = Vec::with_capacity(order.len());
@@ -116,8 +121,11 @@ pub fn read_dir(dir: &Path) -> Result<Imported, CauderError> {
 }
 
 /// The process files of the directory (`trace_N.log`), by N.
-fn process_files(dir: &Path) -> Result<BTreeMap<u64, PathBuf>, CauderError> {
+/// The directory's process logs by pid, and the other `.log` files in it
+/// (which the import warns of).
+fn process_files(dir: &Path) -> Result<(BTreeMap<u64, PathBuf>, Vec<String>), CauderError> {
     let mut files: BTreeMap<u64, PathBuf> = BTreeMap::new();
+    let mut stray = Vec::new();
     let rd = std::fs::read_dir(dir).map_err(|e| fail(dir, None, e.to_string()))?;
     for entry in rd {
         let entry = entry.map_err(|e| fail(dir, None, e.to_string()))?;
@@ -128,9 +136,11 @@ fn process_files(dir: &Path) -> Result<BTreeMap<u64, PathBuf>, CauderError> {
             .and_then(|n| n.parse::<u64>().ok())
         {
             files.insert(n, entry.path());
+        } else if name.ends_with(".log") && name != "trace_result.log" {
+            stray.push(name);
         }
     }
-    Ok(files)
+    Ok((files, stray))
 }
 
 /// The processes by dense index: (pid, dense index of the parent).
@@ -340,8 +350,16 @@ struct ResultFile {
     exec_us: Option<i128>,
 }
 
+/// A CauDEr log file is text; one from a pipe or device is read up to this.
+const MAX_CAUDER_FILE: u64 = 1 << 30;
+
 fn read_text(path: &Path) -> Result<String, CauderError> {
-    std::fs::read_to_string(path).map_err(|e| fail(path, None, e.to_string()))
+    let bytes = trace_input::read(path, MAX_CAUDER_FILE, "a CauDEr log file")
+        .map_err(|e| fail(path, None, e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        fail(path, None, format!("not UTF-8 text (byte {at})"))
+    })
 }
 
 fn read_result(path: &Path) -> Result<ResultFile, CauderError> {
@@ -423,6 +441,23 @@ fn parse_pid_text(s: &str) -> Option<u64> {
     s.parse().ok()
 }
 
+/// Warns of each spawn of a process that has no log file: its events, if it
+/// had any, are missing from the directory.
+fn warn_unlogged_spawns(procs: &BTreeMap<u64, ProcFile>, warnings: &mut Vec<String>) {
+    for f in procs.values() {
+        for (line, e) in &f.entries {
+            if let Entry::Spawn { pid } = e {
+                if !procs.contains_key(pid) {
+                    warnings.push(format!(
+                        "{}:{line}: spawn of process {pid}, which has no log (trace_{pid}.log)",
+                        f.path.display()
+                    ));
+                }
+            }
+        }
+    }
+}
+
 /// A process file's generation (if it has entries) and its entries with their lines.
 type ProcessEntries = (Option<&'static str>, Vec<(usize, Entry)>);
 
@@ -435,7 +470,9 @@ fn read_process(
 ) -> Result<ProcessEntries, CauderError> {
     let text = read_text(path)?;
     // v2/v3 files are `.`-terminated forms; v1 files have one bare term per line.
-    let forms: Vec<(usize, T)> = match consult(&text) {
+    let consulted = consult(&text);
+    let by_line = consulted.is_err();
+    let forms: Vec<(usize, T)> = match consulted {
         Ok(f) => f
             .into_iter()
             .map(|(at, t)| (line_of(&text, at), t))
@@ -542,6 +579,13 @@ fn read_process(
             }
             _ => return Err(bad()),
         };
+        if by_line && g != "v1" && generation.is_none() {
+            // Read as a v1 line: a form of v2 or v3 that lacks its dot.
+            warnings.push(format!(
+                "{}:{line}: {g} entry without its final '.' (read as a line)",
+                path.display()
+            ));
+        }
         if generation.is_some_and(|x| x != g) {
             warnings.push(format!(
                 "{}:{line}: {g} entry in a {} log",

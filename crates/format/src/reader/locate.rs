@@ -32,11 +32,14 @@ pub(super) fn locate(
             let candidates = scan(data, blocks_start, binding, warnings);
             warnings.insert(
                 0,
-                Warning::general(format!(
-                    "no footer: the log was not finished (the run was killed, or is still \
-                     being written); recovered {} intact blocks by scanning",
-                    candidates.len()
-                )),
+                Warning::cut_short(
+                    None,
+                    format!(
+                        "no footer: the log was not finished (the run was killed, or is still \
+                         being written); recovered {} intact blocks by scanning",
+                        candidates.len()
+                    ),
+                ),
             );
             Located {
                 candidates,
@@ -191,13 +194,17 @@ fn scan(
     let mut damaged_from: Option<usize> = None;
     let end_damage = |from: &mut Option<usize>, to: usize, warnings: &mut Vec<Warning>| {
         if let Some(f) = from.take() {
-            warnings.push(Warning::at(
-                f as u64,
-                format!(
-                    "bytes {f}..{to} are not a readable block; skipped {} bytes",
-                    to - f
-                ),
-            ));
+            let what = format!(
+                "bytes {f}..{to} are not a readable block; skipped {} bytes",
+                to - f
+            );
+            // Fewer bytes than a block header at the very end: the start of
+            // a record the run did not finish writing.
+            warnings.push(if to == data.len() && to - f < BLOCK_HEADER_LEN {
+                Warning::cut_short(Some(f as u64), what)
+            } else {
+                Warning::at(f as u64, what)
+            });
         }
     };
     while pos < data.len() {
@@ -208,8 +215,8 @@ fn scan(
                     let rec_end = pos as u64 + h.record_len();
                     if rec_end > data.len() as u64 {
                         end_damage(&mut damaged_from, pos, warnings);
-                        warnings.push(Warning::at(
-                            pos as u64,
+                        warnings.push(Warning::cut_short(
+                            Some(pos as u64),
                             format!(
                                 "the file ends inside the block of process {} (its events {}..{}): \
                                  {} of its {} bytes are present",
@@ -250,8 +257,8 @@ fn scan(
                 }
                 Err(_) if rest.len() < BLOCK_HEADER_LEN => {
                     end_damage(&mut damaged_from, pos, warnings);
-                    warnings.push(Warning::at(
-                        pos as u64,
+                    warnings.push(Warning::cut_short(
+                        Some(pos as u64),
                         format!(
                             "the file ends inside a block header ({} of {BLOCK_HEADER_LEN} bytes present)",
                             rest.len()

@@ -30,7 +30,6 @@ use crate::error::{FormatError, Warning};
 use crate::event::ProcId;
 use crate::meta::{Header, Outcome};
 use memmap2::Mmap;
-use std::fs::File;
 use std::ops::Deref;
 use std::path::Path;
 use table::BlockRef;
@@ -69,28 +68,26 @@ pub struct LogReader {
 
 impl LogReader {
     /// Maps and opens the log at `path`.
-    /// A directory is refused; a pipe, a device or a file the system cannot
-    /// map (`<(cmd)`, /proc) is read into memory instead.
+    /// A directory is refused. A pipe, a device or a file the system cannot
+    /// map (`<(cmd)`, /proc) is read into memory instead, only when it starts
+    /// as a log does and up to [`MAX_STREAMED_LOG`] bytes; a named pipe that
+    /// nothing writes to is refused rather than waited for.
     pub fn open(path: impl AsRef<Path>) -> Result<LogReader, FormatError> {
-        let mut file = File::open(path)?;
-        let meta = file.metadata()?;
-        if meta.is_dir() {
-            return Err(std::io::Error::new(
+        let input = trace_input::open(path.as_ref()).map_err(|e| match e.kind() {
+            std::io::ErrorKind::IsADirectory => std::io::Error::new(
                 std::io::ErrorKind::IsADirectory,
                 "is a directory, not a trace log",
-            )
-            .into());
-        }
-        if meta.is_file() {
+            ),
+            _ => e,
+        })?;
+        if input.len.is_some() {
             // SAFETY: the map is read-only; like every mmap reader we rely on
             // the file not being truncated underneath us while it is open.
-            if let Ok(map) = unsafe { Mmap::map(&file) } {
+            if let Ok(map) = unsafe { Mmap::map(&input.file) } {
                 return Self::from_source(Source::Map(map));
             }
         }
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut file, &mut bytes)?;
-        Self::from_bytes(bytes)
+        Self::from_bytes(read_streamed(input)?)
     }
 
     /// Opens a log held in memory (tests, fuzzing, logs received over a pipe).
@@ -188,6 +185,26 @@ impl LogReader {
     pub fn file_len(&self) -> u64 {
         self.data.len() as u64
     }
+}
+
+/// The most a log read from a pipe or device may hold: it is kept in
+/// memory, and `/dev/zero` or a runaway writer never ends.
+pub const MAX_STREAMED_LOG: u64 = 1 << 30;
+
+/// Reads a log that cannot be mapped: its first bytes decide whether to go
+/// on (a log has a magic number), then at most [`MAX_STREAMED_LOG`] bytes.
+fn read_streamed(mut input: trace_input::Input) -> Result<Vec<u8>, FormatError> {
+    // Enough to say what a foreign file is (and more than a preamble).
+    let mut head = vec![0u8; 64];
+    let n = input.read_up_to(&mut head)?;
+    head.truncate(n);
+    if n < MAGIC.len() || head[..MAGIC.len()] != MAGIC {
+        return Err(FormatError::Foreign(crate::sniff::describe(&head)));
+    }
+    head.append(&mut input.head);
+    input.head = head;
+    let what = "a log read from a pipe or device (copy it to a file to read a larger one)";
+    Ok(input.read_all(MAX_STREAMED_LOG, what)?)
 }
 
 /// Checks the preamble and reads the header; returns it and where blocks start.

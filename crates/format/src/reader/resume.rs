@@ -65,13 +65,23 @@ impl BlockCursor {
         max: usize,
         mut f: impl FnMut(u64, EventRef<'_>),
     ) -> Result<bool, FormatError> {
+        self.next_timed_events(max, |i, _, e| f(i, e))
+    }
+
+    /// [`next_events`](Self::next_events), with each event's time since the
+    /// run started when the block has timestamps.
+    pub fn next_timed_events(
+        &mut self,
+        max: usize,
+        mut f: impl FnMut(u64, Option<u64>, EventRef<'_>),
+    ) -> Result<bool, FormatError> {
         let Some(st) = self.state.take() else {
             return Ok(false);
         };
         let mut ev = Events::resume(&self.raw, self.info, st, self.seen);
         for _ in 0..max {
             let Some(e) = ev.next() else { break };
-            f(ev.index(), e);
+            f(ev.index(), ev.time(), e);
         }
         if ev.done() {
             return ev.finish().map(|()| false);

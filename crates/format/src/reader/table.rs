@@ -356,11 +356,19 @@ fn served_run(
         }
     }
     if let Some((from, to, dropped)) = gap {
-        warnings.push(Warning::general(format!(
+        let what = format!(
             "process {id} {}: its events {from}..{to} are missing; its log is read up to \
              event {from} and {dropped} later events are left out",
             pid_text(pid)
-        )));
+        );
+        // Without a footer, a later block may have been written before an
+        // earlier one when the run was killed (several compressors); damage
+        // that made a hole has a warning of its own.
+        warnings.push(if recorded.is_none() {
+            Warning::cut_short(None, what)
+        } else {
+            Warning::general(what)
+        });
     }
     if let Some(r) = recorded {
         if r != expected && gap.is_none() {

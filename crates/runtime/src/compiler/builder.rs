@@ -140,11 +140,72 @@ pub struct FnBuilder {
     pub switches: Vec<crate::ir::Switch>,
     /// The number of arguments.
     arity: u16,
+    /// Where the function first needed more than [`MAX_SLOTS`] slots: the
+    /// function is refused by [`FnBuilder::finish`]. (The slots handed out
+    /// after that are placeholders: this code is never run.)
+    overflow: Option<Pos>,
+    /// The position of the construct being compiled.
+    at: Pos,
 }
 
 /// Too many slots in one function.
 #[derive(Debug)]
 pub struct TooManySlots;
+
+/// Slots one function's window holds at most: arguments, variables and
+/// intermediate values together. Slot operands are 16 bits wide to keep
+/// instructions small for the interpreter's loop.
+pub const MAX_SLOTS: usize = u16::MAX as usize;
+
+/// Variables one function may have, leaving room below [`MAX_SLOTS`] for
+/// the intermediate values of its expressions.
+pub const MAX_VARIABLES: usize = 60_000;
+
+/// `n` consecutive temporaries for the parts of one construct (`what`,
+/// at `pos`: a tuple's elements, a call's arguments), or a diagnostic
+/// saying what the limit is. Checked before the parts are compiled, so that
+/// no slot arithmetic on them can overflow.
+pub fn elements(
+    cx: &super::ModuleCtx,
+    b: &mut FnBuilder,
+    n: usize,
+    what: (&str, &str),
+    pos: Pos,
+) -> super::CResult<Slot> {
+    if b.top as usize + n > MAX_SLOTS {
+        let (noun, parts) = what;
+        return Err(cx.diag(
+            trace_syntax::DiagKind::Unsupported,
+            pos,
+            too_many_slots(&format!("where it builds {noun} of {n} {parts}")),
+        ));
+    }
+    Ok(b.temps(n))
+}
+
+/// A tuple or record pattern of `n` elements, or a diagnostic: a tuple's
+/// arity is a 16-bit operand.
+pub fn pattern_arity(cx: &super::ModuleCtx, n: usize, what: &str, pos: Pos) -> super::CResult<u16> {
+    u16::try_from(n).map_err(|_| {
+        cx.diag(
+            trace_syntax::DiagKind::Unsupported,
+            pos,
+            format!(
+                "unsupported: a {what} pattern of {n} elements (trace matches tuples of at most {MAX_SLOTS} elements in patterns)"
+            ),
+        )
+    })
+}
+
+/// The message for a function that needs more than [`MAX_SLOTS`] slots;
+/// `context` says where (or is empty).
+pub fn too_many_slots(context: &str) -> String {
+    format!(
+        "unsupported: this function needs more than {MAX_SLOTS} slots at once (its arguments, \
+         variables and intermediate values) {context}: that is trace's limit; build such terms \
+         in parts (list_to_tuple/1, maps:from_list/1) or split the function"
+    )
+}
 
 impl FnBuilder {
     /// A builder for a function of `arity` arguments whose variables are `names`
@@ -158,7 +219,7 @@ impl FnBuilder {
                 next += 1;
             }
         }
-        if next > 60_000 {
+        if next > MAX_VARIABLES {
             return Err(TooManySlots);
         }
         Ok(FnBuilder {
@@ -175,6 +236,8 @@ impl FnBuilder {
             protected: 0,
             switches: Vec::new(),
             arity: arity as u16,
+            overflow: None,
+            at: Pos::default(),
         })
     }
 
@@ -186,6 +249,7 @@ impl FnBuilder {
     pub fn set_pos(&mut self, pos: Pos) {
         if pos.line != 0 {
             self.line = pos.line;
+            self.at = pos;
         }
     }
 
@@ -210,18 +274,24 @@ impl FnBuilder {
 
     /// Allocates a temporary slot.
     pub fn temp(&mut self) -> Slot {
-        let s = self.top;
-        self.top = self.top.checked_add(1).expect("slot overflow");
-        self.max = self.max.max(self.top);
-        s
+        self.temps(1)
     }
 
-    /// Allocates `n` consecutive temporaries, returns the first.
+    /// Allocates `n` consecutive temporaries, returns the first. Past
+    /// [`MAX_SLOTS`] the function is marked as refused and slot 0 stands in.
     pub fn temps(&mut self, n: usize) -> Slot {
         let s = self.top;
-        self.top = self.top.checked_add(n as u16).expect("slot overflow");
-        self.max = self.max.max(self.top);
-        s
+        match u16::try_from(s as usize + n) {
+            Ok(top) => {
+                self.top = top;
+                self.max = self.max.max(top);
+                s
+            }
+            _ => {
+                self.overflow.get_or_insert(self.at);
+                0
+            }
+        }
     }
 
     /// The current top of the temporary stack (to restore with [`FnBuilder::release`]).
@@ -264,10 +334,16 @@ impl FnBuilder {
         }
     }
 
-    /// Resolves labels and returns `(code, lines, nslots)`.
     /// Resolves labels (in code and jump tables), moves the jump tables to
-    /// `switches` (renumbering `Switch` operands) and returns `(code, lines, nslots)`.
-    pub fn finish(mut self, switches: &mut Vec<crate::ir::Switch>) -> (Vec<Instr>, Vec<u32>, u16) {
+    /// `switches` (renumbering `Switch` operands) and returns `(code, lines, nslots)`;
+    /// or where the function needed more than [`MAX_SLOTS`] slots.
+    pub fn finish(
+        mut self,
+        switches: &mut Vec<crate::ir::Switch>,
+    ) -> Result<(Vec<Instr>, Vec<u32>, u16), Pos> {
+        if let Some(pos) = self.overflow {
+            return Err(pos);
+        }
         let labels = std::mem::take(&mut self.labels);
         let resolve = |l: u32| labels[l as usize].expect("unbound label");
         let base = switches.len() as u32;
@@ -290,7 +366,7 @@ impl FnBuilder {
         }
         let nslots = self.max.max(1);
         super::liveness::rewrite_last_uses(&mut self.code, switches, self.arity, nslots);
-        (self.code, self.lines, nslots)
+        Ok((self.code, self.lines, nslots))
     }
 }
 

@@ -1,7 +1,7 @@
 //! Expressions: each compiles to code that leaves its value in a slot (or,
 //! in tail position, returns it / tail-calls).
 
-use super::builder::FnBuilder;
+use super::builder::{self, FnBuilder};
 use super::{binary, comprehension, constant, control, funs, pattern, records, CResult, ModuleCtx};
 use crate::bif;
 use crate::ir::{ErrKind, Instr, Op1, Op2, Slot, RAISE};
@@ -100,7 +100,7 @@ pub fn expr_dest(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, dest: Dest) ->
         Cons(..) => via_slot(b, dest, |b, t| list(cx, b, e, t)),
         Tuple(es) => via_slot(b, dest, |b, t| {
             let mark = b.mark();
-            let start = b.temps(es.len());
+            let start = builder::elements(cx, b, es.len(), ("a tuple", "elements"), e.pos)?;
             for (i, x) in es.iter().enumerate() {
                 expr_into(cx, b, x, start + i as Slot)?;
             }
@@ -248,7 +248,8 @@ fn map(
     let mark = b.mark();
     match base {
         None => {
-            let start = b.temps(assocs.len() * 2);
+            let start =
+                builder::elements(cx, b, assocs.len() * 2, ("a map", "keys and values"), pos)?;
             for (i, a) in assocs.iter().enumerate() {
                 if a.exact {
                     return cx.err(
@@ -268,7 +269,8 @@ fn map(
         }
         Some(base) => {
             let m = expr_any(cx, b, base)?;
-            let start = b.temps(assocs.len() * 2);
+            let start =
+                builder::elements(cx, b, assocs.len() * 2, ("a map", "keys and values"), pos)?;
             for (i, a) in assocs.iter().enumerate() {
                 expr_into(cx, b, &a.key, start + 2 * i as Slot)?;
                 expr_into(cx, b, &a.value, start + 2 * i as Slot + 1)?;
@@ -342,7 +344,13 @@ fn record(
         }
         None => None,
     };
-    let start = b.temps(n + 1);
+    let start = builder::elements(
+        cx,
+        b,
+        n + 1,
+        (&format!("a record #{name}{{}}"), "elements"),
+        pos,
+    )?;
     b.emit(Instr::Atom {
         dst: start,
         atom: Atom::intern(name),
@@ -520,7 +528,8 @@ fn binop(
 
 /// Evaluates `args` into consecutive fresh temporaries; returns the first.
 pub fn args_into(cx: &mut ModuleCtx, b: &mut FnBuilder, args: &[Expr]) -> CResult<Slot> {
-    let start = b.temps(args.len());
+    let pos = args.first().map_or_else(Pos::default, |a| a.pos);
+    let start = builder::elements(cx, b, args.len(), ("a call", "arguments"), pos)?;
     for (i, a) in args.iter().enumerate() {
         expr_into(cx, b, a, start + i as Slot)?;
     }

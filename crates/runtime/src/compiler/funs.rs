@@ -161,7 +161,7 @@ fn closure(
         kind: ErrKind::FunctionClause,
         val: 0,
     });
-    let code = super::finish_fun(cx, ib, lifted_name, arity as u32, pos);
+    let code = super::finish_fun(cx, ib, lifted_name, arity as u32, pos)?;
     let code_id = cx.add_lifted(code);
     cx.closures.push(ClosureInfo {
         code: code_id,
@@ -175,7 +175,8 @@ fn closure(
     let tmpl = cx.closures.len() as u32 - 1;
 
     let mark = b.mark();
-    let start = b.temps(free.len());
+    let start =
+        super::builder::elements(cx, b, free.len(), ("a closure", "captured variables"), pos)?;
     for (i, (_, s)) in free.iter().enumerate() {
         b.emit(Instr::Move {
             dst: start + i as Slot,

@@ -256,7 +256,7 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
     match &e.kind {
         ExprKind::Var(v) if v != "_" => pattern::var_use(cx, b, v, e.pos),
         ExprKind::Tuple(es) => {
-            let start = b.temps(es.len());
+            let start = super::builder::elements(cx, b, es.len(), ("a tuple", "elements"), e.pos)?;
             for (i, x) in es.iter().enumerate() {
                 let v = guard_value(cx, b, x, fail)?;
                 b.emit(Instr::Move {
@@ -284,7 +284,7 @@ pub fn guard_value(cx: &mut ModuleCtx, b: &mut FnBuilder, e: &Expr, fail: L) -> 
             });
             Ok(t)
         }
-        ExprKind::Map { base, assocs } => guard_map(cx, b, base.as_deref(), assocs, fail),
+        ExprKind::Map { base, assocs } => guard_map(cx, b, base.as_deref(), assocs, e.pos, fail),
         ExprKind::RecordField { expr, name, field } => {
             guard_record_field(cx, b, expr, name, field, e.pos, fail)
         }
@@ -355,13 +355,15 @@ fn guard_map(
     b: &mut FnBuilder,
     base: Option<&Expr>,
     assocs: &[MapAssoc],
+    pos: Pos,
     fail: L,
 ) -> CResult<Slot> {
     let f = b.lab(fail);
     let t = b.temp();
     match base {
         None => {
-            let start = b.temps(assocs.len() * 2);
+            let n = assocs.len() * 2;
+            let start = super::builder::elements(cx, b, n, ("a map", "keys and values"), pos)?;
             for (i, a) in assocs.iter().enumerate() {
                 let k = guard_value(cx, b, &a.key, fail)?;
                 let v = guard_value(cx, b, &a.value, fail)?;

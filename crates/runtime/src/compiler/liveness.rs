@@ -37,6 +37,12 @@ impl Set {
     }
 }
 
+/// Words of slot sets the analysis may hold (two sets per instruction),
+/// 32 MiB each way: it grows with instructions times slots, and a function
+/// built from one huge expression (a tuple of 60,000 variables) would need
+/// gigabytes. Such a function keeps its copies: the rewrite only saves time.
+const MAX_SET_WORDS: usize = 1 << 22;
+
 /// Applies the last-use rewrites to `code` (labels already resolved).
 /// `arity` is the function's (a `function_clause` error reads its arguments).
 pub fn rewrite_last_uses(code: &mut [Instr], switches: &[Switch], arity: u16, nslots: u16) {
@@ -47,6 +53,9 @@ pub fn rewrite_last_uses(code: &mut [Instr], switches: &[Switch], arity: u16, ns
         return;
     }
     let n = nslots as usize;
+    if code.len().saturating_mul(Set::new(n).0.len()) > MAX_SET_WORDS {
+        return;
+    }
     let (live_in, live_out) = analyse(code, switches, arity, n);
     let empty = Set::new(n);
     for (pc, ins) in code.iter_mut().enumerate() {

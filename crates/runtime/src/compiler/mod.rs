@@ -367,19 +367,22 @@ fn compile_function(cx: &mut ModuleCtx, f: &ast::Function) -> CResult<FunCode> {
         kind: crate::ir::ErrKind::FunctionClause,
         val: 0,
     });
-    Ok(finish_fun(
-        cx,
-        b,
-        Atom::intern(&f.name),
-        f.arity as u32,
-        f.pos,
-    ))
+    finish_fun(cx, b, Atom::intern(&f.name), f.arity as u32, f.pos)
 }
 
 /// Turns a finished builder into a [`FunCode`], resolving its switch tables.
-pub fn finish_fun(cx: &mut ModuleCtx, b: FnBuilder, name: Atom, arity: u32, _pos: Pos) -> FunCode {
-    let (code, lines, nslots) = b.finish(&mut cx.switches);
-    FunCode {
+pub fn finish_fun(
+    cx: &mut ModuleCtx,
+    b: FnBuilder,
+    name: Atom,
+    arity: u32,
+    _pos: Pos,
+) -> CResult<FunCode> {
+    let (code, lines, nslots) = b.finish(&mut cx.switches).map_err(|at| {
+        let here = "to compute this expression";
+        cx.diag(DiagKind::Unsupported, at, builder::too_many_slots(here))
+    })?;
+    Ok(FunCode {
         module: cx.name,
         name,
         arity,
@@ -387,13 +390,15 @@ pub fn finish_fun(cx: &mut ModuleCtx, b: FnBuilder, name: Atom, arity: u32, _pos
         code,
         lines,
         file: 0,
-    }
+    })
 }
 
 /// A builder for a new function.
 pub fn new_builder(cx: &ModuleCtx, arity: usize, names: &[String], pos: Pos) -> CResult<FnBuilder> {
-    FnBuilder::new(arity, names)
-        .map_err(|_| cx.diag(DiagKind::Unsupported, pos, "function too large"))
+    FnBuilder::new(arity, names).map_err(|_| {
+        let vars = format!("with more than {} variables", builder::MAX_VARIABLES);
+        cx.diag(DiagKind::Unsupported, pos, builder::too_many_slots(&vars))
+    })
 }
 
 /// Label type re-export for submodules.

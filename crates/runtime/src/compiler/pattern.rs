@@ -73,9 +73,10 @@ fn pat(cx: &mut ModuleCtx, b: &mut FnBuilder, p: &Expr, src: Slot, fail: L) -> C
             pat(cx, b, c, src, fail)
         }
         Tuple(ps) => {
+            let arity = super::builder::pattern_arity(cx, ps.len(), "tuple", p.pos)?;
             b.emit(Instr::TestTuple {
                 a: src,
-                arity: ps.len() as u16,
+                arity,
                 fail: f,
             });
             for (i, sub) in ps.iter().enumerate() {
@@ -149,10 +150,11 @@ fn pat(cx: &mut ModuleCtx, b: &mut FnBuilder, p: &Expr, src: Slot, fail: L) -> C
             let d = records::def(cx, name, p.pos)?;
             let n = d.fields.len();
             let inits = records::field_inits(cx, name, fields, p.pos)?;
+            let arity = super::builder::pattern_arity(cx, n + 1, "record", p.pos)?;
             b.emit(Instr::TestRecord {
                 a: src,
                 tag: trace_term::Atom::intern(name),
-                arity: n as u16 + 1,
+                arity,
                 fail: f,
             });
             for (i, init) in inits.into_iter().enumerate() {

@@ -358,18 +358,45 @@ impl Runtime {
         });
     }
 
-    /// Stops the run because replay diverged.
-    /// Stops the run: process `p` departed from what the Director expected.
-    pub fn diverged_at(&self, p: &crate::process::Process, mut d: Divergence) {
-        let code = &self.program.funs[p.fun as usize];
+    /// Stops the run: process `p` departed from what the Director expected,
+    /// within a call to a built-in (`in_call`) or in a receive. Says where
+    /// it was, and where it last agreed with the log.
+    pub fn diverged_at(&self, p: &crate::process::Process, mut d: Divergence, in_call: bool) {
+        d.location = self
+            .place(p, in_call)
+            .map(|pc| self.line_of(p.fun, pc))
+            .unwrap_or_default();
+        d.agreed = p
+            .agreed_at
+            .map(|(fun, pc)| self.line_of(fun, pc as usize))
+            .unwrap_or_default();
+        self.diverged(d);
+    }
+
+    /// The instruction process `p` is at, when its saved position says it:
+    /// within a call to a built-in (`in_call`) the saved pc is just past the
+    /// call; waiting in a receive, at the receive. The interpreter saves the
+    /// position only at calls out and when a process stops, so a receive
+    /// that found its message at once has an older one: `None`.
+    pub fn place(&self, p: &crate::process::Process, in_call: bool) -> Option<usize> {
+        let code = &self.program.funs.get(p.fun as usize)?.code;
+        let pc = p.pc as usize;
+        if in_call {
+            let after_call = pc > 0 && code.get(pc - 1).is_some_and(is_call);
+            return after_call.then(|| pc - 1);
+        }
+        code.get(pc).is_some_and(is_receive).then_some(pc)
+    }
+
+    fn line_of(&self, fun: crate::code::FunId, pc: usize) -> String {
+        let code = &self.program.funs[fun as usize];
         let file = self
             .program
             .files
             .get(code.file as usize)
             .map(|f| f.display().to_string())
             .unwrap_or_default();
-        d.location = format!("{file}:{}", code.line_at(p.pc as usize));
-        self.diverged(d);
+        format!("{file}:{}", code.line_at(pc))
     }
 
     pub fn diverged(&self, d: Divergence) {
@@ -580,4 +607,34 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         exit::print_blocked(&rt, &outcome);
     }
     outcome
+}
+
+/// An instruction that calls out (a built-in may run, and emit, within it).
+fn is_call(i: &crate::ir::Instr) -> bool {
+    use crate::ir::Instr::*;
+    matches!(
+        i,
+        CallBif { .. }
+            | CallExt { .. }
+            | TailCallExt { .. }
+            | CallFun { .. }
+            | TailCallFun { .. }
+            | CallDyn { .. }
+            | TailCallDyn { .. }
+    )
+}
+
+/// An instruction of a `receive` (where a waiting process is saved).
+fn is_receive(i: &crate::ir::Instr) -> bool {
+    use crate::ir::Instr::*;
+    matches!(
+        i,
+        RecvStart { .. }
+            | RecvRef { .. }
+            | RecvPeek { .. }
+            | RecvNext { .. }
+            | RecvAccept
+            | RecvWait { .. }
+            | RecvWaitTimeout { .. }
+    )
 }

@@ -18,9 +18,25 @@ pub fn emit(p: &mut Process, rt: &Runtime, ev: Event<'_>) {
         o.event(&ev);
     }
     if let Some(d) = p.director.as_mut() {
-        if let Err(div) = d.event(&ev) {
-            rt.diverged_at(p, div);
-            p.kill = Some(Term::atom("trace_replay_diverged"));
+        // Events of a built-in call are made with the call's place saved.
+        let in_call = matches!(
+            ev,
+            Event::Spawn { .. }
+                | Event::Send { .. }
+                | Event::Signal { .. }
+                | Event::Nondet { .. }
+                | Event::Output { .. }
+        );
+        match d.event(&ev) {
+            Ok(()) => {
+                if let Some(pc) = rt.place(p, in_call) {
+                    p.agreed_at = Some((p.fun, pc as u32));
+                }
+            }
+            Err(div) => {
+                rt.diverged_at(p, div, in_call);
+                p.kill = Some(Term::atom("trace_replay_diverged"));
+            }
         }
     }
 }

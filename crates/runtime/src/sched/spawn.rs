@@ -141,7 +141,7 @@ pub fn spawn(
         Some(d) => match d.spawn_pid() {
             Ok(x) => x,
             Err(div) => {
-                rt.diverged_at(p, div);
+                rt.diverged_at(p, div, true);
                 p.kill = Some(Term::atom("trace_replay_diverged"));
                 return Err(Fault::Yield(Term::Atom(atom::UNDEFINED)));
             }

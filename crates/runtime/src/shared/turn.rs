@@ -74,7 +74,7 @@ pub fn report(p: &mut Process, rt: &Runtime, op: &SharedOp<'_>) {
     }
     if let Some(d) = p.director.as_mut() {
         if let Err(div) = d.shared_event(op) {
-            rt.diverged_at(p, div);
+            rt.diverged_at(p, div, true);
             p.kill = Some(Term::atom("trace_replay_diverged"));
         }
     }
@@ -90,7 +90,7 @@ pub fn decide_alive(p: &mut Process, rt: &Runtime, pid: Pid) -> bool {
         Some(d) => match d.nondet(NondetKind::IsProcessAlive, computed) {
             Ok(v) => v,
             Err(div) => {
-                rt.diverged_at(p, div);
+                rt.diverged_at(p, div, true);
                 p.kill = Some(Term::atom("trace_replay_diverged"));
                 return now;
             }

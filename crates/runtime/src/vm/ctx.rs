@@ -41,7 +41,7 @@ impl<'a> Ctx<'a> {
     }
 
     pub(crate) fn diverged(&mut self, d: crate::hooks::Divergence) -> Fault {
-        self.rt.diverged_at(self.proc, d);
+        self.rt.diverged_at(self.proc, d, true);
         self.proc.kill = Some(Term::atom("trace_replay_diverged"));
         Fault::Yield(Term::Atom(atom::UNDEFINED))
     }

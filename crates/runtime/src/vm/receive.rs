@@ -41,7 +41,9 @@ fn diverged(p: &mut Process, rt: &Runtime, expected: String, happened: String) -
             expected,
             happened,
             location: String::new(),
+            agreed: String::new(),
         },
+        false,
     );
     SliceEnd::Exit(ExitInfo::plain(Term::atom("trace_replay_diverged")))
 }
@@ -81,7 +83,7 @@ pub fn start(p: &mut Process, rt: &Runtime, wk: &Worker, after: u32) -> Step {
             Step::Jump(after)
         }
         Some(Err(d)) => {
-            rt.diverged_at(p, d);
+            rt.diverged_at(p, d, false);
             Step::End(SliceEnd::Exit(ExitInfo::plain(Term::atom(
                 "trace_replay_diverged",
             ))))

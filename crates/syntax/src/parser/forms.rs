@@ -5,7 +5,8 @@
 //! skipped to their dot; other attributes must hold expressions (terms).
 
 use super::{clauses, expr, PResult, Parser};
-use crate::ast::{Attribute, Form, Function, Pos, RecordDef, RecordFieldDef};
+use crate::ast::{Attribute, Expr, Form, Function, Pos, RecordDef, RecordFieldDef};
+use crate::diag::DiagKind;
 use crate::token::{Punct, TokenKind};
 
 /// Attributes whose argument is type syntax, which we do not model.
@@ -90,11 +91,21 @@ fn attribute(p: &mut Parser<'_>) -> PResult<Attribute> {
             Attribute::Other { pos, name }
         }
         _ => {
-            if p.eat_punct(Punct::LParen).is_some() {
-                expr::exprs(p)?;
+            let values = if p.eat_punct(Punct::LParen).is_some() {
+                let values = expr::exprs(p)?;
                 p.expect_punct(Punct::RParen, "',' or ')'")?;
+                values
             } else {
-                expr::exprs(p)?;
+                expr::exprs(p)?
+            };
+            // As erl_parse: one value, and a term (not an expression).
+            let bad = match values.as_slice() {
+                [v] => (!is_term(v)).then(|| start(v)),
+                [_, second, ..] => Some(second.pos),
+                [] => None,
+            };
+            if let Some(at) = bad {
+                return Err(p.error_at(DiagKind::Syntax, at, "bad attribute"));
             }
             Attribute::Other { pos, name }
         }
@@ -188,5 +199,45 @@ fn skip_type(p: &mut Parser<'_>) -> PResult<()> {
             open.push(closer);
         }
         p.i += 1;
+    }
+}
+
+/// Whether `e` is a term as an attribute's value must be (erl_parse's
+/// `normalise`): a literal, a list, tuple, map or binary of terms, a signed
+/// number, `Name/Arity`, or `fun M:F/A` with literal parts.
+fn is_term(e: &Expr) -> bool {
+    use crate::ast::{BinOp, ExprKind::*, FunExpr, UnOp};
+    match &e.kind {
+        Atom(_) | Integer(_) | Float(_) | String(_) | Nil => true,
+        Cons(h, t) => is_term(h) && is_term(t),
+        Tuple(es) => es.iter().all(is_term),
+        Map { base: None, assocs } => assocs
+            .iter()
+            .all(|a| !a.exact && is_term(&a.key) && is_term(&a.value)),
+        Binary(segs) => segs
+            .iter()
+            .all(|s| is_term(&s.value) && s.size.as_ref().is_none_or(is_term)),
+        UnOp(UnOp::Neg | UnOp::Plus, x) => matches!(x.kind, Integer(_) | Float(_)),
+        // `Name/Arity`, read as `{Name, Arity}` (`-on_load(init/0)`).
+        BinOp(BinOp::FDiv, f, a) => matches!((&f.kind, &a.kind), (Atom(_), Integer(_))),
+        Fun(FunExpr::Remote {
+            module,
+            function,
+            arity,
+        }) => {
+            matches!(module.kind, Atom(_))
+                && matches!(function.kind, Atom(_))
+                && matches!(arity.kind, Integer(_))
+        }
+        _ => false,
+    }
+}
+
+/// Where `e` begins: an operator's position is its own, erlc points at its
+/// left operand.
+fn start(e: &Expr) -> Pos {
+    match &e.kind {
+        crate::ast::ExprKind::BinOp(_, l, _) | crate::ast::ExprKind::Match(l, _) => start(l),
+        _ => e.pos,
     }
 }

@@ -18,14 +18,88 @@ pub(super) enum IncludeKind {
     Lib,
 }
 
-/// Reads a source file: UTF-8, or Latin-1 when it is not valid UTF-8 (as epp
-/// falls back).
+/// The largest source file read (a device or pipe is cut there): a module
+/// that size already takes gigabytes to compile.
+pub const MAX_SOURCE_BYTES: u64 = 64 << 20;
+
+/// Reads a source file as epp does: Latin-1 when a comment in its first two
+/// lines says `coding: latin-1`, else UTF-8, and a file that is not valid
+/// UTF-8 is an error ([`NotUtf8`], at the first bad byte).
 pub fn read_source(path: &Path) -> io::Result<String> {
-    let bytes = std::fs::read(path)?;
-    Ok(match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => e.into_bytes().into_iter().map(char::from).collect(),
+    let bytes = trace_input::read(path, MAX_SOURCE_BYTES, "a source file")?;
+    decode(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// A source that is neither valid UTF-8 nor declared Latin-1: where its
+/// first bad byte is (1-based).
+#[derive(Debug)]
+pub struct NotUtf8 {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl std::fmt::Display for NotUtf8 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("cannot translate from UTF-8")
+    }
+}
+
+impl std::error::Error for NotUtf8 {}
+
+fn decode(bytes: Vec<u8>) -> Result<String, NotUtf8> {
+    if declares_latin1(&bytes) {
+        return Ok(bytes.into_iter().map(char::from).collect());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let good = &e.as_bytes()[..at];
+        let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let col = std::str::from_utf8(&good[line_start..]).map_or(0, |l| l.chars().count());
+        let line = good.iter().filter(|&&b| b == b'\n').count();
+        NotUtf8 {
+            line: u32::try_from(line + 1).unwrap_or(u32::MAX),
+            col: u32::try_from(col + 1).unwrap_or(u32::MAX),
+        }
     })
+}
+
+/// Whether a comment in the first two lines says `coding: latin-1` (or
+/// `coding=latin-1`, any case), as epp reads an encoding.
+fn declares_latin1(bytes: &[u8]) -> bool {
+    bytes.split(|&b| b == b'\n').take(2).any(|line| {
+        let Some(pct) = line.iter().position(|&b| b == b'%') else {
+            return false;
+        };
+        let comment = String::from_utf8_lossy(&line[pct..]);
+        comment.match_indices("coding").any(|(i, w)| {
+            let rest = comment[i + w.len()..].trim_start();
+            let Some(rest) = rest.strip_prefix([':', '=']) else {
+                return false;
+            };
+            let name: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            name.eq_ignore_ascii_case("latin-1")
+        })
+    })
+}
+
+/// The diagnostic for a source that could not be read: at the first bad
+/// byte for one that is not UTF-8 (as erlc), else without a position.
+pub fn read_error(path: &Path, e: &io::Error) -> crate::diag::Diagnostic {
+    let at = e.get_ref().and_then(|i| i.downcast_ref::<NotUtf8>());
+    crate::diag::Diagnostic {
+        kind: match at {
+            Some(_) => DiagKind::Syntax,
+            None => DiagKind::Io,
+        },
+        path: path.to_path_buf(),
+        line: at.map_or(0, |a| a.line),
+        col: at.map_or(0, |a| a.col),
+        message: io_message(e),
+    }
 }
 
 /// An I/O error in erlc's words.
@@ -34,6 +108,7 @@ pub fn io_message(e: &io::Error) -> String {
         io::ErrorKind::NotFound => "no such file or directory".into(),
         io::ErrorKind::PermissionDenied => "permission denied".into(),
         io::ErrorKind::IsADirectory => "illegal operation on a directory".into(),
+        _ if e.get_ref().is_some_and(|i| i.is::<NotUtf8>()) => e.to_string(),
         _ => e.to_string().to_lowercase(),
     }
 }

@@ -89,6 +89,8 @@ pub(crate) struct Expander<'a> {
     /// Name and arity of the function the form defines, for `?FUNCTION_NAME`.
     pub function: Option<(String, usize)>,
     produced: usize,
+    /// Whether the form used a macro (to say what made it too large).
+    used_macro: bool,
     /// Current nesting of expansions (bodies and arguments).
     depth: usize,
 }
@@ -102,6 +104,7 @@ impl<'a> Expander<'a> {
             sources,
             function: None,
             produced: 0,
+            used_macro: false,
             depth: 0,
         }
     }
@@ -120,11 +123,17 @@ impl<'a> Expander<'a> {
     fn emit(&mut self, out: &mut Vec<Token>, token: Token) -> Result<(), Diagnostic> {
         self.produced += 1;
         if self.produced > MAX_EXPANDED_TOKENS {
+            // The bound is on the form, whatever made it long: say so when
+            // no macro did.
+            let what = match self.used_macro {
+                true => "macro expansion too large",
+                false => "form too large",
+            };
             return Err(self.error(
                 DiagKind::Unsupported,
                 token.pos,
                 format!(
-                    "macro expansion too large (over {MAX_EXPANDED_TOKENS} tokens in one form)"
+                    "{what} (over {MAX_EXPANDED_TOKENS} tokens in one form, the front end's limit on one function or attribute)"
                 ),
             ));
         }
@@ -174,6 +183,7 @@ impl<'a> Expander<'a> {
         active: &mut Active,
         out: &mut Vec<Token>,
     ) -> Result<usize, Diagnostic> {
+        self.used_macro = true;
         let question = &tokens[q];
         let Some(name_token) = tokens.get(q + 1) else {
             return Err(self.error(DiagKind::Syntax, question.pos, "illegal macro call '?'"));

@@ -25,7 +25,7 @@ use crate::token::{Punct, Token, TokenKind};
 use crate::ParseOptions;
 use macros::{Expander, Macros};
 
-pub use include::{io_message, read_source};
+pub use include::{io_message, read_error, read_source, NotUtf8, MAX_SOURCE_BYTES};
 
 /// Includes may nest this deep (a file including itself stops here).
 pub const MAX_INCLUDE_DEPTH: usize = 40;

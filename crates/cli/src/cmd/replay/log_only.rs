@@ -20,9 +20,7 @@ pub fn run(args: &Args, log: &Path) -> u8 {
         }
     };
     let model = Model::build(&reader);
-    for w in model.warnings() {
-        eprintln!("trace replay: {}: warning: {w}", log.display());
-    }
+    crate::report::print_warnings("replay", log, model.warnings());
     let past = match &args.until {
         None => None,
         Some(spec) => match trace_causal::resolve(&model, spec) {
@@ -44,11 +42,12 @@ pub fn run(args: &Args, log: &Path) -> u8 {
             return exit::TROUBLE;
         }
     }
-    if report.is_consistent() {
+    let status = if report.is_consistent() {
         exit::OK
     } else {
         exit::DIFFERENT
-    }
+    };
+    crate::report::unless_damaged("replay", log, model.warnings(), status)
 }
 
 fn print(

@@ -56,8 +56,9 @@ Examples:
 Exit status, with the program: the replayed run's own (0 ok, 1 the entry crashed,
 5 deadlock), 0 for a replay stopped by --until, 6 the run departed from the log or
 could not follow it to its end. From the log alone: 0 the log is consistent; 1 it
-is inconsistent. Always 2 for trouble (unreadable log, bad arguments, an EVENT that
-names nothing), 3/4 for a program that does not compile or is not supported.")]
+is inconsistent. Always 2 for trouble (an unreadable or damaged log, bad arguments,
+an EVENT that names nothing), 3/4 for a program that does not compile or is not
+supported.")]
 pub struct Args {
     /// The log; program source files before it select replay with the program
     #[arg(required = true, value_name = "[FILE.erl ...] LOG")]

@@ -20,9 +20,7 @@ pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
             return exit::TROUBLE;
         }
     };
-    for w in reader.warnings() {
-        eprintln!("trace replay: {}: warning: {w}", log.display());
-    }
+    crate::report::print_warnings("replay", log, reader.warnings());
     let entry = reader.header().entry.clone();
     let loaded = match crate::cmd::run::load_program(sources, &args.include, Some(&entry)) {
         Ok(l) => l,
@@ -58,7 +56,8 @@ pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
         }
     };
     report(&reader, &result);
-    exit::of_verdict(result.verdict())
+    let status = exit::of_verdict(result.verdict());
+    crate::report::unless_damaged("replay", log, reader.warnings(), status)
 }
 
 /// `P.2 <0.83.0>` for the process that had raw pid `pid` in the log.
@@ -73,14 +72,33 @@ fn report(reader: &LogReader, o: &Outcome) {
     let r = &o.replay;
     let names = Names::of_table(reader.processes());
     if let Some(d) = &r.outcome.divergence {
+        let at = match d.location.as_str() {
+            "" => String::new(),
+            l => format!(" ({l})"),
+        };
         eprintln!(
-            "trace replay: the run departed from the log at {}, event #{} ({}):",
+            "trace replay: the run departed from the log at {}, event #{}{at}:",
             label(&names, d.pid.number()),
             d.event_index,
-            d.location
         );
         eprintln!("  the log has: {}", d.expected);
-        eprintln!("  the run did: {}", d.happened);
+        match d.location.as_str() {
+            "" => eprintln!(
+                "  the run did: {} (in a receive that did not wait: the engine cannot say which)",
+                d.happened
+            ),
+            l => eprintln!("  the run did: {} at {l}", d.happened),
+        }
+        // Where the log's event was due: after the last one the run agreed
+        // with (the edit that made them part lies between there and here).
+        match (d.event_index, d.agreed.as_str()) {
+            (0, _) => eprintln!("  the log expected it as the process's first event"),
+            (n, "") => eprintln!("  the log expected it after event #{}", n - 1),
+            (n, l) => eprintln!(
+                "  the log expected it after event #{}; the run last agreed with the log at {l}",
+                n - 1
+            ),
+        }
         return;
     }
     if !r.stuck.is_empty() {
