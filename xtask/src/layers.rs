@@ -21,8 +21,9 @@ const LAYERS: &[&[&str]] = &[
     &["trace-causal"],
     // Analyses over the causal model.
     &["trace-diff", "trace-check"],
-    // Drivers: searching for failing runs, causal-consistent replay.
-    &["trace-search", "trace-causal-replay"],
+    // Drivers: searching for failing runs, causal-consistent replay,
+    // reversible debugging.
+    &["trace-search", "trace-causal-replay", "trace-debug"],
     // The command line.
     &["trace-cli"],
 ];
