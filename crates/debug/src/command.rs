@@ -19,8 +19,12 @@ pub enum Command {
     RollbackVar(ProcRef, String),
     /// Do an event and everything it depends on.
     Forward(EventSpec),
-    /// Forwards to the end, or to an event.
+    /// Forwards to the end (stopping before breakpoints), or to an event.
     Run(Option<EventSpec>),
+    /// Stop `run` before an event (without one: list the breakpoints).
+    Break(Option<EventSpec>),
+    /// Remove a breakpoint (without one: all of them).
+    Delete(Option<EventSpec>),
     /// One process in full: bindings, place, mailbox, history, links.
     Show(ProcRef),
     /// The events done so far, in an order that respects happened-before.
@@ -45,7 +49,11 @@ send(P.1:3), receive(P.1:3), spawn(P.2), exit(P.2), ... as in docs/events.md):
   rollback EVENT         undo EVENT and everything that causally depends on it
   rollback var P NAME    go back to just before P bound variable NAME
   forward EVENT          do EVENT and everything it causally depends on
-  run [EVENT]            forwards to the end of the run (or as forward EVENT)
+  run [EVENT]            forwards to the end of the run, stopping before any
+                         breakpoint not yet reached (or as forward EVENT)
+  break [EVENT]          run stops before EVENT: all that does not depend on it
+                         is done (without EVENT: list the breakpoints)
+  delete [EVENT]         remove a breakpoint (without EVENT: all of them)
   show P                 P's bindings, place and source line, mailbox,
                          history, links and monitors
   log                    the events done so far, causes before effects
@@ -72,6 +80,10 @@ impl std::str::FromStr for Command {
             "forward" | "fw" => event(rest).map(Command::Forward),
             "run" | "r" if rest.is_empty() => Ok(Command::Run(None)),
             "run" | "r" => event(rest).map(|e| Command::Run(Some(e))),
+            "break" | "bp" if rest.is_empty() => Ok(Command::Break(None)),
+            "break" | "bp" => event(rest).map(|e| Command::Break(Some(e))),
+            "delete" | "d" if rest.is_empty() => Ok(Command::Delete(None)),
+            "delete" | "d" => event(rest).map(|e| Command::Delete(Some(e))),
             "show" => process(rest).map(Command::Show),
             "log" => none(rest, Command::Log),
             "trace" => message(rest).map(Command::Trace),
@@ -174,6 +186,11 @@ mod tests {
             Ok(Command::Run(Some(_)))
         ));
         assert!(matches!(parse("trace P.1:3"), Ok(Command::Trace(_))));
+        assert!(matches!(
+            parse("break send(P.1:0)"),
+            Ok(Command::Break(Some(_)))
+        ));
+        assert_eq!(parse("delete"), Ok(Command::Delete(None)));
         assert_eq!(
             parse("save out.trace"),
             Ok(Command::Save("out.trace".into()))

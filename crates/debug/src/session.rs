@@ -33,6 +33,8 @@ pub struct Session {
     writes: Vec<(u64, usize, u64)>,
     cut: Cut,
     snap: Snapshot,
+    /// Breakpoints, in the order set: as the user wrote them, resolved.
+    breaks: Vec<(EventSpec, EventId)>,
 }
 
 impl Session {
@@ -63,6 +65,7 @@ impl Session {
                 output: Vec::new(),
                 failure: None,
             },
+            breaks: Vec::new(),
         };
         s.snap = s.bring_to_life(&cut);
         if let Some(f) = s.snap.failure.take() {
@@ -163,6 +166,9 @@ impl Session {
                 let n = crate::save::save(&self.log, &self.model, &self.stops, &self.cut, &path)?;
                 format!("saved {n} events to {path}\n")
             }
+            Command::Break(None) => self.list_breaks(),
+            Command::Break(Some(e)) => self.add_break(e)?,
+            Command::Delete(e) => self.delete_break(e)?,
             Command::Quit => String::new(),
             moving => return self.travel(moving, out),
         };
@@ -177,13 +183,7 @@ impl Session {
             Command::Back(p, n) => (self.steps_back(&p, n)?, None),
             Command::Rollback(e) => (self.rollback(&e)?, None),
             Command::Forward(e) => (self.forward(&e)?, None),
-            Command::Run(None) => {
-                let end = self.stops.end();
-                let all: Vec<u64> = (0..end.0.len())
-                    .map(|s| end.get(s).max(self.cut.get(s)))
-                    .collect();
-                (Cut(all), None)
-            }
+            Command::Run(None) => self.run_to_break(),
             Command::Run(Some(e)) => (self.forward(&e)?, None),
             Command::RollbackVar(p, name) => {
                 return crate::var::rollback_var(self, &p, &name, out);
@@ -308,6 +308,94 @@ impl Session {
             c = next;
         }
         Ok((c, None))
+    }
+
+    /// The end of the run, less the breakpoints ahead and what depends on
+    /// them; a breakpoint the session stands at (its event is next and its
+    /// causes are done) is passed, as a debugger's `continue` does.
+    fn run_to_break(&self) -> (Cut, Option<String>) {
+        let ahead: Vec<&(EventSpec, EventId)> = self
+            .breaks
+            .iter()
+            .filter(|(_, e)| !self.at_break(*e))
+            .collect();
+        let end = self.stops.end();
+        let mut target = end.clone();
+        let ids: Vec<EventId> = ahead.iter().map(|(_, e)| *e).collect();
+        if !ids.is_empty() {
+            target = cut::rollback(&self.model, &self.stops, &end, &ids);
+        }
+        // What is done stays done (a rollback is its own command).
+        let target = Cut((0..target.0.len())
+            .map(|s| target.get(s).max(self.cut.get(s)))
+            .collect());
+        let hit: Vec<String> = ahead
+            .iter()
+            .filter(|(_, e)| self.slot_holds(&target, *e) == Some(false))
+            .map(|(spec, _)| spec.to_string())
+            .collect();
+        let note = (!hit.is_empty()).then(|| format!("stopped before {}\n", hit.join(", ")));
+        (target, note)
+    }
+
+    /// Whether the session stands just before `e`: its causes done, it not.
+    fn at_break(&self, e: EventId) -> bool {
+        let Some(slot) = cut::slot_of(&self.model, e.proc) else {
+            return false;
+        };
+        if self.cut.get(slot) != e.index {
+            return false;
+        }
+        let with = cut::forward(&self.model, &self.stops, &self.cut, &[e]);
+        (0..with.0.len()).all(|s| s == slot || with.get(s) == self.cut.get(s))
+    }
+
+    fn slot_holds(&self, c: &Cut, e: EventId) -> Option<bool> {
+        cut::slot_of(&self.model, e.proc).map(|s| c.holds(s, e))
+    }
+
+    fn add_break(&mut self, spec: EventSpec) -> Result<String, String> {
+        let (_, e) = self.event(&spec)?;
+        if self.breaks.iter().any(|(_, b)| *b == e) {
+            return Ok(format!("{spec} is a breakpoint already\n"));
+        }
+        let name = self.model.names().short(e.proc);
+        self.breaks.push((spec.clone(), e));
+        Ok(format!("breakpoint before {spec} ({name}#{})\n", e.index))
+    }
+
+    fn delete_break(&mut self, spec: Option<EventSpec>) -> Result<String, String> {
+        let Some(spec) = spec else {
+            let n = self.breaks.len() as u64;
+            self.breaks.clear();
+            return Ok(format!(
+                "deleted {n} breakpoint{}\n",
+                crate::render::plural(n)
+            ));
+        };
+        let (_, e) = self.event(&spec)?;
+        let before = self.breaks.len();
+        self.breaks.retain(|(_, b)| *b != e);
+        if self.breaks.len() == before {
+            return Err(format!("{spec} is not a breakpoint"));
+        }
+        Ok(format!("deleted the breakpoint before {spec}\n"))
+    }
+
+    fn list_breaks(&self) -> String {
+        if self.breaks.is_empty() {
+            return "no breakpoints\n".into();
+        }
+        let mut out = String::new();
+        for (spec, e) in &self.breaks {
+            let state = match self.slot_holds(&self.cut, *e) {
+                Some(true) => "passed",
+                _ if self.at_break(*e) => "here",
+                _ => "ahead",
+            };
+            out.push_str(&format!("{spec}  {state}\n"));
+        }
+        out
     }
 
     /// How a process's run ends, for a note.

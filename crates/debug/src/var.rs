@@ -1,7 +1,10 @@
 //! `rollback var P NAME` (CauDEr's "roll variable"): back to just before
 //! process P bound variable NAME. Steps of P are undone one at a time
 //! (each with what depends on it) until NAME is no longer bound where P
-//! stands; that state is the one just before the step that bound it.
+//! stands; that state is the one just before the step that bound it. Where
+//! P does not have NAME now (it has exited), the walk first goes back to
+//! where it has it. Each state tried is a replay, so this costs one replay
+//! per step walked back.
 
 use crate::cut::{self, Cut};
 use crate::engine::Snapshot;
@@ -17,13 +20,16 @@ pub fn rollback_var(
 ) -> Result<(), String> {
     let slot = s.slot(p)?;
     let pid = s.model().processes()[slot].pid;
-    if !bound(s.snapshot(), pid, name) {
-        return Err(format!("{name} is not bound where {p} stands now"));
-    }
     let id = s.id(slot);
+    // Where P no longer has NAME (it has exited, or left the function),
+    // first walk back to where it has it.
+    let mut seen = bound(s.snapshot(), pid, name);
     let mut k = s.cut().get(slot);
     let target: Cut = loop {
         if k == 0 {
+            if !seen {
+                return Err(format!("{p} has not bound {name} in the run so far"));
+            }
             out.extend_from_slice(
                 format!("{name} is bound before {p}'s first event: {p} goes back to its start\n")
                     .as_bytes(),
@@ -36,14 +42,15 @@ pub fn rollback_var(
         if let Some(f) = snap.failure {
             return Err(format!("could not bring the run to that state: {f}"));
         }
-        if !bound(&snap, pid, name) {
+        let has = bound(&snap, pid, name);
+        if seen && !has {
             break candidate;
         }
+        seen |= has;
         k = start;
     };
     s.go_to(target, out)
 }
-
 /// Whether `name` is bound in the innermost user frame of process `pid`.
 fn bound(snap: &Snapshot, pid: u64, name: &str) -> bool {
     snap.processes
