@@ -30,9 +30,9 @@ pub struct StopPoints {
 impl StopPoints {
     /// Reads every process log once.
     pub fn of_log(model: &Model, log: &LogReader) -> StopPoints {
-        let exit_fn =
-            trace_capture::mapping::SharedFunctions::of_names(&log.header().shared_functions)
-                .index("exit");
+        let functions =
+            trace_capture::mapping::SharedFunctions::of_names(&log.header().shared_functions);
+        let (exit_fn, give_fn) = (functions.index("exit"), functions.index("give_away"));
         let mut len = Vec::with_capacity(model.processes().len());
         let mut glued = Vec::with_capacity(model.processes().len());
         for p in model.processes() {
@@ -41,7 +41,7 @@ impl StopPoints {
             let mut n = 0;
             let mut tail_blocked = false;
             let _ = log.for_each_event_of(p.id, |i, _, e| {
-                let k = Kind::of(&e, p.id, exit_fn);
+                let k = Kind::of(&e, p.id, exit_fn, give_fn);
                 if glued_to(prev, k) {
                     g.push(i);
                 }
@@ -105,6 +105,9 @@ enum Kind {
     TakenOwn,
     Alive,
     Shared,
+    /// `ets:give_away`, which sends the new owner its message at once.
+    GiveAway,
+    Send,
     ExitShared,
     Exit,
     Deliver,
@@ -113,7 +116,7 @@ enum Kind {
 }
 
 impl Kind {
-    fn of(e: &EventRef<'_>, me: ProcId, exit_fn: u16) -> Kind {
+    fn of(e: &EventRef<'_>, me: ProcId, exit_fn: u16, give_fn: u16) -> Kind {
         use trace_format::{Dest, NondetKind};
         match *e {
             EventRef::Signal { to, .. } => Kind::Signal {
@@ -125,6 +128,8 @@ impl Kind {
                 ..
             } => Kind::Alive,
             EventRef::Shared { function, .. } if function == exit_fn => Kind::ExitShared,
+            EventRef::Shared { function, .. } if function == give_fn => Kind::GiveAway,
+            EventRef::Send { .. } => Kind::Send,
             EventRef::Shared { .. } => Kind::Shared,
             EventRef::Exit { .. } => Kind::Exit,
             EventRef::Deliver { .. } => Kind::Deliver,
@@ -140,13 +145,15 @@ impl Kind {
 /// link or monitor was alive comes with its signal (and an operation on a
 /// table that asked whether its heir lives, with that answer); a signal a
 /// process sends itself is taken at once; an arrival is no step; the
-/// tables a process's end releases go with the end. (The signals a death
+/// tables a process's end releases go with the end; a table given away
+/// sends its message with the gift. (The signals a death
 /// sends are marked by [`mark_exit_groups`].)
 fn glued_to(prev: Option<Kind>, k: Kind) -> bool {
     match (prev, k) {
         (_, Kind::Deliver | Kind::Blocked) => true,
         (Some(Kind::Signal { .. }), Kind::Alive) => true,
-        (Some(Kind::Alive), Kind::Shared) => true,
+        (Some(Kind::Alive), Kind::Shared | Kind::GiveAway) => true,
+        (Some(Kind::GiveAway), Kind::Send) => true,
         (Some(Kind::Signal { to_self: true }), Kind::TakenOwn) => true,
         (Some(Kind::ExitShared), Kind::ExitShared | Kind::Exit) => true,
         _ => false,

@@ -11,10 +11,16 @@ use trace_format::{LogReader, WriterOptions};
 use trace_recorder::{RecordConfig, RecordFlags};
 use trace_runtime::{Chaos, LoadOptions, RunOptions, Verdict};
 
+/// A fixture: `purchase` (of fixtures/papers) or `conc/ets_owner`.
 fn program(name: &str) -> PathBuf {
+    let rel = if name.contains('/') {
+        format!("{name}.erl")
+    } else {
+        format!("papers/{name}.erl")
+    };
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/papers")
-        .join(format!("{name}.erl"))
+        .join("../../fixtures")
+        .join(rel)
 }
 
 /// The footer's exit status, as `trace record` writes it.
@@ -32,7 +38,7 @@ fn status(v: Verdict) -> i32 {
 fn record(name: &str, seed: Option<u64>, dir: &Path) -> (Arc<LogReader>, Vec<u8>) {
     let loaded = trace_runtime::load(&[program(name)], &LoadOptions::default()).unwrap();
     let (entry, call) = trace_runtime::entry(&loaded, None).unwrap();
-    let out = dir.join(format!("{name}-{seed:?}.trace"));
+    let out = dir.join(format!("{}-{seed:?}.trace", name.replace('/', "-")));
     let cfg = RecordConfig {
         out: out.clone(),
         flags: RecordFlags {
@@ -258,6 +264,30 @@ fn run_stops_before_a_breakpoint_and_passes_it_the_next_time() {
     assert_eq!(exec(&mut s, "break"), "receive(P.1:0)  passed\n");
     exec(&mut s, "delete");
     assert_eq!(exec(&mut s, "break"), "no breakpoints\n");
+}
+
+#[test]
+fn a_table_given_away_is_undone_with_its_message() {
+    let dir = tempdir("give_away");
+    let (log, _) = record("conc/ets_owner", None, &dir);
+    let mut s = open("conc/ets_owner", &log);
+    exec(&mut s, "run");
+    // ets:give_away sends 'ETS-TRANSFER' as it gives: undoing the message
+    // undoes the gift (and the check that the new owner lives) with it.
+    for m in ["P:1", "P:2"] {
+        exec(&mut s, &format!("rollback send({m})"));
+        let p = s.model().processes()[0].id;
+        let mut next = String::new();
+        log.for_each_event_of(p, |i, _, e| {
+            if i == s.cut().get(0) {
+                next = format!("{:?}", e.to_owned());
+            }
+        })
+        .unwrap();
+        assert!(next.starts_with("Nondet"), "P stopped before {next}");
+        assert_is_a_replay("conc/ets_owner", &log, &s);
+        exec(&mut s, "run");
+    }
 }
 
 #[test]
