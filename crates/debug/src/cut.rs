@@ -146,18 +146,18 @@ impl Kind {
 /// table that asked whether its heir lives, with that answer); a signal a
 /// process sends itself is taken at once; an arrival is no step; the
 /// tables a process's end releases go with the end; a table given away
-/// sends its message with the gift. (The signals a death
-/// sends are marked by [`mark_exit_groups`].)
+/// sends its message with the gift. (The signals a death sends are marked
+/// by [`mark_exit_groups`].)
 fn glued_to(prev: Option<Kind>, k: Kind) -> bool {
-    match (prev, k) {
-        (_, Kind::Deliver | Kind::Blocked) => true,
-        (Some(Kind::Signal { .. }), Kind::Alive) => true,
-        (Some(Kind::Alive), Kind::Shared | Kind::GiveAway) => true,
-        (Some(Kind::GiveAway), Kind::Send) => true,
-        (Some(Kind::Signal { to_self: true }), Kind::TakenOwn) => true,
-        (Some(Kind::ExitShared), Kind::ExitShared | Kind::Exit) => true,
-        _ => false,
-    }
+    matches!(
+        (prev, k),
+        (_, Kind::Deliver | Kind::Blocked)
+            | (Some(Kind::Signal { .. }), Kind::Alive)
+            | (Some(Kind::Alive), Kind::Shared | Kind::GiveAway)
+            | (Some(Kind::GiveAway), Kind::Send)
+            | (Some(Kind::Signal { to_self: true }), Kind::TakenOwn)
+            | (Some(Kind::ExitShared), Kind::ExitShared | Kind::Exit)
+    )
 }
 
 /// Marks as glued every signal of the run that follows an `exit` (the
