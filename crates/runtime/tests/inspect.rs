@@ -73,7 +73,7 @@ fn settled_states(debug: bool) -> Vec<ProcessState> {
     states
 }
 
-fn binding<'a>(p: &'a ProcessState, name: &str) -> Option<String> {
+fn binding(p: &ProcessState, name: &str) -> Option<String> {
     let f = p.user_frame()?;
     f.bindings
         .iter()

@@ -24,7 +24,8 @@ forward replay to the same cut gives.
 
 With a log, the session walks that run. Without one, the program is first run
 once (on one scheduler thread) and recorded, and the session walks that run;
-`save FILE` keeps it.
+`save FILE` keeps it. A run that would go on for ever is cut at --time-limit
+or --max-events.
 
 At a terminal, commands are read with line editing and history; otherwise from
 --commands FILE or standard input, one per line, each echoed after the prompt
@@ -36,6 +37,7 @@ Examples:
   trace debug prog.erl run.trace --commands session.txt
   printf 'run\\nrollback spawn(P.2)\\nprocs\\n' | trace debug prog.erl run.trace
   trace debug prog.erl --entry 'prog:start(3)'
+  trace debug server.erl --max-events 100000
 
 Exit status: 0 when every command succeeded (or at a terminal), 1 when a
 scripted command failed (it says why and the script goes on), 2 trouble (a bad
@@ -57,6 +59,9 @@ pub struct Args {
     /// Debug even if the sources are not the ones the log was recorded from
     #[arg(long)]
     pub force: bool,
+    /// Without a log: limits on the run recorded for the session
+    #[command(flatten)]
+    pub limits: super::limits::Limits,
     /// Each command's answer as one JSON object per line:
     /// {"command": ..., "ok": ..., "output": ...}
     #[arg(long)]
@@ -165,9 +170,13 @@ fn record_fresh(sources: &[PathBuf], args: &Args) -> Result<PathBuf, u8> {
             output: true,
         },
         writer: WriterOptions::default(),
-        run: RunOptions {
-            schedulers: 1,
-            ..RunOptions::default()
+        run: {
+            let mut run = RunOptions {
+                schedulers: 1,
+                ..RunOptions::default()
+            };
+            args.limits.apply(&mut run);
+            run
         },
         entry_text: call,
         footer_status: exit::footer_status,
