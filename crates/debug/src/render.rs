@@ -120,6 +120,9 @@ impl<'a> Render<'a> {
                 _ => "exited".into(),
             };
         }
+        if k >= self.stops.len(slot) && self.cut_short() {
+            return "its log ends here (the recording was cut short)".into();
+        }
         if k >= self.stops.len(slot) {
             let stuck = if p.blocked == Some(true) {
                 " (stuck)"
@@ -133,6 +136,13 @@ impl<'a> Render<'a> {
             Some(m) => format!("waits for {}, next: {next}", self.printer().msg(m)),
             None => format!("runnable, next: {next}"),
         }
+    }
+
+    /// Whether the run was cut at a limit (its processes' logs just stop).
+    fn cut_short(&self) -> bool {
+        self.log
+            .outcome()
+            .is_none_or(|(o, _)| o.end == trace_format::RunEnd::Limited)
     }
 
     /// The process's next event, as the printer writes it.
