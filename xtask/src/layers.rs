@@ -24,8 +24,13 @@ const LAYERS: &[&[&str]] = &[
     // Analyses over the causal model.
     &["trace-diff", "trace-check"],
     // Drivers: searching for failing runs, causal-consistent replay,
-    // pictures of a run.
-    &["trace-search", "trace-causal-replay", "trace-view"],
+    // pictures of a run, reversible debugging.
+    &[
+        "trace-search",
+        "trace-causal-replay",
+        "trace-view",
+        "trace-debug",
+    ],
     // The command line.
     &["trace-cli"],
 ];

@@ -47,6 +47,8 @@ enum Command {
     Diff(cmd::diff::Args),
     /// Check a run against runtime-verification properties
     Check(cmd::check::Args),
+    /// Walk a run forwards and backwards: step, roll back, look at processes
+    Debug(cmd::debug::Args),
     /// Print a log's events, one per line
     Dump(cmd::dump::Args),
     /// Print figures about a log
@@ -89,6 +91,7 @@ fn run(command: Command) -> u8 {
         Command::Replay(a) => cmd::replay::run(a),
         Command::Diff(a) => cmd::diff::run(a),
         Command::Check(a) => cmd::check::run(a),
+        Command::Debug(a) => cmd::debug::run(a),
         Command::Dump(a) => cmd::dump::run(a),
         Command::Stats(a) => cmd::stats::run(a),
         Command::Import(a) => cmd::import::run(a),

@@ -27,6 +27,38 @@ pub struct FunCode {
     pub lines: Vec<u32>,
     /// Index into [`Program::files`] of the source file.
     pub file: u32,
+    /// Variable names, kept when the program is loaded for a debugger
+    /// ([`crate::LoadOptions::debug`]); `None` otherwise.
+    pub debug: Option<Box<DebugInfo>>,
+}
+
+/// A function's variables by source name, for a debugger: at each
+/// instruction where a process can stop (a call, a built-in, a receive),
+/// the names bound there and the slot each lives in. The compiler knows
+/// which names are bound where; the engine does not need it to run, so it
+/// is kept only on request.
+#[derive(Debug, Default)]
+pub struct DebugInfo {
+    /// Every variable name of the function.
+    pub names: Vec<Box<str>>,
+    /// Distinct environments: `(name index, slot)` of the bound variables.
+    pub envs: Vec<Vec<(u32, u16)>>,
+    /// `(pc, environment index)`, sorted by pc.
+    pub points: Vec<(u32, u32)>,
+}
+
+impl DebugInfo {
+    /// The variables bound at `pc` (the nearest recorded point at or
+    /// before it), as `(name, slot)`.
+    pub fn bound_at(&self, pc: u32) -> impl Iterator<Item = (&str, u16)> + '_ {
+        let k = self.points.partition_point(|(p, _)| *p <= pc);
+        let env = k
+            .checked_sub(1)
+            .and_then(|i| self.envs.get(self.points[i].1 as usize));
+        env.into_iter()
+            .flatten()
+            .filter_map(|(n, s)| Some((&**self.names.get(*n as usize)?, *s)))
+    }
 }
 
 impl FunCode {

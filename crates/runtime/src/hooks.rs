@@ -17,6 +17,11 @@
 //! Director may make an operation wait for a position
 //! ([`ProcessDirector::shared_turn`]).
 //!
+//! A Director may also take control of the run when it settles (nothing
+//! can move): [`Director::settled`] sees every process through
+//! [`crate::inspect::View`] and may resume chosen processes. A debugger
+//! steps processes so, one event at a time; a run without one ends there.
+//!
 //! Both work per process: when a process starts, each hook may return a
 //! per-process object that receives that process's events (on whichever
 //! scheduler thread runs it) with no locking. `trace run` uses the native
@@ -205,6 +210,18 @@ pub enum TimerTarget {
     Later,
 }
 
+/// What a run does once it has settled: no process can move (each has
+/// ended, waits in `receive`, or is held by its Director) and no timer is
+/// pending.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Settle {
+    /// End the run (what a run without a debugger always does).
+    End,
+    /// Go on: these processes are woken (their Director now lets them
+    /// move) and the run continues until it settles again.
+    Resume(Vec<Pid>),
+}
+
 /// Decides choices.
 pub trait Director: Send + Sync {
     /// A process starts; return a director for its choices, or `None` (native).
@@ -223,6 +240,14 @@ pub trait Director: Send + Sync {
     /// as far as the sender's log goes, when the timer was set): who gets it.
     fn timer_target(&self, _id: MsgId) -> TimerTarget {
         TimerTarget::Native
+    }
+
+    /// The run has settled. A controlling Director (a debugger stepping
+    /// processes one event at a time) looks at the processes through
+    /// `view` (which reads them only while nothing runs) and says whether
+    /// to go on. Asked on one scheduler thread at a time; the others wait.
+    fn settled(&self, _view: &crate::inspect::View<'_>) -> Settle {
+        Settle::End
     }
 }
 

@@ -10,7 +10,8 @@
 //! [`ets`] (tables) and [`shared`] (arrays, `persistent_term`, and the
 //! protocol every operation on shared state follows). Every event goes to
 //! an [`hooks::Observer`] and every choice to a [`hooks::Director`]; `trace
-//! run` uses the native hooks.
+//! run` uses the native hooks. A Director may take over a run once it has
+//! settled and read its processes through [`inspect`] (a debugger).
 
 pub mod bif;
 pub mod code;
@@ -19,6 +20,7 @@ pub mod compiler;
 pub mod ets;
 pub mod exception;
 pub mod hooks;
+pub mod inspect;
 pub mod ir;
 pub mod link;
 pub mod load;

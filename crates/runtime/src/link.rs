@@ -72,6 +72,7 @@ pub fn link(mods: Vec<ModuleCode>) -> Result<Program, Vec<Diagnostic>> {
                 nslots,
                 mut code,
                 lines,
+                debug,
                 ..
             } = f;
             for ins in &mut code {
@@ -85,6 +86,7 @@ pub fn link(mods: Vec<ModuleCode>) -> Result<Program, Vec<Diagnostic>> {
                 code,
                 lines,
                 file,
+                debug,
             });
         }
     }

@@ -39,6 +39,9 @@ pub struct LoadOptions {
     pub entry: Option<String>,
     /// Compile every prelude module, reachable or not.
     pub whole_prelude: bool,
+    /// Keep the user's variables by name for a debugger (see
+    /// [`crate::compiler::CompileOptions::debug`]): `trace debug` loads so.
+    pub debug: bool,
 }
 
 /// Parses, compiles and links a program plus the prelude modules it can
@@ -58,7 +61,7 @@ pub fn load(paths: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, Vec<Diagnos
             .collect();
         (sources, project::specs_beside(paths)?, None)
     };
-    let (mods, identities) = compile_sources(&sources)?;
+    let (mods, identities) = compile_sources(&sources, opts.debug)?;
     let roots = match &opts.entry {
         Some(text) => parse_entry(text)
             .map(|(m, f, args)| entry_atoms(m, f, &args))
@@ -83,6 +86,7 @@ pub fn load(paths: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, Vec<Diagnos
 /// Parses and compiles the user's source files.
 fn compile_sources(
     sources: &[project::Source],
+    debug: bool,
 ) -> Result<(Vec<ModuleCode>, Vec<ModuleIdentity>), Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let mut mods: Vec<ModuleCode> = Vec::new();
@@ -122,7 +126,10 @@ fn compile_sources(
             &parsed.module,
             &parsed.sources,
             &source,
-            &CompileOptions::default(),
+            &CompileOptions {
+                prelude: false,
+                debug,
+            },
         ) {
             Ok(m) => {
                 identities.push(ModuleIdentity {

@@ -127,7 +127,10 @@ fn compile(name: &'static str) -> ModuleCode {
         &parsed.module,
         &parsed.sources,
         src,
-        &CompileOptions { prelude: true },
+        &CompileOptions {
+            prelude: true,
+            debug: false,
+        },
     )
     .unwrap_or_else(|d| panic!("prelude {name} does not compile: {}", d[0]))
 }

@@ -27,11 +27,11 @@ use trace_format::{LogReader, WriterOptions};
 const LIMIT: Duration = Duration::from_secs(900);
 
 /// One `trace diff` run: wall time, peak anonymous memory, exit status, stdout.
-struct Measured {
-    secs: f64,
-    anon: u64,
-    status: Option<i32>,
-    stdout: String,
+pub(super) struct Measured {
+    pub(super) secs: f64,
+    pub(super) anon: u64,
+    pub(super) status: Option<i32>,
+    pub(super) stdout: String,
 }
 
 /// The anonymous resident set of process `pid`, in bytes.
@@ -42,7 +42,7 @@ fn rss_anon(pid: u32) -> Option<u64> {
     Some(kb * 1024)
 }
 
-fn run_once(trace: &Path, args: &[&str], threads: usize) -> Result<Measured, String> {
+pub(super) fn run_once(trace: &Path, args: &[&str], threads: usize) -> Result<Measured, String> {
     let start = Instant::now();
     let mut child = Command::new(trace)
         .args(args)

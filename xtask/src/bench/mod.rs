@@ -8,6 +8,7 @@
 mod causal;
 mod check;
 mod conc;
+mod debug;
 mod diff;
 mod heap;
 mod log;
@@ -26,7 +27,7 @@ use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
 pub const GROUPS: &[&str] = &[
-    "seq", "conc", "otp", "record", "log", "causal", "diff", "check", "scaling",
+    "seq", "conc", "otp", "record", "log", "causal", "diff", "check", "scaling", "debug",
 ];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
@@ -48,6 +49,7 @@ fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
         "diff" => diff::run(ctx),
         "check" => check::run(ctx),
         "scaling" => scaling::run(ctx),
+        "debug" => debug::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod check;
+pub mod debug;
 pub mod diff;
 pub mod dump;
 pub mod export;

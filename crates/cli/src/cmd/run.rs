@@ -63,6 +63,16 @@ pub fn load_program(
     include: &[PathBuf],
     entry: Option<&str>,
 ) -> Result<trace_runtime::Loaded, u8> {
+    load_program_for(files, include, entry, false)
+}
+
+/// [`load_program`], keeping variable names for a debugger when `debug`.
+pub fn load_program_for(
+    files: &[PathBuf],
+    include: &[PathBuf],
+    entry: Option<&str>,
+    debug: bool,
+) -> Result<trace_runtime::Loaded, u8> {
     // A log among the sources (its place swapped with a program's, or given
     // twice) would otherwise be read as Erlang text and fail in the lexer.
     if let Some(log) = files.iter().find(|f| trace_format::is_trace_log(f)) {
@@ -76,6 +86,7 @@ pub fn load_program(
     let opts = LoadOptions {
         include_paths: include.to_vec(),
         entry: entry.map(str::to_string),
+        debug,
         ..LoadOptions::default()
     };
     trace_runtime::load(files, &opts).map_err(|diags| {

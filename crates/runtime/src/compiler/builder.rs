@@ -146,7 +146,47 @@ pub struct FnBuilder {
     overflow: Option<Pos>,
     /// The position of the construct being compiled.
     at: Pos,
+    /// With debug information: the bound variables at each stopping point.
+    debug: Option<DebugBuild>,
 }
+
+/// Debug information being gathered (see [`crate::code::DebugInfo`]).
+#[derive(Default)]
+struct DebugBuild {
+    info: crate::code::DebugInfo,
+    name_index: HashMap<String, u32>,
+    env_index: HashMap<Vec<(u32, u16)>, u32>,
+}
+
+/// Whether a process can stop at `ins`: a call (a built-in may wait for its
+/// turn, a callee's frame returns here) or a receive.
+fn stops_at(ins: &Instr) -> bool {
+    use Instr::*;
+    matches!(
+        ins,
+        Call { .. }
+            | TailCall { .. }
+            | CallExt { .. }
+            | TailCallExt { .. }
+            | CallBif { .. }
+            | CallFun { .. }
+            | TailCallFun { .. }
+            | CallDyn { .. }
+            | TailCallDyn { .. }
+            | RecvStart { .. }
+            | RecvPeek { .. }
+            | RecvWait { .. }
+            | RecvWaitTimeout { .. }
+    )
+}
+
+/// A finished function: code, lines, slots, debug information.
+pub type Finished = (
+    Vec<Instr>,
+    Vec<u32>,
+    u16,
+    Option<Box<crate::code::DebugInfo>>,
+);
 
 /// Too many slots in one function.
 #[derive(Debug)]
@@ -238,12 +278,53 @@ impl FnBuilder {
             arity: arity as u16,
             overflow: None,
             at: Pos::default(),
+            debug: None,
         })
     }
 
+    /// Keeps the bound variables of every stopping point, for a debugger.
+    pub fn keep_debug_info(&mut self) {
+        self.debug = Some(DebugBuild::default());
+    }
+
     pub fn emit(&mut self, i: Instr) {
+        if self.debug.is_some() && stops_at(&i) {
+            self.note_environment();
+        }
         self.code.push(i);
         self.lines.push(self.line);
+    }
+
+    /// Records which names are bound at the next instruction, and where.
+    fn note_environment(&mut self) {
+        let mut env: Vec<(&str, Slot)> = self
+            .vars
+            .keys()
+            .chain(self.shadows.keys())
+            .filter_map(|n| Some((n.as_str(), self.var_slot(n)?)))
+            .filter(|(_, s)| self.state.is_bound(*s))
+            .collect();
+        env.sort_unstable();
+        env.dedup();
+        let pc = self.code.len() as u32;
+        let Some(d) = self.debug.as_mut() else { return };
+        let mut ids = Vec::with_capacity(env.len());
+        for (n, s) in env {
+            let next = d.info.names.len() as u32;
+            let i = *d.name_index.entry(n.to_string()).or_insert(next);
+            if i == next {
+                d.info.names.push(n.into());
+            }
+            ids.push((i, s));
+        }
+        let next = d.info.envs.len() as u32;
+        let e = *d.env_index.entry(ids.clone()).or_insert(next);
+        if e == next {
+            d.info.envs.push(ids);
+        }
+        if d.info.points.last().map(|p| p.1) != Some(e) {
+            d.info.points.push((pc, e));
+        }
     }
 
     pub fn set_pos(&mut self, pos: Pos) {
@@ -335,12 +416,10 @@ impl FnBuilder {
     }
 
     /// Resolves labels (in code and jump tables), moves the jump tables to
-    /// `switches` (renumbering `Switch` operands) and returns `(code, lines, nslots)`;
-    /// or where the function needed more than [`MAX_SLOTS`] slots.
-    pub fn finish(
-        mut self,
-        switches: &mut Vec<crate::ir::Switch>,
-    ) -> Result<(Vec<Instr>, Vec<u32>, u16), Pos> {
+    /// `switches` (renumbering `Switch` operands) and returns `(code,
+    /// lines, nslots, debug information)`; or where the function needed
+    /// more than [`MAX_SLOTS`] slots.
+    pub fn finish(mut self, switches: &mut Vec<crate::ir::Switch>) -> Result<Finished, Pos> {
         if let Some(pos) = self.overflow {
             return Err(pos);
         }
@@ -365,8 +444,12 @@ impl FnBuilder {
             switches.push(s);
         }
         let nslots = self.max.max(1);
-        super::liveness::rewrite_last_uses(&mut self.code, switches, self.arity, nslots);
-        Ok((self.code, self.lines, nslots))
+        // A debugger shows every variable's value: none is moved out.
+        if self.debug.is_none() {
+            super::liveness::rewrite_last_uses(&mut self.code, switches, self.arity, nslots);
+        }
+        let debug = self.debug.map(|d| Box::new(d.info));
+        Ok((self.code, self.lines, nslots, debug))
     }
 }
 

@@ -87,6 +87,8 @@ pub struct ModuleCtx<'a> {
     /// The function being compiled (for `?FUNCTION_NAME`-style names of lifted funs).
     pub current: (String, usize),
     pub uniq: u32,
+    /// See [`CompileOptions::debug`].
+    pub debug: bool,
 }
 
 impl<'a> ModuleCtx<'a> {
@@ -140,6 +142,10 @@ impl<'a> ModuleCtx<'a> {
 pub struct CompileOptions {
     /// True for the engine's own library modules.
     pub prelude: bool,
+    /// Keep variable names and values for a debugger: every value stays in
+    /// its variable's slot (no last-use moves) and each function gets its
+    /// [`crate::code::DebugInfo`].
+    pub debug: bool,
 }
 
 /// Compiles one parsed module.
@@ -167,6 +173,7 @@ pub fn compile_module(
         fun_counter: 0,
         current: (String::new(), 0),
         uniq: (crate::code::fnv1a64(source_text.as_bytes()) & 0x7ff_ffff) as u32,
+        debug: opts.debug,
     };
 
     // Attributes first: records, exports and imports are visible everywhere.
@@ -341,6 +348,7 @@ fn placeholder(cx: &ModuleCtx, f: &ast::Function) -> FunCode {
         code: vec![],
         lines: vec![],
         file: 0,
+        debug: None,
     }
 }
 
@@ -378,7 +386,7 @@ pub fn finish_fun(
     arity: u32,
     _pos: Pos,
 ) -> CResult<FunCode> {
-    let (code, lines, nslots) = b.finish(&mut cx.switches).map_err(|at| {
+    let (code, lines, nslots, debug) = b.finish(&mut cx.switches).map_err(|at| {
         let here = "to compute this expression";
         cx.diag(DiagKind::Unsupported, at, builder::too_many_slots(here))
     })?;
@@ -390,15 +398,20 @@ pub fn finish_fun(
         code,
         lines,
         file: 0,
+        debug,
     })
 }
 
 /// A builder for a new function.
 pub fn new_builder(cx: &ModuleCtx, arity: usize, names: &[String], pos: Pos) -> CResult<FnBuilder> {
-    FnBuilder::new(arity, names).map_err(|_| {
+    let mut b = FnBuilder::new(arity, names).map_err(|_| {
         let vars = format!("with more than {} variables", builder::MAX_VARIABLES);
         cx.diag(DiagKind::Unsupported, pos, builder::too_many_slots(&vars))
-    })
+    })?;
+    if cx.debug {
+        b.keep_debug_info();
+    }
+    Ok(b)
 }
 
 /// Label type re-export for submodules.

@@ -261,6 +261,9 @@ pub struct Runtime {
     /// A signal to a pid no process has had yet waits for that process
     /// (replay: see `table`); otherwise it is dropped.
     pub awaits_unborn: bool,
+    /// Held by the scheduler thread asking the Director what to do once
+    /// the run has settled ([`crate::hooks::Director::settled`]).
+    settling: Mutex<()>,
 }
 
 impl Runtime {
@@ -303,6 +306,7 @@ impl Runtime {
             entry_pid: Pid(FIRST_PID),
             stderr: Mutex::new(()),
             awaits_unborn,
+            settling: Mutex::new(()),
         }
     }
 

@@ -3,6 +3,8 @@
 //! slice, and files it back as runnable, waiting or exited.
 
 use super::{exit, signals, Runtime};
+use crate::hooks::Settle;
+use crate::process::Signal;
 use crate::process::{run_state, ProcShared};
 use crate::vm::{interp, SliceEnd};
 use crossbeam_deque::{Steal, Stealer};
@@ -111,9 +113,16 @@ pub fn run(rt: &Runtime, w: Worker) {
             None => {
                 rt.check_time();
                 if rt.active.load(Ordering::SeqCst) == 0 && rt.timers.pending() == 0 {
-                    rt.stop.store(true, Ordering::Release);
-                    rt.notify_all();
-                    return;
+                    match settle(rt) {
+                        Some(true) => continue,
+                        Some(false) => {
+                            rt.stop.store(true, Ordering::Release);
+                            rt.notify_all();
+                            return;
+                        }
+                        // Another thread is asking the Director.
+                        None => {}
+                    }
                 }
                 let g = rt.sleep.0.lock().unwrap_or_else(|e| e.into_inner());
                 rt.sleepers.fetch_add(1, Ordering::AcqRel);
@@ -124,6 +133,26 @@ pub fn run(rt: &Runtime, w: Worker) {
                     .unwrap_or_else(|e| e.into_inner());
                 rt.sleepers.fetch_sub(1, Ordering::AcqRel);
             }
+        }
+    }
+}
+
+/// The run has settled: asks the Director whether to go on, and wakes the
+/// processes it names. `Some(true)`: go on; `Some(false)`: end the run;
+/// `None`: another scheduler thread is asking.
+fn settle(rt: &Runtime) -> Option<bool> {
+    let _only_one = rt.settling.try_lock().ok()?;
+    // Settled still, now that no other thread can be settling.
+    if rt.active.load(Ordering::SeqCst) != 0 || rt.timers.pending() != 0 || rt.stopping() {
+        return Some(!rt.stopping());
+    }
+    match rt.director.settled(&crate::inspect::View::new(rt)) {
+        Settle::End => Some(false),
+        Settle::Resume(pids) => {
+            for pid in pids {
+                signals::deliver(rt, None, pid, Signal::Wake);
+            }
+            Some(true)
         }
     }
 }

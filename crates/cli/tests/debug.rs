@@ -1,0 +1,140 @@
+//! `trace debug` run as a user runs it: a recorded run walked with a
+//! command file, with piped standard input, as JSON, and without a log;
+//! `save` writes a log that `trace replay` replays.
+
+mod common;
+
+use common::{s, text, trace, trace_cmd, Scratch};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+fn fixture(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/papers")
+        .join(rel)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn record(dir: &Scratch, program: &str) -> PathBuf {
+    let log = dir.path("run.trace");
+    let o = trace(&["record", program, "-o", s(&log), "-q", "--schedulers", "1"]);
+    assert!(log.exists(), "record failed: {}", text(&o.stderr));
+    log
+}
+
+/// `trace debug ARGS` with `input` on standard input.
+fn debug(args: &[&str], input: &str) -> (i32, String, String) {
+    let mut child = trace_cmd()
+        .arg("debug")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    (o.status.code().unwrap(), text(&o.stdout), text(&o.stderr))
+}
+
+#[test]
+fn a_command_file_walks_the_run_forwards_and_back() {
+    let dir = Scratch::new("debug-file");
+    let prog = fixture("proxy_server.erl");
+    let log = record(&dir, &prog);
+    let script = dir.path("session.txt");
+    std::fs::write(
+        &script,
+        "# the proxy server\nrun\nrollback send(P:1)\nprocs\nshow P.1\nrun\nquit\nprocs\n",
+    )
+    .unwrap();
+    let (code, out, err) = debug(&[&prog, s(&log), "--commands", s(&script)], "");
+    assert_eq!(code, 0, "{out}{err}");
+    // Each command echoed after the prompt, as at a terminal.
+    assert!(out.contains("(debug) rollback send(P:1)\nundid "), "{out}");
+    // Undoing the client's message to the server undid its receipt.
+    let undone = out.split("(debug) procs").next().unwrap();
+    assert!(undone.contains("receive P:1"), "{out}");
+    assert!(out.contains("waiting in receive"), "{out}");
+    // quit ends the script: the last procs is not run.
+    assert_eq!(out.matches("(debug) procs").count(), 1, "{out}");
+}
+
+#[test]
+fn piped_commands_answer_as_a_file_does_and_a_mistake_sets_the_status() {
+    let dir = Scratch::new("debug-pipe");
+    let prog = fixture("purchase.erl");
+    let log = record(&dir, &prog);
+    let (code, out, _) = debug(&[&prog, s(&log)], "step P 2\nprocs\nstep Q\nlog\n");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("P <0.80.0> #1 spawn P.2 <0.82.0>"), "{out}");
+    assert!(out.contains("error: 'Q'"), "{out}");
+    // The session went on after the mistake.
+    assert!(
+        out.contains("(debug) log\nP <0.80.0> #0 spawn P.1"),
+        "{out}"
+    );
+}
+
+#[test]
+fn json_gives_one_object_per_command() {
+    let dir = Scratch::new("debug-json");
+    let prog = fixture("purchase.erl");
+    let log = record(&dir, &prog);
+    let (code, out, _) = debug(&[&prog, s(&log), "--json"], "run\nrollback nonsense\n");
+    assert_eq!(code, 1, "{out}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["command"], "run");
+    assert_eq!(lines[0]["ok"], true);
+    assert!(lines[0]["output"]
+        .as_str()
+        .unwrap()
+        .contains("purchase approved"));
+    assert_eq!(lines[1]["ok"], false);
+}
+
+#[test]
+fn without_a_log_a_run_is_recorded_and_a_saved_prefix_replays() {
+    let dir = Scratch::new("debug-nolog");
+    let prog = fixture("client_server.erl");
+    let saved = dir.path("prefix.trace");
+    let (code, out, err) = debug(
+        &[&prog],
+        &format!("forward receive(P.1:0)\nsave {}\n", s(&saved)),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("saved "), "{out}");
+    let o = trace(&["replay", &prog, s(&saved)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // A log of the whole run replays to the same output as the run.
+    let whole = dir.path("whole.trace");
+    let (code, out, _) = debug(&[&prog], &format!("run\nsave {}\n", s(&whole)));
+    assert_eq!(code, 0, "{out}");
+    let o = trace(&["replay", &prog, s(&whole)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("c1 got ack"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+#[test]
+fn a_log_of_another_program_is_refused() {
+    let dir = Scratch::new("debug-other");
+    let log = record(&dir, &fixture("purchase.erl"));
+    let (code, _, err) = debug(&[&fixture("proxy_server.erl"), s(&log)], "procs\n");
+    assert_eq!(code, 2);
+    assert!(err.contains("not the program"), "{err}");
+}
