@@ -5,6 +5,7 @@
 //! is blocked forever: no process is runnable or running and no timer is
 //! pending. Processes still blocked then are reported (a deadlock).
 
+pub mod controlled;
 pub mod exit;
 pub mod output;
 pub mod signals;
@@ -72,6 +73,9 @@ pub struct RunOptions {
 pub enum Limit {
     Time,
     Events,
+    /// The Director of a controlled run ended it ([`Director::pick`]
+    /// answered `None`), or one step computed without end.
+    Steps,
 }
 
 impl Default for RunOptions {
@@ -254,6 +258,8 @@ pub struct Runtime {
     /// A signal to a pid no process has had yet waits for that process
     /// (replay: see `table`); otherwise it is dropped.
     pub awaits_unborn: bool,
+    /// The Director schedules the run one step at a time ([`controlled`]).
+    pub controlled: bool,
 }
 
 impl Runtime {
@@ -266,6 +272,7 @@ impl Runtime {
     ) -> Runtime {
         let interrupt = opts.interrupt.clone().unwrap_or_default();
         let awaits_unborn = director.forces_pids();
+        let controlled = director.controls_scheduling();
         Runtime {
             program,
             table: table::ProcTable::default(),
@@ -296,6 +303,7 @@ impl Runtime {
             entry_pid: Pid(FIRST_PID),
             stderr: Mutex::new(()),
             awaits_unborn,
+            controlled,
         }
     }
 
@@ -430,6 +438,18 @@ impl Runtime {
         }
     }
 
+    /// Takes a process put in the global queue (by a timer, or when the
+    /// run started), if any.
+    pub(crate) fn pop_injected(&self) -> Option<Arc<crate::process::ProcShared>> {
+        loop {
+            match self.injector.steal() {
+                crossbeam_deque::Steal::Success(p) => return Some(p),
+                crossbeam_deque::Steal::Empty => return None,
+                crossbeam_deque::Steal::Retry => {}
+            }
+        }
+    }
+
     /// Makes a waiting process runnable (a signal arrived for it).
     pub fn wake(&self, wk: Option<&Worker>, p: &Arc<crate::process::ProcShared>) {
         // SeqCst: the owner stores WAITING and then looks for arrivals; the
@@ -478,6 +498,9 @@ const SMALL_STACK: usize = 8 << 20;
 
 /// Runs a program from `entry` to the end and reports what happened.
 pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
+    if rt.controlled {
+        return controlled::run(rt, entry);
+    }
     let mut rt = rt;
     let n = rt.opts.schedulers.clamp(1, MAX_SCHEDULERS);
     let workers: Vec<Worker> = (0..n)
@@ -529,7 +552,12 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         }
         rt.timers.shutdown();
     });
+    conclude(&rt, entry_pid)
+}
 
+/// What a run that has stopped amounts to: its outcome, with the processes
+/// left blocked (reported on stderr, as the options say).
+fn conclude(rt: &Runtime, entry_pid: Pid) -> RunOutcome {
     rt.output.flush();
     let interrupted = rt.interrupt.load(Ordering::Relaxed);
     let mut fin = std::mem::take(&mut *rt.finish.lock().unwrap_or_else(|e| e.into_inner()));
@@ -538,7 +566,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         || fin.unsupported.is_some()
         || fin.limit.is_some();
     let blocked = if !failed && !interrupted {
-        exit::blocked_report(&rt)
+        exit::blocked_report(rt)
     } else {
         Vec::new()
     };
@@ -563,7 +591,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         limit: fin.limit,
     };
     if rt.opts.reports && rt.opts.report_blocked {
-        exit::print_blocked(&rt, &outcome);
+        exit::print_blocked(rt, &outcome);
     }
     outcome
 }
