@@ -269,7 +269,12 @@ pub fn wait(p: &mut Process, rt: &Runtime, wk: &Worker, ms: Option<u64>) -> Step
     };
     if rt.controlled {
         // Virtual time: the timeout may fire whenever the process is
-        // picked with no matching message.
+        // picked with no matching message. Messages that came while it
+        // was poised here (taken in at the slice's start) are scanned
+        // first.
+        if p.cursor < p.mailbox.len() {
+            return Step::Continue;
+        }
         if !p.gate.pass() {
             return Step::Pause;
         }
