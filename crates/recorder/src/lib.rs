@@ -17,5 +17,5 @@ pub mod observer;
 pub mod session;
 
 pub use observer::Recorder;
-pub use session::{record, Captured, Progress, RecordConfig, Recording};
+pub use session::{record, record_directed, Captured, Progress, RecordConfig, Recording};
 pub use trace_capture::RecordFlags;

@@ -94,13 +94,26 @@ pub fn record(
     stdout: Box<dyn Write + Send>,
     progress: Option<&(dyn Fn(Progress) + Sync)>,
 ) -> io::Result<Recording> {
+    record_directed(loaded, entry, cfg, stdout, progress, Arc::new(Native))
+}
+
+/// [`record`] with the run's choices made by `director` (`trace explore`
+/// records the interleaving it found by forcing its schedule).
+pub fn record_directed(
+    loaded: &Loaded,
+    entry: Entry,
+    cfg: &RecordConfig,
+    stdout: Box<dyn Write + Send>,
+    progress: Option<&(dyn Fn(Progress) + Sync)>,
+    director: Arc<dyn trace_runtime::Director>,
+) -> io::Result<Recording> {
     let writer = LogWriter::create(&cfg.out, header(loaded, cfg), cfg.writer.clone())?;
     let recorder = Arc::new(Recorder::new(writer.clone(), cfg.flags));
     let rt = Runtime::new(
         loaded.program.clone(),
         cfg.run.clone(),
         recorder.clone(),
-        Arc::new(Native),
+        director,
         stdout,
     );
     let start = Instant::now();
