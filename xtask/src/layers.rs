@@ -23,6 +23,8 @@ const LAYERS: &[&[&str]] = &[
     &["trace-diff", "trace-check"],
     // Drivers: searching for failing runs, causal-consistent replay.
     &["trace-search", "trace-causal-replay"],
+    // Systematic exploration, over the search's idea of a failure.
+    &["trace-explore"],
     // The command line.
     &["trace-cli"],
 ];
