@@ -22,6 +22,9 @@ pub struct Config {
     pub max_steps: usize,
     /// Set from outside (Ctrl-C) to stop.
     pub interrupt: Arc<AtomicBool>,
+    /// With `--check`: how to record each interleaving, whose log the
+    /// properties are checked on (the log is overwritten each time).
+    pub check_record: Option<RecordConfig>,
 }
 
 impl Default for Config {
@@ -32,6 +35,7 @@ impl Default for Config {
             time_limit: None,
             max_steps: 100_000,
             interrupt: Arc::default(),
+            check_record: None,
         }
     }
 }
@@ -155,7 +159,7 @@ pub fn explore(
     entry: &Entry,
     cfg: &Config,
     progress: Option<&dyn Fn(&Progress)>,
-) -> Summary {
+) -> std::io::Result<Summary> {
     let start = Instant::now();
     let hooks = Hooks::default();
     let output_matters = cfg.expectations.stdout.is_some() || cfg.expectations.check.is_some();
@@ -198,7 +202,11 @@ pub fn explore(
             s.cut += 1;
         } else {
             s.interleavings += 1;
-            if let Some(f) = classify(&outcome, &stdout, &cfg.expectations) {
+            let failure = match classify(&outcome, &stdout, &cfg.expectations) {
+                Some(f) => Some(f),
+                None => checked(loaded, entry, cfg, &tree)?,
+            };
+            if let Some(f) = failure {
                 s.failing += 1;
                 file_failure(&mut s, f, &tree);
             }
@@ -214,7 +222,23 @@ pub fn explore(
     }
     s.races = tree.races;
     s.elapsed = start.elapsed();
-    s
+    Ok(s)
+}
+
+/// With `--check`: the current run of `tree`, recorded, against the
+/// properties.
+fn checked(
+    loaded: &Loaded,
+    entry: &Entry,
+    cfg: &Config,
+    tree: &Tree,
+) -> std::io::Result<Option<Failure>> {
+    let Some(rc) = &cfg.check_record else {
+        return Ok(None);
+    };
+    let schedule: Vec<Actor> = tree.steps().map(|st| st.actor).collect();
+    let (_, f) = record_schedule(loaded, entry, rc, &schedule, &cfg.expectations)?;
+    Ok(f)
 }
 
 fn stop_now(cfg: &Config, s: &Summary, start: Instant) -> Option<Stop> {

@@ -34,7 +34,7 @@ fn run(path: &Path) -> Summary {
     let loaded = trace_runtime::load(&[path.to_path_buf()], &Default::default())
         .unwrap_or_else(|d| panic!("{}: {d:?}", path.display()));
     let (entry, _) = trace_runtime::entry(&loaded, None).expect("main/0");
-    explore(&loaded, &entry, &Config::default(), None)
+    explore(&loaded, &entry, &Config::default(), None).expect("no check, no log")
 }
 
 #[test]
