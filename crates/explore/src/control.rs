@@ -316,7 +316,7 @@ impl ProcessObserver for StepObserver {
             Touched::Liveness(p) => Access::Liveness(s.actor_of(*p)),
             Touched::Name(n) => Access::Name(*n),
             Touched::Process(p) => Access::Inspect(s.actor_of(*p)),
-            Touched::Monitors | Touched::TrapExit => return,
+            Touched::Monitors | Touched::TrapExit => Access::OwnSignals,
         };
         s.push(a);
     }

@@ -110,18 +110,8 @@ impl Tree {
     /// adds their reversals to the choices.
     fn add_races(&mut self, from: usize, output_matters: bool) {
         let steps: Vec<&Step> = self.nodes.iter().map(|n| &n.step).collect();
-        let cx = context(&steps, output_matters);
-        let hb = HappensBefore::of(&steps, &cx);
-        let mut reversals = Vec::new();
-        for j in from..steps.len() {
-            for &i in &hb.preds[j] {
-                if hb.rel[j].get(&i) != Some(&Relation::Race) || hb.ordered_without(i, j) {
-                    continue;
-                }
-                reversals.push((i, hb.initials(i, j)));
-            }
-        }
-        for (i, initials) in reversals {
+        for r in races(&steps, from, output_matters) {
+            let (i, initials) = (r.first, r.initials);
             self.races += 1;
             let node = &mut self.nodes[i];
             let initials: Vec<Actor> = initials
@@ -142,6 +132,41 @@ impl Tree {
     }
 }
 
+/// A race of a run: steps `first` and `second` are dependent, of
+/// different actors, and ordered by nothing else.
+pub struct Race {
+    pub first: usize,
+    pub second: usize,
+    /// The actors that could start the run from `first` on without it:
+    /// the steps between the two that do not need `first`, then `second`.
+    pub initials: Vec<Actor>,
+    /// Those steps, in order (their indices).
+    pub reversal: Vec<usize>,
+}
+
+/// The races of a run whose second step is at `from` or after.
+pub fn races(steps: &[&Step], from: usize, output_matters: bool) -> Vec<Race> {
+    let cx = context(steps, output_matters);
+    let hb = HappensBefore::of(steps, &cx);
+    let mut out = Vec::new();
+    for j in from..steps.len() {
+        for &i in &hb.preds[j] {
+            if hb.rel[j].get(&i) != Some(&Relation::Race) || hb.ordered_without(i, j) {
+                continue;
+            }
+            let mut reversal: Vec<usize> = (i + 1..j).filter(|&k| !hb.before(i, k)).collect();
+            reversal.push(j);
+            out.push(Race {
+                first: i,
+                second: j,
+                initials: hb.initials(i, j),
+                reversal,
+            });
+        }
+    }
+    out
+}
+
 /// What the whole run says about mailboxes (see [`Context`]).
 fn context(steps: &[&Step], output_matters: bool) -> Context {
     let mut cx = Context {
@@ -154,6 +179,16 @@ fn context(steps: &[&Step], output_matters: bool) -> Context {
             for a in &s.accesses {
                 if let Access::Filter { filter, .. } = a {
                     cx.filters.entry(p).or_default().push(filter.clone());
+                }
+            }
+        }
+        // register/2 names the name and the process it goes to.
+        for a in &s.accesses {
+            if let Access::Name(n) = a {
+                for b in &s.accesses {
+                    if let Access::Liveness(p) = b {
+                        cx.holders.entry(*n).or_default().push(*p);
+                    }
                 }
             }
         }

@@ -3,7 +3,7 @@
 
 use crate::control::{Hooks, Plan, RunLog};
 use crate::dpor::Tree;
-use crate::step::Actor;
+use crate::step::{Actor, Step};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -62,6 +62,8 @@ pub struct Group {
     pub preemptions: usize,
     /// The 1-based number of the interleaving it was.
     pub found_at: u64,
+    /// What each step of that schedule touched.
+    pub steps: Vec<Step>,
 }
 
 /// Where an exploration stands.
@@ -73,8 +75,11 @@ pub struct Progress {
 }
 
 /// What an exploration found.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Summary {
+    /// The hooks the runs were made with: they know the processes by the
+    /// numbers the schedules use ([`record_schedule`] needs them).
+    pub hooks: Hooks,
     /// Interleavings run to their end (one per class explored).
     pub interleavings: u64,
     /// Of those, the failing ones.
@@ -113,7 +118,7 @@ fn options(interrupt: &Arc<AtomicBool>) -> RunOptions {
 }
 
 /// Runs the program once as `plan` says.
-fn run_once(
+pub(crate) fn run_once(
     loaded: &Loaded,
     entry: &Entry,
     hooks: &Hooks,
@@ -165,6 +170,7 @@ pub fn explore(
     let output_matters = cfg.expectations.stdout.is_some() || cfg.expectations.check.is_some();
     let mut tree = Tree::default();
     let mut s = Summary {
+        hooks: hooks.clone(),
         interleavings: 0,
         failing: 0,
         redundant: 0,
@@ -204,7 +210,7 @@ pub fn explore(
             s.interleavings += 1;
             let failure = match classify(&outcome, &stdout, &cfg.expectations) {
                 Some(f) => Some(f),
-                None => checked(loaded, entry, cfg, &tree)?,
+                None => checked(&hooks, loaded, entry, cfg, &tree)?,
             };
             if let Some(f) = failure {
                 s.failing += 1;
@@ -228,6 +234,7 @@ pub fn explore(
 /// With `--check`: the current run of `tree`, recorded, against the
 /// properties.
 fn checked(
+    hooks: &Hooks,
     loaded: &Loaded,
     entry: &Entry,
     cfg: &Config,
@@ -237,7 +244,7 @@ fn checked(
         return Ok(None);
     };
     let schedule: Vec<Actor> = tree.steps().map(|st| st.actor).collect();
-    let (_, f) = record_schedule(loaded, entry, rc, &schedule, &cfg.expectations)?;
+    let (_, f) = record_schedule(hooks, loaded, entry, rc, &schedule, &cfg.expectations)?;
     Ok(f)
 }
 
@@ -257,7 +264,8 @@ fn stop_now(cfg: &Config, s: &Summary, start: Instant) -> Option<Stop> {
 /// Adds the current run of `tree`, failing with `f`, to its group.
 fn file_failure(s: &mut Summary, f: Failure, tree: &Tree) {
     let key = group_key(&f);
-    let schedule: Vec<Actor> = tree.steps().map(|st| st.actor).collect();
+    let steps: Vec<Step> = tree.steps().cloned().collect();
+    let schedule: Vec<Actor> = steps.iter().map(|st| st.actor).collect();
     let preemptions = tree.preemptions();
     let n = s.interleavings;
     match s.groups.iter_mut().find(|g| g.key == key) {
@@ -268,6 +276,7 @@ fn file_failure(s: &mut Summary, f: Failure, tree: &Tree) {
                 g.preemptions = preemptions;
                 g.failure = f;
                 g.found_at = n;
+                g.steps = steps;
             }
         }
         None => s.groups.push(Group {
@@ -277,6 +286,7 @@ fn file_failure(s: &mut Summary, f: Failure, tree: &Tree) {
             schedule,
             preemptions,
             found_at: n,
+            steps,
         }),
     }
 }
@@ -285,13 +295,13 @@ fn file_failure(s: &mut Summary, f: Failure, tree: &Tree) {
 /// diffs and checks as any other; what the recorded run failed of, if it
 /// did.
 pub fn record_schedule(
+    hooks: &Hooks,
     loaded: &Loaded,
     entry: &Entry,
     cfg: &RecordConfig,
     schedule: &[Actor],
     exp: &Expectations,
 ) -> std::io::Result<(Recording, Option<Failure>)> {
-    let hooks = Hooks::default();
     hooks.start(Plan {
         prefix: schedule.to_vec(),
         max_steps: usize::MAX,
@@ -307,7 +317,7 @@ pub fn record_schedule(
         &c,
         Box::new(out.clone()),
         None,
-        Arc::new(hooks),
+        Arc::new(hooks.clone()),
     )?;
     let stdout = std::mem::take(&mut *out.0.lock().unwrap_or_else(|e| e.into_inner()));
     let failure = match classify(&rec.outcome, &stdout, exp) {

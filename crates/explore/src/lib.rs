@@ -6,7 +6,9 @@
 
 pub mod control;
 pub mod dpor;
+pub mod explain;
 pub mod explore;
 pub mod step;
 
+pub use explain::{explain, Explanation, StepInfo};
 pub use explore::{explore, record_schedule, Config, Group, Progress, Stop, Summary};

@@ -73,6 +73,9 @@ pub enum Access {
     Shared {
         write: bool,
     },
+    /// The process changed its monitors or how it takes exit signals
+    /// (signals to it then do otherwise: see `touches_process`).
+    OwnSignals,
 }
 
 /// One step: its actor and what it touched.
@@ -102,12 +105,21 @@ pub struct Context {
     pub filters: std::collections::HashMap<u32, Vec<Option<RecvFilter>>>,
     /// Whether the order of writes to standard output matters.
     pub output_matters: bool,
-    /// Known: every filter of every process is in `filters` (the run is
-    /// over). Otherwise any two sends to one mailbox are dependent.
+    /// For each name, the processes some step registered it to.
+    pub holders: std::collections::HashMap<Atom, Vec<u32>>,
+    /// Known: every filter of every process is in `filters` and every
+    /// registration in `holders` (the run is over). Otherwise any two sends
+    /// to one mailbox are dependent, and so is any end with any name.
     pub complete: bool,
 }
 
 impl Context {
+    /// Whether `a` may hold name `n` (at its end).
+    fn may_hold(&self, n: Atom, a: Actor) -> bool {
+        !self.complete
+            || pid_of(a).is_some_and(|p| self.holders.get(&n).is_some_and(|h| h.contains(&p)))
+    }
+
     fn both_fit(&self, to: u32, a: &Term, b: &Term) -> bool {
         if !self.complete {
             return true;
@@ -219,7 +231,8 @@ fn pair(pa: Actor, x: &Access, pb: Actor, y: &Access, cx: &Context) -> Relation 
         (Liveness(p), Exit) => race(pid_of(pb) == Some(*p)),
         (Exit, Liveness(p)) => race(pid_of(pa) == Some(*p)),
         // A process's end frees the names it holds and the tables it owns.
-        (Exit, Name(_)) | (Name(_), Exit) => Relation::Race,
+        (Exit, Name(n)) => race(cx.may_hold(*n, pa)),
+        (Name(n), Exit) => race(cx.may_hold(*n, pb)),
         (Exit, Shared { .. }) | (Shared { .. }, Exit) => Relation::Race,
         (Shared { write: w1 }, Shared { write: w2 }) => race(*w1 || *w2),
         (Output, Output) => race(cx.output_matters),

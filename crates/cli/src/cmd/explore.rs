@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use trace_explore::{Config, Group, Progress, Stop, Summary};
+use trace_explore::{Config, Explanation, Group, Progress, StepInfo, Stop, Summary};
 use trace_recorder::{RecordConfig, RecordFlags};
 use trace_runtime::RunOptions;
 
@@ -168,6 +168,7 @@ pub fn run(args: Args) -> u8 {
     for (n, g) in summary.groups.iter().enumerate() {
         let path = log_path(args.out.as_ref(), n);
         let written = trace_explore::record_schedule(
+            &summary.hooks,
             &loaded,
             &entry,
             &record(path.clone()),
@@ -180,7 +181,21 @@ pub fn run(args: Args) -> u8 {
             Ok((_, None)) => Some("recorded, it did not fail".to_string()),
             Err(e) => Some(format!("could not be written: {e}")),
         };
+        let race = trace_explore::explain(&summary.hooks, &loaded, &entry, &cfg, g).map(|x| {
+            let passing = path.with_extension("passing.trace");
+            let ok = trace_explore::record_schedule(
+                &summary.hooks,
+                &loaded,
+                &entry,
+                &record(passing.clone()),
+                &x.passing,
+                &cfg.expectations,
+            );
+            let passing = matches!(ok, Ok((_, None))).then_some(passing);
+            (x, passing)
+        });
         report_group(&args, n, g, &path, note.as_deref());
+        report_race(&args, &path, race.as_ref());
     }
     report_summary(&args, &summary);
     match summary.stopped {
@@ -227,15 +242,77 @@ fn report_group(args: &Args, n: usize, g: &Group, path: &std::path::Path, note: 
     if let Some(note) = note {
         outln!("  note: the log was {note}");
     }
-    outln!(
-        "  replay it: trace replay {} {}",
-        args.files
-            .iter()
-            .map(|f| f.display().to_string())
-            .collect::<Vec<_>>()
-            .join(" "),
-        path.display()
-    );
+    outln!("  replay it: {}", replay_command(args, path));
+}
+
+/// `trace replay FILES LOG`, as a command line.
+fn replay_command(args: &Args, log: &std::path::Path) -> String {
+    let files: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
+    format!("trace replay {} {}", files.join(" "), log.display())
+}
+
+fn step_json(s: &StepInfo) -> serde_json::Value {
+    json!({"step": s.index, "process": s.process, "what": s.what, "event": s.event})
+}
+
+fn report_race(
+    args: &Args,
+    failing: &std::path::Path,
+    race: Option<&(Explanation, Option<PathBuf>)>,
+) {
+    let Some((x, passing)) = race else {
+        if args.json {
+            outln!(
+                "{}",
+                json!({"type": "race", "log": failing.display().to_string(), "found": false})
+            );
+        } else {
+            outln!("  race: no single reversed race makes this interleaving pass");
+        }
+        return;
+    };
+    let until = x
+        .second
+        .event
+        .as_ref()
+        .or(x.first.event.as_ref())
+        .map(|e| format!("{} --until '{e}'", replay_command(args, failing)));
+    let diff = passing
+        .as_ref()
+        .map(|p| format!("trace diff {} {}", p.display(), failing.display()));
+    if args.json {
+        outln!(
+            "{}",
+            json!({
+                "type": "race",
+                "log": failing.display().to_string(),
+                "found": true,
+                "first": step_json(&x.first),
+                "second": step_json(&x.second),
+                "passing_log": passing.as_ref().map(|p| p.display().to_string()),
+                "diff": diff,
+                "until": until,
+            })
+        );
+        return;
+    }
+    let line = |s: &StepInfo| {
+        let ev = s
+            .event
+            .as_ref()
+            .map(|e| format!(" [{e}]"))
+            .unwrap_or_default();
+        format!("step {}: {} {}{ev}", s.index, s.process, s.what)
+    };
+    outln!("  race: {}", line(&x.first));
+    outln!("   vs   {}", line(&x.second));
+    outln!("  in the other order the run passes");
+    if let Some(d) = diff {
+        outln!("  compare: {d}");
+    }
+    if let Some(u) = until {
+        outln!("  stop at the race: {u}");
+    }
 }
 
 fn report_summary(args: &Args, s: &Summary) {
