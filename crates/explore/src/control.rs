@@ -224,10 +224,15 @@ impl Director for Hooks {
                 }
             }
         } else {
+            // The last actor goes on if it can (no preemption), else the
+            // first that is awake.
             let asleep = &s.asleep;
+            let awake = |a: &Actor| !asleep.iter().any(|q| q.actor == *a);
+            let last = s.log.steps.last().map(|st| st.actor);
             match actors
                 .iter()
-                .position(|a| !asleep.iter().any(|q| q.actor == *a))
+                .position(|a| Some(*a) == last && awake(a))
+                .or_else(|| actors.iter().position(awake))
             {
                 Some(i) => i,
                 None => {

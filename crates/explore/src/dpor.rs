@@ -26,10 +26,31 @@ struct Node {
     sleep: Vec<Step>,
 }
 
+/// What a bounded exploration counts along a schedule.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BoundKind {
+    /// Switches away from an actor that could have gone on.
+    Preemption,
+    /// Choices other than the default one (the last actor if it can go
+    /// on, else the first ready).
+    Delay,
+}
+
+/// A bound on the schedules explored.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Bound {
+    pub kind: BoundKind,
+    pub max: u32,
+}
+
 /// The explored tree, as the path of the current run.
 #[derive(Default)]
 pub struct Tree {
     nodes: Vec<Node>,
+    /// Choices past this bound are not explored.
+    pub bound: Option<Bound>,
+    /// Some choice was left out because of the bound.
+    pub pruned: bool,
     /// Where the run being made departs from the previous one.
     branch: usize,
     /// Races found so far.
@@ -90,6 +111,11 @@ impl Tree {
                 .copied();
             if let Some(p) = open {
                 let at = self.nodes.len() - 1;
+                if !self.within_bound(at, p) {
+                    self.pruned = true;
+                    self.nodes[at].done.push(p);
+                    continue;
+                }
                 let mut prefix: Vec<Actor> =
                     self.nodes[..at].iter().map(|n| n.step.actor).collect();
                 prefix.push(p);
@@ -104,6 +130,28 @@ impl Tree {
             self.nodes.pop();
         }
         None
+    }
+
+    /// Whether the current run's choices before `at`, then `p` at `at`,
+    /// stay within the bound.
+    fn within_bound(&self, at: usize, p: Actor) -> bool {
+        let Some(b) = self.bound else {
+            return true;
+        };
+        let mut cost = 0u32;
+        let mut prev: Option<Actor> = None;
+        for k in 0..=at {
+            let c = if k == at { p } else { self.nodes[k].step.actor };
+            let ready = &self.nodes[k].ready;
+            let continues = prev.filter(|a| ready.contains(a));
+            let counted = match b.kind {
+                BoundKind::Preemption => continues.is_some_and(|a| a != c),
+                BoundKind::Delay => Some(c) != continues.or(ready.first().copied()),
+            };
+            cost += counted as u32;
+            prev = Some(c);
+        }
+        cost <= b.max
     }
 
     /// Finds the races whose later step is new (at `from` or after) and

@@ -2,7 +2,7 @@
 //! budgets, failure groups, and recording a schedule as a log.
 
 use crate::control::{Hooks, Plan, RunLog};
-use crate::dpor::Tree;
+use crate::dpor::{Bound, Tree};
 use crate::step::{Actor, Step};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,6 +22,9 @@ pub struct Config {
     pub max_steps: usize,
     /// Set from outside (Ctrl-C) to stop.
     pub interrupt: Arc<AtomicBool>,
+    /// Iterative bounding: explore with bound 0, 1, ... up to this one,
+    /// until a bound leaves nothing out.
+    pub bound: Option<Bound>,
     /// With `--check`: how to record each interleaving, whose log the
     /// properties are checked on (the log is overwritten each time).
     pub check_record: Option<RecordConfig>,
@@ -35,6 +38,7 @@ impl Default for Config {
             time_limit: None,
             max_steps: 100_000,
             interrupt: Arc::default(),
+            bound: None,
             check_record: None,
         }
     }
@@ -72,6 +76,8 @@ pub struct Progress {
     pub interleavings: u64,
     pub failing: u64,
     pub elapsed: Duration,
+    /// The bound being explored, when bounded.
+    pub bound: Option<u32>,
 }
 
 /// What an exploration found.
@@ -95,6 +101,10 @@ pub struct Summary {
     pub steps: u64,
     pub groups: Vec<Group>,
     pub stopped: Option<Stop>,
+    /// The last bound explored with, when bounded.
+    pub bound: Option<u32>,
+    /// Schedules past that bound were left out.
+    pub bounded: bool,
     pub elapsed: Duration,
 }
 
@@ -102,7 +112,7 @@ impl Summary {
     /// Every interleaving class was explored to its end: what it found (or
     /// did not) holds for every schedule of this entry.
     pub fn complete(&self) -> bool {
-        self.stopped.is_none() && self.cut == 0 && self.departed == 0
+        self.stopped.is_none() && !self.bounded && self.cut == 0 && self.departed == 0
     }
 }
 
@@ -167,8 +177,6 @@ pub fn explore(
 ) -> std::io::Result<Summary> {
     let start = Instant::now();
     let hooks = Hooks::default();
-    let output_matters = cfg.expectations.stdout.is_some() || cfg.expectations.check.is_some();
-    let mut tree = Tree::default();
     let mut s = Summary {
         hooks: hooks.clone(),
         interleavings: 0,
@@ -180,19 +188,55 @@ pub fn explore(
         steps: 0,
         groups: Vec::new(),
         stopped: None,
+        bound: None,
+        bounded: false,
         elapsed: Duration::ZERO,
     };
+    let bounds: Vec<Option<Bound>> = match cfg.bound {
+        None => vec![None],
+        Some(b) => (0..=b.max).map(|max| Some(Bound { max, ..b })).collect(),
+    };
+    for bound in bounds {
+        let mut tree = Tree::default();
+        tree.bound = bound;
+        s.bound = bound.map(|b| b.max);
+        explore_tree(
+            loaded, entry, cfg, &hooks, &mut tree, &mut s, start, progress,
+        )?;
+        s.races += tree.races;
+        s.bounded = tree.pruned;
+        if !tree.pruned || s.stopped.is_some() {
+            break;
+        }
+    }
+    s.elapsed = start.elapsed();
+    Ok(s)
+}
+
+/// Explores `tree` (with its bound) to its end, or until a budget stops it.
+#[allow(clippy::too_many_arguments)]
+fn explore_tree(
+    loaded: &Loaded,
+    entry: &Entry,
+    cfg: &Config,
+    hooks: &Hooks,
+    tree: &mut Tree,
+    s: &mut Summary,
+    start: Instant,
+    progress: Option<&dyn Fn(&Progress)>,
+) -> std::io::Result<()> {
+    let output_matters = cfg.expectations.stdout.is_some() || cfg.expectations.check.is_some();
     let mut plan = Some(Plan {
         max_steps: cfg.max_steps,
         ..Plan::default()
     });
     while let Some(p) = plan.take() {
-        if let Some(stop) = stop_now(cfg, &s, start) {
+        if let Some(stop) = stop_now(cfg, s, start) {
             s.stopped = Some(stop);
             break;
         }
         hooks.set_output_matters(output_matters);
-        let (outcome, stdout, log) = run_once(loaded, entry, &hooks, p, &cfg.interrupt);
+        let (outcome, stdout, log) = run_once(loaded, entry, hooks, p, &cfg.interrupt);
         if outcome.interrupted {
             s.stopped = Some(Stop::Interrupted);
             break;
@@ -210,11 +254,11 @@ pub fn explore(
             s.interleavings += 1;
             let failure = match classify(&outcome, &stdout, &cfg.expectations) {
                 Some(f) => Some(f),
-                None => checked(&hooks, loaded, entry, cfg, &tree)?,
+                None => checked(hooks, loaded, entry, cfg, tree)?,
             };
             if let Some(f) = failure {
                 s.failing += 1;
-                file_failure(&mut s, f, &tree);
+                file_failure(s, f, tree);
             }
         }
         if let Some(report) = progress {
@@ -222,13 +266,12 @@ pub fn explore(
                 interleavings: s.interleavings,
                 failing: s.failing,
                 elapsed: start.elapsed(),
+                bound: s.bound,
             });
         }
         plan = tree.next(cfg.max_steps);
     }
-    s.races = tree.races;
-    s.elapsed = start.elapsed();
-    Ok(s)
+    Ok(())
 }
 
 /// With `--check`: the current run of `tree`, recorded, against the

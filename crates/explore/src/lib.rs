@@ -10,5 +10,6 @@ pub mod explain;
 pub mod explore;
 pub mod step;
 
+pub use dpor::{Bound, BoundKind};
 pub use explain::{explain, Explanation, StepInfo};
 pub use explore::{explore, record_schedule, Config, Group, Progress, Stop, Summary};

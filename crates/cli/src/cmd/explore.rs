@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use trace_explore::{Config, Explanation, Group, Progress, StepInfo, Stop, Summary};
+use trace_explore::{
+    Bound, BoundKind, Config, Explanation, Group, Progress, StepInfo, Stop, Summary,
+};
 use trace_recorder::{RecordConfig, RecordFlags};
 use trace_runtime::RunOptions;
 
@@ -49,6 +51,12 @@ pub struct Args {
     /// Stop after this long (30s, 2m, ...)
     #[arg(long, value_name = "DURATION", value_parser = super::limits::duration)]
     pub time_limit: Option<Duration>,
+    /// Explore with at most 0, then 1, ... N preemptions, until a bound leaves nothing out
+    #[arg(long, value_name = "N", conflicts_with = "delay_bound")]
+    pub preemption_bound: Option<u32>,
+    /// Explore with at most 0, then 1, ... N departures from the default schedule
+    #[arg(long, value_name = "N")]
+    pub delay_bound: Option<u32>,
     /// Most steps one interleaving may take; longer ones are cut
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub max_steps: usize,
@@ -126,6 +134,7 @@ pub fn run(args: Args) -> u8 {
         time_limit: args.time_limit,
         max_steps: args.max_steps,
         interrupt: interrupt.clone(),
+        bound: bound(&args),
     };
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let b = ProgressBar::new_spinner();
@@ -137,8 +146,9 @@ pub fn run(args: Args) -> u8 {
     });
     let progress = |p: &Progress| {
         if let Some(b) = &bar {
+            let bound = p.bound.map(|b| format!(", bound {b}")).unwrap_or_default();
             b.set_message(format!(
-                "{} interleavings, {} failing, {:.0}/s",
+                "{} interleavings, {} failing, {:.0}/s{bound}",
                 p.interleavings,
                 p.failing,
                 p.interleavings as f64 / p.elapsed.as_secs_f64().max(1e-9)
@@ -202,6 +212,21 @@ pub fn run(args: Args) -> u8 {
         Some(Stop::Interrupted) => exit::INTERRUPTED,
         _ if summary.groups.is_empty() => exit::OK,
         _ => exit::DIFFERENT,
+    }
+}
+
+/// `--preemption-bound` or `--delay-bound`.
+fn bound(args: &Args) -> Option<Bound> {
+    match (args.preemption_bound, args.delay_bound) {
+        (Some(max), _) => Some(Bound {
+            kind: BoundKind::Preemption,
+            max,
+        }),
+        (None, Some(max)) => Some(Bound {
+            kind: BoundKind::Delay,
+            max,
+        }),
+        (None, None) => None,
     }
 }
 
@@ -331,7 +356,7 @@ fn report_summary(args: &Args, s: &Summary) {
                 "failing": s.failing,
                 "distinct": s.groups.len(),
                 "complete": s.complete(),
-                "bound": null,
+                "bound": s.bound,
                 "stopped": stopped,
                 "cut": s.cut,
                 "redundant": s.redundant,
@@ -346,6 +371,11 @@ fn report_summary(args: &Args, s: &Summary) {
         "complete: every interleaving class was explored".to_string()
     } else if let Some(why) = stopped {
         format!("NOT complete: stopped at {why}")
+    } else if s.bounded {
+        format!(
+            "NOT complete: bounded, schedules past bound {} left out",
+            s.bound.unwrap_or(0)
+        )
     } else {
         format!(
             "NOT complete: {} interleaving(s) cut at --max-steps, {} that departed from their schedule",
