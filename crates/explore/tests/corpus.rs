@@ -68,3 +68,30 @@ fn every_program_gets_its_verdict_and_the_exploration_completes() {
     }
     assert!(wrong.is_empty(), "wrong verdicts: {wrong:?}");
 }
+
+fn explore_entry(file: &str, entry: &str) -> Summary {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/programs")
+        .join(file);
+    let loaded = trace_runtime::load(&[path], &Default::default()).expect("compiles");
+    let (entry, _) = trace_runtime::entry(&loaded, Some(entry)).expect("an entry");
+    explore(&loaded, &entry, &Config::default(), None).expect("no check, no log")
+}
+
+#[test]
+fn independent_senders_explore_one_interleaving_whatever_their_number() {
+    for n in 2..=6 {
+        let s = explore_entry("senders.erl", &format!("senders:main({n})"));
+        assert!(s.complete() && s.groups.is_empty());
+        assert_eq!(s.interleavings, 1, "{n} senders");
+    }
+}
+
+#[test]
+fn senders_taken_in_arrival_order_explore_every_order() {
+    for (n, orders) in [(2, 2), (3, 6), (4, 24)] {
+        let s = explore_entry("senders_any.erl", &format!("senders_any:main({n})"));
+        assert!(s.complete() && s.groups.is_empty());
+        assert_eq!(s.interleavings, orders, "{n} senders");
+    }
+}
