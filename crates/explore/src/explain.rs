@@ -54,7 +54,7 @@ pub fn explain(
             max_steps: cfg.max_steps,
             ..Plan::default()
         };
-        let (o, stdout, log) = run_once(loaded, entry, hooks, plan, &cfg.interrupt);
+        let (o, stdout, log) = run_once(loaded, entry, hooks, plan, cfg);
         if log.departed || log.cut || o.interrupted {
             continue;
         }

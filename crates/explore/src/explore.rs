@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use trace_recorder::{record_directed, Captured, RecordConfig, Recording};
-use trace_runtime::{Entry, Loaded, RunOptions, RunOutcome};
+use trace_runtime::{EndRule, Entry, Loaded, RunOptions, RunOutcome};
 use trace_search::failure::classify;
 use trace_search::{Expectations, Failure};
 
@@ -22,6 +22,8 @@ pub struct Config {
     pub max_steps: usize,
     /// Set from outside (Ctrl-C) to stop.
     pub interrupt: Arc<AtomicBool>,
+    /// Which processes left waiting at the end make a deadlock.
+    pub end_rule: EndRule,
     /// Iterative bounding: explore with bound 0, 1, ... up to this one,
     /// until a bound leaves nothing out.
     pub bound: Option<Bound>,
@@ -39,6 +41,7 @@ impl Default for Config {
             max_steps: 100_000,
             interrupt: Arc::default(),
             bound: None,
+            end_rule: EndRule::Settled,
             check_record: None,
         }
     }
@@ -117,11 +120,12 @@ impl Summary {
 }
 
 /// A run's options under exploration: one thread, reports captured.
-fn options(interrupt: &Arc<AtomicBool>) -> RunOptions {
+fn options(cfg: &Config) -> RunOptions {
     RunOptions {
         schedulers: 1,
         reports: false,
-        interrupt: Some(interrupt.clone()),
+        end_rule: cfg.end_rule,
+        interrupt: Some(cfg.interrupt.clone()),
         capture_reports: Some(Arc::new(Mutex::new(Vec::new()))),
         ..RunOptions::default()
     }
@@ -133,13 +137,13 @@ pub(crate) fn run_once(
     entry: &Entry,
     hooks: &Hooks,
     plan: Plan,
-    interrupt: &Arc<AtomicBool>,
+    cfg: &Config,
 ) -> (RunOutcome, Vec<u8>, RunLog) {
     hooks.start(plan);
     let out = Captured::default();
     let rt = trace_runtime::Runtime::new(
         loaded.program.clone(),
-        options(interrupt),
+        options(cfg),
         Arc::new(hooks.clone()),
         Arc::new(hooks.clone()),
         Box::new(out.clone()),
@@ -236,7 +240,7 @@ fn explore_tree(
             break;
         }
         hooks.set_output_matters(output_matters);
-        let (outcome, stdout, log) = run_once(loaded, entry, hooks, p, &cfg.interrupt);
+        let (outcome, stdout, log) = run_once(loaded, entry, hooks, p, cfg);
         if outcome.interrupted {
             s.stopped = Some(Stop::Interrupted);
             break;

@@ -9,6 +9,7 @@ mod causal;
 mod check;
 mod conc;
 mod diff;
+mod explore;
 mod heap;
 mod log;
 mod log_baselines;
@@ -25,7 +26,7 @@ use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
 pub const GROUPS: &[&str] = &[
-    "seq", "conc", "otp", "record", "log", "causal", "diff", "check",
+    "seq", "conc", "otp", "record", "log", "causal", "diff", "check", "explore",
 ];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
@@ -46,6 +47,7 @@ fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
         "causal" => causal::run(ctx),
         "diff" => diff::run(ctx),
         "check" => check::run(ctx),
+        "explore" => explore::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }

@@ -69,6 +69,9 @@ pub struct Args {
     /// A run fails when its log violates a property of this specification
     #[arg(long, value_name = "SPEC")]
     pub check: Option<PathBuf>,
+    /// Every process left waiting at the end is a deadlock, servers idle in their loop too
+    #[arg(long)]
+    pub strict: bool,
     /// One JSON object per failure, then a summary
     #[arg(long)]
     pub json: bool,
@@ -120,6 +123,7 @@ pub fn run(args: Args) -> u8 {
         writer: Default::default(),
         run: RunOptions {
             reports: false,
+            end_rule: crate::cmd::run::end_rule(args.strict),
             ..RunOptions::default()
         },
         entry_text: call.clone(),
@@ -135,6 +139,7 @@ pub fn run(args: Args) -> u8 {
         max_steps: args.max_steps,
         interrupt: interrupt.clone(),
         bound: bound(&args),
+        end_rule: crate::cmd::run::end_rule(args.strict),
     };
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let b = ProgressBar::new_spinner();
