@@ -4,7 +4,7 @@
 
 use crate::control::{Hooks, Plan};
 use crate::dpor::races;
-use crate::explore::{run_once, Config, Group};
+use crate::explore::{record_schedule, run_once, Config, Group};
 use crate::step::{Access, Actor, Step};
 use trace_runtime::{Entry, Loaded};
 use trace_search::failure::classify;
@@ -61,10 +61,19 @@ pub fn explain(
         if classify(&o, &stdout, &cfg.expectations).is_some() {
             continue;
         }
+        let passing: Vec<Actor> = log.steps.iter().map(|s| s.actor).collect();
+        // With --check, the run passes only if its log satisfies the
+        // properties too.
+        if let Some(rc) = &cfg.check_record {
+            match record_schedule(hooks, loaded, entry, rc, &passing, &cfg.expectations) {
+                Ok((_, None)) => {}
+                _ => continue,
+            }
+        }
         return Some(Explanation {
             first: describe(hooks, r.first, g.steps[r.first].clone()),
             second: describe(hooks, r.second, g.steps[r.second].clone()),
-            passing: log.steps.iter().map(|s| s.actor).collect(),
+            passing,
         });
     }
     None
