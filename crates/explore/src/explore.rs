@@ -38,7 +38,7 @@ impl Default for Config {
             expectations: Expectations::default(),
             max_interleavings: None,
             time_limit: None,
-            max_steps: 100_000,
+            max_steps: 2_000,
             interrupt: Arc::default(),
             bound: None,
             end_rule: EndRule::Settled,
@@ -125,6 +125,8 @@ fn options(cfg: &Config) -> RunOptions {
         schedulers: 1,
         reports: false,
         end_rule: cfg.end_rule,
+        // One run never outlasts the whole exploration's limit.
+        time_limit: cfg.time_limit,
         interrupt: Some(cfg.interrupt.clone()),
         capture_reports: Some(Arc::new(Mutex::new(Vec::new()))),
         ..RunOptions::default()
@@ -251,7 +253,7 @@ fn explore_tree(
             s.redundant += 1;
         } else if log.departed {
             s.departed += 1;
-        } else if log.cut {
+        } else if log.cut || outcome.limit.is_some() {
             s.interleavings += 1;
             s.cut += 1;
         } else {

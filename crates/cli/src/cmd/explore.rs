@@ -57,8 +57,9 @@ pub struct Args {
     /// Explore with at most 0, then 1, ... N departures from the default schedule
     #[arg(long, value_name = "N")]
     pub delay_bound: Option<u32>,
-    /// Most steps one interleaving may take; longer ones are cut
-    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    /// Most steps one interleaving may take; longer ones are cut (each run's
+    /// races are found in time quadratic in its steps)
+    #[arg(long, value_name = "N", default_value_t = 2_000)]
     pub max_steps: usize,
     /// A run fails unless the entry's result matches this Erlang pattern
     #[arg(long, value_name = "PATTERN")]
