@@ -31,6 +31,8 @@ const LAYERS: &[&[&str]] = &[
         "trace-view",
         "trace-debug",
     ],
+    // Systematic exploration, over the search's idea of a failure.
+    &["trace-explore"],
     // The command line.
     &["trace-cli"],
 ];

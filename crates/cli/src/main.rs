@@ -43,6 +43,8 @@ enum Command {
     Record(cmd::record::Args),
     /// Replay a recorded run, or rebuild and check it from the log alone
     Replay(cmd::replay::Args),
+    /// Explore every interleaving class of a program (DPOR) and report the failures
+    Explore(cmd::explore::Args),
     /// Compare two runs up to causal equivalence
     Diff(cmd::diff::Args),
     /// Check a run against runtime-verification properties
@@ -89,6 +91,7 @@ fn run(command: Command) -> u8 {
         Command::Run(a) => cmd::run::run(a),
         Command::Record(a) => cmd::record::run(a),
         Command::Replay(a) => cmd::replay::run(a),
+        Command::Explore(a) => cmd::explore::run(a),
         Command::Diff(a) => cmd::diff::run(a),
         Command::Check(a) => cmd::check::run(a),
         Command::Debug(a) => cmd::debug::run(a),

@@ -95,6 +95,19 @@ pub fn record(
     stdout: Box<dyn Write + Send>,
     progress: Option<&(dyn Fn(Progress) + Sync)>,
 ) -> io::Result<Recording> {
+    record_directed(loaded, entry, cfg, stdout, progress, Arc::new(Native))
+}
+
+/// [`record`] with the run's choices made by `director` (`trace explore`
+/// records the interleaving it found by forcing its schedule).
+pub fn record_directed(
+    loaded: &Loaded,
+    entry: Entry,
+    cfg: &RecordConfig,
+    stdout: Box<dyn Write + Send>,
+    progress: Option<&(dyn Fn(Progress) + Sync)>,
+    director: Arc<dyn trace_runtime::Director>,
+) -> io::Result<Recording> {
     let output = crate::output::prepare(&cfg.out)?;
     let writer = LogWriter::create(&output.partial, header(loaded, cfg), cfg.writer.clone())
         .map_err(|e| in_file(e, &output.partial))?;
@@ -103,7 +116,7 @@ pub fn record(
         loaded.program.clone(),
         cfg.run.clone(),
         recorder.clone(),
-        Arc::new(Native),
+        director,
         stdout,
     );
     let start = Instant::now();

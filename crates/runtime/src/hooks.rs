@@ -26,10 +26,25 @@
 //! per-process object that receives that process's events (on whichever
 //! scheduler thread runs it) with no locking. `trace run` uses the native
 //! hooks, which return none, so the engine makes no hook calls at all.
+//!
+//! A Director may also take the scheduling itself ([`Director::controls_scheduling`]):
+//! the run then goes one *step* at a time on the caller's thread, with no
+//! scheduler or timer threads. A step is one process's visible operation (a
+//! send, a receive taking a message or timing out, a spawn, a signal, a
+//! registry, liveness or shared-state operation, a write to stdout, its
+//! end) and the local computation after it, up to just before its next
+//! visible operation; or the delivery of a timer's message. Before each
+//! step the Director hears what may go next ([`Ready`]) and picks one
+//! ([`Director::pick`]); receive timeouts then take no time (virtual time:
+//! a receive with an `after` may time out whenever it is picked with no
+//! matching message). Systematic exploration (`trace explore`) is built on
+//! this; an Observer of such a run also hears what each step read or wrote
+//! beyond its events ([`ProcessObserver::touched`]).
 
 use crate::process::MsgId;
 use trace_term::{Atom, Pid, Term};
 
+pub use crate::ir::RecvFilter;
 pub use crate::shared::{Access, SharedId, SharedKind, SharedOp, SharedTurn};
 
 /// Which nondeterministic built-in produced a value.
@@ -136,6 +151,45 @@ pub struct ProcessInfo {
     pub initial: (Atom, Atom, u32),
 }
 
+/// What a step of a controlled run read or wrote besides what its events
+/// say (see [`ProcessObserver::touched`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Touched<'a> {
+    /// The receive just reported (a `Receive`, or a `Timeout`) would have
+    /// taken a message only if it fits this filter (a necessary condition:
+    /// guards are not run). `None`: any message may fit; a receive with no
+    /// clauses (`receive after T -> ... end`) gives [`Touched::NoClauses`].
+    Receive(Option<&'a RecvFilter>),
+    /// The receive just reported has no clauses: no message fits it.
+    NoClauses,
+    /// Whether this process is alive was observed (`is_process_alive`,
+    /// `register`, the target of a link or a monitor, an heir).
+    Liveness(Pid),
+    /// This registered name was looked up or changed (`whereis`, a send or
+    /// a monitor by name, `register`, `unregister`).
+    Name(Atom),
+    /// The state of this process as a whole was read (`process_info`).
+    Process(Pid),
+    /// The process changed its monitors or took a `'DOWN'` out of its
+    /// mailbox (`demonitor`).
+    Monitors,
+    /// The process changed how it takes exit signals (`process_flag(trap_exit, _)`).
+    TrapExit,
+}
+
+/// Something a controlled run may do next (see [`Director::pick`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ready {
+    /// A process can take its next step. `timeout`: it waits in a receive
+    /// with this `after` (milliseconds) and no matching message, so its
+    /// step, if it is picked before a message comes, is the timeout.
+    Process { pid: Pid, timeout: Option<u64> },
+    /// The message of a timer (`erlang:send_after/3`, `start_timer/3`) can
+    /// be delivered. `id` is the message's identity: its `Send` event was
+    /// reported when the timer was set.
+    Timer { id: MsgId },
+}
+
 /// Sees events.
 pub trait Observer: Send + Sync {
     /// A process starts; return an observer for its events, or `None`.
@@ -155,6 +209,11 @@ pub trait ProcessObserver: Send {
     fn slice_begin(&mut self) {}
     /// The process stops running (it yields, waits or exits).
     fn slice_end(&mut self) {}
+    /// Controlled runs only ([`Director::controls_scheduling`]): what the
+    /// current step read or wrote beyond its events, reported right after
+    /// the event it belongs to (a receive's filter) or before it (a name,
+    /// a liveness).
+    fn touched(&mut self, _t: &Touched<'_>) {}
 }
 
 /// The run departed from what the Director expected (replay of a different
@@ -248,6 +307,20 @@ pub trait Director: Send + Sync {
     /// to go on. Asked on one scheduler thread at a time; the others wait.
     fn settled(&self, _view: &crate::inspect::View<'_>) -> Settle {
         Settle::End
+    }
+
+    /// Whether this Director schedules the run itself, one step at a time
+    /// (see the module's doc): one thread, no timers running on the clock,
+    /// and [`Director::pick`] before every step.
+    fn controls_scheduling(&self) -> bool {
+        false
+    }
+
+    /// A controlled run: which of `ready` (never empty, processes in pid
+    /// order, then timers in the order they were set) takes the next step;
+    /// `None` ends the run here, cut at a limit ([`crate::Limit::Steps`]).
+    fn pick(&self, _ready: &[Ready]) -> Option<usize> {
+        Some(0)
     }
 }
 

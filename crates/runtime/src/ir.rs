@@ -565,9 +565,29 @@ impl RecvFilter {
     pub fn admits(&self, msg: &trace_term::Term, frame: &[trace_term::Term]) -> bool {
         self.alts.iter().any(|a| a.admits(msg, frame))
     }
+
+    /// The filter with each variable bound before the receive replaced by
+    /// its value in `frame`: it then needs no frame (`admits(msg, &[])`),
+    /// and says later which messages the receive could have taken.
+    pub fn closed(&self, frame: &[trace_term::Term]) -> RecvFilter {
+        RecvFilter {
+            alts: self.alts.iter().map(|a| a.closed(frame)).collect(),
+        }
+    }
 }
 
 impl Shape {
+    fn closed(&self, frame: &[trace_term::Term]) -> Shape {
+        match self {
+            Shape::Bound(s) => match frame.get(*s as usize) {
+                Some(v) => Shape::Lit(v.clone()),
+                None => Shape::Any,
+            },
+            Shape::Tuple(ps) => Shape::Tuple(ps.iter().map(|p| p.closed(frame)).collect()),
+            other => other.clone(),
+        }
+    }
+
     fn has_bound(&self) -> bool {
         match self {
             Shape::Bound(_) => true,

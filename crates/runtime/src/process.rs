@@ -147,6 +147,40 @@ pub enum RecvMode {
     Exactly(MsgId),
 }
 
+/// Whether a process of a controlled run may make its next visible
+/// operation now (see [`crate::hooks::Director::controls_scheduling`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// Not a controlled run: every operation goes ahead.
+    Native,
+    /// Picked for a step that has not made its operation yet.
+    Open,
+    /// The step's operation is made (or the process is only being brought
+    /// to its next operation): the next one waits.
+    Shut,
+    /// Stopped right before an operation, which it makes when picked.
+    Poised,
+}
+
+impl Gate {
+    /// Whether an operation may go ahead now; a refusal leaves the process
+    /// poised before it.
+    #[inline]
+    pub fn pass(&mut self) -> bool {
+        match *self {
+            Gate::Native => true,
+            Gate::Open => {
+                *self = Gate::Shut;
+                true
+            }
+            Gate::Shut | Gate::Poised => {
+                *self = Gate::Poised;
+                false
+            }
+        }
+    }
+}
+
 /// Run states of [`ProcShared::state`].
 pub mod run_state {
     /// Suspended in a receive (or just created and not yet queued): a signal must wake it.
@@ -336,6 +370,11 @@ pub struct Process {
     /// With `placed`: the table's name after the operation, as the log
     /// says it (a rename the recorded run refused keeps the old name).
     pub placed_name: Option<trace_term::Atom>,
+    /// Controlled runs: whether the next visible operation may go ahead.
+    pub gate: Gate,
+    /// Controlled runs: where the current receive's `RecvPeek` is (its
+    /// filter says which messages the receive could take).
+    pub recv_peek: u32,
 }
 
 impl Process {
@@ -396,6 +435,8 @@ impl Process {
             preempted: false,
             placed: false,
             placed_name: None,
+            gate: Gate::Native,
+            recv_peek: 0,
         }
     }
 

@@ -10,6 +10,7 @@ mod check;
 mod conc;
 mod debug;
 mod diff;
+mod explore;
 mod heap;
 mod log;
 mod log_baselines;
@@ -27,7 +28,7 @@ use std::process::ExitCode;
 
 /// Benchmark groups, in the order `cargo xtask bench` runs them.
 pub const GROUPS: &[&str] = &[
-    "seq", "conc", "otp", "record", "log", "causal", "diff", "check", "scaling", "debug",
+    "seq", "conc", "otp", "record", "log", "causal", "diff", "check", "scaling", "debug", "explore",
 ];
 
 /// What every group gets: the release `trace` binary and whether erl is here.
@@ -50,6 +51,7 @@ fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
         "check" => check::run(ctx),
         "scaling" => scaling::run(ctx),
         "debug" => debug::run(ctx),
+        "explore" => explore::run(ctx),
         _ => Err(format!("no runner for group {name}")),
     }
 }

@@ -4,6 +4,7 @@ pub mod check;
 pub mod debug;
 pub mod diff;
 pub mod dump;
+pub mod explore;
 pub mod export;
 pub mod import;
 pub mod limits;

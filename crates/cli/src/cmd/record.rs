@@ -277,18 +277,32 @@ fn summary_line(rec: &trace_recorder::Recording) -> String {
 const MAX_EXPECTED_STDOUT: u64 = 1 << 30;
 
 fn expectations(args: &Args) -> Result<Expectations, String> {
-    let result = match &args.expect {
+    expectations_from(
+        args.expect.as_deref(),
+        args.expect_stdout.as_deref(),
+        args.check.as_deref(),
+    )
+}
+
+/// `--expect`, `--expect-stdout` and `--check`, read and compiled (shared
+/// with `trace explore`).
+pub fn expectations_from(
+    expect: Option<&str>,
+    expect_stdout: Option<&std::path::Path>,
+    check: Option<&std::path::Path>,
+) -> Result<Expectations, String> {
+    let result = match expect {
         Some(p) => Some(trace_pattern::compile_str(p).map_err(|e| format!("--expect: {e}"))?),
         None => None,
     };
-    let stdout = match &args.expect_stdout {
+    let stdout = match expect_stdout {
         Some(f) => Some(
             trace_input::read(f, MAX_EXPECTED_STDOUT, "an expected output")
                 .map_err(|e| format!("--expect-stdout: {}: {e}", f.display()))?,
         ),
         None => None,
     };
-    let check = match &args.check {
+    let check = match check {
         Some(f) => Some(trace_check::load(f).map_err(|errors| {
             errors
                 .iter()

@@ -127,6 +127,7 @@ fn store_cas(cx: &mut Ctx, a: &[Term]) -> BifResult {
         _ if a[1].is_atom(trace_term::atom::ERROR) => None,
         _ => return Err(badarg()),
     };
+    cx.before_event()?;
     let swapped = with_store(cx, |s| {
         let same = match (s.get(&a[0]), &expected) {
             (None, None) => true,

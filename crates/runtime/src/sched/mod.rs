@@ -5,6 +5,7 @@
 //! is blocked forever: no process is runnable or running and no timer is
 //! pending. Processes still blocked then are reported (a deadlock).
 
+pub mod controlled;
 pub mod exit;
 pub mod output;
 pub mod signals;
@@ -75,6 +76,9 @@ pub struct RunOptions {
 pub enum Limit {
     Time,
     Events,
+    /// The Director of a controlled run ended it ([`Director::pick`]
+    /// answered `None`), or one step computed without end.
+    Steps,
 }
 
 impl Default for RunOptions {
@@ -264,6 +268,8 @@ pub struct Runtime {
     /// Held by the scheduler thread asking the Director what to do once
     /// the run has settled ([`crate::hooks::Director::settled`]).
     settling: Mutex<()>,
+    /// The Director schedules the run one step at a time ([`controlled`]).
+    pub controlled: bool,
 }
 
 impl Runtime {
@@ -276,6 +282,7 @@ impl Runtime {
     ) -> Runtime {
         let interrupt = opts.interrupt.clone().unwrap_or_default();
         let awaits_unborn = director.forces_pids();
+        let controlled = director.controls_scheduling();
         Runtime {
             program,
             table: table::ProcTable::default(),
@@ -307,6 +314,7 @@ impl Runtime {
             stderr: Mutex::new(()),
             awaits_unborn,
             settling: Mutex::new(()),
+            controlled,
         }
     }
 
@@ -473,6 +481,18 @@ impl Runtime {
         }
     }
 
+    /// Takes a process put in the global queue (by a timer, or when the
+    /// run started), if any.
+    pub(crate) fn pop_injected(&self) -> Option<Arc<crate::process::ProcShared>> {
+        loop {
+            match self.injector.steal() {
+                crossbeam_deque::Steal::Success(p) => return Some(p),
+                crossbeam_deque::Steal::Empty => return None,
+                crossbeam_deque::Steal::Retry => {}
+            }
+        }
+    }
+
     /// Makes a waiting process runnable (a signal arrived for it).
     pub fn wake(&self, wk: Option<&Worker>, p: &Arc<crate::process::ProcShared>) {
         // SeqCst: the owner stores WAITING and then looks for arrivals; the
@@ -521,6 +541,9 @@ const SMALL_STACK: usize = 8 << 20;
 
 /// Runs a program from `entry` to the end and reports what happened.
 pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
+    if rt.controlled {
+        return controlled::run(rt, entry);
+    }
     let mut rt = rt;
     let n = rt.opts.schedulers.clamp(1, MAX_SCHEDULERS);
     let workers: Vec<Worker> = (0..n)
@@ -572,7 +595,12 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         }
         rt.timers.shutdown();
     });
+    conclude(&rt, entry_pid)
+}
 
+/// What a run that has stopped amounts to: its outcome, with the processes
+/// left blocked (reported on stderr, as the options say).
+fn conclude(rt: &Runtime, entry_pid: Pid) -> RunOutcome {
     rt.output.flush();
     let interrupted = rt.interrupt.load(Ordering::Relaxed);
     let mut fin = std::mem::take(&mut *rt.finish.lock().unwrap_or_else(|e| e.into_inner()));
@@ -582,7 +610,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         || fin.limit.is_some()
         || fin.halted;
     let blocked = if !failed && !interrupted {
-        exit::blocked_report(&rt)
+        exit::blocked_report(rt)
     } else {
         Vec::new()
     };
@@ -608,7 +636,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
         halted: fin.halted,
     };
     if rt.opts.reports && rt.opts.report_blocked {
-        exit::print_blocked(&rt, &outcome);
+        exit::print_blocked(rt, &outcome);
     }
     outcome
 }

@@ -89,6 +89,9 @@ fn new_process(
     let mut body = Box::new(Process::new(pid, fun, slots, nslots, path.clone(), initial));
     body.parent = parent;
     body.me = Some(shared.clone());
+    if rt.controlled {
+        body.gate = crate::process::Gate::Shut;
+    }
     let info = ProcessInfo {
         pid,
         parent,

@@ -11,6 +11,7 @@
 //! is spawned, as they would have in the recorded run.
 
 use crate::process::{ProcShared, Signal};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use trace_term::Pid;
 
@@ -35,6 +36,10 @@ type Slot = Mutex<Entry>;
 
 pub struct ProcTable {
     chunks: Box<[OnceLock<Box<[Slot]>>]>,
+    /// One past the highest pid number a process has had: [`ProcTable::all`]
+    /// looks no further (a short run, as `trace explore` makes thousands
+    /// of, would otherwise scan a whole chunk at its end).
+    end: AtomicU64,
 }
 
 impl Default for ProcTable {
@@ -43,6 +48,7 @@ impl Default for ProcTable {
             chunks: (0..(MAX_PID as usize / CHUNK))
                 .map(|_| OnceLock::new())
                 .collect(),
+            end: AtomicU64::new(0),
         }
     }
 }
@@ -89,6 +95,7 @@ impl ProcTable {
                 p.push(s);
             }
         }
+        self.end.fetch_max(p.pid.number() + 1, Ordering::SeqCst);
         *g = Entry::Live(p);
         true
     }
@@ -117,9 +124,11 @@ impl ProcTable {
     /// Every live process (for `erlang:processes/0` and end-of-run reports).
     pub fn all(&self) -> Vec<Arc<ProcShared>> {
         let mut out = Vec::new();
-        for c in self.chunks.iter() {
+        let end = self.end.load(Ordering::SeqCst) as usize;
+        for (i, c) in self.chunks.iter().enumerate().take(end.div_ceil(CHUNK)) {
             if let Some(chunk) = c.get() {
-                for s in chunk.iter() {
+                let here = (end - i * CHUNK).min(CHUNK);
+                for s in chunk.iter().take(here) {
                     if let Entry::Live(p) = &*s.lock().unwrap_or_else(|e| e.into_inner()) {
                         out.push(p.clone());
                     }

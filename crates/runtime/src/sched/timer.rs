@@ -194,6 +194,40 @@ impl Timers {
             .map(|l| l.at.saturating_duration_since(Instant::now()).as_millis() as u64)
     }
 
+    /// Controlled runs: the messages of the timers still pending, in the
+    /// order the timers were set.
+    pub fn pending_messages(&self) -> Vec<MsgId> {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut v: Vec<(u64, MsgId)> = s
+            .heap
+            .iter()
+            .filter(|Reverse(e)| s.live.contains_key(&e.id))
+            .filter_map(|Reverse(e)| match &e.action {
+                TimerAction::Message { id, .. } => Some((e.id, *id)),
+                TimerAction::Wake(_) => None,
+            })
+            .collect();
+        v.sort_unstable();
+        v.into_iter().map(|(_, m)| m).collect()
+    }
+
+    /// Controlled runs: takes the pending timer whose message is `msg`, to
+    /// fire it now (whatever its deadline: time is virtual).
+    pub fn take_message(&self, msg: MsgId) -> Option<TimerAction> {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let found = s.heap.iter().find_map(|Reverse(e)| match &e.action {
+            TimerAction::Message { id, .. } if *id == msg && s.live.contains_key(&e.id) => {
+                Some((e.id, e.action.clone()))
+            }
+            _ => None,
+        });
+        let (id, action) = found?;
+        s.forget(id);
+        self.pending.fetch_sub(1, Ordering::SeqCst);
+        s.sweep();
+        Some(action)
+    }
+
     pub fn pending(&self) -> u64 {
         self.pending.load(Ordering::SeqCst)
     }

@@ -39,6 +39,11 @@ impl Worker {
         self.local.push(p);
     }
 
+    /// Takes the next process of this thread's own queue.
+    pub fn pop_local(&self) -> Option<Arc<ProcShared>> {
+        self.local.pop()
+    }
+
     /// Processes waiting in this thread's own queue.
     pub fn queued(&self) -> usize {
         self.local.len()
@@ -164,7 +169,7 @@ fn panic_text(e: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic".into())
 }
 
-fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
+pub(crate) fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
     shared.state.store(run_state::RUNNING, Ordering::Release);
     let Some(mut body) = shared.body.lock().unwrap_or_else(|e| e.into_inner()).take() else {
         return;
@@ -192,6 +197,12 @@ fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
     // Replay: a signal the log says this process took before ending has not
     // arrived; it waits for it, ended but not finished.
     let end = match end {
+        // A controlled run: the end is a step of its own; the process
+        // stops before it unless it was picked for it.
+        SliceEnd::Exit(info) if !body.gate.pass() => {
+            body.ending = Some(Box::new(info));
+            SliceEnd::Yield
+        }
         SliceEnd::Exit(info)
             if body.director.is_some()
                 && body.kill.is_none()

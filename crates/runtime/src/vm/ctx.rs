@@ -15,6 +15,9 @@ pub struct Ctx<'a> {
     pub proc: &'a mut Process,
     pub rt: &'a Runtime,
     pub wk: &'a Worker,
+    /// This call went through the gate of a controlled run already: the
+    /// built-in's further events belong to the same step.
+    pub passed: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -22,9 +25,13 @@ impl<'a> Ctx<'a> {
         &self.rt.program
     }
 
-    /// Replay: takes the signals that land before this process's next event;
-    /// when one has not arrived, the built-in waits for it.
+    /// Before the built-in's first event: in a controlled run, a process
+    /// that has made its step's operation stops here (the built-in runs
+    /// again when the process is next picked). Replay: takes the signals
+    /// that land before this process's next event; when one has not
+    /// arrived, the built-in waits for it.
     pub fn before_event(&mut self) -> Result<(), Fault> {
+        self.gate()?;
         if self.proc.director.is_none() {
             return Ok(());
         }
@@ -36,6 +43,28 @@ impl<'a> Ctx<'a> {
                     return Err(Fault::Yield(Term::Atom(atom::TRUE)));
                 }
                 Ok(())
+            }
+        }
+    }
+
+    /// A controlled run's gate alone, for an operation that makes no event
+    /// but changes what later steps see (`process_flag(trap_exit, _)`).
+    pub fn gate(&mut self) -> Result<(), Fault> {
+        if !self.passed {
+            if !self.proc.gate.pass() {
+                return Err(Fault::Retry);
+            }
+            self.passed = true;
+        }
+        Ok(())
+    }
+
+    /// Tells a controlled run's Observer what this step reads or writes
+    /// beyond its events.
+    pub fn touched(&mut self, t: crate::hooks::Touched<'_>) {
+        if self.rt.controlled {
+            if let Some(o) = self.proc.observer.as_mut() {
+                o.touched(&t);
             }
         }
     }
@@ -68,6 +97,8 @@ impl<'a> Ctx<'a> {
 
     /// The pid a registered name stands for now (a nondeterministic lookup).
     pub fn whereis(&mut self, name: Atom) -> Result<Option<Pid>, Fault> {
+        self.before_event()?;
+        self.touched(crate::hooks::Touched::Name(name));
         let now = self
             .rt
             .names
@@ -147,12 +178,15 @@ impl<'a> Ctx<'a> {
         sig: impl FnOnce(MsgId) -> Signal,
     ) -> Result<bool, Fault> {
         let (_, delivered) = self.signal(to, out, sig);
+        self.touched(crate::hooks::Touched::Liveness(to));
         let v = self.decide(NondetKind::IsProcessAlive, Term::bool(delivered))?;
         Ok(v.is_atom(atom::TRUE))
     }
 
     /// Whether `pid` is alive now (a nondeterministic observation).
     pub fn alive(&mut self, pid: Pid) -> Result<bool, Fault> {
+        self.before_event()?;
+        self.touched(crate::hooks::Touched::Liveness(pid));
         let now = pid == self.proc.pid || self.rt.table.get(pid).is_some_and(|s| !s.is_exited());
         let v = self.nondet(NondetKind::IsProcessAlive, Term::bool(now))?;
         Ok(v.is_atom(atom::TRUE))

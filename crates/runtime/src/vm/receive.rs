@@ -24,6 +24,9 @@ pub enum Step {
     /// Take the `after` branch.
     Jump(u32),
     End(SliceEnd),
+    /// A controlled run: the timeout is this process's next operation;
+    /// stop before it.
+    Pause,
 }
 
 fn killed(p: &mut Process) -> Option<Step> {
@@ -266,6 +269,22 @@ pub fn wait(p: &mut Process, rt: &Runtime, wk: &Worker, ms: Option<u64>) -> Step
     let Some(ms) = ms.filter(|_| !forced) else {
         return Step::End(SliceEnd::Wait { deadline: None });
     };
+    if rt.controlled {
+        // Virtual time: the timeout may fire whenever the process is
+        // picked with no matching message. Messages that came while it
+        // was poised here (taken in at the slice's start) are scanned
+        // first.
+        if p.cursor < p.mailbox.len() {
+            return Step::Continue;
+        }
+        if !p.gate.pass() {
+            return Step::Pause;
+        }
+        p.deadline = None;
+        p.cursor = 0;
+        signals::emit(p, rt, Event::Timeout);
+        return Step::Jump(0);
+    }
     let now = Instant::now();
     let deadline = match p.deadline {
         Some(d) => Some(d),

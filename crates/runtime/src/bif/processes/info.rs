@@ -15,6 +15,7 @@ pub fn register(b: &mut Builder) {
 }
 
 fn processes(cx: &mut Ctx, _: &[Term]) -> BifResult {
+    cx.before_event()?;
     let mut pids: Vec<Pid> = cx
         .rt
         .table
@@ -128,6 +129,8 @@ fn process_info2(cx: &mut Ctx, a: &[Term]) -> BifResult {
     if !matches!(&a[1], Term::Atom(_) | Term::Cons(_) | Term::Nil) {
         return Err(badarg());
     }
+    cx.before_event()?;
+    cx.touched(crate::hooks::Touched::Process(pid));
     let computed = if pid == cx.proc.pid {
         let v = View {
             p: cx.proc,

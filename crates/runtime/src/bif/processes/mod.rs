@@ -303,6 +303,7 @@ fn demonitor(cx: &mut Ctx, r: &Term, opts: &Term) -> BifResult {
     };
     let opts = opts.to_vec().ok_or_else(badarg)?;
     cx.before_event()?;
+    cx.touched(crate::hooks::Touched::Monitors);
     let held = cx.proc.monitors.iter().position(|(x, _)| x == r);
     let result = match held {
         Some(i) => {
@@ -362,6 +363,10 @@ fn exit2(cx: &mut Ctx, a: &[Term]) -> BifResult {
 fn process_flag(cx: &mut Ctx, a: &[Term]) -> BifResult {
     match (&a[0], &a[1]) {
         (Term::Atom(atom::TRAP_EXIT), Term::Atom(v @ (atom::TRUE | atom::FALSE))) => {
+            // How exit signals are taken changes here: a controlled run
+            // lets a signal land before or after it.
+            cx.gate()?;
+            cx.touched(crate::hooks::Touched::TrapExit);
             let old = cx.proc.trap_exit;
             cx.proc.trap_exit = *v == atom::TRUE;
             Ok(Term::bool(old))

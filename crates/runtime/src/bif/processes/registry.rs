@@ -9,7 +9,7 @@
 
 use crate::bif::{Builder, Ctx, AUTO};
 use crate::exception::{badarg, BifResult};
-use crate::hooks::NondetKind;
+use crate::hooks::{NondetKind, Touched};
 use trace_term::{atom, Atom, Pid, Term};
 
 pub fn register(b: &mut Builder) {
@@ -27,6 +27,11 @@ fn register_name(cx: &mut Ctx, a: &[Term]) -> BifResult {
     if *name == atom::UNDEFINED {
         return Err(badarg());
     }
+    // Before the registry changes: a controlled run may stop the call
+    // here and run it again later.
+    cx.before_event()?;
+    cx.touched(Touched::Name(*name));
+    cx.touched(Touched::Liveness(*pid));
     let ok = {
         let mut names = cx.rt.names.lock().unwrap_or_else(|e| e.into_inner());
         let alive = *pid == cx.proc.pid || cx.rt.table.get(*pid).is_some_and(|s| !s.is_exited());
@@ -76,6 +81,8 @@ fn unregister(cx: &mut Ctx, a: &[Term]) -> BifResult {
     let Term::Atom(name) = &a[0] else {
         return Err(badarg());
     };
+    cx.before_event()?;
+    cx.touched(Touched::Name(*name));
     let removed = cx
         .rt
         .names

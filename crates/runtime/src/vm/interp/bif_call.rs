@@ -41,7 +41,12 @@ pub(super) fn call_bif(
             // The arguments move out of their slots for the call and back
             // after it: no reference counting per argument.
             let argv = smallvec_args::Args::take(&mut p.regs[s..s + arity]);
-            let mut cx = Ctx { proc: p, rt, wk };
+            let mut cx = Ctx {
+                proc: p,
+                rt,
+                wk,
+                passed: false,
+            };
             let r = f(&mut cx, argv.as_slice());
             argv.restore(&mut p.regs[s..s + arity]);
             r

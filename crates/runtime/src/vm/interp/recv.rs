@@ -3,6 +3,7 @@
 //! machinery itself is [`crate::vm::receive`].
 
 use super::{Flow, Next, Vm};
+use crate::hooks::Touched;
 use crate::ir::{Instr, Slot};
 use crate::vm::receive::{self, Step};
 use crate::vm::{raise, ExitInfo, SliceEnd};
@@ -11,6 +12,12 @@ use trace_term::{atom, Term};
 /// `RecvStart`: begins a receive whose `after` branch is at `after`.
 #[inline(always)]
 pub(super) fn start(vm: &mut Vm<'_>, after: u32) -> Flow {
+    if vm.rt.controlled {
+        vm.p.recv_peek = match vm.current() {
+            Instr::RecvRef { .. } => vm.pc() as u32 + 1,
+            _ => vm.pc() as u32,
+        };
+    }
     match receive::start(vm.p, vm.rt, vm.wk, after) {
         Step::Continue => Flow::Go,
         Step::Jump(to) => {
@@ -22,6 +29,7 @@ pub(super) fn start(vm: &mut Vm<'_>, after: u32) -> Flow {
             vm.save();
             vm.slow(Next::End(e))
         }
+        Step::Pause => unreachable!("only a wait pauses"),
     }
 }
 
@@ -73,12 +81,55 @@ pub(super) fn next(vm: &mut Vm<'_>, lp: u32) -> Flow {
     Flow::Go
 }
 
-/// `RecvAccept`: takes the message a clause matched.
+/// `RecvAccept`: takes the message a clause matched (in a controlled run,
+/// only as the step's operation: otherwise the process stops before it).
 #[inline(always)]
 pub(super) fn accept(vm: &mut Vm<'_>) -> Flow {
-    match receive::accept(vm.p, vm.rt) {
+    if !vm.p.gate.pass() {
+        return pause(vm);
+    }
+    let r = receive::accept(vm.p, vm.rt);
+    if vm.rt.controlled {
+        report_filter(vm);
+    }
+    match r {
         Ok(_) => Flow::Go,
         Err(end) => vm.slow(Next::End(end)),
+    }
+}
+
+/// Stops before the instruction just fetched, to run it again when the
+/// process is next picked (a controlled run).
+fn pause(vm: &mut Vm<'_>) -> Flow {
+    vm.back();
+    vm.save();
+    vm.slow(Next::End(SliceEnd::Yield))
+}
+
+/// Tells a controlled run's Observer which messages the receive just
+/// reported could have taken: its filter, with the variables bound before
+/// it replaced by their values.
+#[inline(never)]
+fn report_filter(vm: &mut Vm<'_>) {
+    if vm.p.observer.is_none() {
+        return;
+    }
+    let at = vm.p.recv_peek as usize;
+    let code = &vm.prog.funs[vm.fun as usize].code;
+    let touched = match (code.get(at), code.get(at + 1)) {
+        (Some(Instr::RecvPeek { .. }), Some(Instr::RecvNext { .. })) => None,
+        (Some(Instr::RecvPeek { filter, .. }), _) => Some(
+            filter
+                .as_deref()
+                .map(|f| f.closed(&vm.p.regs[vm.base.min(vm.p.regs.len())..])),
+        ),
+        _ => Some(None),
+    };
+    if let Some(o) = vm.p.observer.as_mut() {
+        match &touched {
+            None => o.touched(&Touched::NoClauses),
+            Some(f) => o.touched(&Touched::Receive(f.as_ref())),
+        }
     }
 }
 
@@ -88,6 +139,7 @@ pub(super) fn wait(vm: &mut Vm<'_>, lp: u32) -> Flow {
     vm.goto(lp);
     match receive::wait(vm.p, vm.rt, vm.wk, None) {
         Step::Continue | Step::Jump(_) => Flow::Go,
+        Step::Pause => unreachable!("a receive without a timeout never pauses for one"),
         Step::End(e) => {
             vm.save();
             vm.slow(Next::End(e))
@@ -115,9 +167,13 @@ pub(super) fn wait_timeout(vm: &mut Vm<'_>, timeout: Slot, lp: u32, after: u32) 
             Flow::Go
         }
         Step::Jump(_) => {
+            if vm.rt.controlled {
+                report_filter(vm);
+            }
             vm.goto(after);
             Flow::Go
         }
+        Step::Pause => pause(vm),
         Step::End(e) => {
             vm.goto(lp);
             vm.save();

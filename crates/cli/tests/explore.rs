@@ -1,0 +1,75 @@
+//! `trace explore` end to end: exit statuses, the JSON lines, and the
+//! failing log replaying to the same failure.
+
+mod common;
+use common::{s, text, trace, Scratch};
+use std::path::{Path, PathBuf};
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../explore/tests/programs")
+        .join(name)
+}
+
+fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
+    text(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect()
+}
+
+#[test]
+fn a_racy_program_fails_and_its_log_replays_to_the_failure() {
+    let dir = Scratch::new("explore-racy");
+    let log = dir.path("failing.trace");
+    let prog = corpus("proxy_server.erl");
+    let out = trace(&["explore", s(&prog), "-o", s(&log), "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["type"], "summary");
+    assert_eq!(summary["interleavings"], 2);
+    assert_eq!(summary["failing"], 1);
+    assert_eq!(summary["complete"], true);
+    let failure = &lines[0];
+    assert_eq!(failure["type"], "failure");
+    assert!(failure["failure"].as_str().unwrap().contains("deadlock"));
+    let race = &lines[1];
+    assert_eq!(race["type"], "race");
+    assert_eq!(race["found"], true);
+    // The failing log replays to the same deadlock (exit status 5).
+    let replay = trace(&["replay", s(&prog), s(&log)]);
+    assert_eq!(replay.status.code(), Some(5), "{}", text(&replay.stderr));
+    // The passing one differs from it.
+    let passing = race["passing_log"].as_str().unwrap();
+    let diff = trace(&["diff", passing, s(&log)]);
+    assert_eq!(diff.status.code(), Some(1), "{}", text(&diff.stdout));
+}
+
+#[test]
+fn a_clean_program_explores_completely_and_exits_0() {
+    let out = trace(&["explore", s(&corpus("first_wins.erl")), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["complete"], true);
+    assert_eq!(lines[0]["interleavings"], 2);
+}
+
+#[test]
+fn a_budget_makes_the_exploration_incomplete() {
+    let out = trace(&[
+        "explore",
+        s(&corpus("senders_any.erl")),
+        "--entry",
+        "senders_any:main(4)",
+        "--max-interleavings",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines[0]["complete"], false);
+    assert_eq!(lines[0]["stopped"], "max-interleavings");
+    assert_eq!(lines[0]["interleavings"], 5);
+}

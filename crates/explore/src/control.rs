@@ -1,0 +1,328 @@
+//! The hooks of one explored run: a Director that picks each step as the
+//! exploration dictates (a prefix of forced choices, then the first actor
+//! not asleep), and an Observer that writes down what each step touched.
+
+use crate::step::{Access, Actor, MsgKey, Step, UNKNOWN};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use trace_runtime::hooks::{
+    Event, NondetKind, ProcessDirector, ProcessInfo, ProcessObserver, Ready, SharedOp, Touched,
+};
+use trace_runtime::process::MsgId;
+use trace_runtime::{Director, Observer};
+use trace_term::{Pid, Term};
+
+/// Spawn paths numbered once for the whole exploration, so that a process
+/// is the same actor in every run whatever pid it gets.
+#[derive(Default)]
+pub struct Interner {
+    paths: HashMap<Vec<u32>, u32>,
+    pub names: Vec<Vec<u32>>,
+}
+
+impl Interner {
+    fn intern(&mut self, path: &[u32]) -> u32 {
+        if let Some(&i) = self.paths.get(path) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.paths.insert(path.to_vec(), i);
+        self.names.push(path.to_vec());
+        i
+    }
+
+    /// The symbolic name of a process actor (`P`, `P.1.2`).
+    pub fn symbolic(&self, p: u32) -> String {
+        let mut s = String::from("P");
+        for n in self.names.get(p as usize).into_iter().flatten() {
+            s.push('.');
+            s.push_str(&n.to_string());
+        }
+        s
+    }
+}
+
+/// How the Director picks.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    /// Forced choices, one per step from the first.
+    pub prefix: Vec<Actor>,
+    /// From step `sleep_at` on: actors asleep (with the step each would
+    /// take), not to be picked while asleep.
+    pub sleep: Vec<Step>,
+    pub sleep_at: usize,
+    /// Most steps a run may take.
+    pub max_steps: usize,
+}
+
+/// What one run did, step by step.
+#[derive(Default)]
+pub struct RunLog {
+    pub steps: Vec<Step>,
+    /// The actors that could go at each step (sorted).
+    pub ready: Vec<Vec<Actor>>,
+    /// Sleep sets at each step past the prefix.
+    pub sleep: Vec<Vec<Step>>,
+    /// Every process asleep: the run repeats one explored already.
+    pub sleep_blocked: bool,
+    /// The run took `max_steps` steps and was cut.
+    pub cut: bool,
+    /// A forced choice could not be made: the run departed from the one
+    /// the prefix came from (the program is not deterministic enough).
+    pub departed: bool,
+}
+
+#[derive(Default)]
+struct State {
+    interner: Interner,
+    pids: HashMap<Pid, u32>,
+    plan: Plan,
+    log: RunLog,
+    /// Accesses of the step under way, and its actor.
+    current: Option<(Actor, Vec<Access>)>,
+    /// Sends so far: at which step, to whom, what (a timer's message is
+    /// delivered by a step of its own).
+    sends: HashMap<MsgKey, (usize, u32, Term)>,
+    /// The sleep set of the step about to be picked.
+    asleep: Vec<Step>,
+    /// The last access was a timeout: the filter that follows is its.
+    timed_out: bool,
+    cx: crate::step::Context,
+}
+
+/// The Director and the Observer of explored runs (one value, both roles).
+#[derive(Clone, Default)]
+pub struct Hooks(Arc<Mutex<State>>);
+
+impl Hooks {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Readies the hooks for a new run that follows `plan`.
+    pub fn start(&self, plan: Plan) {
+        let mut s = self.lock();
+        s.pids.clear();
+        s.sends.clear();
+        s.current = None;
+        s.timed_out = false;
+        s.asleep = Vec::new();
+        s.plan = plan;
+        s.log = RunLog::default();
+        s.cx.output_matters = true;
+    }
+
+    /// Whether writes to standard output race with one another.
+    pub fn set_output_matters(&self, b: bool) {
+        self.lock().cx.output_matters = b;
+    }
+
+    /// Ends the run: its log.
+    pub fn finish(&self) -> RunLog {
+        let mut s = self.lock();
+        s.close_step();
+        std::mem::take(&mut s.log)
+    }
+
+    pub fn symbolic(&self, a: Actor) -> String {
+        let s = self.lock();
+        match a {
+            Actor::Process(p) => s.interner.symbolic(p),
+            Actor::Timer(m) => format!("timer({}:{})", s.interner.symbolic(m.sender), m.index),
+        }
+    }
+}
+
+impl State {
+    fn actor_of(&self, pid: Pid) -> u32 {
+        self.pids.get(&pid).copied().unwrap_or(UNKNOWN)
+    }
+
+    fn key(&self, id: MsgId) -> MsgKey {
+        MsgKey {
+            sender: self.actor_of(id.sender),
+            index: id.index,
+        }
+    }
+
+    fn push(&mut self, a: Access) {
+        if let Some((_, v)) = self.current.as_mut() {
+            v.push(a);
+        }
+    }
+
+    /// The step under way is over: files it, and wakes the sleepers it is
+    /// dependent with.
+    fn close_step(&mut self) {
+        let Some((actor, accesses)) = self.current.take() else {
+            return;
+        };
+        let step = Step { actor, accesses };
+        let cx = &self.cx;
+        self.asleep
+            .retain(|q| crate::step::relation(&step, q, cx) == crate::step::Relation::Independent);
+        self.log.steps.push(step);
+    }
+
+    fn ready_actors(&self, ready: &[Ready]) -> Vec<Actor> {
+        ready
+            .iter()
+            .map(|r| match r {
+                Ready::Process { pid, .. } => Actor::Process(self.actor_of(*pid)),
+                Ready::Timer { id } => Actor::Timer(self.key(*id)),
+            })
+            .collect()
+    }
+
+    /// A timer's step: its message goes to the mailbox now; the step that
+    /// set it only armed it.
+    fn fire(&mut self, msg: MsgKey) {
+        let Some((at, to, payload)) = self.sends.get(&msg).cloned() else {
+            return;
+        };
+        if let Some(step) = self.log.steps.get_mut(at) {
+            for a in &mut step.accesses {
+                if matches!(a, Access::Send { msg: m, .. } if *m == msg) {
+                    *a = Access::Arm { msg };
+                }
+            }
+        }
+        self.push(Access::Send { to, msg, payload });
+    }
+}
+
+impl Director for Hooks {
+    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
+        let mut s = self.lock();
+        let a = s.interner.intern(&p.path);
+        s.pids.insert(p.pid, a);
+        None
+    }
+
+    fn controls_scheduling(&self) -> bool {
+        true
+    }
+
+    fn pick(&self, ready: &[Ready]) -> Option<usize> {
+        let mut s = self.lock();
+        s.close_step();
+        let actors = s.ready_actors(ready);
+        let n = s.log.steps.len();
+        if n >= s.plan.max_steps {
+            s.log.cut = true;
+            return None;
+        }
+        if n == s.plan.sleep_at {
+            s.asleep = s.plan.sleep.clone();
+        }
+        let i = if let Some(want) = s.plan.prefix.get(n).copied() {
+            match actors.iter().position(|a| *a == want) {
+                Some(i) => i,
+                None => {
+                    s.log.departed = true;
+                    return None;
+                }
+            }
+        } else {
+            // The last actor goes on if it can (no preemption), else the
+            // first that is awake.
+            let asleep = &s.asleep;
+            let awake = |a: &Actor| !asleep.iter().any(|q| q.actor == *a);
+            let last = s.log.steps.last().map(|st| st.actor);
+            match actors
+                .iter()
+                .position(|a| Some(*a) == last && awake(a))
+                .or_else(|| actors.iter().position(awake))
+            {
+                Some(i) => i,
+                None => {
+                    s.log.sleep_blocked = true;
+                    return None;
+                }
+            }
+        };
+        let mut sorted = actors.clone();
+        sorted.sort_unstable();
+        s.log.ready.push(sorted);
+        let asleep = s.asleep.clone();
+        s.log.sleep.push(asleep);
+        s.current = Some((actors[i], Vec::new()));
+        if let Actor::Timer(m) = actors[i] {
+            s.fire(m);
+        }
+        Some(i)
+    }
+}
+
+impl Observer for Hooks {
+    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+        Some(Box::new(StepObserver(self.clone())))
+    }
+}
+
+/// Writes down what one process's events touch, into the step under way.
+struct StepObserver(Hooks);
+
+impl ProcessObserver for StepObserver {
+    fn event(&mut self, ev: &Event<'_>) {
+        let mut s = self.0.lock();
+        let s = &mut *s;
+        s.timed_out = false;
+        let a = match ev {
+            Event::Send { id, to, payload } => {
+                let msg = s.key(*id);
+                let to = s.actor_of(*to);
+                let at = s.log.steps.len();
+                s.sends.insert(msg, (at, to, (*payload).clone()));
+                Access::Send {
+                    to,
+                    msg,
+                    payload: (*payload).clone(),
+                }
+            }
+            Event::Receive { id, .. } => Access::Receive { msg: s.key(*id) },
+            Event::Timeout => {
+                s.timed_out = true;
+                Access::Timeout
+            }
+            Event::Spawn { child, .. } => Access::Spawn {
+                child: s.actor_of(*child),
+            },
+            Event::Signal { to, .. } => Access::Signal {
+                to: s.actor_of(*to),
+            },
+            Event::Output { .. } => Access::Output,
+            Event::Exit { .. } => Access::Exit,
+            Event::Nondet {
+                kind: NondetKind::Registered | NondetKind::Processes,
+                ..
+            } => Access::Inspect(UNKNOWN),
+            _ => return,
+        };
+        s.push(a);
+    }
+
+    fn shared(&mut self, op: &SharedOp<'_>) {
+        use trace_runtime::hooks::Access as A;
+        let write = !matches!(op.access, A::Read);
+        self.0.lock().push(Access::Shared { write });
+    }
+
+    fn touched(&mut self, t: &Touched<'_>) {
+        let mut s = self.0.lock();
+        let s = &mut *s;
+        let a = match t {
+            Touched::Receive(f) => {
+                let filter = f.cloned();
+                let timed_out = std::mem::take(&mut s.timed_out);
+                Access::Filter { filter, timed_out }
+            }
+            Touched::NoClauses => Access::NoClauses,
+            Touched::Liveness(p) => Access::Liveness(s.actor_of(*p)),
+            Touched::Name(n) => Access::Name(*n),
+            Touched::Process(p) => Access::Inspect(s.actor_of(*p)),
+            Touched::Monitors | Touched::TrapExit => Access::OwnSignals,
+        };
+        s.push(a);
+    }
+}

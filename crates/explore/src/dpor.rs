@@ -1,0 +1,345 @@
+//! Source-set DPOR (Abdulla, Aronis, Jonsson and Sagonas, "Optimal Dynamic
+//! Partial Order Reduction", POPL 2014, Algorithm 1 with sleep sets): the
+//! tree of explored runs, the races of each new run, and the next run to
+//! make.
+//!
+//! Each run is made from scratch: a prefix of forced choices, one new
+//! choice, then whatever actor is first and awake. After it, each race
+//! between a step `i` and a later step `j` (dependent, of other actors, and
+//! `j` not ordered after `i` through other steps) adds to the choices at
+//! `i` an actor that starts the rest of the run without `i` (an initial of
+//! `v`), unless one of them is there already. Actors explored at a node go
+//! to sleep there; a sleeping actor wakes when a step dependent with its
+//! own is taken.
+
+use crate::control::{Plan, RunLog};
+use crate::step::{relation, Access, Actor, Context, Relation, Step};
+use std::collections::HashMap;
+
+/// One state of the current run: what could go, what went, and what is
+/// still to explore from here.
+struct Node {
+    ready: Vec<Actor>,
+    step: Step,
+    backtrack: Vec<Actor>,
+    done: Vec<Actor>,
+    sleep: Vec<Step>,
+}
+
+/// What a bounded exploration counts along a schedule.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BoundKind {
+    /// Switches away from an actor that could have gone on.
+    Preemption,
+    /// Choices other than the default one (the last actor if it can go
+    /// on, else the first ready).
+    Delay,
+}
+
+/// A bound on the schedules explored.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Bound {
+    pub kind: BoundKind,
+    pub max: u32,
+}
+
+/// The explored tree, as the path of the current run.
+#[derive(Default)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    /// Choices past this bound are not explored.
+    pub bound: Option<Bound>,
+    /// Some choice was left out because of the bound.
+    pub pruned: bool,
+    /// Where the run being made departs from the previous one.
+    branch: usize,
+    /// Races found so far.
+    pub races: u64,
+}
+
+impl Tree {
+    /// Takes in the run just made from the plan [`Tree::next`] gave.
+    pub fn absorb(&mut self, log: &RunLog, output_matters: bool) {
+        let k = self.branch;
+        self.nodes.truncate(k + 1);
+        for (n, step) in log.steps.iter().enumerate().skip(k) {
+            if n == k && n < self.nodes.len() {
+                self.nodes[n].step = step.clone();
+                continue;
+            }
+            self.nodes.push(Node {
+                ready: log.ready.get(n).cloned().unwrap_or_default(),
+                step: step.clone(),
+                backtrack: vec![step.actor],
+                done: Vec::new(),
+                sleep: log.sleep.get(n).cloned().unwrap_or_default(),
+            });
+        }
+        self.nodes.truncate(log.steps.len());
+        self.add_races(k, output_matters);
+    }
+
+    /// The steps of the current run.
+    pub fn steps(&self) -> impl Iterator<Item = &Step> {
+        self.nodes.iter().map(|n| &n.step)
+    }
+
+    /// Steps where the current run switched away from an actor that could
+    /// have gone on (a preemption).
+    pub fn preemptions(&self) -> usize {
+        self.nodes
+            .windows(2)
+            .filter(|w| {
+                let prev = w[0].step.actor;
+                w[1].step.actor != prev && w[1].ready.contains(&prev)
+            })
+            .count()
+    }
+
+    /// The next run to make, or `None` when the tree is explored.
+    pub fn next(&mut self, max_steps: usize) -> Option<Plan> {
+        while let Some(node) = self.nodes.last_mut() {
+            let went = node.step.actor;
+            if !node.done.contains(&went) {
+                node.done.push(went);
+                node.sleep.push(node.step.clone());
+            }
+            let open = node
+                .backtrack
+                .iter()
+                .find(|a| !node.done.contains(a) && !node.sleep.iter().any(|q| q.actor == **a))
+                .copied();
+            if let Some(p) = open {
+                let at = self.nodes.len() - 1;
+                if !self.within_bound(at, p) {
+                    self.pruned = true;
+                    self.nodes[at].done.push(p);
+                    continue;
+                }
+                let mut prefix: Vec<Actor> =
+                    self.nodes[..at].iter().map(|n| n.step.actor).collect();
+                prefix.push(p);
+                self.branch = at;
+                return Some(Plan {
+                    prefix,
+                    sleep: self.nodes[at].sleep.clone(),
+                    sleep_at: at,
+                    max_steps,
+                });
+            }
+            self.nodes.pop();
+        }
+        None
+    }
+
+    /// Whether the current run's choices before `at`, then `p` at `at`,
+    /// stay within the bound.
+    fn within_bound(&self, at: usize, p: Actor) -> bool {
+        let Some(b) = self.bound else {
+            return true;
+        };
+        let mut cost = 0u32;
+        let mut prev: Option<Actor> = None;
+        for k in 0..=at {
+            let c = if k == at { p } else { self.nodes[k].step.actor };
+            let ready = &self.nodes[k].ready;
+            let continues = prev.filter(|a| ready.contains(a));
+            let counted = match b.kind {
+                BoundKind::Preemption => continues.is_some_and(|a| a != c),
+                BoundKind::Delay => Some(c) != continues.or(ready.first().copied()),
+            };
+            cost += counted as u32;
+            prev = Some(c);
+        }
+        cost <= b.max
+    }
+
+    /// Finds the races whose later step is new (at `from` or after) and
+    /// adds their reversals to the choices.
+    fn add_races(&mut self, from: usize, output_matters: bool) {
+        let steps: Vec<&Step> = self.nodes.iter().map(|n| &n.step).collect();
+        for r in races(&steps, from, output_matters) {
+            let (i, initials) = (r.first, r.initials);
+            self.races += 1;
+            let node = &mut self.nodes[i];
+            let initials: Vec<Actor> = initials
+                .into_iter()
+                .filter(|a| node.ready.contains(a))
+                .collect();
+            if initials.iter().any(|a| node.backtrack.contains(a)) {
+                continue;
+            }
+            let pick = initials
+                .iter()
+                .find(|a| !node.sleep.iter().any(|q| q.actor == **a))
+                .or(initials.first());
+            if let Some(&a) = pick {
+                node.backtrack.push(a);
+            }
+        }
+    }
+}
+
+/// A race of a run: steps `first` and `second` are dependent, of
+/// different actors, and ordered by nothing else.
+pub struct Race {
+    pub first: usize,
+    pub second: usize,
+    /// The actors that could start the run from `first` on without it:
+    /// the steps between the two that do not need `first`, then `second`.
+    pub initials: Vec<Actor>,
+    /// Those steps, in order (their indices).
+    pub reversal: Vec<usize>,
+}
+
+/// The races of a run whose second step is at `from` or after.
+pub fn races(steps: &[&Step], from: usize, output_matters: bool) -> Vec<Race> {
+    let cx = context(steps, output_matters);
+    let hb = HappensBefore::of(steps, &cx);
+    let mut out = Vec::new();
+    for j in from..steps.len() {
+        for &i in &hb.preds[j] {
+            if hb.rel[j].get(&i) != Some(&Relation::Race) || hb.ordered_without(i, j) {
+                continue;
+            }
+            let mut reversal: Vec<usize> = (i + 1..j).filter(|&k| !hb.before(i, k)).collect();
+            reversal.push(j);
+            out.push(Race {
+                first: i,
+                second: j,
+                initials: hb.initials(i, j),
+                reversal,
+            });
+        }
+    }
+    out
+}
+
+/// What the whole run says about mailboxes (see [`Context`]).
+fn context(steps: &[&Step], output_matters: bool) -> Context {
+    let mut cx = Context {
+        output_matters,
+        complete: true,
+        ..Context::default()
+    };
+    for s in steps {
+        if let Actor::Process(p) = s.actor {
+            for a in &s.accesses {
+                if let Access::Filter { filter, .. } = a {
+                    cx.filters.entry(p).or_default().push(filter.clone());
+                }
+            }
+        }
+        // register/2 names the name and the process it goes to.
+        for a in &s.accesses {
+            if let Access::Name(n) = a {
+                for b in &s.accesses {
+                    if let Access::Liveness(p) = b {
+                        cx.holders.entry(*n).or_default().push(*p);
+                    }
+                }
+            }
+        }
+    }
+    cx
+}
+
+/// The happens-before order of one run, as vector clocks.
+struct HappensBefore {
+    /// Each step's actor, as a dense index into `actors`.
+    actor: Vec<usize>,
+    actors: Vec<Actor>,
+    /// Each step's number among its actor's steps, from 1.
+    local: Vec<u32>,
+    /// Each step's clock: for each actor, how many of its steps come
+    /// before it (itself included).
+    clock: Vec<Vec<u32>>,
+    /// The steps each step depends on directly.
+    preds: Vec<Vec<usize>>,
+    rel: Vec<HashMap<usize, Relation>>,
+}
+
+impl HappensBefore {
+    fn of(steps: &[&Step], cx: &Context) -> HappensBefore {
+        let mut ids: HashMap<Actor, usize> = HashMap::new();
+        let actor: Vec<usize> = steps
+            .iter()
+            .map(|s| {
+                let n = ids.len();
+                *ids.entry(s.actor).or_insert(n)
+            })
+            .collect();
+        let width = ids.len();
+        let mut actors = vec![Actor::Process(0); width];
+        for (a, &i) in &ids {
+            actors[i] = *a;
+        }
+        let mut hb = HappensBefore {
+            actor,
+            actors,
+            local: Vec::with_capacity(steps.len()),
+            clock: Vec::with_capacity(steps.len()),
+            preds: Vec::with_capacity(steps.len()),
+            rel: Vec::with_capacity(steps.len()),
+        };
+        let mut count = vec![0u32; width];
+        for j in 0..steps.len() {
+            let mut clock = vec![0u32; width];
+            let mut preds = Vec::new();
+            let mut rel = HashMap::new();
+            for i in 0..j {
+                let r = relation(steps[i], steps[j], cx);
+                if r == Relation::Independent {
+                    continue;
+                }
+                preds.push(i);
+                rel.insert(i, r);
+                for (c, x) in clock.iter_mut().zip(&hb.clock[i]) {
+                    *c = (*c).max(*x);
+                }
+            }
+            count[hb.actor[j]] += 1;
+            clock[hb.actor[j]] = count[hb.actor[j]];
+            hb.local.push(count[hb.actor[j]]);
+            hb.clock.push(clock);
+            hb.preds.push(preds);
+            hb.rel.push(rel);
+        }
+        hb
+    }
+
+    /// Whether step `i` happens before step `k`.
+    fn before(&self, i: usize, k: usize) -> bool {
+        self.clock[k][self.actor[i]] >= self.local[i]
+    }
+
+    /// Whether `i` happens before `j` through some other step.
+    fn ordered_without(&self, i: usize, j: usize) -> bool {
+        self.preds[j]
+            .iter()
+            .any(|&k| k != i && k > i && self.before(i, k))
+    }
+
+    /// The actors that can start `v`: the steps after `i` not ordered
+    /// after it, then `j`'s actor.
+    fn initials(&self, i: usize, j: usize) -> Vec<Actor> {
+        let v: Vec<usize> = (i + 1..j).filter(|&k| !self.before(i, k)).collect();
+        let mut out: Vec<usize> = Vec::new();
+        let mut seen: Vec<usize> = Vec::new();
+        for (n, &k) in v.iter().enumerate() {
+            let a = self.actor[k];
+            if seen.contains(&a) {
+                continue;
+            }
+            seen.push(a);
+            if !v[..n].iter().any(|&m| self.before(m, k)) {
+                out.push(a);
+            }
+        }
+        let a = self.actor[j];
+        if !seen.contains(&a) && !v.iter().any(|&m| self.before(m, j)) {
+            out.push(a);
+        }
+        out.into_iter().map(|a| self.actors[a]).collect()
+    }
+}

@@ -1,0 +1,147 @@
+//! Explaining a failure: the pair of racing steps whose order decides it,
+//! shown with a passing interleaving that is the failing one up to the
+//! race, with the race reversed.
+
+use crate::control::{Hooks, Plan};
+use crate::dpor::races;
+use crate::explore::{record_schedule, run_once, Config, Group};
+use crate::step::{Access, Actor, Step};
+use trace_runtime::{Entry, Loaded};
+use trace_search::failure::classify;
+
+/// Races tried, from the one nearest the end, before giving up.
+const MAX_TRIES: usize = 32;
+
+/// One of the two racing steps, in words and as an event.
+#[derive(Clone, Debug)]
+pub struct StepInfo {
+    /// Its number in the failing interleaving (from 0).
+    pub index: usize,
+    pub process: String,
+    pub what: String,
+    /// The step's event in EVENT syntax (docs/events.md), when it has one
+    /// that syntax names.
+    pub event: Option<String>,
+}
+
+/// Why a failure happens.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    pub first: StepInfo,
+    pub second: StepInfo,
+    /// The passing interleaving's schedule.
+    pub passing: Vec<Actor>,
+}
+
+/// The race of `g`'s simplest interleaving whose reversal passes (the
+/// latest such race), if one does.
+pub fn explain(
+    hooks: &Hooks,
+    loaded: &Loaded,
+    entry: &Entry,
+    cfg: &Config,
+    g: &Group,
+) -> Option<Explanation> {
+    let steps: Vec<&Step> = g.steps.iter().collect();
+    let output_matters = cfg.expectations.stdout.is_some() || cfg.expectations.check.is_some();
+    let mut found = races(&steps, 0, output_matters);
+    found.reverse();
+    for r in found.into_iter().take(MAX_TRIES) {
+        let mut prefix: Vec<Actor> = g.schedule[..r.first].to_vec();
+        prefix.extend(r.reversal.iter().map(|&k| g.schedule[k]));
+        let plan = Plan {
+            prefix,
+            max_steps: cfg.max_steps,
+            ..Plan::default()
+        };
+        let (o, stdout, log) = run_once(loaded, entry, hooks, plan, cfg);
+        if log.departed || log.cut || o.interrupted {
+            continue;
+        }
+        if classify(&o, &stdout, &cfg.expectations).is_some() {
+            continue;
+        }
+        let passing: Vec<Actor> = log.steps.iter().map(|s| s.actor).collect();
+        // With --check, the run passes only if its log satisfies the
+        // properties too.
+        if let Some(rc) = &cfg.check_record {
+            match record_schedule(hooks, loaded, entry, rc, &passing, &cfg.expectations) {
+                Ok((_, None)) => {}
+                _ => continue,
+            }
+        }
+        return Some(Explanation {
+            first: describe(hooks, r.first, g.steps[r.first].clone()),
+            second: describe(hooks, r.second, g.steps[r.second].clone()),
+            passing,
+        });
+    }
+    None
+}
+
+/// A step in words: its main access.
+fn describe(hooks: &Hooks, index: usize, s: Step) -> StepInfo {
+    let name = |p: u32| hooks.symbolic(Actor::Process(p));
+    let process = hooks.symbolic(s.actor);
+    let msg = |m: &crate::step::MsgKey| format!("{}:{}", name(m.sender), m.index);
+    let mut what = String::from("takes a step");
+    let mut event = None;
+    for a in &s.accesses {
+        let (w, e) = match a {
+            Access::Send {
+                to,
+                msg: m,
+                payload,
+            } => (
+                format!(
+                    "sends {} to {}",
+                    trace_term::pretty(payload, &Default::default()),
+                    name(*to)
+                ),
+                Some(format!("send({})", msg(m))),
+            ),
+            Access::Receive { msg: m } => (
+                format!("receives message {}", msg(m)),
+                Some(format!("receive({})", msg(m))),
+            ),
+            Access::Timeout => ("times out in a receive".into(), None),
+            Access::Spawn { child } => (
+                format!("spawns {}", name(*child)),
+                Some(format!("spawn({})", name(*child))),
+            ),
+            Access::Signal { to } => (format!("sends a signal to {}", name(*to)), None),
+            Access::Name(n) => (format!("looks up or changes the name {}", n.name()), None),
+            Access::Liveness(p) => (format!("observes whether {} is alive", name(*p)), None),
+            Access::Inspect(p) => (format!("inspects {}", name(*p)), None),
+            Access::Exit => (
+                "ends".into(),
+                match s.actor {
+                    Actor::Process(_) => Some(format!("exit({process})")),
+                    Actor::Timer(_) => None,
+                },
+            ),
+            Access::Output => ("writes to standard output".into(), None),
+            Access::Shared { write } => (
+                format!(
+                    "{} shared state (a table, counter or persistent term)",
+                    if *write { "changes" } else { "reads" }
+                ),
+                None,
+            ),
+            Access::OwnSignals => (
+                "changes its monitors or how it takes exit signals".into(),
+                None,
+            ),
+            Access::Arm { .. } | Access::Filter { .. } | Access::NoClauses => continue,
+        };
+        what = w;
+        event = e;
+        break;
+    }
+    StepInfo {
+        index,
+        process,
+        what,
+        event,
+    }
+}

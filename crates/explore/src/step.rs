@@ -1,0 +1,249 @@
+//! Steps of a controlled run and what they touch, and when two steps are
+//! dependent (their order can change what a run does).
+
+use trace_runtime::hooks::RecvFilter;
+use trace_term::{Atom, Term};
+
+/// Who takes a step: a process, by its spawn path (interned, so the same
+/// process has the same actor in every run), or the timer whose message
+/// a step delivers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Actor {
+    Process(u32),
+    Timer(MsgKey),
+}
+
+/// A message's identity across runs: its sender (interned spawn path) and
+/// its number among the sender's messages.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MsgKey {
+    pub sender: u32,
+    pub index: u64,
+}
+
+/// Processes a step may touch that never had a path (a pid made up from a
+/// string): they all count as this one.
+pub const UNKNOWN: u32 = u32::MAX;
+
+/// One thing a step read or wrote.
+#[derive(Clone, Debug)]
+pub enum Access {
+    /// A message put in `to`'s mailbox.
+    Send {
+        to: u32,
+        msg: MsgKey,
+        payload: Term,
+    },
+    /// A message of a timer set (delivered later by the timer's own step).
+    Arm {
+        msg: MsgKey,
+    },
+    /// A message taken out of the mailbox.
+    Receive {
+        msg: MsgKey,
+    },
+    /// A receive timed out.
+    Timeout,
+    /// Which messages the step's receive could have taken (`None`: any);
+    /// `timed_out`: it took none, so a message that fits, sent earlier,
+    /// would have been taken instead.
+    Filter {
+        filter: Option<RecvFilter>,
+        timed_out: bool,
+    },
+    /// A receive with no clauses: no message could have changed it.
+    NoClauses,
+    Spawn {
+        child: u32,
+    },
+    /// A link, exit, monitor or `'DOWN'` signal sent to `to`.
+    Signal {
+        to: u32,
+    },
+    Name(Atom),
+    Liveness(u32),
+    /// `process_info` of this process: everything about it.
+    Inspect(u32),
+    /// The process ended.
+    Exit,
+    /// A write to standard output.
+    Output,
+    /// An operation on shared state (ETS, atomics, counters,
+    /// persistent_term); `write` unless it only reads.
+    Shared {
+        write: bool,
+    },
+    /// The process changed its monitors or how it takes exit signals
+    /// (signals to it then do otherwise: see `touches_process`).
+    OwnSignals,
+}
+
+/// One step: its actor and what it touched.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub actor: Actor,
+    pub accesses: Vec<Access>,
+}
+
+/// How two steps of different actors relate.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Relation {
+    Independent,
+    /// Their order may change the run, and either order can happen.
+    Race,
+    /// The second one needs the first (a message and its receipt, a spawn
+    /// and the child's steps, a timer set and fired).
+    Causal,
+}
+
+/// What the whole run says about the mailboxes, to tell whether two sends
+/// to one process race: only when some receive of that process could take
+/// both.
+#[derive(Default)]
+pub struct Context {
+    /// For each process, the filters of its receives (`None`: any message).
+    pub filters: std::collections::HashMap<u32, Vec<Option<RecvFilter>>>,
+    /// Whether the order of writes to standard output matters.
+    pub output_matters: bool,
+    /// For each name, the processes some step registered it to.
+    pub holders: std::collections::HashMap<Atom, Vec<u32>>,
+    /// Known: every filter of every process is in `filters` and every
+    /// registration in `holders` (the run is over). Otherwise any two sends
+    /// to one mailbox are dependent, and so is any end with any name.
+    pub complete: bool,
+}
+
+impl Context {
+    /// Whether `a` may hold name `n` (at its end).
+    fn may_hold(&self, n: Atom, a: Actor) -> bool {
+        !self.complete
+            || pid_of(a).is_some_and(|p| self.holders.get(&n).is_some_and(|h| h.contains(&p)))
+    }
+
+    fn both_fit(&self, to: u32, a: &Term, b: &Term) -> bool {
+        if !self.complete {
+            return true;
+        }
+        let Some(fs) = self.filters.get(&to) else {
+            return false;
+        };
+        fs.iter().any(|f| match f {
+            None => true,
+            Some(f) => f.admits(a, &[]) && f.admits(b, &[]),
+        })
+    }
+}
+
+fn pid_of(a: Actor) -> Option<u32> {
+    match a {
+        Actor::Process(p) => Some(p),
+        Actor::Timer(_) => None,
+    }
+}
+
+/// How step `a` (earlier) and step `b` (later) of different actors relate.
+pub fn relation(a: &Step, b: &Step, cx: &Context) -> Relation {
+    if a.actor == b.actor {
+        return Relation::Causal;
+    }
+    let mut rel = Relation::Independent;
+    for x in &a.accesses {
+        for y in &b.accesses {
+            match pair(a.actor, x, b.actor, y, cx) {
+                Relation::Causal => return Relation::Causal,
+                Relation::Race => rel = Relation::Race,
+                Relation::Independent => {}
+            }
+        }
+    }
+    if rel == Relation::Independent {
+        rel = touches_process(a, b).max_with(touches_process(b, a));
+    }
+    rel
+}
+
+impl Relation {
+    fn max_with(self, o: Relation) -> Relation {
+        match (self, o) {
+            (Relation::Causal, _) | (_, Relation::Causal) => Relation::Causal,
+            (Relation::Race, _) | (_, Relation::Race) => Relation::Race,
+            _ => Relation::Independent,
+        }
+    }
+}
+
+/// Whether `a` acts on `b`'s process as a whole: a signal to it (it lands
+/// before or after any of its steps), a spawn of it, an inspection.
+fn touches_process(a: &Step, b: &Step) -> Relation {
+    let Some(p) = pid_of(b.actor) else {
+        return Relation::Independent;
+    };
+    let mut rel = Relation::Independent;
+    for x in &a.accesses {
+        match x {
+            Access::Spawn { child } if *child == p => return Relation::Causal,
+            Access::Signal { to } | Access::Inspect(to) if *to == p || *to == UNKNOWN => {
+                rel = Relation::Race
+            }
+            _ => {}
+        }
+    }
+    rel
+}
+
+/// How one access of actor `pa` relates to one of a later actor `pb`.
+fn pair(pa: Actor, x: &Access, pb: Actor, y: &Access, cx: &Context) -> Relation {
+    use Access::*;
+    match (x, y) {
+        (Send { msg, .. }, Receive { msg: m }) if msg == m => Relation::Causal,
+        (Arm { msg }, _) if pb == Actor::Timer(*msg) => Relation::Causal,
+        (
+            Send {
+                to: t1, payload: a, ..
+            },
+            Send {
+                to: t2, payload: b, ..
+            },
+        ) if t1 == t2 => race(cx.both_fit(*t1, a, b)),
+        // A message that arrives before a receive times out may be taken
+        // instead; one that the receive took was sent before it anyway.
+        (
+            Send { to, payload, .. },
+            Filter {
+                filter,
+                timed_out: true,
+            },
+        )
+        | (
+            Filter {
+                filter,
+                timed_out: true,
+            },
+            Send { to, payload, .. },
+        ) => {
+            let receiver = if matches!(x, Send { .. }) { pb } else { pa };
+            race(
+                pid_of(receiver) == Some(*to)
+                    && filter.as_ref().is_none_or(|f| f.admits(payload, &[])),
+            )
+        }
+        (Name(a), Name(b)) => race(a == b),
+        (Liveness(p), Exit) => race(pid_of(pb) == Some(*p)),
+        (Exit, Liveness(p)) => race(pid_of(pa) == Some(*p)),
+        // A process's end frees the names it holds and the tables it owns.
+        (Exit, Name(n)) => race(cx.may_hold(*n, pa)),
+        (Name(n), Exit) => race(cx.may_hold(*n, pb)),
+        (Exit, Shared { .. }) | (Shared { .. }, Exit) => Relation::Race,
+        (Shared { write: w1 }, Shared { write: w2 }) => race(*w1 || *w2),
+        (Output, Output) => race(cx.output_matters),
+        _ => Relation::Independent,
+    }
+}
+
+fn race(b: bool) -> Relation {
+    if b {
+        Relation::Race
+    } else {
+        Relation::Independent
+    }
+}

@@ -1,0 +1,10 @@
+%% A child registers itself; the parent sends to the name. If the parent
+%% runs first the name is not there yet and the send raises badarg.
+%% explore: fails 1
+-module(register_race).
+-export([main/0]).
+
+main() ->
+    spawn(fun() -> register(child, self()), receive stop -> ok end end),
+    child ! stop,
+    ok.
