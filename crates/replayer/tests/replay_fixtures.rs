@@ -36,9 +36,21 @@ fn chaos_recorded_runs_of_nondeterministic_fixtures_replay() {
 /// recording replays to the same output and end.
 #[test]
 fn chaos_recorded_runs_of_otp_fixtures_replay() {
-    let dir = Scratch::new("replay-chaos-otp");
+    chaos_record_group("otp/", "replay-chaos-otp");
+}
+
+/// Programs that keep their state in ETS tables, atomics, counters and
+/// persistent terms (the `ets` group), recorded under chaos scheduling:
+/// every order of table operations the chaos picked is replayed.
+#[test]
+fn chaos_recorded_runs_of_shared_state_fixtures_replay() {
+    chaos_record_group("ets/", "replay-chaos-ets");
+}
+
+fn chaos_record_group(group: &str, scratch: &str) {
+    let dir = Scratch::new(scratch);
     for f in trace_fixtures::discover(&trace_fixtures::root()) {
-        if !f.id.starts_with("otp/") {
+        if !f.id.starts_with(group) {
             continue;
         }
         for seed in 1..=3 {

@@ -26,7 +26,7 @@ impl Worker {
         Worker {
             index,
             local: crossbeam_deque::Worker::new_fifo(),
-            rng: Cell::new(seed ^ (index as u64 + 1).wrapping_mul(0xA24B_AED4_963E_E407) | 1),
+            rng: Cell::new(first_state(seed, index)),
             chaos: chaos.is_some(),
         }
     }
@@ -267,5 +267,40 @@ pub(crate) fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
             exit::finish(rt, w, &shared, body, info);
             rt.active.fetch_sub(1, Ordering::SeqCst);
         }
+    }
+}
+
+/// The xorshift state a thread starts from: every bit of the seed and the
+/// thread's index mixed in (splitmix64's finaliser), so that neighbouring
+/// seeds give different schedules, and never 0 (xorshift's fixed point).
+fn first_state(seed: u64, index: usize) -> u64 {
+    let mut z = seed.wrapping_add((index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    if z == 0 {
+        0x9E37_79B9_7F4A_7C15
+    } else {
+        z
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_state;
+
+    #[test]
+    fn every_seed_and_thread_starts_its_own_sequence() {
+        let mut states: Vec<u64> = (0..64)
+            .flat_map(|seed| (0..4).map(move |index| first_state(seed, index)))
+            .collect();
+        assert!(states.iter().all(|&s| s != 0));
+        states.sort_unstable();
+        states.dedup();
+        assert_eq!(
+            states.len(),
+            64 * 4,
+            "two seeds or threads share a schedule"
+        );
     }
 }

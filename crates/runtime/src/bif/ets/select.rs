@@ -12,6 +12,7 @@ use crate::bif::{Builder, Ctx};
 use crate::ets::ms::scan::{Chunk, Position, Search};
 use crate::ets::ms::{self, Expr, MatchSpec, Pat};
 use crate::ets::store::{element, Store};
+use crate::ets::table::Kind;
 use crate::exception::{badarg, BifResult, Fault};
 use crate::shared::Access;
 use trace_term::order::exact_eq;
@@ -327,7 +328,8 @@ fn select_replace(cx: &mut Ctx, a: &[Term]) -> BifResult {
         Op::new("select_replace", Access::ReadWrite),
         |cx, t, st| {
             st.check_write(cx.proc.pid)?;
-            if !keeps_key(&ms, t.keypos) {
+            // BEAM replaces in sets and duplicate bags only (cause `table_type`).
+            if t.kind == Kind::Bag || !keeps_key(&ms, t.keypos) {
                 return Err(badarg());
             }
             let me = cx.proc.pid;
