@@ -117,3 +117,30 @@ fn a_chaos_recording_of_table_operations_replays_identically() {
         );
     }
 }
+
+/// A table named in a property that the log never created (a misspelt
+/// name, or the name given to an unnamed table) gets a warning listing the
+/// log's tables, not a silent verdict.
+#[test]
+fn a_table_the_log_never_created_is_warned_of() {
+    let dir = Scratch::new("shared-unknown-table");
+    let prog = program("lost_update.erl");
+    let log = dir.path("run.trace");
+    let out = trace(&["record", s(&prog), "-o", s(&log), "--schedulers", "1"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let spec = dir.path("t.tspec");
+    std::fs::write(
+        &spec,
+        "known: never ets(_, counters, delete, _).\nmisspelt: never ets(_, counter, delete, _).\n",
+    )
+    .unwrap();
+    let out = trace(&["check", s(&log), "--spec", s(&spec)]);
+    let report = text(&out.stdout);
+    let warned: Vec<&str> = report.lines().filter(|l| l.contains("warning:")).collect();
+    assert_eq!(warned.len(), 1, "{report}");
+    assert!(
+        warned[0].contains("ets(_, counter, delete, _): no table of this log is matched")
+            && warned[0].contains("[counters]"),
+        "{report}"
+    );
+}

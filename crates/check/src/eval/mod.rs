@@ -265,6 +265,7 @@ pub fn check_with(
     for (i, prop) in props.iter().enumerate() {
         let r = &resolved[i];
         let mut warnings = r.warnings.clone();
+        warn_of_unknown_tables(prop, scanner.tables(), &model, &mut warnings);
         let local = prop.local.is_some()
             || matches!(&prop.shape, Shape::History(h)
                 if !matches!(h.subject, crate::history::CSubject::Global));
@@ -305,6 +306,41 @@ pub fn check_with(
     }
     drop(sources);
     Ok((model, verdicts))
+}
+
+/// An `ets` predicate whose table matches no table the log created is
+/// almost always a misnamed table (an unnamed table is `{Creator, N}`, not
+/// the name given to `ets:new`): say so, with the tables there are.
+fn warn_of_unknown_tables(
+    prop: &CProp,
+    tables: &tables::TableNames,
+    model: &Model,
+    warnings: &mut Vec<String>,
+) {
+    let pid = |p| model.process(p).map(|f| f.pid);
+    let mut all: Option<Vec<trace_term::Term>> = None;
+    for p in prop.preds.iter().filter(|p| p.kind == EventKind::Ets) {
+        let table = &p.terms[0];
+        if table.trivial {
+            continue;
+        }
+        let all = all.get_or_insert_with(|| tables.all_terms(pid));
+        if all.iter().any(|t| table.pattern.matches(t).is_some()) {
+            continue;
+        }
+        let listed: Vec<String> = all
+            .iter()
+            .take(5)
+            .map(trace_format::text::render_term)
+            .collect();
+        warnings.push(format!(
+            "{}: no table of this log is matched by its table argument; the log's tables are \
+             [{}]{} (an unnamed table is {{Creator, N}}, not the name given to ets:new)",
+            p.text,
+            listed.join(", "),
+            if all.len() > 5 { ", ..." } else { "" }
+        ));
+    }
 }
 
 /// Why a property without violations is not satisfied: part of the run

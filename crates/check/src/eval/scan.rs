@@ -154,6 +154,12 @@ impl<'a> Scanner<'a> {
         self.tasks.is_empty()
     }
 
+    /// The tables the log created, as `ets` predicates name them (read
+    /// only when some predicate is `ets`).
+    pub fn tables(&self) -> &TableNames {
+        &self.tables
+    }
+
     /// The visitor for one block.
     pub fn block(&self, info: &BlockInfo) -> BlockScan<'_> {
         BlockScan {

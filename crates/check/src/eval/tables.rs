@@ -12,10 +12,12 @@ use trace_term::{Pid, Term};
 #[derive(Default)]
 pub struct TableNames {
     named: HashMap<ObjectId, Term>,
+    /// Every table created in the readable blocks, named or not.
+    created: Vec<ObjectId>,
 }
 
 impl TableNames {
-    /// Every named table's `new` event the readable blocks hold.
+    /// Every table's `new` event the readable blocks hold.
     pub fn read(reader: &LogReader) -> TableNames {
         let per_block = reader.par_map_each_block(|events| {
             let mut found = Vec::new();
@@ -23,20 +25,31 @@ impl TableNames {
                 if let EventRef::Shared {
                     object: Some(o),
                     access: Access::Create,
-                    name: Some(n),
+                    name,
                     ..
                 } = e
                 {
-                    if let Ok(t) = trace_term::etf::decode(n) {
-                        found.push((o, t));
-                    }
+                    let name = name.and_then(|n| trace_term::etf::decode(n).ok());
+                    found.push((o, name));
                 }
             }
             found
         });
-        TableNames {
-            named: per_block.into_iter().flatten().flatten().collect(),
+        let mut t = TableNames::default();
+        for (o, name) in per_block.into_iter().flatten().flatten() {
+            if is_table(Some(o)) {
+                t.created.push(o);
+            }
+            if let Some(n) = name {
+                t.named.insert(o, n);
+            }
         }
+        t
+    }
+
+    /// The terms every table created in the log is matched as.
+    pub fn all_terms(&self, pid: impl Fn(ProcId) -> Option<u64> + Copy) -> Vec<Term> {
+        self.created.iter().map(|&o| self.term(o, pid)).collect()
     }
 
     /// The term `object` is matched as; `pid` gives a process's raw pid.
