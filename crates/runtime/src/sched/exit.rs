@@ -163,10 +163,8 @@ pub fn blocked_report(rt: &Runtime) -> Vec<Blocked> {
                 .map(|m| m.payload.clone())
                 .collect(),
         });
-        // Stuck: part of a deadlock by the run's end rule (see `RunOutcome`).
-        let stuck = rt.opts.end_rule == super::EndRule::Strict
-            || p.pid == rt.entry_pid
-            || w == Waiting::Stuck;
+        // Stuck: part of a deadlock by the run's end rule.
+        let stuck = rt.opts.end_rule.is_deadlock(rt.entry_pid, p.pid, w);
         signals::emit(p, rt, Event::Blocked { stuck });
         if let Some(o) = p.observer.as_mut() {
             o.slice_end();

@@ -134,6 +134,15 @@ pub enum EndRule {
     Strict,
 }
 
+impl EndRule {
+    /// Whether process `pid`, left waiting as `w` at the end, makes the run
+    /// a deadlock: under `Settled`, the entry process itself or one stuck
+    /// waiting for something particular; under `Strict`, any.
+    pub fn is_deadlock(self, entry: Pid, pid: Pid, w: Waiting) -> bool {
+        self == EndRule::Strict || pid == entry || w == Waiting::Stuck
+    }
+}
+
 /// A process blocked forever at the end of a run.
 #[derive(Clone, Debug)]
 pub struct Blocked {
@@ -188,11 +197,10 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
-    /// Whether a process left waiting at the end makes the run a deadlock:
-    /// under [`EndRule::Settled`], the entry process itself or one stuck
-    /// waiting for something particular; under [`EndRule::Strict`], any.
+    /// Whether a process left waiting at the end makes the run a deadlock
+    /// ([`EndRule::is_deadlock`]).
     pub fn is_deadlocked(&self, b: &Blocked) -> bool {
-        self.end_rule == EndRule::Strict || b.pid == self.entry_pid || b.waiting == Waiting::Stuck
+        self.end_rule.is_deadlock(self.entry_pid, b.pid, b.waiting)
     }
 
     /// The processes left waiting that make the run a deadlock.
