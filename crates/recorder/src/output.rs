@@ -21,11 +21,17 @@ pub struct Output {
 
 /// The partial name of a log recorded into `out` by this process.
 pub fn partial_path(out: &Path) -> PathBuf {
+    sibling(out, "recording")
+}
+
+/// `out`'s name with `.TAG-PID` added, beside it: a file of this process
+/// only, so two processes working for one output never share one.
+pub fn sibling(out: &Path, tag: &str) -> PathBuf {
     let mut name: OsString = out
         .file_name()
         .map(|n| n.to_os_string())
         .unwrap_or_default();
-    name.push(format!(".recording-{}", std::process::id()));
+    name.push(format!(".{tag}-{}", std::process::id()));
     out.with_file_name(name)
 }
 

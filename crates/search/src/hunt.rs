@@ -59,15 +59,11 @@ pub struct HuntResult {
     pub elapsed: Duration,
 }
 
+/// Where attempts are recorded: per process, as the recorder's partial
+/// files are, so two searches for one output do not record into each
+/// other's attempts.
 fn temp_path(out: &std::path::Path) -> PathBuf {
-    let mut name = out
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    // Per process, as the recorder's partial files are: two searches for
-    // one output do not record into each other's attempts.
-    name.push(format!(".attempt-{}", std::process::id()));
-    out.with_file_name(name)
+    trace_recorder::output::sibling(out, "attempt")
 }
 
 /// Records attempts until one fails or `h.attempts` are made; `progress`
