@@ -6,7 +6,7 @@
 use crate::exit;
 use clap::Args as ClapArgs;
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use trace_debug::{Flow, Session};
 use trace_format::{LogReader, WriterOptions};
@@ -72,7 +72,9 @@ const PROMPT: &str = "(debug) ";
 
 pub fn run(args: Args) -> u8 {
     let (sources, log_path) = match args.paths.split_last() {
-        Some((last, rest)) if !is_erl(last) && !last.is_dir() => (rest, Some(last.clone())),
+        Some((last, rest)) if !crate::cmd::is_erl(last) && !last.is_dir() => {
+            (rest, Some(last.clone()))
+        }
         _ => (&args.paths[..], None),
     };
     if sources.is_empty() {
@@ -132,10 +134,6 @@ pub fn run(args: Args) -> u8 {
         None => Box::new(std::io::stdin().lock()),
     };
     script(&mut session, input, args.json)
-}
-
-fn is_erl(p: &Path) -> bool {
-    p.extension().is_some_and(|e| e == "erl")
 }
 
 /// A log recorded for this session only, removed when it ends.

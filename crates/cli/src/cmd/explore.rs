@@ -5,12 +5,8 @@
 use crate::exit;
 use crate::out::outln;
 use clap::Args as ClapArgs;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 use trace_explore::{
     Bound, BoundKind, Config, Explanation, Group, Progress, StepInfo, Stop, Summary,
@@ -108,12 +104,8 @@ pub fn run(args: Args) -> u8 {
             return exit::TROUBLE;
         }
     };
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        // Ctrl-C ends the exploration with the summary so far.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-    }
+    // Ctrl-C ends the exploration with the summary so far.
+    let interrupt = super::interrupt_flag();
     let record = |out: PathBuf| RecordConfig {
         out,
         flags: RecordFlags {
@@ -142,14 +134,7 @@ pub fn run(args: Args) -> u8 {
         bound: bound(&args),
         end_rule: crate::cmd::run::end_rule(args.strict),
     };
-    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
-        let b = ProgressBar::new_spinner();
-        b.set_style(
-            ProgressStyle::with_template("{spinner} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        b
-    });
+    let bar = super::spinner(args.quiet);
     let progress = |p: &Progress| {
         if let Some(b) = &bar {
             let bound = p.bound.map(|b| format!(", bound {b}")).unwrap_or_default();

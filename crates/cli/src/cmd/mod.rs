@@ -37,3 +37,30 @@ pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
         _ => false,
     }
 }
+
+/// Whether a path names an Erlang source rather than a log.
+pub fn is_erl(p: &std::path::Path) -> bool {
+    p.extension().is_some_and(|e| e == "erl")
+}
+
+/// A flag Ctrl-C sets: the command stops its run and ends as it does for
+/// any end (a log finalised and marked interrupted, a summary so far).
+pub fn interrupt_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = interrupt.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
+    interrupt
+}
+
+/// A spinner on stderr, unless `quiet` or stderr is not a terminal.
+pub fn spinner(quiet: bool) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        b
+    })
+}

@@ -157,12 +157,8 @@ pub fn run(args: Args) -> u8 {
         );
         return exit::TROUBLE;
     }
-    let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        // Ctrl-C stops the run; the log is finalised and says it was interrupted.
-        let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
-    }
+    // Ctrl-C stops the run; the log is finalised and says it was interrupted.
+    let interrupt = super::interrupt_flag();
     let mut run = RunOptions {
         interrupt: Some(interrupt),
         end_rule: crate::cmd::run::end_rule(args.strict),
@@ -198,14 +194,7 @@ pub fn run(args: Args) -> u8 {
     if args.until_failure {
         return until_failure(&args, &loaded, entry, &cfg, expectations);
     }
-    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
-        let b = ProgressBar::new_spinner();
-        b.set_style(
-            ProgressStyle::with_template("{spinner} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        b
-    });
+    let bar = super::spinner(args.quiet);
     let report = |p: Progress| {
         if let Some(b) = &bar {
             b.set_message(format!(

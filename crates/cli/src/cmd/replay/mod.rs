@@ -8,7 +8,7 @@ mod program;
 
 use crate::exit;
 use clap::Args as ClapArgs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use trace_capture::EventSpec;
 
 #[derive(ClapArgs)]
@@ -92,13 +92,9 @@ pub struct Args {
 /// Findings of each kind listed in text without --all.
 pub(crate) const TEXT_LIMIT: usize = 100;
 
-fn is_erl(p: &Path) -> bool {
-    p.extension().is_some_and(|e| e == "erl")
-}
-
 pub fn run(args: Args) -> u8 {
     let (log, sources) = args.paths.split_last().expect("clap requires a path");
-    if is_erl(log) {
+    if crate::cmd::is_erl(log) {
         eprintln!(
             "trace replay: the last argument must be the log, not {}",
             log.display()

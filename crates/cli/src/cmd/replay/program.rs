@@ -4,7 +4,6 @@
 use super::Args;
 use crate::exit;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use trace_capture::Names;
 use trace_causal_replay::{Config, Outcome, UntilReport};
@@ -26,11 +25,7 @@ pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
         Ok(l) => l,
         Err(code) => return code,
     };
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-    }
+    let interrupt = crate::cmd::interrupt_flag();
     let mut run = RunOptions {
         interrupt: Some(interrupt),
         ..RunOptions::default()
