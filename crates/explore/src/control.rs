@@ -109,12 +109,9 @@ impl Hooks {
         s.asleep = Vec::new();
         s.plan = plan;
         s.log = RunLog::default();
+        // Sleep sets wake on any dependent step: writes always count as
+        // dependent there, whatever the race search is told.
         s.cx.output_matters = true;
-    }
-
-    /// Whether writes to standard output race with one another.
-    pub fn set_output_matters(&self, b: bool) {
-        self.lock().cx.output_matters = b;
     }
 
     /// Ends the run: its log.

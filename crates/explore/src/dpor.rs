@@ -203,11 +203,12 @@ pub fn races(steps: &[&Step], from: usize, output_matters: bool) -> Vec<Race> {
                 continue;
             }
             let mut reversal: Vec<usize> = (i + 1..j).filter(|&k| !hb.before(i, k)).collect();
+            let initials = hb.initials(&reversal, j);
             reversal.push(j);
             out.push(Race {
                 first: i,
                 second: j,
-                initials: hb.initials(i, j),
+                initials,
                 reversal,
             });
         }
@@ -320,10 +321,9 @@ impl HappensBefore {
             .any(|&k| k != i && k > i && self.before(i, k))
     }
 
-    /// The actors that can start `v`: the steps after `i` not ordered
-    /// after it, then `j`'s actor.
-    fn initials(&self, i: usize, j: usize) -> Vec<Actor> {
-        let v: Vec<usize> = (i + 1..j).filter(|&k| !self.before(i, k)).collect();
+    /// The actors that can start `v` (the steps after a race's first step
+    /// not ordered after it), then `j` (its second).
+    fn initials(&self, v: &[usize], j: usize) -> Vec<Actor> {
         let mut out: Vec<usize> = Vec::new();
         let mut seen: Vec<usize> = Vec::new();
         for (n, &k) in v.iter().enumerate() {

@@ -43,8 +43,7 @@ pub fn explain(
     g: &Group,
 ) -> Option<Explanation> {
     let steps: Vec<&Step> = g.steps.iter().collect();
-    let output_matters = cfg.expectations.stdout.is_some() || cfg.expectations.check.is_some();
-    let mut found = races(&steps, 0, output_matters);
+    let mut found = races(&steps, 0, cfg.output_matters());
     found.reverse();
     for r in found.into_iter().take(MAX_TRIES) {
         let mut prefix: Vec<Actor> = g.schedule[..r.first].to_vec();

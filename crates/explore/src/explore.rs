@@ -32,6 +32,15 @@ pub struct Config {
     pub check_record: Option<RecordConfig>,
 }
 
+impl Config {
+    /// Whether the order of writes to standard output can change a verdict
+    /// (an expected output, or a property that reads outputs), and so
+    /// makes two writes a race.
+    pub fn output_matters(&self) -> bool {
+        self.expectations.stdout.is_some() || self.expectations.check.is_some()
+    }
+}
+
 impl Default for Config {
     fn default() -> Config {
         Config {
@@ -231,7 +240,7 @@ fn explore_tree(
     start: Instant,
     progress: Option<&dyn Fn(&Progress)>,
 ) -> std::io::Result<()> {
-    let output_matters = cfg.expectations.stdout.is_some() || cfg.expectations.check.is_some();
+    let output_matters = cfg.output_matters();
     let mut plan = Some(Plan {
         max_steps: cfg.max_steps,
         ..Plan::default()
@@ -241,7 +250,6 @@ fn explore_tree(
             s.stopped = Some(stop);
             break;
         }
-        hooks.set_output_matters(output_matters);
         let (outcome, stdout, log) = run_once(loaded, entry, hooks, p, cfg);
         if outcome.interrupted {
             s.stopped = Some(Stop::Interrupted);
@@ -313,8 +321,9 @@ fn stop_now(cfg: &Config, s: &Summary, start: Instant) -> Option<Stop> {
 /// Adds the current run of `tree`, failing with `f`, to its group.
 fn file_failure(s: &mut Summary, f: Failure, tree: &Tree) {
     let key = group_key(&f);
-    let steps: Vec<Step> = tree.steps().cloned().collect();
-    let schedule: Vec<Actor> = steps.iter().map(|st| st.actor).collect();
+    // The steps are copied only for a group's simplest schedule.
+    let steps = || -> Vec<Step> { tree.steps().cloned().collect() };
+    let schedule: Vec<Actor> = tree.steps().map(|st| st.actor).collect();
     let preemptions = tree.preemptions();
     let n = s.interleavings;
     match s.groups.iter_mut().find(|g| g.key == key) {
@@ -325,7 +334,7 @@ fn file_failure(s: &mut Summary, f: Failure, tree: &Tree) {
                 g.preemptions = preemptions;
                 g.failure = f;
                 g.found_at = n;
-                g.steps = steps;
+                g.steps = steps();
             }
         }
         None => s.groups.push(Group {
@@ -335,7 +344,7 @@ fn file_failure(s: &mut Summary, f: Failure, tree: &Tree) {
             schedule,
             preemptions,
             found_at: n,
-            steps,
+            steps: steps(),
         }),
     }
 }
