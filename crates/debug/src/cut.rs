@@ -189,6 +189,15 @@ impl Cut {
         e.index < self.get(slot)
     }
 
+    /// Whether the process at `slot` exists at this cut: the entry, or one
+    /// whose spawn the cut holds.
+    pub fn exists(&self, model: &Model, slot: usize) -> bool {
+        match model.spawn_of(model.processes()[slot].id) {
+            None => model.processes()[slot].parent.is_none(),
+            Some(e) => slot_of(model, e.proc).is_some_and(|s| self.holds(s, e)),
+        }
+    }
+
     /// Events done in all.
     pub fn events(&self) -> u64 {
         self.0.iter().sum()

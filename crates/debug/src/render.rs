@@ -95,13 +95,9 @@ impl<'a> Render<'a> {
         found
     }
 
-    /// Whether the process at `slot` exists at the cut (it is the entry,
-    /// or its spawn is done).
+    /// Whether the process at `slot` exists at the cut.
     fn exists(&self, slot: usize) -> bool {
-        match self.model.spawn_of(self.id(slot)) {
-            None => self.model.processes()[slot].parent.is_none(),
-            Some(e) => slot_of(self.model, e.proc).is_some_and(|s| self.cut.holds(s, e)),
-        }
+        self.cut.exists(self.model, slot)
     }
 
     fn state(&self, slot: usize) -> Option<&ProcessState> {
@@ -131,8 +127,12 @@ impl<'a> Render<'a> {
             };
             return format!("waits in receive for good{stuck}");
         }
-        let next = self.next_event(slot);
-        match self.waiting_on(slot) {
+        // The next event, decoded once for its text and what it waits for.
+        let Some((e, m)) = self.event(slot, k) else {
+            return "runnable, next: ?".into();
+        };
+        let next = self.printer().event(&EventRef::of(&e, m));
+        match self.waiting_on(&e) {
             Some(m) => format!("waits for {}, next: {next}", self.printer().msg(m)),
             None => format!("runnable, next: {next}"),
         }
@@ -145,18 +145,10 @@ impl<'a> Render<'a> {
             .is_none_or(|(o, _)| o.end == trace_format::RunEnd::Limited)
     }
 
-    /// The process's next event, as the printer writes it.
-    fn next_event(&self, slot: usize) -> String {
-        match self.event(slot, self.cut.get(slot)) {
-            Some((e, m)) => self.printer().event(&EventRef::of(&e, m)),
-            None => "?".into(),
-        }
-    }
-
-    /// The message the next event takes, when it has not been sent yet.
-    fn waiting_on(&self, slot: usize) -> Option<MsgId> {
-        let (e, _) = self.event(slot, self.cut.get(slot))?;
-        let m = match e {
+    /// The message event `e` (a process's next) takes, when it has not
+    /// been sent yet.
+    fn waiting_on(&self, e: &Event) -> Option<MsgId> {
+        let m = match *e {
             Event::Receive { msg } | Event::SignalTaken { signal: msg, .. } => msg,
             _ => return None,
         };

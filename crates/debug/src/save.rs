@@ -5,7 +5,7 @@
 //! replay` replays as far as it goes; the whole run is saved with the
 //! original's end (its `blocked` marks and outcome), the same log again.
 
-use crate::cut::{slot_of, Cut, StopPoints};
+use crate::cut::{Cut, StopPoints};
 use std::collections::HashMap;
 use trace_causal::Model;
 use trace_format::{
@@ -23,7 +23,7 @@ pub fn save(
 ) -> Result<u64, String> {
     let complete = *cut == stops.end();
     let kept: Vec<usize> = (0..model.processes().len())
-        .filter(|&s| exists(model, cut, s))
+        .filter(|&s| cut.exists(model, s))
         .collect();
     let renumber: HashMap<ProcId, ProcId> = kept
         .iter()
@@ -67,14 +67,6 @@ pub fn save(
     w.write_logs(&logs);
     w.finish(outcome).map_err(|e| format!("{path}: {e}"))?;
     Ok(events)
-}
-
-/// Whether the process at `slot` exists at `cut`: the entry, or spawned.
-fn exists(model: &Model, cut: &Cut, slot: usize) -> bool {
-    match model.spawn_of(model.processes()[slot].id) {
-        None => model.processes()[slot].parent.is_none(),
-        Some(e) => slot_of(model, e.proc).is_some_and(|s| cut.holds(s, e)),
-    }
 }
 
 /// `e` with its process ids renumbered; a process left out (one the cut
