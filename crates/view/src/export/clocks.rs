@@ -70,6 +70,15 @@ fn join(into: &mut Vec<(ProcId, u64)>, other: &Clock) {
     *into = out;
 }
 
+/// Sets `p`'s own entry to `n` in place: every event does this, and a join
+/// would build a new clock for it.
+fn tick_own(c: &mut Vec<(ProcId, u64)>, p: ProcId, n: u64) {
+    match c.binary_search_by_key(&p, |x| x.0) {
+        Ok(i) => c[i].1 = c[i].1.max(n),
+        Err(i) => c.insert(i, (p, n)),
+    }
+}
+
 impl<'m> Clocks<'m> {
     pub fn new(model: &'m Model) -> Self {
         Clocks {
@@ -113,7 +122,7 @@ impl<'m> Clocks<'m> {
             join(c, &other);
             self.held -= other.len();
         }
-        join(c, &[(e.proc, e.index + 1)]);
+        tick_own(c, e.proc, e.index + 1);
         let n = clock.len();
         if let Some(o) = object {
             self.objects.insert(o, clock.clone());
