@@ -99,7 +99,11 @@ pub fn classify(o: &RunOutcome, stdout: &[u8], exp: &Expectations) -> Option<Fai
     // shutdown and {shutdown, _} are how OTP's supervisors stop their
     // children: an application that stops its supervision tree has not
     // failed (OTP writes no crash report for them either).
-    if let Some(c) = o.crashes.iter().find(|c| !is_shutdown(&c.reason)) {
+    if let Some(c) = o
+        .crashes
+        .iter()
+        .find(|c| trace_term::exit_reason::is_abnormal(&c.reason))
+    {
         return Some(Failure::Crash {
             pid: c.pid.to_string(),
             symbolic: c.symbolic.clone(),
@@ -116,15 +120,6 @@ pub fn classify(o: &RunOutcome, stdout: &[u8], exp: &Expectations) -> Option<Fai
         });
     }
     expected(o, stdout, exp)
-}
-
-/// `shutdown` or `{shutdown, _}`.
-fn is_shutdown(reason: &trace_term::Term) -> bool {
-    let shutdown = trace_term::Atom::intern("shutdown");
-    match reason.as_tuple() {
-        Some([tag, _]) => tag.is_atom(shutdown),
-        _ => reason.is_atom(shutdown),
-    }
 }
 
 /// `--expect` and `--expect-stdout`.

@@ -20,6 +20,7 @@ pub mod atom;
 pub mod bits;
 pub mod display;
 pub mod etf;
+pub mod exit_reason;
 pub mod format;
 pub mod fun;
 pub mod map;

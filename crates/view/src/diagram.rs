@@ -433,7 +433,22 @@ fn end_of(ev: &EventRef<'_>) -> Option<&'static str> {
     }
 }
 
-/// An exit reason other than `normal`.
+/// An exit reason that is a crash (not `normal`, `shutdown`, `{shutdown, _}`).
 fn is_crash(reason: &[u8]) -> bool {
-    render_payload(reason) != "normal"
+    trace_term::etf::decode(reason).map_or(true, |r| trace_term::exit_reason::is_abnormal(&r))
+}
+
+#[cfg(test)]
+mod crash_tests {
+    use super::is_crash;
+    use trace_term::{etf, Term};
+
+    #[test]
+    fn a_supervised_shutdown_is_not_drawn_as_a_crash() {
+        let shutdown = Term::tuple(vec![Term::atom("shutdown"), Term::atom("stop")]);
+        assert!(!is_crash(&etf::to_vec(&Term::atom("shutdown"))));
+        assert!(!is_crash(&etf::to_vec(&shutdown)));
+        assert!(!is_crash(&etf::to_vec(&Term::atom("normal"))));
+        assert!(is_crash(&etf::to_vec(&Term::atom("boom"))));
+    }
 }
