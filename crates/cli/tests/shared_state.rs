@@ -144,3 +144,37 @@ fn a_table_the_log_never_created_is_warned_of() {
         "{report}"
     );
 }
+
+/// A renamed table is named by the name it had at each operation: the one
+/// it was created with up to its rename (which is called by that name),
+/// the new one after.
+#[test]
+fn a_renamed_table_is_named_as_it_was_at_each_operation() {
+    let dir = Scratch::new("shared-renamed-table");
+    let prog = dir.path("ren.erl");
+    std::fs::write(
+        &prog,
+        "-module(ren).\n-export([main/0]).\n\
+         main() ->\n    t1 = ets:new(t1, [named_table, public]),\n\
+         true = ets:insert(t1, {a, 1}),\n    t2 = ets:rename(t1, t2),\n\
+         true = ets:insert(t2, {b, 2}),\n    ok.\n",
+    )
+    .unwrap();
+    let log = dir.path("ren.trace");
+    let out = trace(&["record", s(&prog), "-o", s(&log)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let spec = dir.path("t.tspec");
+    std::fs::write(
+        &spec,
+        "before: exactly 1 ets(_, t1, insert, a).\n\
+         renamed: exactly 1 ets(_, t1, rename).\n\
+         later: exactly 1 ets(_, t2, insert, b).\n\
+         never_old_after: never ets(_, t1, insert, b).\n",
+    )
+    .unwrap();
+    let out = trace(&["check", s(&log), "--spec", s(&spec)]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(report.contains("4 properties: 4 satisfied"), "{report}");
+    assert!(!report.contains("warning"), "{report}");
+}

@@ -423,11 +423,12 @@ impl BlockScan<'_> {
                 object: Some(object),
                 function,
                 key,
+                seq,
                 ..
             } => {
                 let table = s
                     .tables
-                    .term(object, |q| s.reader.process(q).map(|p| p.pid));
+                    .term(object, seq, |q| s.reader.process(q).map(|p| p.pid));
                 let op = Term::atom(&shared_function(s.reader.header(), function));
                 for &t in &s.on_shared {
                     let terms = [TermIn::Built(&table), TermIn::Built(&op), term(key)];
