@@ -12,15 +12,8 @@
 //!    on a machine shared with other work it shows parallelism even when the
 //!    speedup cannot).
 
-use super::programs::{self, measure, Spec};
-use super::table::{kilobytes, ratio, secs, Table};
-
-struct Bench {
-    name: &'static str,
-    args: &'static str,
-    quick: &'static str,
-    what: &'static str,
-}
+use super::programs::{self, measure, Bench, Spec};
+use super::table::{ratio, secs, Table};
 
 const PROGRAMS: &[Bench] = &[
     Bench {
@@ -71,36 +64,8 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         println!("(--quick: smaller sizes than the descriptions say, one run each)");
     }
 
-    let mut t = Table::new(&[
-        "benchmark",
-        "erl",
-        "trace",
-        "trace/erl",
-        "erl peak RSS",
-        "trace peak RSS",
-        "what",
-    ]);
-    for b in PROGRAMS {
-        let spec = Spec {
-            name: b.name,
-            args: if ctx.quick { b.quick } else { b.args },
-            trace_flags: &[],
-            erl_flags: programs::erl_flags(b.name),
-        };
-        let r = measure(ctx, spec, runs, true, true);
-        if let Some(p) = r.problem {
-            problems.push(format!("{}: {p}", b.name));
-        }
-        t.row(vec![
-            b.name.to_string(),
-            secs(r.erl),
-            secs(r.trace),
-            ratio(r.trace, r.erl),
-            kilobytes(r.erl_peak),
-            kilobytes(r.trace_peak),
-            b.what.to_string(),
-        ]);
-    }
+    let (t, found) = programs::beside_erl(ctx, PROGRAMS, runs, false);
+    problems.extend(found);
     t.print();
     println!();
 

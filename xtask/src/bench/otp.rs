@@ -1,18 +1,10 @@
 //! Group `otp`: OTP's behaviours on erl and on the engine (the engine runs
 //! its own gen_server and supervisor, written in Erlang in the prelude):
 //! a loop of gen_server calls, and a supervisor restarting many children.
-//! Same harness as `conc`'s first table: erl's time measured inside the VM,
+//! The harness of `conc`'s first table (`programs::beside_erl`): erl's time measured inside the VM,
 //! the engine's as the wall time of `trace run`, compile included.
 
-use super::programs::{self, measure, Spec};
-use super::table::{kilobytes, ratio, secs, Table};
-
-struct Bench {
-    name: &'static str,
-    args: &'static str,
-    quick: &'static str,
-    what: &'static str,
-}
+use super::programs::{beside_erl, Bench};
 
 const PROGRAMS: &[Bench] = &[
     Bench {
@@ -34,39 +26,7 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
     if ctx.quick {
         println!("(--quick: smaller sizes than the descriptions say, one run each)");
     }
-    let mut problems = Vec::new();
-    let mut t = Table::new(&[
-        "benchmark",
-        "erl",
-        "trace",
-        "trace/erl",
-        "trace CPU",
-        "erl peak RSS",
-        "trace peak RSS",
-        "what",
-    ]);
-    for b in PROGRAMS {
-        let spec = Spec {
-            name: b.name,
-            args: if ctx.quick { b.quick } else { b.args },
-            trace_flags: &[],
-            erl_flags: programs::erl_flags(b.name),
-        };
-        let r = measure(ctx, spec, runs, true, true);
-        if let Some(p) = r.problem {
-            problems.push(format!("{}: {p}", b.name));
-        }
-        t.row(vec![
-            b.name.to_string(),
-            secs(r.erl),
-            secs(r.trace),
-            ratio(r.trace, r.erl),
-            secs(r.trace_cpu),
-            kilobytes(r.erl_peak),
-            kilobytes(r.trace_peak),
-            b.what.to_string(),
-        ]);
-    }
+    let (t, problems) = beside_erl(ctx, PROGRAMS, runs, true);
     t.print();
     if problems.is_empty() {
         Ok(())

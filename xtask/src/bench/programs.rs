@@ -181,3 +181,70 @@ pub fn run_erl(
         .ok_or_else(|| "erl did not report its time".to_string())?;
     Ok((micros / 1e6, r.stdout, usage.peak_kb))
 }
+
+/// A benchmark program: its arguments at full size and under `--quick`,
+/// and what a run of it does.
+pub struct Bench {
+    pub name: &'static str,
+    pub args: &'static str,
+    pub quick: &'static str,
+    pub what: &'static str,
+}
+
+impl Bench {
+    /// Its arguments for this run's size.
+    pub fn args(&self, ctx: &super::Ctx) -> &'static str {
+        if ctx.quick {
+            self.quick
+        } else {
+            self.args
+        }
+    }
+}
+
+/// Each program on erl and on the engine (best of `runs`), with peak
+/// memory, and the engine's CPU time when `cpu`: the table, and the
+/// problems met.
+pub fn beside_erl(
+    ctx: &super::Ctx,
+    programs: &[Bench],
+    runs: usize,
+    cpu: bool,
+) -> (super::table::Table, Vec<String>) {
+    use super::table::{kilobytes, ratio, secs, Table};
+    let mut problems = Vec::new();
+    let mut head = vec!["benchmark", "erl", "trace", "trace/erl"];
+    if cpu {
+        head.push("trace CPU");
+    }
+    head.extend(["erl peak RSS", "trace peak RSS", "what"]);
+    let mut t = Table::new(&head);
+    for b in programs {
+        let spec = Spec {
+            name: b.name,
+            args: b.args(ctx),
+            trace_flags: &[],
+            erl_flags: erl_flags(b.name),
+        };
+        let r = measure(ctx, spec, runs, true, true);
+        if let Some(p) = r.problem {
+            problems.push(format!("{}: {p}", b.name));
+        }
+        let mut row = vec![
+            b.name.to_string(),
+            secs(r.erl),
+            secs(r.trace),
+            ratio(r.trace, r.erl),
+        ];
+        if cpu {
+            row.push(secs(r.trace_cpu));
+        }
+        row.extend([
+            kilobytes(r.erl_peak),
+            kilobytes(r.trace_peak),
+            b.what.to_string(),
+        ]);
+        t.row(row);
+    }
+    (t, problems)
+}

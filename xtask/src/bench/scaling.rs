@@ -7,15 +7,8 @@
 //! it slower). The runs alternate over the scheduler counts, so a change in
 //! the machine's load hits every count alike; each keeps its best.
 
-use super::programs::{measure, Spec};
+use super::programs::{measure, Bench, Spec};
 use super::table::{ratio, secs, Table};
-
-struct Bench {
-    name: &'static str,
-    args: &'static str,
-    quick: &'static str,
-    what: &'static str,
-}
 
 const PROGRAMS: &[Bench] = &[
     Bench {
