@@ -5,6 +5,7 @@
 use crate::step::{Access, Actor, MsgKey, Step, UNKNOWN};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
+use trace_capture::{MsgRef, ProcRef, SymbolicName};
 use trace_runtime::hooks::{
     Event, NondetKind, ProcessDirector, ProcessInfo, ProcessObserver, Ready, SharedOp, Touched,
 };
@@ -31,14 +32,10 @@ impl Interner {
         i
     }
 
-    /// The symbolic name of a process actor (`P`, `P.1.2`).
-    pub fn symbolic(&self, p: u32) -> String {
-        let mut s = String::from("P");
-        for n in self.names.get(p as usize).into_iter().flatten() {
-            s.push('.');
-            s.push_str(&n.to_string());
-        }
-        s
+    /// The symbolic name of a process actor (`P`, `P.1.2`), as every
+    /// command names it.
+    pub fn symbolic(&self, p: u32) -> SymbolicName {
+        SymbolicName(self.names.get(p as usize).cloned().unwrap_or_default())
     }
 }
 
@@ -122,10 +119,22 @@ impl Hooks {
     }
 
     pub fn symbolic(&self, a: Actor) -> String {
-        let s = self.lock();
         match a {
-            Actor::Process(p) => s.interner.symbolic(p),
-            Actor::Timer(m) => format!("timer({}:{})", s.interner.symbolic(m.sender), m.index),
+            Actor::Process(p) => self.name(p).to_string(),
+            Actor::Timer(m) => format!("timer({})", self.msg(m)),
+        }
+    }
+
+    /// A process actor's symbolic name.
+    pub fn name(&self, p: u32) -> SymbolicName {
+        self.lock().interner.symbolic(p)
+    }
+
+    /// A message as every command names it (`P.1:0`).
+    pub fn msg(&self, m: crate::step::MsgKey) -> MsgRef {
+        MsgRef {
+            sender: ProcRef::Name(self.name(m.sender)),
+            index: m.index,
         }
     }
 }

@@ -6,6 +6,7 @@ use crate::control::{Hooks, Plan};
 use crate::dpor::races;
 use crate::explore::{record_schedule, run_once, Config, Group};
 use crate::step::{Access, Actor, Step};
+use trace_capture::{EventSpec, ProcRef};
 use trace_runtime::{Entry, Loaded};
 use trace_search::failure::classify;
 
@@ -80,9 +81,9 @@ pub fn explain(
 
 /// A step in words: its main access.
 fn describe(hooks: &Hooks, index: usize, s: Step) -> StepInfo {
-    let name = |p: u32| hooks.symbolic(Actor::Process(p));
+    let name = |p: u32| hooks.name(p);
     let process = hooks.symbolic(s.actor);
-    let msg = |m: &crate::step::MsgKey| format!("{}:{}", name(m.sender), m.index);
+    let msg = |m: &crate::step::MsgKey| hooks.msg(*m);
     let mut what = String::from("takes a step");
     let mut event = None;
     for a in &s.accesses {
@@ -97,16 +98,16 @@ fn describe(hooks: &Hooks, index: usize, s: Step) -> StepInfo {
                     trace_term::pretty(payload, &Default::default()),
                     name(*to)
                 ),
-                Some(format!("send({})", msg(m))),
+                Some(EventSpec::Send(msg(m)).to_string()),
             ),
             Access::Receive { msg: m } => (
                 format!("receives message {}", msg(m)),
-                Some(format!("receive({})", msg(m))),
+                Some(EventSpec::Receive(msg(m)).to_string()),
             ),
             Access::Timeout => ("times out in a receive".into(), None),
             Access::Spawn { child } => (
                 format!("spawns {}", name(*child)),
-                Some(format!("spawn({})", name(*child))),
+                Some(EventSpec::Spawn(ProcRef::Name(name(*child))).to_string()),
             ),
             Access::Signal { to } => (format!("sends a signal to {}", name(*to)), None),
             Access::Name(n) => (format!("looks up or changes the name {}", n.name()), None),
@@ -115,7 +116,7 @@ fn describe(hooks: &Hooks, index: usize, s: Step) -> StepInfo {
             Access::Exit => (
                 "ends".into(),
                 match s.actor {
-                    Actor::Process(_) => Some(format!("exit({process})")),
+                    Actor::Process(p) => Some(EventSpec::Exit(ProcRef::Name(name(p))).to_string()),
                     Actor::Timer(_) => None,
                 },
             ),
