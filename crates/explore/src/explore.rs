@@ -172,10 +172,7 @@ fn group_key(f: &Failure) -> String {
             symbolic, reason, ..
         } => format!("crash {symbolic}: {reason}"),
         Failure::Deadlock { blocked } => {
-            let names: Vec<&str> = blocked
-                .iter()
-                .map(|b| b.split_once(" (").map_or(b.as_str(), |(_, s)| s))
-                .collect();
+            let names: Vec<&str> = blocked.iter().map(|b| b.symbolic.as_str()).collect();
             format!("deadlock {}", names.join(", "))
         }
         other => other.to_string(),

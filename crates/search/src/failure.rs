@@ -17,6 +17,13 @@ pub struct Expectations {
     pub check: Option<trace_check::Compiled>,
 }
 
+/// A process a deadlock left blocked: its raw pid and symbolic name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockedProcess {
+    pub pid: String,
+    pub symbolic: String,
+}
+
 /// Why a run failed.
 #[derive(Clone, Debug)]
 pub enum Failure {
@@ -27,7 +34,7 @@ pub enum Failure {
         reason: String,
     },
     /// Processes were left blocked forever.
-    Deadlock { blocked: Vec<String> },
+    Deadlock { blocked: Vec<BlockedProcess> },
     /// The entry's result did not match `--expect`.
     Result { got: String },
     /// The entry did not return (it crashed or was killed), so no result matched.
@@ -52,7 +59,11 @@ impl std::fmt::Display for Failure {
                 reason,
             } => write!(f, "process {pid} ({symbolic}) crashed: {reason}"),
             Failure::Deadlock { blocked } => {
-                write!(f, "deadlock: {} blocked forever", blocked.join(", "))
+                let who: Vec<String> = blocked
+                    .iter()
+                    .map(|b| format!("{} ({})", b.pid, b.symbolic))
+                    .collect();
+                write!(f, "deadlock: {} blocked forever", who.join(", "))
             }
             Failure::Result { got } => {
                 write!(f, "the entry returned {got}, which does not match --expect")
@@ -110,9 +121,12 @@ pub fn classify(o: &RunOutcome, stdout: &[u8], exp: &Expectations) -> Option<Fai
             reason: trace_term::pretty(&c.reason, &Default::default()),
         });
     }
-    let deadlocked: Vec<String> = o
+    let deadlocked: Vec<BlockedProcess> = o
         .deadlocked()
-        .map(|b| format!("{} ({})", b.pid, b.symbolic))
+        .map(|b| BlockedProcess {
+            pid: b.pid.to_string(),
+            symbolic: b.symbolic.clone(),
+        })
         .collect();
     if !deadlocked.is_empty() {
         return Some(Failure::Deadlock {
