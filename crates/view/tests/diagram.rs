@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{all_events, open, record, How, Scratch};
+use common::{all_events, recorded, How};
 use std::collections::BTreeSet;
 use trace_capture::EventSpec;
 use trace_causal::{EventId, Model};
@@ -138,16 +138,14 @@ fn spec(s: &str) -> Option<EventSpec> {
 
 #[test]
 fn a_lane_per_process_and_an_arrow_per_receipt() {
-    let dir = Scratch::new("view-lanes");
-    let log = record(
+    let (_dir, r, m) = recorded(
+        "view-lanes",
         "conc/links_monitors",
-        &dir.path("lm.trace"),
         How {
             deliveries: true,
             ..How::default()
         },
     );
-    let (r, m) = open(&log);
     let d = diagram(&r, &m, &Focus::default());
     let procs: Vec<_> = d.lanes.iter().filter(|l| l.kind == "process").collect();
     assert_eq!(procs.len(), r.processes().len());
@@ -200,13 +198,7 @@ fn a_lane_per_process_and_an_arrow_per_receipt() {
 
 #[test]
 fn rows_respect_happened_before() {
-    let dir = Scratch::new("view-rows");
-    let log = record(
-        "papers/client_server",
-        &dir.path("cs.trace"),
-        How::default(),
-    );
-    let (r, m) = open(&log);
+    let (_dir, r, m) = recorded("view-rows", "papers/client_server", How::default());
     let d = diagram(&r, &m, &Focus::default());
     let ev = &d.events;
     for g in 0..ev.len() {
@@ -236,16 +228,14 @@ fn rows_respect_happened_before() {
 
 #[test]
 fn the_page_computes_exact_pasts_and_futures_in_every_window() {
-    let dir = Scratch::new("view-exact");
-    let log = record(
+    let (_dir, r, m) = recorded(
+        "view-exact",
         "conc/links_monitors",
-        &dir.path("lm.trace"),
         How {
             deliveries: true,
             ..How::default()
         },
     );
-    let (r, m) = open(&log);
     assert_exact(&diagram(&r, &m, &Focus::default()), &m);
     let windows = [
         Focus {
@@ -280,13 +270,7 @@ fn the_page_computes_exact_pasts_and_futures_in_every_window() {
 
 #[test]
 fn windows_hold_what_they_say() {
-    let dir = Scratch::new("view-windows");
-    let log = record(
-        "papers/client_server",
-        &dir.path("cs.trace"),
-        How::default(),
-    );
-    let (r, m) = open(&log);
+    let (_dir, r, m) = recorded("view-windows", "papers/client_server", How::default());
     let until = "P.2#3".parse::<EventSpec>().unwrap();
     let e = trace_causal::resolve(&m, &until).unwrap();
     let d = diagram(
@@ -343,13 +327,7 @@ fn windows_hold_what_they_say() {
 
 #[test]
 fn focus_errors_name_what_is_wrong() {
-    let dir = Scratch::new("view-errors");
-    let log = record(
-        "papers/client_server",
-        &dir.path("cs.trace"),
-        How::default(),
-    );
-    let (r, m) = open(&log);
+    let (_dir, r, m) = recorded("view-errors", "papers/client_server", How::default());
     let err = |f: Focus| build(&m, &r, &f, "t".into()).unwrap_err().to_string();
     assert_eq!(
         err(Focus {
@@ -383,16 +361,14 @@ fn focus_errors_name_what_is_wrong() {
 
 #[test]
 fn shared_objects_get_lanes_and_unordered_writes_are_races() {
-    let dir = Scratch::new("view-shared");
-    let log = record(
+    let (_dir, r, m) = recorded(
+        "view-shared",
         "conc/ets_shared",
-        &dir.path("ets.trace"),
         How {
             chaos: Some(3),
             ..How::default()
         },
     );
-    let (r, m) = open(&log);
     let d = diagram(&r, &m, &Focus::default());
     let table = d
         .lanes

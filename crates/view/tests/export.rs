@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{open, record, How, Scratch};
+use common::{open, record, recorded, How, Scratch};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use trace_causal::{EventId, Model};
@@ -73,16 +73,14 @@ fn shiviz_clocks_are_the_causal_models() {
 
 #[test]
 fn every_perfetto_flow_starts_and_ends_inside_slices() {
-    let dir = Scratch::new("export-perfetto");
-    let log = record(
+    let (_dir, r, m) = recorded(
+        "export-perfetto",
         "conc/links_monitors",
-        &dir.path("lm.trace"),
         How {
             deliveries: true,
             ..How::default()
         },
     );
-    let (r, m) = open(&log);
     let mut out = Vec::new();
     let w = export::perfetto::write(&m, &r, &mut out).unwrap();
     let v: Value = serde_json::from_slice(&out).unwrap();
@@ -131,13 +129,7 @@ fn every_perfetto_flow_starts_and_ends_inside_slices() {
 
 #[test]
 fn csv_has_a_row_per_event_with_its_clock() {
-    let dir = Scratch::new("export-csv");
-    let log = record(
-        "papers/client_server",
-        &dir.path("cs.trace"),
-        How::default(),
-    );
-    let (r, m) = open(&log);
+    let (_dir, r, m) = recorded("export-csv", "papers/client_server", How::default());
     let mut out = Vec::new();
     let w = export::csv::write(&m, &r, &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();

@@ -60,3 +60,12 @@ pub fn all_events(model: &Model) -> Vec<EventId> {
         .flat_map(|p| (0..p.events).map(move |i| EventId::new(p.id, i)))
         .collect()
 }
+
+/// Fixture `id` recorded as `how` into a scratch directory named `tag`,
+/// opened: the directory (kept while the test runs), the log and its model.
+pub fn recorded(tag: &str, id: &str, how: How) -> (Scratch, LogReader, Model) {
+    let dir = Scratch::new(tag);
+    let log = record(id, &dir.path("run.trace"), how);
+    let (r, m) = open(&log);
+    (dir, r, m)
+}
