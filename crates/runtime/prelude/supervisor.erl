@@ -206,8 +206,8 @@ handle_call({terminate_child, IdOrPid}, _From, State) ->
 handle_call({restart_child, _Id}, _From, State) when ?SIMPLE(State) ->
     {reply, {error, simple_one_for_one}, State};
 handle_call({restart_child, Id}, _From, State) ->
-    case find_child(Id, State) of
-        {ok, #child{pid = undefined} = Child} ->
+    case stopped_child(Id, State) of
+        {ok, Child} ->
             case do_start_child(State#state.name, Child) of
                 {ok, Pid} ->
                     {reply, {ok, Pid}, replace_child(Child#child{pid = Pid}, State)};
@@ -217,25 +217,15 @@ handle_call({restart_child, Id}, _From, State) ->
                 Error ->
                     {reply, Error, State}
             end;
-        {ok, #child{pid = {restarting, _}}} ->
-            {reply, {error, restarting}, State};
-        {ok, _} ->
-            {reply, {error, running}, State};
-        error ->
-            {reply, {error, not_found}, State}
+        Error ->
+            {reply, Error, State}
     end;
 handle_call({delete_child, _Id}, _From, State) when ?SIMPLE(State) ->
     {reply, {error, simple_one_for_one}, State};
 handle_call({delete_child, Id}, _From, State) ->
-    case find_child(Id, State) of
-        {ok, #child{pid = undefined} = Child} ->
-            {reply, ok, remove_child(Child, State)};
-        {ok, #child{pid = {restarting, _}}} ->
-            {reply, {error, restarting}, State};
-        {ok, _} ->
-            {reply, {error, running}, State};
-        error ->
-            {reply, {error, not_found}, State}
+    case stopped_child(Id, State) of
+        {ok, Child} -> {reply, ok, remove_child(Child, State)};
+        Error -> {reply, Error, State}
     end;
 handle_call({get_childspec, Id}, _From, State) when ?SIMPLE(State) ->
     [Child] = State#state.children,
@@ -637,6 +627,16 @@ find_child(Id, State) ->
     case [C || #child{id = X} = C <- State#state.children, X =:= Id] of
         [Child] -> {ok, Child};
         [] -> error
+    end.
+
+%% The child `Id` names, when it is stopped (restart_child and delete_child
+%% act only on those); otherwise the error both reply with.
+stopped_child(Id, State) ->
+    case find_child(Id, State) of
+        {ok, #child{pid = undefined} = Child} -> {ok, Child};
+        {ok, #child{pid = {restarting, _}}} -> {error, restarting};
+        {ok, _} -> {error, running};
+        error -> {error, not_found}
     end.
 
 find_child_and_args({restarting, _} = Key, State) when ?SIMPLE(State) ->
