@@ -141,6 +141,16 @@ impl Program {
     pub fn file_of(&self, id: FunId) -> &std::path::Path {
         &self.files[self.funs[id as usize].file as usize]
     }
+
+    /// The file function `id` is in, as text (empty if unknown): what
+    /// stack traces, reports and places print.
+    pub fn file_text(&self, id: FunId) -> String {
+        self.funs
+            .get(id as usize)
+            .and_then(|f| self.files.get(f.file as usize))
+            .map(|f| f.display().to_string())
+            .unwrap_or_default()
+    }
 }
 
 /// 64-bit FNV-1a, used as a module's content hash in the log header.

@@ -185,11 +185,7 @@ fn frame(prog: &Program, p: &Process, fun: FunId, pc: u32, base: u32) -> FrameSt
         module: code.module,
         function: code.name,
         arity: code.arity,
-        file: prog
-            .files
-            .get(code.file as usize)
-            .map(|f| f.display().to_string())
-            .unwrap_or_default(),
+        file: prog.file_text(fun),
         line: code.line_at(pc as usize),
         library: prog.modules.get(&code.module).is_none_or(|m| m.prelude),
     };

@@ -148,12 +148,7 @@ pub fn blocked_report(rt: &Runtime) -> Vec<Blocked> {
             symbolic: p.symbolic_name(),
             waiting: w,
             mfa: (code.module, code.name, code.arity),
-            file: rt
-                .program
-                .files
-                .get(code.file as usize)
-                .map(|f| f.display().to_string())
-                .unwrap_or_default(),
+            file: rt.program.file_text(p.fun),
             line: code.line_at(p.pc as usize),
             mailbox_len: p.mailbox.len(),
             mailbox: p

@@ -410,13 +410,7 @@ impl Runtime {
 
     fn line_of(&self, fun: crate::code::FunId, pc: usize) -> String {
         let code = &self.program.funs[fun as usize];
-        let file = self
-            .program
-            .files
-            .get(code.file as usize)
-            .map(|f| f.display().to_string())
-            .unwrap_or_default();
-        format!("{file}:{}", code.line_at(pc))
+        format!("{}:{}", self.program.file_text(fun), code.line_at(pc))
     }
 
     pub fn diverged(&self, d: Divergence) {

@@ -191,11 +191,7 @@ pub fn trace_term(prog: &Program, t: &Trace) -> Term {
                     (0, Some(a)) => Term::list(a.clone()),
                     _ => Term::Int(code.arity as i64),
                 };
-                let file = prog
-                    .files
-                    .get(code.file as usize)
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default();
+                let file = prog.file_text(fr.fun);
                 let loc = Term::list(vec![
                     Term::tuple(vec![Term::Atom(atom::FILE), Term::string(&file)]),
                     Term::tuple(vec![
