@@ -116,14 +116,7 @@ impl Control {
         running: Option<Pid>,
     ) -> Option<Arc<ProcShared>> {
         let mut again = None;
-        let mut queued = Vec::new();
-        while let Some(p) = w.pop_local() {
-            queued.push(p);
-        }
-        while let Some(p) = rt.pop_injected() {
-            queued.push(p);
-        }
-        for p in queued {
+        while let Some(p) = w.pop_local().or_else(|| rt.pop_injected()) {
             match gate_of(&p) {
                 Some(Gate::Poised) => {
                     self.poised.insert(p.pid, p);
@@ -134,17 +127,14 @@ impl Control {
         }
         // A process poised at a receive's timeout takes a look at what
         // arrived since: a matching message makes its step a receipt.
-        let recheck: Vec<Pid> = self
-            .poised
-            .iter()
-            .filter(|(_, p)| p.has_arrivals() && timeout_of(rt, p).is_some())
-            .map(|(pid, _)| *pid)
-            .collect();
-        for pid in recheck {
-            if let Some(p) = self.poised.remove(&pid) {
-                self.unsettled.push(p);
+        let unsettled = &mut self.unsettled;
+        self.poised.retain(|_, p| {
+            let recheck = p.has_arrivals() && timeout_of(rt, p).is_some();
+            if recheck {
+                unsettled.push(p.clone());
             }
-        }
+            !recheck
+        });
         again
     }
 
