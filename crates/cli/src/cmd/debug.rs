@@ -148,11 +148,8 @@ impl Drop for TempLog {
 /// Runs the program once, natively on one thread, and records it to a
 /// temporary file; its output is not shown (the session replays it).
 fn record_fresh(sources: &[PathBuf], args: &Args) -> Result<PathBuf, u8> {
-    let loaded = super::run::load_program(sources, &args.include, args.entry.as_deref())?;
-    let (entry, call) = trace_runtime::entry(&loaded, args.entry.as_deref()).map_err(|m| {
-        eprintln!("trace debug: {m}");
-        exit::TROUBLE
-    })?;
+    let (loaded, entry, call) =
+        super::run::load_with_entry("debug", sources, &args.include, args.entry.as_deref())?;
     let out = std::env::temp_dir().join(format!(
         "trace-debug-{}-{}.trace",
         std::process::id(),

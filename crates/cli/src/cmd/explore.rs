@@ -81,17 +81,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> u8 {
-    let loaded =
-        match crate::cmd::run::load_program(&args.files, &args.include, args.entry.as_deref()) {
-            Ok(l) => l,
-            Err(code) => return code,
-        };
-    let (entry, call) = match trace_runtime::entry(&loaded, args.entry.as_deref()) {
-        Ok(e) => e,
-        Err(msg) => {
-            eprintln!("trace explore: {msg}");
-            return exit::TROUBLE;
-        }
+    let (loaded, entry, call) = match crate::cmd::run::load_with_entry(
+        "explore",
+        &args.files,
+        &args.include,
+        args.entry.as_deref(),
+    ) {
+        Ok(l) => l,
+        Err(code) => return code,
     };
     let expectations = match super::record::expectations_from(
         args.expect.as_deref(),

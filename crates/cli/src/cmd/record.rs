@@ -118,17 +118,14 @@ fn human_bytes(n: u64) -> String {
 }
 
 pub fn run(args: Args) -> u8 {
-    let loaded =
-        match crate::cmd::run::load_program(&args.files, &args.include, args.entry.as_deref()) {
-            Ok(l) => l,
-            Err(code) => return code,
-        };
-    let (entry, call) = match trace_runtime::entry(&loaded, args.entry.as_deref()) {
-        Ok(e) => e,
-        Err(msg) => {
-            eprintln!("trace record: {msg}");
-            return exit::TROUBLE;
-        }
+    let (loaded, entry, call) = match crate::cmd::run::load_with_entry(
+        "record",
+        &args.files,
+        &args.include,
+        args.entry.as_deref(),
+    ) {
+        Ok(l) => l,
+        Err(code) => return code,
     };
     let expectations = match expectations(&args) {
         Ok(e) => e,

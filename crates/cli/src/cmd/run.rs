@@ -66,6 +66,22 @@ pub fn load_program(
     load_program_for(files, include, entry, false)
 }
 
+/// [`load_program`], then the entry call (`--entry`, or `main()` of the
+/// first module) and its text; `cmd` names the command in an error.
+pub fn load_with_entry(
+    cmd: &str,
+    files: &[PathBuf],
+    include: &[PathBuf],
+    entry: Option<&str>,
+) -> Result<(trace_runtime::Loaded, trace_runtime::Entry, String), u8> {
+    let loaded = load_program(files, include, entry)?;
+    let (e, call) = trace_runtime::entry(&loaded, entry).map_err(|msg| {
+        eprintln!("trace {cmd}: {msg}");
+        exit::TROUBLE
+    })?;
+    Ok((loaded, e, call))
+}
+
 /// [`load_program`], keeping variable names for a debugger when `debug`.
 pub fn load_program_for(
     files: &[PathBuf],
@@ -98,17 +114,11 @@ pub fn load_program_for(
 }
 
 pub fn run(args: Args) -> u8 {
-    let loaded = match load_program(&args.files, &args.include, args.entry.as_deref()) {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
-    let (entry, _call) = match trace_runtime::entry(&loaded, args.entry.as_deref()) {
-        Ok(e) => e,
-        Err(msg) => {
-            eprintln!("trace run: {msg}");
-            return exit::TROUBLE;
-        }
-    };
+    let (loaded, entry, _call) =
+        match load_with_entry("run", &args.files, &args.include, args.entry.as_deref()) {
+            Ok(l) => l,
+            Err(code) => return code,
+        };
     let mut opts = RunOptions {
         end_rule: end_rule(args.strict),
         ..RunOptions::default()
