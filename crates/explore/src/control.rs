@@ -324,6 +324,7 @@ impl ProcessObserver for StepObserver {
                 Access::Filter { filter, timed_out }
             }
             Touched::NoClauses => Access::NoClauses,
+            Touched::MayTimeOut => Access::MayTimeOut,
             Touched::Liveness(p) => Access::Liveness(s.actor_of(*p)),
             Touched::Name(n) => Access::Name(*n),
             Touched::Process(p) => Access::Inspect(s.actor_of(*p)),

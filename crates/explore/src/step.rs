@@ -53,6 +53,9 @@ pub enum Access {
     },
     /// A receive with no clauses: no message could have changed it.
     NoClauses,
+    /// The step's receive has an `after` branch: it could have run before
+    /// the message it took was sent, and timed out.
+    MayTimeOut,
     Spawn {
         child: u32,
     },
@@ -146,6 +149,9 @@ pub fn relation(a: &Step, b: &Step, cx: &Context) -> Relation {
     if a.actor == b.actor {
         return Relation::Causal;
     }
+    if takes_what_it_could_have_missed(a, b) {
+        return Relation::Race;
+    }
     let mut rel = Relation::Independent;
     for x in &a.accesses {
         for y in &b.accesses {
@@ -160,6 +166,23 @@ pub fn relation(a: &Step, b: &Step, cx: &Context) -> Relation {
         rel = touches_process(a, b).max_with(touches_process(b, a));
     }
     rel
+}
+
+/// Whether `b` is a receive with an `after` branch that took a message `a`
+/// sent: the two race, for `b` run first would have timed out (a receive
+/// without `after` is only enabled once the message is there, and stays
+/// caused by the send).
+fn takes_what_it_could_have_missed(a: &Step, b: &Step) -> bool {
+    if !b.accesses.iter().any(|x| matches!(x, Access::MayTimeOut)) {
+        return false;
+    }
+    a.accesses.iter().any(|x| match x {
+        Access::Send { msg, .. } => b
+            .accesses
+            .iter()
+            .any(|y| matches!(y, Access::Receive { msg: m } if m == msg)),
+        _ => false,
+    })
 }
 
 impl Relation {

@@ -162,6 +162,9 @@ pub enum Touched<'a> {
     Receive(Option<&'a RecvFilter>),
     /// The receive just reported has no clauses: no message fits it.
     NoClauses,
+    /// The receive just reported has an `after` branch: had it run before
+    /// the message it took was sent, it would have timed out instead.
+    MayTimeOut,
     /// Whether this process is alive was observed (`is_process_alive`,
     /// `register`, the target of a link or a monitor, an heir).
     Liveness(Pid),

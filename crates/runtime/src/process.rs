@@ -375,6 +375,9 @@ pub struct Process {
     /// Controlled runs: where the current receive's `RecvPeek` is (its
     /// filter says which messages the receive could take).
     pub recv_peek: u32,
+    /// Controlled runs: the current receive has an `after` branch, so it
+    /// could have ended without a message.
+    pub recv_may_time_out: bool,
 }
 
 impl Process {
@@ -437,6 +440,7 @@ impl Process {
             placed_name: None,
             gate: Gate::Native,
             recv_peek: 0,
+            recv_may_time_out: false,
         }
     }
 

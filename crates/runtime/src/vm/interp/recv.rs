@@ -17,6 +17,7 @@ pub(super) fn start(vm: &mut Vm<'_>, after: u32) -> Flow {
             Instr::RecvRef { .. } => vm.pc() as u32 + 1,
             _ => vm.pc() as u32,
         };
+        vm.p.recv_may_time_out = after != crate::ir::RAISE;
     }
     match receive::start(vm.p, vm.rt, vm.wk, after) {
         Step::Continue => Flow::Go,
@@ -125,7 +126,11 @@ fn report_filter(vm: &mut Vm<'_>) {
         ),
         _ => Some(None),
     };
+    let may_time_out = vm.p.recv_may_time_out;
     if let Some(o) = vm.p.observer.as_mut() {
+        if may_time_out && touched.is_some() {
+            o.touched(&Touched::MayTimeOut);
+        }
         match &touched {
             None => o.touched(&Touched::NoClauses),
             Some(f) => o.touched(&Touched::Receive(f.as_ref())),
