@@ -37,7 +37,7 @@ mod history;
 pub mod report;
 pub mod spec;
 
-pub use compile::{builtins, compile, CProp, Compiled};
+pub use compile::{builtins, compile, Compiled, CompiledProperty};
 pub use eval::{check, retain_answerable, CheckError, Status, Verdict, Violation};
 pub use spec::{Builtin, SpecError};
 

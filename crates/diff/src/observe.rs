@@ -11,7 +11,7 @@
 //! the messages it consumed, read from the senders' blocks that hold them
 //! (each such block decoded once).
 
-use crate::event::{Ev, Got, Item, Span};
+use crate::event::{ConsumedKind, Item, LoggedEvent, Span};
 use crate::run::{Run, Slot};
 use crate::source::Projected;
 use std::collections::BTreeMap;
@@ -38,7 +38,7 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
         let (items, arena) = (&mut p.items, &mut p.arena);
         let r = run.reader.for_each_event_in_block(k, |index, _, e| {
             let ev = match e {
-                EventRef::Send { to, payload, .. } => Some(Ev::Send {
+                EventRef::Send { to, payload, .. } => Some(LoggedEvent::Send {
                     to,
                     payload: payload.and_then(|b| keep(arena, b, &mut lost)),
                 }),
@@ -46,13 +46,13 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
                     if let Some(s) = run.slot(msg.sender) {
                         wanted.entry((s, msg.index)).or_default().push(items.len());
                     }
-                    Some(Ev::Got {
+                    Some(LoggedEvent::ConsumedKind {
                         msg,
-                        what: Got::Unknown,
+                        what: ConsumedKind::Unknown,
                         payload: None,
                     })
                 }
-                EventRef::Exit { reason } => Some(Ev::Exit {
+                EventRef::Exit { reason } => Some(LoggedEvent::Exit {
                     reason: reason.and_then(|b| keep(arena, b, &mut lost)),
                 }),
                 _ => None,
@@ -125,10 +125,10 @@ fn fill_payloads(
         let (items, arena) = (&mut p.items, &mut p.arena);
         let r = run.reader.for_each_event_in_block(k, |_, _, e| {
             let (msg, what, payload) = match e {
-                EventRef::Send { msg, payload, .. } => (msg, Got::Message, payload),
+                EventRef::Send { msg, payload, .. } => (msg, ConsumedKind::Message, payload),
                 EventRef::Signal { signal, kind, .. } => match kind {
-                    SignalKindRef::Exit { reason, .. } => (signal, Got::Exit, reason),
-                    SignalKindRef::Down { reason } => (signal, Got::Down, reason),
+                    SignalKindRef::Exit { reason, .. } => (signal, ConsumedKind::Exit, reason),
+                    SignalKindRef::Down { reason } => (signal, ConsumedKind::Down, reason),
                     _ => return,
                 },
                 _ => return,
@@ -136,8 +136,8 @@ fn fill_payloads(
             if let Some(at) = wanted.get(&(sender, msg.index)) {
                 let payload = payload.and_then(|b| keep(arena, b, lost));
                 for &i in at {
-                    if let Ev::Got { msg, .. } = items[i].ev {
-                        items[i].ev = Ev::Got { msg, what, payload };
+                    if let LoggedEvent::ConsumedKind { msg, .. } = items[i].ev {
+                        items[i].ev = LoggedEvent::ConsumedKind { msg, what, payload };
                     }
                 }
             }

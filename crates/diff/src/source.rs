@@ -3,7 +3,7 @@
 //! stored bytes), or a projection held
 //! whole ([`Projected`], an observer's log under `--observe`).
 
-use crate::event::{Ev, Item};
+use crate::event::{Item, LoggedEvent};
 use crate::roots::Cut;
 use crate::run::{Run, Slot};
 use std::ops::Range;
@@ -142,8 +142,8 @@ impl<'a> BlockStream<'a> {
         let (items, arena) = (&mut self.items, &mut self.arena);
         let (mut sig, mut sp, mut wrong, mut n) = (self.signals, self.spawns, false, self.events);
         let r = c.next_events(WINDOW, |index, e| {
-            let mut ev = Ev::from_ref(&e, arena);
-            if let Ev::Shared { after, .. } = &mut ev {
+            let mut ev = LoggedEvent::from_ref(&e, arena);
+            if let LoggedEvent::Shared { after, .. } = &mut ev {
                 *after = run.shared_predecessor(run.id(slot), index);
             }
             let item = Item {

@@ -16,7 +16,7 @@
 
 mod pred;
 
-pub use pred::{CGuard, CPred, ProcArg, TermArg};
+pub use pred::{CompiledGuard, CompiledPredicate, ProcArg, TermArg};
 
 use crate::spec::procname;
 use crate::spec::{Body, Builtin, Occurrence, OrderKind, Pred, Scope, Spec, SpecError};
@@ -29,19 +29,19 @@ use trace_syntax::ast::{Expr, ExprKind, Pos};
 #[derive(Clone, Debug)]
 pub struct Compiled {
     pub path: PathBuf,
-    pub properties: Vec<CProp>,
+    pub properties: Vec<CompiledProperty>,
 }
 
 /// One property ready to check.
 #[derive(Clone, Debug)]
-pub struct CProp {
+pub struct CompiledProperty {
     pub name: String,
     pub pos: Pos,
     pub text: String,
     pub vars: Vars,
-    /// Every event predicate of the property; `shape` refers to them by index.
-    pub preds: Vec<CPred>,
-    pub shape: Shape,
+    /// Every event predicate of the property; `pattern` refers to them by index.
+    pub preds: Vec<CompiledPredicate>,
+    pub pattern: PropertyPattern,
     /// When every event the property involves lies in one process — the
     /// same process variable, or the same named process, as every event's
     /// first argument — happened-before among them is that process's order.
@@ -124,26 +124,26 @@ impl Vars {
 
 /// What a property checks, over its predicates (indices into `preds`).
 #[derive(Clone, Debug)]
-pub enum Shape {
+pub enum PropertyPattern {
     Occurrence {
         kind: Occurrence,
         pred: usize,
         /// For universality: which events the pattern is about (kind and
         /// fixed processes only); each must match `pred`.
         select: Option<usize>,
-        scope: CScope,
+        scope: CompiledScope,
     },
     Order {
         kind: OrderKind,
         trigger: Vec<usize>,
         other: Vec<usize>,
-        scope: CScope,
+        scope: CompiledScope,
     },
-    History(crate::history::CHistory),
+    History(crate::history::CompiledHistory),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum CScope {
+pub enum CompiledScope {
     Global,
     Before(usize),
     After(usize),
@@ -151,17 +151,21 @@ pub enum CScope {
     AfterUntil(usize, usize),
 }
 
-impl CScope {
+impl CompiledScope {
     pub fn opener(self) -> Option<usize> {
         match self {
-            CScope::After(q) | CScope::Between(q, _) | CScope::AfterUntil(q, _) => Some(q),
+            CompiledScope::After(q)
+            | CompiledScope::Between(q, _)
+            | CompiledScope::AfterUntil(q, _) => Some(q),
             _ => None,
         }
     }
 
     pub fn closer(self) -> Option<usize> {
         match self {
-            CScope::Before(r) | CScope::Between(_, r) | CScope::AfterUntil(_, r) => Some(r),
+            CompiledScope::Before(r)
+            | CompiledScope::Between(_, r)
+            | CompiledScope::AfterUntil(_, r) => Some(r),
             _ => None,
         }
     }
@@ -202,15 +206,15 @@ pub fn compile(spec: &Spec) -> Result<Compiled, Vec<SpecError>> {
             uses: count_uses(&p.body),
         };
         match cx.property(&p.body) {
-            Ok(shape) => {
-                let local = local_owner(&cx.preds, &shape);
-                properties.push(CProp {
+            Ok(pattern) => {
+                let local = local_owner(&cx.preds, &pattern);
+                properties.push(CompiledProperty {
                     name: p.name.clone(),
                     pos: p.pos,
                     text: p.text.clone(),
                     vars: cx.vars,
                     preds: cx.preds,
-                    shape,
+                    pattern,
                     local,
                 })
             }
@@ -286,7 +290,7 @@ struct Cx<'a> {
     path: &'a Path,
     registered: &'a HashMap<String, ProcRef>,
     vars: Vars,
-    preds: Vec<CPred>,
+    preds: Vec<CompiledPredicate>,
     uses: HashMap<String, usize>,
 }
 
@@ -306,32 +310,32 @@ impl Cx<'_> {
         Ok(self.preds.len() - 1)
     }
 
-    fn scope(&mut self, s: &Scope) -> R<(CScope, Vec<usize>)> {
+    fn scope(&mut self, s: &Scope) -> R<(CompiledScope, Vec<usize>)> {
         Ok(match s {
-            Scope::Global => (CScope::Global, vec![]),
+            Scope::Global => (CompiledScope::Global, vec![]),
             Scope::Before(r) => {
                 let r = self.pred(r, &[])?;
-                (CScope::Before(r), vec![])
+                (CompiledScope::Before(r), vec![])
             }
             Scope::After(q) => {
                 let q = self.pred(q, &[])?;
-                (CScope::After(q), vec![q])
+                (CompiledScope::After(q), vec![q])
             }
             Scope::Between(q, r) => {
                 let q = self.pred(q, &[])?;
                 let r = self.pred(r, &[q])?;
-                (CScope::Between(q, r), vec![q])
+                (CompiledScope::Between(q, r), vec![q])
             }
             Scope::AfterUntil(q, r) => {
                 let q = self.pred(q, &[])?;
                 let r = self.pred(r, &[q])?;
-                (CScope::AfterUntil(q, r), vec![q])
+                (CompiledScope::AfterUntil(q, r), vec![q])
             }
         })
     }
 
-    fn property(&mut self, body: &Body) -> R<Shape> {
-        let shape = match body {
+    fn property(&mut self, body: &Body) -> R<PropertyPattern> {
+        let pattern = match body {
             Body::Occurrence { kind, event, scope } => {
                 let (scope, seen) = self.scope(scope)?;
                 let pred = self.pred(event, &seen)?;
@@ -340,7 +344,7 @@ impl Cx<'_> {
                     self.preds.push(s);
                     self.preds.len() - 1
                 });
-                Shape::Occurrence {
+                PropertyPattern::Occurrence {
                     kind: *kind,
                     pred,
                     select,
@@ -366,7 +370,7 @@ impl Cx<'_> {
                     seen.push(k);
                     o.push(k);
                 }
-                Shape::Order {
+                PropertyPattern::Order {
                     kind: *kind,
                     trigger: t,
                     other: o,
@@ -382,14 +386,14 @@ impl Cx<'_> {
                     subject,
                     items,
                 )
-                .map(Shape::History)
+                .map(PropertyPattern::History)
             }
         };
-        self.check_flows(&shape)?;
-        Ok(shape)
+        self.check_flows(&pattern)?;
+        Ok(pattern)
     }
 
-    fn builtin(&mut self, b: Builtin) -> R<Shape> {
+    fn builtin(&mut self, b: Builtin) -> R<PropertyPattern> {
         let text = match b {
             Builtin::AllReceived => "unreceived(_, _, _)",
             Builtin::NoDeadlock => "blocked(_)",
@@ -409,24 +413,28 @@ impl Cx<'_> {
         };
         self.uses = count_uses(body);
         let pred = self.pred(event, &[])?;
-        Ok(Shape::Occurrence {
+        Ok(PropertyPattern::Occurrence {
             kind: Occurrence::Absence,
             pred,
             select: None,
-            scope: CScope::Global,
+            scope: CompiledScope::Global,
         })
     }
 
     /// A variable shared by two predicates must flow from one to the other.
-    fn check_flows(&self, shape: &Shape) -> R<()> {
-        let closer = match shape {
-            Shape::Occurrence { scope, .. } | Shape::Order { scope, .. } => scope.closer(),
-            Shape::History(_) => None,
+    fn check_flows(&self, pattern: &PropertyPattern) -> R<()> {
+        let closer = match pattern {
+            PropertyPattern::Occurrence { scope, .. } | PropertyPattern::Order { scope, .. } => {
+                scope.closer()
+            }
+            PropertyPattern::History(_) => None,
         };
         let Some(r) = closer else { return Ok(()) };
-        let opener = match shape {
-            Shape::Occurrence { scope, .. } | Shape::Order { scope, .. } => scope.opener(),
-            Shape::History(_) => None,
+        let opener = match pattern {
+            PropertyPattern::Occurrence { scope, .. } | PropertyPattern::Order { scope, .. } => {
+                scope.opener()
+            }
+            PropertyPattern::History(_) => None,
         };
         let from_q: Vec<usize> = opener
             .map(|q| self.preds[q].binds.clone())
@@ -455,8 +463,8 @@ impl Cx<'_> {
 }
 
 /// The process variable every predicate is about, when it is the same one.
-fn local_owner(preds: &[CPred], shape: &Shape) -> Option<usize> {
-    if matches!(shape, Shape::History(_)) {
+fn local_owner(preds: &[CompiledPredicate], pattern: &PropertyPattern) -> Option<usize> {
+    if matches!(pattern, PropertyPattern::History(_)) {
         return None;
     }
     let mut owner = None;

@@ -32,21 +32,21 @@ pub struct TermArg {
 
 /// A guard over property variables.
 #[derive(Clone, Debug)]
-pub struct CGuard {
+pub struct CompiledGuard {
     pub guard: Guard,
     pub vars: Vec<usize>,
 }
 
 /// An event predicate ready to match.
 #[derive(Clone, Debug)]
-pub struct CPred {
+pub struct CompiledPredicate {
     pub kind: EventKind,
     pub pos: Pos,
     pub text: String,
     /// The process arguments of the canonical form, the event's own process first.
     pub procs: Vec<ProcArg>,
     pub terms: Vec<TermArg>,
-    pub guard: Option<CGuard>,
+    pub guard: Option<CompiledGuard>,
     /// The guard uses only this predicate's own variables (and named
     /// processes), so it is decided when the event is matched; otherwise
     /// when the event is joined with the events it sees.
@@ -62,7 +62,7 @@ pub struct CPred {
     pub structural: bool,
 }
 
-impl CPred {
+impl CompiledPredicate {
     /// True when matching needs the event's terms (payload, reason, value).
     pub fn reads_terms(&self) -> bool {
         self.terms.iter().any(|t| !t.trivial)
@@ -71,7 +71,7 @@ impl CPred {
     /// The predicate universality applies to: the same kind of event, in
     /// the process the first argument names (or sees bound), whatever the
     /// other arguments.
-    pub fn selection(&self, vars: &Vars) -> CPred {
+    pub fn selection(&self, vars: &Vars) -> CompiledPredicate {
         let procs: Vec<ProcArg> = self
             .procs
             .iter()
@@ -90,7 +90,7 @@ impl CPred {
                 _ => None,
             })
             .collect();
-        CPred {
+        CompiledPredicate {
             kind: self.kind,
             pos: self.pos,
             text: self.text.clone(),
@@ -227,7 +227,11 @@ fn canonical(p: &Pred) -> Option<Vec<Expr>> {
     }
 }
 
-pub(super) fn compile(p: &Pred, cx: &mut Cx<'_>, visible: &[usize]) -> Result<CPred, SpecError> {
+pub(super) fn compile(
+    p: &Pred,
+    cx: &mut Cx<'_>,
+    visible: &[usize],
+) -> Result<CompiledPredicate, SpecError> {
     let Some(args) = canonical(p) else {
         return cx.err(
             p.pos,
@@ -321,13 +325,13 @@ pub(super) fn compile(p: &Pred, cx: &mut Cx<'_>, visible: &[usize]) -> Result<CP
         // Decided at match time only when every variable it uses is bound
         // by the event itself (named processes included).
         local_guard = used.iter().all(|v| binds.contains(v));
-        guard = Some(CGuard {
+        guard = Some(CompiledGuard {
             guard: g,
             vars: used,
         });
     }
     let structural = terms.iter().all(|t| t.trivial) && (guard.is_none() || !local_guard);
-    Ok(CPred {
+    Ok(CompiledPredicate {
         kind: p.kind,
         pos: p.pos,
         text: p.text.clone(),

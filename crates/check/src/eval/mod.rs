@@ -26,7 +26,7 @@ pub mod source;
 mod stream;
 mod tables;
 
-pub(crate) use crate::compile::{CProp, Compiled, Shape};
+pub(crate) use crate::compile::{Compiled, CompiledProperty, PropertyPattern};
 use crate::spec::{EventKind, Occurrence};
 use engine::Engine;
 use hb::{Causal, ProgramOrder};
@@ -131,9 +131,13 @@ pub fn retain_answerable(spec: &mut Compiled, reader: &LogReader) -> Vec<String>
     why.into_iter().flatten().collect()
 }
 
-fn requirements(spec: &Compiled, prop: &CProp, reader: &LogReader) -> Result<(), CheckError> {
+fn requirements(
+    spec: &Compiled,
+    prop: &CompiledProperty,
+    reader: &LogReader,
+) -> Result<(), CheckError> {
     let opts = &reader.header().options;
-    let at = |p: &crate::compile::CPred| {
+    let at = |p: &crate::compile::CompiledPredicate| {
         format!(
             "{}:{}:{}: {}",
             spec.path.display(),
@@ -142,9 +146,9 @@ fn requirements(spec: &Compiled, prop: &CProp, reader: &LogReader) -> Result<(),
             p.text
         )
     };
-    let mut preds: Vec<&crate::compile::CPred> = prop.preds.iter().collect();
+    let mut preds: Vec<&crate::compile::CompiledPredicate> = prop.preds.iter().collect();
     let hist;
-    if let Shape::History(h) = &prop.shape {
+    if let PropertyPattern::History(h) = &prop.pattern {
         hist = h.needs_payloads();
         if hist && !opts.payloads {
             return Err(CheckError {
@@ -232,7 +236,7 @@ pub fn check_with(
     for p in &spec.properties {
         requirements(spec, p, reader)?;
     }
-    let props: Vec<&CProp> = spec.properties.iter().collect();
+    let props: Vec<&CompiledProperty> = spec.properties.iter().collect();
     let tasks = scan::tasks(&props);
     let scanner = scan::Scanner::new(&props, &tasks, reader);
     let (model, blocks) = if scanner.is_empty() {
@@ -267,11 +271,11 @@ pub fn check_with(
         let mut warnings = r.warnings.clone();
         warn_of_unknown_tables(prop, scanner.tables(), &model, &mut warnings);
         let local = prop.local.is_some()
-            || matches!(&prop.shape, Shape::History(h)
-                if !matches!(h.subject, crate::history::CSubject::Global));
-        let result = match (&r.ambiguous, &prop.shape) {
+            || matches!(&prop.pattern, PropertyPattern::History(h)
+                if !matches!(h.subject, crate::history::CompiledSubject::Global));
+        let result = match (&r.ambiguous, &prop.pattern) {
             (Some(why), _) => Err(engine::GaveUp(why.clone())),
-            (None, Shape::History(h)) => {
+            (None, PropertyPattern::History(h)) => {
                 crate::history::check(h, prop, r, reader, &model).map(|v| (v.len(), v))
             }
             (None, _) => evaluate(&props, &resolved, i, &sources, &model, &mut warnings, opts),
@@ -312,7 +316,7 @@ pub fn check_with(
 /// almost always a misnamed table (an unnamed table is `{Creator, N}`, not
 /// the name given to `ets:new`): say so, with the tables there are.
 fn warn_of_unknown_tables(
-    prop: &CProp,
+    prop: &CompiledProperty,
     tables: &tables::TableNames,
     model: &Model,
     warnings: &mut Vec<String>,
@@ -353,7 +357,7 @@ fn damaged(w: Option<&trace_format::Warning>) -> String {
 /// Runs the engine on a property; returns how many violations there are
 /// and the first `detail` of them (in process order), described.
 fn evaluate(
-    props: &[&CProp],
+    props: &[&CompiledProperty],
     resolved: &[Names],
     i: usize,
     sources: &Sources<'_>,
@@ -384,18 +388,18 @@ fn evaluate(
     let all: Vec<ProcId> = model.processes().iter().map(|f| f.id).collect();
     // Occurrence patterns on the whole run need no order but the count's.
     let unordered = matches!(
-        &prop.shape,
-        Shape::Occurrence {
+        &prop.pattern,
+        PropertyPattern::Occurrence {
             kind: Occurrence::Absence | Occurrence::Universality,
-            scope: crate::compile::CScope::Global,
+            scope: crate::compile::CompiledScope::Global,
             ..
         }
     );
     // Counting patterns over the whole run count across processes; with a
     // scope opened per binding of the process variable they count per process.
     let counts_across = matches!(
-        &prop.shape,
-        Shape::Occurrence {
+        &prop.pattern,
+        PropertyPattern::Occurrence {
             kind: Occurrence::Existence
                 | Occurrence::AtLeast(_)
                 | Occurrence::AtMost(_)
@@ -418,12 +422,12 @@ fn evaluate(
 /// The evaluation of property `i`: what it reads, and the ways to run the
 /// engine on it.
 struct Evaluation<'a> {
-    props: &'a [&'a CProp],
+    props: &'a [&'a CompiledProperty],
     resolved: &'a [Names],
     i: usize,
     sources: &'a Sources<'a>,
     model: &'a Model,
-    prop: &'a CProp,
+    prop: &'a CompiledProperty,
     names: &'a Names,
     budget: engine::Budget,
     opts: Options,
@@ -478,14 +482,14 @@ impl Evaluation<'_> {
         let results: Vec<Result<(usize, Vec<Spotted>), engine::GaveUp>> = procs
             .par_iter()
             .map(|&p| {
-                let mut v: Vec<Spotted> = if let Some(shape) = fast {
+                let mut v: Vec<Spotted> = if let Some(pattern) = fast {
                     let v = stream::violations(
                         self.props,
                         self.resolved,
                         self.i,
                         self.sources,
                         p,
-                        shape,
+                        pattern,
                     );
                     v.into_iter().map(|e| (Some(e), p)).collect()
                 } else {

@@ -17,7 +17,7 @@
 
 use super::matcher::{match_view, Env, Plan, TermIn, View};
 use super::tables::{is_table, TableNames};
-use crate::compile::{CPred, CProp};
+use crate::compile::{CompiledPredicate, CompiledProperty};
 use crate::spec::EventKind;
 use trace_causal::EventVisitor;
 use trace_format::text::shared_function;
@@ -52,7 +52,7 @@ pub struct Task {
 }
 
 /// Which predicates need the scan, and how their hits are keyed.
-pub fn tasks(props: &[&CProp]) -> Vec<Task> {
+pub fn tasks(props: &[&CompiledProperty]) -> Vec<Task> {
     let mut tasks = Vec::new();
     for (i, p) in props.iter().enumerate() {
         for (k, pred) in p.preds.iter().enumerate() {
@@ -85,7 +85,7 @@ pub fn tasks(props: &[&CProp]) -> Vec<Task> {
 
 /// The tasks, sorted by the kind of event they look at.
 pub struct Scanner<'a> {
-    props: &'a [&'a CProp],
+    props: &'a [&'a CompiledProperty],
     tasks: &'a [Task],
     reader: &'a LogReader,
     /// Per property: every variable unbound.
@@ -105,7 +105,11 @@ pub struct Scanner<'a> {
 }
 
 impl<'a> Scanner<'a> {
-    pub fn new(props: &'a [&'a CProp], tasks: &'a [Task], reader: &'a LogReader) -> Self {
+    pub fn new(
+        props: &'a [&'a CompiledProperty],
+        tasks: &'a [Task],
+        reader: &'a LogReader,
+    ) -> Self {
         let mut s = Scanner {
             props,
             tasks,
@@ -173,7 +177,7 @@ impl<'a> Scanner<'a> {
     }
 
     #[inline]
-    fn pred(&self, t: usize) -> (&CPred, &Env) {
+    fn pred(&self, t: usize) -> (&CompiledPredicate, &Env) {
         let task = &self.tasks[t];
         (
             &self.props[task.prop].preds[task.pred],

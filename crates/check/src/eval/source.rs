@@ -7,7 +7,7 @@
 use super::hits::Hits;
 use super::matcher::{match_view, Env, Matches, Plan, TermIn, View};
 use super::resolve::Resolved;
-use crate::compile::CProp;
+use crate::compile::CompiledProperty;
 use crate::spec::EventKind;
 use std::sync::OnceLock;
 use trace_causal::{EventId, Model, ReceiptKind, SignalClass};
@@ -65,7 +65,7 @@ impl<'a> Sources<'a> {
     /// program order.
     pub fn matches(
         &self,
-        props: &[&CProp],
+        props: &[&CompiledProperty],
         resolved: &[Resolved],
         prop: usize,
         k: usize,
@@ -175,7 +175,7 @@ impl<'a> Sources<'a> {
     /// processes only and the scan does not feed it.
     pub fn plan(
         &self,
-        props: &[&CProp],
+        props: &[&CompiledProperty],
         resolved: &[Resolved],
         prop: usize,
         k: usize,
@@ -191,7 +191,7 @@ impl<'a> Sources<'a> {
     /// `p` to `out` as the pids of its process arguments, without terms.
     pub fn for_each_procs(
         &self,
-        props: &[&CProp],
+        props: &[&CompiledProperty],
         plan: &Plan,
         prop: usize,
         k: usize,
@@ -210,7 +210,7 @@ impl<'a> Sources<'a> {
     /// to `out`, in program order, with the values of the predicate's binds.
     pub fn for_each(
         &self,
-        props: &[&CProp],
+        props: &[&CompiledProperty],
         resolved: &[Resolved],
         prop: usize,
         k: usize,

@@ -40,7 +40,7 @@ pub struct Pat {
 }
 
 #[derive(Clone, Debug)]
-pub enum CConsumed {
+pub enum CompiledConsumed {
     Any,
     Nothing,
     Timeout,
@@ -49,41 +49,41 @@ pub enum CConsumed {
 }
 
 #[derive(Clone, Debug)]
-pub enum CList {
+pub enum CompiledList {
     Any,
-    Items(Vec<CListItem>),
+    Items(Vec<CompiledListItem>),
 }
 
 #[derive(Clone, Debug)]
-pub enum CListItem {
+pub enum CompiledListItem {
     One(Pat),
     Star,
     Group(Vec<Pat>),
 }
 
 #[derive(Clone, Debug)]
-pub struct CStep {
+pub struct CompiledStep {
     pub pos: Pos,
     /// As written.
     pub text: String,
     /// Matched against the step's process's pid.
     pub process: Pat,
-    pub consumed: CConsumed,
+    pub consumed: CompiledConsumed,
     /// Items matched against `{To, Msg}`.
-    pub sent: CList,
+    pub sent: CompiledList,
     /// Items matched against the children's pids.
-    pub spawned: CList,
+    pub spawned: CompiledList,
 }
 
 #[derive(Clone, Debug)]
-pub enum CItem {
-    Step(Box<CStep>),
+pub enum CompiledItem {
+    Step(Box<CompiledStep>),
     Star,
-    Group(Vec<CStep>),
+    Group(Vec<CompiledStep>),
 }
 
 #[derive(Clone, Debug)]
-pub enum CSubject {
+pub enum CompiledSubject {
     Global,
     /// The process a constant variable (`<P.1>`, a registered name) names.
     Process(usize),
@@ -93,24 +93,24 @@ pub enum CSubject {
 
 /// A compiled history.
 #[derive(Clone, Debug)]
-pub struct CHistory {
-    pub subject: CSubject,
-    pub items: Vec<CItem>,
+pub struct CompiledHistory {
+    pub subject: CompiledSubject,
+    pub items: Vec<CompiledItem>,
 }
 
-impl CHistory {
+impl CompiledHistory {
     /// Whether matching reads message terms (every history does, unless all
     /// its messages are `_`); conservatively: any step pattern with a
     /// consumed message or sent items.
     pub fn needs_payloads(&self) -> bool {
-        fn step(s: &CStep) -> bool {
-            matches!(s.consumed, CConsumed::Message(_))
-                || matches!(&s.sent, CList::Items(v) if v.iter().any(|i| !matches!(i, CListItem::Star)))
+        fn step(s: &CompiledStep) -> bool {
+            matches!(s.consumed, CompiledConsumed::Message(_))
+                || matches!(&s.sent, CompiledList::Items(v) if v.iter().any(|i| !matches!(i, CompiledListItem::Star)))
         }
         self.items.iter().any(|i| match i {
-            CItem::Step(s) => step(s),
-            CItem::Group(g) => g.iter().any(step),
-            CItem::Star => false,
+            CompiledItem::Step(s) => step(s),
+            CompiledItem::Group(g) => g.iter().any(step),
+            CompiledItem::Star => false,
         })
     }
 }
@@ -126,9 +126,9 @@ pub(crate) fn compile(
     vars: &mut Vars,
     subject: &Subject,
     items: &[HistItem],
-) -> R<CHistory> {
+) -> R<CompiledHistory> {
     let subject = match subject {
-        Subject::Global => CSubject::Global,
+        Subject::Global => CompiledSubject::Global,
         // The subject's name is a constant like any other, to be resolved.
         Subject::Process(e) => match &e.kind {
             ExprKind::Var(v) if v == "_" => {
@@ -140,10 +140,10 @@ pub(crate) fn compile(
                 ))
             }
             ExprKind::Var(v) => match procname::from_placeholder(v) {
-                Some(r) => CSubject::Process(vars.constant(v, r)),
-                None => CSubject::Each(vars_index(vars, v)),
+                Some(r) => CompiledSubject::Process(vars.constant(v, r)),
+                None => CompiledSubject::Each(vars_index(vars, v)),
             },
-            ExprKind::Atom(a) => CSubject::Process(vars.registered(registered, a)),
+            ExprKind::Atom(a) => CompiledSubject::Process(vars.registered(registered, a)),
             _ => {
                 return Err(crate::spec::error::at(
                     path,
@@ -157,13 +157,13 @@ pub(crate) fn compile(
     let mut out = Vec::new();
     for it in items {
         match it {
-            HistItem::Star => out.push(CItem::Star),
-            // `+` is one step of any shape, then any number.
+            HistItem::Star => out.push(CompiledItem::Star),
+            // `+` is one step of any pattern, then any number.
             HistItem::Plus => {
-                out.push(CItem::Step(Box::new(any_step(path, vars)?)));
-                out.push(CItem::Star);
+                out.push(CompiledItem::Step(Box::new(any_step(path, vars)?)));
+                out.push(CompiledItem::Star);
             }
-            HistItem::Step(s) => out.push(CItem::Step(Box::new(step(path, vars, s)?))),
+            HistItem::Step(s) => out.push(CompiledItem::Step(Box::new(step(path, vars, s)?))),
             HistItem::Group(g) => {
                 if g.len() > MAX_GROUP {
                     return Err(crate::spec::error::at(
@@ -172,13 +172,13 @@ pub(crate) fn compile(
                         format!("an unordered group holds at most {MAX_GROUP} steps"),
                     ));
                 }
-                out.push(CItem::Group(
+                out.push(CompiledItem::Group(
                     g.iter().map(|s| step(path, vars, s)).collect::<R<_>>()?,
                 ))
             }
         }
     }
-    Ok(CHistory {
+    Ok(CompiledHistory {
         subject,
         items: out,
     })
@@ -192,19 +192,19 @@ fn any_expr(pos: Pos) -> Expr {
     Expr::new(pos, ExprKind::Var("_".into()))
 }
 
-fn any_step(path: &Path, vars: &mut Vars) -> R<CStep> {
+fn any_step(path: &Path, vars: &mut Vars) -> R<CompiledStep> {
     let pos = Pos {
         file: 0,
         line: 0,
         col: 0,
     };
-    Ok(CStep {
+    Ok(CompiledStep {
         pos,
         text: "_".into(),
         process: pat(path, vars, &any_expr(pos))?,
-        consumed: CConsumed::Any,
-        sent: CList::Any,
-        spawned: CList::Any,
+        consumed: CompiledConsumed::Any,
+        sent: CompiledList::Any,
+        spawned: CompiledList::Any,
     })
 }
 
@@ -213,21 +213,21 @@ fn pat(path: &Path, vars: &mut Vars, e: &Expr) -> R<Pat> {
     Ok(Pat { pattern, map })
 }
 
-fn step(path: &Path, vars: &mut Vars, s: &StepPattern) -> R<CStep> {
+fn step(path: &Path, vars: &mut Vars, s: &StepPattern) -> R<CompiledStep> {
     let consumed = match &s.consumed {
-        Consumed::Any => CConsumed::Any,
-        Consumed::Nothing => CConsumed::Nothing,
-        Consumed::Timeout => CConsumed::Timeout,
+        Consumed::Any => CompiledConsumed::Any,
+        Consumed::Nothing => CompiledConsumed::Nothing,
+        Consumed::Timeout => CompiledConsumed::Timeout,
         Consumed::Message { from, msg } => {
             let pos = from.pos;
             let tuple = Expr::new(
                 pos,
                 ExprKind::Tuple(vec![(**from).clone(), (**msg).clone()]),
             );
-            CConsumed::Message(pat(path, vars, &tuple)?)
+            CompiledConsumed::Message(pat(path, vars, &tuple)?)
         }
     };
-    Ok(CStep {
+    Ok(CompiledStep {
         pos: s.pos,
         text: s.text.clone(),
         process: pat(path, vars, &s.process)?,
@@ -237,9 +237,9 @@ fn step(path: &Path, vars: &mut Vars, s: &StepPattern) -> R<CStep> {
     })
 }
 
-fn list(path: &Path, vars: &mut Vars, l: &ListPattern, sent: bool) -> R<CList> {
+fn list(path: &Path, vars: &mut Vars, l: &ListPattern, sent: bool) -> R<CompiledList> {
     let ListPattern::Items(items) = l else {
-        return Ok(CList::Any);
+        return Ok(CompiledList::Any);
     };
     let one = |vars: &mut Vars, e: &Expr| -> R<Pat> {
         if sent
@@ -257,9 +257,9 @@ fn list(path: &Path, vars: &mut Vars, l: &ListPattern, sent: bool) -> R<CList> {
     let mut out = Vec::new();
     for it in items {
         match it {
-            ListItem::Star => out.push(CListItem::Star),
+            ListItem::Star => out.push(CompiledListItem::Star),
             ListItem::Plus => {
-                out.push(CListItem::One(pat(
+                out.push(CompiledListItem::One(pat(
                     path,
                     vars,
                     &any_expr(Pos {
@@ -268,9 +268,9 @@ fn list(path: &Path, vars: &mut Vars, l: &ListPattern, sent: bool) -> R<CList> {
                         col: 0,
                     }),
                 )?));
-                out.push(CListItem::Star);
+                out.push(CompiledListItem::Star);
             }
-            ListItem::One(e) => out.push(CListItem::One(one(vars, e)?)),
+            ListItem::One(e) => out.push(CompiledListItem::One(one(vars, e)?)),
             ListItem::Group(g) => {
                 if g.len() > MAX_GROUP {
                     return Err(crate::spec::error::at(
@@ -279,41 +279,48 @@ fn list(path: &Path, vars: &mut Vars, l: &ListPattern, sent: bool) -> R<CList> {
                         format!("an unordered group holds at most {MAX_GROUP} items"),
                     ));
                 }
-                out.push(CListItem::Group(
+                out.push(CompiledListItem::Group(
                     g.iter().map(|e| one(vars, e)).collect::<R<_>>()?,
                 ))
             }
         }
     }
-    Ok(CList::Items(out))
+    Ok(CompiledList::Items(out))
 }
 
 /// Checks a history on the log.
 pub(crate) fn check(
-    h: &CHistory,
-    prop: &crate::compile::CProp,
+    h: &CompiledHistory,
+    prop: &crate::compile::CompiledProperty,
     resolved: &crate::eval::resolve::Resolved,
     reader: &trace_format::LogReader,
     model: &trace_causal::Model,
 ) -> Result<Vec<Violation>, GaveUp> {
     let procs: Vec<trace_format::ProcId> = match &h.subject {
-        CSubject::Process(v) => resolved.proc_of(*v).into_iter().collect(),
-        CSubject::Each(_) | CSubject::Global => model.processes().iter().map(|f| f.id).collect(),
+        CompiledSubject::Process(v) => resolved.proc_of(*v).into_iter().collect(),
+        CompiledSubject::Each(_) | CompiledSubject::Global => {
+            model.processes().iter().map(|f| f.id).collect()
+        }
     };
-    let graph = steps::Graph::build(reader, model, &procs, matches!(h.subject, CSubject::Global))
-        .map_err(|e| GaveUp(format!("the log could not be read: {e}")))?;
+    let graph = steps::Graph::build(
+        reader,
+        model,
+        &procs,
+        matches!(h.subject, CompiledSubject::Global),
+    )
+    .map_err(|e| GaveUp(format!("the log could not be read: {e}")))?;
     let mut out = Vec::new();
     match &h.subject {
-        CSubject::Global => {
+        CompiledSubject::Global => {
             let roots = graph.roots(model);
             if let Some(v) = path::check(h, prop, &resolved.consts, &graph, roots, false)? {
                 out.push(v);
             }
         }
-        CSubject::Process(_) | CSubject::Each(_) => {
+        CompiledSubject::Process(_) | CompiledSubject::Each(_) => {
             for &p in &procs {
                 let mut env = resolved.consts.clone();
-                if let CSubject::Each(v) = h.subject {
+                if let CompiledSubject::Each(v) = h.subject {
                     let pid = model.process(p).map(|f| f.pid);
                     env[v] = Some(crate::eval::matcher::pid_term(pid));
                 }

@@ -10,7 +10,7 @@ use trace_format::WriterOptions;
 use trace_recorder::Progress;
 use trace_recorder::{RecordConfig, RecordFlags};
 use trace_runtime::{RunOptions, Verdict};
-use trace_search::{Expectations, HuntConfig, HuntProgress};
+use trace_search::{Expectations, SearchConfig, SearchProgress};
 
 #[derive(ClapArgs)]
 #[command(after_help = "Examples:
@@ -312,7 +312,7 @@ fn until_failure(
     cfg: &RecordConfig,
     expectations: Expectations,
 ) -> u8 {
-    let h = HuntConfig {
+    let h = SearchConfig {
         attempts: args.attempts,
         chaos: args.chaos,
         seed: args.seed,
@@ -330,12 +330,12 @@ fn until_failure(
         );
         b
     });
-    let progress = |p: HuntProgress| {
+    let progress = |p: SearchProgress| {
         if let Some(b) = &bar {
             b.set_position(p.done as u64);
         }
     };
-    let result = trace_search::hunt(loaded, &entry, cfg, &h, Some(&progress));
+    let result = trace_search::find_failing_run(loaded, &entry, cfg, &h, Some(&progress));
     if let Some(b) = &bar {
         b.finish_and_clear();
     }

@@ -18,7 +18,7 @@ use trace_recorder::{record, Captured, RecordConfig, Recording};
 use trace_runtime::{Chaos, Entry, Loaded};
 
 #[derive(Clone, Debug)]
-pub struct HuntConfig {
+pub struct SearchConfig {
     pub attempts: u32,
     pub chaos: bool,
     pub seed: u64,
@@ -27,7 +27,7 @@ pub struct HuntConfig {
 
 /// Where a search stands, after each attempt.
 #[derive(Copy, Clone, Debug)]
-pub struct HuntProgress {
+pub struct SearchProgress {
     /// Attempts finished so far.
     pub done: u32,
     pub attempts: u32,
@@ -46,7 +46,7 @@ pub struct Found {
 }
 
 /// The search's result.
-pub struct HuntResult {
+pub struct SearchResult {
     /// Attempts made (1-based number of the last one).
     pub attempts: u32,
     /// The failing run, if one was found.
@@ -68,18 +68,18 @@ fn temp_path(out: &std::path::Path) -> PathBuf {
 
 /// Records attempts until one fails or `h.attempts` are made; `progress`
 /// (if any) hears of each finished attempt.
-pub fn hunt(
+pub fn find_failing_run(
     loaded: &Loaded,
     entry: &Entry,
     cfg: &RecordConfig,
-    h: &HuntConfig,
-    progress: Option<&dyn Fn(HuntProgress)>,
-) -> io::Result<HuntResult> {
+    h: &SearchConfig,
+    progress: Option<&dyn Fn(SearchProgress)>,
+) -> io::Result<SearchResult> {
     // The output is checked before the first attempt runs.
     let final_path = trace_recorder::output::prepare(&cfg.out)?.path;
     let tmp = temp_path(&final_path);
     let start = Instant::now();
-    let result = |attempts, failure, seed, interrupted| HuntResult {
+    let result = |attempts, failure, seed, interrupted| SearchResult {
         attempts,
         failure,
         seed,
@@ -113,7 +113,7 @@ pub fn hunt(
             })?,
         };
         if let Some(p) = progress {
-            p(HuntProgress {
+            p(SearchProgress {
                 done: attempt,
                 attempts: h.attempts,
                 elapsed: start.elapsed(),
