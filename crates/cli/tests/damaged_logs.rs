@@ -10,7 +10,7 @@ use common::{s, text, trace, Scratch};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use trace_format::{
-    Dest, Event, Header, LogReader, LogWriter, MsgId, Outcome, Payload, ProcId, RunOptions,
+    Dest, Event, Header, LogReader, LogWriter, MsgId, Outcome, Payload, ProcId, RecordingOptions,
     WriterOptions,
 };
 
@@ -23,7 +23,7 @@ fn ping_log(path: &Path) {
         entry: "ping:main()".into(),
         node: "nonode@nohost".into(),
         entry_pid: 80,
-        options: RunOptions {
+        options: RecordingOptions {
             payloads: true,
             ..Default::default()
         },

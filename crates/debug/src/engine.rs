@@ -14,10 +14,10 @@ use std::sync::{Arc, Mutex};
 use trace_format::LogReader;
 use trace_replayer::director::LogDirector;
 use trace_runtime::hooks::{
-    Director, Event, Observer, ProcessDirector, ProcessInfo, ProcessObserver, Settle, TimerTarget,
+    Director, Event, Observer, ProcessDirector, ProcessObserver, ProcessStart, Settle, TimerTarget,
 };
 use trace_runtime::inspect::{ProcessState, View};
-use trace_runtime::process::MsgId;
+use trace_runtime::process::SignalId;
 use trace_runtime::{Loaded, RunOptions, Runtime};
 
 /// The run at a cut.
@@ -105,7 +105,7 @@ struct Holding {
 }
 
 impl Director for Holding {
-    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessDirector>> {
         self.inner.process_started(p)
     }
 
@@ -113,7 +113,7 @@ impl Director for Holding {
         self.inner.forces_pids()
     }
 
-    fn timer_target(&self, id: MsgId) -> TimerTarget {
+    fn timer_target(&self, id: SignalId) -> TimerTarget {
         self.inner.timer_target(id)
     }
 
@@ -139,7 +139,7 @@ struct OutputObserver(Arc<Outputs>);
 struct ProcessOutputs(Arc<Outputs>);
 
 impl Observer for OutputObserver {
-    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, _p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         Some(Box::new(ProcessOutputs(self.0.clone())))
     }
 }

@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use trace_capture::{MsgRef, ProcRef, SymbolicName};
 use trace_runtime::hooks::{
-    Event, NondetKind, ProcessDirector, ProcessInfo, ProcessObserver, Ready, SharedOp, Touched,
+    Event, NondetBif, ProcessDirector, ProcessObserver, ProcessStart, Ready, SharedOp, Touched,
 };
-use trace_runtime::process::MsgId;
+use trace_runtime::process::SignalId;
 use trace_runtime::{Director, Observer};
 use trace_term::{Pid, Term};
 
@@ -144,7 +144,7 @@ impl State {
         self.pids.get(&pid).copied().unwrap_or(UNKNOWN)
     }
 
-    fn key(&self, id: MsgId) -> MsgKey {
+    fn key(&self, id: SignalId) -> MsgKey {
         MsgKey {
             sender: self.actor_of(id.sender),
             index: id.index,
@@ -198,7 +198,7 @@ impl State {
 }
 
 impl Director for Hooks {
-    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessDirector>> {
         let mut s = self.lock();
         let a = s.interner.intern(&p.path);
         s.pids.insert(p.pid, a);
@@ -261,7 +261,7 @@ impl Director for Hooks {
 }
 
 impl Observer for Hooks {
-    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, _p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         Some(Box::new(StepObserver(self.clone())))
     }
 }
@@ -300,7 +300,7 @@ impl ProcessObserver for StepObserver {
             Event::Output { .. } => Access::Output,
             Event::Exit { .. } => Access::Exit,
             Event::Nondet {
-                kind: NondetKind::Registered | NondetKind::Processes,
+                kind: NondetBif::Registered | NondetBif::Processes,
                 ..
             } => Access::Inspect(UNKNOWN),
             _ => return,

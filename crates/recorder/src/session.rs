@@ -66,7 +66,7 @@ fn header(loaded: &Loaded, cfg: &RecordConfig) -> Header {
             })
             .collect(),
         entry: cfg.entry_text.clone(),
-        options: trace_format::RunOptions {
+        options: trace_format::RecordingOptions {
             payloads: cfg.flags.payloads,
             deliveries: cfg.flags.deliveries,
             output: cfg.flags.output,

@@ -15,7 +15,7 @@ const NOT_STARTED: u64 = u64::MAX;
 use trace_capture::mapping::SharedFunctions;
 use trace_capture::{PidMap, RecordFlags};
 use trace_format::{Event, EventRef, LogReader, MsgId, ProcId};
-use trace_runtime::hooks::{self, Director, ProcessDirector, ProcessInfo, TimerTarget};
+use trace_runtime::hooks::{self, Director, ProcessDirector, ProcessStart, TimerTarget};
 use trace_runtime::process;
 use trace_term::Pid;
 
@@ -338,7 +338,7 @@ impl Director for LogDirector {
 
     /// The recorded run looked the name up when the timer fired; the log
     /// says who ended up with the message, so it goes there again.
-    fn timer_target(&self, id: process::MsgId) -> TimerTarget {
+    fn timer_target(&self, id: process::SignalId) -> TimerTarget {
         let Some(sender) = self.shared.id_of(id.sender) else {
             return TimerTarget::Nowhere;
         };
@@ -359,7 +359,7 @@ impl Director for LogDirector {
         }
     }
 
-    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessDirector>> {
         let id = self.shared.id_of(p.pid);
         let hold = self.shared.holds.is_some();
         let limit = self.shared.limit(id);

@@ -41,7 +41,7 @@
 //! this; an Observer of such a run also hears what each step read or wrote
 //! beyond its events ([`ProcessObserver::touched`]).
 
-use crate::process::MsgId;
+use crate::process::SignalId;
 use trace_term::{Atom, Pid, Term};
 
 pub use crate::ir::RecvFilter;
@@ -49,7 +49,7 @@ pub use crate::shared::{Access, SharedId, SharedKind, SharedOp, SharedTurn};
 
 /// Which nondeterministic built-in produced a value.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum NondetKind {
+pub enum NondetBif {
     MonotonicTime,
     SystemTime,
     Timestamp,
@@ -67,7 +67,7 @@ pub enum NondetKind {
 
 /// A non-message signal as sent.
 #[derive(Clone, Copy, Debug)]
-pub enum SignalOut<'a> {
+pub enum SentSignal<'a> {
     Link,
     Unlink,
     Exit { reason: &'a Term, linked: bool },
@@ -96,31 +96,31 @@ pub enum Event<'a> {
         monitor: bool,
     },
     Send {
-        id: MsgId,
+        id: SignalId,
         to: Pid,
         payload: &'a Term,
     },
     /// A message entered the mailbox.
     Deliver {
-        id: MsgId,
+        id: SignalId,
     },
     /// A receive consumed a message.
     Receive {
-        id: MsgId,
+        id: SignalId,
         payload: &'a Term,
     },
     Timeout,
     Signal {
-        id: MsgId,
+        id: SignalId,
         to: Pid,
-        signal: SignalOut<'a>,
+        signal: SentSignal<'a>,
     },
     SignalTaken {
-        id: MsgId,
+        id: SignalId,
         effect: Effect,
     },
     Nondet {
-        kind: NondetKind,
+        kind: NondetBif,
         value: &'a Term,
     },
     /// A write to standard output; `seq` is its position among all writes.
@@ -142,7 +142,7 @@ pub enum Event<'a> {
 
 /// Who a process is, when it starts.
 #[derive(Clone, Debug)]
-pub struct ProcessInfo {
+pub struct ProcessStart {
     pub pid: Pid,
     pub parent: Option<Pid>,
     /// Spawn path (`P.2.1` = `[2, 1]`).
@@ -190,13 +190,13 @@ pub enum Ready {
     /// The message of a timer (`erlang:send_after/3`, `start_timer/3`) can
     /// be delivered. `id` is the message's identity: its `Send` event was
     /// reported when the timer was set.
-    Timer { id: MsgId },
+    Timer { id: SignalId },
 }
 
 /// Sees events.
 pub trait Observer: Send + Sync {
     /// A process starts; return an observer for its events, or `None`.
-    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, _p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         None
     }
 }
@@ -244,7 +244,7 @@ pub enum ReceiveChoice {
     /// BEAM's rule: first matching message in arrival order; timeouts by the clock.
     Native,
     /// Exactly this message (wait for it if it has not arrived).
-    Message(MsgId),
+    Message(SignalId),
     /// Take the `after` branch now.
     Timeout,
 }
@@ -287,7 +287,7 @@ pub enum Settle {
 /// Decides choices.
 pub trait Director: Send + Sync {
     /// A process starts; return a director for its choices, or `None` (native).
-    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
+    fn process_started(&self, _p: &ProcessStart) -> Option<Box<dyn ProcessDirector>> {
         None
     }
 
@@ -300,7 +300,7 @@ pub trait Director: Send + Sync {
 
     /// A timer set for a registered name fired (its message `id` was sent,
     /// as far as the sender's log goes, when the timer was set): who gets it.
-    fn timer_target(&self, _id: MsgId) -> TimerTarget {
+    fn timer_target(&self, _id: SignalId) -> TimerTarget {
         TimerTarget::Native
     }
 
@@ -330,13 +330,13 @@ pub trait Director: Send + Sync {
 /// Decides one process's choices and checks its events.
 pub trait ProcessDirector: Send {
     /// Before the process's next event: a signal it must take first, if any.
-    fn signal_due(&mut self) -> Option<MsgId>;
+    fn signal_due(&mut self) -> Option<SignalId>;
     /// At the start of a receive.
     fn receive(&mut self) -> Result<ReceiveChoice, Divergence>;
     /// The pid of the process about to be spawned (`None`: allocate one).
     fn spawn_pid(&mut self) -> Result<Option<Pid>, Divergence>;
     /// The result of a nondeterministic built-in, given the one computed now.
-    fn nondet(&mut self, kind: NondetKind, computed: Term) -> Result<Term, Divergence>;
+    fn nondet(&mut self, kind: NondetBif, computed: Term) -> Result<Term, Divergence>;
     /// When the next write to standard output may happen.
     fn output_turn(&mut self) -> Result<OutputTurn, Divergence>;
     /// Every event the process produces, to check it against what was expected.
@@ -393,7 +393,7 @@ pub struct Discard;
 struct DiscardEvents;
 
 impl Observer for Discard {
-    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, _p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         Some(Box::new(DiscardEvents))
     }
 }

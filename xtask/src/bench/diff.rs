@@ -15,7 +15,7 @@
 //! /proc: the logs themselves are mapped files, whose pages are the page
 //! cache's, not the process's.
 
-use super::synth::{self, SynthEvent, Spec, Step};
+use super::synth::{self, Spec, Step, SynthEvent};
 use super::table::{secs, Table};
 use crate::erl::Scratch;
 use std::io::Read;

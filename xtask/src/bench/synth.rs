@@ -896,7 +896,7 @@ pub fn header(spec: &Spec) -> Header {
         entry: "synth:main()".into(),
         node: "nonode@nohost".into(),
         entry_pid: pid(0),
-        options: trace_format::RunOptions {
+        options: trace_format::RecordingOptions {
             payloads: spec.payloads,
             other: vec![("synth.seed".into(), spec.seed.to_string())],
             ..Default::default()

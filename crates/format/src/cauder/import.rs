@@ -3,7 +3,7 @@
 use super::terms::{consult, line_of, Parser, T};
 use super::CauderError;
 use crate::event::{Dest, Event, MsgId, ProcId, ProcessLog};
-use crate::meta::{Header, Outcome, RunEnd, RunOptions};
+use crate::meta::{Header, Outcome, RecordingOptions, RunEnd};
 use crate::writer::{LogWriter, WriterOptions};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -277,7 +277,7 @@ fn header(result: ResultFile, report: &ImportReport, deliveries: bool) -> Header
         engine: "BEAM (CauDEr tracer)".into(),
         modules: Vec::new(),
         entry: result.call.unwrap_or_default(),
-        options: RunOptions {
+        options: RecordingOptions {
             deliveries,
             other,
             ..Default::default()

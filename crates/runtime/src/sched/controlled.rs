@@ -17,7 +17,7 @@
 use super::{spawn, worker, Entry, Limit, RunOutcome, Runtime, Worker};
 use crate::hooks::Ready;
 use crate::ir::Instr;
-use crate::process::{run_state, Gate, MsgId, ProcShared};
+use crate::process::{run_state, Gate, ProcShared, SignalId};
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -67,7 +67,7 @@ pub fn run(mut rt: Runtime, entry: Entry) -> RunOutcome {
 }
 
 /// Delivers the message of a pending timer now.
-fn fire(rt: &Runtime, id: MsgId) {
+fn fire(rt: &Runtime, id: SignalId) {
     if let Some(action) = rt.timers.take_message(id) {
         super::signals::fire_timer(rt, action);
     }

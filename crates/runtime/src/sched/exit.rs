@@ -2,7 +2,7 @@
 //! reports, and the end-of-run list of processes blocked forever.
 
 use super::{signals, Blocked, Crash, EntryOutcome, RunOutcome, Runtime, Waiting, Worker};
-use crate::hooks::{Event, SignalOut};
+use crate::hooks::{Event, SentSignal};
 use crate::ir::Instr;
 use crate::process::{ProcShared, Process, Signal};
 use crate::vm::ExitInfo;
@@ -55,7 +55,7 @@ pub fn finish(
     }
     let from = p.pid;
     for l in std::mem::take(&mut p.links) {
-        let out = SignalOut::Exit {
+        let out = SentSignal::Exit {
             reason: &reason,
             linked: true,
         };
@@ -67,7 +67,7 @@ pub fn finish(
         });
     }
     for mb in std::mem::take(&mut p.monitored_by) {
-        let out = SignalOut::Down { reason: &reason };
+        let out = SentSignal::Down { reason: &reason };
         signals::send_signal(&mut p, rt, wk, mb.watcher, out, |id| Signal::Down {
             id,
             from,

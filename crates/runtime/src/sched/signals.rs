@@ -5,8 +5,8 @@
 
 use super::timer::TimerAction;
 use super::{Runtime, Worker};
-use crate::hooks::{Effect, Event, SignalOut, TimerTarget};
-use crate::process::{Message, MonitoredBy, MsgId, Process, Signal};
+use crate::hooks::{Effect, Event, SentSignal, TimerTarget};
+use crate::process::{Message, MonitoredBy, Process, Signal, SignalId};
 use std::time::Instant;
 use trace_term::{atom, Pid, Ref, Term};
 
@@ -79,7 +79,7 @@ pub fn send_message(
 
 /// Gives `p`'s next non-message signal, to `to`, its identity and logs it
 /// as `out`.
-pub fn log_signal(p: &mut Process, rt: &Runtime, to: Pid, out: SignalOut<'_>) -> MsgId {
+pub fn log_signal(p: &mut Process, rt: &Runtime, to: Pid, out: SentSignal<'_>) -> SignalId {
     let id = p.next_signal_id();
     emit(
         p,
@@ -100,8 +100,8 @@ pub fn send_signal(
     rt: &Runtime,
     wk: &Worker,
     to: Pid,
-    out: SignalOut<'_>,
-    sig: impl FnOnce(MsgId) -> Signal,
+    out: SentSignal<'_>,
+    sig: impl FnOnce(SignalId) -> Signal,
 ) -> bool {
     let id = log_signal(p, rt, to, out);
     deliver(rt, Some(wk), to, sig(id))
@@ -223,7 +223,7 @@ pub fn take_due(p: &mut Process, rt: &Runtime, wk: &Worker) -> Due {
 }
 
 /// Drains the inbox; true if the signal `want` is now pending.
-fn drain_pending(p: &mut Process, rt: &Runtime, want: MsgId) -> bool {
+fn drain_pending(p: &mut Process, rt: &Runtime, want: SignalId) -> bool {
     let Some(s) = p.me.clone() else {
         return false;
     };
@@ -244,7 +244,7 @@ fn drain_pending(p: &mut Process, rt: &Runtime, want: MsgId) -> bool {
 /// drops it. A replay keeps every message: its receives take exactly the
 /// logged ones, so one dropped in the recorded run is never taken, while
 /// dropping by the replay's own arrival times could lose one that was taken.
-fn arrive(p: &mut Process, rt: &Runtime, id: MsgId, payload: Term, via: Option<Ref>) -> bool {
+fn arrive(p: &mut Process, rt: &Runtime, id: SignalId, payload: Term, via: Option<Ref>) -> bool {
     if let Some(r) = via {
         if !p.admit_alias(r) && p.director.is_none() {
             return false;
@@ -256,7 +256,7 @@ fn arrive(p: &mut Process, rt: &Runtime, id: MsgId, payload: Term, via: Option<R
 }
 
 /// Logs that `p` took the signal `id`, with `effect`.
-fn signal_taken(p: &mut Process, rt: &Runtime, id: MsgId, effect: Effect) {
+fn signal_taken(p: &mut Process, rt: &Runtime, id: SignalId, effect: Effect) {
     emit(p, rt, Event::SignalTaken { id, effect });
 }
 

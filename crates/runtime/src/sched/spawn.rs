@@ -3,7 +3,7 @@
 use super::{signals, Entry, Runtime, Worker};
 use crate::code::{FunId, Program};
 use crate::exception::{badarg, Fault};
-use crate::hooks::{Event, ProcessInfo};
+use crate::hooks::{Event, ProcessStart};
 use crate::process::{run_state, ProcShared, Process};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -92,7 +92,7 @@ fn new_process(
     if rt.controlled {
         body.gate = crate::process::Gate::Shut;
     }
-    let info = ProcessInfo {
+    let info = ProcessStart {
         pid,
         parent,
         path,

@@ -6,7 +6,7 @@
 //! termination test: a run is over only when no process can run and no timer
 //! can still make one runnable.
 
-use crate::process::{MsgId, Signal};
+use crate::process::{Signal, SignalId};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,7 +26,7 @@ pub enum TimerAction {
     Message {
         to: Pid,
         name: Option<Atom>,
-        id: MsgId,
+        id: SignalId,
         payload: Term,
     },
 }
@@ -196,9 +196,9 @@ impl Timers {
 
     /// Controlled runs: the messages of the timers still pending, in the
     /// order the timers were set.
-    pub fn pending_messages(&self) -> Vec<MsgId> {
+    pub fn pending_messages(&self) -> Vec<SignalId> {
         let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let mut v: Vec<(u64, MsgId)> = s
+        let mut v: Vec<(u64, SignalId)> = s
             .heap
             .iter()
             .filter(|Reverse(e)| s.live.contains_key(&e.id))
@@ -213,7 +213,7 @@ impl Timers {
 
     /// Controlled runs: takes the pending timer whose message is `msg`, to
     /// fire it now (whatever its deadline: time is virtual).
-    pub fn take_message(&self, msg: MsgId) -> Option<TimerAction> {
+    pub fn take_message(&self, msg: SignalId) -> Option<TimerAction> {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let found = s.heap.iter().find_map(|Reverse(e)| match &e.action {
             TimerAction::Message { id, .. } if *id == msg && s.live.contains_key(&e.id) => {

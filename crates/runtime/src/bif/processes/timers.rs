@@ -6,7 +6,7 @@
 
 use crate::bif::{Builder, Ctx};
 use crate::exception::{badarg, BifResult, Fault};
-use crate::hooks::NondetKind;
+use crate::hooks::NondetBif;
 use crate::sched::signals;
 use crate::sched::timer::TimerAction;
 use std::time::{Duration, Instant};
@@ -159,7 +159,7 @@ fn cancel_timer(cx: &mut Ctx, a: &[Term]) -> BifResult {
         cx.rt.timers.cancel(t).then_some(left.unwrap_or(0))
     });
     let v = left.map(|ms| Term::Int(ms as i64)).unwrap_or(Term::FALSE);
-    cx.nondet(NondetKind::Other("cancel_timer"), v)
+    cx.nondet(NondetBif::Other("cancel_timer"), v)
 }
 
 fn read_timer(cx: &mut Ctx, a: &[Term]) -> BifResult {
@@ -167,7 +167,7 @@ fn read_timer(cx: &mut Ctx, a: &[Term]) -> BifResult {
         .and_then(|t| cx.rt.timers.remaining_ms(t))
         .map(|ms| Term::Int(ms as i64))
         .unwrap_or(Term::FALSE);
-    cx.nondet(NondetKind::Other("read_timer"), v)
+    cx.nondet(NondetBif::Other("read_timer"), v)
 }
 
 /// The reference that names a timer's helper process: the helper's own,
