@@ -3,7 +3,7 @@
 //! variables it binds.
 
 use super::{Cx, Vars};
-use crate::spec::{procname, ArgRole, EventKind, Pred, SpecError};
+use crate::spec::{procname, ArgRole, Pred, PredicateKind, SpecError};
 use std::path::Path;
 use trace_pattern::{Guard, Pattern};
 use trace_syntax::ast::{Expr, ExprKind, Pos};
@@ -40,7 +40,7 @@ pub struct CompiledGuard {
 /// An event predicate ready to match.
 #[derive(Clone, Debug)]
 pub struct CompiledPredicate {
-    pub kind: EventKind,
+    pub kind: PredicateKind,
     pub pos: Pos,
     pub text: String,
     /// The process arguments of the canonical form, the event's own process first.
@@ -212,13 +212,13 @@ fn canonical(p: &Pred) -> Option<Vec<Expr>> {
         return Some(p.args.clone());
     }
     match (p.kind, p.args.len()) {
-        (EventKind::Receive | EventKind::Deliver, 2) => Some(vec![
+        (PredicateKind::Receive | PredicateKind::Deliver, 2) => Some(vec![
             p.args[0].clone(),
             any(p.args[0].pos),
             p.args[1].clone(),
         ]),
-        (EventKind::Exit, 1) => Some(vec![p.args[0].clone(), any(p.pos)]),
-        (EventKind::Ets, 3) => {
+        (PredicateKind::Exit, 1) => Some(vec![p.args[0].clone(), any(p.pos)]),
+        (PredicateKind::Ets, 3) => {
             let mut a = p.args.clone();
             a.push(any(p.pos));
             Some(a)

@@ -13,7 +13,7 @@ use super::key::{FxBuild, FxMap, Key};
 use super::matcher::{agrees, join, join_into, Env, Matches};
 use super::Violation;
 use crate::compile::{CompiledPredicate, CompiledProperty, CompiledScope, PropertyPattern};
-use crate::spec::{EventKind, Occurrence, OrderKind};
+use crate::spec::{Occurrence, OrderKind, PredicateKind};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -759,11 +759,11 @@ impl<'a> Engine<'a> {
             (PropertyPattern::Occurrence { pred, .. }, What::Forbidden) => {
                 let p = self.pred(*pred);
                 v.what = match p.kind {
-                    EventKind::Blocked => {
+                    PredicateKind::Blocked => {
                         "never exited: blocked at the end of the run (its last event is shown)"
                             .into()
                     }
-                    EventKind::Unreceived => "sent, but no receive ever consumed it".into(),
+                    PredicateKind::Unreceived => "sent, but no receive ever consumed it".into(),
                     _ => format!(
                         "matches `{}`, which must not happen{}",
                         p.text,

@@ -27,7 +27,7 @@ mod stream;
 mod tables;
 
 pub(crate) use crate::compile::{Compiled, CompiledProperty, PropertyPattern};
-use crate::spec::{EventKind, Occurrence};
+use crate::spec::{Occurrence, PredicateKind};
 use engine::Engine;
 use hb::{Causal, ProgramOrder};
 use matcher::Matches;
@@ -167,20 +167,20 @@ fn requirements(
     // CauDEr's logs hold spawns, sends and receives only.
     let cauder = opts.other.iter().any(|(k, _)| k == "cauder.format");
     for p in preds {
-        if cauder && matches!(p.kind, EventKind::Exit | EventKind::Blocked) {
+        if cauder && matches!(p.kind, PredicateKind::Exit | PredicateKind::Blocked) {
             return Err(CheckError {
                 message: format!(
                     "{}: the log holds no exits (it was imported from CauDEr's format, which \
                      has none), so how a process {} cannot be decided",
                     at(p),
                     match p.kind {
-                        EventKind::Exit => "exited",
+                        PredicateKind::Exit => "exited",
                         _ => "ended, blocked or not,",
                     }
                 ),
             });
         }
-        if p.kind == EventKind::Deliver && !opts.deliveries {
+        if p.kind == PredicateKind::Deliver && !opts.deliveries {
             return Err(CheckError {
                 message: format!(
                     "{}: the log has no deliveries (record with trace record --deliveries)",
@@ -188,7 +188,7 @@ fn requirements(
                 ),
             });
         }
-        if p.reads_terms() && !opts.payloads && p.kind != EventKind::Nondet {
+        if p.reads_terms() && !opts.payloads && p.kind != PredicateKind::Nondet {
             let why = match cauder {
                 true => "it was imported from CauDEr's format, which has no messages",
                 false => "it was recorded without payloads (trace record --no-payloads)",
@@ -323,7 +323,7 @@ fn warn_of_unknown_tables(
 ) {
     let pid = |p| model.process(p).map(|f| f.pid);
     let mut all: Option<Vec<trace_term::Term>> = None;
-    for p in prop.preds.iter().filter(|p| p.kind == EventKind::Ets) {
+    for p in prop.preds.iter().filter(|p| p.kind == PredicateKind::Ets) {
         let table = &p.terms[0];
         if table.trivial {
             continue;
@@ -366,7 +366,7 @@ fn evaluate(
     opts: Options,
 ) -> Result<(usize, Vec<Violation>), engine::GaveUp> {
     let prop = props[i];
-    let uses_blocked = prop.preds.iter().any(|p| p.kind == EventKind::Blocked);
+    let uses_blocked = prop.preds.iter().any(|p| p.kind == PredicateKind::Blocked);
     if uses_blocked && !model.is_complete() {
         warnings.push(
             "blocked(P) needs a complete log: in a run cut short, a process that had not \

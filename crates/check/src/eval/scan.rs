@@ -18,7 +18,7 @@
 use super::matcher::{match_view, Env, Plan, TermIn, View};
 use super::tables::{is_table, TableNames};
 use crate::compile::{CompiledPredicate, CompiledProperty};
-use crate::spec::EventKind;
+use crate::spec::PredicateKind;
 use trace_causal::EventVisitor;
 use trace_format::text::shared_function;
 use trace_format::{BlockInfo, Dest, EventRef, LogReader, NondetKind, ProcId, SignalKindRef};
@@ -57,18 +57,23 @@ pub fn tasks(props: &[&CompiledProperty]) -> Vec<Task> {
     for (i, p) in props.iter().enumerate() {
         for (k, pred) in p.preds.iter().enumerate() {
             let keyed = match pred.kind {
-                EventKind::Timeout | EventKind::Nondet | EventKind::Ets => Some(Keyed::Event),
-                EventKind::Send | EventKind::Exit | EventKind::ExitSignal | EventKind::Down
+                PredicateKind::Timeout | PredicateKind::Nondet | PredicateKind::Ets => {
+                    Some(Keyed::Event)
+                }
+                PredicateKind::Send
+                | PredicateKind::Exit
+                | PredicateKind::ExitSignal
+                | PredicateKind::Down
                     if pred.reads_terms() =>
                 {
                     Some(Keyed::Event)
                 }
-                EventKind::Receive | EventKind::Deliver | EventKind::Killed
+                PredicateKind::Receive | PredicateKind::Deliver | PredicateKind::Killed
                     if pred.reads_terms() =>
                 {
                     Some(Keyed::Received)
                 }
-                EventKind::Unreceived if pred.reads_terms() => Some(Keyed::Sent),
+                PredicateKind::Unreceived if pred.reads_terms() => Some(Keyed::Sent),
                 _ => None,
             };
             if let Some(keyed) = keyed {
@@ -93,7 +98,7 @@ pub struct Scanner<'a> {
     /// Per task: the cheap path, when the predicate has one.
     plans: Vec<Option<Plan>>,
     /// Per task: its predicate's kind.
-    kinds: Vec<EventKind>,
+    kinds: Vec<PredicateKind>,
     on_send: Vec<usize>,
     on_signal: Vec<usize>,
     on_timeout: Vec<usize>,
@@ -134,16 +139,18 @@ impl<'a> Scanner<'a> {
             .collect();
         for (i, t) in tasks.iter().enumerate() {
             let list = match props[t.prop].preds[t.pred].kind {
-                EventKind::Send | EventKind::Unreceived => &mut s.on_send,
-                EventKind::Receive | EventKind::Deliver => {
+                PredicateKind::Send | PredicateKind::Unreceived => &mut s.on_send,
+                PredicateKind::Receive | PredicateKind::Deliver => {
                     s.on_signal.push(i);
                     &mut s.on_send
                 }
-                EventKind::ExitSignal | EventKind::Down | EventKind::Killed => &mut s.on_signal,
-                EventKind::Timeout => &mut s.on_timeout,
-                EventKind::Exit => &mut s.on_exit,
-                EventKind::Nondet => &mut s.on_nondet,
-                EventKind::Ets => &mut s.on_shared,
+                PredicateKind::ExitSignal | PredicateKind::Down | PredicateKind::Killed => {
+                    &mut s.on_signal
+                }
+                PredicateKind::Timeout => &mut s.on_timeout,
+                PredicateKind::Exit => &mut s.on_exit,
+                PredicateKind::Nondet => &mut s.on_nondet,
+                PredicateKind::Ets => &mut s.on_shared,
                 _ => continue,
             };
             list.push(i);
@@ -186,7 +193,7 @@ impl<'a> Scanner<'a> {
     }
 
     #[inline]
-    fn kind(&self, t: usize) -> EventKind {
+    fn kind(&self, t: usize) -> PredicateKind {
         self.kinds[t]
     }
 
@@ -323,8 +330,8 @@ impl BlockScan<'_> {
                     };
                     let dest = *dest_pid.get_or_insert_with(|| s.pid(to));
                     let (procs, owner, key) = match s.kind(t) {
-                        EventKind::Send => ([me, dest], own, index),
-                        EventKind::Unreceived => ([me, dest], own, msg.index),
+                        PredicateKind::Send => ([me, dest], own, index),
+                        PredicateKind::Unreceived => ([me, dest], own, msg.index),
                         // receive(P, From, Msg): P is the destination.
                         _ => match pack(msg.sender, msg.index) {
                             Some(k) => ([dest, me], receiver(to), k),
@@ -340,15 +347,17 @@ impl BlockScan<'_> {
                 for &t in &s.on_signal {
                     let received = pack(signal.sender, signal.index);
                     let (procs, owner, key, term_in) = match (s.kind(t), &kind) {
-                        (EventKind::ExitSignal, SignalKindRef::Exit { reason, .. })
-                        | (EventKind::Down, SignalKindRef::Down { reason }) => {
+                        (PredicateKind::ExitSignal, SignalKindRef::Exit { reason, .. })
+                        | (PredicateKind::Down, SignalKindRef::Down { reason }) => {
                             ([me, dest], own, index, term(*reason))
                         }
-                        (EventKind::Killed, SignalKindRef::Exit { reason, .. }) => match received {
-                            Some(k) => ([dest, me], receiver(to), k, term(*reason)),
-                            None => continue,
-                        },
-                        (EventKind::Receive | EventKind::Deliver, _) => {
+                        (PredicateKind::Killed, SignalKindRef::Exit { reason, .. }) => {
+                            match received {
+                                Some(k) => ([dest, me], receiver(to), k, term(*reason)),
+                                None => continue,
+                            }
+                        }
+                        (PredicateKind::Receive | PredicateKind::Deliver, _) => {
                             let Some(k) = received else { continue };
                             if message.is_none() {
                                 message = Some(converted(self.me, &kind));

@@ -14,7 +14,7 @@ use super::matcher::{agrees, Env};
 use super::source::Sources;
 use super::Violation;
 use crate::compile::CompiledProperty;
-use crate::spec::EventKind;
+use crate::spec::PredicateKind;
 use trace_causal::{EventId, Model};
 use trace_format::ProcId;
 
@@ -111,7 +111,7 @@ fn receipt_kinds(prop: &CompiledProperty) -> bool {
     prop.preds.iter().any(|p| {
         matches!(
             p.kind,
-            EventKind::Receive | EventKind::Deliver | EventKind::Killed
+            PredicateKind::Receive | PredicateKind::Deliver | PredicateKind::Killed
         )
     })
 }

@@ -178,7 +178,7 @@ impl Builtin {
 /// An event predicate as written: `send(From, To, {req, Ref}) when Ref =/= none`.
 #[derive(Clone, Debug)]
 pub struct Pred {
-    pub kind: EventKind,
+    pub kind: PredicateKind,
     pub pos: Pos,
     pub args: Vec<Expr>,
     pub guard: Vec<Vec<Expr>>,
@@ -189,7 +189,7 @@ pub struct Pred {
 /// The event predicates of the language. The first argument is always the
 /// process whose log holds the event.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum EventKind {
+pub enum PredicateKind {
     /// `spawn(P, Child)`
     Spawn,
     /// `send(From, To, Msg)`
@@ -236,51 +236,51 @@ pub enum ArgRole {
     Term,
 }
 
-impl EventKind {
-    pub const ALL: [EventKind; 17] = [
-        EventKind::Spawn,
-        EventKind::Send,
-        EventKind::Receive,
-        EventKind::Deliver,
-        EventKind::Timeout,
-        EventKind::Exit,
-        EventKind::Link,
-        EventKind::Unlink,
-        EventKind::Monitor,
-        EventKind::Demonitor,
-        EventKind::ExitSignal,
-        EventKind::Down,
-        EventKind::Killed,
-        EventKind::Nondet,
-        EventKind::Blocked,
-        EventKind::Ets,
-        EventKind::Unreceived,
+impl PredicateKind {
+    pub const ALL: [PredicateKind; 17] = [
+        PredicateKind::Spawn,
+        PredicateKind::Send,
+        PredicateKind::Receive,
+        PredicateKind::Deliver,
+        PredicateKind::Timeout,
+        PredicateKind::Exit,
+        PredicateKind::Link,
+        PredicateKind::Unlink,
+        PredicateKind::Monitor,
+        PredicateKind::Demonitor,
+        PredicateKind::ExitSignal,
+        PredicateKind::Down,
+        PredicateKind::Killed,
+        PredicateKind::Nondet,
+        PredicateKind::Blocked,
+        PredicateKind::Ets,
+        PredicateKind::Unreceived,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
-            EventKind::Spawn => "spawn",
-            EventKind::Send => "send",
-            EventKind::Receive => "receive",
-            EventKind::Deliver => "deliver",
-            EventKind::Timeout => "timeout",
-            EventKind::Exit => "exit",
-            EventKind::Link => "link",
-            EventKind::Unlink => "unlink",
-            EventKind::Monitor => "monitor",
-            EventKind::Demonitor => "demonitor",
-            EventKind::ExitSignal => "exit_signal",
-            EventKind::Down => "down",
-            EventKind::Killed => "killed",
-            EventKind::Nondet => "nondet",
-            EventKind::Blocked => "blocked",
-            EventKind::Ets => "ets",
-            EventKind::Unreceived => "unreceived",
+            PredicateKind::Spawn => "spawn",
+            PredicateKind::Send => "send",
+            PredicateKind::Receive => "receive",
+            PredicateKind::Deliver => "deliver",
+            PredicateKind::Timeout => "timeout",
+            PredicateKind::Exit => "exit",
+            PredicateKind::Link => "link",
+            PredicateKind::Unlink => "unlink",
+            PredicateKind::Monitor => "monitor",
+            PredicateKind::Demonitor => "demonitor",
+            PredicateKind::ExitSignal => "exit_signal",
+            PredicateKind::Down => "down",
+            PredicateKind::Killed => "killed",
+            PredicateKind::Nondet => "nondet",
+            PredicateKind::Blocked => "blocked",
+            PredicateKind::Ets => "ets",
+            PredicateKind::Unreceived => "unreceived",
         }
     }
 
-    pub fn from_name(s: &str) -> Option<EventKind> {
-        EventKind::ALL.into_iter().find(|k| k.name() == s)
+    pub fn from_name(s: &str) -> Option<PredicateKind> {
+        PredicateKind::ALL.into_iter().find(|k| k.name() == s)
     }
 
     /// The argument roles of each accepted arity, canonical form first:
@@ -288,40 +288,43 @@ impl EventKind {
     pub fn forms(self) -> &'static [&'static [ArgRole]] {
         use ArgRole::{Process as P, Term as T};
         match self {
-            EventKind::Spawn => &[&[P, P]],
-            EventKind::Send | EventKind::Unreceived => &[&[P, P, T]],
-            EventKind::Receive | EventKind::Deliver => &[&[P, P, T], &[P, T]],
-            EventKind::Timeout | EventKind::Blocked => &[&[P]],
-            EventKind::Exit => &[&[P, T], &[P]],
-            EventKind::Link | EventKind::Unlink | EventKind::Monitor | EventKind::Demonitor => {
-                &[&[P, P]]
+            PredicateKind::Spawn => &[&[P, P]],
+            PredicateKind::Send | PredicateKind::Unreceived => &[&[P, P, T]],
+            PredicateKind::Receive | PredicateKind::Deliver => &[&[P, P, T], &[P, T]],
+            PredicateKind::Timeout | PredicateKind::Blocked => &[&[P]],
+            PredicateKind::Exit => &[&[P, T], &[P]],
+            PredicateKind::Link
+            | PredicateKind::Unlink
+            | PredicateKind::Monitor
+            | PredicateKind::Demonitor => &[&[P, P]],
+            PredicateKind::ExitSignal | PredicateKind::Down | PredicateKind::Killed => {
+                &[&[P, P, T]]
             }
-            EventKind::ExitSignal | EventKind::Down | EventKind::Killed => &[&[P, P, T]],
-            EventKind::Nondet => &[&[P, T, T]],
-            EventKind::Ets => &[&[P, T, T, T], &[P, T, T]],
+            PredicateKind::Nondet => &[&[P, T, T]],
+            PredicateKind::Ets => &[&[P, T, T, T], &[P, T, T]],
         }
     }
 
     /// How the forms are written, for error messages.
     pub fn usage(self) -> &'static str {
         match self {
-            EventKind::Spawn => "spawn(P, Child)",
-            EventKind::Send => "send(From, To, Msg)",
-            EventKind::Receive => "receive(P, Msg) or receive(P, From, Msg)",
-            EventKind::Deliver => "deliver(P, Msg) or deliver(P, From, Msg)",
-            EventKind::Timeout => "timeout(P)",
-            EventKind::Exit => "exit(P) or exit(P, Reason)",
-            EventKind::Link => "link(From, To)",
-            EventKind::Unlink => "unlink(From, To)",
-            EventKind::Monitor => "monitor(From, To)",
-            EventKind::Demonitor => "demonitor(From, To)",
-            EventKind::ExitSignal => "exit_signal(From, To, Reason)",
-            EventKind::Down => "down(From, To, Reason)",
-            EventKind::Killed => "killed(P, From, Reason)",
-            EventKind::Nondet => "nondet(P, Kind, Value)",
-            EventKind::Blocked => "blocked(P)",
-            EventKind::Ets => "ets(P, Table, Op, Key) or ets(P, Table, Op)",
-            EventKind::Unreceived => "unreceived(From, To, Msg)",
+            PredicateKind::Spawn => "spawn(P, Child)",
+            PredicateKind::Send => "send(From, To, Msg)",
+            PredicateKind::Receive => "receive(P, Msg) or receive(P, From, Msg)",
+            PredicateKind::Deliver => "deliver(P, Msg) or deliver(P, From, Msg)",
+            PredicateKind::Timeout => "timeout(P)",
+            PredicateKind::Exit => "exit(P) or exit(P, Reason)",
+            PredicateKind::Link => "link(From, To)",
+            PredicateKind::Unlink => "unlink(From, To)",
+            PredicateKind::Monitor => "monitor(From, To)",
+            PredicateKind::Demonitor => "demonitor(From, To)",
+            PredicateKind::ExitSignal => "exit_signal(From, To, Reason)",
+            PredicateKind::Down => "down(From, To, Reason)",
+            PredicateKind::Killed => "killed(P, From, Reason)",
+            PredicateKind::Nondet => "nondet(P, Kind, Value)",
+            PredicateKind::Blocked => "blocked(P)",
+            PredicateKind::Ets => "ets(P, Table, Op, Key) or ets(P, Table, Op)",
+            PredicateKind::Unreceived => "unreceived(From, To, Msg)",
         }
     }
 }
