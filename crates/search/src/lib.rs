@@ -9,6 +9,7 @@
 
 pub mod failing_run;
 pub mod failure;
+mod watch;
 
 pub use failing_run::{find_failing_run, Found, SearchConfig, SearchProgress, SearchResult};
 pub use failure::{Expectations, Failure};

@@ -15,6 +15,7 @@
 //! [`crate::eval`].
 
 mod pred;
+mod safety;
 
 pub use pred::{CompiledGuard, CompiledPredicate, ProcArg, TermArg};
 

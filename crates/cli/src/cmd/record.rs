@@ -97,6 +97,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE", requires = "until_failure")]
     pub expect_stdout: Option<PathBuf>,
     /// With --until-failure: a run fails when its log violates a property of this specification
+    /// (an attempt is stopped at the first violation of a safety property: never, at most,
+    /// always, a precedence)
     #[arg(long, value_name = "SPEC", requires = "until_failure")]
     pub check: Option<PathBuf>,
     /// No progress line and no summary
@@ -225,7 +227,7 @@ pub fn run(args: Args) -> u8 {
         b.finish_and_clear();
     }
     if !args.quiet {
-        eprintln!("{}", summary_line(&rec));
+        eprintln!("{}", summary_line(&rec, outcome_word(rec.verdict())));
     }
     exit::of_verdict(rec.verdict())
 }
@@ -241,7 +243,7 @@ fn outcome_word(v: Verdict) -> &'static str {
     }
 }
 
-fn summary_line(rec: &trace_recorder::Recording) -> String {
+fn summary_line(rec: &trace_recorder::Recording, outcome: &str) -> String {
     let s = &rec.summary;
     let per = if s.events > 0 {
         s.bytes as f64 / s.events as f64
@@ -249,8 +251,7 @@ fn summary_line(rec: &trace_recorder::Recording) -> String {
         0.0
     };
     format!(
-        "trace record: {} in {:.2}s: {} processes, {} events, {} ({per:.2} bytes/event) -> {}",
-        outcome_word(rec.verdict()),
+        "trace record: {outcome} in {:.2}s: {} processes, {} events, {} ({per:.2} bytes/event) -> {}",
         rec.elapsed.as_secs_f64(),
         s.processes,
         s.events,
@@ -368,7 +369,11 @@ fn until_failure(
             );
             if !args.quiet {
                 eprintln!("trace record: found after {took}");
-                eprintln!("{}", summary_line(&found.recording));
+                let outcome = match found.stopped_at_violation {
+                    true => "stopped at the violation",
+                    false => outcome_word(found.recording.verdict()),
+                };
+                eprintln!("{}", summary_line(&found.recording, outcome));
             }
             exit::DIFFERENT
         }
