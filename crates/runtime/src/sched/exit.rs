@@ -150,6 +150,7 @@ pub fn blocked_report(rt: &Runtime) -> Vec<Blocked> {
             mfa: (code.module, code.name, code.arity),
             file: rt.program.file_text(p.fun),
             line: code.line_at(p.pc as usize),
+            last_event_at: p.agreed_at.map(|(fun, pc)| rt.line_of(fun, pc as usize)),
             mailbox_len: p.mailbox.len(),
             mailbox: p
                 .mailbox

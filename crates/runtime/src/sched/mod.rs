@@ -153,6 +153,9 @@ pub struct Blocked {
     pub mfa: (Atom, Atom, u32),
     pub file: String,
     pub line: u32,
+    /// `file:line` of its last event a Director agreed to (a replay), if
+    /// its place is known.
+    pub last_event_at: Option<String>,
     pub mailbox_len: usize,
     /// The first messages of its mailbox, oldest first (at most
     /// [`BLOCKED_MAILBOX_SHOWN`]).
@@ -408,7 +411,7 @@ impl Runtime {
         code.get(pc).is_some_and(is_receive).then_some(pc)
     }
 
-    fn line_of(&self, fun: crate::code::FunId, pc: usize) -> String {
+    pub(crate) fn line_of(&self, fun: crate::code::FunId, pc: usize) -> String {
         let code = &self.program.funs[fun as usize];
         format!("{}:{}", self.program.file_text(fun), code.line_at(pc))
     }

@@ -89,6 +89,13 @@ pub(super) fn accept(vm: &mut Vm<'_>) -> Flow {
     if !vm.p.gate.pass() {
         return pause(vm);
     }
+    if vm.p.director.is_some() {
+        // The receipt's place, for the Director: where a replay to this
+        // event says it happened, or where a divergence last agreed.
+        vm.back();
+        vm.save();
+        vm.step();
+    }
     let r = receive::accept(vm.p, vm.rt);
     if vm.rt.controlled {
         report_filter(vm);
