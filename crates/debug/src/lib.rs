@@ -27,6 +27,7 @@ pub mod cut;
 pub mod engine;
 pub mod render;
 pub mod save;
+mod scan;
 pub mod session;
 mod show;
 mod var;

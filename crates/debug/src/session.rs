@@ -10,7 +10,7 @@ use crate::render::Render;
 use std::sync::Arc;
 use trace_capture::{EventSpec, ProcRef};
 use trace_causal::{EventId, Model};
-use trace_format::{EventRef, LogReader, ProcId};
+use trace_format::{LogReader, ProcId};
 use trace_runtime::Loaded;
 
 /// How a command went, and whether the session goes on.
@@ -49,9 +49,11 @@ impl Session {
                 parts.join("; ")
             ));
         }
-        let model = Model::build(&log);
-        let stops = StopPoints::of_log(&model, &log);
-        let writes = writes_of(&model, &log);
+        let crate::scan::Scanned {
+            model,
+            stops,
+            writes,
+        } = crate::scan::scan(&log);
         let cut = Cut::start(model.processes().len());
         let mut s = Session {
             loaded,
@@ -430,19 +432,4 @@ impl Session {
         }
         Ok(c)
     }
-}
-
-/// Every write to standard output in the log, by its place in the run's
-/// order of writes.
-fn writes_of(model: &Model, log: &LogReader) -> Vec<(u64, usize, u64)> {
-    let mut v = Vec::new();
-    for (slot, p) in model.processes().iter().enumerate() {
-        let _ = log.for_each_event_of(p.id, |i, _, e| {
-            if let EventRef::Output { seq, .. } = e {
-                v.push((seq, slot, i));
-            }
-        });
-    }
-    v.sort_unstable();
-    v
 }
