@@ -35,6 +35,8 @@ pub struct Session {
     snap: Snapshot,
     /// Breakpoints, in the order set: as the user wrote them, resolved.
     breaks: Vec<(EventSpec, EventId)>,
+    /// A session without a log: the run it schedules freely.
+    pub(crate) free: Option<crate::schedule::Free>,
 }
 
 impl Session {
@@ -68,12 +70,46 @@ impl Session {
                 failure: None,
             },
             breaks: Vec::new(),
+            free: None,
         };
         s.snap = s.bring_to_life(&cut);
         if let Some(f) = s.snap.failure.take() {
             return Err(f);
         }
         Ok(s)
+    }
+
+    /// Stands the session on another log of the same program (a free
+    /// session's new run), at its start; breakpoints that name events of
+    /// the new log stay.
+    pub(crate) fn install(&mut self, log: Arc<LogReader>) {
+        let scanned = crate::scan::scan(&log);
+        self.model = scanned.model;
+        self.stops = scanned.stops;
+        self.writes = scanned.writes;
+        self.log = log;
+        self.cut = Cut::start(self.model.processes().len());
+        let model = &self.model;
+        let breaks = std::mem::take(&mut self.breaks);
+        self.breaks = breaks
+            .into_iter()
+            .filter_map(|(spec, _)| {
+                let e = trace_causal::resolve(model, &spec).ok()?;
+                Some((spec, e))
+            })
+            .collect();
+    }
+
+    pub(crate) fn set_cut(&mut self, cut: Cut) {
+        self.cut = cut;
+    }
+
+    pub(crate) fn loaded(&self) -> &Loaded {
+        &self.loaded
+    }
+
+    pub(crate) fn set_snapshot(&mut self, snap: Snapshot) {
+        self.snap = snap;
     }
 
     /// The cut the session stands at.
@@ -145,6 +181,7 @@ impl Session {
 
     fn render(&self) -> Render<'_> {
         Render::new(&self.model, &self.log, &self.stops, &self.cut, &self.snap)
+            .with_next(self.free.as_ref().map(|f| &f.next[..]))
     }
 
     fn command(&mut self, c: Command, out: &mut Vec<u8>) -> Result<(), String> {
@@ -180,7 +217,23 @@ impl Session {
 
     /// The commands that move the session to another cut.
     fn travel(&mut self, c: Command, out: &mut Vec<u8>) -> Result<(), String> {
+        if self.free.is_some() {
+            match c {
+                Command::Step(p, n) => return self.free_steps(&p, n, out),
+                Command::Deliver(m) => return self.free_deliver(&m, out),
+                Command::Run(None) if self.cut == self.stops.end() => {
+                    return self.free_run(out);
+                }
+                _ => {}
+            }
+        }
         let (target, note) = match c {
+            Command::Deliver(m) => {
+                return Err(format!(
+                    "deliver {m}: the log says when each timer fired; \
+                     deliver is for a session without a log"
+                ))
+            }
             Command::Step(p, n) => self.steps_forward(&p, n)?,
             Command::Back(p, n) => (self.steps_back(&p, n)?, None),
             Command::Rollback(e) => (self.rollback(&e)?, None),
@@ -251,7 +304,7 @@ impl Session {
         Ok((slot, e))
     }
 
-    fn name(&self, slot: usize) -> String {
+    pub(crate) fn name(&self, slot: usize) -> String {
         self.model.names().short(self.id(slot))
     }
 
