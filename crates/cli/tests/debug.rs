@@ -1,5 +1,6 @@
 //! `trace debug` run as a user runs it: a recorded run walked with a
-//! command file, with piped standard input, as JSON, and without a log;
+//! command file, with piped standard input, as JSON, and without a log
+//! (the user scheduling the run);
 //! `save` writes a log that `trace replay` replays.
 
 mod common;
@@ -105,29 +106,31 @@ fn json_gives_one_object_per_command() {
 }
 
 #[test]
-fn without_a_log_a_run_is_recorded_and_a_saved_prefix_replays() {
+fn without_a_log_the_user_schedules_and_the_saved_run_replays() {
     let dir = Scratch::new("debug-nolog");
-    let prog = fixture("client_server.erl");
-    let saved = dir.path("prefix.trace");
-    let (code, out, err) = debug(
-        &[&prog],
-        &format!("forward receive(P.1:0)\nsave {}\n", s(&saved)),
+    let prog = fixture("proxy_server.erl");
+    // The engine on its own: 2 reaches the server before the forward.
+    let o = trace(&["run", &prog, "--schedulers", "1"]);
+    assert!(text(&o.stdout).contains("unexpected message 2"));
+    // The proxy forwards before the client's direct send this time.
+    let good = dir.path("good.trace");
+    let script = format!(
+        "procs\nstep P 3\nstep P.2 2\nstep P.1\nstep P\nrun\nsave {}\n",
+        s(&good)
     );
+    let (code, out, err) = debug(&[&prog], &script);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("saved "), "{out}");
-    let o = trace(&["replay", &prog, s(&saved)]);
+    assert!(out.contains("can step"), "{out}");
+    assert!(out.contains("client got 42"), "{out}");
+    let o = trace(&["replay", &prog, s(&good)]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    // A log of the whole run replays to the same output as the run.
-    let whole = dir.path("whole.trace");
-    let (code, out, _) = debug(&[&prog], &format!("run\nsave {}\n", s(&whole)));
+    assert_eq!(text(&o.stdout), "client got 42\n");
+    // A state short of the end saves as a log cut short, which replays.
+    let prefix = dir.path("prefix.trace");
+    let (code, out, _) = debug(&[&prog], &format!("step P 3\nsave {}\n", s(&prefix)));
     assert_eq!(code, 0, "{out}");
-    let o = trace(&["replay", &prog, s(&whole)]);
+    let o = trace(&["replay", &prog, s(&prefix)]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(
-        text(&o.stdout).contains("c1 got ack"),
-        "{}",
-        text(&o.stdout)
-    );
 }
 
 #[test]
