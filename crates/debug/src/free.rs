@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use trace_recorder::{RecordConfig, RecordFlags};
-use trace_runtime::hooks::{Event, ProcessInfo, ProcessObserver, Ready, SharedOp};
+use trace_runtime::hooks::{Event, ProcessStart, ProcessObserver, Ready, SharedOp};
 use trace_runtime::{Director, Entry, Loaded, Observer, RunOptions, Verdict};
 use trace_term::Pid;
 
@@ -239,7 +239,7 @@ impl State {
 impl Director for Hooks {
     fn process_started(
         &self,
-        p: &ProcessInfo,
+        p: &ProcessStart,
     ) -> Option<Box<dyn trace_runtime::hooks::ProcessDirector>> {
         self.lock().paths.insert(p.pid, p.path.clone());
         None
@@ -300,7 +300,7 @@ impl Director for Hooks {
 }
 
 impl Observer for Hooks {
-    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         self.lock().paths.insert(p.pid, p.path.clone());
         Some(Box::new(Counter {
             path: p.path.clone(),

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use trace_capture::{RecordFlags, OTHER_NONDET};
 use trace_format::{Header, LogWriter, ModuleInfo, Outcome, RunEnd, Summary, WriterOptions};
 use trace_runtime::hooks::{
-    Event, Native, Observer, ProcessInfo, ProcessObserver, SharedOp, Touched,
+    Event, Native, Observer, ProcessStart, ProcessObserver, SharedOp, Touched,
 };
 use trace_runtime::{Entry, EntryOutcome, Loaded, RunOptions, RunOutcome, Runtime, Verdict};
 
@@ -189,7 +189,7 @@ struct BothOf(
 );
 
 impl Observer for Both {
-    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         Some(Box::new(BothOf(
             self.0.process_started(p),
             self.1.process_started(p),
