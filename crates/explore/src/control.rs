@@ -4,6 +4,7 @@
 
 use crate::step::{Access, Actor, MsgKey, Step, UNKNOWN};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 use trace_capture::{MsgRef, ProcRef, SymbolicName};
 use trace_runtime::hooks::{
@@ -13,11 +14,43 @@ use trace_runtime::process::MsgId;
 use trace_runtime::{Director, Observer};
 use trace_term::{Pid, Term};
 
+/// A map keyed by pids, spawn paths and message keys, which the hooks look
+/// up at every event: hashed by multiply-and-rotate, not SipHash (the keys
+/// come from the engine, not from an adversary).
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Mix>>;
+
+#[derive(Default)]
+struct Mix(u64);
+
+impl Hasher for Mix {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(*b as u64);
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Spawn paths numbered once for the whole exploration, so that a process
 /// is the same actor in every run whatever pid it gets.
 #[derive(Default)]
 pub struct Interner {
-    paths: HashMap<Vec<u32>, u32>,
+    paths: FastMap<Vec<u32>, u32>,
     pub names: Vec<Vec<u32>>,
 }
 
@@ -72,14 +105,14 @@ pub struct RunLog {
 #[derive(Default)]
 struct State {
     interner: Interner,
-    pids: HashMap<Pid, u32>,
+    pids: FastMap<Pid, u32>,
     plan: Plan,
     log: RunLog,
     /// Accesses of the step under way, and its actor.
     current: Option<(Actor, Vec<Access>)>,
     /// Sends so far: at which step, to whom, what (a timer's message is
     /// delivered by a step of its own).
-    sends: HashMap<MsgKey, (usize, u32, Term)>,
+    sends: FastMap<MsgKey, (usize, u32, Term)>,
     /// The sleep set of the step about to be picked.
     asleep: Vec<Step>,
     /// The last access was a timeout: the filter that follows is its.

@@ -252,13 +252,14 @@ fn explore_tree(
             s.stopped = Some(Stop::Interrupted);
             break;
         }
-        tree.absorb(&log, output_matters);
         s.steps += log.steps.len() as u64;
-        if log.sleep_blocked {
+        let (sleep_blocked, departed, cut) = (log.sleep_blocked, log.departed, log.cut);
+        tree.absorb(log, output_matters);
+        if sleep_blocked {
             s.redundant += 1;
-        } else if log.departed {
+        } else if departed {
             s.departed += 1;
-        } else if log.cut || outcome.limit.is_some() {
+        } else if cut || outcome.limit.is_some() {
             s.interleavings += 1;
             s.cut += 1;
         } else {
