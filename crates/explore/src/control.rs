@@ -208,7 +208,7 @@ impl State {
             .iter()
             .map(|r| match r {
                 Ready::Process { pid, .. } => Actor::Process(self.actor_of(*pid)),
-                Ready::Timer { id } => Actor::Timer(self.key(*id)),
+                Ready::Timer { id, .. } => Actor::Timer(self.key(*id)),
             })
             .collect()
     }
