@@ -102,9 +102,81 @@ pub struct RunLog {
     pub departed: bool,
 }
 
+/// When a receive's `after` and a timer may fire in an explored run.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Timeouts {
+    /// Whenever nothing matching has arrived (a timer: at any step): time
+    /// is free to pass between any two steps.
+    #[default]
+    Virtual,
+    /// When its time has come on a virtual clock: steps take no time, and
+    /// the clock moves on only when nothing else can go, to the earliest
+    /// deadline (an `after` is timed from when its receive began waiting,
+    /// a timer from when it was set).
+    Real,
+}
+
+/// The virtual clock of [`Timeouts::Real`].
+#[derive(Default)]
+struct Clock {
+    /// Milliseconds since the run began.
+    now: u64,
+    /// Deadlines of the receives waiting with an `after` and of the
+    /// pending timers, by actor.
+    deadlines: FastMap<Actor, u64>,
+}
+
+impl Clock {
+    /// Which of `actors` (as `ready` says they wait) may go now: those
+    /// that wait for no time, or whose deadline has come; when there are
+    /// none, those with the earliest deadline.
+    fn enabled(&mut self, actors: &[Actor], ready: &[Ready]) -> Vec<usize> {
+        let now = self.now;
+        let deadlines: Vec<Option<u64>> = actors
+            .iter()
+            .zip(ready)
+            .map(|(a, r)| {
+                let ms = wait_of(r)?;
+                Some(*self.deadlines.entry(*a).or_insert(now.saturating_add(ms)))
+            })
+            .collect();
+        let due: Vec<usize> = (0..actors.len())
+            .filter(|&i| deadlines[i].is_none_or(|d| d <= now))
+            .collect();
+        if !due.is_empty() {
+            return due;
+        }
+        let earliest = deadlines.iter().flatten().min().copied();
+        (0..actors.len())
+            .filter(|&i| deadlines[i] == earliest)
+            .collect()
+    }
+
+    /// `a` takes its step, as `r` said it would: a timeout or a timer's
+    /// delivery moves the clock to its deadline.
+    fn took(&mut self, a: Actor, r: &Ready) {
+        if let Some(d) = self.deadlines.remove(&a) {
+            if wait_of(r).is_some() {
+                self.now = self.now.max(d);
+            }
+        }
+    }
+}
+
+/// The milliseconds a ready actor's step waits for: a receive's `after`
+/// (when its step is the timeout) or a timer's delay.
+fn wait_of(r: &Ready) -> Option<u64> {
+    match r {
+        Ready::Process { timeout, .. } => *timeout,
+        Ready::Timer { after, .. } => Some(*after),
+    }
+}
+
 #[derive(Default)]
 struct State {
     interner: Interner,
+    timeouts: Timeouts,
+    clock: Clock,
     pids: FastMap<Pid, u32>,
     plan: Plan,
     log: RunLog,
@@ -125,6 +197,13 @@ struct State {
 pub struct Hooks(Arc<Mutex<State>>);
 
 impl Hooks {
+    /// Hooks for runs whose timeouts fire as `timeouts` says.
+    pub fn new(timeouts: Timeouts) -> Hooks {
+        let h = Hooks::default();
+        h.lock().timeouts = timeouts;
+        h
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -134,6 +213,7 @@ impl Hooks {
         let mut s = self.lock();
         s.pids.clear();
         s.sends.clear();
+        s.clock = Clock::default();
         s.current = None;
         s.timed_out = false;
         s.asleep = Vec::new();
@@ -245,7 +325,13 @@ impl Director for Hooks {
     fn pick(&self, ready: &[Ready]) -> Option<usize> {
         let mut s = self.lock();
         s.close_step();
-        let actors = s.ready_actors(ready);
+        let all = s.ready_actors(ready);
+        // Under real timeouts, only what may go now is offered.
+        let enabled: Vec<usize> = match s.timeouts {
+            Timeouts::Virtual => (0..all.len()).collect(),
+            Timeouts::Real => s.clock.enabled(&all, ready),
+        };
+        let actors: Vec<Actor> = enabled.iter().map(|&i| all[i]).collect();
         let n = s.log.steps.len();
         if n >= s.plan.max_steps {
             s.log.cut = true;
@@ -280,6 +366,8 @@ impl Director for Hooks {
                 }
             }
         };
+        let picked = enabled[i];
+        s.clock.took(actors[i], &ready[picked]);
         let mut sorted = actors.clone();
         sorted.sort_unstable();
         s.log.ready.push(sorted);
@@ -289,7 +377,7 @@ impl Director for Hooks {
         if let Actor::Timer(m) = actors[i] {
             s.fire(m);
         }
-        Some(i)
+        Some(picked)
     }
 }
 
