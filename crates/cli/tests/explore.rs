@@ -73,3 +73,20 @@ fn a_budget_makes_the_exploration_incomplete() {
     assert_eq!(lines[0]["stopped"], "max-interleavings");
     assert_eq!(lines[0]["interleavings"], 5);
 }
+
+#[test]
+fn real_timeouts_change_the_verdict_of_a_slow_worker() {
+    let dir = Scratch::new("explore-timeouts");
+    let log = dir.path("failing.trace");
+    let prog = corpus("slow_ready.erl");
+    let out = trace(&["explore", s(&prog), "-o", s(&log), "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let real = trace(&["explore", s(&prog), "--timeouts", "real", "--json"]);
+    assert_eq!(real.status.code(), Some(0), "{}", text(&real.stderr));
+    let lines = json_lines(&real.stdout);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["complete"], true);
+    assert_eq!(lines[0]["interleavings"], 1);
+    let bad = trace(&["explore", s(&prog), "--timeouts", "sometimes"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
+}

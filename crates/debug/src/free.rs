@@ -218,7 +218,7 @@ impl State {
                     pick: Pick::Process(self.path(pid)),
                     timeout,
                 },
-                Ready::Timer { id } => Next {
+                Ready::Timer { id, .. } => Next {
                     pick: Pick::Timer(self.path(id.sender), id.index),
                     timeout: None,
                 },

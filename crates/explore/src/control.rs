@@ -4,6 +4,7 @@
 
 use crate::step::{Access, Actor, MsgKey, Step, UNKNOWN};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 use trace_capture::{MsgRef, ProcRef, SymbolicName};
 use trace_runtime::hooks::{
@@ -13,11 +14,43 @@ use trace_runtime::process::SignalId;
 use trace_runtime::{Director, Observer};
 use trace_term::{Pid, Term};
 
+/// A map keyed by pids, spawn paths and message keys, which the hooks look
+/// up at every event: hashed by multiply-and-rotate, not SipHash (the keys
+/// come from the engine, not from an adversary).
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Mix>>;
+
+#[derive(Default)]
+struct Mix(u64);
+
+impl Hasher for Mix {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(*b as u64);
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Spawn paths numbered once for the whole exploration, so that a process
 /// is the same actor in every run whatever pid it gets.
 #[derive(Default)]
 pub struct Interner {
-    paths: HashMap<Vec<u32>, u32>,
+    paths: FastMap<Vec<u32>, u32>,
     pub names: Vec<Vec<u32>>,
 }
 
@@ -69,17 +102,89 @@ pub struct RunLog {
     pub departed: bool,
 }
 
+/// When a receive's `after` and a timer may fire in an explored run.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Timeouts {
+    /// Whenever nothing matching has arrived (a timer: at any step): time
+    /// is free to pass between any two steps.
+    #[default]
+    Virtual,
+    /// When its time has come on a virtual clock: steps take no time, and
+    /// the clock moves on only when nothing else can go, to the earliest
+    /// deadline (an `after` is timed from when its receive began waiting,
+    /// a timer from when it was set).
+    Real,
+}
+
+/// The virtual clock of [`Timeouts::Real`].
+#[derive(Default)]
+struct Clock {
+    /// Milliseconds since the run began.
+    now: u64,
+    /// Deadlines of the receives waiting with an `after` and of the
+    /// pending timers, by actor.
+    deadlines: FastMap<Actor, u64>,
+}
+
+impl Clock {
+    /// Which of `actors` (as `ready` says they wait) may go now: those
+    /// that wait for no time, or whose deadline has come; when there are
+    /// none, those with the earliest deadline.
+    fn enabled(&mut self, actors: &[Actor], ready: &[Ready]) -> Vec<usize> {
+        let now = self.now;
+        let deadlines: Vec<Option<u64>> = actors
+            .iter()
+            .zip(ready)
+            .map(|(a, r)| {
+                let ms = wait_of(r)?;
+                Some(*self.deadlines.entry(*a).or_insert(now.saturating_add(ms)))
+            })
+            .collect();
+        let due: Vec<usize> = (0..actors.len())
+            .filter(|&i| deadlines[i].is_none_or(|d| d <= now))
+            .collect();
+        if !due.is_empty() {
+            return due;
+        }
+        let earliest = deadlines.iter().flatten().min().copied();
+        (0..actors.len())
+            .filter(|&i| deadlines[i] == earliest)
+            .collect()
+    }
+
+    /// `a` takes its step, as `r` said it would: a timeout or a timer's
+    /// delivery moves the clock to its deadline.
+    fn took(&mut self, a: Actor, r: &Ready) {
+        if let Some(d) = self.deadlines.remove(&a) {
+            if wait_of(r).is_some() {
+                self.now = self.now.max(d);
+            }
+        }
+    }
+}
+
+/// The milliseconds a ready actor's step waits for: a receive's `after`
+/// (when its step is the timeout) or a timer's delay.
+fn wait_of(r: &Ready) -> Option<u64> {
+    match r {
+        Ready::Process { timeout, .. } => *timeout,
+        Ready::Timer { after, .. } => Some(*after),
+    }
+}
+
 #[derive(Default)]
 struct State {
     interner: Interner,
-    pids: HashMap<Pid, u32>,
+    timeouts: Timeouts,
+    clock: Clock,
+    pids: FastMap<Pid, u32>,
     plan: Plan,
     log: RunLog,
     /// Accesses of the step under way, and its actor.
     current: Option<(Actor, Vec<Access>)>,
     /// Sends so far: at which step, to whom, what (a timer's message is
     /// delivered by a step of its own).
-    sends: HashMap<MsgKey, (usize, u32, Term)>,
+    sends: FastMap<MsgKey, (usize, u32, Term)>,
     /// The sleep set of the step about to be picked.
     asleep: Vec<Step>,
     /// The last access was a timeout: the filter that follows is its.
@@ -92,6 +197,13 @@ struct State {
 pub struct Hooks(Arc<Mutex<State>>);
 
 impl Hooks {
+    /// Hooks for runs whose timeouts fire as `timeouts` says.
+    pub fn new(timeouts: Timeouts) -> Hooks {
+        let h = Hooks::default();
+        h.lock().timeouts = timeouts;
+        h
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -101,6 +213,7 @@ impl Hooks {
         let mut s = self.lock();
         s.pids.clear();
         s.sends.clear();
+        s.clock = Clock::default();
         s.current = None;
         s.timed_out = false;
         s.asleep = Vec::new();
@@ -175,7 +288,7 @@ impl State {
             .iter()
             .map(|r| match r {
                 Ready::Process { pid, .. } => Actor::Process(self.actor_of(*pid)),
-                Ready::Timer { id } => Actor::Timer(self.key(*id)),
+                Ready::Timer { id, .. } => Actor::Timer(self.key(*id)),
             })
             .collect()
     }
@@ -212,7 +325,13 @@ impl Director for Hooks {
     fn pick(&self, ready: &[Ready]) -> Option<usize> {
         let mut s = self.lock();
         s.close_step();
-        let actors = s.ready_actors(ready);
+        let all = s.ready_actors(ready);
+        // Under real timeouts, only what may go now is offered.
+        let enabled: Vec<usize> = match s.timeouts {
+            Timeouts::Virtual => (0..all.len()).collect(),
+            Timeouts::Real => s.clock.enabled(&all, ready),
+        };
+        let actors: Vec<Actor> = enabled.iter().map(|&i| all[i]).collect();
         let n = s.log.steps.len();
         if n >= s.plan.max_steps {
             s.log.cut = true;
@@ -247,6 +366,8 @@ impl Director for Hooks {
                 }
             }
         };
+        let picked = enabled[i];
+        s.clock.took(actors[i], &ready[picked]);
         let mut sorted = actors.clone();
         sorted.sort_unstable();
         s.log.ready.push(sorted);
@@ -256,7 +377,7 @@ impl Director for Hooks {
         if let Actor::Timer(m) = actors[i] {
             s.fire(m);
         }
-        Some(i)
+        Some(picked)
     }
 }
 

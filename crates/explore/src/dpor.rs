@@ -13,8 +13,7 @@
 //! own is taken.
 
 use crate::control::{Plan, RunLog};
-use crate::step::{relation, Access, Actor, Context, Relation, Step};
-use std::collections::HashMap;
+use crate::step::{may_depend, relation, Access, Actor, Context, Kinds, Relation, Step};
 
 /// One state of the current run: what could go, what went, and what is
 /// still to explore from here.
@@ -59,23 +58,27 @@ pub struct Tree {
 
 impl Tree {
     /// Takes in the run just made from the plan [`Tree::next`] gave.
-    pub fn absorb(&mut self, log: &RunLog, output_matters: bool) {
+    pub fn absorb(&mut self, log: RunLog, output_matters: bool) {
         let k = self.branch;
+        let len = log.steps.len();
         self.nodes.truncate(k + 1);
-        for (n, step) in log.steps.iter().enumerate().skip(k) {
+        let mut ready = log.ready.into_iter().skip(k);
+        let mut sleep = log.sleep.into_iter().skip(k);
+        for (n, step) in log.steps.into_iter().enumerate().skip(k) {
+            let (ready, sleep) = (ready.next(), sleep.next());
             if n == k && n < self.nodes.len() {
-                self.nodes[n].step = step.clone();
+                self.nodes[n].step = step;
                 continue;
             }
             self.nodes.push(Node {
-                ready: log.ready.get(n).cloned().unwrap_or_default(),
-                step: step.clone(),
+                ready: ready.unwrap_or_default(),
                 backtrack: vec![step.actor],
+                step,
                 done: Vec::new(),
-                sleep: log.sleep.get(n).cloned().unwrap_or_default(),
+                sleep: sleep.unwrap_or_default(),
             });
         }
-        self.nodes.truncate(log.steps.len());
+        self.nodes.truncate(len);
         self.add_races(k, output_matters);
     }
 
@@ -198,8 +201,8 @@ pub fn races(steps: &[&Step], from: usize, output_matters: bool) -> Vec<Race> {
     let hb = HappensBefore::of(steps, &cx);
     let mut out = Vec::new();
     for j in from..steps.len() {
-        for &i in &hb.preds[j] {
-            if hb.rel[j].get(&i) != Some(&Relation::Race) || hb.ordered_without(i, j) {
+        for &(i, rel) in &hb.preds[j] {
+            if rel != Relation::Race || hb.ordered_without(i, j) {
                 continue;
             }
             let mut reversal: Vec<usize> = (i + 1..j).filter(|&k| !hb.before(i, k)).collect();
@@ -255,46 +258,50 @@ struct HappensBefore {
     /// Each step's clock: for each actor, how many of its steps come
     /// before it (itself included).
     clock: Vec<Vec<u32>>,
-    /// The steps each step depends on directly.
-    preds: Vec<Vec<usize>>,
-    rel: Vec<HashMap<usize, Relation>>,
+    /// The steps each step depends on directly, and how.
+    preds: Vec<Vec<(usize, Relation)>>,
 }
 
 impl HappensBefore {
     fn of(steps: &[&Step], cx: &Context) -> HappensBefore {
-        let mut ids: HashMap<Actor, usize> = HashMap::new();
+        // A run has a handful of actors: a dense index found by a scan.
+        let mut actors: Vec<Actor> = Vec::new();
         let actor: Vec<usize> = steps
             .iter()
-            .map(|s| {
-                let n = ids.len();
-                *ids.entry(s.actor).or_insert(n)
+            .map(|s| match actors.iter().position(|a| *a == s.actor) {
+                Some(i) => i,
+                None => {
+                    actors.push(s.actor);
+                    actors.len() - 1
+                }
             })
             .collect();
-        let width = ids.len();
-        let mut actors = vec![Actor::Process(0); width];
-        for (a, &i) in &ids {
-            actors[i] = *a;
-        }
+        let width = actors.len();
         let mut hb = HappensBefore {
             actor,
             actors,
             local: Vec::with_capacity(steps.len()),
             clock: Vec::with_capacity(steps.len()),
             preds: Vec::with_capacity(steps.len()),
-            rel: Vec::with_capacity(steps.len()),
         };
+        let kinds: Vec<Kinds> = steps.iter().map(|s| Kinds::of(s)).collect();
         let mut count = vec![0u32; width];
         for j in 0..steps.len() {
             let mut clock = vec![0u32; width];
             let mut preds = Vec::new();
-            let mut rel = HashMap::new();
+            let timer = matches!(steps[j].actor, Actor::Timer(_));
             for i in 0..j {
-                let r = relation(steps[i], steps[j], cx);
+                let r = if hb.actor[i] == hb.actor[j] {
+                    Relation::Causal
+                } else if !may_depend(kinds[i], kinds[j], timer) {
+                    Relation::Independent
+                } else {
+                    relation(steps[i], steps[j], cx)
+                };
                 if r == Relation::Independent {
                     continue;
                 }
-                preds.push(i);
-                rel.insert(i, r);
+                preds.push((i, r));
                 for (c, x) in clock.iter_mut().zip(&hb.clock[i]) {
                     *c = (*c).max(*x);
                 }
@@ -304,7 +311,6 @@ impl HappensBefore {
             hb.local.push(count[hb.actor[j]]);
             hb.clock.push(clock);
             hb.preds.push(preds);
-            hb.rel.push(rel);
         }
         hb
     }
@@ -318,7 +324,7 @@ impl HappensBefore {
     fn ordered_without(&self, i: usize, j: usize) -> bool {
         self.preds[j]
             .iter()
-            .any(|&k| k != i && k > i && self.before(i, k))
+            .any(|&(k, _)| k > i && self.before(i, k))
     }
 
     /// The actors that can start `v` (the steps after a race's first step

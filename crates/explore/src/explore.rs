@@ -1,7 +1,7 @@
 //! The exploration loop: run, classify, take in the run, pick the next;
 //! budgets, failure groups, and recording a schedule as a log.
 
-use crate::control::{Hooks, Plan, RunLog};
+use crate::control::{Hooks, Plan, RunLog, Timeouts};
 use crate::dpor::{Bound, Tree};
 use crate::step::{Actor, Step};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,6 +30,8 @@ pub struct Config {
     /// With `--check`: how to record each interleaving, whose log the
     /// properties are checked on (the log is overwritten each time).
     pub check_record: Option<RecordConfig>,
+    /// When a receive's `after` and a timer may fire.
+    pub timeouts: Timeouts,
 }
 
 impl Config {
@@ -52,6 +54,7 @@ impl Default for Config {
             bound: None,
             end_rule: EndRule::Settled,
             check_record: None,
+            timeouts: Timeouts::Virtual,
         }
     }
 }
@@ -188,7 +191,7 @@ pub fn explore(
     progress: Option<&dyn Fn(&Progress)>,
 ) -> std::io::Result<Summary> {
     let start = Instant::now();
-    let hooks = Hooks::default();
+    let hooks = Hooks::new(cfg.timeouts);
     let mut s = Summary {
         hooks: hooks.clone(),
         interleavings: 0,
@@ -252,13 +255,14 @@ fn explore_tree(
             s.stopped = Some(Stop::Interrupted);
             break;
         }
-        tree.absorb(&log, output_matters);
         s.steps += log.steps.len() as u64;
-        if log.sleep_blocked {
+        let (sleep_blocked, departed, cut) = (log.sleep_blocked, log.departed, log.cut);
+        tree.absorb(log, output_matters);
+        if sleep_blocked {
             s.redundant += 1;
-        } else if log.departed {
+        } else if departed {
             s.departed += 1;
-        } else if log.cut || outcome.limit.is_some() {
+        } else if cut || outcome.limit.is_some() {
             s.interleavings += 1;
             s.cut += 1;
         } else {

@@ -144,6 +144,65 @@ fn pid_of(a: Actor) -> Option<u32> {
     }
 }
 
+/// What kinds of access a step made, one bit each: a cheap first test
+/// of whether two steps can be dependent at all ([`may_depend`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Kinds(u16);
+
+const SEND: u16 = 1;
+const RECEIVE: u16 = 1 << 1;
+const ARM: u16 = 1 << 2;
+const TIMED_OUT: u16 = 1 << 3;
+const NAME: u16 = 1 << 4;
+const LIVENESS: u16 = 1 << 5;
+const EXIT: u16 = 1 << 6;
+const SHARED: u16 = 1 << 7;
+const OUTPUT: u16 = 1 << 8;
+/// A spawn, a signal or an inspection: it acts on a process as a whole.
+const ON_PROCESS: u16 = 1 << 9;
+
+impl Kinds {
+    pub fn of(s: &Step) -> Kinds {
+        let mut k = 0;
+        for a in &s.accesses {
+            k |= match a {
+                Access::Send { .. } => SEND,
+                Access::Receive { .. } => RECEIVE,
+                Access::Arm { .. } => ARM,
+                Access::Filter {
+                    timed_out: true, ..
+                } => TIMED_OUT,
+                Access::Name(_) => NAME,
+                Access::Liveness(_) => LIVENESS,
+                Access::Exit => EXIT,
+                Access::Shared { .. } => SHARED,
+                Access::Output => OUTPUT,
+                Access::Spawn { .. } | Access::Signal { .. } | Access::Inspect(_) => ON_PROCESS,
+                _ => 0,
+            };
+        }
+        Kinds(k)
+    }
+}
+
+/// False when steps of kinds `a` (earlier) and `b` (later, of a timer
+/// when `b_timer`) of different actors are certainly independent: no
+/// pair of their accesses is ever dependent in [`relation`].
+pub fn may_depend(a: Kinds, b: Kinds, b_timer: bool) -> bool {
+    let (a, b) = (a.0, b.0);
+    let has = |k: u16, bits: u16| k & bits != 0;
+    let one_way = |x: u16, y: u16| {
+        (has(x, SEND) && has(y, SEND | RECEIVE | TIMED_OUT))
+            || (has(x, TIMED_OUT) && has(y, SEND))
+            || (has(x, NAME) && has(y, NAME | EXIT))
+            || (has(x, LIVENESS) && has(y, EXIT))
+            || (has(x, SHARED) && has(y, SHARED | EXIT))
+            || (has(x, OUTPUT) && has(y, OUTPUT))
+            || has(x, ON_PROCESS)
+    };
+    (has(a, ARM) && b_timer) || one_way(a, b) || one_way(b, a)
+}
+
 /// How step `a` (earlier) and step `b` (later) of different actors relate.
 pub fn relation(a: &Step, b: &Step, cx: &Context) -> Relation {
     if a.actor == b.actor {

@@ -2,7 +2,7 @@
 //! by hand (each says it in a `%% explore:` line), explored to completion.
 
 use std::path::{Path, PathBuf};
-use trace_explore::{explore, Config, Summary};
+use trace_explore::{explore, Config, Summary, Timeouts};
 
 fn programs() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
@@ -93,5 +93,24 @@ fn senders_taken_in_arrival_order_explore_every_order() {
         let s = explore_entry("senders_any.erl", &format!("senders_any:main({n})"));
         assert!(s.complete() && s.groups.is_empty());
         assert_eq!(s.interleavings, orders, "{n} senders");
+    }
+}
+
+#[test]
+fn real_timeouts_fire_in_deadline_order_only() {
+    for file in ["slow_ready.erl", "timer_order.erl"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/programs")
+            .join(file);
+        let loaded = trace_runtime::load(&[path], &Default::default()).expect("compiles");
+        let (entry, _) = trace_runtime::entry(&loaded, None).expect("main/0");
+        let cfg = Config {
+            timeouts: Timeouts::Real,
+            ..Config::default()
+        };
+        let s = explore(&loaded, &entry, &cfg, None).expect("no check, no log");
+        assert!(s.complete(), "{file}");
+        assert!(s.groups.is_empty(), "{file}: {:?}", s.groups[0].failure);
+        assert_eq!(s.interleavings, 1, "{file}");
     }
 }

@@ -189,8 +189,9 @@ pub enum Ready {
     Process { pid: Pid, timeout: Option<u64> },
     /// The message of a timer (`erlang:send_after/3`, `start_timer/3`) can
     /// be delivered. `id` is the message's identity: its `Send` event was
-    /// reported when the timer was set.
-    Timer { id: SignalId },
+    /// reported when the timer was set. `after`: the milliseconds it was
+    /// set for.
+    Timer { id: SignalId, after: u64 },
 }
 
 /// Sees events.

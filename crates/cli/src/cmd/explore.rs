@@ -9,7 +9,7 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::time::Duration;
 use trace_explore::{
-    Bound, BoundKind, Config, Explanation, Group, Progress, StepInfo, Stop, Summary,
+    Bound, BoundKind, Config, Explanation, Group, Progress, StepInfo, Stop, Summary, Timeouts,
 };
 use trace_recorder::{RecordConfig, RecordFlags};
 use trace_runtime::RunOptions;
@@ -23,7 +23,8 @@ use trace_runtime::RunOptions;
 Every interleaving of the program's processes that can change what it does
 is run once (interleavings that differ only in the order of independent steps
 count once): which message a receive takes, whether an `after` fires (time is
-virtual: a receive times out whenever it is scheduled with no matching message),
+virtual: a receive times out whenever it is scheduled with no matching message;
+with --timeouts real, only once its time has come on a virtual clock),
 when a signal lands, the results of registry, liveness and table operations.
 A run fails as with `record --until-failure`. Each distinct failure's simplest
 interleaving (fewest preemptions, then fewest steps) is written as a log
@@ -69,6 +70,11 @@ pub struct Args {
     /// Every process left waiting at the end is a deadlock, servers idle in their loop too
     #[arg(long)]
     pub strict: bool,
+    /// When an `after` or a timer fires: `virtual` (whenever nothing matching
+    /// has arrived) or `real` (steps take no time; the earliest deadline fires
+    /// when nothing else can go)
+    #[arg(long, value_name = "MODE", default_value = "virtual", value_parser = timeouts)]
+    pub timeouts: Timeouts,
     /// One JSON object per failure, then a summary
     #[arg(long)]
     pub json: bool,
@@ -78,6 +84,14 @@ pub struct Args {
     /// Extra directories searched by -include and -include_lib
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include: Vec<PathBuf>,
+}
+
+fn timeouts(s: &str) -> Result<Timeouts, String> {
+    match s {
+        "virtual" => Ok(Timeouts::Virtual),
+        "real" => Ok(Timeouts::Real),
+        _ => Err("expected virtual or real".into()),
+    }
 }
 
 pub fn run(args: Args) -> u8 {
@@ -130,6 +144,7 @@ pub fn run(args: Args) -> u8 {
         interrupt: interrupt.clone(),
         bound: bound(&args),
         end_rule: crate::cmd::run::end_rule(args.strict),
+        timeouts: args.timeouts,
     };
     let bar = super::spinner(args.quiet);
     let progress = |p: &Progress| {

@@ -60,7 +60,7 @@ pub fn run(mut rt: Runtime, entry: Entry) -> RunOutcome {
         };
         match ready[i] {
             Ready::Process { pid, .. } => c.step(&rt, &w, pid),
-            Ready::Timer { id } => fire(&rt, id),
+            Ready::Timer { id, .. } => fire(&rt, id),
         }
     }
     super::conclude(&rt, entry_pid)
@@ -201,7 +201,7 @@ impl Control {
             rt.timers
                 .pending_messages()
                 .into_iter()
-                .map(|id| Ready::Timer { id }),
+                .map(|(id, after)| Ready::Timer { id, after }),
         );
         v
     }

@@ -71,6 +71,18 @@ pub struct RunOptions {
     pub halt: bool,
 }
 
+/// The processors this process may use, asked of the system once (it
+/// reads cgroup files: `trace explore` makes options for thousands of
+/// runs a second).
+fn processors() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
+}
+
 /// Which limit of [`RunOptions`] ended a run.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Limit {
@@ -84,9 +96,7 @@ pub enum Limit {
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            schedulers: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
+            schedulers: processors(),
             reductions: 4000,
             chaos: None,
             instant_timers: false,

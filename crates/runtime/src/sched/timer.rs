@@ -72,6 +72,9 @@ struct State {
 /// A timer neither fired nor cancelled.
 struct Live {
     at: Instant,
+    /// Milliseconds it was set for (what a controlled run's virtual clock
+    /// counts, see [`Timers::pending_messages`]).
+    after: u64,
     /// The reference a program knows it by.
     key: Option<Ref>,
     /// The process its message goes to (not for a registered name).
@@ -121,11 +124,12 @@ pub struct Timers {
 impl Timers {
     /// Adds a timer; returns its id (for cancellation).
     pub fn add(&self, at: Instant, action: TimerAction) -> u64 {
-        self.add_keyed(at, action, None)
+        self.add_keyed(at, 0, action, None)
     }
 
-    /// Adds a timer a program knows by reference `key` (see [`Timers::by_ref`]).
-    pub fn add_keyed(&self, at: Instant, action: TimerAction, key: Option<Ref>) -> u64 {
+    /// Adds a timer a program knows by reference `key` (see [`Timers::by_ref`]),
+    /// set for `after` milliseconds.
+    pub fn add_keyed(&self, at: Instant, after: u64, action: TimerAction, key: Option<Ref>) -> u64 {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         self.pending.fetch_add(1, Ordering::SeqCst);
         let dest = match &action {
@@ -139,7 +143,15 @@ impl Timers {
         // 5 s, would otherwise wake it every time.)
         let earlier = s.heap.peek().is_none_or(|Reverse(e)| at < e.at);
         s.heap.push(Reverse(Entry { at, id, action }));
-        s.live.insert(id, Live { at, key, dest });
+        s.live.insert(
+            id,
+            Live {
+                at,
+                after,
+                key,
+                dest,
+            },
+        );
         if let Some(r) = key {
             s.by_ref.insert(r, id);
         }
@@ -194,21 +206,21 @@ impl Timers {
             .map(|l| l.at.saturating_duration_since(Instant::now()).as_millis() as u64)
     }
 
-    /// Controlled runs: the messages of the timers still pending, in the
-    /// order the timers were set.
-    pub fn pending_messages(&self) -> Vec<SignalId> {
+    /// Controlled runs: the messages of the timers still pending, each
+    /// with the milliseconds its timer was set for, in the order the
+    /// timers were set.
+    pub fn pending_messages(&self) -> Vec<(SignalId, u64)> {
         let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let mut v: Vec<(u64, SignalId)> = s
+        let mut v: Vec<(u64, SignalId, u64)> = s
             .heap
             .iter()
-            .filter(|Reverse(e)| s.live.contains_key(&e.id))
-            .filter_map(|Reverse(e)| match &e.action {
-                TimerAction::Message { id, .. } => Some((e.id, *id)),
-                TimerAction::Wake(_) => None,
+            .filter_map(|Reverse(e)| match (&e.action, s.live.get(&e.id)) {
+                (TimerAction::Message { id, .. }, Some(l)) => Some((e.id, *id, l.after)),
+                _ => None,
             })
             .collect();
         v.sort_unstable();
-        v.into_iter().map(|(_, m)| m).collect()
+        v.into_iter().map(|(_, m, after)| (m, after)).collect()
     }
 
     /// Controlled runs: takes the pending timer whose message is `msg`, to

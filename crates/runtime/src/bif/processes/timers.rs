@@ -75,6 +75,7 @@ fn send_after(cx: &mut Ctx, a: &[Term], wrap: bool) -> BifResult {
     };
     cx.rt.timers.add_keyed(
         at,
+        ms,
         TimerAction::Message {
             to,
             name,
