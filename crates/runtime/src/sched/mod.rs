@@ -69,6 +69,10 @@ pub struct RunOptions {
     /// End the run as soon as the entry process ends, as `halt()` after
     /// the entry would (`--halt`): other processes are left where they are.
     pub halt: bool,
+    /// Report calls of the user's functions, returns and the bindings at
+    /// each `receive` to the Observer ([`crate::hooks::ProcessObserver::call`]):
+    /// `trace why`'s evaluation nodes. Checked once per call and return.
+    pub trace_calls: bool,
 }
 
 /// Which limit of [`RunOptions`] ended a run.
@@ -98,6 +102,7 @@ impl Default for RunOptions {
             time_limit: None,
             max_events: None,
             halt: false,
+            trace_calls: false,
         }
     }
 }

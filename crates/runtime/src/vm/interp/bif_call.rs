@@ -134,6 +134,9 @@ fn deliver(
             Next::Continue
         }
         Ret::Tail => {
+            if p.trace_calls {
+                crate::vm::calls::returned(p, prog, fun, pc.saturating_sub(1), &v);
+            }
             let (mut f, mut npc, mut nb) = (fun, pc, base);
             match do_return(p, prog, &mut f, &mut npc, &mut nb, v) {
                 Some(end) => Next::End(end),
@@ -191,6 +194,9 @@ fn apply(
             p.fun = f;
             p.pc = 0;
             p.base = nb as u32;
+            if p.trace_calls {
+                crate::vm::calls::called(p, prog, f, nb);
+            }
             Next::Continue
         }
         Ok(Callee::Bif(id)) => call_bif(p, rt, wk, prog, fun, pc, base, id, top, arity, ret, RAISE),

@@ -207,6 +207,9 @@ impl<'a> Vm<'a> {
         }
         self.fun = f;
         self.base = nb;
+        if self.p.trace_calls {
+            crate::vm::calls::called(self.p, self.prog, f, nb);
+        }
         self.code = callee.code.as_ptr();
         self.ip = self.code;
         self.refresh();
