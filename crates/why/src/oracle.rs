@@ -123,9 +123,22 @@ impl Oracle for WrongEvents {
         if let Kind::Evaluation(_) = n.kind {
             return self.evaluation(tree, id, wrong);
         }
+        if let Kind::Transition(t) = &n.kind {
+            if let Consumed::Message(m) = &t.consumed {
+                if self.wrong_send(tree, m) {
+                    return Some(Answer::Wrong(Item::Consumed));
+                }
+            }
+        }
         if let Some(&w) = wrong.iter().find(|w| n.events.contains(w)) {
             if self.first_only && first.is_some_and(|f| f < w) {
                 return None;
+            }
+            // A process whose first difference is what it was given (a
+            // message it consumed, or none to consume: it blocked) did
+            // what it was given until then; the difference is elsewhere.
+            if self.first_only && is_input(tree, k, w) {
+                return matches!(n.kind, Kind::Process(_)).then_some(Answer::Correct);
             }
             return Some(Answer::Wrong(item_at(tree, id, w)));
         }
@@ -137,6 +150,23 @@ impl Oracle for WrongEvents {
 }
 
 impl WrongEvents {
+    /// Whether the send of message `m` (consumed by some transition) is
+    /// one of its sender's wrong events: a log names a message by its
+    /// sender and index, so a receipt of a wrong message is not itself
+    /// a difference, the send is.
+    fn wrong_send(&self, tree: &Tree, m: &Msg) -> bool {
+        let Some(t) = tree.sender_transition(m.peer, m.signal) else {
+            return false;
+        };
+        let Kind::Transition(tn) = &tree.nodes[t].kind else {
+            return false;
+        };
+        tn.sent
+            .iter()
+            .find(|s| s.signal == m.signal)
+            .is_some_and(|s| self.of(m.peer).contains(&s.index))
+    }
+
     /// An evaluation: correct inside a correct transition; wrong when it
     /// holds a wrong event or its result is part of one.
     fn evaluation(&self, tree: &Tree, id: NodeId, wrong: &[u64]) -> Option<Answer> {
@@ -157,6 +187,20 @@ impl WrongEvents {
         let payload = event_term(tree, t, w)?;
         contains(&payload, result).then_some(Answer::Wrong(Item::Result))
     }
+}
+
+/// Whether event `w` of process `k` is an input: the receipt (or
+/// timeout) a transition starts with, or where the process blocked.
+fn is_input(tree: &Tree, k: usize, w: u64) -> bool {
+    tree.nodes.iter().any(|n| {
+        n.proc == Some(k)
+            && n.events.start == w
+            && match &n.kind {
+                Kind::Transition(t) => !matches!(t.consumed, Consumed::Start),
+                Kind::Deadlock(_) => true,
+                _ => false,
+            }
+    })
 }
 
 /// The transition an evaluation is in.

@@ -49,7 +49,7 @@ pub fn buggy(tree: &Tree, node: NodeId, item: Item) -> Buggy {
                     ),
                     f.place.file.clone(),
                     f.place.line,
-                    t.last_line,
+                    within_receive(&f.place.file, f.place.line, t.last_line),
                 ),
                 None => start_code(tree, node, kind, t.last_line),
             }
@@ -169,6 +169,16 @@ fn clause_head(file: &str, function: &str, line: u32) -> u32 {
         k -= 1;
     }
     line
+}
+
+/// The last line to show of a transition from the receive at `line`: the
+/// last line it ran when that is near below it, else the receive's `end`.
+fn within_receive(file: &str, line: u32, last: u32) -> u32 {
+    if last > line && last - line < MAX_LINES {
+        last
+    } else {
+        receive_end(file, line)
+    }
 }
 
 /// The line of the `end` that closes the receive at `line` (the first
