@@ -46,6 +46,34 @@ impl fmt::Display for BadAnswer {
     }
 }
 
+impl fmt::Display for Item {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Item::Result => f.write_str("result"),
+            Item::Sent(n) => write!(f, "sent {n}"),
+            Item::Spawned(n) => write!(f, "spawned {n}"),
+            Item::Consumed => f.write_str("consumed"),
+            Item::Earlier(n) => write!(f, "earlier {n}"),
+            Item::Bindings => f.write_str("bindings"),
+            Item::Taken => f.write_str("taken"),
+            Item::Mailbox(n) => write!(f, "mailbox {n}"),
+        }
+    }
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Correct => f.write_str("correct"),
+            Answer::Wrong(i) => write!(f, "wrong ({i})"),
+            Answer::DontKnow => f.write_str("don't know"),
+            Answer::Trust => f.write_str("trusted"),
+            Answer::Undo => f.write_str("undo"),
+            Answer::Abort => f.write_str("abort"),
+        }
+    }
+}
+
 /// What answers look like, for prompts and errors.
 pub const SYNTAX: &str = "y (correct), n (wrong), n sent N, n spawned N, n consumed, \
 n earlier N, n bindings, n taken, n mailbox N, d (don't know), t (trust), u (undo), a (abort)";

@@ -341,7 +341,7 @@ fn print_text(
 ) {
     for a in session.asked.iter().filter(|a| a.by != "user") {
         outln!(
-            "{} answered {:?} about {} node {}",
+            "{}: {}: {} {}",
             a.by,
             a.answer,
             question::kind_name(&tree.nodes[a.node]),
@@ -386,7 +386,7 @@ fn print_json(
             serde_json::json!({
                 "node": a.node,
                 "kind": question::kind_name(&tree.nodes[a.node]),
-                "answer": format!("{:?}", a.answer),
+                "answer": a.answer.to_string(),
                 "by": a.by,
             })
         })
