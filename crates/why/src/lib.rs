@@ -1,6 +1,5 @@
-//! `trace why`: declarative debugging of a recorded run (Caballero et al.,
-//! "Declarative Debugging of Concurrent Erlang Programs", and "A Core
-//! Erlang semantics for declarative debugging"). The user is asked about
+//! `trace why`: declarative debugging of a recorded run (Caballero et al.
+//! 2016's EDD, over the calculus of Caballero et al. 2019). The user is asked about
 //! the computation's steps, never about its code — "this process, in this
 //! state, consumed this message and ended here having sent these messages:
 //! correct?" — and the answers walk a debugging tree down to a buggy node:

@@ -1,4 +1,4 @@
-//! The questions, one per kind of node (seed 004 §4.3): is this evaluation
+//! The questions, one per kind of node (Caballero et al. 2016, §4.3): is this evaluation
 //! correct, is this transition correct in this state, is this process's
 //! computation correct, did you expect it to wait here forever. Terms are
 //! printed as `~p` prints them; messages, spawns and receipts carry the

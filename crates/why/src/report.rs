@@ -1,4 +1,5 @@
-//! The session's answer: the buggy node with its kind (seed 004, Def. 6:
+//! The session's answer: the buggy node with its kind (Caballero et al.
+//! 2016, Definition 6:
 //! an erroneous transition, a receive wrongly succeeding or wrongly
 //! failing, a wrong function result), the function clause or `receive`
 //! at `file:line` with its source lines, and the EVENT a `trace replay

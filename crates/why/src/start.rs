@@ -1,5 +1,5 @@
 //! `--start P` or `--start EVENT`: the node a session starts at, for a
-//! process-directed search (seed 004 §4.4) or from an event another
+//! process-directed search (Caballero et al. 2016, §4.4) or from an event another
 //! command printed (a `trace check` violation, a `replay --until`).
 
 use crate::tree::{Consumed, Kind, NodeId, Reached, Tree};

@@ -1,5 +1,5 @@
-//! The debugging tree of a run (Caballero et al., "Declarative Debugging of
-//! Concurrent Erlang Programs", §5-§6): the run at the root; under it a
+//! The debugging tree of a run (Caballero et al. 2016, §5-§6): the run at
+//! the root; under it a
 //! node per process (the call it was started with and how it ended); under
 //! each process its transitions, from its start or one `receive` to the
 //! next `receive`, its end, or where it blocked, each consuming exactly one

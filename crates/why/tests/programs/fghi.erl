@@ -1,5 +1,5 @@
-%% The small example of seed 004 §5.6 (Caballero et al., declarative
-%% debugging of concurrent Erlang), in our own words, with a bug planted:
+%% The small example of Caballero et al. 2016 (§5.6, declarative debugging
+%% of concurrent Erlang), in our own words, with a bug planted:
 %% f(4) calls g(4), which spawns a process running i(Self) and waits in h
 %% for its message {Pid, 3}; h should answer M + X = 7, but subtracts.
 -module(fghi).
