@@ -94,7 +94,11 @@ loop(S) ->
 ";
 
 fn run(trace_calls: bool) -> Vec<(Vec<u32>, String)> {
-    let file = common::program("calls", PROGRAM);
+    // Written once: the two tests run at once and would race on the file.
+    static FILE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let file = FILE
+        .get_or_init(|| common::program("calls", PROGRAM))
+        .clone();
     let opts = LoadOptions {
         debug: true,
         ..LoadOptions::default()

@@ -194,9 +194,6 @@ fn apply(
             p.fun = f;
             p.pc = 0;
             p.base = nb as u32;
-            if p.trace_calls {
-                crate::vm::calls::called(p, prog, f, nb);
-            }
             Next::Continue
         }
         Ok(Callee::Bif(id)) => call_bif(p, rt, wk, prog, fun, pc, base, id, top, arity, ret, RAISE),

@@ -14,9 +14,6 @@ use trace_term::{atom, Term};
 #[inline(always)]
 pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot) -> Flow {
     let v = take(vm.reg_mut(src));
-    if vm.p.trace_calls {
-        crate::vm::calls::returned(vm.p, vm.prog, vm.fun, vm.pc() - 1, &v);
-    }
     let mut pc = 0;
     match do_return(vm.p, vm.prog, &mut vm.fun, &mut pc, &mut vm.base, v) {
         Some(end) => vm.slow(Next::End(end)),
