@@ -117,7 +117,10 @@ impl<'t> Session<'t> {
             let (answer, by) = match judged {
                 Some(x) => x,
                 None => match user.answer(self.tree, node)? {
-                    Some(a) => (a, "user".to_string()),
+                    Some(a) => {
+                        fits(self.tree, node, a)?;
+                        (a, "user".to_string())
+                    }
                     None => return Ok(Outcome::NoMoreAnswers(node)),
                 },
             };
@@ -364,4 +367,42 @@ impl<'t> Session<'t> {
             unknown,
         }
     }
+}
+
+/// Whether answer `a` names a part `node` has: `n sent 3` of a node that
+/// sent two messages is a mistake, said as one.
+pub fn fits(tree: &Tree, node: NodeId, a: Answer) -> Result<(), BadAnswer> {
+    let Answer::Wrong(item) = a else {
+        return Ok(());
+    };
+    let n = &tree.nodes[node];
+    let (sent, spawned) = match &n.kind {
+        Kind::Process(p) => (p.sent.len(), p.spawned.len()),
+        Kind::Transition(t) => (t.sent.len(), t.spawned.len()),
+        Kind::Evaluation(e) => (e.sent.len(), e.spawned.len()),
+        _ => (0, 0),
+    };
+    let (what, count, k) = match (&n.kind, item) {
+        (_, Item::Sent(k)) => ("messages sent", sent, k),
+        (_, Item::Spawned(k)) => ("processes spawned", spawned, k),
+        (Kind::Transition(t), Item::Earlier(k)) => ("earlier messages", t.earlier.len(), k),
+        (Kind::Deadlock(d), Item::Mailbox(k)) => ("messages in the mailbox", d.mailbox.len(), k),
+        (Kind::Transition(t), Item::Consumed) if matches!(t.consumed, Consumed::Message(_)) => {
+            return Ok(())
+        }
+        (Kind::Transition(_) | Kind::Deadlock(_), Item::Bindings) => return Ok(()),
+        (Kind::Transition(t), Item::Taken) if t.step > 0 => return Ok(()),
+        (_, Item::Result) => return Ok(()),
+        _ => {
+            return Err(BadAnswer(format!(
+                "n {item}: this question has no such part"
+            )))
+        }
+    };
+    if k > count {
+        return Err(BadAnswer(format!(
+            "n {item}: this question lists {count} {what}"
+        )));
+    }
+    Ok(())
 }

@@ -274,7 +274,9 @@ impl trace_why::User for UserAnswers {
                 Ok(0) | Err(_) => return Ok(None),
                 Ok(_) => {}
             }
-            match answer::parse(&line) {
+            let parsed = answer::parse(&line)
+                .map(|r| r.and_then(|a| trace_why::session::fits(tree, node, a).map(|_| a)));
+            match parsed {
                 None => continue,
                 Some(Ok(a)) => {
                     if !self.prompt && !self.json {
