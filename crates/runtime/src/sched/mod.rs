@@ -71,7 +71,9 @@ pub struct RunOptions {
     pub halt: bool,
     /// Report calls of the user's functions, returns and the bindings at
     /// each `receive` to the Observer ([`crate::hooks::ProcessObserver::call`]):
-    /// `trace why`'s evaluation nodes. Checked once per call and return.
+    /// `trace why`'s evaluation nodes. Such a process runs in an
+    /// instruction loop of its own: an ordinary run tests the flag once
+    /// per slice and per `receive`, never per call.
     pub trace_calls: bool,
 }
 

@@ -4,8 +4,9 @@
 //! user's functions are reported, but every return is, with the depth of
 //! the frame returning: a user function that tail-calls a library one
 //! returns through it, and frames an exception unwound are recognised by
-//! their depth. The loop checks the process's flag once per call and per
-//! return; everything here is out of line.
+//! their depth. A traced process runs in an instruction loop of its own
+//! (`interp::traced_loop`), which calls these before a return and after a
+//! call; the ordinary loop never does. Everything here is out of line.
 
 use crate::code::{FunId, Program};
 use crate::hooks::{CallReport, ReturnReport};
