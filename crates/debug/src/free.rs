@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use trace_recorder::{RecordConfig, RecordFlags};
-use trace_runtime::hooks::{Event, ProcessStart, ProcessObserver, Ready, SharedOp};
+use trace_runtime::hooks::{Event, ProcessObserver, ProcessStart, Ready, SharedOp};
 use trace_runtime::{Director, Entry, Loaded, Observer, RunOptions, Verdict};
 use trace_term::Pid;
 

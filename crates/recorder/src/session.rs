@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use trace_capture::{RecordFlags, OTHER_NONDET};
 use trace_format::{Header, LogWriter, ModuleInfo, Outcome, RunEnd, Summary, WriterOptions};
 use trace_runtime::hooks::{
-    Event, Native, Observer, ProcessStart, ProcessObserver, SharedOp, Touched,
+    Event, Native, Observer, ProcessObserver, ProcessStart, SharedOp, Touched,
 };
 use trace_runtime::{Entry, EntryOutcome, Loaded, RunOptions, RunOutcome, Runtime, Verdict};
 

@@ -218,6 +218,38 @@ pub trait ProcessObserver: Send {
     /// the event it belongs to (a receive's filter) or before it (a name,
     /// a liveness).
     fn touched(&mut self, _t: &Touched<'_>) {}
+    /// Runs with [`crate::RunOptions::trace_calls`] only: a function of the
+    /// user's modules (not the library's) was entered, or the process
+    /// started in one.
+    fn call(&mut self, _c: &CallReport<'_>) {}
+    /// Runs with `trace_calls` only: a function (the user's or the
+    /// library's) returned. Frames deeper than `depth` that did not return
+    /// were unwound by an exception.
+    fn returned(&mut self, _r: &ReturnReport<'_>) {}
+    /// Runs with `trace_calls` only: the process starts a `receive` (it
+    /// may be reported again for the same receive, after a wait).
+    fn receive_reached(&mut self, _frame: &crate::inspect::FrameState) {}
+}
+
+/// A call of a user function (see [`ProcessObserver::call`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CallReport<'a> {
+    /// The function, at its first line.
+    pub place: &'a crate::inspect::Place,
+    pub args: &'a [Term],
+    /// The number of frames below the function's (a tail call keeps its
+    /// caller's depth).
+    pub depth: usize,
+}
+
+/// A return (see [`ProcessObserver::returned`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ReturnReport<'a> {
+    pub value: &'a Term,
+    /// The depth of the frame returning, as in [`CallReport::depth`].
+    pub depth: usize,
+    /// The source line the function returned from.
+    pub line: u32,
 }
 
 /// The run departed from what the Director expected (replay of a different

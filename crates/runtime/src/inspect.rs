@@ -157,6 +157,14 @@ fn activity(prog: &Program, p: &Process) -> Activity {
     }
 }
 
+/// The innermost frame of `p` in the user's code (the innermost one when
+/// none is), with its bindings: what `trace why` shows at a `receive`.
+pub(crate) fn user_frame_of(prog: &Program, p: &Process) -> Option<FrameState> {
+    let mut frames = frames(prog, p);
+    let k = frames.iter().position(|f| !f.place.library).unwrap_or(0);
+    (k < frames.len()).then(|| frames.swap_remove(k))
+}
+
 /// The stack, innermost first: the current function at its pc, then each
 /// caller at the call it waits in.
 fn frames(prog: &Program, p: &Process) -> Vec<FrameState> {

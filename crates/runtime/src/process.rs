@@ -337,6 +337,8 @@ pub struct Process {
     /// Set when the process must die at the next safe point (reason).
     pub kill: Option<Term>,
     pub observer: Option<Box<dyn ProcessObserver>>,
+    /// Report calls and returns to the observer (`RunOptions::trace_calls`).
+    pub trace_calls: bool,
     pub director: Option<Box<dyn ProcessDirector>>,
     /// Non-message signals wait for the Director's word (replay) instead of
     /// being taken as they arrive.
@@ -426,6 +428,7 @@ impl Process {
             initial,
             kill: None,
             observer: None,
+            trace_calls: false,
             director: None,
             directed_signals: false,
             result: None,

@@ -13,6 +13,7 @@ pub mod replay;
 pub mod run;
 pub mod stats;
 pub mod view;
+pub mod why;
 
 /// Most threads `--schedulers` and `--threads` take: the engine's own limit
 /// on schedulers, also ample for the threads that read a log.

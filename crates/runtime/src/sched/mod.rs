@@ -69,6 +69,12 @@ pub struct RunOptions {
     /// End the run as soon as the entry process ends, as `halt()` after
     /// the entry would (`--halt`): other processes are left where they are.
     pub halt: bool,
+    /// Report calls of the user's functions, returns and the bindings at
+    /// each `receive` to the Observer ([`crate::hooks::ProcessObserver::call`]):
+    /// `trace why`'s evaluation nodes. Such a process runs in an
+    /// instruction loop of its own: an ordinary run tests the flag once
+    /// per slice and per `receive`, never per call.
+    pub trace_calls: bool,
 }
 
 /// The processors this process may use, asked of the system once (it
@@ -108,6 +114,7 @@ impl Default for RunOptions {
             time_limit: None,
             max_events: None,
             halt: false,
+            trace_calls: false,
         }
     }
 }

@@ -99,6 +99,10 @@ fn new_process(
         initial,
     };
     body.observer = rt.observer.process_started(&info);
+    if rt.opts.trace_calls && body.observer.is_some() {
+        body.trace_calls = true;
+        crate::vm::calls::called(&mut body, &rt.program, fun, 0);
+    }
     body.director = rt.director.process_started(&info);
     body.directed_signals = body
         .director

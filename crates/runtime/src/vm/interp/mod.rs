@@ -292,22 +292,89 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
         next: &mut pending,
     };
     vm.enter_code(pc);
+    if vm.p.trace_calls {
+        return traced_loop(&mut vm);
+    }
+    instruction_loop::<false>(&mut vm)
+}
+
+/// The loop of a process whose calls and returns are reported
+/// (`RunOptions::trace_calls`): an instantiation of its own, so the
+/// ordinary loop has not one instruction more.
+#[inline(never)]
+fn traced_loop(vm: &mut Vm<'_>) -> SliceEnd {
+    instruction_loop::<true>(vm)
+}
+
+/// Before instruction `ins` of a traced process: a return is reported.
+#[cold]
+fn before(vm: &mut Vm<'_>, ins: &Instr) {
+    if let Instr::Return { src } = *ins {
+        let v = vm.reg(src).clone();
+        crate::vm::calls::returned(vm.p, vm.prog, vm.fun, vm.pc(), &v);
+    }
+}
+
+/// After a call instruction of a traced process: the start of the
+/// function it entered, if it entered one (a built-in stays put, or
+/// returns past the call; `apply` enters code too).
+#[cold]
+fn after(vm: &mut Vm<'_>, ins: &Instr) {
+    let call = matches!(
+        ins,
+        Instr::Call { .. }
+            | Instr::TailCall { .. }
+            | Instr::CallExt { .. }
+            | Instr::TailCallExt { .. }
+            | Instr::CallBif { .. }
+            | Instr::CallFun { .. }
+            | Instr::TailCallFun { .. }
+            | Instr::CallDyn { .. }
+            | Instr::TailCallDyn { .. }
+    );
+    if call && vm.pc() == 0 {
+        crate::vm::calls::called(vm.p, vm.prog, vm.fun, vm.base);
+    }
+}
+
+/// Runs instructions until the slice ends; `TRACE` reports calls and
+/// returns (a constant: the ordinary instantiation has no test for it).
+#[inline(always)]
+fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
     loop {
         let ins = vm.current();
+        if TRACE {
+            before(vm, ins);
+        }
         vm.step();
-        let flow = exec(&mut vm, ins);
+        let flow = exec(vm, ins);
         let next = match flow {
-            Flow::Go => continue,
+            Flow::Go => {
+                if TRACE {
+                    after(vm, ins);
+                }
+                continue;
+            }
             Flow::Next => vm.next.take().expect("a slow path says what to do"),
         };
         match next {
             Next::Continue => {
                 vm.resume();
+                if TRACE {
+                    after(vm, ins);
+                }
                 if let Some(reason) = vm.p.kill.take() {
                     return SliceEnd::Exit(ExitInfo::plain(reason));
                 }
             }
-            Next::End(e) => return e,
+            Next::End(e) => {
+                // A call that used the slice's last reduction yields at
+                // the callee's start.
+                if TRACE && matches!(e, SliceEnd::Yield) && vm.p.pc == 0 {
+                    after(vm, ins);
+                }
+                return e;
+            }
             Next::Raise(e) => {
                 if let Err(end) = vm.throw(e) {
                     return end;

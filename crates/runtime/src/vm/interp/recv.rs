@@ -19,6 +19,10 @@ pub(super) fn start(vm: &mut Vm<'_>, after: u32) -> Flow {
         };
         vm.p.recv_may_time_out = after != crate::ir::RAISE;
     }
+    if vm.p.trace_calls {
+        vm.save();
+        crate::vm::calls::receive_reached(vm.p, vm.prog);
+    }
     match receive::start(vm.p, vm.rt, vm.wk, after) {
         Step::Continue => Flow::Go,
         Step::Jump(to) => {
