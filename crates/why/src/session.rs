@@ -73,6 +73,11 @@ struct State {
     suspect: Option<NodeId>,
     /// The start node, not yet judged.
     start: Option<NodeId>,
+    /// A transition the suspect moved to because a message it sent was
+    /// wrong: before it is called buggy, its state is asked about, since
+    /// bindings it was given by an earlier step may be what made the
+    /// message wrong.
+    unconfirmed: Option<NodeId>,
 }
 
 pub struct Session<'t> {
@@ -156,6 +161,14 @@ impl<'t> Session<'t> {
         if was_start {
             self.state.start = None;
         }
+        if self.state.unconfirmed == Some(node) {
+            self.state.unconfirmed = None;
+            // Only wrong bindings move the suspect on: the message it sent
+            // is already known to be wrong.
+            if answer != Answer::Wrong(Item::Bindings) {
+                return None;
+            }
+        }
         match answer {
             Answer::Correct | Answer::Trust => {
                 if answer == Answer::Trust {
@@ -179,6 +192,13 @@ impl<'t> Session<'t> {
                 let (target, item) = self.blame(node, item);
                 self.state.judged.insert(target, Status::Wrong(item));
                 self.state.suspect = Some(target);
+                let inherits_state = matches!(
+                    &self.tree.nodes[target].kind,
+                    Kind::Transition(t) if t.from.as_ref().is_some_and(|f| !f.bindings.is_empty())
+                );
+                if target != node && matches!(item, Item::Sent(_)) && inherits_state {
+                    self.state.unconfirmed = Some(target);
+                }
             }
             Answer::Undo | Answer::Abort => {}
         }
@@ -302,7 +322,11 @@ impl<'t> Session<'t> {
                 .find(|c| self.status(*c).is_none()),
             Strategy::DivideAndQuery => self.halfway(suspect),
         };
-        pick.ok_or_else(|| self.finish(suspect))
+        match pick {
+            Some(p) => Ok(p),
+            None if self.state.unconfirmed == Some(suspect) => Ok(suspect),
+            None => Err(self.finish(suspect)),
+        }
     }
 
     /// Divide & query: the unjudged node below `suspect` whose subtree

@@ -167,7 +167,7 @@ fn tcp_bug_1_the_server_that_stops_is_found_in_two_questions_as_in_the_paper() {
 }
 
 #[test]
-fn tcp_bug_2_a_wrong_message_leads_to_its_sender_in_one_question() {
+fn tcp_bug_2_a_wrong_message_leads_to_its_sender_in_two_questions() {
     let file = fixture("papers/tcp.erl");
     let log = record_printing(&file, "main received error_ack");
     let t = tree(&file, &log);
@@ -177,10 +177,16 @@ fn tcp_bug_2_a_wrong_message_leads_to_its_sender_in_one_question() {
         Strategy::TopDown,
         Some("send(P.1.1:0)"),
         &[],
-        &["n consumed"],
+        // The sender's transition is then asked about: its state is right.
+        &["n consumed", "y"],
     );
-    assert_eq!(user.questions.len(), 1);
+    assert_eq!(user.questions.len(), 2);
     assert!(user.questions[0].contains("consumed: {<0.83.0>,{201,50,501,ack}} from P.3"));
+    assert!(
+        user.questions[1].contains("tcp.erl:54"),
+        "{}",
+        user.questions[1]
+    );
     assert_eq!(b.kind, "erroneous transition");
     ends_with(&b.code, "tcp.erl:54 (tcp:syn_ack/3)");
     assert!(b
