@@ -5,10 +5,8 @@
 
 mod common;
 
-use common::{s, text, trace, trace_cmd, Scratch};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use common::{record_one_scheduler, s, text, trace, trace_with_input, Scratch};
+use std::path::Path;
 
 fn fixture(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,38 +16,16 @@ fn fixture(rel: &str) -> String {
         .into_owned()
 }
 
-fn record(dir: &Scratch, program: &str) -> PathBuf {
-    let log = dir.path("run.trace");
-    let o = trace(&["record", program, "-o", s(&log), "-q", "--schedulers", "1"]);
-    assert!(log.exists(), "record failed: {}", text(&o.stderr));
-    log
-}
-
 /// `trace debug ARGS` with `input` on standard input.
 fn debug(args: &[&str], input: &str) -> (i32, String, String) {
-    let mut child = trace_cmd()
-        .arg("debug")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
-    (o.status.code().unwrap(), text(&o.stdout), text(&o.stderr))
+    trace_with_input("debug", args, input)
 }
 
 #[test]
 fn a_command_file_walks_the_run_forwards_and_back() {
     let dir = Scratch::new("debug-file");
     let prog = fixture("proxy_server.erl");
-    let log = record(&dir, &prog);
+    let log = record_one_scheduler(&dir, &prog);
     let script = dir.path("session.txt");
     std::fs::write(
         &script,
@@ -72,7 +48,7 @@ fn a_command_file_walks_the_run_forwards_and_back() {
 fn piped_commands_answer_as_a_file_does_and_a_mistake_sets_the_status() {
     let dir = Scratch::new("debug-pipe");
     let prog = fixture("purchase.erl");
-    let log = record(&dir, &prog);
+    let log = record_one_scheduler(&dir, &prog);
     let (code, out, _) = debug(&[&prog, s(&log)], "step P 2\nprocs\nstep Q\nlog\n");
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("P <0.80.0> #1 spawn P.2 <0.82.0>"), "{out}");
@@ -88,7 +64,7 @@ fn piped_commands_answer_as_a_file_does_and_a_mistake_sets_the_status() {
 fn json_gives_one_object_per_command() {
     let dir = Scratch::new("debug-json");
     let prog = fixture("purchase.erl");
-    let log = record(&dir, &prog);
+    let log = record_one_scheduler(&dir, &prog);
     let (code, out, _) = debug(&[&prog, s(&log), "--json"], "run\nrollback nonsense\n");
     assert_eq!(code, 1, "{out}");
     let lines: Vec<serde_json::Value> = out
@@ -136,7 +112,7 @@ fn without_a_log_the_user_schedules_and_the_saved_run_replays() {
 #[test]
 fn a_log_of_another_program_is_refused() {
     let dir = Scratch::new("debug-other");
-    let log = record(&dir, &fixture("purchase.erl"));
+    let log = record_one_scheduler(&dir, &fixture("purchase.erl"));
     let (code, _, err) = debug(&[&fixture("proxy_server.erl"), s(&log)], "procs\n");
     assert_eq!(code, 2);
     assert!(err.contains("not the program"), "{err}");

@@ -5,10 +5,8 @@
 
 mod common;
 
-use common::{s, text, trace, trace_cmd, Scratch};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use common::{record_one_scheduler, s, text, trace, trace_with_input, Scratch};
+use std::path::Path;
 
 fn repo(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,38 +16,16 @@ fn repo(rel: &str) -> String {
         .into_owned()
 }
 
-fn record(dir: &Scratch, program: &str) -> PathBuf {
-    let log = dir.path("run.trace");
-    trace(&["record", program, "-o", s(&log), "-q", "--schedulers", "1"]);
-    assert!(log.exists());
-    log
-}
-
 /// `trace why ARGS` with `input` on standard input.
 fn why(args: &[&str], input: &str) -> (i32, String, String) {
-    let mut child = trace_cmd()
-        .arg("why")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
-    (o.status.code().unwrap(), text(&o.stdout), text(&o.stderr))
+    trace_with_input("why", args, input)
 }
 
 #[test]
 fn an_answers_file_leads_to_the_buggy_receive_and_its_replay_command() {
     let dir = Scratch::new("why-answers");
     let prog = repo("fixtures/papers/tcp.erl");
-    let log = record(&dir, &prog);
+    let log = record_one_scheduler(&dir, &prog);
     let answers = dir.path("answers.txt");
     std::fs::write(&answers, "# the server should not end\nn\n\nn\n").unwrap();
     let (code, out, err) = why(
@@ -78,7 +54,7 @@ fn an_answers_file_leads_to_the_buggy_receive_and_its_replay_command() {
 fn piped_answers_and_json_give_one_object_per_question_and_the_result() {
     let dir = Scratch::new("why-json");
     let prog = repo("crates/why/tests/programs/fghi.erl");
-    let log = record(&dir, &prog);
+    let log = record_one_scheduler(&dir, &prog);
     let (code, out, err) = why(&[&prog, s(&log), "--json"], "n\ny\nn\n");
     assert_eq!(code, 0, "{out}{err}");
     let lines: Vec<serde_json::Value> = out
@@ -99,7 +75,7 @@ fn piped_answers_and_json_give_one_object_per_question_and_the_result() {
 fn a_specification_answers_every_question() {
     let dir = Scratch::new("why-spec");
     let prog = repo("fixtures/papers/tcp.erl");
-    let log = record(&dir, &prog);
+    let log = record_one_scheduler(&dir, &prog);
     let spec = repo("crates/why/tests/programs/tcp_loop.tspec");
     let (code, out, err) = why(&[&prog, s(&log), "--oracle", &spec], "");
     assert_eq!(code, 0, "{out}{err}");
@@ -116,7 +92,7 @@ fn a_specification_answers_every_question() {
 fn bad_input_is_refused_with_a_reason_and_status_2() {
     let dir = Scratch::new("why-bad");
     let prog = repo("fixtures/papers/tcp.erl");
-    let log = record(&dir, &prog);
+    let log = record_one_scheduler(&dir, &prog);
     let (code, _, err) = why(&[&prog, s(&log), "--start", "P.9"], "");
     assert_eq!(code, 2);
     assert!(err.contains("no process P.9 in this run"), "{err}");

@@ -66,10 +66,7 @@ pub fn materialise(loaded: &Loaded, log: &Arc<LogReader>, holds: Vec<u64>) -> Sn
     );
     let outcome = trace_runtime::run(rt, entry);
     let failure = match (&outcome.divergence, &outcome.unsupported) {
-        (Some(d), _) => Some(format!(
-            "the replay departed from the log at {} ({}): the log has {}, the run did {}",
-            d.pid, d.location, d.expected, d.happened
-        )),
+        (Some(d), _) => Some(d.to_string()),
         (None, Some(u)) => Some(u.clone()),
         (None, None) => unfinished(&director.inner),
     };

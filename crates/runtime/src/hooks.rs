@@ -271,6 +271,17 @@ pub struct Divergence {
     pub agreed: String,
 }
 
+impl std::fmt::Display for Divergence {
+    /// One line for a session that replays a log (`trace debug`, `trace why`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the replay departed from the log at {} ({}): the log has {}, the run did {}",
+            self.pid, self.location, self.expected, self.happened
+        )
+    }
+}
+
 /// How a receive picks its message.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ReceiveChoice {

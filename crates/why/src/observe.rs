@@ -141,10 +141,7 @@ pub fn observe(loaded: &Loaded, log: &Arc<LogReader>, max_nodes: usize) -> Obser
     );
     let outcome = trace_runtime::run(rt, entry);
     let failure = match (&outcome.divergence, &outcome.unsupported) {
-        (Some(d), _) => Some(format!(
-            "the replay departed from the log at {} ({}): the log has {}, the run did {}",
-            d.pid, d.location, d.expected, d.happened
-        )),
+        (Some(d), _) => Some(d.to_string()),
         (None, Some(u)) => Some(u.clone()),
         (None, None) => None,
     };
