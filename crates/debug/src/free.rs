@@ -44,6 +44,16 @@ pub struct Taken {
 pub struct Next {
     pub pick: Pick,
     pub timeout: Option<u64>,
+    /// For a timer's message: the milliseconds the timer was set for.
+    pub timer_after: Option<u64>,
+}
+
+impl Next {
+    /// How long this step waits for time to pass: a receive's `after`, a
+    /// timer's delay; `None` for a step that can go at once.
+    fn waits(&self) -> Option<u64> {
+        self.timeout.or(self.timer_after)
+    }
 }
 
 /// What to do past the schedule.
@@ -217,21 +227,29 @@ impl State {
                 Ready::Process { pid, timeout } => Next {
                     pick: Pick::Process(self.path(pid)),
                     timeout,
+                    timer_after: None,
                 },
-                Ready::Timer { id, .. } => Next {
+                Ready::Timer { id, after } => Next {
                     pick: Pick::Timer(self.path(id.sender), id.index),
                     timeout: None,
+                    timer_after: Some(after),
                 },
             })
             .collect()
     }
 
-    /// The engine's own choice: the last process goes on if it can.
+    /// The engine's own choice: the last process goes on while it can, else
+    /// the first that can; a timeout or a timer's message only when nothing
+    /// else can go, the shortest first (time passes only when the run would
+    /// otherwise wait for it).
     fn default_pick(&self, next: &[Next]) -> Option<Pick> {
         let last = self.taken.last().map(|t| &t.pick);
+        let at_once = |n: &&Next| n.waits().is_none();
         next.iter()
+            .filter(at_once)
             .find(|n| Some(&n.pick) == last && matches!(n.pick, Pick::Process(_)))
-            .or(next.first())
+            .or_else(|| next.iter().find(at_once))
+            .or_else(|| next.iter().min_by_key(|n| n.waits()))
             .map(|n| n.pick.clone())
     }
 }

@@ -243,3 +243,27 @@ fn run_rollback_spawn_run_in_a_free_session_ends_with_the_same_output_and_log() 
         assert_eq!(events_of(&again), events_of(&first), "{name}");
     }
 }
+
+/// `run` in a free session lets time pass only when nothing else can go:
+/// a server fed by workers is read after a `timer:sleep`, as on the engine's
+/// own schedule (a sleep that fired first would read an empty store).
+#[test]
+fn a_free_run_takes_a_timeout_only_when_nothing_else_can_go() {
+    let dir = tempdir("sleep");
+    let src = dir.join("kv.erl");
+    std::fs::write(
+        &src,
+        "-module(kv).\n-export([main/0]).\n\
+         main() ->\n    register(kv, spawn(fun() -> loop(#{}) end)),\n    \
+         [spawn(fun() -> kv ! {put, K, K * K} end) || K <- lists:seq(1, 4)],\n    \
+         timer:sleep(10),\n    kv ! {get, self(), 3},\n    \
+         receive {val, V} -> io:format(\"3 -> ~p~n\", [V]) end.\n\
+         loop(M) ->\n    receive\n        {put, K, V} -> loop(M#{K => V});\n        \
+         {get, From, K} -> From ! {val, maps:get(K, M, undefined)}, loop(M)\n    end.\n",
+    )
+    .unwrap();
+    let mut s = open_free(&src, &dir);
+    let out = exec(&mut s, "run");
+    assert!(out.contains("3 -> 9"), "{out}");
+    assert_eq!(native_output(&src), "3 -> 9\n");
+}
