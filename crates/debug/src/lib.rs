@@ -37,6 +37,7 @@ pub mod schedule;
 pub mod session;
 mod show;
 mod var;
+mod words;
 
 pub use command::{Command, HELP};
 pub use cut::Cut;

@@ -6,6 +6,7 @@
 
 use crate::cut::{slot_of, Cut, StopPoints};
 use crate::engine::Snapshot;
+use crate::words::{plural, short_path};
 use std::fmt::Write;
 use std::ops::Range;
 use trace_capture::Namer;
@@ -13,7 +14,6 @@ use trace_causal::{EventId, Model, ReceiptKind};
 use trace_format::text::{render_payload, Printer};
 use trace_format::{Event, EventRef, LogReader, MsgId};
 use trace_runtime::inspect::{Activity, ProcessState};
-use trace_term::PrettyOptions;
 
 /// Events listed one by one in a report; beyond, a count per process.
 const LISTED: u64 = 40;
@@ -382,24 +382,6 @@ impl<'a> Render<'a> {
             Some((e, m)) => self.printer().event(&EventRef::of(&e, m)),
             None => "?".into(),
         }
-    }
-}
-
-/// Terms as `~p` prints them.
-pub fn pretty(t: &trace_term::Term) -> String {
-    trace_term::pretty(t, &PrettyOptions::default())
-}
-
-/// A path as the user gave it, without a leading `./`.
-pub fn short_path(p: &str) -> &str {
-    p.strip_prefix("./").unwrap_or(p)
-}
-
-pub fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }
 

@@ -125,7 +125,7 @@ impl Session {
             out.extend_from_slice(
                 format!(
                     "the {dropped} step{} after this state are dropped\n",
-                    crate::render::plural(dropped as u64)
+                    crate::words::plural(dropped as u64)
                 )
                 .as_bytes(),
             );

@@ -425,7 +425,7 @@ impl Session {
             self.breaks.clear();
             return Ok(format!(
                 "deleted {n} breakpoint{}\n",
-                crate::render::plural(n)
+                crate::words::plural(n)
             ));
         };
         let (_, e) = self.event(&spec)?;
