@@ -73,10 +73,10 @@ struct State {
     suspect: Option<NodeId>,
     /// The start node, not yet judged.
     start: Option<NodeId>,
-    /// A transition the suspect moved to because a message it sent was
-    /// wrong: before it is called buggy, its state is asked about, since
-    /// bindings it was given by an earlier step may be what made the
-    /// message wrong.
+    /// A transition the suspect moved to because of another node's answer
+    /// (a message it sent, or a state it made, was wrong): before it is
+    /// called buggy it is asked about, since what it was given — its
+    /// bindings, the message it consumed — may be what made it go wrong.
     unconfirmed: Option<NodeId>,
 }
 
@@ -163,9 +163,9 @@ impl<'t> Session<'t> {
         }
         if self.state.unconfirmed == Some(node) {
             self.state.unconfirmed = None;
-            // Only wrong bindings move the suspect on: the message it sent
-            // is already known to be wrong.
-            if answer != Answer::Wrong(Item::Bindings) {
+            // It is known to be wrong: only an answer naming what it was
+            // given moves the suspect on.
+            if !matches!(answer, Answer::Wrong(_)) {
                 return None;
             }
         }
@@ -192,11 +192,8 @@ impl<'t> Session<'t> {
                 let (target, item) = self.blame(node, item);
                 self.state.judged.insert(target, Status::Wrong(item));
                 self.state.suspect = Some(target);
-                let inherits_state = matches!(
-                    &self.tree.nodes[target].kind,
-                    Kind::Transition(t) if t.from.as_ref().is_some_and(|f| !f.bindings.is_empty())
-                );
-                if target != node && matches!(item, Item::Sent(_)) && inherits_state {
+                let moved = target != node;
+                if moved && matches!(self.tree.nodes[target].kind, Kind::Transition(_)) {
                     self.state.unconfirmed = Some(target);
                 }
             }
