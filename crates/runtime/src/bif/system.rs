@@ -139,7 +139,7 @@ fn store_cas(cx: &mut Ctx, a: &[Term]) -> BifResult {
         }
         same
     });
-    cx.nondet(NondetBif::Other("store"), Term::bool(swapped))
+    cx.decide(NondetBif::Other("store"), Term::bool(swapped))
 }
 
 /// Every `{Key, Value}` whose key is a tuple starting with `Tag`, in the

@@ -81,8 +81,9 @@ impl<'a> Ctx<'a> {
         self.decide(kind, computed)
     }
 
-    /// [`Ctx::nondet`] right after another event of the same built-in, where
-    /// no signal can land in between.
+    /// [`Ctx::nondet`] right after [`Ctx::before_event`] or another event of
+    /// the same built-in, where no signal can land in between (signals due
+    /// are taken once per event).
     pub(crate) fn decide(&mut self, kind: NondetBif, computed: Term) -> Result<Term, Fault> {
         let v = match self.proc.director.as_mut() {
             Some(d) => match d.nondet(kind, computed) {
@@ -106,7 +107,7 @@ impl<'a> Ctx<'a> {
             .unwrap_or_else(|e| e.into_inner())
             .get(&name)
             .copied();
-        let v = self.nondet(
+        let v = self.decide(
             NondetBif::Whereis,
             now.map(Term::Pid).unwrap_or(Term::Atom(atom::UNDEFINED)),
         )?;
@@ -188,7 +189,7 @@ impl<'a> Ctx<'a> {
         self.before_event()?;
         self.touched(crate::hooks::Touched::Liveness(pid));
         let now = pid == self.proc.pid || self.rt.table.get(pid).is_some_and(|s| !s.is_exited());
-        let v = self.nondet(NondetBif::IsProcessAlive, Term::bool(now))?;
+        let v = self.decide(NondetBif::IsProcessAlive, Term::bool(now))?;
         Ok(v.is_atom(atom::TRUE))
     }
 

@@ -25,7 +25,7 @@ fn processes(cx: &mut Ctx, _: &[Term]) -> BifResult {
         .map(|s| s.pid)
         .collect();
     pids.sort();
-    cx.nondet(
+    cx.decide(
         NondetBif::Processes,
         Term::list(pids.into_iter().map(Term::Pid).collect()),
     )
@@ -151,7 +151,7 @@ fn process_info2(cx: &mut Ctx, a: &[Term]) -> BifResult {
             None => Term::Atom(atom::UNDEFINED),
         }
     };
-    cx.nondet(NondetBif::ProcessInfo, computed)
+    cx.decide(NondetBif::ProcessInfo, computed)
 }
 
 /// `process_info` of another process, read between two of its slices (BEAM

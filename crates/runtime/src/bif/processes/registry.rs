@@ -42,7 +42,7 @@ fn register_name(cx: &mut Ctx, a: &[Term]) -> BifResult {
             false
         }
     };
-    let v = cx.nondet(
+    let v = cx.decide(
         NondetBif::Register,
         if ok {
             Term::tuple(vec![Term::Atom(*name), Term::Pid(*pid)])
@@ -89,7 +89,7 @@ fn unregister(cx: &mut Ctx, a: &[Term]) -> BifResult {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .remove(name);
-    let v = cx.nondet(
+    let v = cx.decide(
         NondetBif::Register,
         if removed.is_some() {
             Term::tuple(vec![Term::Atom(*name), Term::Atom(atom::UNDEFINED)])
