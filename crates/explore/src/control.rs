@@ -4,7 +4,6 @@
 
 use crate::step::{Access, Actor, MsgKey, Step, UNKNOWN};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 use trace_capture::{MsgRef, ProcRef, SymbolicName};
 use trace_runtime::hooks::{
@@ -15,36 +14,9 @@ use trace_runtime::{Director, Observer};
 use trace_term::{Pid, Term};
 
 /// A map keyed by pids, spawn paths and message keys, which the hooks look
-/// up at every event: hashed by multiply-and-rotate, not SipHash (the keys
-/// come from the engine, not from an adversary).
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Mix>>;
-
-#[derive(Default)]
-struct Mix(u64);
-
-impl Hasher for Mix {
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.write_u64(*b as u64);
-        }
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(n as u64);
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+/// up at every event: hashed as the engine's table keys are (multiply and
+/// rotate, not SipHash: the keys come from the engine, not an adversary).
+type FastMap<K, V> = HashMap<K, V, trace_runtime::ets::key::KeyHash>;
 
 /// Spawn paths numbered once for the whole exploration, so that a process
 /// is the same actor in every run whatever pid it gets.
