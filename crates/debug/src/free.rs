@@ -113,11 +113,7 @@ pub fn run(
     run.reports = false;
     let rc = RecordConfig {
         out: cfg.path.clone(),
-        flags: RecordFlags {
-            payloads: true,
-            deliveries: false,
-            output: true,
-        },
+        flags: FREE_FLAGS,
         writer: trace_format::WriterOptions::default(),
         run,
         entry_text: cfg.entry_text.clone(),
@@ -174,8 +170,6 @@ pub fn counts(taken: &[Taken]) -> HashMap<Vec<u32>, u64> {
 #[derive(Default)]
 struct State {
     paths: HashMap<Pid, Vec<u32>>,
-    /// Log events of each process so far.
-    counts: HashMap<Vec<u32>, u64>,
     /// The step under way, and the counts it changed.
     current: Option<Pick>,
     made: Vec<(Vec<u32>, u64)>,
@@ -189,6 +183,13 @@ struct State {
     departed: Option<usize>,
     refused: Option<Pick>,
 }
+
+/// What a free run's log holds: payloads and output, no deliveries.
+const FREE_FLAGS: RecordFlags = RecordFlags {
+    payloads: true,
+    deliveries: false,
+    output: true,
+};
 
 /// The Director of a free run and the Observer that counts its events.
 #[derive(Clone, Default)]
@@ -323,33 +324,31 @@ impl Observer for Hooks {
         Some(Box::new(Counter {
             path: p.path.clone(),
             hooks: self.clone(),
+            count: 0,
         }))
     }
 }
 
-/// Counts one process's log events (what the recorder writes: every event
-/// but deliveries, which a free run does not record, and every operation
-/// on shared state).
+/// Counts one process's log events (what the recorder writes with
+/// [`FREE_FLAGS`], and every operation on shared state).
 struct Counter {
     path: Vec<u32>,
     hooks: Hooks,
+    /// Its log events so far.
+    count: u64,
 }
 
 impl Counter {
-    fn bump(&self) {
-        let mut s = self.hooks.lock();
-        let n = {
-            let c = s.counts.entry(self.path.clone()).or_insert(0);
-            *c += 1;
-            *c
-        };
-        s.made.push((self.path.clone(), n));
+    fn bump(&mut self) {
+        self.count += 1;
+        let made = (self.path.clone(), self.count);
+        self.hooks.lock().made.push(made);
     }
 }
 
 impl ProcessObserver for Counter {
     fn event(&mut self, ev: &Event<'_>) {
-        if !matches!(ev, Event::Deliver { .. }) {
+        if FREE_FLAGS.logs(ev) {
             self.bump();
         }
     }

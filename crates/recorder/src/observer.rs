@@ -98,7 +98,7 @@ impl ProcessObserver for ProcessRecorder {
     /// the process's own and uncontended (the flusher only tries it), so
     /// taking it per event costs less than staging events for the slice.
     fn event(&mut self, ev: &Event<'_>) {
-        if matches!(ev, Event::Deliver { .. }) && !self.shared.flags.deliveries {
+        if !self.shared.flags.logs(ev) {
             return;
         }
         let Some(w) = self.w.as_mut() else { return };

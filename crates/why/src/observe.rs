@@ -114,7 +114,7 @@ pub fn observe(loaded: &Loaded, log: &Arc<LogReader>, max_nodes: usize) -> Obser
     let director = Arc::new(LogDirector::new(log.clone(), None));
     let sink = Arc::new(Sink {
         procs: Mutex::new(Vec::new()),
-        deliveries: trace_capture::RecordFlags::of_header(log.header()).deliveries,
+        flags: trace_capture::RecordFlags::of_header(log.header()),
         left: Arc::new(AtomicUsize::new(max_nodes.saturating_mul(ITEMS_PER_NODE))),
     });
     let run = RunOptions {
@@ -167,7 +167,8 @@ pub fn observe(loaded: &Loaded, log: &Arc<LogReader>, max_nodes: usize) -> Obser
 /// Collects every process's items.
 struct Sink {
     procs: Mutex<Vec<Arc<Mutex<ProcRun>>>>,
-    deliveries: bool,
+    /// What the log holds: its events are counted as the recorder wrote them.
+    flags: trace_capture::RecordFlags,
     /// Items that may still be kept, all processes together.
     left: Arc<AtomicUsize>,
 }
@@ -192,7 +193,7 @@ impl Observer for Sink {
             run,
             index: 0,
             signals: 0,
-            deliveries: self.deliveries,
+            flags: self.flags,
             left: self.left.clone(),
         }))
     }
@@ -204,7 +205,7 @@ struct Watch {
     run: Arc<Mutex<ProcRun>>,
     index: u64,
     signals: u64,
-    deliveries: bool,
+    flags: trace_capture::RecordFlags,
     left: Arc<AtomicUsize>,
 }
 
@@ -258,7 +259,7 @@ impl Watch {
 
 impl ProcessObserver for Watch {
     fn event(&mut self, ev: &Event<'_>) {
-        if matches!(ev, Event::Deliver { .. }) && !self.deliveries {
+        if !self.flags.logs(ev) {
             return;
         }
         let what = self.what(ev);
