@@ -43,14 +43,7 @@ impl Session {
     /// A session at the start of the run `log` recorded from `loaded` (a
     /// program loaded with debug information, `LoadOptions::debug`).
     pub fn open(loaded: Loaded, log: Arc<LogReader>, force: bool) -> Result<Session, String> {
-        let mismatches = trace_replayer::check_identity(log.header(), &loaded);
-        if !mismatches.is_empty() && !force {
-            let parts: Vec<String> = mismatches.iter().map(|m| m.to_string()).collect();
-            return Err(format!(
-                "this is not the program the log was recorded from: {} (--force debugs anyway)",
-                parts.join("; ")
-            ));
-        }
+        trace_replayer::refuse_other_program(log.header(), &loaded, force, "debugs")?;
         let crate::scan::Scanned {
             model,
             stops,

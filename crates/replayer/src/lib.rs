@@ -24,5 +24,5 @@ pub mod identity;
 pub mod session;
 mod window;
 
-pub use identity::{check_identity, IdentityMismatch};
+pub use identity::{check_identity, refuse_other_program, IdentityMismatch};
 pub use session::{replay, ReplayConfig, ReplayError, ReplayResult, Stuck};

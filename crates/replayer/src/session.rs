@@ -37,12 +37,7 @@ impl std::fmt::Display for ReplayError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReplayError::Identity(m) => {
-                let parts: Vec<String> = m.iter().map(|x| x.to_string()).collect();
-                write!(
-                    f,
-                    "this is not the program the log was recorded from: {} (--force replays anyway)",
-                    parts.join("; ")
-                )
+                f.write_str(&crate::identity::not_the_program(m, "replays"))
             }
             ReplayError::Entry(e) => write!(f, "the log's entry call: {e}"),
         }

@@ -46,14 +46,7 @@ pub fn debugging_tree(
     force: bool,
     max_nodes: usize,
 ) -> Result<Tree, String> {
-    let mismatches = trace_replayer::check_identity(log.header(), loaded);
-    if !mismatches.is_empty() && !force {
-        let parts: Vec<String> = mismatches.iter().map(|m| m.to_string()).collect();
-        return Err(format!(
-            "this is not the program the log was recorded from: {} (--force debugs anyway)",
-            parts.join("; ")
-        ));
-    }
+    trace_replayer::refuse_other_program(log.header(), loaded, force, "debugs")?;
     let observed = observe::observe(loaded, log, max_nodes);
     if let Some(f) = observed.failure {
         return Err(f);
