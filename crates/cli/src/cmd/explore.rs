@@ -275,8 +275,7 @@ fn report_group(args: &Args, n: usize, g: &Group, path: &std::path::Path, note: 
 
 /// `trace replay FILES LOG`, as a command line.
 fn replay_command(args: &Args, log: &std::path::Path) -> String {
-    let files: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
-    format!("trace replay {} {}", files.join(" "), log.display())
+    super::replay_command(&args.files, log)
 }
 
 fn step_json(s: &StepInfo) -> serde_json::Value {

@@ -290,13 +290,7 @@ pub fn expectations_from(
         None => None,
     };
     let check = match check {
-        Some(f) => Some(trace_check::load(f).map_err(|errors| {
-            errors
-                .iter()
-                .map(|e| e.to_string())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })?),
+        Some(f) => Some(super::load_spec(f)?),
         None => None,
     };
     Ok(Expectations {

@@ -72,7 +72,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
     /// With a good run: wildcard the parts of payloads PATTERN's variables match
-    #[arg(long = "abstract", value_name = "PATTERN", value_parser = parse_abstraction)]
+    #[arg(long = "abstract", value_name = "PATTERN", value_parser = super::parse_abstraction)]
     pub abstract_: Vec<Abstraction>,
     /// The most nodes the debugging tree may have
     #[arg(long, value_name = "N", default_value_t = trace_why::DEFAULT_MAX_NODES)]
@@ -92,10 +92,6 @@ pub struct Args {
 pub enum StrategyArg {
     TopDown,
     DivideAndQuery,
-}
-
-fn parse_abstraction(s: &str) -> Result<Abstraction, String> {
-    Abstraction::parse(s).map_err(|e| e.to_string())
 }
 
 pub fn run(args: Args) -> u8 {
@@ -161,7 +157,7 @@ pub fn run(args: Args) -> u8 {
     let mut session = trace_why::Session::new(&tree, strategy, start);
     let refs: Vec<&dyn Oracle> = oracles.iter().map(|o| o as &dyn Oracle).collect();
     let outcome = session.run(&refs, &mut user);
-    let replay = replay_command(sources, log_path);
+    let replay = super::replay_command(sources, log_path);
     finish(&args, &tree, &session, outcome, &replay)
 }
 
@@ -178,12 +174,7 @@ fn oracles(
         }
         let path = Path::new(o);
         if path.extension().is_some_and(|e| e == "tspec") {
-            let spec = trace_check::load(path).map_err(|errs| {
-                errs.iter()
-                    .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })?;
+            let spec = super::load_spec(path)?;
             out.push(trace_why::WrongEvents::of_spec(
                 format!("spec {o}"),
                 &spec,
@@ -212,16 +203,6 @@ fn oracles(
         return Err("--abstract is for a good run given with --oracle GOOD.trace".into());
     }
     Ok(out)
-}
-
-/// `trace replay` of this program and log, for the `--until` line.
-fn replay_command(sources: &[PathBuf], log: &Path) -> String {
-    let mut s = String::from("trace replay");
-    for p in sources.iter().map(|p| p.as_path()).chain([log]) {
-        s.push(' ');
-        s.push_str(&p.display().to_string());
-    }
-    s
 }
 
 /// Answers typed at a terminal, or read from a file or piped stdin.
