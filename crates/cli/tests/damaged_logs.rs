@@ -81,6 +81,10 @@ fn commands(log: &Path, other: &Path, spec: &Path) -> Vec<Vec<String>> {
         vec!["check", &l, "--spec", s(spec)],
         vec!["diff", &l, s(other)],
         vec!["diff", s(other), &l],
+        vec!["view", &l, "-o", &format!("{l}.html")],
+        vec!["export", &l, "--csv", &format!("{l}.csv")],
+        vec!["export", &l, "--perfetto", &format!("{l}.json")],
+        vec!["export", &l, "--shiviz", &format!("{l}.log")],
     ]
     .iter()
     .map(|c| c.iter().map(|a| a.to_string()).collect())
