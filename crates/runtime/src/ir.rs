@@ -528,6 +528,45 @@ pub enum Instr {
     },
 }
 
+impl Instr {
+    /// A call that leaves the function's local code: a built-in, another
+    /// module's function, a fun, `apply`. A built-in may run (and emit
+    /// events) within it.
+    pub fn calls_out(&self) -> bool {
+        use Instr::*;
+        matches!(
+            self,
+            CallBif { .. }
+                | CallExt { .. }
+                | TailCallExt { .. }
+                | CallFun { .. }
+                | TailCallFun { .. }
+                | CallDyn { .. }
+                | TailCallDyn { .. }
+        )
+    }
+
+    /// Any call: a local one, or one that [calls out](Instr::calls_out).
+    pub fn is_call(&self) -> bool {
+        matches!(self, Instr::Call { .. } | Instr::TailCall { .. }) || self.calls_out()
+    }
+
+    /// An instruction of a `receive` (where a waiting process is saved).
+    pub fn is_receive(&self) -> bool {
+        use Instr::*;
+        matches!(
+            self,
+            RecvStart { .. }
+                | RecvRef { .. }
+                | RecvPeek { .. }
+                | RecvNext { .. }
+                | RecvAccept
+                | RecvWait { .. }
+                | RecvWaitTimeout { .. }
+        )
+    }
+}
+
 /// What a message must look like for some clause of a receive to match it,
 /// from the clauses' patterns alone (guards are left to the clauses). A scan
 /// passes over a message that fits no alternative without lending it to the

@@ -422,10 +422,12 @@ impl Runtime {
         let code = &self.program.funs.get(p.fun as usize)?.code;
         let pc = p.pc as usize;
         if in_call {
-            let after_call = pc > 0 && code.get(pc - 1).is_some_and(is_call);
+            let after_call = pc > 0 && code.get(pc - 1).is_some_and(crate::ir::Instr::calls_out);
             return after_call.then(|| pc - 1);
         }
-        code.get(pc).is_some_and(is_receive).then_some(pc)
+        code.get(pc)
+            .is_some_and(crate::ir::Instr::is_receive)
+            .then_some(pc)
     }
 
     pub(crate) fn line_of(&self, fun: crate::code::FunId, pc: usize) -> String {
@@ -661,34 +663,4 @@ fn conclude(rt: &Runtime, entry_pid: Pid) -> RunOutcome {
         exit::print_blocked(rt, &outcome);
     }
     outcome
-}
-
-/// An instruction that calls out (a built-in may run, and emit, within it).
-fn is_call(i: &crate::ir::Instr) -> bool {
-    use crate::ir::Instr::*;
-    matches!(
-        i,
-        CallBif { .. }
-            | CallExt { .. }
-            | TailCallExt { .. }
-            | CallFun { .. }
-            | TailCallFun { .. }
-            | CallDyn { .. }
-            | TailCallDyn { .. }
-    )
-}
-
-/// An instruction of a `receive` (where a waiting process is saved).
-fn is_receive(i: &crate::ir::Instr) -> bool {
-    use crate::ir::Instr::*;
-    matches!(
-        i,
-        RecvStart { .. }
-            | RecvRef { .. }
-            | RecvPeek { .. }
-            | RecvNext { .. }
-            | RecvAccept
-            | RecvWait { .. }
-            | RecvWaitTimeout { .. }
-    )
 }

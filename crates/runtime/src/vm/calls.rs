@@ -10,34 +10,20 @@
 
 use crate::code::{FunId, Program};
 use crate::hooks::{CallReport, ReturnReport};
-use crate::inspect::Place;
 use crate::process::Process;
 use trace_term::Term;
-
-/// The place of function `fun` at instruction `pc`, and whether it is the
-/// user's code.
-fn place(prog: &Program, fun: FunId, pc: usize) -> Option<Place> {
-    let code = prog.funs.get(fun as usize)?;
-    Some(Place {
-        module: code.module,
-        function: code.name,
-        arity: code.arity,
-        file: prog.file_text(fun),
-        line: code.line_at(pc),
-        library: prog.modules.get(&code.module).is_none_or(|m| m.prelude),
-    })
-}
 
 /// Function `fun` was entered with its arguments at `base..`.
 #[cold]
 #[inline(never)]
 pub fn called(p: &mut Process, prog: &Program, fun: FunId, base: usize) {
-    let Some(place) = place(prog, fun, 0) else {
-        return;
-    };
-    if place.library {
+    // Checked before the place is built: a library call allocates nothing.
+    if crate::inspect::is_library(prog, fun) {
         return;
     }
+    let Some(place) = crate::inspect::place(prog, fun, 0) else {
+        return;
+    };
     let end = (base + place.arity as usize).min(p.regs.len());
     let depth = p.frames.len();
     let args = &p.regs[base.min(end)..end];

@@ -306,33 +306,19 @@ fn traced_loop(vm: &mut Vm<'_>) -> SliceEnd {
     instruction_loop::<true>(vm)
 }
 
-/// Before instruction `ins` of a traced process: a return is reported.
+/// A return of a traced process, before it runs: reported.
 #[cold]
-fn before(vm: &mut Vm<'_>, ins: &Instr) {
-    if let Instr::Return { src } = *ins {
-        let v = vm.reg(src).clone();
-        crate::vm::calls::returned(vm.p, vm.prog, vm.fun, vm.pc(), &v);
-    }
+fn report_return(vm: &mut Vm<'_>, src: Slot) {
+    let v = vm.reg(src).clone();
+    crate::vm::calls::returned(vm.p, vm.prog, vm.fun, vm.pc(), &v);
 }
 
-/// After a call instruction of a traced process: the start of the
-/// function it entered, if it entered one (a built-in stays put, or
-/// returns past the call; `apply` enters code too).
+/// After instruction `ins` of a traced process, which left it at the start
+/// of a function: a call (`apply` too) entered that function; a built-in
+/// that stays put or returns past the call does not leave it there.
 #[cold]
-fn after(vm: &mut Vm<'_>, ins: &Instr) {
-    let call = matches!(
-        ins,
-        Instr::Call { .. }
-            | Instr::TailCall { .. }
-            | Instr::CallExt { .. }
-            | Instr::TailCallExt { .. }
-            | Instr::CallBif { .. }
-            | Instr::CallFun { .. }
-            | Instr::TailCallFun { .. }
-            | Instr::CallDyn { .. }
-            | Instr::TailCallDyn { .. }
-    );
-    if call && vm.pc() == 0 {
+fn report_call(vm: &mut Vm<'_>, ins: &Instr) {
+    if ins.is_call() {
         crate::vm::calls::called(vm.p, vm.prog, vm.fun, vm.base);
     }
 }
@@ -343,15 +329,15 @@ fn after(vm: &mut Vm<'_>, ins: &Instr) {
 fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
     loop {
         let ins = vm.current();
-        if TRACE {
-            before(vm, ins);
+        if let (true, Instr::Return { src }) = (TRACE, ins) {
+            report_return(vm, *src);
         }
         vm.step();
         let flow = exec(vm, ins);
         let next = match flow {
             Flow::Go => {
-                if TRACE {
-                    after(vm, ins);
+                if TRACE && vm.pc() == 0 {
+                    report_call(vm, ins);
                 }
                 continue;
             }
@@ -360,8 +346,8 @@ fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
         match next {
             Next::Continue => {
                 vm.resume();
-                if TRACE {
-                    after(vm, ins);
+                if TRACE && vm.pc() == 0 {
+                    report_call(vm, ins);
                 }
                 if let Some(reason) = vm.p.kill.take() {
                     return SliceEnd::Exit(ExitInfo::plain(reason));
@@ -371,7 +357,7 @@ fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
                 // A call that used the slice's last reduction yields at
                 // the callee's start.
                 if TRACE && matches!(e, SliceEnd::Yield) && vm.p.pc == 0 {
-                    after(vm, ins);
+                    report_call(vm, ins);
                 }
                 return e;
             }
