@@ -68,7 +68,7 @@ enum Status {
 #[derive(Clone, Default)]
 struct State {
     judged: HashMap<NodeId, Status>,
-    trusted_funs: HashSet<(String, String, u32)>,
+    trusted_funs: HashSet<(trace_term::Atom, trace_term::Atom, u32)>,
     trusted_procs: HashSet<usize>,
     suspect: Option<NodeId>,
     /// The start node, not yet judged.
@@ -206,11 +206,10 @@ impl<'t> Session<'t> {
         let n = &self.tree.nodes[node];
         match &n.kind {
             Kind::Evaluation(e) => {
-                self.state.trusted_funs.insert((
-                    e.place.module.name().to_string(),
-                    e.place.function.name().to_string(),
-                    e.place.arity,
-                ));
+                let p = &e.place;
+                self.state
+                    .trusted_funs
+                    .insert((p.module, p.function, p.arity));
             }
             _ => {
                 if let Some(k) = n.proc {
@@ -280,14 +279,10 @@ impl<'t> Session<'t> {
         }
         match &n.kind {
             Kind::Evaluation(e) => {
-                let f = (
-                    e.place.module.name().to_string(),
-                    e.place.function.name().to_string(),
-                    e.place.arity,
-                );
+                let p = &e.place;
                 self.state
                     .trusted_funs
-                    .contains(&f)
+                    .contains(&(p.module, p.function, p.arity))
                     .then_some(Status::Correct)
             }
             // A process's first steps that only call into a receive hold
@@ -330,6 +325,11 @@ impl<'t> Session<'t> {
     /// holds nearest half of the unjudged nodes.
     fn halfway(&self, suspect: NodeId) -> Option<NodeId> {
         let order = self.tree.subtree(suspect);
+        // Each node's status once (it is looked at three times below).
+        let mut status = vec![None; self.tree.nodes.len()];
+        for &x in &order {
+            status[x] = self.status(x);
+        }
         let mut open = vec![false; self.tree.nodes.len()];
         // Preorder: a node is open (still to judge, or above such) unless
         // an ancestor below the suspect is correct.
@@ -339,7 +339,7 @@ impl<'t> Session<'t> {
                 continue;
             }
             let parent_open = self.tree.nodes[x].parent.is_some_and(|p| open[p]);
-            let correct = matches!(self.status(x), Some(Status::Correct));
+            let correct = matches!(status[x], Some(Status::Correct));
             open[x] = parent_open && !correct;
         }
         let mut weight = vec![0usize; self.tree.nodes.len()];
@@ -347,7 +347,7 @@ impl<'t> Session<'t> {
             if !open[x] {
                 continue;
             }
-            let own = usize::from(x != suspect && self.status(x).is_none());
+            let own = usize::from(x != suspect && status[x].is_none());
             weight[x] = own
                 + self.tree.nodes[x]
                     .children
@@ -359,7 +359,7 @@ impl<'t> Session<'t> {
         order
             .iter()
             .copied()
-            .filter(|&x| x != suspect && open[x] && self.status(x).is_none())
+            .filter(|&x| x != suspect && open[x] && status[x].is_none())
             .min_by_key(|&x| (2 * weight[x]).abs_diff(total))
     }
 
