@@ -107,6 +107,9 @@ pub struct Scanner<'a> {
     on_shared: Vec<usize>,
     /// Read when some predicate is `ets`.
     tables: TableNames,
+    /// With `on_shared`: each shared-state function of the header as the
+    /// atom an `ets` predicate matches, made once rather than per event.
+    shared_ops: Vec<Term>,
 }
 
 impl<'a> Scanner<'a> {
@@ -132,6 +135,7 @@ impl<'a> Scanner<'a> {
             on_nondet: Vec::new(),
             on_shared: Vec::new(),
             tables: TableNames::default(),
+            shared_ops: Vec::new(),
         };
         s.plans = tasks
             .iter()
@@ -157,6 +161,10 @@ impl<'a> Scanner<'a> {
         }
         if !s.on_shared.is_empty() {
             s.tables = TableNames::read(reader);
+            let functions = 0..reader.header().shared_functions.len();
+            s.shared_ops = functions
+                .map(|f| Term::atom(&shared_function(reader.header(), f as u16)))
+                .collect();
         }
         s
     }
@@ -418,7 +426,7 @@ impl BlockScan<'_> {
                     );
                 }
             }
-            EventRef::Nondet { kind, value } => {
+            EventRef::Nondet { kind, value } if !s.on_nondet.is_empty() => {
                 let k = Term::atom(&nondet_kind(&s.reader.header().nondet_names, kind));
                 for &t in &s.on_nondet {
                     self.try_task(
@@ -439,12 +447,22 @@ impl BlockScan<'_> {
                 seq,
                 ..
             } => {
+                if s.on_shared.is_empty() {
+                    return;
+                }
                 let table = s
                     .tables
                     .term(object, seq, |q| s.reader.process(q).map(|p| p.pid));
-                let op = Term::atom(&shared_function(s.reader.header(), function));
+                let made;
+                let op = match s.shared_ops.get(function as usize) {
+                    Some(op) => op,
+                    None => {
+                        made = Term::atom(&shared_function(s.reader.header(), function));
+                        &made
+                    }
+                };
                 for &t in &s.on_shared {
-                    let terms = [TermIn::Built(&table), TermIn::Built(&op), term(key)];
+                    let terms = [TermIn::Built(&table), TermIn::Built(op), term(key)];
                     let view = View {
                         procs: [me, None],
                         terms,
