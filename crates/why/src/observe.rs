@@ -146,12 +146,8 @@ pub fn observe(loaded: &Loaded, log: &Arc<LogReader>, max_nodes: usize) -> Obser
         (None, None) => None,
     };
     let failure = failure.or_else(|| {
-        (sink.left.load(Ordering::Relaxed) == 0).then(|| {
-            format!(
-                "the debugging tree of this run would have more than {max_nodes} nodes \
-                 (--max-nodes): record a shorter run, or raise the budget"
-            )
-        })
+        (sink.left.load(Ordering::Relaxed) == 0)
+            .then(|| crate::tree::TooBig { budget: max_nodes }.to_string())
     });
     let mut procs: Vec<ProcRun> = sink
         .procs
