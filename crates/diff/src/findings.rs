@@ -243,7 +243,8 @@ fn rank_roots(roots: &mut [Root], differences: &[ProcessDiff]) {
             .find(|d| d.name == r.name)
             .is_some_and(|d| d.kind == Kind::Payload)
     };
-    roots.sort_by_key(|r| value_only(r));
+    // Each root's rank worked out once, not at every comparison.
+    roots.sort_by_cached_key(value_only);
 }
 
 /// The notes on what was not compared, and on logs cut short.
