@@ -134,11 +134,8 @@ fn open_logged(sources: &[PathBuf], log_path: &Path, args: &Args) -> Result<Sess
 /// A session without a log: the user schedules the run, on one thread,
 /// its log kept in a temporary file while the session lasts.
 fn open_free(sources: &[PathBuf], args: &Args) -> Result<Session, u8> {
-    let loaded = super::run::load_program_for(sources, &args.include, args.entry.as_deref(), true)?;
-    let (entry, call) = trace_runtime::entry(&loaded, args.entry.as_deref()).map_err(|msg| {
-        eprintln!("trace debug: {msg}");
-        exit::TROUBLE
-    })?;
+    let (loaded, entry, call) =
+        super::run::load_with_entry("debug", sources, &args.include, args.entry.as_deref(), true)?;
     let path = std::env::temp_dir().join(format!(
         "trace-debug-{}-{}.trace",
         std::process::id(),

@@ -125,6 +125,7 @@ pub fn run(args: Args) -> u8 {
         &args.files,
         &args.include,
         args.entry.as_deref(),
+        false,
     ) {
         Ok(l) => l,
         Err(code) => return code,
