@@ -408,12 +408,7 @@ impl Model {
         );
         let mut all_warnings: Vec<Warning> = reader.warnings().to_vec();
         all_warnings.extend(warnings);
-        let cauder = reader
-            .header()
-            .options
-            .other
-            .iter()
-            .any(|(k, _)| k == "cauder.format");
+        let cauder = reader.header().options.imported_from_cauder();
         let model = Model {
             procs,
             facts,

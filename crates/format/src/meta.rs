@@ -97,6 +97,18 @@ pub struct RecordingOptions {
     pub other: Vec<(String, String)>,
 }
 
+/// The option (`other`) a log imported from CauDEr carries, with the
+/// generation of CauDEr's format as its value.
+pub const CAUDER_FORMAT: &str = "cauder.format";
+
+impl RecordingOptions {
+    /// Whether the log was imported from CauDEr (it holds spawns, sends
+    /// and receives only).
+    pub fn imported_from_cauder(&self) -> bool {
+        self.other.iter().any(|(k, _)| k == CAUDER_FORMAT)
+    }
+}
+
 /// How a run ended, as the recorder tells the writer.
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Outcome {

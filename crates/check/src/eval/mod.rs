@@ -165,7 +165,7 @@ fn requirements(
         preds.clear();
     }
     // CauDEr's logs hold spawns, sends and receives only.
-    let cauder = opts.other.iter().any(|(k, _)| k == "cauder.format");
+    let cauder = opts.imported_from_cauder();
     for p in preds {
         if cauder && matches!(p.kind, PredicateKind::Exit | PredicateKind::Blocked) {
             return Err(CheckError {

@@ -256,7 +256,10 @@ fn events(
 
 /// The trace log's header for an imported log.
 fn header(result: ResultFile, report: &ImportReport, deliveries: bool) -> Header {
-    let mut other = vec![("cauder.format".to_string(), report.generation.to_string())];
+    let mut other = vec![(
+        crate::meta::CAUDER_FORMAT.to_string(),
+        report.generation.to_string(),
+    )];
     for (k, v) in [
         ("cauder.comp_us", result.comp_us),
         ("cauder.exec_us", result.exec_us),
