@@ -45,11 +45,30 @@ pub fn debugging_tree(
     log: &Arc<LogReader>,
     force: bool,
     max_nodes: usize,
-) -> Result<Tree, String> {
-    trace_replayer::refuse_other_program(log.header(), loaded, force, "debugs")?;
+) -> Result<Tree, TreeError> {
+    trace_replayer::refuse_other_program(log.header(), loaded, force, "debugs")
+        .map_err(TreeError::Refused)?;
     let observed = observe::observe(loaded, log, max_nodes);
     if let Some(f) = observed.failure {
         return Err(f);
     }
-    tree::build(&observed, max_nodes).map_err(|e| e.to_string())
+    tree::build(&observed, max_nodes).map_err(|e| TreeError::Refused(e.to_string()))
+}
+
+/// Why no debugging tree was built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TreeError {
+    /// The replay departed from the log: not the run this program makes.
+    Diverged(String),
+    /// Another program, an entry it lacks, something the engine does not
+    /// support, a tree over its node budget.
+    Refused(String),
+}
+
+impl std::fmt::Display for TreeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TreeError::Diverged(s) | TreeError::Refused(s) => f.write_str(s),
+        }
+    }
 }

@@ -85,7 +85,7 @@ pub struct ProcRun {
 pub struct Observed {
     pub procs: Vec<ProcRun>,
     /// Why the replay could not go as the log says, if it could not.
-    pub failure: Option<String>,
+    pub failure: Option<crate::TreeError>,
 }
 
 impl Observed {
@@ -129,7 +129,9 @@ pub fn observe(loaded: &Loaded, log: &Arc<LogReader>, max_nodes: usize) -> Obser
     let Ok((entry, _)) = trace_runtime::entry(loaded, Some(&log.header().entry)) else {
         return Observed {
             procs: Vec::new(),
-            failure: Some("the log's entry call is not in this program".into()),
+            failure: Some(crate::TreeError::Refused(
+                "the log's entry call is not in this program".into(),
+            )),
         };
     };
     let rt = Runtime::new(
@@ -141,13 +143,14 @@ pub fn observe(loaded: &Loaded, log: &Arc<LogReader>, max_nodes: usize) -> Obser
     );
     let outcome = trace_runtime::run(rt, entry);
     let failure = match (&outcome.divergence, &outcome.unsupported) {
-        (Some(d), _) => Some(d.to_string()),
-        (None, Some(u)) => Some(u.clone()),
+        (Some(d), _) => Some(crate::TreeError::Diverged(d.to_string())),
+        (None, Some(u)) => Some(crate::TreeError::Refused(u.clone())),
         (None, None) => None,
     };
     let failure = failure.or_else(|| {
-        (sink.left.load(Ordering::Relaxed) == 0)
-            .then(|| crate::tree::TooBig { budget: max_nodes }.to_string())
+        (sink.left.load(Ordering::Relaxed) == 0).then(|| {
+            crate::TreeError::Refused(crate::tree::TooBig { budget: max_nodes }.to_string())
+        })
     });
     let mut procs: Vec<ProcRun> = sink
         .procs

@@ -350,7 +350,9 @@ fn bad_starts_and_another_programs_log_are_refused_with_a_reason() {
         ..LoadOptions::default()
     };
     let other = trace_runtime::load(&[program("fghi_fixed.erl")], &opts).unwrap();
-    let e = trace_why::debugging_tree(&other, &log, false, 1000).unwrap_err();
+    let e = trace_why::debugging_tree(&other, &log, false, 1000)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("not the program the log was recorded from"),
         "{e}"
@@ -367,6 +369,8 @@ fn a_tree_over_the_node_budget_is_refused_with_a_clear_message() {
         ..LoadOptions::default()
     };
     let loaded = trace_runtime::load(&[file], &opts).unwrap();
-    let e = trace_why::debugging_tree(&loaded, &log, false, 10).unwrap_err();
+    let e = trace_why::debugging_tree(&loaded, &log, false, 10)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("more than 10 nodes (--max-nodes)"), "{e}");
 }

@@ -118,11 +118,9 @@ pub fn run(args: Args) -> u8 {
         Ok(t) => t,
         Err(e) => {
             eprintln!("trace why: {e}");
-            let diverged = e.starts_with("the replay departed");
-            return if diverged {
-                exit::DIVERGED
-            } else {
-                exit::TROUBLE
+            return match e {
+                trace_why::TreeError::Diverged(_) => exit::DIVERGED,
+                trace_why::TreeError::Refused(_) => exit::TROUBLE,
             };
         }
     };
