@@ -1,6 +1,7 @@
 //! Group `check`: `trace check` on the synthetic log of [`super::synth`]
 //! (50 million events with payloads; 2 million with `--quick`), one
-//! property per run, on 1 and 2 threads:
+//! property per run, on 1 and 2 threads (and doubling up to the
+//! machine's cores):
 //!
 //! - response, about one process's order (parametric): every request a
 //!   process receives is followed by a message from it back to the sender;
@@ -143,7 +144,7 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         "status",
         "time vs decoding alone",
     ]);
-    for threads in [1usize, 2] {
+    for threads in super::thread_counts() {
         let dt = super::causal::decode_alone(&log, threads, runs)?;
         t.row(vec![
             "decoding alone (in process)".into(),
