@@ -278,7 +278,8 @@ pub struct Runtime {
     pub interrupt: Arc<AtomicBool>,
     finish: Mutex<Finish>,
     injector: Injector<Arc<crate::process::ProcShared>>,
-    stealers: Mutex<Vec<Stealer<Arc<crate::process::ProcShared>>>>,
+    /// Every thread's queue, to steal from; set before the threads start.
+    stealers: Vec<Stealer<Arc<crate::process::ProcShared>>>,
     /// Idle scheduler threads wait here (with a short timeout, so a missed
     /// wake-up costs at most that).
     sleep: (Mutex<()>, Condvar),
@@ -332,7 +333,7 @@ impl Runtime {
 
             finish: Mutex::new(Finish::default()),
             injector: Injector::new(),
-            stealers: Mutex::new(Vec::new()),
+            stealers: Vec::new(),
             sleep: (Mutex::new(()), Condvar::new()),
             sleepers: AtomicUsize::new(0),
             unique: AtomicU64::new(1),
@@ -573,7 +574,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     let workers: Vec<Worker> = (0..n)
         .map(|i| Worker::new(i, rt.opts.chaos.as_ref()))
         .collect();
-    *rt.stealers.get_mut().unwrap() = workers.iter().map(|w| w.stealer()).collect();
+    rt.stealers = workers.iter().map(|w| w.stealer()).collect();
     let entry_pid = spawn::spawn_entry(&mut rt, entry);
     let rt = rt;
     // Each worker moves to its thread through a slot, so that it is not lost

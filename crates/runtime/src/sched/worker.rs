@@ -79,17 +79,15 @@ fn find(rt: &Runtime, w: &Worker) -> Option<Arc<ProcShared>> {
             Steal::Retry => retry = true,
             Steal::Empty => {}
         }
-        let stealers = rt.stealers.lock().unwrap_or_else(|e| e.into_inner());
-        let n = stealers.len();
+        let n = rt.stealers.len();
         for k in 1..n {
-            let s = &stealers[(w.index + k) % n];
+            let s = &rt.stealers[(w.index + k) % n];
             match s.steal() {
                 Steal::Success(p) => return Some(p),
                 Steal::Retry => retry = true,
                 Steal::Empty => {}
             }
         }
-        drop(stealers);
         if !retry {
             return None;
         }
