@@ -272,7 +272,9 @@ pub struct Runtime {
     pub observer: Arc<dyn Observer>,
     pub director: Arc<dyn Director>,
     pub opts: RunOptions,
-    /// Processes queued or running.
+    /// Processes queued or running, plus the deactivations scheduler
+    /// threads have not subtracted yet (see [`Worker::defer_deactivation`]):
+    /// never below the true count, so 0 means the run has settled.
     active: AtomicI64,
     stop: AtomicBool,
     pub interrupt: Arc<AtomicBool>,
@@ -532,9 +534,33 @@ impl Runtime {
             )
             .is_ok()
         {
-            self.active.fetch_add(1, Ordering::SeqCst);
+            self.activate(wk);
             self.enqueue(wk, p.clone());
         }
+    }
+
+    /// One more process is queued or running. On a scheduler thread that
+    /// has deactivations to subtract, it balances one of them instead: a
+    /// message between two processes of one thread then writes no counter
+    /// shared with the other threads.
+    pub(crate) fn activate(&self, wk: Option<&Worker>) {
+        if !wk.is_some_and(Worker::balance_deactivation) {
+            self.active.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Subtracts the deactivations `w` deferred (it is out of work).
+    pub(crate) fn publish_deactivations(&self, w: &Worker) {
+        let n = w.take_deactivations();
+        if n > 0 {
+            self.active.fetch_sub(n, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether no process is queued or running (and no deactivation is
+    /// unpublished) and no timer is pending.
+    pub(crate) fn idle(&self) -> bool {
+        self.active.load(Ordering::SeqCst) == 0 && self.timers.pending() == 0
     }
 
     pub(crate) fn record_entry(&self, o: EntryOutcome) {

@@ -118,7 +118,7 @@ fn start(rt: &Runtime, wk: Option<&Worker>, shared: Arc<ProcShared>, body: Box<P
     *shared.body.lock().unwrap_or_else(|e| e.into_inner()) = Some(body);
     shared.state.store(run_state::QUEUED, Ordering::Release);
     rt.spawned.fetch_add(1, Ordering::Relaxed);
-    rt.active.fetch_add(1, Ordering::SeqCst);
+    rt.activate(wk);
     rt.enqueue(wk, shared);
 }
 

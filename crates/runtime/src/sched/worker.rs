@@ -18,6 +18,9 @@ pub struct Worker {
     local: crossbeam_deque::Worker<Arc<ProcShared>>,
     rng: Cell<u64>,
     chaos: bool,
+    /// Processes that stopped being active on this thread (they wait or
+    /// ended) and are still counted in `Runtime::active`.
+    deferred: Cell<i64>,
 }
 
 impl Worker {
@@ -28,6 +31,7 @@ impl Worker {
             local: crossbeam_deque::Worker::new_fifo(),
             rng: Cell::new(first_state(seed, index)),
             chaos: chaos.is_some(),
+            deferred: Cell::new(0),
         }
     }
 
@@ -55,6 +59,29 @@ impl Worker {
 
     pub fn chaos(&self) -> bool {
         self.chaos
+    }
+
+    /// A process running on this thread stopped being active: it is
+    /// subtracted from `Runtime::active` when the thread runs out of work
+    /// (so the count stays at or above the true one, and reads 0 only when
+    /// nothing runs), unless an activation on this thread balances it first.
+    pub fn defer_deactivation(&self) {
+        self.deferred.set(self.deferred.get() + 1);
+    }
+
+    /// Balances one deferred deactivation against an activation; false if
+    /// there is none.
+    pub fn balance_deactivation(&self) -> bool {
+        let n = self.deferred.get();
+        if n > 0 {
+            self.deferred.set(n - 1);
+        }
+        n > 0
+    }
+
+    /// The deferred deactivations, to subtract now.
+    pub fn take_deactivations(&self) -> i64 {
+        self.deferred.replace(0)
     }
 
     /// A pseudo-random number (xorshift), for chaos scheduling.
@@ -115,7 +142,8 @@ pub fn run(rt: &Runtime, w: Worker) {
             }
             None => {
                 rt.check_time();
-                if rt.active.load(Ordering::SeqCst) == 0 && rt.timers.pending() == 0 {
+                rt.publish_deactivations(&w);
+                if rt.idle() {
                     match settle(rt) {
                         Some(true) => continue,
                         Some(false) => {
@@ -146,7 +174,7 @@ pub fn run(rt: &Runtime, w: Worker) {
 fn settle(rt: &Runtime) -> Option<bool> {
     let _only_one = rt.settling.try_lock().ok()?;
     // Settled still, now that no other thread can be settling.
-    if rt.active.load(Ordering::SeqCst) != 0 || rt.timers.pending() != 0 || rt.stopping() {
+    if !rt.idle() || rt.stopping() {
         return Some(!rt.stopping());
     }
     match rt.director.settled(&crate::inspect::View::new(rt)) {
@@ -258,12 +286,12 @@ pub(crate) fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
                 // Re-queued by ourselves: we stay counted as active.
                 w.push(shared);
             } else {
-                rt.active.fetch_sub(1, Ordering::SeqCst);
+                w.defer_deactivation();
             }
         }
         SliceEnd::Exit(info) => {
             exit::finish(rt, w, &shared, body, info);
-            rt.active.fetch_sub(1, Ordering::SeqCst);
+            w.defer_deactivation();
         }
     }
 }
@@ -285,7 +313,21 @@ fn first_state(seed: u64, index: usize) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::first_state;
+    use super::{first_state, Worker};
+
+    #[test]
+    fn deferred_deactivations_are_balanced_by_activations_then_published() {
+        let w = Worker::new(0, None);
+        // Nothing deferred: an activation must be counted globally.
+        assert!(!w.balance_deactivation());
+        w.defer_deactivation();
+        w.defer_deactivation();
+        // One process woke on this thread: it balances one of the two.
+        assert!(w.balance_deactivation());
+        assert_eq!(w.take_deactivations(), 1);
+        assert_eq!(w.take_deactivations(), 0);
+        assert!(!w.balance_deactivation());
+    }
 
     #[test]
     fn every_seed_and_thread_starts_its_own_sequence() {
