@@ -40,7 +40,7 @@ struct Control {
 /// Runs a program under a Director that picks every step.
 pub fn run(mut rt: Runtime, entry: Entry) -> RunOutcome {
     let w = Worker::new(0, None);
-    rt.stealers = vec![w.stealer()];
+    rt.stealers = vec![w.victim()];
     let entry_pid = spawn::spawn_entry(&mut rt, entry);
     let rt = rt;
     let mut c = Control::default();

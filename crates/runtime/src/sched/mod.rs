@@ -17,7 +17,7 @@ pub mod worker;
 use crate::code::{FunId, Program};
 use crate::hooks::{Director, Divergence, Observer};
 use crate::process::run_state;
-use crossbeam_deque::{Injector, Stealer};
+use crossbeam_deque::Injector;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -281,7 +281,7 @@ pub struct Runtime {
     finish: Mutex<Finish>,
     injector: Injector<Arc<crate::process::ProcShared>>,
     /// Every thread's queue, to steal from; set before the threads start.
-    stealers: Vec<Stealer<Arc<crate::process::ProcShared>>>,
+    stealers: Vec<worker::Victim>,
     /// Idle scheduler threads wait here (with a short timeout, so a missed
     /// wake-up costs at most that).
     sleep: (Mutex<()>, Condvar),
@@ -600,7 +600,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     let workers: Vec<Worker> = (0..n)
         .map(|i| Worker::new(i, rt.opts.chaos.as_ref()))
         .collect();
-    rt.stealers = workers.iter().map(|w| w.stealer()).collect();
+    rt.stealers = workers.iter().map(Worker::victim).collect();
     let entry_pid = spawn::spawn_entry(&mut rt, entry);
     let rt = rt;
     // Each worker moves to its thread through a slot, so that it is not lost

@@ -8,8 +8,9 @@ use crate::process::Signal;
 use crate::process::{run_state, ProcShared};
 use crate::vm::{interp, SliceEnd};
 use crossbeam_deque::{Steal, Stealer};
-use std::cell::Cell;
-use std::sync::atomic::Ordering;
+use crossbeam_utils::CachePadded;
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,6 +22,27 @@ pub struct Worker {
     /// Processes that stopped being active on this thread (they wait or
     /// ended) and are still counted in `Runtime::active`.
     deferred: Cell<i64>,
+    /// How many times this thread has emptied its own queue, shared with
+    /// the thieves (see [`Victim`]).
+    emptied: Arc<CachePadded<AtomicU64>>,
+    /// Each other queue's `emptied` count when this thread last saw it
+    /// holding a single process.
+    seen: RefCell<Vec<u64>>,
+}
+
+/// What other threads see of one thread's queue: its stealing end, and how
+/// many times its owner has emptied it.
+///
+/// A process alone in a queue is the one its owner runs next, usually as
+/// soon as the running process stops (a message passed along a ring): a
+/// thief taking it would move the work to a cold cache and gain nothing.
+/// So a lone process is stolen only when the owner has not emptied its
+/// queue since the thief's last look, that is, when it waited there while
+/// the owner was busy (two compute-bound processes sharing a thread).
+/// Queues holding more are stolen from at once.
+pub struct Victim {
+    stealer: Stealer<Arc<ProcShared>>,
+    emptied: Arc<CachePadded<AtomicU64>>,
 }
 
 impl Worker {
@@ -32,6 +54,44 @@ impl Worker {
             rng: Cell::new(first_state(seed, index)),
             chaos: chaos.is_some(),
             deferred: Cell::new(0),
+            emptied: Arc::default(),
+            seen: RefCell::default(),
+        }
+    }
+
+    /// The face this thread's queue shows to the others.
+    pub fn victim(&self) -> Victim {
+        Victim {
+            stealer: self.local.stealer(),
+            emptied: self.emptied.clone(),
+        }
+    }
+
+    /// Takes the next process of this thread's own queue, noting when that
+    /// leaves it empty.
+    fn pop_own(&self) -> Option<Arc<ProcShared>> {
+        let p = self.local.pop()?;
+        if self.local.is_empty() {
+            // Only this thread writes the count: no read-modify-write.
+            let n = self.emptied.load(Ordering::Relaxed);
+            self.emptied.store(n + 1, Ordering::Relaxed);
+        }
+        Some(p)
+    }
+
+    /// Whether to steal from `v` (queue `i`) now; see [`Victim`].
+    fn may_steal(&self, i: usize, v: &Victim) -> bool {
+        match v.stealer.len() {
+            0 => false,
+            1 => {
+                let now = v.emptied.load(Ordering::Relaxed);
+                let mut seen = self.seen.borrow_mut();
+                if seen.len() <= i {
+                    seen.resize(i + 1, u64::MAX);
+                }
+                std::mem::replace(&mut seen[i], now) == now
+            }
+            _ => true,
         }
     }
 
@@ -51,10 +111,6 @@ impl Worker {
     /// Processes waiting in this thread's own queue.
     pub fn queued(&self) -> usize {
         self.local.len()
-    }
-
-    pub fn stealer(&self) -> Stealer<Arc<ProcShared>> {
-        self.local.stealer()
     }
 
     pub fn chaos(&self) -> bool {
@@ -96,7 +152,7 @@ impl Worker {
 }
 
 fn find(rt: &Runtime, w: &Worker) -> Option<Arc<ProcShared>> {
-    if let Some(p) = w.local.pop() {
+    if let Some(p) = w.pop_own() {
         return Some(p);
     }
     loop {
@@ -108,8 +164,12 @@ fn find(rt: &Runtime, w: &Worker) -> Option<Arc<ProcShared>> {
         }
         let n = rt.stealers.len();
         for k in 1..n {
-            let s = &rt.stealers[(w.index + k) % n];
-            match s.steal() {
+            let i = (w.index + k) % n;
+            let v = &rt.stealers[i];
+            if !w.may_steal(i, v) {
+                continue;
+            }
+            match v.stealer.steal() {
                 Steal::Success(p) => return Some(p),
                 Steal::Retry => retry = true,
                 Steal::Empty => {}
