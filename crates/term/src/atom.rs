@@ -1,13 +1,19 @@
 //! Atoms: interned names shared by every thread of the process.
 //!
-//! An [`Atom`] is an index into one global, append-only table. Interning takes a
-//! lock; reading a name back does not (the table is a list of chunks that are
-//! allocated once and never move), so printing and comparing atoms from many
-//! scheduler threads does not contend. Each entry also keeps the atom's ETF
+//! An [`Atom`] is an index into one global, append-only table. Interning a
+//! new name takes a lock; reading a name back does not (the table is a list
+//! of chunks that are allocated once and never move), so printing and
+//! comparing atoms from many scheduler threads does not contend. Nor does
+//! interning a name seen before on the same thread: each thread keeps the
+//! names it has looked up (atoms are never removed, so an entry stays
+//! true), and threads decoding a log's messages on every core take the
+//! lock only for the first `ping` each. Each entry also keeps the atom's ETF
 //! encoding, made once at interning: the recorder encodes atoms in nearly
 //! every message it logs, and a copy is cheaper than rebuilding the header.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{LazyLock, Mutex, OnceLock};
 
 /// An interned atom. Equality is identity; ordering by name is [`Atom::cmp_by_name`].
@@ -111,6 +117,57 @@ impl std::fmt::Display for AtomTableFull {
 
 impl std::error::Error for AtomTableFull {}
 
+/// FNV-1a: atom names are short, and the thread's cache is probed on
+/// every atom a decoder meets.
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Known = HashMap<&'static str, Atom, BuildHasherDefault<NameHasher>>;
+
+/// Names this thread has looked up, at most this many (then it starts over).
+const KNOWN_MAX: usize = 1 << 14;
+
+thread_local! {
+    static KNOWN: RefCell<Known> = RefCell::new(Known::default());
+}
+
+fn known(name: &str) -> Option<Atom> {
+    // `try_with`: a thread tearing down its locals still interns, uncached.
+    KNOWN
+        .try_with(|k| k.borrow().get(name).copied())
+        .ok()
+        .flatten()
+}
+
+/// Remembers on this thread that `a` is named `name` (the table's copy).
+fn remember(a: Atom) {
+    let _ = KNOWN.try_with(|k| {
+        let mut k = k.borrow_mut();
+        if k.len() >= KNOWN_MAX {
+            k.clear();
+        }
+        k.insert(a.name(), a);
+    });
+}
+
 impl Atom {
     /// Interns `name`. Panics only if the atom table is full; use [`Atom::try_intern`]
     /// on untrusted input.
@@ -120,6 +177,16 @@ impl Atom {
 
     /// Interns `name`, or fails when the table already holds [`MAX_ATOMS`] atoms.
     pub fn try_intern(name: &str) -> Result<Atom, AtomTableFull> {
+        if let Some(a) = known(name) {
+            return Ok(a);
+        }
+        let a = Self::intern_shared(name)?;
+        remember(a);
+        Ok(a)
+    }
+
+    /// Interns `name` in the shared table, under its lock.
+    fn intern_shared(name: &str) -> Result<Atom, AtomTableFull> {
         let t = &*TABLE;
         let mut idx = t.index.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(&a) = idx.get(name) {
@@ -136,12 +203,17 @@ impl Atom {
 
     /// Returns the atom named `name` if it already exists (like `list_to_existing_atom`).
     pub fn existing(name: &str) -> Option<Atom> {
-        TABLE
+        if let Some(a) = known(name) {
+            return Some(a);
+        }
+        let a = TABLE
             .index
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(name)
-            .copied()
+            .copied()?;
+        remember(a);
+        Some(a)
     }
 
     /// The atom's name.
