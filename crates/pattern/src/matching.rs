@@ -17,6 +17,21 @@ impl Bindings {
         }
     }
 
+    /// Binds variable `i` to `t`, or, bound already, tells whether it is
+    /// `t` (`=:=`).
+    pub(crate) fn bind(&mut self, i: usize, t: Term) -> bool {
+        if self.values.len() <= i {
+            self.values.resize(i + 1, None);
+        }
+        match &self.values[i] {
+            Some(v) => exact_eq(v, &t),
+            None => {
+                self.values[i] = Some(t);
+                true
+            }
+        }
+    }
+
     pub fn get(&self, i: usize) -> Option<&Term> {
         self.values.get(i).and_then(|v| v.as_ref())
     }

@@ -6,7 +6,7 @@
 
 use crate::compile::{CompiledPredicate, ProcArg};
 use trace_causal::EventId;
-use trace_pattern::{Bindings, EtfTest};
+use trace_pattern::{Bindings, EtfMatch, EtfTest};
 use trace_term::{Pid, Term};
 
 /// The values of a property's variables, as far as they are bound.
@@ -195,27 +195,42 @@ pub fn match_view(
         if arg.trivial || decided[k] {
             continue;
         }
-        let owned;
-        let term = match t {
-            TermIn::Etf(bytes) => match trace_term::etf::decode(bytes) {
-                Ok(t) => {
-                    owned = t;
-                    &owned
-                }
-                Err(_) => return false,
-            },
-            TermIn::Built(t) => t,
-            TermIn::Missing => return false,
-        };
         let mut b = Bindings::new(arg.map.len());
         for (i, &v) in arg.map.iter().enumerate() {
             if let Some(x) = &env[v] {
                 b.set(i, x.clone());
             }
         }
-        let Some(b) = arg.pattern.matches_with(term, b) else {
-            return false;
+        let owned;
+        let term = match t {
+            // Decoding only the parts the variables bind, where the bytes
+            // can tell; the whole term otherwise.
+            TermIn::Etf(bytes) => match arg.pattern.match_etf_with(bytes, b) {
+                EtfMatch::No => return false,
+                EtfMatch::Yes(bound) => {
+                    b = bound;
+                    None
+                }
+                EtfMatch::Unknown(given) => {
+                    b = given;
+                    match trace_term::etf::decode(bytes) {
+                        Ok(t) => {
+                            owned = t;
+                            Some(&owned)
+                        }
+                        Err(_) => return false,
+                    }
+                }
+            },
+            TermIn::Built(t) => Some(t),
+            TermIn::Missing => return false,
         };
+        if let Some(term) = term {
+            let Some(matched) = arg.pattern.matches_with(term, b) else {
+                return false;
+            };
+            b = matched;
+        }
         for (i, &v) in arg.map.iter().enumerate() {
             if let Some(x) = b.get(i) {
                 if !bind(env, v, x.clone()) {
