@@ -317,6 +317,12 @@ pub struct Process {
     /// The group leader (inherited from the parent; `group_leader/2`).
     pub group_leader: Pid,
     pub dict: Vec<(Term, Term)>,
+    /// The process this one last sent a message to: a process sends to
+    /// the same one again and again (a server, a ping-pong partner), and
+    /// finding it here leaves the process table alone, whose slots are
+    /// shared by neighbouring pids that other threads send to. `Weak`: a
+    /// cache must not keep a process's state alive, nor make a cycle.
+    pub last_dest: Option<(Pid, std::sync::Weak<ProcShared>)>,
     /// Number of signals sent so far (the next signal's index).
     pub signals_sent: u64,
     /// Number of events this process has produced (for exit-signal landing).
@@ -418,6 +424,7 @@ impl Process {
             reply_demonitors: Vec::new(),
             group_leader: Pid(0),
             dict: Vec::new(),
+            last_dest: None,
             signals_sent: 0,
             events: 0,
             agreed_at: None,

@@ -6,7 +6,8 @@
 use super::timer::TimerAction;
 use super::{Runtime, Worker};
 use crate::hooks::{Effect, Event, SentSignal, TimerTarget};
-use crate::process::{Message, MonitoredBy, Process, Signal, SignalId};
+use crate::process::{Message, MonitoredBy, ProcShared, Process, Signal, SignalId};
+use std::sync::Arc;
 use std::time::Instant;
 use trace_term::{atom, Pid, Ref, Term};
 
@@ -47,11 +48,38 @@ pub fn deliver(rt: &Runtime, wk: Option<&Worker>, to: Pid, sig: Signal) -> bool 
     let Some(t) = rt.table.get(to) else {
         return rt.awaits_unborn && rt.table.hold_for_unborn(to, sig);
     };
+    deliver_to(rt, wk, &t, sig)
+}
+
+/// Puts `sig` in `t`'s inbox and wakes it; false if it has exited.
+fn deliver_to(rt: &Runtime, wk: Option<&Worker>, t: &Arc<ProcShared>, sig: Signal) -> bool {
     if !t.push(sig) {
         return false;
     }
-    rt.wake(wk, &t);
+    rt.wake(wk, t);
     true
+}
+
+/// [`deliver`] of a message, through the sender's last destination when it
+/// is the same process (see [`Process::last_dest`]).
+fn deliver_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, sig: Signal) {
+    let cached = match &p.last_dest {
+        Some((pid, t)) if *pid == to => t.upgrade(),
+        _ => None,
+    };
+    if let Some(t) = cached {
+        deliver_to(rt, Some(wk), &t, sig);
+        return;
+    }
+    match rt.table.get(to) {
+        Some(t) => {
+            p.last_dest = Some((to, Arc::downgrade(&t)));
+            deliver_to(rt, Some(wk), &t, sig);
+        }
+        None => {
+            deliver(rt, Some(wk), to, sig);
+        }
+    }
 }
 
 /// Sends message `payload` to `to` (a pid, or the creator of alias `via`);
@@ -74,7 +102,7 @@ pub fn send_message(
             payload: &payload,
         },
     );
-    deliver(rt, Some(wk), to, Signal::Message { id, payload, via });
+    deliver_message(p, rt, wk, to, Signal::Message { id, payload, via });
 }
 
 /// Gives `p`'s next non-message signal, to `to`, its identity and logs it
