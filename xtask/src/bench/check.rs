@@ -22,6 +22,13 @@
 //!
 //! `CHECK_BENCH_LOG=/path/to/file.trace` keeps the generated log there and
 //! reuses it when it exists (the generation takes longer than the checks).
+//!
+//! A second table checks a recorded run rather than a synthetic one: the
+//! `pairs` program of the `scaling` group (16 ping-pong pairs, 12.8 million
+//! events) with a response property whose trigger and response share a
+//! variable, `every receive(P, From, {ping, From}) is followed by send(P,
+//! From, pong)`, beside the built-in `all_received` on the same log (the
+//! causal model with next to no matching).
 
 use super::synth;
 use super::table::{secs, Table};
@@ -178,6 +185,72 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
                 mib(r.peak_rss),
                 r.status,
                 format!("{:.2}x", r.secs / dt),
+            ]);
+        }
+    }
+    t.print();
+    recorded(ctx, &scratch.0, runs)
+}
+
+/// The ping-pong property on a recorded run, over the thread counts.
+fn recorded(ctx: &super::Ctx, dir: &Path, runs: usize) -> Result<(), String> {
+    let (pairs, rounds) = if ctx.quick {
+        (16, 10_000)
+    } else {
+        (16, 200_000)
+    };
+    let log = dir.join("pairs.trace");
+    let src = super::programs::dir().join("pairs.erl");
+    let r = erl::run_limited(
+        {
+            let mut c = Command::new(&ctx.trace);
+            c.arg("record")
+                .arg("-o")
+                .arg(&log)
+                .arg(&src)
+                .arg("--entry")
+                .arg(format!("pairs:main({pairs}, {rounds})"));
+            c
+        },
+        LIMIT,
+    )
+    .map_err(|e| e.to_string())?;
+    if r.status != Some(0) {
+        return Err(format!(
+            "recording pairs failed: {}",
+            String::from_utf8_lossy(&r.stderr)
+        ));
+    }
+    let events = trace_format::LogReader::open(&log)
+        .map_err(|e| e.to_string())?
+        .event_count();
+    let spec = dir.join("pingpong.tspec");
+    std::fs::write(
+        &spec,
+        "answered: every receive(P, From, {ping, From}) is followed by send(P, From, pong).\n",
+    )
+    .map_err(|e| e.to_string())?;
+    println!("\nrecorded run: pairs:main({pairs}, {rounds}), {events} events");
+    let mut t = Table::new(&["what", "threads", "time", "events/s", "1 thread/this"]);
+    let log_arg = log.to_str().ok_or("scratch path is not UTF-8")?;
+    let spec_arg = spec.to_str().ok_or("scratch path is not UTF-8")?;
+    let checks: [(&str, [&str; 2]); 2] = [
+        ("ping answered (shared variable)", ["--spec", spec_arg]),
+        ("built-in all_received", ["--builtin", "all_received"]),
+    ];
+    for (what, how) in checks {
+        let mut one = None;
+        for threads in super::thread_counts() {
+            let n = threads.to_string();
+            let args = ["check", log_arg, how[0], how[1], "--threads", &n];
+            let took = best(&ctx.trace, &args, runs)?.secs;
+            let base = *one.get_or_insert(took);
+            t.row(vec![
+                what.to_string(),
+                n,
+                secs(Some(took)),
+                format!("{:.1}M", events as f64 / took / 1e6),
+                format!("{:.2}x", base / took),
             ]);
         }
     }
