@@ -27,7 +27,7 @@ const FIRST_CHUNK_BITS: u32 = 10;
 const CHUNKS: usize = 12; // 1024 * (2^12 - 1) > MAX_ATOMS
 
 struct Table {
-    index: Mutex<HashMap<&'static str, Atom>>,
+    index: Mutex<Known>,
     chunks: [OnceLock<Box<[OnceLock<Entry>]>>; CHUNKS],
 }
 
@@ -68,7 +68,7 @@ fn locate(i: u32) -> (usize, usize) {
 
 static TABLE: LazyLock<Table> = LazyLock::new(|| {
     let t = Table {
-        index: Mutex::new(HashMap::new()),
+        index: Mutex::new(Known::default()),
         chunks: Default::default(),
     };
     {
