@@ -17,7 +17,7 @@
 
 use super::matcher::{match_view, Env, Plan, TermIn, View};
 use super::tables::{is_table, TableNames};
-use crate::compile::{CompiledPredicate, CompiledProperty};
+use crate::compiled::{CompiledPredicate, CompiledProperty};
 use crate::spec::PredicateKind;
 use trace_causal::EventVisitor;
 use trace_format::text::shared_function;
