@@ -3,13 +3,13 @@
 //! stitched together in order. A block that does not decode ends its
 //! process's log there (with a warning): the intact part stays usable.
 
-use crate::model::{
-    AllFacts, EventId, Facts, Model, ProcFacts, ReceiptFact, ReceiptKind, SignalClass, SignalFact,
-    Slot, SpawnFact, DEST_FOREIGN, DEST_UNKNOWN, NO_SLOT,
+use crate::facts::{
+    AllFacts, EventId, Facts, ProcFacts, ReceiptFact, ReceiptKind, SignalClass, SignalFact, Slot,
+    SpawnFact, DEST_FOREIGN, DEST_UNKNOWN, NO_SLOT,
 };
+use crate::inconsistency::{Inconsistency, Unverifiable};
+use crate::model::Model;
 use crate::shared::SharedFact;
-use crate::validate::Inconsistency;
-use crate::validate::Unverifiable;
 use rayon::prelude::*;
 use trace_capture::Names;
 use trace_format::Loss;

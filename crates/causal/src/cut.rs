@@ -9,7 +9,8 @@
 //! object the log lost entirely is cut too: a replay could not give it its
 //! turn.
 
-use crate::model::{Model, NO_SLOT};
+use crate::facts::NO_SLOT;
+use crate::model::Model;
 
 /// For each process (in [`Model::processes`] order), how many of its
 /// first events belong to the consistent cut. For a complete,

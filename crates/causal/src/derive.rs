@@ -14,32 +14,15 @@
 //! cycle: each stuck process waits for one event of another, and following
 //! those waits leads round a cycle.
 
-use crate::model::{EventId, Model, ReceiptFact, Slot, SpawnFact, NO_SLOT};
+use crate::facts::{EventId, ReceiptFact, Slot, SpawnFact, NO_SLOT};
+use crate::inconsistency::{Wait, WaitReason};
+use crate::model::Model;
 use crate::shared::DepFact;
 use crate::waiters::Waiters;
 use std::collections::VecDeque;
 use std::ops::Range;
 use trace_format::prefetch::prefetch;
 use trace_format::{MsgId, ProcId};
-
-/// Why a stuck event cannot happen yet.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum WaitReason {
-    /// It receives this signal, which is sent at the awaited event.
-    Signal(MsgId),
-    /// It is the process's first event; the awaited event spawns the process.
-    Spawn,
-    /// Its operation on a shared object follows the awaited one.
-    Shared,
-}
-
-/// An event that cannot happen before another one.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Wait {
-    pub event: EventId,
-    pub needs: EventId,
-    pub why: WaitReason,
-}
 
 /// What a rebuild found besides the order itself.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,183 +1,20 @@
-//! The causal model of a log: for every process, the facts happened-before
-//! is made of — which signals it sent (and to whom), which signals it
-//! received (delivered, took or consumed), which processes it spawned, where
-//! it exited — in compact arrays, without payloads.
-//!
-//! Processes are addressed internally by their *slot*, their position in the
-//! reader's process table (the same as the dense `ProcId` unless a recovered
-//! log lost whole processes). Event positions inside a process are `u32`:
-//! the model refuses process logs of more than `u32::MAX - 1` events.
+//! The causal model of a log: it composes the facts the log gives
+//! ([`crate::facts`]), the operations on shared state ([`crate::shared`]),
+//! the indexes built on first use ([`crate::index`]) and the symbolic names
+//! of the processes, and answers the lookups every analysis shares. The
+//! analyses themselves (queries, validation, the rebuild of a derivation)
+//! live above it and read it; nothing here reaches up to them.
 
-use crate::facts::{Receipt, Sent, Spawned};
-use std::ops::Range;
+use crate::facts::{
+    AllFacts, Destination, EventId, ProcFacts, Receipt, ReceiptFact, ReceiptKind, Sent,
+    SignalClass, SignalFact, Slot, SpawnFact, Spawned, DEST_FOREIGN, DEST_UNKNOWN, NO_SLOT,
+};
+use crate::inconsistency::{Inconsistency, Unverifiable};
+use crate::index::{Positions, ReceiptIndex};
+use crate::shared::{DepFact, SharedFact};
+use std::sync::OnceLock;
 use trace_capture::Names;
-pub use trace_format::SignalClass;
-use trace_format::{EventKind, MsgId, ProcId, SignalEffect, Warning};
-
-/// An event: a process and the event's index in that process's log (from 0,
-/// as `trace dump` numbers them).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct EventId {
-    pub proc: ProcId,
-    pub index: u64,
-}
-
-impl EventId {
-    pub fn new(proc: ProcId, index: u64) -> Self {
-        EventId { proc, index }
-    }
-}
-
-/// A process slot (position in the process table), or none: the id named a
-/// process that has no log.
-pub(crate) use trace_capture::{Slot, NO_SLOT};
-
-/// Destination codes of [`SignalFact::dest`] beside slots.
-pub(crate) const DEST_FOREIGN: u32 = u32::MAX - 1;
-pub(crate) const DEST_UNKNOWN: u32 = u32::MAX;
-
-/// Where a signal went.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Destination {
-    Proc(ProcId),
-    /// A pid no process of this log had: the signal went nowhere.
-    Foreign,
-    /// The log does not say (CauDEr logs record no destination).
-    Unknown,
-}
-
-/// One signal sent, at index `k` of its sender's signals. Packed (9 bytes,
-/// not 12): a model holds one per signal of the log, and on large logs
-/// the time to touch fresh memory for them outweighs unaligned reads.
-#[derive(Copy, Clone, Debug)]
-#[repr(C, packed)]
-pub(crate) struct SignalFact {
-    /// Event index of the Send/Signal event in the sender's log.
-    pub at: u32,
-    /// A slot, [`DEST_FOREIGN`] or [`DEST_UNKNOWN`].
-    pub dest: u32,
-    pub class: SignalClass,
-}
-
-/// How a process received a signal.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ReceiptKind {
-    /// The message entered the mailbox (logs recorded with deliveries).
-    Deliver,
-    /// A `receive` consumed it.
-    Receive,
-    /// A non-message signal was taken, with this effect.
-    Taken(SignalEffect),
-}
-
-impl ReceiptKind {
-    /// The kind of event the receipt is in the receiver's log.
-    pub fn event_kind(self) -> EventKind {
-        match self {
-            ReceiptKind::Deliver => EventKind::Deliver,
-            ReceiptKind::Receive => EventKind::Receive,
-            ReceiptKind::Taken(_) => EventKind::SignalTaken,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        self.event_kind().name()
-    }
-}
-
-/// One receipt, in the receiver's program order. Packed (13 bytes, not
-/// 20), as [`SignalFact`]; the rebuild of a derivation counts the signals
-/// the receiver sent before it from the receiver's own signal facts.
-#[derive(Copy, Clone, Debug)]
-#[repr(C, packed)]
-pub(crate) struct ReceiptFact {
-    pub at: u32,
-    /// The sender's slot, or [`NO_SLOT`].
-    pub sender: Slot,
-    /// The signal index (`u32::MAX` when it is beyond any log).
-    pub index: u32,
-    pub kind: ReceiptKind,
-}
-
-/// One spawn, in the parent's program order.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct SpawnFact {
-    pub at: u32,
-    /// The child's slot, or [`NO_SLOT`] when the child has no log.
-    pub child: Slot,
-}
-
-/// What the model knows about one process.
-#[derive(Clone, Debug)]
-pub struct ProcFacts {
-    pub id: ProcId,
-    /// Raw pid number (`<0.N.0>`).
-    pub pid: u64,
-    /// The parent the process table names.
-    pub parent: Option<ProcId>,
-    /// Readable events.
-    pub events: u64,
-    /// Events the footer says it recorded, when the footer was read.
-    pub recorded: Option<u64>,
-    /// Index of its first `exit` event.
-    pub exit: Option<u64>,
-    /// A block of its log did not decode: the log stops before it.
-    pub cut_short: bool,
-    /// The run ended with it waiting in `receive` (format version 2 says
-    /// so): `Some(true)` stuck, part of a deadlock; `Some(false)` idle.
-    pub blocked: Option<bool>,
-    /// Its signals and receipts in the numbering of all the log's signals
-    /// (receipts), process after process: the index of mark and index arrays.
-    pub(crate) signals: Range<usize>,
-    pub(crate) receipts: Range<usize>,
-}
-
-/// A process's facts, in its program order.
-#[derive(Default)]
-pub(crate) struct Facts {
-    pub signals: Vec<SignalFact>,
-    pub receipts: Vec<ReceiptFact>,
-    pub spawns: Vec<SpawnFact>,
-}
-
-/// Every process's facts, one array of arrays per kind: the checks and the
-/// rebuild jump from process to process, and the array headers of all
-/// processes stay in cache this way.
-#[derive(Default)]
-pub(crate) struct AllFacts {
-    pub signals: Vec<Vec<SignalFact>>,
-    pub receipts: Vec<Vec<ReceiptFact>>,
-    pub spawns: Vec<Vec<SpawnFact>>,
-    /// Per slot: the global index of its first signal (`procs[s].signals.start`).
-    pub signal_start: Vec<usize>,
-}
-
-impl FromIterator<Facts> for AllFacts {
-    fn from_iter<I: IntoIterator<Item = Facts>>(it: I) -> Self {
-        let mut all = AllFacts::default();
-        let mut start = 0;
-        for f in it {
-            all.signal_start.push(start);
-            start += f.signals.len();
-            all.signals.push(f.signals);
-            all.receipts.push(f.receipts);
-            all.spawns.push(f.spawns);
-        }
-        all
-    }
-}
-
-impl ProcFacts {
-    /// Number of signals (messages included) it sent.
-    pub fn signals_sent(&self) -> u64 {
-        self.signals.len() as u64
-    }
-
-    /// True when fewer events are readable than were recorded.
-    pub fn incomplete(&self) -> bool {
-        self.cut_short || self.recorded.is_some_and(|r| r != self.events)
-    }
-}
+use trace_format::{MsgId, ProcId, Warning};
 
 /// The causal model of one log. Built by [`Model::build`](crate::Model::build).
 pub struct Model {
@@ -209,18 +46,18 @@ pub struct Model {
     /// What was lost reading the log (damaged blocks), with byte offsets.
     pub(crate) warnings: Vec<Warning>,
     /// Problems found while collecting facts (spawns of unknown processes, ...).
-    pub(crate) early: Vec<crate::validate::Inconsistency>,
-    pub(crate) early_unverifiable: Vec<crate::validate::Unverifiable>,
-    pub(crate) positions: std::sync::OnceLock<crate::query::Positions>,
-    pub(crate) receipts_of: std::sync::OnceLock<crate::query::ReceiptIndex>,
+    pub(crate) early: Vec<Inconsistency>,
+    pub(crate) early_unverifiable: Vec<Unverifiable>,
+    pub(crate) positions: OnceLock<Positions>,
+    pub(crate) receipts_of: OnceLock<ReceiptIndex>,
     /// Per slot: its operations on shared state, in program order.
-    pub(crate) shared: Vec<Vec<crate::shared::SharedFact>>,
+    pub(crate) shared: Vec<Vec<SharedFact>>,
     /// Per slot: the operations of other processes its own follow, sorted
     /// by event (see [`crate::shared`]).
-    pub(crate) deps: Vec<Vec<crate::shared::DepFact>>,
+    pub(crate) deps: Vec<Vec<DepFact>>,
     /// Per slot: the events of other processes that follow its own (the
     /// reverse of `deps`: event, then the follower), built on first use.
-    pub(crate) dependents: std::sync::OnceLock<Vec<Vec<(u32, Slot, u32)>>>,
+    pub(crate) dependents: OnceLock<Vec<Vec<(u32, Slot, u32)>>>,
 }
 
 impl Model {
@@ -385,10 +222,10 @@ impl Model {
 
 impl Model {
     // Views of each process's facts for analyses outside this crate (see
-    // `facts`).
+    // `crate::facts`).
 
     /// The operations of process `p` on shared state, in its program order.
-    pub fn shared_ops(&self, p: ProcId) -> &[crate::shared::SharedFact] {
+    pub fn shared_ops(&self, p: ProcId) -> &[SharedFact] {
         self.slot(p)
             .and_then(|s| self.shared.get(s as usize))
             .map_or(&[], Vec::as_slice)

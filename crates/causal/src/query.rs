@@ -25,30 +25,12 @@
 //!   receipts in the later event's past. The first call rebuilds the
 //!   derivation to place the receipts, O(R + S + spawns).
 
-use crate::model::{EventId, Model, ReceiptFact, Slot, NO_SLOT};
+use crate::facts::{EventId, ReceiptFact, Slot, NO_SLOT};
+use crate::index::{Positions, ReceiptIndex};
+use crate::model::Model;
 use std::collections::HashMap;
 use std::sync::Arc;
 use trace_format::ProcId;
-
-/// Where each receipt and each process start lies in the rebuilt derivation.
-pub(crate) struct Positions {
-    /// Position of each process's first event (`u64::MAX`: never placed).
-    start: Vec<u64>,
-    /// Position of each receipt, by global receipt index.
-    receipt: Vec<u64>,
-    /// Position of each dependency, by slot and index in `Model::deps`.
-    dep: Vec<Vec<u64>>,
-    /// Every event was placed (no happened-before cycle).
-    complete: bool,
-}
-
-/// For each signal (global index), the receipts of it (global indices).
-pub(crate) struct ReceiptIndex {
-    offsets: Vec<usize>,
-    list: Vec<usize>,
-    /// The receiver of each receipt.
-    receiver: Vec<Slot>,
-}
 
 impl ReceiptIndex {
     fn build(m: &Model) -> ReceiptIndex {

@@ -8,7 +8,7 @@
 //! *dependency*, which a derivation waits for as it waits for a receipt's
 //! send.
 
-use crate::model::{EventId, Slot};
+use crate::facts::{EventId, Slot};
 use std::collections::HashMap;
 use trace_format::{Access, ObjectId};
 

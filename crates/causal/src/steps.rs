@@ -5,7 +5,8 @@
 //! of one-byte events).
 
 use crate::derive::DeriveOutcome;
-use crate::model::{EventId, Model, Slot};
+use crate::facts::{EventId, Slot};
+use crate::model::Model;
 use std::collections::VecDeque;
 use std::ops::Range;
 use trace_format::{BlockCursor, Event, EventRef, FormatError, LogReader, MsgId, ProcId};

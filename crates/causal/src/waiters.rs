@@ -4,7 +4,7 @@
 //! Dense arrays, no allocation per sender: the rebuild visits these on every
 //! wait, and a heap per sender cost a cache miss each time.
 
-use crate::model::Slot;
+use crate::facts::Slot;
 
 const NONE: u32 = u32::MAX;
 

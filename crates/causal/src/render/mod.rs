@@ -10,7 +10,8 @@ pub use findings::{
     unverifiable, verdict,
 };
 
-use crate::model::{Destination, EventId, Model};
+use crate::facts::{Destination, EventId};
+use crate::model::Model;
 use crate::query::Past;
 use crate::steps::Step;
 use serde_json::{json, Map, Value};

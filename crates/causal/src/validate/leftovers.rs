@@ -3,7 +3,8 @@
 //! sender in parallel from the marks the receipt checks set.
 
 use super::receipts::{Marks, CONVERTED, DELIVERED, RECEIVED, TAKEN};
-use crate::model::{Destination, EventId, Model, SignalClass, Slot, DEST_FOREIGN, DEST_UNKNOWN};
+use crate::facts::{Destination, EventId, SignalClass, Slot, DEST_FOREIGN, DEST_UNKNOWN};
+use crate::model::Model;
 use rayon::prelude::*;
 use trace_format::MsgId;
 

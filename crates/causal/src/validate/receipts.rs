@@ -6,10 +6,11 @@
 //! "Taken once" spans receivers (an imported log may not say where a signal
 //! went), so each signal has a byte of marks set atomically.
 
-use super::{Inconsistency, Overtaken, Unverifiable};
-use crate::model::{
-    EventId, Model, ReceiptFact, ReceiptKind, SignalClass, SignalFact, Slot, DEST_UNKNOWN, NO_SLOT,
+use crate::facts::{
+    EventId, ReceiptFact, ReceiptKind, SignalClass, SignalFact, Slot, DEST_UNKNOWN, NO_SLOT,
 };
+use crate::inconsistency::{Inconsistency, Overtaken, Unverifiable};
+use crate::model::Model;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -3,8 +3,9 @@
 //! not hold, or with another pid, is found while building the model; a
 //! process acting before its spawn shows up as a happened-before cycle.)
 
-use super::{Inconsistency, Unverifiable};
-use crate::model::{EventId, Model, NO_SLOT};
+use crate::facts::{EventId, NO_SLOT};
+use crate::inconsistency::{Inconsistency, Unverifiable};
+use crate::model::Model;
 use trace_format::ProcId;
 
 pub(super) fn check(m: &Model, out: &mut Vec<Inconsistency>, unverifiable: &mut Vec<Unverifiable>) {
