@@ -4,9 +4,9 @@
 
 use crate::event::{EventComparer, Item, Kind, LoggedEvent, Span};
 use crate::report::ExitDiff;
-use crate::roots::Cut;
 use crate::run::Slot;
 use crate::show::{Namer, Shown};
+use crate::source::Cut;
 use crate::source::Source;
 
 /// Where two process logs first part ways.

@@ -7,9 +7,9 @@ use crate::compare::{compare, Compared};
 use crate::event::EventComparer;
 use crate::matching::Matching;
 use crate::observe;
-use crate::roots::Cut;
 use crate::run::{Run, Slot};
 use crate::show::Namer;
+use crate::source::Cut;
 use crate::source::{BlockStream, Projected, Source};
 use trace_format::Warning;
 

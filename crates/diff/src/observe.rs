@@ -92,7 +92,7 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
             break;
         }
     }
-    p.total = crate::roots::Cut {
+    p.total = crate::source::Cut {
         events,
         signals,
         spawns,

@@ -21,7 +21,7 @@
 //! is kept, up to [`FACTS_BUDGET`] facts, so a block is decoded once.
 
 use crate::run::{Run, Slot, NO_SLOT};
-use crate::source::BlockStream;
+use crate::source::{BlockStream, Cut};
 use std::collections::HashMap;
 use std::rc::Rc;
 use trace_format::EventRef;
@@ -48,21 +48,6 @@ enum Fact {
 struct BlockFacts {
     first: u64,
     facts: Vec<Fact>,
-}
-
-/// A prefix of a process log: its first `events` events, holding `signals`
-/// signals sent and `spawns` spawns.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Cut {
-    pub events: u64,
-    pub signals: u64,
-    pub spawns: u64,
-}
-
-impl Cut {
-    fn covers(&self, need: &Cut) -> bool {
-        self.events >= need.events && self.signals >= need.signals && self.spawns >= need.spawns
-    }
 }
 
 /// A first difference of one run: process, and the prefix before it.

@@ -4,10 +4,24 @@
 //! whole ([`Projected`], an observer's log under `--observe`).
 
 use crate::event::{Item, LoggedEvent};
-use crate::roots::Cut;
 use crate::run::{Run, Slot};
 use std::ops::Range;
 use trace_format::{BlockCursor, EventRef, Warning};
+
+/// A prefix of a process log: its first `events` events, holding `signals`
+/// signals sent and `spawns` spawns.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Cut {
+    pub events: u64,
+    pub signals: u64,
+    pub spawns: u64,
+}
+
+impl Cut {
+    pub(crate) fn covers(&self, need: &Cut) -> bool {
+        self.events >= need.events && self.signals >= need.signals && self.spawns >= need.spawns
+    }
+}
 
 /// A sequence of events, read by peeking and advancing.
 pub(crate) trait Source {
