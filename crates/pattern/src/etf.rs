@@ -7,7 +7,7 @@
 //! term is rejected only when it surely differs, and accepted for sure only
 //! when the pattern binds nothing and the program read all it fixes.
 
-use crate::compile::Node;
+use crate::node::Node;
 use trace_term::etf::{
     ATOM_EXT, ATOM_UTF8_EXT, BINARY_EXT, BIT_BINARY_EXT, COMPRESSED, FLOAT_EXT, INTEGER_EXT,
     LARGE_BIG_EXT, LARGE_TUPLE_EXT, LIST_EXT, MAP_EXT, NEWER_REFERENCE_EXT, NEW_FLOAT_EXT,
