@@ -148,9 +148,8 @@ pub fn observe(loaded: &Loaded, log: &Arc<LogReader>, max_nodes: usize) -> Obser
         (None, None) => None,
     };
     let failure = failure.or_else(|| {
-        (sink.left.load(Ordering::Relaxed) == 0).then(|| {
-            crate::TreeError::Refused(crate::tree::TooBig { budget: max_nodes }.to_string())
-        })
+        (sink.left.load(Ordering::Relaxed) == 0)
+            .then(|| crate::TreeError::Refused(TooBig { budget: max_nodes }.to_string()))
     });
     let mut procs: Vec<ProcRun> = sink
         .procs
@@ -300,5 +299,22 @@ impl ProcessObserver for Watch {
             run.items.pop();
         }
         run.items.push(Item::ReceiveAt(frame.clone()));
+    }
+}
+
+/// The tree would pass the node budget (the observation stops there too).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooBig {
+    pub budget: usize,
+}
+
+impl std::fmt::Display for TooBig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the debugging tree of this run has more than {} nodes (--max-nodes): \
+             record a shorter run, or raise the budget",
+            self.budget
+        )
     }
 }
