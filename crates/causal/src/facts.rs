@@ -29,11 +29,11 @@ impl EventId {
     }
 }
 
-/// A process slot (position in the process table), or none: the id named a
+/// A process row (position in the process table), or none: the id named a
 /// process that has no log.
-pub(crate) use trace_capture::{Slot, NO_SLOT};
+pub(crate) use trace_capture::{TableRow, NO_ROW};
 
-/// Destination codes of [`SignalFact::dest`] beside slots.
+/// Destination codes of [`SignalFact::dest`] beside rows.
 pub(crate) const DEST_FOREIGN: u32 = u32::MAX - 1;
 pub(crate) const DEST_UNKNOWN: u32 = u32::MAX;
 
@@ -55,7 +55,7 @@ pub enum Destination {
 pub(crate) struct SignalFact {
     /// Event index of the Send/Signal event in the sender's log.
     pub at: u32,
-    /// A slot, [`DEST_FOREIGN`] or [`DEST_UNKNOWN`].
+    /// A row, [`DEST_FOREIGN`] or [`DEST_UNKNOWN`].
     pub dest: u32,
     pub class: SignalClass,
 }
@@ -93,8 +93,8 @@ impl ReceiptKind {
 #[repr(C, packed)]
 pub(crate) struct ReceiptFact {
     pub at: u32,
-    /// The sender's slot, or [`NO_SLOT`].
-    pub sender: Slot,
+    /// The sender's row, or [`NO_ROW`].
+    pub sender: TableRow,
     /// The signal index (`u32::MAX` when it is beyond any log).
     pub index: u32,
     pub kind: ReceiptKind,
@@ -104,8 +104,8 @@ pub(crate) struct ReceiptFact {
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct SpawnFact {
     pub at: u32,
-    /// The child's slot, or [`NO_SLOT`] when the child has no log.
-    pub child: Slot,
+    /// The child's row, or [`NO_ROW`] when the child has no log.
+    pub child: TableRow,
 }
 
 /// What the model knows about one process.
@@ -149,7 +149,7 @@ pub(crate) struct AllFacts {
     pub signals: Vec<Vec<SignalFact>>,
     pub receipts: Vec<Vec<ReceiptFact>>,
     pub spawns: Vec<Vec<SpawnFact>>,
-    /// Per slot: the global index of its first signal (`procs[s].signals.start`).
+    /// Per row: the global index of its first signal (`procs[s].signals.start`).
     pub signal_start: Vec<usize>,
 }
 

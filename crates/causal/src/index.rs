@@ -3,7 +3,7 @@
 //! derivation, and which receipts each signal has. [`crate::query`] builds
 //! and reads them.
 
-use crate::facts::Slot;
+use crate::facts::TableRow;
 
 /// Where each receipt and each process start lies in the rebuilt derivation.
 pub(crate) struct Positions {
@@ -11,7 +11,7 @@ pub(crate) struct Positions {
     pub(crate) start: Vec<u64>,
     /// Position of each receipt, by global receipt index.
     pub(crate) receipt: Vec<u64>,
-    /// Position of each dependency, by slot and index in `Model::deps`.
+    /// Position of each dependency, by row and index in `Model::deps`.
     pub(crate) dep: Vec<Vec<u64>>,
     /// Every event was placed (no happened-before cycle).
     pub(crate) complete: bool,
@@ -22,5 +22,5 @@ pub(crate) struct ReceiptIndex {
     pub(crate) offsets: Vec<usize>,
     pub(crate) list: Vec<usize>,
     /// The receiver of each receipt.
-    pub(crate) receiver: Vec<Slot>,
+    pub(crate) receiver: Vec<TableRow>,
 }

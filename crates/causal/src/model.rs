@@ -7,7 +7,7 @@
 
 use crate::facts::{
     AllFacts, Destination, EventId, ProcFacts, Receipt, ReceiptFact, ReceiptKind, Sent,
-    SignalClass, SignalFact, Slot, SpawnFact, Spawned, DEST_FOREIGN, DEST_UNKNOWN, NO_SLOT,
+    SignalClass, SignalFact, SpawnFact, Spawned, TableRow, DEST_FOREIGN, DEST_UNKNOWN, NO_ROW,
 };
 use crate::inconsistency::{Inconsistency, Unverifiable};
 use crate::index::{Positions, ReceiptIndex};
@@ -19,18 +19,18 @@ use trace_format::{MsgId, ProcId, Warning};
 /// The causal model of one log. Built by [`Model::build`](crate::Model::build).
 pub struct Model {
     pub(crate) procs: Vec<ProcFacts>,
-    /// Per slot: each process's facts live in their own arrays, so that a
+    /// Per row: each process's facts live in their own arrays, so that a
     /// process written in one block needs no copy.
     pub(crate) facts: AllFacts,
-    /// Signals each slot sent (hot in the rebuild of a derivation).
+    /// Signals each row sent (hot in the rebuild of a derivation).
     pub(crate) sent: Vec<u32>,
-    /// Each slot's id and raw pid, apart from the rest of its facts: turning
+    /// Each row's id and raw pid, apart from the rest of its facts: turning
     /// a signal's destination or a receipt's sender into them is a lookup
     /// per fact, and these arrays stay in cache where the table does not.
     pub(crate) ids: Vec<ProcId>,
     pub(crate) pids: Vec<u64>,
-    /// For each slot, the spawn event that created it (the first, if several).
-    pub(crate) spawned_by: Vec<Option<(Slot, u32)>>,
+    /// For each row, the spawn event that created it (the first, if several).
+    pub(crate) spawned_by: Vec<Option<(TableRow, u32)>>,
     pub(crate) names: Names,
     /// Deliveries were recorded (the header says so).
     pub(crate) deliveries: bool,
@@ -50,14 +50,14 @@ pub struct Model {
     pub(crate) early_unverifiable: Vec<Unverifiable>,
     pub(crate) positions: OnceLock<Positions>,
     pub(crate) receipts_of: OnceLock<ReceiptIndex>,
-    /// Per slot: its operations on shared state, in program order.
+    /// Per row: its operations on shared state, in program order.
     pub(crate) shared: Vec<Vec<SharedFact>>,
-    /// Per slot: the operations of other processes its own follow, sorted
+    /// Per row: the operations of other processes its own follow, sorted
     /// by event (see [`crate::shared`]).
     pub(crate) deps: Vec<Vec<DepFact>>,
-    /// Per slot: the events of other processes that follow its own (the
+    /// Per row: the events of other processes that follow its own (the
     /// reverse of `deps`: event, then the follower), built on first use.
-    pub(crate) dependents: OnceLock<Vec<Vec<(u32, Slot, u32)>>>,
+    pub(crate) dependents: OnceLock<Vec<Vec<(u32, TableRow, u32)>>>,
 }
 
 impl Model {
@@ -119,31 +119,31 @@ impl Model {
         &self.warnings
     }
 
-    pub(crate) fn slot(&self, id: ProcId) -> Option<Slot> {
-        id.position_in(&self.procs, |p| p.id).map(|s| s as Slot)
+    pub(crate) fn slot(&self, id: ProcId) -> Option<TableRow> {
+        id.position_in(&self.procs, |p| p.id).map(|s| s as TableRow)
     }
 
-    /// Where the model holds event `e`: its process's slot and its index
+    /// Where the model holds event `e`: its process's row and its index
     /// there (`None` for a process or an index the log does not have).
-    pub(crate) fn locate(&self, e: EventId) -> Option<(Slot, u32)> {
+    pub(crate) fn locate(&self, e: EventId) -> Option<(TableRow, u32)> {
         let s = self.slot(e.proc)?;
         (e.index < self.procs[s as usize].events).then_some((s, e.index as u32))
     }
 
     #[inline]
-    pub(crate) fn id(&self, s: Slot) -> ProcId {
+    pub(crate) fn id(&self, s: TableRow) -> ProcId {
         self.ids[s as usize]
     }
 
-    pub(crate) fn signals_of(&self, s: Slot) -> &[SignalFact] {
+    pub(crate) fn signals_of(&self, s: TableRow) -> &[SignalFact] {
         &self.facts.signals[s as usize]
     }
 
-    pub(crate) fn receipts_of(&self, s: Slot) -> &[ReceiptFact] {
+    pub(crate) fn receipts_of(&self, s: TableRow) -> &[ReceiptFact] {
         &self.facts.receipts[s as usize]
     }
 
-    pub(crate) fn spawns_of(&self, s: Slot) -> &[SpawnFact] {
+    pub(crate) fn spawns_of(&self, s: TableRow) -> &[SpawnFact] {
         &self.facts.spawns[s as usize]
     }
 
@@ -158,8 +158,8 @@ impl Model {
     }
 
     /// The signal `(sender, index)`, if a log holds it.
-    pub(crate) fn signal(&self, sender: Slot, index: u32) -> Option<&SignalFact> {
-        if sender == NO_SLOT {
+    pub(crate) fn signal(&self, sender: TableRow, index: u32) -> Option<&SignalFact> {
+        if sender == NO_ROW {
             return None;
         }
         self.signals_of(sender).get(index as usize)
@@ -167,8 +167,8 @@ impl Model {
 
     /// The position of signal `(sender, index)` in the signal array.
     #[inline]
-    pub(crate) fn signal_global(&self, sender: Slot, index: u32) -> Option<usize> {
-        if sender == NO_SLOT || index >= *self.sent.get(sender as usize)? {
+    pub(crate) fn signal_global(&self, sender: TableRow, index: u32) -> Option<usize> {
+        if sender == NO_ROW || index >= *self.sent.get(sender as usize)? {
             return None;
         }
         Some(self.facts.signal_start[sender as usize] + index as usize)
@@ -245,7 +245,7 @@ impl Model {
         let recs = self.slot(p).map_or(&[][..], |s| self.receipts_of(s));
         recs.iter().map(move |r| Receipt {
             at: r.at as u64,
-            msg: (r.sender != NO_SLOT).then(|| MsgId {
+            msg: (r.sender != NO_ROW).then(|| MsgId {
                 sender: self.id(r.sender),
                 index: r.index as u64,
             }),
@@ -299,7 +299,7 @@ impl Model {
     ) -> impl ExactSizeIterator<Item = (Receipt, Option<u64>)> + '_ {
         let recs = self.slot(p).map_or(&[][..], |s| self.receipts_of(s));
         recs.iter().map(move |r| {
-            let known = r.sender != NO_SLOT;
+            let known = r.sender != NO_ROW;
             (
                 Receipt {
                     at: r.at as u64,
@@ -319,7 +319,7 @@ impl Model {
         let spawns = self.slot(p).map_or(&[][..], |s| self.spawns_of(s));
         spawns.iter().map(move |f| Spawned {
             at: f.at as u64,
-            child: (f.child != NO_SLOT).then(|| self.id(f.child)),
+            child: (f.child != NO_ROW).then(|| self.id(f.child)),
         })
     }
 

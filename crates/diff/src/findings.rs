@@ -90,7 +90,7 @@ struct Tally {
     only_in: Vec<OnlyIn>,
     processes: u64,
     events: [u64; 2],
-    /// Per run and process slot: the whole log read.
+    /// Per run and process row: the whole log read.
     totals: [Vec<Option<Cut>>; 2],
     /// Per run: the first differences (pair, where, position among the
     /// compared events), for the roots.

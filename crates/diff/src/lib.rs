@@ -18,7 +18,7 @@
 //! consume and send, in their order).
 //!
 //! ```text
-//! LogReader ×2 ─► run (process table: slots, blocks, spawn tree)
+//! LogReader ×2 ─► run (process table: rows, blocks, spawn tree)
 //!                  └─► matching (pairs by symbolic name)
 //! comparison, per pair in parallel: blocks stored alike are skipped; otherwise
 //!   source (blocks decoded a window at a time, or an observer's projection:

@@ -4,7 +4,7 @@
 //! whole ([`Projected`], an observer's log under `--observe`).
 
 use crate::event::{Item, LoggedEvent};
-use crate::run::{Run, Slot};
+use crate::run::{Run, TableRow};
 use std::ops::Range;
 use trace_format::{BlockCursor, EventRef, Warning};
 
@@ -42,7 +42,7 @@ pub(crate) trait Source {
 /// One process's log, block by block.
 pub(crate) struct BlockStream<'a> {
     run: &'a Run<'a>,
-    slot: Slot,
+    slot: TableRow,
     blocks: Range<usize>,
     /// The block being read (`block`), while events are left in it.
     cursor: Option<BlockCursor>,
@@ -88,7 +88,7 @@ impl Drop for BlockStream<'_> {
 }
 
 impl<'a> BlockStream<'a> {
-    pub fn new(run: &'a Run<'a>, slot: Slot, skip_deliveries: bool) -> Self {
+    pub fn new(run: &'a Run<'a>, slot: TableRow, skip_deliveries: bool) -> Self {
         let (items, arena) = SPARE.with(|s| s.borrow_mut().pop()).unwrap_or_default();
         BlockStream {
             run,
