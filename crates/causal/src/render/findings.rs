@@ -2,7 +2,7 @@
 //! objects: inconsistencies, messages overtaken, what could not be checked,
 //! what was left behind, and the verdict.
 
-use super::{a, count, Namer};
+use super::namer::{a, count, Namer};
 use crate::facts::{Destination, EventId, ReceiptKind, SignalClass};
 use crate::inconsistency::{Inconsistency, Overtaken, Unverifiable, Wait, WaitReason};
 use crate::validate::{Arrival, Report, Unreceived};
