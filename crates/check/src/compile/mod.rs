@@ -14,8 +14,11 @@
 //! Nothing here needs a log; process names are resolved against one in
 //! [`crate::eval`].
 
+mod cx;
 mod history;
 mod pred;
+
+use cx::Cx;
 
 use crate::compiled::{
     Compiled, CompiledPredicate, CompiledProperty, CompiledScope, ProcArg, PropertyPattern, Vars,
@@ -23,7 +26,6 @@ use crate::compiled::{
 use crate::spec::{procname, Body, Builtin, Occurrence, Pred, Scope, Spec, SpecError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use trace_capture::ProcRef;
 use trace_syntax::ast::{ExprKind, Pos};
 
 type R<T> = Result<T, SpecError>;
@@ -141,19 +143,7 @@ fn count_uses(body: &Body) -> HashMap<String, usize> {
     uses
 }
 
-struct Cx<'a> {
-    path: &'a Path,
-    registered: &'a HashMap<String, ProcRef>,
-    vars: Vars,
-    preds: Vec<CompiledPredicate>,
-    uses: HashMap<String, usize>,
-}
-
 impl Cx<'_> {
-    fn err<T>(&self, pos: Pos, msg: impl Into<String>) -> R<T> {
-        Err(crate::spec::error::at(self.path, pos, msg))
-    }
-
     /// Compiles `p`, seeing the variables of `sees` (indices of earlier predicates).
     fn pred(&mut self, p: &Pred, sees: &[usize]) -> R<usize> {
         let visible: Vec<usize> = sees

@@ -2,7 +2,7 @@
 //! process arguments and term patterns, its guard, and which property
 //! variables it binds.
 
-use super::Cx;
+use super::cx::Cx;
 use crate::compiled::{CompiledGuard, CompiledPredicate, ProcArg, TermArg, Vars};
 use crate::spec::{procname, ArgRole, Pred, PredicateKind, SpecError};
 use std::path::Path;
