@@ -5,11 +5,11 @@
 use crate::comparison::{Comparison, PairOutcome};
 use crate::context;
 use crate::matching::{Matching, Naming};
+use crate::options::Options;
 use crate::report::{Diff, Kind, Level, OnlyIn, ProcessDiff, Root, RunSummary, RUNS};
 use crate::roots::{Candidate, Walker};
 use crate::run::Run;
 use crate::source::Cut;
-use crate::Options;
 use std::collections::HashMap;
 use trace_format::{LogReader, RunEnd, Warning};
 
