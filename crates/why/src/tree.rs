@@ -11,7 +11,8 @@
 //! process by process, without recursion; its size is bounded by a node
 //! budget, and a run that needs more is refused with a message saying so.
 
-use crate::observe::{Item, Observed, ProcRun, TooBig, What};
+use crate::error::TooBig;
+use crate::observe::{Item, Observed, ProcRun, What};
 use std::collections::HashSet;
 use std::ops::Range;
 use trace_runtime::inspect::{FrameState, Place};
