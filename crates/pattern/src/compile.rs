@@ -1,7 +1,7 @@
 //! From an AST pattern to a [`Pattern`].
 
 use crate::node::Node;
-use crate::Pattern;
+use crate::pattern::Pattern;
 use std::collections::HashMap;
 use trace_syntax::ast::{BinOp, Expr, ExprKind, IntLit, UnOp};
 use trace_term::{Atom, BigInt, Term};
