@@ -1,4 +1,5 @@
-//! From a parsed [`Spec`] to properties ready to check: predicates in their
+//! From a parsed [`Spec`] to properties ready to check (the forms of
+//! [`crate::compiled`], which this module writes): predicates in their
 //! canonical form (`receive(P, Msg)` becomes `receive(P, _, Msg)`), process
 //! arguments classified, Erlang patterns and guards compiled, variables
 //! numbered per property, and what each predicate may see of the others'
