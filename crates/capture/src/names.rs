@@ -381,14 +381,6 @@ impl Names {
         Ok(self.ids[at as usize])
     }
 
-    /// The process a user named, by symbolic name or raw pid.
-    pub fn resolve(&self, p: &crate::ProcRef) -> Result<ProcId, LookupError> {
-        match p {
-            crate::ProcRef::Name(n) => self.lookup(n),
-            crate::ProcRef::Pid(pid) => self.lookup_pid(*pid),
-        }
-    }
-
     /// The process that had raw pid number `pid`.
     pub fn lookup_pid(&self, pid: u64) -> Result<ProcId, LookupError> {
         self.pids
