@@ -51,6 +51,8 @@ pub struct ReplayLog {
 }
 
 impl ReplayLog {
+    /// The state a replay of `log` shares, each process held at its entry
+    /// of `holds` (or replayed to its end without them).
     pub(crate) fn new(log: Arc<LogReader>, holds: Option<Vec<u64>>) -> ReplayLog {
         let pids: Vec<u64> = log.processes().iter().map(|p| p.pid).collect();
         let ids = PidMap::default();
