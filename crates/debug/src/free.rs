@@ -357,3 +357,18 @@ impl ProcessObserver for Counter {
         self.bump();
     }
 }
+
+/// The run a session without a log schedules.
+pub struct Free {
+    pub(crate) cfg: FreeConfig,
+    /// The steps taken, in order.
+    pub(crate) taken: Vec<Taken>,
+    /// What can take the next step at the end of them.
+    pub(crate) next: Vec<Next>,
+}
+
+impl Drop for Free {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.cfg.path);
+    }
+}

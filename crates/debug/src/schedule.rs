@@ -5,7 +5,7 @@
 //! the new run's log; every other command works on that log as on any.
 
 use crate::cut::Cut;
-use crate::free::{self, FreeConfig, Next, Pick, Taken, Then};
+use crate::free::{self, Free, FreeConfig, Pick, Then};
 use crate::session::Session;
 use std::sync::Arc;
 use trace_capture::{MsgRef, ProcRef, SymbolicName};
@@ -15,21 +15,6 @@ use trace_runtime::Loaded;
 /// Most steps `run` takes in a session without a log (a program that never
 /// ends is cut there, or earlier at --max-events or --time-limit).
 pub const MAX_RUN_STEPS: u64 = 1_000_000;
-
-/// The run a session without a log schedules.
-pub struct Free {
-    pub(crate) cfg: FreeConfig,
-    /// The steps taken, in order.
-    pub(crate) taken: Vec<Taken>,
-    /// What can take the next step at the end of them.
-    pub(crate) next: Vec<Next>,
-}
-
-impl Drop for Free {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.cfg.path);
-    }
-}
 
 impl Session {
     /// A session at the start of a run of `loaded` that the user

@@ -36,7 +36,7 @@ pub struct Session {
     /// Breakpoints, in the order set: as the user wrote them, resolved.
     breaks: Vec<(EventSpec, EventId)>,
     /// A session without a log: the run it schedules freely.
-    pub(crate) free: Option<crate::schedule::Free>,
+    pub(crate) free: Option<crate::free::Free>,
 }
 
 impl Session {
@@ -234,7 +234,7 @@ impl Session {
             Command::Run(None) => self.run_to_break(),
             Command::Run(Some(e)) => (self.forward(&e)?, None),
             Command::RollbackVar(p, name) => {
-                return crate::var::rollback_var(self, &p, &name, out);
+                return self.rollback_var(&p, &name, out);
             }
             _ => return Ok(()),
         };

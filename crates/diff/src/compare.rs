@@ -4,9 +4,9 @@
 
 use crate::event::{EventComparer, Item, Kind, LoggedEvent, Span};
 use crate::report::ExitDiff;
-use crate::roots::Cut;
-use crate::run::Slot;
+use crate::run::TableRow;
 use crate::show::{Namer, Shown};
+use crate::source::Cut;
 use crate::source::Source;
 
 /// Where two process logs first part ways.
@@ -52,7 +52,7 @@ struct Exited {
     shown: Shown,
 }
 
-fn exited(n: &Namer<'_>, me: Slot, it: &Item, arena: &[u8]) -> Option<Exited> {
+fn exited(n: &Namer<'_>, me: TableRow, it: &Item, arena: &[u8]) -> Option<Exited> {
     let LoggedEvent::Exit { reason } = it.ev else {
         return None;
     };
@@ -71,7 +71,7 @@ fn exited(n: &Namer<'_>, me: Slot, it: &Item, arena: &[u8]) -> Option<Exited> {
 pub(crate) fn compare<A: Source + ?Sized, B: Source + ?Sized>(
     comparer: &EventComparer<'_>,
     namers: [&Namer<'_>; 2],
-    slots: [Slot; 2],
+    slots: [TableRow; 2],
     a: &mut A,
     b: &mut B,
 ) -> Compared {

@@ -7,9 +7,9 @@ use crate::compare::{compare, Compared};
 use crate::event::EventComparer;
 use crate::matching::Matching;
 use crate::observe;
-use crate::roots::Cut;
-use crate::run::{Run, Slot};
+use crate::run::{Run, TableRow};
 use crate::show::Namer;
+use crate::source::Cut;
 use crate::source::{BlockStream, Projected, Source};
 use trace_format::Warning;
 
@@ -40,7 +40,7 @@ impl Comparison<'_> {
     /// The two sources of a pair (a side without the process has none).
     pub fn sources(
         &self,
-        slots: [Option<Slot>; 2],
+        slots: [Option<TableRow>; 2],
         warnings: &mut Vec<(usize, Warning)>,
     ) -> [Option<Box<dyn Source + '_>>; 2] {
         let mut out: [Option<Box<dyn Source + '_>>; 2] = [None, None];
@@ -60,7 +60,7 @@ impl Comparison<'_> {
     }
 
     /// Both process logs are stored in the same blocks, byte for byte.
-    fn same_blocks(&self, sa: Slot, sb: Slot) -> bool {
+    fn same_blocks(&self, sa: TableRow, sb: TableRow) -> bool {
         let (ka, kb) = (self.runs[0].blocks(sa), self.runs[1].blocks(sb));
         ka.len() == kb.len()
             && ka.zip(kb).all(|(x, y)| {

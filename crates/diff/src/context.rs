@@ -3,7 +3,7 @@
 
 use crate::event::EventComparer;
 use crate::report::Row;
-use crate::run::Slot;
+use crate::run::TableRow;
 use crate::show::Namer;
 use crate::source::Source;
 use std::collections::VecDeque;
@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 pub(crate) fn rows<'s>(
     comparer: &EventComparer<'_>,
     namers: [&Namer<'_>; 2],
-    slots: [Option<Slot>; 2],
+    slots: [Option<TableRow>; 2],
     mut sources: [Option<&mut (dyn Source + 's)>; 2],
     position: u64,
     around: u64,

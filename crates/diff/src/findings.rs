@@ -5,10 +5,11 @@
 use crate::comparison::{Comparison, PairOutcome};
 use crate::context;
 use crate::matching::{Matching, Naming};
+use crate::options::Options;
 use crate::report::{Diff, Kind, Level, OnlyIn, ProcessDiff, Root, RunSummary, RUNS};
-use crate::roots::{Candidate, Cut, Walker};
+use crate::roots::{Candidate, Walker};
 use crate::run::Run;
-use crate::Options;
+use crate::source::Cut;
 use std::collections::HashMap;
 use trace_format::{LogReader, RunEnd, Warning};
 
@@ -89,7 +90,7 @@ struct Tally {
     only_in: Vec<OnlyIn>,
     processes: u64,
     events: [u64; 2],
-    /// Per run and process slot: the whole log read.
+    /// Per run and process row: the whole log read.
     totals: [Vec<Option<Cut>>; 2],
     /// Per run: the first differences (pair, where, position among the
     /// compared events), for the roots.

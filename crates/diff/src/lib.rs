@@ -18,7 +18,7 @@
 //! consume and send, in their order).
 //!
 //! ```text
-//! LogReader ×2 ─► run (process table: slots, blocks, spawn tree)
+//! LogReader ×2 ─► run (process table: rows, blocks, spawn tree)
 //!                  └─► matching (pairs by symbolic name)
 //! comparison, per pair in parallel: blocks stored alike are skipped; otherwise
 //!   source (blocks decoded a window at a time, or an observer's projection:
@@ -41,6 +41,7 @@ mod event;
 mod findings;
 mod matching;
 mod observe;
+mod options;
 mod pids;
 pub mod render;
 mod report;
@@ -52,6 +53,7 @@ mod source;
 pub use abstraction::{Abstraction, AbstractionError};
 pub use event::Kind;
 pub use matching::ProcName;
+pub use options::Options;
 pub use report::{Diff, ExitDiff, Level, OnlyIn, ProcessDiff, Root, Row, RunSummary, RUNS};
 pub use show::Shown;
 
@@ -65,30 +67,6 @@ use show::Namer;
 use std::fmt;
 use trace_capture::SymbolicName;
 use trace_format::LogReader;
-
-/// How to compare.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Compare events without their payloads.
-    pub ignore_payloads: bool,
-    /// Wildcard parts of payloads before comparing them.
-    pub abstractions: Vec<Abstraction>,
-    /// Compare only what these processes consume and send.
-    pub observe: Vec<SymbolicName>,
-    /// Events shown before and after each root divergence.
-    pub context: u64,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            ignore_payloads: false,
-            abstractions: Vec::new(),
-            observe: Vec::new(),
-            context: 2,
-        }
-    }
-}
 
 /// Why two logs could not be compared as asked.
 #[derive(Clone, Debug, PartialEq, Eq)]

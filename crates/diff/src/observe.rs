@@ -12,7 +12,7 @@
 //! (each such block decoded once).
 
 use crate::event::{ConsumedKind, Item, LoggedEvent, Span};
-use crate::run::{Run, Slot};
+use crate::run::{Run, TableRow};
 use crate::source::Projected;
 use std::collections::BTreeMap;
 use trace_format::text::pid_text;
@@ -26,12 +26,12 @@ fn keep(arena: &mut Vec<u8>, bytes: &[u8], lost: &mut bool) -> Option<Span> {
     s
 }
 
-/// The observable events of `slot`, with the payloads of what it consumed.
-pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) -> Projected {
+/// The observable events of `row`, with the payloads of what it consumed.
+pub(crate) fn project(run: &Run<'_>, slot: TableRow, warnings: &mut Vec<Warning>) -> Projected {
     let mut p = Projected::default();
     let mut lost = false;
-    // (sender slot, signal index) → positions of the items that consumed it.
-    let mut wanted: BTreeMap<(Slot, u64), Vec<usize>> = BTreeMap::new();
+    // (sender row, signal index) → positions of the items that consumed it.
+    let mut wanted: BTreeMap<(TableRow, u64), Vec<usize>> = BTreeMap::new();
     let (mut signals, mut spawns, mut events) = (0u64, 0u64, 0u64);
     for k in run.blocks(slot) {
         let saved = (signals, spawns, events);
@@ -92,7 +92,7 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
             break;
         }
     }
-    p.total = crate::roots::Cut {
+    p.total = crate::source::Cut {
         events,
         signals,
         spawns,
@@ -112,11 +112,11 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
 fn fill_payloads(
     run: &Run<'_>,
     p: &mut Projected,
-    wanted: &BTreeMap<(Slot, u64), Vec<usize>>,
+    wanted: &BTreeMap<(TableRow, u64), Vec<usize>>,
     lost: &mut bool,
     warnings: &mut Vec<Warning>,
 ) {
-    let mut blocks: Vec<(Slot, usize)> = wanted
+    let mut blocks: Vec<(TableRow, usize)> = wanted
         .keys()
         .map(|&(s, i)| (s, run.block_of_signal(s, i)))
         .collect();

@@ -5,7 +5,7 @@
 
 use crate::event::{ConsumedKind, Item, LoggedEvent};
 use crate::matching::Matching;
-use crate::run::{Run, Slot};
+use crate::run::{Run, TableRow};
 use std::fmt::Write;
 use trace_format::text::{render_payload, Naming, Printer};
 use trace_format::{EventRef, MsgId, ProcId, SignalKindRef};
@@ -51,14 +51,14 @@ impl Namer<'_> {
         }
     }
 
-    pub fn slot(&self, s: Slot) -> String {
+    pub fn slot(&self, s: TableRow) -> String {
         self.matching
             .name(self.matching.pair(self.x, s))
             .to_string()
     }
 
     /// Event `it` of process `me`.
-    pub fn show(&self, me: Slot, it: &Item, arena: &[u8]) -> Shown {
+    pub fn show(&self, me: TableRow, it: &Item, arena: &[u8]) -> Shown {
         let printer = Printer {
             header: self.run.reader.header(),
             names: self,

@@ -12,7 +12,7 @@
 //! term lies, and only those parts are decoded (`{ping, From}` decodes a
 //! pid, not the tuple and its atom).
 
-use crate::compile::Node;
+use crate::node::Node;
 use trace_term::etf::{
     ATOM_EXT, ATOM_UTF8_EXT, BINARY_EXT, BIT_BINARY_EXT, COMPRESSED, FLOAT_EXT, INTEGER_EXT,
     LARGE_BIG_EXT, LARGE_TUPLE_EXT, LIST_EXT, MAP_EXT, NEWER_REFERENCE_EXT, NEW_FLOAT_EXT,

@@ -14,6 +14,7 @@ mod compile;
 mod etf;
 mod guard;
 mod matching;
+mod node;
 mod pattern;
 mod replace;
 

@@ -1,6 +1,6 @@
 //! Matching a compiled pattern against a term.
 
-use crate::compile::Node;
+use crate::node::Node;
 use trace_term::order::exact_eq;
 use trace_term::Term;
 

@@ -2,9 +2,9 @@
 //! a term still in the External Term Format, rewrite what the variables
 //! matched. The work is done by the modules over the compiled tree.
 
-use crate::compile::Node;
 use crate::etf::{self, EtfMatch, EtfTest, Quick};
 use crate::matching::{self, Bindings};
+use crate::node::Node;
 use crate::replace;
 use trace_term::Term;
 

@@ -10,7 +10,7 @@
 //! for a signal that never comes — so the run ends with it waiting there,
 //! and its place in the code and its mailbox can be shown.
 
-use crate::director::Shared;
+use crate::replay_log::ReplayLog;
 use crate::window::Window;
 use std::sync::Arc;
 use trace_capture::Translator;
@@ -28,7 +28,7 @@ const NEVER: process::SignalId = process::SignalId {
 };
 
 pub struct ProcessReplay {
-    shared: Arc<Shared>,
+    shared: Arc<ReplayLog>,
     id: Option<ProcId>,
     pid: Pid,
     /// The events to replay: the process log up to the hold point, a block
@@ -45,7 +45,7 @@ pub struct ProcessReplay {
 
 impl ProcessReplay {
     pub(crate) fn new(
-        shared: Arc<Shared>,
+        shared: Arc<ReplayLog>,
         id: Option<ProcId>,
         pid: Pid,
         window: Window,

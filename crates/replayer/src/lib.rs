@@ -21,6 +21,7 @@ pub mod cursor;
 pub mod director;
 pub mod expect;
 pub mod identity;
+mod replay_log;
 pub mod session;
 mod window;
 

@@ -15,6 +15,7 @@
 //! ```
 
 pub mod answer;
+mod error;
 pub mod observe;
 pub mod oracle;
 pub mod question;
@@ -24,6 +25,7 @@ mod start;
 pub mod tree;
 
 pub use answer::{Answer, BadAnswer, Item};
+pub use error::{TooBig, TreeError};
 pub use oracle::{Oracle, WrongEvents};
 pub use session::{Asked, Outcome, Session, Strategy, User};
 pub use start::resolve_start;
@@ -53,22 +55,4 @@ pub fn debugging_tree(
         return Err(f);
     }
     tree::build(&observed, max_nodes).map_err(|e| TreeError::Refused(e.to_string()))
-}
-
-/// Why no debugging tree was built.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TreeError {
-    /// The replay departed from the log: not the run this program makes.
-    Diverged(String),
-    /// Another program, an entry it lacks, something the engine does not
-    /// support, a tree over its node budget.
-    Refused(String),
-}
-
-impl std::fmt::Display for TreeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            TreeError::Diverged(s) | TreeError::Refused(s) => f.write_str(s),
-        }
-    }
 }

@@ -5,6 +5,7 @@
 //! its order, each event with its index in the process's log, so a node of
 //! the debugging tree can be named by the events `--until` takes.
 
+use crate::error::{TooBig, TreeError};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use trace_capture::SymbolicName;
@@ -85,7 +86,7 @@ pub struct ProcRun {
 pub struct Observed {
     pub procs: Vec<ProcRun>,
     /// Why the replay could not go as the log says, if it could not.
-    pub failure: Option<crate::TreeError>,
+    pub failure: Option<TreeError>,
 }
 
 impl Observed {
@@ -129,7 +130,7 @@ pub fn observe(loaded: &Loaded, log: &Arc<LogReader>, max_nodes: usize) -> Obser
     let Ok((entry, _)) = trace_runtime::entry(loaded, Some(&log.header().entry)) else {
         return Observed {
             procs: Vec::new(),
-            failure: Some(crate::TreeError::Refused(
+            failure: Some(TreeError::Refused(
                 "the log's entry call is not in this program".into(),
             )),
         };
@@ -143,14 +144,13 @@ pub fn observe(loaded: &Loaded, log: &Arc<LogReader>, max_nodes: usize) -> Obser
     );
     let outcome = trace_runtime::run(rt, entry);
     let failure = match (&outcome.divergence, &outcome.unsupported) {
-        (Some(d), _) => Some(crate::TreeError::Diverged(d.to_string())),
-        (None, Some(u)) => Some(crate::TreeError::Refused(u.clone())),
+        (Some(d), _) => Some(TreeError::Diverged(d.to_string())),
+        (None, Some(u)) => Some(TreeError::Refused(u.clone())),
         (None, None) => None,
     };
     let failure = failure.or_else(|| {
-        (sink.left.load(Ordering::Relaxed) == 0).then(|| {
-            crate::TreeError::Refused(crate::tree::TooBig { budget: max_nodes }.to_string())
-        })
+        (sink.left.load(Ordering::Relaxed) == 0)
+            .then(|| TreeError::Refused(TooBig { budget: max_nodes }.to_string()))
     });
     let mut procs: Vec<ProcRun> = sink
         .procs

@@ -11,6 +11,7 @@
 //! process by process, without recursion; its size is bounded by a node
 //! budget, and a run that needs more is refused with a message saying so.
 
+use crate::error::TooBig;
 use crate::observe::{Item, Observed, ProcRun, What};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -134,23 +135,6 @@ pub struct Tree {
     pub nodes: Vec<Node>,
     /// Per process: pid, symbolic name.
     pub procs: Vec<(Pid, String)>,
-}
-
-/// The tree would pass the node budget.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TooBig {
-    pub budget: usize,
-}
-
-impl std::fmt::Display for TooBig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the debugging tree of this run has more than {} nodes (--max-nodes): \
-             record a shorter run, or raise the budget",
-            self.budget
-        )
-    }
 }
 
 impl Tree {

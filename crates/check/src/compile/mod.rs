@@ -1,4 +1,5 @@
-//! From a parsed [`Spec`] to properties ready to check: predicates in their
+//! From a parsed [`Spec`] to properties ready to check (the forms of
+//! [`crate::compiled`], which this module writes): predicates in their
 //! canonical form (`receive(P, Msg)` becomes `receive(P, _, Msg)`), process
 //! arguments classified, Erlang patterns and guards compiled, variables
 //! numbered per property, and what each predicate may see of the others'
@@ -14,163 +15,19 @@
 //! Nothing here needs a log; process names are resolved against one in
 //! [`crate::eval`].
 
+mod cx;
+mod history;
 mod pred;
-mod safety;
 
-pub use pred::{CompiledGuard, CompiledPredicate, ProcArg, TermArg};
+use cx::Cx;
 
-use crate::spec::procname;
-use crate::spec::{Body, Builtin, Occurrence, OrderKind, Pred, Scope, Spec, SpecError};
+use crate::compiled::{
+    Compiled, CompiledPredicate, CompiledProperty, CompiledScope, ProcArg, PropertyPattern, Vars,
+};
+use crate::spec::{procname, Body, Builtin, Occurrence, Pred, Scope, Spec, SpecError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use trace_capture::ProcRef;
-use trace_syntax::ast::{Expr, ExprKind, Pos};
-
-/// A specification ready to check.
-#[derive(Clone, Debug)]
-pub struct Compiled {
-    pub path: PathBuf,
-    pub properties: Vec<CompiledProperty>,
-}
-
-/// One property ready to check.
-#[derive(Clone, Debug)]
-pub struct CompiledProperty {
-    pub name: String,
-    pub pos: Pos,
-    pub text: String,
-    pub vars: Vars,
-    /// Every event predicate of the property; `pattern` refers to them by index.
-    pub preds: Vec<CompiledPredicate>,
-    pub pattern: PropertyPattern,
-    /// When every event the property involves lies in one process — the
-    /// same process variable, or the same named process, as every event's
-    /// first argument — happened-before among them is that process's order.
-    /// The variable is then that first argument.
-    pub local: Option<usize>,
-}
-
-/// A process a property names.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Named {
-    /// `<P.2>`, `<0.83.0>`, or a registered name the specification declares.
-    Proc(ProcRef),
-    /// A registered name the specification does not declare: who held it
-    /// is read off the log's register/2 results.
-    Registered(String),
-}
-
-impl From<ProcRef> for Named {
-    fn from(r: ProcRef) -> Named {
-        Named::Proc(r)
-    }
-}
-
-/// The variables of a property.
-#[derive(Clone, Debug, Default)]
-pub struct Vars {
-    pub names: Vec<String>,
-    /// Variables that stand for a named process (`<P.2>`, a registered name).
-    pub constants: Vec<(usize, Named)>,
-}
-
-impl Vars {
-    pub(crate) fn index(&mut self, name: &str) -> usize {
-        match self.names.iter().position(|n| n == name) {
-            Some(i) => i,
-            None => {
-                self.names.push(name.to_string());
-                self.names.len() - 1
-            }
-        }
-    }
-
-    pub(crate) fn constant(&mut self, name: &str, p: impl Into<Named>) -> usize {
-        let i = self.index(name);
-        if !self.constants.iter().any(|(j, _)| *j == i) {
-            self.constants.push((i, p.into()));
-        }
-        i
-    }
-
-    /// The constant for registered name `name`: the declared process, or
-    /// the name itself, to be looked up in the log.
-    pub(crate) fn registered(&mut self, declared: &HashMap<String, ProcRef>, name: &str) -> usize {
-        match declared.get(name) {
-            Some(r) => self.constant(&procname::placeholder(r), r.clone()),
-            // Not an Erlang variable name, so it cannot clash with one.
-            None => self.constant(&format!("@{name}"), Named::Registered(name.to_string())),
-        }
-    }
-
-    /// Whether some constant is a registered name to look up in the log.
-    pub fn uses_log_names(&self) -> bool {
-        self.constants
-            .iter()
-            .any(|(_, n)| matches!(n, Named::Registered(_)))
-    }
-
-    pub fn is_constant(&self, i: usize) -> bool {
-        self.constants.iter().any(|(j, _)| *j == i)
-    }
-
-    pub fn len(&self) -> usize {
-        self.names.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-}
-
-/// What a property checks, over its predicates (indices into `preds`).
-#[derive(Clone, Debug)]
-pub enum PropertyPattern {
-    Occurrence {
-        kind: Occurrence,
-        pred: usize,
-        /// For universality: which events the pattern is about (kind and
-        /// fixed processes only); each must match `pred`.
-        select: Option<usize>,
-        scope: CompiledScope,
-    },
-    Order {
-        kind: OrderKind,
-        trigger: Vec<usize>,
-        other: Vec<usize>,
-        scope: CompiledScope,
-    },
-    History(crate::history::CompiledHistory),
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum CompiledScope {
-    Global,
-    Before(usize),
-    After(usize),
-    Between(usize, usize),
-    AfterUntil(usize, usize),
-}
-
-impl CompiledScope {
-    pub fn opener(self) -> Option<usize> {
-        match self {
-            CompiledScope::After(q)
-            | CompiledScope::Between(q, _)
-            | CompiledScope::AfterUntil(q, _) => Some(q),
-            _ => None,
-        }
-    }
-
-    pub fn closer(self) -> Option<usize> {
-        match self {
-            CompiledScope::Before(r)
-            | CompiledScope::Between(_, r)
-            | CompiledScope::AfterUntil(_, r) => Some(r),
-            _ => None,
-        }
-    }
-}
+use trace_syntax::ast::{ExprKind, Pos};
 
 type R<T> = Result<T, SpecError>;
 
@@ -287,19 +144,7 @@ fn count_uses(body: &Body) -> HashMap<String, usize> {
     uses
 }
 
-struct Cx<'a> {
-    path: &'a Path,
-    registered: &'a HashMap<String, ProcRef>,
-    vars: Vars,
-    preds: Vec<CompiledPredicate>,
-    uses: HashMap<String, usize>,
-}
-
 impl Cx<'_> {
-    fn err<T>(&self, pos: Pos, msg: impl Into<String>) -> R<T> {
-        Err(crate::spec::error::at(self.path, pos, msg))
-    }
-
     /// Compiles `p`, seeing the variables of `sees` (indices of earlier predicates).
     fn pred(&mut self, p: &Pred, sees: &[usize]) -> R<usize> {
         let visible: Vec<usize> = sees
@@ -380,14 +225,8 @@ impl Cx<'_> {
             }
             Body::Builtin(b) => return self.builtin(*b),
             Body::History { subject, items } => {
-                return crate::history::compile(
-                    self.path,
-                    self.registered,
-                    &mut self.vars,
-                    subject,
-                    items,
-                )
-                .map(PropertyPattern::History)
+                return history::compile(self.path, self.registered, &mut self.vars, subject, items)
+                    .map(PropertyPattern::History)
             }
         };
         self.check_flows(&pattern)?;
@@ -478,13 +317,4 @@ fn local_owner(preds: &[CompiledPredicate], pattern: &PropertyPattern) -> Option
         }
     }
     owner
-}
-
-/// The history compiler reaches the shared helpers through this.
-pub(crate) fn compile_pattern(
-    path: &Path,
-    e: &Expr,
-    vars: &mut Vars,
-) -> Result<(trace_pattern::Pattern, Vec<usize>), SpecError> {
-    pred::pattern(path, e, vars)
 }

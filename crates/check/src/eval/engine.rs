@@ -11,8 +11,8 @@
 use super::hb::Order;
 use super::key::{FxBuild, FxMap, Key};
 use super::matcher::{agrees, join, join_into, Env, Matches};
-use super::Violation;
-use crate::compile::{CompiledPredicate, CompiledProperty, CompiledScope, PropertyPattern};
+use super::verdict::{GaveUp, Violation};
+use crate::compiled::{CompiledPredicate, CompiledProperty, CompiledScope, PropertyPattern};
 use crate::spec::{Occurrence, OrderKind, PredicateKind};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
@@ -33,10 +33,6 @@ pub struct Budget {
 /// Steps an engine takes before it adds them to the shared [`Budget`] (one
 /// atomic operation per this many, not per step).
 const BUDGET_BATCH: u64 = 1 << 20;
-
-/// Why a search stopped without a verdict.
-#[derive(Debug, Clone)]
-pub struct GaveUp(pub String);
 
 /// A violation found, not yet described.
 #[derive(Clone, Debug)]

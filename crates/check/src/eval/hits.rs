@@ -5,7 +5,7 @@
 //! fresh memory costs as much as the work).
 
 use super::scan::{BlockScan, Keyed, Task};
-use crate::compile::CompiledProperty;
+use crate::compiled::CompiledProperty;
 use rayon::prelude::*;
 use trace_term::Term;
 

@@ -4,7 +4,7 @@
 //! values of the variables the predicate binds. Matches of a predicate are
 //! kept flat ([`Matches`]): two vectors, whatever their number.
 
-use crate::compile::{CompiledPredicate, ProcArg};
+use crate::compiled::{CompiledPredicate, ProcArg};
 use trace_causal::EventId;
 use trace_pattern::{Bindings, EtfMatch, EtfTest};
 use trace_term::{Pid, Term};

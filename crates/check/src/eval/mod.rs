@@ -25,8 +25,9 @@ pub mod slice;
 pub mod source;
 mod stream;
 mod tables;
+pub mod verdict;
 
-pub(crate) use crate::compile::{Compiled, CompiledProperty, PropertyPattern};
+pub(crate) use crate::compiled::{Compiled, CompiledProperty, PropertyPattern};
 use crate::spec::{Occurrence, PredicateKind};
 use engine::Engine;
 use hb::{Causal, ProgramOrder};
@@ -35,80 +36,9 @@ use rayon::prelude::*;
 pub use resolve::show as show_proc;
 use resolve::Resolved as Names;
 use source::Sources;
-use std::fmt;
 use trace_causal::{EventId, Model};
 use trace_format::{LogReader, ProcId};
-use trace_term::Term;
-
-/// One way a run breaks a property.
-#[derive(Clone, Debug, Default)]
-pub struct Violation {
-    /// The event that breaks it; `None` when the whole run does (a global
-    /// existence that nothing satisfies).
-    pub event: Option<EventId>,
-    /// What is wrong, in words.
-    pub what: String,
-    /// The property's variables as bound for this violation.
-    pub bindings: Vec<(String, Term)>,
-    /// Other events worth seeing, each with what it is to the violation.
-    pub related: Vec<(String, EventId)>,
-    /// The causal slice: the events in its causal past that the property
-    /// involves, in an order that respects happened-before (filled for the
-    /// violations reported in detail).
-    pub slice: Vec<EventId>,
-    /// Earlier slice events left out (the slice lists the latest ones).
-    pub slice_omitted: usize,
-}
-
-impl Violation {
-    /// A violation at `event`, described by `what` only.
-    pub fn at(event: Option<EventId>, what: String) -> Violation {
-        Violation {
-            event,
-            what,
-            ..Violation::default()
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Status {
-    Satisfied,
-    Violated,
-    /// The check could not be completed (CRV's `GaveUp`), with why.
-    GaveUp(String),
-}
-
-/// A property's verdict on one run.
-#[derive(Clone, Debug)]
-pub struct Verdict {
-    /// Index of the property in the compiled specification.
-    pub property: usize,
-    pub status: Status,
-    /// The violations described (the first ones, events in process order;
-    /// all of them with `Options::detail` unbounded).
-    pub violations: Vec<Violation>,
-    /// How many violations there are in all.
-    pub total: usize,
-    /// Things worth knowing that do not change the verdict.
-    pub warnings: Vec<String>,
-    /// The property is about one process's order (else about happened-before).
-    pub local: bool,
-}
-
-/// A property that cannot be checked on this log.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckError {
-    pub message: String,
-}
-
-impl fmt::Display for CheckError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for CheckError {}
+pub use verdict::{CheckError, GaveUp, Status, Verdict, Violation};
 
 /// What the log must hold for a property to be checked.
 /// Removes the properties this log cannot answer (they read payloads or
@@ -137,7 +67,7 @@ fn requirements(
     reader: &LogReader,
 ) -> Result<(), CheckError> {
     let opts = &reader.header().options;
-    let at = |p: &crate::compile::CompiledPredicate| {
+    let at = |p: &crate::compiled::CompiledPredicate| {
         format!(
             "{}:{}:{}: {}",
             spec.path.display(),
@@ -146,7 +76,7 @@ fn requirements(
             p.text
         )
     };
-    let mut preds: Vec<&crate::compile::CompiledPredicate> = prop.preds.iter().collect();
+    let mut preds: Vec<&crate::compiled::CompiledPredicate> = prop.preds.iter().collect();
     let hist;
     if let PropertyPattern::History(h) = &prop.pattern {
         hist = h.needs_payloads();
@@ -272,9 +202,9 @@ pub fn check_with(
         warn_of_unknown_tables(prop, scanner.tables(), &model, &mut warnings);
         let local = prop.local.is_some()
             || matches!(&prop.pattern, PropertyPattern::History(h)
-                if !matches!(h.subject, crate::history::CompiledSubject::Global));
+                if !matches!(h.subject, crate::compiled::CompiledSubject::Global));
         let result = match (&r.ambiguous, &prop.pattern) {
-            (Some(why), _) => Err(engine::GaveUp(why.clone())),
+            (Some(why), _) => Err(GaveUp(why.clone())),
             (None, PropertyPattern::History(h)) => {
                 crate::history::check(h, prop, r, reader, &model).map(|v| (v.len(), v))
             }
@@ -285,7 +215,7 @@ pub fn check_with(
             Ok((0, v)) if damage.is_some() => (Status::GaveUp(damaged(damage)), 0, v),
             Ok((0, v)) => (Status::Satisfied, 0, v),
             Ok((n, v)) => (Status::Violated, n, v),
-            Err(engine::GaveUp(why)) => (Status::GaveUp(why), 0, Vec::new()),
+            Err(GaveUp(why)) => (Status::GaveUp(why), 0, Vec::new()),
         };
         violations.sort_by_key(|v| v.event.map(|e| (e.proc, e.index)));
         violations.truncate(opts.detail);
@@ -364,7 +294,7 @@ fn evaluate(
     model: &Model,
     warnings: &mut Vec<String>,
     opts: Options,
-) -> Result<(usize, Vec<Violation>), engine::GaveUp> {
+) -> Result<(usize, Vec<Violation>), GaveUp> {
     let prop = props[i];
     let uses_blocked = prop.preds.iter().any(|p| p.kind == PredicateKind::Blocked);
     if uses_blocked && !model.is_complete() {
@@ -391,7 +321,7 @@ fn evaluate(
         &prop.pattern,
         PropertyPattern::Occurrence {
             kind: Occurrence::Absence | Occurrence::Universality,
-            scope: crate::compile::CompiledScope::Global,
+            scope: crate::compiled::CompiledScope::Global,
             ..
         }
     );
@@ -434,7 +364,7 @@ struct Evaluation<'a> {
 }
 
 /// How many violations, and the first of them described.
-type Counted = Result<(usize, Vec<Violation>), engine::GaveUp>;
+type Counted = Result<(usize, Vec<Violation>), GaveUp>;
 
 impl Evaluation<'_> {
     /// The matches of each predicate in process `p`.
@@ -479,7 +409,7 @@ impl Evaluation<'_> {
         // (violating event, the process whose matches found it). Only those
         // can be among the first `detail` of the run, and a property can be
         // broken millions of times: the rest is counted, not gathered.
-        let results: Vec<Result<(usize, Vec<Spotted>), engine::GaveUp>> = procs
+        let results: Vec<Result<(usize, Vec<Spotted>), GaveUp>> = procs
             .par_iter()
             .map(|&p| {
                 let mut v: Vec<Spotted> = if let Some(pattern) = fast {

@@ -6,7 +6,7 @@
 
 use super::matcher::Env;
 use super::registry::{Holder, Registry};
-use crate::compile::{CompiledProperty, Named};
+use crate::compiled::{CompiledProperty, Named};
 use trace_capture::ProcRef;
 use trace_causal::Model;
 use trace_format::ProcId;

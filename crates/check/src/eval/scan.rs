@@ -17,11 +17,13 @@
 
 use super::matcher::{match_view, Env, Plan, TermIn, View};
 use super::tables::{is_table, TableNames};
-use crate::compile::{CompiledPredicate, CompiledProperty};
+use crate::compiled::{CompiledPredicate, CompiledProperty};
 use crate::spec::PredicateKind;
 use trace_causal::EventVisitor;
 use trace_format::text::shared_function;
-use trace_format::{BlockInfo, Dest, EventRef, LogReader, NondetKind, ProcId, SignalKindRef};
+use trace_format::{
+    BlockInfo, Dest, EventRef, LogReader, MsgId, NondetKind, ProcId, SignalKindRef,
+};
 use trace_term::{Pid, Ref, Term};
 
 /// What a hit is keyed by, and whose it is.
@@ -321,85 +323,8 @@ impl BlockScan<'_> {
         let me = Some(self.me);
         let own = self.process.0;
         match *e {
-            EventRef::Send { msg, to, payload } => {
-                let terms = [term(payload), TermIn::Missing, TermIn::Missing];
-                let mut dest_pid = None;
-                for &t in &s.on_send {
-                    // Most messages fail a pattern's first bytes: test them
-                    // before looking anything up.
-                    let checked = match &s.plans[t] {
-                        Some(plan) => {
-                            if !plan.terms_ok(s.pred(t).0, &terms) {
-                                continue;
-                            }
-                            true
-                        }
-                        None => false,
-                    };
-                    let dest = *dest_pid.get_or_insert_with(|| s.pid(to));
-                    let (procs, owner, key) = match s.kind(t) {
-                        PredicateKind::Send => ([me, dest], own, index),
-                        PredicateKind::Unreceived => ([me, dest], own, msg.index),
-                        // receive(P, From, Msg): P is the destination.
-                        _ => match pack(msg.sender, msg.index) {
-                            Some(k) => ([dest, me], receiver(to), k),
-                            None => continue,
-                        },
-                    };
-                    self.try_checked(t, owner, key, View { procs, terms }, checked);
-                }
-            }
-            EventRef::Signal { signal, to, kind } => {
-                let dest = s.pid(to);
-                let mut message = None;
-                for &t in &s.on_signal {
-                    let received = pack(signal.sender, signal.index);
-                    let (procs, owner, key, term_in) = match (s.kind(t), &kind) {
-                        (PredicateKind::ExitSignal, SignalKindRef::Exit { reason, .. })
-                        | (PredicateKind::Down, SignalKindRef::Down { reason }) => {
-                            ([me, dest], own, index, term(*reason))
-                        }
-                        (PredicateKind::Killed, SignalKindRef::Exit { reason, .. }) => {
-                            match received {
-                                Some(k) => ([dest, me], receiver(to), k, term(*reason)),
-                                None => continue,
-                            }
-                        }
-                        (PredicateKind::Receive | PredicateKind::Deliver, _) => {
-                            let Some(k) = received else { continue };
-                            if message.is_none() {
-                                message = Some(converted(self.me, &kind));
-                            }
-                            let Some(Some(m)) = message.as_ref() else {
-                                continue;
-                            };
-                            let view = View {
-                                procs: [dest, me],
-                                terms: [TermIn::Built(m), TermIn::Missing, TermIn::Missing],
-                            };
-                            let (pred, blank) = s.pred(t);
-                            if match_view(pred, blank, &mut self.env, &view, &mut self.vals) {
-                                self.hits.push(Hit {
-                                    task: t as u32,
-                                    owner: receiver(to),
-                                    key: k,
-                                });
-                            }
-                            continue;
-                        }
-                        _ => continue,
-                    };
-                    self.try_task(
-                        t,
-                        owner,
-                        key,
-                        View {
-                            procs,
-                            terms: [term_in, TermIn::Missing, TermIn::Missing],
-                        },
-                    );
-                }
-            }
+            EventRef::Send { msg, to, payload } => self.visit_send(index, msg, to, payload),
+            EventRef::Signal { signal, to, kind } => self.visit_signal(index, signal, to, kind),
             EventRef::Timeout => {
                 for &t in &s.on_timeout {
                     self.try_task(
@@ -471,6 +396,95 @@ impl BlockScan<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A send, matched by `send`, `unreceived` and the receiving side of
+    /// `receive` and `deliver` predicates.
+    fn visit_send(&mut self, index: u64, msg: MsgId, to: Dest, payload: Option<&[u8]>) {
+        let s = self.s;
+        let me = Some(self.me);
+        let own = self.process.0;
+        let terms = [term(payload), TermIn::Missing, TermIn::Missing];
+        let mut dest_pid = None;
+        for &t in &s.on_send {
+            // Most messages fail a pattern's first bytes: test them
+            // before looking anything up.
+            let checked = match &s.plans[t] {
+                Some(plan) => {
+                    if !plan.terms_ok(s.pred(t).0, &terms) {
+                        continue;
+                    }
+                    true
+                }
+                None => false,
+            };
+            let dest = *dest_pid.get_or_insert_with(|| s.pid(to));
+            let (procs, owner, key) = match s.kind(t) {
+                PredicateKind::Send => ([me, dest], own, index),
+                PredicateKind::Unreceived => ([me, dest], own, msg.index),
+                // receive(P, From, Msg): P is the destination.
+                _ => match pack(msg.sender, msg.index) {
+                    Some(k) => ([dest, me], receiver(to), k),
+                    None => continue,
+                },
+            };
+            self.try_checked(t, owner, key, View { procs, terms }, checked);
+        }
+    }
+
+    /// A signal, matched by the predicates on exit and 'DOWN' signals, on
+    /// kills, and on a signal turned into a message.
+    fn visit_signal(&mut self, index: u64, signal: MsgId, to: Dest, kind: SignalKindRef<'_>) {
+        let s = self.s;
+        let me = Some(self.me);
+        let own = self.process.0;
+        let dest = s.pid(to);
+        let mut message = None;
+        for &t in &s.on_signal {
+            let received = pack(signal.sender, signal.index);
+            let (procs, owner, key, term_in) = match (s.kind(t), &kind) {
+                (PredicateKind::ExitSignal, SignalKindRef::Exit { reason, .. })
+                | (PredicateKind::Down, SignalKindRef::Down { reason }) => {
+                    ([me, dest], own, index, term(*reason))
+                }
+                (PredicateKind::Killed, SignalKindRef::Exit { reason, .. }) => match received {
+                    Some(k) => ([dest, me], receiver(to), k, term(*reason)),
+                    None => continue,
+                },
+                (PredicateKind::Receive | PredicateKind::Deliver, _) => {
+                    let Some(k) = received else { continue };
+                    if message.is_none() {
+                        message = Some(converted(self.me, &kind));
+                    }
+                    let Some(Some(m)) = message.as_ref() else {
+                        continue;
+                    };
+                    let view = View {
+                        procs: [dest, me],
+                        terms: [TermIn::Built(m), TermIn::Missing, TermIn::Missing],
+                    };
+                    let (pred, blank) = s.pred(t);
+                    if match_view(pred, blank, &mut self.env, &view, &mut self.vals) {
+                        self.hits.push(Hit {
+                            task: t as u32,
+                            owner: receiver(to),
+                            key: k,
+                        });
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            self.try_task(
+                t,
+                owner,
+                key,
+                View {
+                    procs,
+                    terms: [term_in, TermIn::Missing, TermIn::Missing],
+                },
+            );
         }
     }
 }

@@ -12,8 +12,8 @@
 
 use super::matcher::{agrees, Env};
 use super::source::Sources;
-use super::Violation;
-use crate::compile::CompiledProperty;
+use super::verdict::Violation;
+use crate::compiled::CompiledProperty;
 use crate::spec::PredicateKind;
 use trace_causal::{EventId, Model};
 use trace_format::ProcId;
@@ -44,7 +44,7 @@ pub fn fill(
 ) {
     let Some(at) = v.event else { return };
     let prop = props[i];
-    if matches!(prop.pattern, crate::compile::PropertyPattern::History(_)) {
+    if matches!(prop.pattern, crate::compiled::PropertyPattern::History(_)) {
         return;
     }
     let env = env_of(prop, v, &resolved[i].consts);

@@ -7,7 +7,7 @@
 use super::hits::Hits;
 use super::matcher::{match_view, Env, Matches, Plan, TermIn, View};
 use super::resolve::Resolved;
-use crate::compile::CompiledProperty;
+use crate::compiled::CompiledProperty;
 use crate::spec::PredicateKind;
 use std::sync::OnceLock;
 use trace_causal::{EventId, Model, ReceiptKind, SignalClass};

@@ -23,7 +23,7 @@
 use super::key::{FxMap, Key};
 use super::resolve::Resolved;
 use super::source::Sources;
-use crate::compile::{CompiledProperty, CompiledScope, PropertyPattern};
+use crate::compiled::{CompiledProperty, CompiledScope, PropertyPattern};
 use crate::spec::OrderKind;
 use trace_causal::EventId;
 use trace_format::ProcId;

@@ -5,14 +5,12 @@
 //! steps left over when the history was complete.
 
 use super::steps::{Actual, Graph, Step};
-use super::{
-    CompiledConsumed, CompiledHistory, CompiledItem, CompiledList, CompiledListItem, CompiledStep,
-    Pat,
+use crate::compiled::{
+    CompiledConsumed, CompiledHistory, CompiledItem, CompiledList, CompiledListItem,
+    CompiledProperty, CompiledStep, Pat,
 };
-use crate::compile::CompiledProperty;
-use crate::eval::engine::GaveUp;
 use crate::eval::matcher::{pid_term, Env};
-use crate::eval::Violation;
+use crate::eval::verdict::{GaveUp, Violation};
 use std::collections::HashSet;
 use trace_pattern::Bindings;
 use trace_term::Term;

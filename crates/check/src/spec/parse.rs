@@ -4,10 +4,12 @@
 //! to the Erlang parser of `trace-syntax`, so positions and messages are the
 //! ones Erlang users know.
 
+use super::error::SpecError;
 use super::history::{Consumed, HistItem, ListItem, ListPattern, StepPattern};
-use super::{
-    procname, Body, Builtin, Occurrence, OrderKind, Pred, PredicateKind, Property, Registered,
-    Scope, Spec, SpecError, Subject,
+use super::procname;
+use super::tree::{
+    Body, Builtin, Occurrence, OrderKind, Pred, PredicateKind, Property, Registered, Scope, Spec,
+    Subject,
 };
 use std::path::Path;
 use trace_syntax::ast::{Expr, ExprKind, IntLit, Pos};

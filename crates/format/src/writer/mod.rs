@@ -19,7 +19,7 @@ pub use process::{ProcessWriter, Slice};
 use crate::container::{self, PREAMBLE_LEN};
 use crate::event::{ProcId, ProcessLog};
 use crate::meta::{Footer, Header, Outcome, ProcessEntry};
-use process::{cut, ProcBuf, Slot};
+use process::{cut, ProcBuf, ProcState};
 use sink::{lock, FileState, Queue, RawBlock, Wake};
 use std::fs::File;
 use std::io::{self, Write};
@@ -90,7 +90,7 @@ pub(crate) struct Inner {
     start: Instant,
     processes: Mutex<Vec<ProcessEntry>>,
     /// Processes with an open block (each listed once).
-    open: Mutex<Vec<Arc<Slot>>>,
+    open: Mutex<Vec<Arc<ProcState>>>,
     /// Bytes reported by open blocks.
     buffered: AtomicUsize,
     queue: Queue,
@@ -137,8 +137,8 @@ impl Inner {
         self.oversized.fetch_add(1, Ordering::Relaxed);
     }
 
-    fn list_open(&self, slot: Arc<Slot>) {
-        lock(&self.open).push(slot);
+    fn list_open(&self, state: Arc<ProcState>) {
+        lock(&self.open).push(state);
     }
 
     fn submit(&self, block: RawBlock, wake: Wake) {
@@ -271,7 +271,7 @@ impl LogWriter {
             ProcId((t.len() - 1) as u32)
         };
         ProcessWriter {
-            slot: Arc::new(Slot {
+            state: Arc::new(ProcState {
                 id,
                 pid,
                 parent,
@@ -327,9 +327,9 @@ impl LogWriter {
         self.stop_flusher();
         // Cut every open block (waiting for processes inside a slice).
         let open = std::mem::take(&mut *lock(&inner.open));
-        for slot in open {
-            let mut b = lock(&slot.buf);
-            cut(&mut b, &slot, inner);
+        for state in open {
+            let mut b = lock(&state.buf);
+            cut(&mut b, &state, inner);
             b.listed = false;
         }
         inner.queue.close();
