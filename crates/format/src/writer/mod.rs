@@ -56,7 +56,7 @@ impl Default for WriterOptions {
             flush_interval: Duration::from_millis(500),
             max_buffered_bytes: 64 << 20,
             timestamps: false,
-            zstd_level: 3,
+            zstd_level: 1,
             compress_threads: 1,
         }
     }
