@@ -161,6 +161,9 @@ struct State {
     asleep: Vec<Step>,
     /// The last access was a timeout: the filter that follows is its.
     timed_out: bool,
+    /// The timers pending when the step under way was picked, to tell
+    /// which of them it cancelled.
+    timers: Vec<MsgKey>,
     cx: crate::step::Context,
 }
 
@@ -188,6 +191,7 @@ impl Hooks {
         s.clock = Clock::default();
         s.current = None;
         s.timed_out = false;
+        s.timers.clear();
         s.asleep = Vec::new();
         s.plan = plan;
         s.log = RunLog::default();
@@ -199,6 +203,9 @@ impl Hooks {
     /// Ends the run: its log.
     pub fn finish(&self) -> RunLog {
         let mut s = self.lock();
+        // Nothing is pending once a run is over: the last step cancelled
+        // whatever timers it left.
+        s.cancelled(&[]);
         s.close_step();
         std::mem::take(&mut s.log)
     }
@@ -255,6 +262,22 @@ impl State {
         self.log.steps.push(step);
     }
 
+    /// Files, on the step under way, the timers pending when it was
+    /// picked that are neither pending now (`now`) nor fired by it: the
+    /// step cancelled them (a process's end cancels the timers aimed at
+    /// it), and the order in which they fire before it is to be tried.
+    fn cancelled(&mut self, now: &[Actor]) {
+        let Some((actor, accesses)) = self.current.as_mut() else {
+            return;
+        };
+        for &msg in &self.timers {
+            let t = Actor::Timer(msg);
+            if t != *actor && !now.contains(&t) {
+                accesses.push(Access::Cancel { msg });
+            }
+        }
+    }
+
     fn ready_actors(&self, ready: &[Ready]) -> Vec<Actor> {
         ready
             .iter()
@@ -296,8 +319,16 @@ impl Director for Hooks {
 
     fn pick(&self, ready: &[Ready]) -> Option<usize> {
         let mut s = self.lock();
-        s.close_step();
         let all = s.ready_actors(ready);
+        s.cancelled(&all);
+        s.close_step();
+        s.timers = all
+            .iter()
+            .filter_map(|a| match a {
+                Actor::Timer(m) => Some(*m),
+                Actor::Process(_) => None,
+            })
+            .collect();
         // Under real timeouts, only what may go now is offered.
         let enabled: Vec<usize> = match s.timeouts {
             Timeouts::Virtual => (0..all.len()).collect(),

@@ -160,6 +160,7 @@ impl Tree {
     /// Finds the races whose later step is new (at `from` or after) and
     /// adds their reversals to the choices.
     fn add_races(&mut self, from: usize, output_matters: bool) {
+        self.add_cancelled(from);
         let steps: Vec<&Step> = self.nodes.iter().map(|n| &n.step).collect();
         for r in races(&steps, from, output_matters) {
             let (i, initials) = (r.first, r.initials);
@@ -178,6 +179,26 @@ impl Tree {
                 .or(initials.first());
             if let Some(&a) = pick {
                 node.backtrack.push(a);
+            }
+        }
+    }
+}
+
+impl Tree {
+    /// A step that cancelled a pending timer (its destination ended)
+    /// races with the timer's delivery, which takes no step of its own in
+    /// this run: the timer firing just before it is the reversal.
+    fn add_cancelled(&mut self, from: usize) {
+        for node in self.nodes.iter_mut().skip(from) {
+            for a in &node.step.accesses {
+                let Access::Cancel { msg } = a else {
+                    continue;
+                };
+                let t = Actor::Timer(*msg);
+                if node.ready.contains(&t) && !node.backtrack.contains(&t) {
+                    self.races += 1;
+                    node.backtrack.push(t);
+                }
             }
         }
     }

@@ -132,9 +132,11 @@ fn describe(hooks: &Hooks, index: usize, s: Step) -> StepInfo {
                 "changes its monitors or how it takes exit signals".into(),
                 None,
             ),
-            Access::Arm { .. } | Access::Filter { .. } | Access::NoClauses | Access::MayTimeOut => {
-                continue
-            }
+            Access::Arm { .. }
+            | Access::Cancel { .. }
+            | Access::Filter { .. }
+            | Access::NoClauses
+            | Access::MayTimeOut => continue,
         };
         what = w;
         event = e;

@@ -38,6 +38,12 @@ pub enum Access {
     Arm {
         msg: MsgKey,
     },
+    /// A pending timer went without firing during this step (its
+    /// destination ended, or the step cancelled it): the timer could
+    /// have fired before it instead.
+    Cancel {
+        msg: MsgKey,
+    },
     /// A message taken out of the mailbox.
     Receive {
         msg: MsgKey,
@@ -208,7 +214,7 @@ pub fn relation(a: &Step, b: &Step, cx: &Context) -> Relation {
     if a.actor == b.actor {
         return Relation::Causal;
     }
-    if takes_what_it_could_have_missed(a, b) {
+    if takes_what_it_could_have_missed(a, b) || cancels(a, b) || cancels(b, a) {
         return Relation::Race;
     }
     let mut rel = Relation::Independent;
@@ -242,6 +248,18 @@ fn takes_what_it_could_have_missed(a: &Step, b: &Step) -> bool {
             .any(|y| matches!(y, Access::Receive { msg: m } if m == msg)),
         _ => false,
     })
+}
+
+/// Whether `a` made the timer that takes step `b` go without firing.
+/// The two never both happen in one run; this tells a sleep set that a
+/// timer's delivery wakes the step that cancelled it.
+fn cancels(a: &Step, b: &Step) -> bool {
+    let Actor::Timer(m) = b.actor else {
+        return false;
+    };
+    a.accesses
+        .iter()
+        .any(|x| matches!(x, Access::Cancel { msg } if *msg == m))
 }
 
 impl Relation {
