@@ -90,3 +90,37 @@ fn real_timeouts_change_the_verdict_of_a_slow_worker() {
     let bad = trace(&["explore", s(&prog), "--timeouts", "sometimes"]);
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
 }
+
+#[test]
+fn a_property_is_checked_on_every_interleaving() {
+    let dir = Scratch::new("explore-check");
+    let spec = dir.path("order.tspec");
+    std::fs::write(
+        &spec,
+        "one_first: every receive(<P>, 2) is preceded by receive(<P>, 1).\n",
+    )
+    .unwrap();
+    let log = dir.path("failing.trace");
+    let prog = corpus("senders_any.erl");
+    let out = trace(&[
+        "explore",
+        s(&prog),
+        "--check",
+        s(&spec),
+        "-o",
+        s(&log),
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    let summary = lines.last().unwrap();
+    // Of the 3! arrival orders, the three that take 2 before 1 fail.
+    assert_eq!(summary["interleavings"], 6);
+    assert_eq!(summary["failing"], 3);
+    assert_eq!(summary["complete"], true);
+    assert_eq!(lines[0]["note"], serde_json::Value::Null, "{}", lines[0]);
+    // The failing log breaks the property, as `trace check` reads it too.
+    let check = trace(&["check", s(&log), "--spec", s(&spec)]);
+    assert_eq!(check.status.code(), Some(1), "{}", text(&check.stdout));
+    assert_eq!(lines[1]["found"], true, "{}", lines[1]);
+}
