@@ -28,11 +28,19 @@ use trace_term::{atom, Pid, Term};
 /// end and the run is cut.
 const MAX_SLICES_PER_STEP: u32 = 25_000;
 
+/// A process poised before an operation.
+struct Poised {
+    p: Arc<ProcShared>,
+    /// The `after` of the receive it waits at, when its operation is that
+    /// receive's timeout (read once: a poised process does not run).
+    timeout: Option<u64>,
+}
+
 /// Where the processes of a controlled run stand between steps.
 #[derive(Default)]
 struct Control {
     /// Processes poised before an operation, by pid.
-    poised: BTreeMap<Pid, Arc<ProcShared>>,
+    poised: BTreeMap<Pid, Poised>,
     /// Processes woken or spawned since, to bring to their next operation.
     unsettled: Vec<Arc<ProcShared>>,
 }
@@ -119,7 +127,8 @@ impl Control {
         while let Some(p) = w.pop_local().or_else(|| rt.pop_injected()) {
             match gate_of(&p) {
                 Some(Gate::Poised) => {
-                    self.poised.insert(p.pid, p);
+                    let timeout = timeout_of(rt, &p);
+                    self.poised.insert(p.pid, Poised { p, timeout });
                 }
                 _ if Some(p.pid) == running => again = Some(p),
                 _ => self.unsettled.push(p),
@@ -128,10 +137,10 @@ impl Control {
         // A process poised at a receive's timeout takes a look at what
         // arrived since: a matching message makes its step a receipt.
         let unsettled = &mut self.unsettled;
-        self.poised.retain(|_, p| {
-            let recheck = p.has_arrivals() && timeout_of(rt, p).is_some();
+        self.poised.retain(|_, q| {
+            let recheck = q.timeout.is_some() && q.p.has_arrivals();
             if recheck {
-                unsettled.push(p.clone());
+                unsettled.push(q.p.clone());
             }
             !recheck
         });
@@ -155,7 +164,7 @@ impl Control {
 
     /// Takes one step of process `pid`.
     fn step(&mut self, rt: &Runtime, w: &Worker, pid: Pid) {
-        let Some(p) = self.poised.remove(&pid) else {
+        let Some(Poised { p, .. }) = self.poised.remove(&pid) else {
             return;
         };
         set_gate(&p, Gate::Open);
@@ -192,17 +201,13 @@ impl Control {
         let mut v: Vec<Ready> = self
             .poised
             .iter()
-            .map(|(pid, p)| Ready::Process {
+            .map(|(pid, q)| Ready::Process {
                 pid: *pid,
-                timeout: timeout_of(rt, p),
+                timeout: q.timeout,
             })
             .collect();
-        v.extend(
-            rt.timers
-                .pending_messages()
-                .into_iter()
-                .map(|(id, after)| Ready::Timer { id, after }),
-        );
+        rt.timers
+            .pending_messages(|id, after| v.push(Ready::Timer { id, after }));
         v
     }
 }
