@@ -2,8 +2,7 @@
 //! exploration dictates (a prefix of forced choices, then the first actor
 //! not asleep), and an Observer that writes down what each step touched.
 
-use crate::step::{Access, Actor, MsgKey, Step, UNKNOWN};
-use std::collections::HashMap;
+use crate::step::{Access, Actor, FastMap, MsgKey, Step, UNKNOWN};
 use std::sync::{Arc, Mutex, MutexGuard};
 use trace_capture::{MsgRef, ProcRef, SymbolicName};
 use trace_runtime::hooks::{
@@ -12,11 +11,6 @@ use trace_runtime::hooks::{
 use trace_runtime::process::SignalId;
 use trace_runtime::{Director, Observer};
 use trace_term::{Pid, Term};
-
-/// A map keyed by pids, spawn paths and message keys, which the hooks look
-/// up at every event: hashed as the engine's table keys are (multiply and
-/// rotate, not SipHash: the keys come from the engine, not an adversary).
-type FastMap<K, V> = HashMap<K, V, trace_runtime::ets::key::KeyHash>;
 
 /// Spawn paths numbered once for the whole exploration, so that a process
 /// is the same actor in every run whatever pid it gets.
@@ -164,6 +158,8 @@ struct State {
     /// The timers pending when the step under way was picked, to tell
     /// which of them it cancelled.
     timers: Vec<MsgKey>,
+    /// The ready actors of the last pick (a buffer kept between picks).
+    all: Vec<Actor>,
     cx: crate::step::Context,
 }
 
@@ -278,14 +274,13 @@ impl State {
         }
     }
 
-    fn ready_actors(&self, ready: &[Ready]) -> Vec<Actor> {
-        ready
-            .iter()
-            .map(|r| match r {
-                Ready::Process { pid, .. } => Actor::Process(self.actor_of(*pid)),
-                Ready::Timer { id, .. } => Actor::Timer(self.key(*id)),
-            })
-            .collect()
+    /// The actors of `ready`, into `out`.
+    fn ready_actors(&self, ready: &[Ready], out: &mut Vec<Actor>) {
+        out.clear();
+        out.extend(ready.iter().map(|r| match r {
+            Ready::Process { pid, .. } => Actor::Process(self.actor_of(*pid)),
+            Ready::Timer { id, .. } => Actor::Timer(self.key(*id)),
+        }));
     }
 
     /// A timer's step: its message goes to the mailbox now; the step that
@@ -319,68 +314,77 @@ impl Director for Hooks {
 
     fn pick(&self, ready: &[Ready]) -> Option<usize> {
         let mut s = self.lock();
-        let all = s.ready_actors(ready);
+        let s = &mut *s;
+        let mut all = std::mem::take(&mut s.all);
+        s.ready_actors(ready, &mut all);
         s.cancelled(&all);
         s.close_step();
-        s.timers = all
-            .iter()
-            .filter_map(|a| match a {
-                Actor::Timer(m) => Some(*m),
-                Actor::Process(_) => None,
-            })
-            .collect();
-        // Under real timeouts, only what may go now is offered.
-        let enabled: Vec<usize> = match s.timeouts {
-            Timeouts::Virtual => (0..all.len()).collect(),
-            Timeouts::Real => s.clock.enabled(&all, ready),
+        s.timers.clear();
+        s.timers.extend(all.iter().filter_map(|a| match a {
+            Actor::Timer(m) => Some(*m),
+            Actor::Process(_) => None,
+        }));
+        // Under real timeouts, only what may go now is offered: `actors`,
+        // at `enabled` in `all`.
+        let (actors, enabled) = match s.timeouts {
+            Timeouts::Virtual => (all, None),
+            Timeouts::Real => {
+                let enabled = s.clock.enabled(&all, ready);
+                let actors: Vec<Actor> = enabled.iter().map(|&i| all[i]).collect();
+                s.all = all;
+                (actors, Some(enabled))
+            }
         };
-        let actors: Vec<Actor> = enabled.iter().map(|&i| all[i]).collect();
-        let n = s.log.steps.len();
-        if n >= s.plan.max_steps {
-            s.log.cut = true;
+        let i = s.choose(&actors);
+        let picked = i.map(|i| enabled.as_ref().map_or(i, |e| e[i]));
+        if let (Some(i), Some(picked)) = (i, picked) {
+            let a = actors[i];
+            s.clock.took(a, &ready[picked]);
+            let mut sorted = actors.clone();
+            sorted.sort_unstable();
+            s.log.ready.push(sorted);
+            let asleep = s.asleep.clone();
+            s.log.sleep.push(asleep);
+            s.current = Some((a, Vec::new()));
+            if let Actor::Timer(m) = a {
+                s.fire(m);
+            }
+        }
+        if enabled.is_none() {
+            s.all = actors;
+        }
+        picked
+    }
+}
+
+impl State {
+    /// Which of `actors` takes the next step: the plan's forced choice,
+    /// else the last actor if it can go on and is awake (no preemption),
+    /// else the first awake one; `None` ends the run (cut, departed from
+    /// the plan, or every actor asleep), as the log says.
+    fn choose(&mut self, actors: &[Actor]) -> Option<usize> {
+        let n = self.log.steps.len();
+        if n >= self.plan.max_steps {
+            self.log.cut = true;
             return None;
         }
-        if n == s.plan.sleep_at {
-            s.asleep = s.plan.sleep.clone();
+        if n == self.plan.sleep_at {
+            self.asleep = self.plan.sleep.clone();
         }
-        let i = if let Some(want) = s.plan.prefix.get(n).copied() {
-            match actors.iter().position(|a| *a == want) {
-                Some(i) => i,
-                None => {
-                    s.log.departed = true;
-                    return None;
-                }
-            }
-        } else {
-            // The last actor goes on if it can (no preemption), else the
-            // first that is awake.
-            let asleep = &s.asleep;
-            let awake = |a: &Actor| !asleep.iter().any(|q| q.actor == *a);
-            let last = s.log.steps.last().map(|st| st.actor);
-            match actors
-                .iter()
-                .position(|a| Some(*a) == last && awake(a))
-                .or_else(|| actors.iter().position(awake))
-            {
-                Some(i) => i,
-                None => {
-                    s.log.sleep_blocked = true;
-                    return None;
-                }
-            }
-        };
-        let picked = enabled[i];
-        s.clock.took(actors[i], &ready[picked]);
-        let mut sorted = actors.clone();
-        sorted.sort_unstable();
-        s.log.ready.push(sorted);
-        let asleep = s.asleep.clone();
-        s.log.sleep.push(asleep);
-        s.current = Some((actors[i], Vec::new()));
-        if let Actor::Timer(m) = actors[i] {
-            s.fire(m);
+        if let Some(want) = self.plan.prefix.get(n).copied() {
+            let i = actors.iter().position(|a| *a == want);
+            self.log.departed |= i.is_none();
+            return i;
         }
-        Some(picked)
+        let asleep = &self.asleep;
+        let awake = |a: &Actor| !asleep.iter().any(|q| q.actor == *a);
+        let last = self.log.steps.last().map(|st| st.actor);
+        let i = actors
+            .iter()
+            .position(|a| Some(*a) == last && awake(a))
+            .or_else(|| actors.iter().position(awake));
+        self.log.sleep_blocked |= i.is_none();
+        i
     }
 }
 

@@ -276,9 +276,11 @@ struct HappensBefore {
     actors: Vec<Actor>,
     /// Each step's number among its actor's steps, from 1.
     local: Vec<u32>,
-    /// Each step's clock: for each actor, how many of its steps come
-    /// before it (itself included).
-    clock: Vec<Vec<u32>>,
+    /// Each step's clock, `width` entries a step (one allocation for the
+    /// run): for each actor, how many of its steps come before it (itself
+    /// included).
+    clock: Vec<u32>,
+    width: usize,
     /// The steps each step depends on directly, and how.
     preds: Vec<Vec<(usize, Relation)>>,
 }
@@ -302,13 +304,15 @@ impl HappensBefore {
             actor,
             actors,
             local: Vec::with_capacity(steps.len()),
-            clock: Vec::with_capacity(steps.len()),
+            clock: vec![0; steps.len() * width],
+            width,
             preds: Vec::with_capacity(steps.len()),
         };
         let kinds: Vec<Kinds> = steps.iter().map(|s| Kinds::of(s)).collect();
         let mut count = vec![0u32; width];
         for j in 0..steps.len() {
-            let mut clock = vec![0u32; width];
+            let (done, rest) = hb.clock.split_at_mut(j * width);
+            let clock = &mut rest[..width];
             let mut preds = Vec::new();
             let timer = matches!(steps[j].actor, Actor::Timer(_));
             for i in 0..j {
@@ -323,14 +327,14 @@ impl HappensBefore {
                     continue;
                 }
                 preds.push((i, r));
-                for (c, x) in clock.iter_mut().zip(&hb.clock[i]) {
+                let theirs = &done[i * width..(i + 1) * width];
+                for (c, x) in clock.iter_mut().zip(theirs) {
                     *c = (*c).max(*x);
                 }
             }
             count[hb.actor[j]] += 1;
             clock[hb.actor[j]] = count[hb.actor[j]];
             hb.local.push(count[hb.actor[j]]);
-            hb.clock.push(clock);
             hb.preds.push(preds);
         }
         hb
@@ -338,7 +342,7 @@ impl HappensBefore {
 
     /// Whether step `i` happens before step `k`.
     fn before(&self, i: usize, k: usize) -> bool {
-        self.clock[k][self.actor[i]] >= self.local[i]
+        self.clock[k * self.width + self.actor[i]] >= self.local[i]
     }
 
     /// Whether `i` happens before `j` through some other step.

@@ -4,6 +4,12 @@
 use trace_runtime::hooks::RecvFilter;
 use trace_term::{Atom, Term};
 
+/// A map keyed by pids, actors, message keys and names, looked up at
+/// every event and pair of steps: hashed as the engine's table keys are
+/// (multiply and rotate, not SipHash: the keys come from the engine, not
+/// an adversary).
+pub type FastMap<K, V> = std::collections::HashMap<K, V, trace_runtime::ets::key::KeyHash>;
+
 /// Who takes a step: a process, by its spawn path (interned, so the same
 /// process has the same actor in every run), or the timer whose message
 /// a step delivers.
@@ -111,11 +117,11 @@ pub enum Relation {
 #[derive(Default)]
 pub struct Context {
     /// For each process, the filters of its receives (`None`: any message).
-    pub filters: std::collections::HashMap<u32, Vec<Option<RecvFilter>>>,
+    pub filters: FastMap<u32, Vec<Option<RecvFilter>>>,
     /// Whether the order of writes to standard output matters.
     pub output_matters: bool,
     /// For each name, the processes some step registered it to.
-    pub holders: std::collections::HashMap<Atom, Vec<u32>>,
+    pub holders: FastMap<Atom, Vec<u32>>,
     /// Known: every filter of every process is in `filters` and every
     /// registration in `holders` (the run is over). Otherwise any two sends
     /// to one mailbox are dependent, and so is any end with any name.
