@@ -162,8 +162,7 @@ impl Tree {
     fn add_races(&mut self, from: usize, output_matters: bool) {
         self.add_cancelled(from);
         let steps: Vec<&Step> = self.nodes.iter().map(|n| &n.step).collect();
-        for r in races(&steps, from, output_matters) {
-            let (i, initials) = (r.first, r.initials);
+        for (i, initials) in race_initials(&steps, from, output_matters) {
             self.races += 1;
             let node = &mut self.nodes[i];
             let initials: Vec<Actor> = initials
@@ -220,24 +219,29 @@ pub struct Race {
 pub fn races(steps: &[&Step], from: usize, output_matters: bool) -> Vec<Race> {
     let cx = context(steps, output_matters);
     let hb = HappensBefore::of(steps, &cx);
-    let mut out = Vec::new();
-    for j in from..steps.len() {
-        for &(i, rel) in &hb.preds[j] {
-            if rel != Relation::Race || hb.ordered_without(i, j) {
-                continue;
-            }
+    hb.races(from)
+        .map(|(i, j)| {
             let mut reversal: Vec<usize> = (i + 1..j).filter(|&k| !hb.before(i, k)).collect();
-            let initials = hb.initials(&reversal, j);
             reversal.push(j);
-            out.push(Race {
+            Race {
                 first: i,
                 second: j,
-                initials,
+                initials: hb.initials(i, j),
                 reversal,
-            });
-        }
-    }
-    out
+            }
+        })
+        .collect()
+}
+
+/// The races of a run whose second step is at `from` or after, as the
+/// tree takes them: each race's first step and its initials (the
+/// reversal's steps themselves are not listed).
+fn race_initials(steps: &[&Step], from: usize, output_matters: bool) -> Vec<(usize, Vec<Actor>)> {
+    let cx = context(steps, output_matters);
+    let hb = HappensBefore::of(steps, &cx);
+    hb.races(from)
+        .map(|(i, j)| (i, hb.initials(i, j)))
+        .collect()
 }
 
 /// What the whole run says about mailboxes (see [`Context`]).
@@ -281,7 +285,8 @@ struct HappensBefore {
     /// included).
     clock: Vec<u32>,
     width: usize,
-    /// The steps each step depends on directly, and how.
+    /// The steps each step depends on directly, and how: its actor's
+    /// previous step, and the steps of other actors it depends on.
     preds: Vec<Vec<(usize, Relation)>>,
 }
 
@@ -310,6 +315,9 @@ impl HappensBefore {
         };
         let kinds: Vec<Kinds> = steps.iter().map(|s| Kinds::of(s)).collect();
         let mut count = vec![0u32; width];
+        // Each actor's latest step: of an actor's own earlier steps only
+        // that one is a predecessor (its clock holds the others').
+        let mut last: Vec<Option<usize>> = vec![None; width];
         for j in 0..steps.len() {
             let (done, rest) = hb.clock.split_at_mut(j * width);
             let clock = &mut rest[..width];
@@ -317,6 +325,9 @@ impl HappensBefore {
             let timer = matches!(steps[j].actor, Actor::Timer(_));
             for i in 0..j {
                 let r = if hb.actor[i] == hb.actor[j] {
+                    if last[hb.actor[j]] != Some(i) {
+                        continue;
+                    }
                     Relation::Causal
                 } else if !may_depend(kinds[i], kinds[j], timer) {
                     Relation::Independent
@@ -332,6 +343,7 @@ impl HappensBefore {
                     *c = (*c).max(*x);
                 }
             }
+            last[hb.actor[j]] = Some(j);
             count[hb.actor[j]] += 1;
             clock[hb.actor[j]] = count[hb.actor[j]];
             hb.local.push(count[hb.actor[j]]);
@@ -352,25 +364,45 @@ impl HappensBefore {
             .any(|&(k, _)| k > i && self.before(i, k))
     }
 
-    /// The actors that can start `v` (the steps after a race's first step
-    /// not ordered after it), then `j` (its second).
-    fn initials(&self, v: &[usize], j: usize) -> Vec<Actor> {
-        let mut out: Vec<usize> = Vec::new();
-        let mut seen: Vec<usize> = Vec::new();
-        for (n, &k) in v.iter().enumerate() {
+    /// The pairs of steps `(i, j)`, `j` at `from` or after, that race: a
+    /// direct dependence of `j` on `i` that may go either way, and `i`
+    /// ordered before `j` through no other step.
+    fn races(&self, from: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (from..self.preds.len()).flat_map(move |j| {
+            self.preds[j]
+                .iter()
+                .filter(move |&&(i, rel)| rel == Relation::Race && !self.ordered_without(i, j))
+                .map(move |&(i, _)| (i, j))
+        })
+    }
+
+    /// The actors that can start `v` (the steps after race `(i, j)`'s
+    /// first step not ordered after it), then `j`: the first step of each
+    /// actor in `v` that no earlier step of `v` happens before. An actor's
+    /// first step in `v` comes before its others, so it is enough to test
+    /// each actor's first step (`first`, by its number among the actor's
+    /// steps) against the clock of the step in question.
+    fn initials(&self, i: usize, j: usize) -> Vec<Actor> {
+        let mut first = vec![0u32; self.width];
+        let preceded = |k: usize, first: &[u32]| {
+            let clock = &self.clock[k * self.width..(k + 1) * self.width];
+            first.iter().zip(clock).any(|(&f, &c)| f != 0 && c >= f)
+        };
+        let mut out: Vec<Actor> = Vec::new();
+        for k in (i + 1..j).filter(|&k| !self.before(i, k)) {
             let a = self.actor[k];
-            if seen.contains(&a) {
+            if first[a] != 0 {
                 continue;
             }
-            seen.push(a);
-            if !v[..n].iter().any(|&m| self.before(m, k)) {
-                out.push(a);
+            if !preceded(k, &first) {
+                out.push(self.actors[a]);
             }
+            first[a] = self.local[k];
         }
         let a = self.actor[j];
-        if !seen.contains(&a) && !v.iter().any(|&m| self.before(m, j)) {
-            out.push(a);
+        if first[a] == 0 && !preceded(j, &first) {
+            out.push(self.actors[a]);
         }
-        out.into_iter().map(|a| self.actors[a]).collect()
+        out
     }
 }
