@@ -41,6 +41,9 @@ struct Poised {
 struct Control {
     /// Processes poised before an operation, by pid.
     poised: BTreeMap<Pid, Poised>,
+    /// How many of them are poised at a receive's timeout (only those look
+    /// again at their mailbox between steps).
+    timed: usize,
     /// Processes woken or spawned since, to bring to their next operation.
     unsettled: Vec<Arc<ProcShared>>,
 }
@@ -128,7 +131,10 @@ impl Control {
             match gate_of(&p) {
                 Some(Gate::Poised) => {
                     let timeout = timeout_of(rt, &p);
-                    self.poised.insert(p.pid, Poised { p, timeout });
+                    self.timed += timeout.is_some() as usize;
+                    if let Some(old) = self.poised.insert(p.pid, Poised { p, timeout }) {
+                        self.timed -= old.timeout.is_some() as usize;
+                    }
                 }
                 _ if Some(p.pid) == running => again = Some(p),
                 _ => self.unsettled.push(p),
@@ -136,14 +142,17 @@ impl Control {
         }
         // A process poised at a receive's timeout takes a look at what
         // arrived since: a matching message makes its step a receipt.
-        let unsettled = &mut self.unsettled;
-        self.poised.retain(|_, q| {
-            let recheck = q.timeout.is_some() && q.p.has_arrivals();
-            if recheck {
-                unsettled.push(q.p.clone());
-            }
-            !recheck
-        });
+        if self.timed > 0 {
+            let (unsettled, timed) = (&mut self.unsettled, &mut self.timed);
+            self.poised.retain(|_, q| {
+                let recheck = q.timeout.is_some() && q.p.has_arrivals();
+                if recheck {
+                    unsettled.push(q.p.clone());
+                    *timed -= 1;
+                }
+                !recheck
+            });
+        }
         again
     }
 
@@ -164,9 +173,10 @@ impl Control {
 
     /// Takes one step of process `pid`.
     fn step(&mut self, rt: &Runtime, w: &Worker, pid: Pid) {
-        let Some(Poised { p, .. }) = self.poised.remove(&pid) else {
+        let Some(Poised { p, timeout }) = self.poised.remove(&pid) else {
             return;
         };
+        self.timed -= timeout.is_some() as usize;
         set_gate(&p, Gate::Open);
         self.run_until_settled(rt, w, p);
     }
