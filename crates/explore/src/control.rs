@@ -45,7 +45,7 @@ pub struct Plan {
     pub prefix: Vec<Actor>,
     /// From step `sleep_at` on: actors asleep (with the step each would
     /// take), not to be picked while asleep.
-    pub sleep: Vec<Step>,
+    pub sleep: Vec<Arc<Step>>,
     pub sleep_at: usize,
     /// Most steps a run may take.
     pub max_steps: usize,
@@ -58,7 +58,7 @@ pub struct RunLog {
     /// The actors that could go at each step (sorted).
     pub ready: Vec<Vec<Actor>>,
     /// Sleep sets at each step past the prefix.
-    pub sleep: Vec<Vec<Step>>,
+    pub sleep: Vec<Vec<Arc<Step>>>,
     /// Every process asleep: the run repeats one explored already.
     pub sleep_blocked: bool,
     /// The run took `max_steps` steps and was cut.
@@ -152,7 +152,7 @@ struct State {
     /// delivered by a step of its own).
     sends: FastMap<MsgKey, (usize, u32, Term)>,
     /// The sleep set of the step about to be picked.
-    asleep: Vec<Step>,
+    asleep: Vec<Arc<Step>>,
     /// The last access was a timeout: the filter that follows is its.
     timed_out: bool,
     /// The timers pending when the step under way was picked, to tell

@@ -14,6 +14,7 @@
 
 use crate::control::{Plan, RunLog};
 use crate::step::{may_depend, relation, Access, Actor, Context, Kinds, Relation, Step};
+use std::sync::Arc;
 
 /// One state of the current run: what could go, what went, and what is
 /// still to explore from here.
@@ -22,7 +23,9 @@ struct Node {
     step: Step,
     backtrack: Vec<Actor>,
     done: Vec<Actor>,
-    sleep: Vec<Step>,
+    /// Steps explored from here already (shared: a sleep set is copied
+    /// into every step of the run that follows it).
+    sleep: Vec<Arc<Step>>,
 }
 
 /// What a bounded exploration counts along a schedule.
@@ -105,7 +108,7 @@ impl Tree {
             let went = node.step.actor;
             if !node.done.contains(&went) {
                 node.done.push(went);
-                node.sleep.push(node.step.clone());
+                node.sleep.push(Arc::new(node.step.clone()));
             }
             let open = node
                 .backtrack
