@@ -124,3 +124,23 @@ fn a_property_is_checked_on_every_interleaving() {
     assert_eq!(check.status.code(), Some(1), "{}", text(&check.stdout));
     assert_eq!(lines[1]["found"], true, "{}", lines[1]);
 }
+
+#[test]
+fn a_timer_cancelled_by_the_end_of_its_destination_still_races() {
+    let dir = Scratch::new("explore-timer-end");
+    let log = dir.path("failing.trace");
+    let prog = corpus("timer_deadline.erl");
+    let out = trace(&["explore", s(&prog), "-o", s(&log), "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    assert!(lines[0]["failure"].as_str().unwrap().contains("no_reply"));
+    // The timer's message beat the reply: the order that never showed
+    // while the reply's run ended and cancelled the timer.
+    let race = &lines[1];
+    assert_eq!(race["found"], true, "{race}");
+    assert_eq!(race["first"]["process"], "timer(P:0)", "{race}");
+    assert_eq!(race["second"]["event"], "send(P.1:0)", "{race}");
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["interleavings"], 3);
+    assert_eq!(summary["complete"], true);
+}
