@@ -102,15 +102,15 @@ fn a_property_is_checked_on_every_interleaving() {
     .unwrap();
     let log = dir.path("failing.trace");
     let prog = corpus("senders_any.erl");
-    let out = trace(&[
-        "explore",
-        s(&prog),
-        "--check",
-        s(&spec),
-        "-o",
-        s(&log),
-        "--json",
-    ]);
+    // The runs are recorded to a scratch log in the temporary directory.
+    let tmp = dir.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let out = common::trace_cmd()
+        .args(["explore", s(&prog), "--check", s(&spec)])
+        .args(["-o", s(&log), "--json"])
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let lines = json_lines(&out.stdout);
     let summary = lines.last().unwrap();
@@ -123,6 +123,9 @@ fn a_property_is_checked_on_every_interleaving() {
     let check = trace(&["check", s(&log), "--spec", s(&spec)]);
     assert_eq!(check.status.code(), Some(1), "{}", text(&check.stdout));
     assert_eq!(lines[1]["found"], true, "{}", lines[1]);
+    // The scratch log is gone, explained runs' included.
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]
