@@ -409,3 +409,97 @@ impl HappensBefore {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::step::MsgKey;
+    use trace_term::Term;
+
+    fn step(actor: u32, accesses: Vec<Access>) -> Step {
+        Step {
+            actor: Actor::Process(actor),
+            accesses,
+        }
+    }
+
+    fn send(from: u32, index: u64, to: u32) -> Access {
+        Access::Send {
+            to,
+            msg: MsgKey {
+                sender: from,
+                index,
+            },
+            payload: Term::Int(index as i64),
+        }
+    }
+
+    fn receive(from: u32, index: u64) -> Vec<Access> {
+        vec![
+            Access::Receive {
+                msg: MsgKey {
+                    sender: from,
+                    index,
+                },
+            },
+            Access::Filter {
+                filter: None,
+                timed_out: false,
+            },
+        ]
+    }
+
+    /// A race's initials by their definition: the first step of each
+    /// actor in the reversal that no earlier step of it happens before.
+    fn initials_by_definition(hb: &HappensBefore, i: usize, j: usize) -> Vec<Actor> {
+        let v: Vec<usize> = (i + 1..j).filter(|&k| !hb.before(i, k)).collect();
+        let mut out = Vec::new();
+        let mut seen = Vec::new();
+        for (n, &k) in v.iter().enumerate() {
+            let a = hb.actor[k];
+            if seen.contains(&a) {
+                continue;
+            }
+            seen.push(a);
+            if !v[..n].iter().any(|&m| hb.before(m, k)) {
+                out.push(hb.actors[a]);
+            }
+        }
+        let a = hb.actor[j];
+        if !seen.contains(&a) && !v.iter().any(|&m| hb.before(m, j)) {
+            out.push(hb.actors[a]);
+        }
+        out
+    }
+
+    #[test]
+    fn initials_from_clocks_are_the_initials_by_definition() {
+        // P (0) spawns three senders; 1 and 2 send to P, 3 sends to 1
+        // first (1 takes it before sending), then all are received.
+        let run = vec![
+            step(0, vec![Access::Spawn { child: 1 }]),
+            step(0, vec![Access::Spawn { child: 2 }]),
+            step(0, vec![Access::Spawn { child: 3 }]),
+            step(2, vec![send(2, 0, 0)]),
+            step(3, vec![send(3, 0, 1)]),
+            step(1, receive(3, 0)),
+            step(1, vec![send(1, 0, 0)]),
+            step(2, vec![send(2, 1, 0)]),
+            step(0, receive(1, 0)),
+            step(0, receive(2, 0)),
+            step(0, receive(2, 1)),
+        ];
+        let steps: Vec<&Step> = run.iter().collect();
+        let cx = context(&steps, false);
+        let hb = HappensBefore::of(&steps, &cx);
+        let pairs: Vec<(usize, usize)> = hb.races(0).collect();
+        assert!(!pairs.is_empty(), "the sends to P race");
+        for (i, j) in pairs {
+            assert_eq!(
+                hb.initials(i, j),
+                initials_by_definition(&hb, i, j),
+                "race {i} {j}"
+            );
+        }
+    }
+}
