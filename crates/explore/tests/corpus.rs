@@ -114,7 +114,12 @@ fn senders_taken_in_arrival_order_explore_every_order() {
 
 #[test]
 fn real_timeouts_fire_in_deadline_order_only() {
-    for file in ["slow_ready.erl", "timer_order.erl", "timer_deadline.erl"] {
+    for file in [
+        "slow_ready.erl",
+        "timer_order.erl",
+        "timer_deadline.erl",
+        "cancel_race.erl",
+    ] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/programs")
             .join(file);
