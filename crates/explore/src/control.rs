@@ -2,8 +2,7 @@
 //! exploration dictates (a prefix of forced choices, then the first actor
 //! not asleep), and an Observer that writes down what each step touched.
 
-use crate::step::{Access, Actor, MsgKey, Step, UNKNOWN};
-use std::collections::HashMap;
+use crate::step::{Access, Actor, FastMap, MsgKey, Step, UNKNOWN};
 use std::sync::{Arc, Mutex, MutexGuard};
 use trace_capture::{MsgRef, ProcRef, SymbolicName};
 use trace_runtime::hooks::{
@@ -12,11 +11,6 @@ use trace_runtime::hooks::{
 use trace_runtime::process::SignalId;
 use trace_runtime::{Director, Observer};
 use trace_term::{Pid, Term};
-
-/// A map keyed by pids, spawn paths and message keys, which the hooks look
-/// up at every event: hashed as the engine's table keys are (multiply and
-/// rotate, not SipHash: the keys come from the engine, not an adversary).
-type FastMap<K, V> = HashMap<K, V, trace_runtime::ets::key::KeyHash>;
 
 /// Spawn paths numbered once for the whole exploration, so that a process
 /// is the same actor in every run whatever pid it gets.
@@ -51,7 +45,7 @@ pub struct Plan {
     pub prefix: Vec<Actor>,
     /// From step `sleep_at` on: actors asleep (with the step each would
     /// take), not to be picked while asleep.
-    pub sleep: Vec<Step>,
+    pub sleep: Vec<Arc<Step>>,
     pub sleep_at: usize,
     /// Most steps a run may take.
     pub max_steps: usize,
@@ -64,7 +58,7 @@ pub struct RunLog {
     /// The actors that could go at each step (sorted).
     pub ready: Vec<Vec<Actor>>,
     /// Sleep sets at each step past the prefix.
-    pub sleep: Vec<Vec<Step>>,
+    pub sleep: Vec<Vec<Arc<Step>>>,
     /// Every process asleep: the run repeats one explored already.
     pub sleep_blocked: bool,
     /// The run took `max_steps` steps and was cut.
@@ -158,9 +152,14 @@ struct State {
     /// delivered by a step of its own).
     sends: FastMap<MsgKey, (usize, u32, Term)>,
     /// The sleep set of the step about to be picked.
-    asleep: Vec<Step>,
+    asleep: Vec<Arc<Step>>,
     /// The last access was a timeout: the filter that follows is its.
     timed_out: bool,
+    /// The timers pending when the step under way was picked, to tell
+    /// which of them it cancelled.
+    timers: Vec<MsgKey>,
+    /// The ready actors of the last pick (a buffer kept between picks).
+    all: Vec<Actor>,
     cx: crate::step::Context,
 }
 
@@ -188,6 +187,7 @@ impl Hooks {
         s.clock = Clock::default();
         s.current = None;
         s.timed_out = false;
+        s.timers.clear();
         s.asleep = Vec::new();
         s.plan = plan;
         s.log = RunLog::default();
@@ -199,6 +199,9 @@ impl Hooks {
     /// Ends the run: its log.
     pub fn finish(&self) -> RunLog {
         let mut s = self.lock();
+        // Nothing is pending once a run is over: the last step cancelled
+        // whatever timers it left.
+        s.cancelled(&[]);
         s.close_step();
         std::mem::take(&mut s.log)
     }
@@ -255,14 +258,29 @@ impl State {
         self.log.steps.push(step);
     }
 
-    fn ready_actors(&self, ready: &[Ready]) -> Vec<Actor> {
-        ready
-            .iter()
-            .map(|r| match r {
-                Ready::Process { pid, .. } => Actor::Process(self.actor_of(*pid)),
-                Ready::Timer { id, .. } => Actor::Timer(self.key(*id)),
-            })
-            .collect()
+    /// Files, on the step under way, the timers pending when it was
+    /// picked that are neither pending now (`now`) nor fired by it: the
+    /// step cancelled them (a process's end cancels the timers aimed at
+    /// it), and the order in which they fire before it is to be tried.
+    fn cancelled(&mut self, now: &[Actor]) {
+        let Some((actor, accesses)) = self.current.as_mut() else {
+            return;
+        };
+        for &msg in &self.timers {
+            let t = Actor::Timer(msg);
+            if t != *actor && !now.contains(&t) {
+                accesses.push(Access::Cancel { msg });
+            }
+        }
+    }
+
+    /// The actors of `ready`, into `out`.
+    fn ready_actors(&self, ready: &[Ready], out: &mut Vec<Actor>) {
+        out.clear();
+        out.extend(ready.iter().map(|r| match r {
+            Ready::Process { pid, .. } => Actor::Process(self.actor_of(*pid)),
+            Ready::Timer { id, .. } => Actor::Timer(self.key(*id)),
+        }));
     }
 
     /// A timer's step: its message goes to the mailbox now; the step that
@@ -296,60 +314,78 @@ impl Director for Hooks {
 
     fn pick(&self, ready: &[Ready]) -> Option<usize> {
         let mut s = self.lock();
+        let s = &mut *s;
+        let mut all = std::mem::take(&mut s.all);
+        s.ready_actors(ready, &mut all);
+        s.cancelled(&all);
         s.close_step();
-        let all = s.ready_actors(ready);
-        // Under real timeouts, only what may go now is offered.
-        let enabled: Vec<usize> = match s.timeouts {
-            Timeouts::Virtual => (0..all.len()).collect(),
-            Timeouts::Real => s.clock.enabled(&all, ready),
+        s.timers.clear();
+        s.timers.extend(all.iter().filter_map(|a| match a {
+            Actor::Timer(m) => Some(*m),
+            Actor::Process(_) => None,
+        }));
+        // Under real timeouts, only what may go now is offered: `actors`,
+        // at `enabled` in `all`.
+        let (actors, enabled) = match s.timeouts {
+            Timeouts::Virtual => (all, None),
+            Timeouts::Real => {
+                let enabled = s.clock.enabled(&all, ready);
+                let actors: Vec<Actor> = enabled.iter().map(|&i| all[i]).collect();
+                s.all = all;
+                (actors, Some(enabled))
+            }
         };
-        let actors: Vec<Actor> = enabled.iter().map(|&i| all[i]).collect();
-        let n = s.log.steps.len();
-        if n >= s.plan.max_steps {
-            s.log.cut = true;
+        let i = s.choose(&actors);
+        let picked = i.map(|i| enabled.as_ref().map_or(i, |e| e[i]));
+        if let (Some(i), Some(picked)) = (i, picked) {
+            let a = actors[i];
+            s.clock.took(a, &ready[picked]);
+            let mut sorted = actors.clone();
+            sorted.sort_unstable();
+            s.log.ready.push(sorted);
+            let asleep = s.asleep.clone();
+            s.log.sleep.push(asleep);
+            // A step makes a few accesses: room for them at once.
+            s.current = Some((a, Vec::with_capacity(4)));
+            if let Actor::Timer(m) = a {
+                s.fire(m);
+            }
+        }
+        if enabled.is_none() {
+            s.all = actors;
+        }
+        picked
+    }
+}
+
+impl State {
+    /// Which of `actors` takes the next step: the plan's forced choice,
+    /// else the last actor if it can go on and is awake (no preemption),
+    /// else the first awake one; `None` ends the run (cut, departed from
+    /// the plan, or every actor asleep), as the log says.
+    fn choose(&mut self, actors: &[Actor]) -> Option<usize> {
+        let n = self.log.steps.len();
+        if n >= self.plan.max_steps {
+            self.log.cut = true;
             return None;
         }
-        if n == s.plan.sleep_at {
-            s.asleep = s.plan.sleep.clone();
+        if n == self.plan.sleep_at {
+            self.asleep = self.plan.sleep.clone();
         }
-        let i = if let Some(want) = s.plan.prefix.get(n).copied() {
-            match actors.iter().position(|a| *a == want) {
-                Some(i) => i,
-                None => {
-                    s.log.departed = true;
-                    return None;
-                }
-            }
-        } else {
-            // The last actor goes on if it can (no preemption), else the
-            // first that is awake.
-            let asleep = &s.asleep;
-            let awake = |a: &Actor| !asleep.iter().any(|q| q.actor == *a);
-            let last = s.log.steps.last().map(|st| st.actor);
-            match actors
-                .iter()
-                .position(|a| Some(*a) == last && awake(a))
-                .or_else(|| actors.iter().position(awake))
-            {
-                Some(i) => i,
-                None => {
-                    s.log.sleep_blocked = true;
-                    return None;
-                }
-            }
-        };
-        let picked = enabled[i];
-        s.clock.took(actors[i], &ready[picked]);
-        let mut sorted = actors.clone();
-        sorted.sort_unstable();
-        s.log.ready.push(sorted);
-        let asleep = s.asleep.clone();
-        s.log.sleep.push(asleep);
-        s.current = Some((actors[i], Vec::new()));
-        if let Actor::Timer(m) = actors[i] {
-            s.fire(m);
+        if let Some(want) = self.plan.prefix.get(n).copied() {
+            let i = actors.iter().position(|a| *a == want);
+            self.log.departed |= i.is_none();
+            return i;
         }
-        Some(picked)
+        let asleep = &self.asleep;
+        let awake = |a: &Actor| !asleep.iter().any(|q| q.actor == *a);
+        let last = self.log.steps.last().map(|st| st.actor);
+        let i = actors
+            .iter()
+            .position(|a| Some(*a) == last && awake(a))
+            .or_else(|| actors.iter().position(awake));
+        self.log.sleep_blocked |= i.is_none();
+        i
     }
 }
 

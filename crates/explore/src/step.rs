@@ -4,6 +4,12 @@
 use trace_runtime::hooks::RecvFilter;
 use trace_term::{Atom, Term};
 
+/// A map keyed by pids, actors, message keys and names, looked up at
+/// every event and pair of steps: hashed as the engine's table keys are
+/// (multiply and rotate, not SipHash: the keys come from the engine, not
+/// an adversary).
+pub type FastMap<K, V> = std::collections::HashMap<K, V, trace_runtime::ets::key::KeyHash>;
+
 /// Who takes a step: a process, by its spawn path (interned, so the same
 /// process has the same actor in every run), or the timer whose message
 /// a step delivers.
@@ -36,6 +42,12 @@ pub enum Access {
     },
     /// A message of a timer set (delivered later by the timer's own step).
     Arm {
+        msg: MsgKey,
+    },
+    /// A pending timer went without firing during this step (its
+    /// destination ended, or the step cancelled it): the timer could
+    /// have fired before it instead.
+    Cancel {
         msg: MsgKey,
     },
     /// A message taken out of the mailbox.
@@ -105,11 +117,11 @@ pub enum Relation {
 #[derive(Default)]
 pub struct Context {
     /// For each process, the filters of its receives (`None`: any message).
-    pub filters: std::collections::HashMap<u32, Vec<Option<RecvFilter>>>,
+    pub filters: FastMap<u32, Vec<Option<RecvFilter>>>,
     /// Whether the order of writes to standard output matters.
     pub output_matters: bool,
     /// For each name, the processes some step registered it to.
-    pub holders: std::collections::HashMap<Atom, Vec<u32>>,
+    pub holders: FastMap<Atom, Vec<u32>>,
     /// Known: every filter of every process is in `filters` and every
     /// registration in `holders` (the run is over). Otherwise any two sends
     /// to one mailbox are dependent, and so is any end with any name.
@@ -208,7 +220,7 @@ pub fn relation(a: &Step, b: &Step, cx: &Context) -> Relation {
     if a.actor == b.actor {
         return Relation::Causal;
     }
-    if takes_what_it_could_have_missed(a, b) {
+    if takes_what_it_could_have_missed(a, b) || cancels(a, b) || cancels(b, a) {
         return Relation::Race;
     }
     let mut rel = Relation::Independent;
@@ -242,6 +254,18 @@ fn takes_what_it_could_have_missed(a: &Step, b: &Step) -> bool {
             .any(|y| matches!(y, Access::Receive { msg: m } if m == msg)),
         _ => false,
     })
+}
+
+/// Whether `a` made the timer that takes step `b` go without firing.
+/// The two never both happen in one run; this tells a sleep set that a
+/// timer's delivery wakes the step that cancelled it.
+fn cancels(a: &Step, b: &Step) -> bool {
+    let Actor::Timer(m) = b.actor else {
+        return false;
+    };
+    a.accesses
+        .iter()
+        .any(|x| matches!(x, Access::Cancel { msg } if *msg == m))
 }
 
 impl Relation {

@@ -169,12 +169,18 @@ pub fn run(args: Args) -> u8 {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    if let Some(p) = &cfg.check_record {
-        let _ = std::fs::remove_file(&p.out);
-    }
+    // With --check, runs are recorded to a scratch log (explaining a
+    // failure makes more of them): gone once the last one is checked.
+    let scratch = cfg.check_record.as_ref().map(|r| r.out.clone());
+    let forget_scratch = || {
+        if let Some(p) = &scratch {
+            let _ = std::fs::remove_file(p);
+        }
+    };
     let summary = match summary {
         Ok(s) => s,
         Err(e) => {
+            forget_scratch();
             eprintln!("trace explore: {e}");
             return exit::TROUBLE;
         }
@@ -211,6 +217,7 @@ pub fn run(args: Args) -> u8 {
         report_group(&args, n, g, &path, note.as_deref());
         report_race(&args, &path, race.as_ref());
     }
+    forget_scratch();
     report_summary(&args, &summary);
     match summary.stopped {
         Some(Stop::Interrupted) => exit::INTERRUPTED,

@@ -2,6 +2,7 @@
 %% With virtual timeouts main's `after` may fire first (too_slow); with
 %% --timeouts real it cannot, for the worker's 10 ms run out first.
 %% explore: fails 1
+%% interleavings: 2
 -module(slow_ready).
 -export([main/0]).
 

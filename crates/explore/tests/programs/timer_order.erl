@@ -2,6 +2,7 @@
 %% first. With virtual timeouts either timer may fire first; with
 %% --timeouts real the 50 ms one always does.
 %% explore: fails 1
+%% interleavings: 2
 -module(timer_order).
 -export([main/0]).
 

@@ -155,12 +155,17 @@ fn cancel_timer(cx: &mut Ctx, a: &[Term]) -> BifResult {
     if !matches!(a[0], Term::Ref(_)) {
         return Err(badarg());
     }
+    // The gate and the signals due come before the cancel, not after: a
+    // built-in stopped there runs again, and would find its timer gone
+    // (a controlled run stops before it, so that the timer may fire
+    // first; a replay may wait there for a signal).
+    cx.before_event()?;
     let left = find_timer(cx, &a[0]).and_then(|t| {
         let left = cx.rt.timers.remaining_ms(t);
         cx.rt.timers.cancel(t).then_some(left.unwrap_or(0))
     });
     let v = left.map(|ms| Term::Int(ms as i64)).unwrap_or(Term::FALSE);
-    cx.nondet(NondetBif::Other("cancel_timer"), v)
+    cx.decide(NondetBif::Other("cancel_timer"), v)
 }
 
 fn read_timer(cx: &mut Ctx, a: &[Term]) -> BifResult {
