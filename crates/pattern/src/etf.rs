@@ -277,6 +277,10 @@ fn run(q: &Quick, b: &[u8], mut bound: impl FnMut(usize, usize, usize)) -> Resul
         if tag == COMPRESSED {
             return Err(Stop::Maybe);
         }
+        // A list of no elements is its tail, whatever that is.
+        if tag == LIST_EXT && u32_at(b, i + 1) == Some(0) {
+            return Err(Stop::Maybe);
+        }
         match op {
             Op::Tuple(n) => match tag {
                 SMALL_TUPLE_EXT if b.get(i + 1) == Some(&(*n as u8)) && *n < 256 => i += 2,
@@ -285,12 +289,13 @@ fn run(q: &Quick, b: &[u8], mut bound: impl FnMut(usize, usize, usize)) -> Resul
             },
             Op::Atom(name) => match atom_at(b, i) {
                 Some((got, utf8)) => {
+                    // Latin-1 bytes spell the UTF-8 name only where it is
+                    // ASCII: 'Ã©' in Latin-1 has the bytes of 'é' in UTF-8.
+                    if !utf8 && !name.is_ascii() {
+                        return Err(Stop::Maybe);
+                    }
                     if got != &name[..] {
-                        return Err(if utf8 || name.is_ascii() {
-                            Stop::No
-                        } else {
-                            Stop::Maybe
-                        });
+                        return Err(Stop::No);
                     }
                     if n == last {
                         break;
@@ -324,6 +329,8 @@ fn run(q: &Quick, b: &[u8], mut bound: impl FnMut(usize, usize, usize)) -> Resul
             }
             Op::Nil => match tag {
                 NIL_EXT => i += 1,
+                // An empty string is `[]`.
+                STRING_EXT if u16_at(b, i + 1) == Some(0) => i += 3,
                 LIST_EXT => return Err(Stop::Maybe),
                 _ => return Err(Stop::No),
             },
