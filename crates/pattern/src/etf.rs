@@ -401,11 +401,17 @@ pub(crate) fn match_with(q: &Quick, etf: &[u8], mut b: crate::Bindings) -> EtfMa
         Err(Stop::Maybe) => return EtfMatch::Unknown(b),
         Ok(()) => {}
     }
-    for &(v, s, e) in &parts[..n] {
-        let Ok(t) = trace_term::etf::decode_part(&body[s..e]) else {
-            return EtfMatch::Unknown(b);
-        };
-        if !b.bind(v, t) {
+    // Every part decoded before any is bound: bytes the decoder refuses
+    // give the bindings back as they came.
+    let mut terms: [Option<Term>; MAX_BINDS] = Default::default();
+    for (t, &(_, s, e)) in terms.iter_mut().zip(&parts[..n]) {
+        match trace_term::etf::decode_part(&body[s..e]) {
+            Ok(x) => *t = Some(x),
+            Err(_) => return EtfMatch::Unknown(b),
+        }
+    }
+    for (t, &(v, _, _)) in terms.iter_mut().zip(&parts[..n]) {
+        if !t.take().is_some_and(|t| b.bind(v, t)) {
             return EtfMatch::No;
         }
     }

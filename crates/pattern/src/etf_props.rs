@@ -328,3 +328,25 @@ fn a_latin1_atom_is_not_the_utf8_atom_of_the_same_bytes() {
         assert_ne!(p.test_etf(&etf), crate::EtfTest::Yes, "{text}");
     }
 }
+
+#[test]
+fn bytes_the_decoder_refuses_give_the_bindings_back_as_they_came() {
+    // {1, 'x\xff'}: the atom's name is not UTF-8; skipping it is no check.
+    let etf = [
+        VERSION,
+        SMALL_TUPLE_EXT,
+        2,
+        SMALL_INTEGER_EXT,
+        1,
+        SMALL_ATOM_UTF8_EXT,
+        2,
+        b'x',
+        0xff,
+    ];
+    assert!(decode(&etf).is_err());
+    let p = compile_str("{X, Y}").unwrap();
+    match p.match_etf_with(&etf, Bindings::new(2)) {
+        EtfMatch::Unknown(b) => assert!(b.get(0).is_none() && b.get(1).is_none(), "{b:?}"),
+        _ => panic!("the bytes decided a term that does not decode"),
+    }
+}
