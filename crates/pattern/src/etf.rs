@@ -277,6 +277,10 @@ fn run(q: &Quick, b: &[u8], mut bound: impl FnMut(usize, usize, usize)) -> Resul
         if tag == COMPRESSED {
             return Err(Stop::Maybe);
         }
+        // A list of no elements is its tail, whatever that is.
+        if tag == LIST_EXT && u32_at(b, i + 1) == Some(0) {
+            return Err(Stop::Maybe);
+        }
         match op {
             Op::Tuple(n) => match tag {
                 SMALL_TUPLE_EXT if b.get(i + 1) == Some(&(*n as u8)) && *n < 256 => i += 2,
@@ -285,12 +289,13 @@ fn run(q: &Quick, b: &[u8], mut bound: impl FnMut(usize, usize, usize)) -> Resul
             },
             Op::Atom(name) => match atom_at(b, i) {
                 Some((got, utf8)) => {
+                    // Latin-1 bytes spell the UTF-8 name only where it is
+                    // ASCII: 'Ã©' in Latin-1 has the bytes of 'é' in UTF-8.
+                    if !utf8 && !name.is_ascii() {
+                        return Err(Stop::Maybe);
+                    }
                     if got != &name[..] {
-                        return Err(if utf8 || name.is_ascii() {
-                            Stop::No
-                        } else {
-                            Stop::Maybe
-                        });
+                        return Err(Stop::No);
                     }
                     if n == last {
                         break;
@@ -324,6 +329,8 @@ fn run(q: &Quick, b: &[u8], mut bound: impl FnMut(usize, usize, usize)) -> Resul
             }
             Op::Nil => match tag {
                 NIL_EXT => i += 1,
+                // An empty string is `[]`.
+                STRING_EXT if u16_at(b, i + 1) == Some(0) => i += 3,
                 LIST_EXT => return Err(Stop::Maybe),
                 _ => return Err(Stop::No),
             },
@@ -394,11 +401,17 @@ pub(crate) fn match_with(q: &Quick, etf: &[u8], mut b: crate::Bindings) -> EtfMa
         Err(Stop::Maybe) => return EtfMatch::Unknown(b),
         Ok(()) => {}
     }
-    for &(v, s, e) in &parts[..n] {
-        let Ok(t) = trace_term::etf::decode_part(&body[s..e]) else {
-            return EtfMatch::Unknown(b);
-        };
-        if !b.bind(v, t) {
+    // Every part decoded before any is bound: bytes the decoder refuses
+    // give the bindings back as they came.
+    let mut terms: [Option<Term>; MAX_BINDS] = Default::default();
+    for (t, &(_, s, e)) in terms.iter_mut().zip(&parts[..n]) {
+        match trace_term::etf::decode_part(&body[s..e]) {
+            Ok(x) => *t = Some(x),
+            Err(_) => return EtfMatch::Unknown(b),
+        }
+    }
+    for (t, &(v, _, _)) in terms.iter_mut().zip(&parts[..n]) {
+        if !t.take().is_some_and(|t| b.bind(v, t)) {
             return EtfMatch::No;
         }
     }

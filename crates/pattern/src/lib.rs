@@ -12,6 +12,8 @@
 
 mod compile;
 mod etf;
+#[cfg(test)]
+mod etf_props;
 mod guard;
 mod matching;
 mod node;

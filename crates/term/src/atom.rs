@@ -27,7 +27,12 @@ const FIRST_CHUNK_BITS: u32 = 10;
 const CHUNKS: usize = 12; // 1024 * (2^12 - 1) > MAX_ATOMS
 
 struct Table {
-    index: Mutex<Known>,
+    /// Hashed with std's keyed SipHash, not the cache's FNV-1a: names come
+    /// from logs and programs, and FNV's low bits, which pick a bucket,
+    /// are easily steered by appending a few bytes, so a log of many such
+    /// names would make each interning walk all of them. Only a name new
+    /// to the thread is looked up here.
+    index: Mutex<HashMap<&'static str, Atom>>,
     chunks: [OnceLock<Box<[OnceLock<Entry>]>>; CHUNKS],
 }
 
@@ -68,7 +73,7 @@ fn locate(i: u32) -> (usize, usize) {
 
 static TABLE: LazyLock<Table> = LazyLock::new(|| {
     let t = Table {
-        index: Mutex::new(Known::default()),
+        index: Mutex::new(HashMap::new()),
         chunks: Default::default(),
     };
     {

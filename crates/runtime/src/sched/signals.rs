@@ -68,8 +68,14 @@ fn deliver_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, sig: Sig
         _ => None,
     };
     if let Some(t) = cached {
-        deliver_to(rt, Some(wk), &t, sig);
-        return;
+        if t.is_exited() {
+            // Ended: its pid may be a new process's now (a replay forces
+            // the pids a log names), which only the table knows.
+            p.last_dest = None;
+        } else {
+            deliver_to(rt, Some(wk), &t, sig);
+            return;
+        }
     }
     match rt.table.get(to) {
         Some(t) => {
