@@ -13,7 +13,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 use std::sync::{LazyLock, Mutex, OnceLock};
 
 /// An interned atom. Equality is identity; ordering by name is [`Atom::cmp_by_name`].
@@ -122,18 +122,16 @@ impl std::fmt::Display for AtomTableFull {
 
 impl std::error::Error for AtomTableFull {}
 
-/// FNV-1a: atom names are short, and the thread's cache is probed on
-/// every atom a decoder meets.
-#[derive(Default)]
+/// FNV-1a from a per-thread random start, finished with a full-width mix:
+/// atom names are short and the thread's cache is probed on every atom a
+/// decoder meets, so the hash must be cheap; the random start and the mix
+/// keep a log or program from choosing names that all fall in one bucket
+/// (plain FNV-1a's low bits, which pick the bucket, can be steered).
 struct NameHasher(u64);
 
 impl Hasher for NameHasher {
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
+        let mut h = self.0;
         for &b in bytes {
             h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
@@ -141,11 +139,37 @@ impl Hasher for NameHasher {
     }
 
     fn finish(&self) -> u64 {
-        self.0
+        // MurmurHash3's 64-bit finaliser: every input bit reaches the low bits.
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
     }
 }
 
-type Known = HashMap<&'static str, Atom, BuildHasherDefault<NameHasher>>;
+/// Builds [`NameHasher`]s from one thread's random start.
+#[derive(Clone)]
+struct NameHashing(u64);
+
+impl std::hash::BuildHasher for NameHashing {
+    type Hasher = NameHasher;
+
+    fn build_hasher(&self) -> NameHasher {
+        NameHasher(self.0)
+    }
+}
+
+impl Default for NameHashing {
+    fn default() -> Self {
+        use std::hash::BuildHasher;
+        let seed = std::collections::hash_map::RandomState::new().hash_one(0u8);
+        NameHashing(seed | 1)
+    }
+}
+
+type Known = HashMap<&'static str, Atom, NameHashing>;
 
 /// Names this thread has looked up, at most this many (then it starts over).
 const KNOWN_MAX: usize = 1 << 14;
