@@ -39,23 +39,15 @@ pub fn materialise(loaded: &Loaded, log: &Arc<LogReader>, holds: Vec<u64>) -> Sn
         seen: Mutex::new(HashMap::new()),
     });
     let outputs = Arc::new(Outputs::default());
-    let run = RunOptions {
-        // One thread: the run only has to reach its holds, and a settled
-        // run is asked what to do on one thread anyway.
-        schedulers: 1,
-        instant_timers: true,
-        reports: false,
-        report_blocked: false,
-        end_rule: trace_capture::flags::end_rule(log.header()),
-        ..RunOptions::default()
-    };
-    let entry = trace_runtime::entry(loaded, Some(&log.header().entry));
-    let Ok((entry, _)) = entry else {
-        return Snapshot {
-            processes: HashMap::new(),
-            output: Vec::new(),
-            failure: Some("the log's entry call is not in this program".into()),
-        };
+    let (entry, run) = match trace_replayer::in_tool_replay(loaded, log, RunOptions::default()) {
+        Ok(set) => set,
+        Err(why) => {
+            return Snapshot {
+                processes: HashMap::new(),
+                output: Vec::new(),
+                failure: Some(why),
+            }
+        }
     };
     let rt = Runtime::new(
         loaded.program.clone(),

@@ -26,4 +26,6 @@ pub mod session;
 mod window;
 
 pub use identity::{check_identity, refuse_other_program, IdentityMismatch};
-pub use session::{replay, ReplayConfig, ReplayError, ReplayResult, Stuck};
+pub use session::{
+    in_tool_replay, replay, replay_options, ReplayConfig, ReplayError, ReplayResult, Stuck,
+};

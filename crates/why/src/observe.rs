@@ -118,22 +118,18 @@ pub fn observe(loaded: &Loaded, log: &Arc<LogReader>, max_nodes: usize) -> Obser
         flags: trace_capture::RecordFlags::of_header(log.header()),
         left: Arc::new(AtomicUsize::new(max_nodes.saturating_mul(ITEMS_PER_NODE))),
     });
-    let run = RunOptions {
-        schedulers: 1,
-        instant_timers: true,
-        reports: false,
-        report_blocked: false,
-        end_rule: trace_capture::flags::end_rule(log.header()),
+    let calls = RunOptions {
         trace_calls: true,
         ..RunOptions::default()
     };
-    let Ok((entry, _)) = trace_runtime::entry(loaded, Some(&log.header().entry)) else {
-        return Observed {
-            procs: Vec::new(),
-            failure: Some(TreeError::Refused(
-                "the log's entry call is not in this program".into(),
-            )),
-        };
+    let (entry, run) = match trace_replayer::in_tool_replay(loaded, log, calls) {
+        Ok(set) => set,
+        Err(why) => {
+            return Observed {
+                procs: Vec::new(),
+                failure: Some(TreeError::Refused(why)),
+            }
+        }
     };
     let rt = Runtime::new(
         loaded.program.clone(),
