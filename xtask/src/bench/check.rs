@@ -201,26 +201,14 @@ fn recorded(ctx: &super::Ctx, dir: &Path, runs: usize) -> Result<(), String> {
     };
     let log = dir.join("pairs.trace");
     let src = super::programs::dir().join("pairs.erl");
-    let r = erl::run_limited(
-        {
-            let mut c = Command::new(&ctx.trace);
-            c.arg("record")
-                .arg("-o")
-                .arg(&log)
-                .arg(&src)
-                .arg("--entry")
-                .arg(format!("pairs:main({pairs}, {rounds})"));
-            c
-        },
-        LIMIT,
-    )
-    .map_err(|e| e.to_string())?;
-    if r.status != Some(0) {
-        return Err(format!(
-            "recording pairs failed: {}",
-            String::from_utf8_lossy(&r.stderr)
-        ));
-    }
+    let log_arg = log.to_str().ok_or("scratch path is not UTF-8")?;
+    let src = src.to_str().ok_or("program path is not UTF-8")?;
+    let entry = format!("pairs:main({pairs}, {rounds})");
+    best(
+        &ctx.trace,
+        &["record", "-q", "-o", log_arg, src, "--entry", &entry],
+        1,
+    )?;
     let events = trace_format::LogReader::open(&log)
         .map_err(|e| e.to_string())?
         .event_count();
@@ -232,7 +220,6 @@ fn recorded(ctx: &super::Ctx, dir: &Path, runs: usize) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     println!("\nrecorded run: pairs:main({pairs}, {rounds}), {events} events");
     let mut t = Table::new(&["what", "threads", "time", "events/s", "1 thread/this"]);
-    let log_arg = log.to_str().ok_or("scratch path is not UTF-8")?;
     let spec_arg = spec.to_str().ok_or("scratch path is not UTF-8")?;
     let checks: [(&str, [&str; 2]); 2] = [
         ("ping answered (shared variable)", ["--spec", spec_arg]),
