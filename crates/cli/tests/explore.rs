@@ -147,3 +147,43 @@ fn a_timer_cancelled_by_the_end_of_its_destination_still_races() {
     assert_eq!(summary["interleavings"], 3);
     assert_eq!(summary["complete"], true);
 }
+
+/// The pairs of racing steps a `race` object names, as `what` strings:
+/// its own pair first, then the others that decide the failure alone.
+fn deciding_pairs(race: &serde_json::Value) -> Vec<(String, String)> {
+    let what = |s: &serde_json::Value| s["what"].as_str().unwrap().to_string();
+    let mut v = vec![(what(&race["first"]), what(&race["second"]))];
+    for p in race["also"].as_array().unwrap() {
+        v.push((what(&p[0]), what(&p[1])));
+    }
+    v
+}
+
+#[test]
+fn the_explanation_names_the_root_race_beside_the_nearest() {
+    // Two clients inside a lock at once: the nearest cause is one's enter
+    // before the other's leave; the root is the lease's expiry before the
+    // release, ordered only through that later race.
+    let out = trace(&[
+        "explore",
+        s(&corpus("lease_expiry.erl")),
+        "--json",
+        "-o",
+        s(&Scratch::new("explore-lease").path("f.trace")),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    let race = lines.iter().find(|l| l["type"] == "race").unwrap();
+    assert_eq!(race["decides_alone"], true);
+    let pairs = deciding_pairs(race);
+    assert!(
+        pairs[0].0.contains("enter") && pairs[0].1.contains("leave"),
+        "{pairs:?}"
+    );
+    assert!(
+        pairs
+            .iter()
+            .any(|(a, b)| a.contains("expire") && b.contains("release")),
+        "{pairs:?}"
+    );
+}

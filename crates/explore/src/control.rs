@@ -47,6 +47,11 @@ pub struct Plan {
     /// take), not to be picked while asleep.
     pub sleep: Vec<Arc<Step>>,
     pub sleep_at: usize,
+    /// Past the prefix, an order to keep where it can be kept: each step
+    /// goes to the first actor of this list that is ready (and is struck
+    /// off it), so a run made to differ from another in one place keeps
+    /// every other step in that run's order.
+    pub follow: Vec<Actor>,
     /// Most steps a run may take.
     pub max_steps: usize,
 }
@@ -360,8 +365,9 @@ impl Director for Hooks {
 
 impl State {
     /// Which of `actors` takes the next step: the plan's forced choice,
-    /// else the last actor if it can go on and is awake (no preemption),
-    /// else the first awake one; `None` ends the run (cut, departed from
+    /// else the first ready actor of the order the plan keeps, else the
+    /// last actor if it can go on and is awake (no preemption), else the
+    /// first awake one; `None` ends the run (cut, departed from
     /// the plan, or every actor asleep), as the log says.
     fn choose(&mut self, actors: &[Actor]) -> Option<usize> {
         let n = self.log.steps.len();
@@ -379,6 +385,16 @@ impl State {
         }
         let asleep = &self.asleep;
         let awake = |a: &Actor| !asleep.iter().any(|q| q.actor == *a);
+        let kept = self
+            .plan
+            .follow
+            .iter()
+            .enumerate()
+            .find_map(|(k, f)| Some((k, actors.iter().position(|a| a == f && awake(a))?)));
+        if let Some((k, i)) = kept {
+            self.plan.follow.remove(k);
+            return Some(i);
+        }
         let last = self.log.steps.last().map(|st| st.actor);
         let i = actors
             .iter()

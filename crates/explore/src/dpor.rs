@@ -131,6 +131,7 @@ impl Tree {
                     sleep: self.nodes[at].sleep.clone(),
                     sleep_at: at,
                     max_steps,
+                    follow: Vec::new(),
                 });
             }
             self.nodes.pop();
@@ -234,6 +235,42 @@ pub fn races(steps: &[&Step], from: usize, output_matters: bool) -> Vec<Race> {
             }
         })
         .collect()
+}
+
+/// Two dependent steps of a run that could go the other way, whether or
+/// not other steps order them too: what a failure's explanation tries
+/// reversing, where exploration reverses only the races next to each
+/// other (a root cause is often ordered through a later race).
+pub struct Reordering {
+    pub first: usize,
+    pub second: usize,
+    /// The steps that must go before `first` for `second` to: `second`
+    /// and the steps after `first` that it needs through messages, spawns,
+    /// timers or its own actor's order, in the run's order.
+    pub moved: Vec<usize>,
+}
+
+/// The reorderings of a run, by their first step, then their second.
+pub fn reorderings(steps: &[&Step], output_matters: bool) -> Vec<Reordering> {
+    let cx = context(steps, output_matters);
+    let hb = HappensBefore::of(steps, &cx);
+    let mut out = Vec::new();
+    for j in 0..steps.len() {
+        for &(i, rel) in &hb.preds[j] {
+            if rel != Relation::Race {
+                continue;
+            }
+            if let Some(moved) = hb.needed_after(i, j) {
+                out.push(Reordering {
+                    first: i,
+                    second: j,
+                    moved,
+                });
+            }
+        }
+    }
+    out.sort_by_key(|r| (r.first, r.second));
+    out
 }
 
 /// The races of a run whose second step is at `from` or after, as the
@@ -365,6 +402,29 @@ impl HappensBefore {
         self.preds[j]
             .iter()
             .any(|&(k, _)| k > i && self.before(i, k))
+    }
+
+    /// `j` and the steps after `i` that `j` needs (through causal edges
+    /// only: a message and its receipt, a spawn, a timer, an actor's own
+    /// order), in order; `None` when one of them needs `i` itself.
+    fn needed_after(&self, i: usize, j: usize) -> Option<Vec<usize>> {
+        let mut seen = vec![false; j + 1 - i];
+        let mut todo = vec![j];
+        seen[j - i] = true;
+        while let Some(k) = todo.pop() {
+            for &(p, rel) in &self.preds[k] {
+                if rel != Relation::Causal || p < i {
+                    continue;
+                }
+                if p == i {
+                    return None;
+                }
+                if !std::mem::replace(&mut seen[p - i], true) {
+                    todo.push(p);
+                }
+            }
+        }
+        Some((i + 1..=j).filter(|&k| seen[k - i]).collect())
     }
 
     /// The pairs of steps `(i, j)`, `j` at `from` or after, that race: a

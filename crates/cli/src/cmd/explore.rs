@@ -324,6 +324,8 @@ fn report_race(
                 "found": true,
                 "first": step_json(&x.first),
                 "second": step_json(&x.second),
+                "decides_alone": x.decides_alone,
+                "also": x.also.iter().map(|(a, b)| json!([step_json(a), step_json(b)])).collect::<Vec<_>>(),
                 "passing_log": passing.as_ref().map(|p| p.display().to_string()),
                 "diff": diff,
                 "until": until,
@@ -341,7 +343,18 @@ fn report_race(
     };
     outln!("  race: {}", line(&x.first));
     outln!("   vs   {}", line(&x.second));
-    outln!("  in the other order the run passes");
+    if x.decides_alone {
+        outln!("  in the other order, every other step kept in its order, the run passes");
+    } else {
+        outln!("  in the other order the run passes (no race decides it alone)");
+    }
+    if !x.also.is_empty() {
+        outln!("  races that decide it alone too, each a larger change:");
+    }
+    for (a, b) in &x.also {
+        outln!("    {}", line(a));
+        outln!("     vs {}", line(b));
+    }
     if let Some(d) = diff {
         outln!("  compare: {d}");
     }
