@@ -121,6 +121,11 @@ pub struct Summary {
     /// Schedules past that bound were left out.
     pub bounded: bool,
     pub elapsed: Duration,
+    /// How long the first run took. A new process's first run is slow (its
+    /// code and data are not yet in the caches: a few hundred
+    /// microseconds, the instructions of any later run), which dominates
+    /// the rate of a program with a handful of interleavings.
+    pub first: Option<Duration>,
 }
 
 impl Summary {
@@ -265,6 +270,7 @@ pub fn explore(
         bound: None,
         bounded: false,
         elapsed: Duration::ZERO,
+        first: None,
     };
     let bounds: Vec<Option<Bound>> = match cfg.bound {
         None => vec![None],
@@ -310,6 +316,7 @@ fn explore_tree(
             break;
         }
         let run = run_once(loaded, entry, hooks, p, cfg)?;
+        s.first.get_or_insert_with(|| start.elapsed());
         if run.outcome.interrupted {
             s.stopped = Some(Stop::Interrupted);
             break;

@@ -385,6 +385,7 @@ fn report_summary(args: &Args, s: &Summary) {
                 "redundant": s.redundant,
                 "steps": s.steps,
                 "seconds": s.elapsed.as_secs_f64(),
+                "first_seconds": s.first.map(|d| d.as_secs_f64()),
             })
         );
         return;
