@@ -187,3 +187,31 @@ fn the_explanation_names_the_root_race_beside_the_nearest() {
         "{pairs:?}"
     );
 }
+
+#[test]
+fn a_check_then_act_race_on_a_gen_server_is_explained_by_its_two_calls() {
+    let prog = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/tickets.erl");
+    let dir = Scratch::new("explore-tickets");
+    let out = trace(&[
+        "explore",
+        s(&prog),
+        "--timeouts",
+        "real",
+        "--json",
+        "-o",
+        s(&dir.path("f.trace")),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["complete"], true);
+    assert_eq!(summary["distinct"], 2, "either buyer may be refused");
+    // For at least one of them, one buyer's `left` call against the other's
+    // `buy` call decides it alone: buy first, and the second sees none left.
+    let decided = lines
+        .iter()
+        .filter(|l| l["type"] == "race" && l["decides_alone"] == true)
+        .flat_map(deciding_pairs)
+        .any(|(a, b)| a.contains("left}") && b.contains("buy}"));
+    assert!(decided, "{}", text(&out.stdout));
+}

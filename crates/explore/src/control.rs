@@ -48,10 +48,17 @@ pub struct Plan {
     pub sleep: Vec<Arc<Step>>,
     pub sleep_at: usize,
     /// Past the prefix, an order to keep where it can be kept: each step
-    /// goes to the first actor of this list that is ready (and is struck
-    /// off it), so a run made to differ from another in one place keeps
-    /// every other step in that run's order.
-    pub follow: Vec<Actor>,
+    /// goes to the first actor of this list that is ready to take the same
+    /// kind of step (a timeout where the bool says so, else not), and is
+    /// struck off it; so a run made to differ from another in one place
+    /// keeps every other step in that run's order, and a process that
+    /// waited for a message there does not time out here instead.
+    pub follow: Vec<(Actor, bool)>,
+    /// Past the prefix and `follow`, a process waiting at a receive's
+    /// `after` goes only when nothing else can (a run that looks for a
+    /// passing order: under virtual time a waiting process may time out at
+    /// once, and the default choice, the last actor, often is one).
+    pub timeouts_last: bool,
     /// Most steps a run may take.
     pub max_steps: usize,
 }
@@ -340,7 +347,17 @@ impl Director for Hooks {
                 (actors, Some(enabled))
             }
         };
-        let i = s.choose(&actors);
+        let times_out = |i: usize| {
+            let r = &ready[enabled.as_ref().map_or(i, |e| e[i])];
+            matches!(
+                r,
+                Ready::Process {
+                    timeout: Some(_),
+                    ..
+                }
+            )
+        };
+        let i = s.choose(&actors, times_out);
         let picked = i.map(|i| enabled.as_ref().map_or(i, |e| e[i]));
         if let (Some(i), Some(picked)) = (i, picked) {
             let a = actors[i];
@@ -369,7 +386,8 @@ impl State {
     /// last actor if it can go on and is awake (no preemption), else the
     /// first awake one; `None` ends the run (cut, departed from
     /// the plan, or every actor asleep), as the log says.
-    fn choose(&mut self, actors: &[Actor]) -> Option<usize> {
+    /// `times_out(i)`: the step of `actors[i]` would be a receive's timeout.
+    fn choose(&mut self, actors: &[Actor], times_out: impl Fn(usize) -> bool) -> Option<usize> {
         let n = self.log.steps.len();
         if n >= self.plan.max_steps {
             self.log.cut = true;
@@ -390,16 +408,22 @@ impl State {
             .follow
             .iter()
             .enumerate()
-            .find_map(|(k, f)| Some((k, actors.iter().position(|a| a == f && awake(a))?)));
+            .find_map(|(k, &(f, t))| {
+                let i = actors.iter().position(|a| *a == f && awake(a))?;
+                (times_out(i) == t).then_some((k, i))
+            });
         if let Some((k, i)) = kept {
             self.plan.follow.remove(k);
             return Some(i);
         }
         let last = self.log.steps.last().map(|st| st.actor);
-        let i = actors
-            .iter()
-            .position(|a| Some(*a) == last && awake(a))
-            .or_else(|| actors.iter().position(awake));
+        let patient = |i: usize| !self.plan.timeouts_last || !times_out(i);
+        let pick = |ok: &dyn Fn(usize) -> bool| {
+            let at =
+                |p: &dyn Fn(&Actor) -> bool| (0..actors.len()).find(|&i| p(&actors[i]) && ok(i));
+            at(&|a| Some(*a) == last && awake(a)).or_else(|| at(&awake))
+        };
+        let i = pick(&patient).or_else(|| pick(&|_| true));
         self.log.sleep_blocked |= i.is_none();
         i
     }

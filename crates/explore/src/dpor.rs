@@ -131,7 +131,7 @@ impl Tree {
                     sleep: self.nodes[at].sleep.clone(),
                     sleep_at: at,
                     max_steps,
-                    follow: Vec::new(),
+                    ..Plan::default()
                 });
             }
             self.nodes.pop();

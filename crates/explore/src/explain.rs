@@ -133,7 +133,15 @@ fn passing_reversal(
     let follow = if keep {
         (r.first..g.schedule.len())
             .filter(|k| !r.moved.contains(k))
-            .map(|k| g.schedule[k])
+            .map(|k| {
+                (
+                    g.schedule[k],
+                    g.steps[k]
+                        .accesses
+                        .iter()
+                        .any(|a| matches!(a, Access::Timeout)),
+                )
+            })
             .collect()
     } else {
         Vec::new()
@@ -141,6 +149,7 @@ fn passing_reversal(
     let plan = Plan {
         prefix,
         follow,
+        timeouts_last: true,
         max_steps: cfg.max_steps,
         ..Plan::default()
     };
