@@ -1,6 +1,6 @@
 //! Explaining a failure: the pair of racing steps whose order decides it,
-//! shown with a passing interleaving that is the failing one up to the
-//! race, with the race reversed.
+//! shown with a passing interleaving that is the failing one with that
+//! race reversed and every other step kept in its order.
 
 use crate::control::{Hooks, Plan};
 use crate::dpor::{races, reorderings, Reordering};
@@ -14,7 +14,7 @@ const MAX_KEPT_TRIES: usize = 256;
 /// Races tried with the run going on as the explorer goes, from the last,
 /// when no race decides the failure alone.
 const MAX_FREE_TRIES: usize = 32;
-/// Races reported beside the root one that decide the failure alone too.
+/// Races reported beside the first one that decide the failure alone too.
 const MAX_ALSO: usize = 2;
 
 /// One of the two racing steps, in words and as an event.
@@ -118,7 +118,8 @@ pub fn explain(
 /// The schedule of a run that is `g`'s simplest interleaving up to race
 /// `r`'s first step, then takes the race's reversal (the steps that do not
 /// need the first step, and the second), then goes on keeping `g`'s order
-/// (`keep`) or as the explorer goes; if that run passes.
+/// (`keep`) or as the explorer goes, a process waiting at an `after`
+/// going only when nothing else can; if that run passes.
 fn passing_reversal(
     hooks: &Hooks,
     loaded: &Loaded,
