@@ -57,6 +57,9 @@ pub struct Tree {
     branch: usize,
     /// Races found so far.
     pub races: u64,
+    /// The last run's happened-before order, with the context it was found
+    /// in: the next run has the same steps up to its branch.
+    analysis: Option<(Context, HappensBefore)>,
 }
 
 impl Tree {
@@ -166,7 +169,20 @@ impl Tree {
     fn add_races(&mut self, from: usize, output_matters: bool) {
         self.add_cancelled(from);
         let steps: Vec<&Step> = self.nodes.iter().map(|n| &n.step).collect();
-        for (i, initials) in race_initials(&steps, from, output_matters) {
+        let cx = context(&steps, output_matters);
+        // The order of the steps before the branch is the last run's,
+        // unless what the mailboxes and names say changed (a receive or a
+        // registration of the new part makes other steps dependent).
+        let hb = match self.analysis.take() {
+            Some((last, hb)) if last == cx => hb.extended(&steps, from, &cx),
+            _ => HappensBefore::of(&steps, &cx),
+        };
+        let found: Vec<(usize, Vec<Actor>)> = hb
+            .races(from)
+            .map(|(i, j)| (i, hb.initials(i, j)))
+            .collect();
+        self.analysis = Some((cx, hb));
+        for (i, initials) in found {
             self.races += 1;
             let node = &mut self.nodes[i];
             let initials: Vec<Actor> = initials
@@ -273,17 +289,6 @@ pub fn reorderings(steps: &[&Step], output_matters: bool) -> Vec<Reordering> {
     out
 }
 
-/// The races of a run whose second step is at `from` or after, as the
-/// tree takes them: each race's first step and its initials (the
-/// reversal's steps themselves are not listed).
-fn race_initials(steps: &[&Step], from: usize, output_matters: bool) -> Vec<(usize, Vec<Actor>)> {
-    let cx = context(steps, output_matters);
-    let hb = HappensBefore::of(steps, &cx);
-    hb.races(from)
-        .map(|(i, j)| (i, hb.initials(i, j)))
-        .collect()
-}
-
 /// What the whole run says about mailboxes (see [`Context`]).
 fn context(steps: &[&Step], output_matters: bool) -> Context {
     let mut cx = Context {
@@ -332,40 +337,66 @@ struct HappensBefore {
 
 impl HappensBefore {
     fn of(steps: &[&Step], cx: &Context) -> HappensBefore {
+        let none = HappensBefore {
+            actor: Vec::new(),
+            actors: Vec::new(),
+            local: Vec::new(),
+            clock: Vec::new(),
+            width: 0,
+            preds: Vec::new(),
+        };
+        none.extended(steps, 0, cx)
+    }
+
+    /// The order of `steps` whose first `keep` are this order's first
+    /// `keep` steps, found in the same context: those keep their clocks
+    /// and predecessors, the others are ordered anew.
+    fn extended(mut self, steps: &[&Step], keep: usize, cx: &Context) -> HappensBefore {
+        let keep = keep.min(self.actor.len()).min(steps.len());
+        self.actor.truncate(keep);
+        self.local.truncate(keep);
+        self.preds.truncate(keep);
+        // Actors are numbered as they first appear: those of the kept
+        // steps come first.
+        let seen = self.actor.iter().max().map_or(0, |&a| a + 1);
+        self.actors.truncate(seen);
         // A run has a handful of actors: a dense index found by a scan.
-        let mut actors: Vec<Actor> = Vec::new();
-        let actor: Vec<usize> = steps
-            .iter()
-            .map(|s| match actors.iter().position(|a| *a == s.actor) {
+        for s in &steps[keep..] {
+            let i = match self.actors.iter().position(|a| *a == s.actor) {
                 Some(i) => i,
                 None => {
-                    actors.push(s.actor);
-                    actors.len() - 1
+                    self.actors.push(s.actor);
+                    self.actors.len() - 1
                 }
-            })
-            .collect();
-        let width = actors.len();
-        let mut hb = HappensBefore {
-            actor,
-            actors,
-            local: Vec::with_capacity(steps.len()),
-            clock: vec![0; steps.len() * width],
-            width,
-            preds: Vec::with_capacity(steps.len()),
-        };
+            };
+            self.actor.push(i);
+        }
+        let (old, width) = (self.width, self.actors.len());
+        let mut clock = vec![0; steps.len() * width];
+        let shared = old.min(width);
+        for j in 0..keep {
+            clock[j * width..j * width + shared]
+                .copy_from_slice(&self.clock[j * old..j * old + shared]);
+        }
+        self.clock = clock;
+        self.width = width;
         let kinds: Vec<Kinds> = steps.iter().map(|s| Kinds::of(s)).collect();
         let mut count = vec![0u32; width];
         // Each actor's latest step: of an actor's own earlier steps only
         // that one is a predecessor (its clock holds the others').
         let mut last: Vec<Option<usize>> = vec![None; width];
-        for j in 0..steps.len() {
-            let (done, rest) = hb.clock.split_at_mut(j * width);
+        for j in 0..keep {
+            count[self.actor[j]] = self.local[j];
+            last[self.actor[j]] = Some(j);
+        }
+        for j in keep..steps.len() {
+            let (done, rest) = self.clock.split_at_mut(j * width);
             let clock = &mut rest[..width];
             let mut preds = Vec::new();
             let timer = matches!(steps[j].actor, Actor::Timer(_));
             for i in 0..j {
-                let r = if hb.actor[i] == hb.actor[j] {
-                    if last[hb.actor[j]] != Some(i) {
+                let r = if self.actor[i] == self.actor[j] {
+                    if last[self.actor[j]] != Some(i) {
                         continue;
                     }
                     Relation::Causal
@@ -383,13 +414,14 @@ impl HappensBefore {
                     *c = (*c).max(*x);
                 }
             }
-            last[hb.actor[j]] = Some(j);
-            count[hb.actor[j]] += 1;
-            clock[hb.actor[j]] = count[hb.actor[j]];
-            hb.local.push(count[hb.actor[j]]);
-            hb.preds.push(preds);
+            let a = self.actor[j];
+            last[a] = Some(j);
+            count[a] += 1;
+            clock[a] = count[a];
+            self.local.push(count[a]);
+            self.preds.push(preds);
         }
-        hb
+        self
     }
 
     /// Whether step `i` happens before step `k`.
@@ -530,6 +562,59 @@ mod tests {
             out.push(hb.actors[a]);
         }
         out
+    }
+
+    /// The parts of an order that later steps and races read.
+    fn parts(hb: &HappensBefore) -> (Vec<usize>, Vec<u32>, Vec<u32>, Vec<Vec<(usize, Relation)>>) {
+        let mut clock = Vec::new();
+        for j in 0..hb.actor.len() {
+            // Rows compared over the actors by their identity, not index.
+            let mut row: Vec<(Actor, u32)> = hb
+                .actors
+                .iter()
+                .enumerate()
+                .map(|(a, actor)| (*actor, hb.clock[j * hb.width + a]))
+                .filter(|(_, c)| *c > 0)
+                .collect();
+            row.sort();
+            clock.extend(row.into_iter().map(|(_, c)| c));
+        }
+        (hb.actor.clone(), hb.local.clone(), clock, hb.preds.clone())
+    }
+
+    #[test]
+    fn an_order_extended_past_a_shared_prefix_is_the_order_found_anew() {
+        // Run a: P spawns 1 and 2; 1 sends to P, 2 sends to P, P takes both.
+        // Run b shares a's first four steps, then 3 (spawned last in b
+        // only) and 2 go in another order, with a new actor.
+        let a = vec![
+            step(0, vec![Access::Spawn { child: 1 }]),
+            step(0, vec![Access::Spawn { child: 2 }]),
+            step(1, vec![send(1, 0, 0)]),
+            step(0, receive(1, 0)),
+            step(2, vec![send(2, 0, 0)]),
+            step(0, receive(2, 0)),
+        ];
+        let b = vec![
+            a[0].clone(),
+            a[1].clone(),
+            a[2].clone(),
+            a[3].clone(),
+            step(0, vec![Access::Spawn { child: 3 }]),
+            step(3, vec![send(3, 0, 0)]),
+            step(2, vec![send(2, 0, 0)]),
+            step(0, receive(3, 0)),
+            step(0, receive(2, 0)),
+        ];
+        let (a, b): (Vec<&Step>, Vec<&Step>) = (a.iter().collect(), b.iter().collect());
+        let cx = context(&b, false);
+        for keep in 0..=4 {
+            let extended = HappensBefore::of(&a, &cx).extended(&b, keep, &cx);
+            let anew = HappensBefore::of(&b, &cx);
+            assert!(parts(&extended) == parts(&anew), "keeping {keep} steps");
+            let races: Vec<_> = extended.races(keep).collect();
+            assert_eq!(races, anew.races(keep).collect::<Vec<_>>());
+        }
     }
 
     #[test]

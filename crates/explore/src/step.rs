@@ -114,7 +114,7 @@ pub enum Relation {
 /// What the whole run says about the mailboxes, to tell whether two sends
 /// to one process race: only when some receive of that process could take
 /// both.
-#[derive(Default)]
+#[derive(Default, PartialEq)]
 pub struct Context {
     /// For each process, the filters of its receives (`None`: any message).
     pub filters: FastMap<u32, Vec<Option<RecvFilter>>>,

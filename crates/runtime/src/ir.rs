@@ -677,14 +677,14 @@ impl Instr {
 /// from the clauses' patterns alone (guards are left to the clauses). A scan
 /// passes over a message that fits no alternative without lending it to the
 /// clauses, which is most of the work of a receive deep in a mailbox.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecvFilter {
     /// One per clause; a message may match when it fits any.
     pub alts: Box<[Shape]>,
 }
 
 /// A necessary condition for a pattern to match.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Shape {
     Any,
     Atom(Atom),
