@@ -564,8 +564,11 @@ mod tests {
         out
     }
 
-    /// The parts of an order that later steps and races read.
-    fn parts(hb: &HappensBefore) -> (Vec<usize>, Vec<u32>, Vec<u32>, Vec<Vec<(usize, Relation)>>) {
+    /// The parts of an order that later steps and races read: each step's
+    /// actor, number and clock (by actor), and its predecessors.
+    type Parts = (Vec<usize>, Vec<u32>, Vec<u32>, Vec<Vec<(usize, Relation)>>);
+
+    fn parts(hb: &HappensBefore) -> Parts {
         let mut clock = Vec::new();
         for j in 0..hb.actor.len() {
             // Rows compared over the actors by their identity, not index.
@@ -587,7 +590,7 @@ mod tests {
         // Run a: P spawns 1 and 2; 1 sends to P, 2 sends to P, P takes both.
         // Run b shares a's first four steps, then 3 (spawned last in b
         // only) and 2 go in another order, with a new actor.
-        let a = vec![
+        let a = [
             step(0, vec![Access::Spawn { child: 1 }]),
             step(0, vec![Access::Spawn { child: 2 }]),
             step(1, vec![send(1, 0, 0)]),
@@ -595,7 +598,7 @@ mod tests {
             step(2, vec![send(2, 0, 0)]),
             step(0, receive(2, 0)),
         ];
-        let b = vec![
+        let b = [
             a[0].clone(),
             a[1].clone(),
             a[2].clone(),
