@@ -19,6 +19,7 @@ use trace_runtime::RunOptions;
   trace explore race.erl
   trace explore prog.erl --entry 'prog:start(2)' -o failing.trace
   trace explore prog.erl --expect ok --max-interleavings 10000 --time-limit 1m
+  trace explore otp_app.erl --timeouts real     # gen_server calls do not time out at will
 
 Every interleaving of the program's processes that can change what it does
 is run once (interleavings that differ only in the order of independent steps
@@ -28,8 +29,9 @@ with --timeouts real, only once its time has come on a virtual clock),
 when a signal lands, the results of registry, liveness and table operations.
 A run fails as with `record --until-failure`. Each distinct failure's simplest
 interleaving (fewest preemptions, then fewest steps) is written as a log
-(-o for the first, failing-N.trace otherwise) that `trace replay` replays.
-See docs/explore.md.
+(-o for the first, failing-N.trace otherwise) that `trace replay` replays,
+with the race that decides it: the pair of steps whose reversal alone, every
+other step kept in its order, makes the run pass. See docs/explore.md.
 
 Exit status: 0 nothing failed, 1 something failed, 2 trouble, 130 interrupted.")]
 pub struct Args {
