@@ -515,9 +515,7 @@ fn a_damaged_block_cuts_its_process_and_keeps_the_rest() {
     drop(reader);
     // Flip a byte in the middle of P.1's block body.
     let mut bytes = std::fs::read(&path).unwrap();
-    let at = (block.offset
-        + trace_format::container::BLOCK_HEADER_LEN as u64
-        + block.stored_len as u64 / 2) as usize;
+    let at = (block.body_offset + block.stored_len as u64 / 2) as usize;
     let at = at.min(bytes.len() - 1);
     bytes[at] ^= 0x55;
     std::fs::write(&path, &bytes).unwrap();

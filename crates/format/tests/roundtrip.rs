@@ -108,7 +108,7 @@ fn a_block_cursor_reports_a_damaged_block() {
     let r = LogReader::from_bytes(bytes.clone()).unwrap();
     let b = r.blocks().next().unwrap();
     // A byte of the body changed: the checksum says so when the block is opened.
-    let at = (b.offset + 60 + b.stored_len as u64 / 2) as usize;
+    let at = (b.body_offset + b.stored_len as u64 / 2) as usize;
     bytes[at] ^= 0x40;
     let r = LogReader::from_bytes(bytes).unwrap();
     let err = r.block_cursor(0).unwrap().err().expect("a checksum error");

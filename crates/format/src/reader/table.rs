@@ -1,26 +1,86 @@
-//! The process table and, for each process, the blocks a reader serves: the
-//! longest run of blocks that follow each other without a gap from event 0.
+//! The process table and, for each process, the segments a reader serves:
+//! the longest run of segments that follow each other without a gap from
+//! event 0. (The reader's API calls what it serves of a process "blocks":
+//! each is one segment of a block record, a whole record in versions 1 and 2.)
 
-use crate::container::BlockHeader;
+use crate::container::{Storage, NO_PARENT};
 use crate::error::Warning;
 use crate::event::ProcId;
 use crate::meta::{Header, ProcessEntry};
+use crate::segment::Segment;
 use crate::text::pid_text;
 use std::ops::Range;
 
-/// A block record found in the file; its header has been checked.
 /// Largest process index a log recovered by scanning may hold: this many,
 /// plus so many per block found (a killed run loses the blocks of the
 /// processes it started last, never most of its processes).
 const MAX_SCANNED_INDEX_SLACK: u64 = 1 << 20;
 const MAX_SCANNED_INDEX_PER_BLOCK: u64 = 64;
 
+/// A block record found in the file; its header (and segment table) checked.
+#[derive(Clone, Debug)]
+pub(crate) struct Record {
+    pub offset: u64,
+    /// Length of the whole record.
+    pub len: u64,
+    /// Where its stored body starts in the file.
+    pub body_at: u64,
+    pub storage: Storage,
+    pub timestamps: bool,
+    pub stored_len: u32,
+    pub raw_len: u32,
+    pub body_crc: u32,
+}
+
+/// A segment of a block record: what the reader serves of a process, one
+/// at a time.
 #[derive(Clone, Debug)]
 pub(crate) struct BlockRef {
+    /// Its record, by position in the reader's records.
+    pub record: u32,
+    /// Where its events start in the record's decoded body, and their length.
+    pub start: u32,
+    pub raw_len: u32,
+    pub process: u32,
+    pub events: u32,
+    pub first_event: u64,
+    pub first_signal: u64,
+    /// The process's pid number (from the process table).
+    pub pid: u64,
+}
+
+/// A segment as a block's table lists it.
+#[derive(Clone, Debug)]
+pub(crate) struct Found {
+    pub seg: BlockRef,
+    /// Offset of its record, for warnings.
     pub offset: u64,
-    pub header: BlockHeader,
-    /// The log's format version: what its blocks may hold.
-    pub version: u16,
+    /// The pid and parent its row gave (a process's first segment).
+    pub origin: Option<(u64, u32)>,
+}
+
+impl Found {
+    pub fn new(record: u32, offset: u64, start: u32, s: Segment) -> Found {
+        Found {
+            seg: BlockRef {
+                record,
+                start,
+                raw_len: s.raw_len,
+                process: s.process,
+                events: s.events,
+                first_event: s.first_event,
+                first_signal: s.first_signal,
+                pid: s.origin.map_or(0, |o| o.0),
+            },
+            offset,
+            origin: s.origin,
+        }
+    }
+
+    fn parent(&self) -> Option<Option<ProcId>> {
+        self.origin
+            .map(|(_, p)| (p != NO_PARENT).then_some(ProcId(p)))
+    }
 }
 
 /// One process of the log.
@@ -81,7 +141,7 @@ pub(super) struct Table {
 /// the footer's process table if the log has one.
 pub(super) fn build(
     header: &Header,
-    candidates: Vec<BlockRef>,
+    candidates: Vec<Found>,
     footer: Option<Vec<ProcessEntry>>,
     warnings: &mut Vec<Warning>,
 ) -> Table {
@@ -94,7 +154,7 @@ pub(super) fn build(
     let ids: Vec<u32> = match &footer {
         Some(entries) => (0..entries.len() as u32).collect(),
         None => {
-            let mut ids: Vec<u32> = candidates.iter().map(|b| b.header.process).collect();
+            let mut ids: Vec<u32> = candidates.iter().map(|b| b.seg.process).collect();
             ids.push(0);
             ids.sort_unstable();
             ids.dedup();
@@ -133,19 +193,19 @@ pub(super) fn build(
 /// beyond the blocks found is damage; it is dropped here, because readers
 /// keep tables indexed by process and what they allocate must stay
 /// bounded by the input's size (§8).
-fn drop_far_indices(candidates: Vec<BlockRef>, warnings: &mut Vec<Warning>) -> Vec<BlockRef> {
+fn drop_far_indices(candidates: Vec<Found>, warnings: &mut Vec<Warning>) -> Vec<Found> {
     let found = candidates.len();
     let bound = MAX_SCANNED_INDEX_SLACK + MAX_SCANNED_INDEX_PER_BLOCK * found as u64;
     candidates
         .into_iter()
         .filter(|b| {
-            let keep = (b.header.process as u64) <= bound;
+            let keep = (b.seg.process as u64) <= bound;
             if !keep {
                 warnings.push(Warning::at(
                     b.offset,
                     format!(
                         "block of process {}, an index far beyond the {found} block(s) found; skipped as damaged",
-                        b.header.process
+                        b.seg.process
                     ),
                 ));
             }
@@ -157,7 +217,7 @@ fn drop_far_indices(candidates: Vec<BlockRef>, warnings: &mut Vec<Warning>) -> V
 /// The blocks grouped by process: the blocks of row `r` are
 /// `blocks[starts[r]..starts[r + 1]]`, in event order.
 struct Groups {
-    blocks: Vec<BlockRef>,
+    blocks: Vec<Found>,
     starts: Vec<usize>,
     /// For each of `blocks`, its index among the blocks found.
     order: Vec<u32>,
@@ -166,7 +226,7 @@ struct Groups {
 }
 
 impl Groups {
-    fn of(&self, r: usize) -> &[BlockRef] {
+    fn of(&self, r: usize) -> &[Found] {
         &self.blocks[self.starts[r]..self.starts[r + 1]]
     }
 }
@@ -176,7 +236,7 @@ impl Groups {
 /// a writer writes a process's blocks in order, so that is usually a check
 /// only. The blocks themselves move once, at the end.
 fn group(
-    candidates: Vec<BlockRef>,
+    candidates: Vec<Found>,
     rows: usize,
     row_of: impl Fn(u32) -> Option<usize>,
     warnings: &mut Vec<Warning>,
@@ -184,14 +244,14 @@ fn group(
     let mut row = Vec::with_capacity(candidates.len());
     let mut starts = vec![0usize; rows + 1];
     for b in &candidates {
-        let r = row_of(b.header.process);
+        let r = row_of(b.seg.process);
         match r {
             Some(r) => starts[r + 1] += 1,
             None => warnings.push(Warning::at(
                 b.offset,
                 format!(
                     "block of process {} which the footer does not list; skipped",
-                    b.header.process
+                    b.seg.process
                 ),
             )),
         }
@@ -210,7 +270,7 @@ fn group(
     }
     let key = |i: &u32| {
         let b = &candidates[*i as usize];
-        (b.header.first_event, b.offset)
+        (b.seg.first_event, b.offset)
     };
     for r in 0..rows {
         let group = &mut order[starts[r]..starts[r + 1]];
@@ -218,7 +278,7 @@ fn group(
             group.sort_by_key(key);
         }
     }
-    let blocks: Vec<BlockRef> = order
+    let blocks: Vec<Found> = order
         .iter()
         .map(|&i| candidates[i as usize].clone())
         .collect();
@@ -230,22 +290,25 @@ fn group(
     }
 }
 
-/// A process of a log without a footer, as its blocks describe it.
-fn scanned_row(header: &Header, id: u32, group: &[BlockRef], warnings: &mut Vec<Warning>) -> Row {
-    let (pid, parent) = match group.first() {
-        Some(b) => (b.header.pid, b.header.parent().map(ProcId)),
-        None => (header.entry_pid, None), // the entry process, without blocks
+/// A process of a log without a footer, as its segments describe it: the
+/// first segment of a process says its pid and parent.
+fn scanned_row(header: &Header, id: u32, group: &[Found], warnings: &mut Vec<Warning>) -> Row {
+    let origin = group.iter().find(|b| b.origin.is_some());
+    let (pid, parent) = match origin {
+        Some(b) => (b.seg.pid, b.parent().flatten()),
+        None if id == 0 => (header.entry_pid, None),
+        None => (0, None), // its first segment is lost: nothing of it is served
     };
     for b in group {
-        let h = &b.header;
-        if h.pid != pid || h.parent().map(ProcId) != parent {
+        let Some(p) = b.parent() else { continue };
+        if b.seg.pid != pid || p != parent {
             warnings.push(Warning::at(
                 b.offset,
                 format!(
                     "block of process {} says pid {}, {}; an earlier block said {}, {}",
-                    h.process,
-                    pid_text(h.pid),
-                    parent_text(h.parent()),
+                    b.seg.process,
+                    pid_text(b.seg.pid),
+                    parent_text(p.map(|p| p.0)),
                     pid_text(pid),
                     parent_text(parent.map(|p| p.0))
                 ),
@@ -292,9 +355,19 @@ fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
         }
     }
     let file_order = served_at.into_iter().filter(|&k| k != u32::MAX).collect();
-    let mut blocks = groups.blocks;
-    let mut keep = keep.into_iter();
-    blocks.retain(|_| keep.next().unwrap_or(false));
+    // The served segments, each with its process's pid (the decoder needs it).
+    let mut blocks = Vec::with_capacity(kept);
+    for (r, p) in processes.iter().enumerate() {
+        let first = groups.starts[r];
+        for (k, f) in groups.of(r).iter().enumerate() {
+            if keep[first + k] {
+                blocks.push(BlockRef {
+                    pid: p.pid,
+                    ..f.seg.clone()
+                });
+            }
+        }
+    }
     Table {
         processes,
         blocks,
@@ -314,7 +387,7 @@ struct Served {
 /// without a gap, and warns of the rest.
 fn served_run(
     row: &Row,
-    group: &[BlockRef],
+    group: &[Found],
     keep: &mut [bool],
     warnings: &mut Vec<Warning>,
 ) -> Served {
@@ -325,11 +398,11 @@ fn served_run(
     let mut expected = 0u64;
     let mut gap: Option<(u64, u64, u64)> = None; // (missing from, to, events dropped after)
     for (k, b) in group.iter().enumerate() {
-        let h = &b.header;
+        let h = &b.seg;
         if let Some(g) = gap.as_mut() {
             g.2 += h.events as u64;
         } else if h.first_event == expected {
-            if h.pid != pid {
+            if b.origin.is_some() && h.pid != pid {
                 warnings.push(Warning::at(
                     b.offset,
                     format!(
