@@ -11,7 +11,10 @@ use crate::error::{FormatError, Warning};
 use crate::event::{Event, ProcId, ProcessLog};
 use crate::prefetch::prefetch_entry;
 use crate::view::EventRef;
+use crate::writer::sink::lock;
 use rayon::prelude::*;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 /// Where a block sits and what it holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -208,8 +211,10 @@ impl Inflater {
 /// there, for the next of its segments.
 pub(super) struct Scratch {
     inf: Inflater,
-    /// Whose body `inf` holds: the reader's id and the record's position.
+    /// Whose body `inf` (or `shared`) holds: the reader's id and the record's position.
     holds: Option<(u64, u32)>,
+    /// A body from the reader's [`BodyCache`], when it came from there.
+    shared: Option<Arc<[u8]>>,
 }
 
 impl Scratch {
@@ -217,6 +222,41 @@ impl Scratch {
         Scratch {
             inf: Inflater::default(),
             holds: None,
+            shared: None,
+        }
+    }
+}
+
+/// Decoded bodies of blocks shared by many processes, for readers that go
+/// process by process (dump, replay, diff): each such block would otherwise
+/// be decompressed once for every segment in it. Bounded in bytes; the
+/// oldest body leaves first.
+#[derive(Default)]
+pub(super) struct BodyCache {
+    bodies: HashMap<u32, Arc<[u8]>>,
+    order: VecDeque<u32>,
+    bytes: usize,
+}
+
+/// What [`BodyCache`] holds at most.
+const BODY_CACHE_BYTES: usize = 256 << 20;
+
+impl BodyCache {
+    fn get(&self, k: u32) -> Option<Arc<[u8]>> {
+        self.bodies.get(&k).cloned()
+    }
+
+    fn put(&mut self, k: u32, body: Arc<[u8]>) {
+        self.bytes += body.len();
+        self.bodies.insert(k, body);
+        self.order.push_back(k);
+        while self.bytes > BODY_CACHE_BYTES {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(b) = self.bodies.remove(&old) {
+                self.bytes -= b.len();
+            }
         }
     }
 }
@@ -242,6 +282,31 @@ pub(super) fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
 const WINDOW_LOG_MAX: u32 = 27;
 
 impl LogReader {
+    /// The decoded body of a block record, for a read of one segment: a
+    /// body that several segments share goes through the reader's
+    /// [`BodyCache`].
+    fn shared_body<'s>(
+        &'s self,
+        k: u32,
+        scratch: &'s mut Scratch,
+    ) -> Result<&'s [u8], FormatError> {
+        let rec = &self.records[k as usize];
+        if rec.segments < 2 || rec.storage == Storage::Raw || scratch.holds == Some((self.id, k)) {
+            return self.body(k, scratch);
+        }
+        let cached = lock(&self.bodies).get(k);
+        let body = match cached {
+            Some(b) => b,
+            None => {
+                let b: Arc<[u8]> = Arc::from(self.body(k, scratch)?);
+                lock(&self.bodies).put(k, b.clone());
+                b
+            }
+        };
+        scratch.holds = Some((self.id, k));
+        Ok(&scratch.shared.insert(body)[..])
+    }
+
     /// The decoded body of a block record: checksum checked, decompressed
     /// into `scratch` (or borrowed from the file when stored raw).
     fn body<'s>(&'s self, k: u32, scratch: &'s mut Scratch) -> Result<&'s [u8], FormatError> {
@@ -249,7 +314,10 @@ impl LogReader {
         let stored =
             &self.data[rec.body_at as usize..rec.body_at as usize + rec.stored_len as usize];
         if rec.storage == Storage::Zstd && scratch.holds == Some((self.id, k)) {
-            return Ok(&scratch.inf.buf);
+            return Ok(match &scratch.shared {
+                Some(b) => b,
+                None => &scratch.inf.buf,
+            });
         }
         let fail =
             |what: String| FormatError::corrupt(rec.offset, format!("an intact block: {what}"));
@@ -260,12 +328,24 @@ impl LogReader {
             Storage::Raw => Ok(stored),
             Storage::Zstd => {
                 scratch.holds = None;
+                scratch.shared = None;
                 // raw_len was bounded against MAX_BLOCK_RAW and the stored size when the header was parsed.
                 scratch.inf.inflate(stored, rec.raw_len).map_err(fail)?;
                 scratch.holds = Some((self.id, k));
                 Ok(&scratch.inf.buf)
             }
         }
+    }
+
+    /// The decoded events of a segment, read alone (see [`BodyCache`]).
+    pub(super) fn raw_alone<'s>(
+        &'s self,
+        b: &BlockRef,
+        scratch: &'s mut Scratch,
+    ) -> Result<&'s [u8], FormatError> {
+        self.shared_body(b.record, scratch)
+            .map_err(|e| segment_error(e, b))?;
+        self.raw(b, scratch)
     }
 
     /// The decoded events of a segment.
@@ -343,7 +423,7 @@ impl LogReader {
     ) -> Result<(), FormatError> {
         with_scratch(|scratch| {
             for b in self.blocks_of(id) {
-                let raw = self.raw(b, scratch)?;
+                let raw = self.raw_alone(b, scratch)?;
                 let mut ev = self.events(raw, b);
                 let mut i = b.first_event;
                 while let Some(e) = ev.next() {
@@ -517,7 +597,7 @@ impl LogReader {
             return Ok(());
         };
         with_scratch(|scratch| {
-            let raw = self.raw(b, scratch)?;
+            let raw = self.raw_alone(b, scratch)?;
             let mut ev = self.events(raw, b);
             let mut i = b.first_event;
             while let Some(e) = ev.next() {
@@ -526,6 +606,22 @@ impl LogReader {
             }
             ev.finish()
         })
+    }
+}
+
+/// A block's error, saying which segment was being read.
+fn segment_error(e: FormatError, b: &BlockRef) -> FormatError {
+    match e {
+        FormatError::Corrupt { offset, expected } => FormatError::corrupt(
+            offset,
+            format!(
+                "{expected} (it holds process {}'s events {}..{})",
+                b.process,
+                b.first_event,
+                b.first_event + b.events as u64
+            ),
+        ),
+        e => e,
     }
 }
 

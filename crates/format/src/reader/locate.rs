@@ -382,6 +382,7 @@ fn read_record(
         stored_len: h.stored_len,
         raw_len: h.raw_len,
         body_crc: h.body_crc,
+        segments: h.segments,
     };
     Read::Record(rec, segs)
 }
@@ -437,6 +438,7 @@ fn read_record_v2(data: &[u8], pos: usize, binding: RunBinding, check_body: bool
         stored_len: h.stored_len,
         raw_len: h.raw_len,
         body_crc: h.body_crc,
+        segments: 1,
     };
     let seg = Segment {
         process: h.process,

@@ -75,6 +75,8 @@ pub struct LogReader {
     record_spans: Vec<std::ops::Range<u32>>,
     /// Tells this reader's decoded bodies apart in a thread's scratch.
     id: u64,
+    /// Decoded bodies of shared blocks, for reads of one process at a time.
+    bodies: std::sync::Mutex<decode::BodyCache>,
     warnings: Vec<Warning>,
 }
 
@@ -136,6 +138,7 @@ impl LogReader {
             file_order: table.file_order,
             record_spans,
             id: READERS.fetch_add(1, Ordering::Relaxed),
+            bodies: Default::default(),
             warnings,
         })
     }

@@ -27,7 +27,7 @@ impl LogReader {
     pub fn block_cursor(&self, block: usize) -> Option<Result<BlockCursor, FormatError>> {
         let b = self.blocks.get(block)?;
         Some(with_scratch(|scratch| {
-            let raw = self.raw(b, scratch)?.to_vec();
+            let raw = self.raw_alone(b, scratch)?.to_vec();
             let rec = &self.records[b.record as usize];
             let st = BlockDecoder::new(
                 &raw,

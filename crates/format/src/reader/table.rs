@@ -30,6 +30,8 @@ pub(crate) struct Record {
     pub stored_len: u32,
     pub raw_len: u32,
     pub body_crc: u32,
+    /// Rows of its segment table.
+    pub segments: u32,
 }
 
 /// A segment of a block record: what the reader serves of a process, one
