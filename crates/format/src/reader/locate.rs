@@ -25,6 +25,9 @@ pub(super) struct Located {
     pub end: Option<(Outcome, u64)>,
 }
 
+/// A block record read: its offset, the record and its segments.
+type ReadRecord = (u64, Record, Vec<Segment>);
+
 /// A footer of either layout.
 enum AnyFooter {
     V2(FooterV2),
@@ -76,7 +79,7 @@ fn recover(
 
 impl Found {
     /// Records and their segments, as the scan or the footer found them.
-    fn collect(read: Vec<(u64, Record, Vec<Segment>)>) -> Located {
+    fn collect(read: Vec<ReadRecord>) -> Located {
         let mut records = Vec::with_capacity(read.len());
         let mut candidates = Vec::new();
         for (_, rec, segs) in read {
@@ -175,7 +178,7 @@ fn from_footer(
         );
         return recover(data, blocks_start, binding, warnings, why);
     }
-    let read: Vec<Result<(u64, Record, Vec<Segment>), Warning>> = places
+    let read: Vec<Result<ReadRecord, Warning>> = places
         .par_iter()
         .map_init(Inflater::default, |inf, &(at, e)| {
             listed_record(data, at, e, binding, inf)
@@ -201,7 +204,7 @@ fn listed_record(
     e: BlockEntry,
     binding: RunBinding,
     inf: &mut Inflater,
-) -> Result<(u64, Record, Vec<Segment>), Warning> {
+) -> Result<ReadRecord, Warning> {
     let fail = |what: String| {
         Warning::at(
             at,
@@ -458,7 +461,7 @@ fn scan(
     start: usize,
     binding: RunBinding,
     warnings: &mut Vec<Warning>,
-) -> Vec<(u64, Record, Vec<Segment>)> {
+) -> Vec<ReadRecord> {
     let mut found = Vec::new();
     let mut inf = Inflater::default();
     let mut pos = start;
