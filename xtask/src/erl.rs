@@ -243,8 +243,13 @@ pub fn run_fixture(module: &str, beams: &Path, limit: Duration) -> std::io::Resu
     run_limited(cmd, limit)
 }
 
-/// The release `trace` binary, built first.
+/// The release `trace` binary, built first; `TRACE_BIN=/path/to/trace`
+/// uses that binary as it is (to bench a build made elsewhere, or two builds
+/// one after the other on a machine with no toolchain).
 pub fn trace_binary() -> Result<PathBuf, String> {
+    if let Some(bin) = std::env::var_os("TRACE_BIN") {
+        return Ok(PathBuf::from(bin));
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let st = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .current_dir(&root)

@@ -31,8 +31,9 @@ const LAYERS: &[&[&str]] = &[
         "trace-view",
         "trace-debug",
     ],
-    // Systematic exploration, over the search's idea of a failure.
-    &["trace-explore"],
+    // Systematic exploration, over the search's idea of a failure;
+    // declarative debugging, over replay, check and diff.
+    &["trace-explore", "trace-why"],
     // The command line.
     &["trace-cli"],
 ];

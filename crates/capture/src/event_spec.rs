@@ -17,9 +17,10 @@
 //! names (`trace_causal::Model::resolve`).
 
 use crate::cursor::{Cursor, SyntaxError};
-use crate::names::SymbolicName;
+use crate::names::{LookupError, Names, SymbolicName};
 use std::fmt;
 use trace_format::text::pid_text;
+use trace_format::ProcId;
 
 impl std::str::FromStr for SymbolicName {
     type Err = SyntaxError;
@@ -61,6 +62,16 @@ impl std::str::FromStr for ProcRef {
         c.skip_space();
         c.end()?;
         Ok(p)
+    }
+}
+
+impl Names {
+    /// The process a user named, by symbolic name or raw pid.
+    pub fn resolve(&self, p: &ProcRef) -> Result<ProcId, LookupError> {
+        match p {
+            ProcRef::Name(n) => self.lookup(n),
+            ProcRef::Pid(pid) => self.lookup_pid(*pid),
+        }
     }
 }
 

@@ -26,6 +26,14 @@ impl Default for RecordFlags {
 }
 
 impl RecordFlags {
+    /// Whether a log recorded with these flags holds the engine's event
+    /// `ev` (every event but a mailbox arrival, unless deliveries are
+    /// recorded): the rule the recorder writes by, which whoever counts a
+    /// process's log events beside it follows too.
+    pub fn logs(&self, ev: &trace_runtime::hooks::Event<'_>) -> bool {
+        self.deliveries || !matches!(ev, trace_runtime::hooks::Event::Deliver { .. })
+    }
+
     /// The flags a log was recorded with, from its header.
     pub fn of_header(h: &trace_format::Header) -> RecordFlags {
         RecordFlags {

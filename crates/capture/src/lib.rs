@@ -33,5 +33,5 @@ pub use cursor::SyntaxError;
 pub use event_spec::{EventSpec, MsgRef, ProcRef};
 pub use flags::RecordFlags;
 pub use mapping::{Translator, OTHER_NONDET};
-pub use names::{LookupError, Namer, Names, Slot, SymbolicName, NO_SLOT};
+pub use names::{LookupError, Namer, Names, SymbolicName, TableRow, NO_ROW};
 pub use pidmap::PidMap;

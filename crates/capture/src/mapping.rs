@@ -9,7 +9,7 @@ use trace_format::{
     Access, Dest, EventRef, MsgId, NondetKind, ObjectId, ObjectKind, ProcId, SignalEffect,
     SignalKindRef,
 };
-use trace_runtime::hooks::{self, Effect, SignalOut};
+use trace_runtime::hooks::{self, Effect, SentSignal};
 use trace_runtime::process;
 use trace_runtime::shared::{self, SharedId, SharedKind, SharedOp};
 use trace_term::{Pid, Term};
@@ -28,8 +28,8 @@ pub const OTHER_NONDET: &[&str] = &[
 ];
 
 /// The log's kind of a nondeterministic built-in.
-pub fn nondet_kind(k: hooks::NondetKind) -> NondetKind {
-    use hooks::NondetKind as K;
+pub fn nondet_kind(k: hooks::NondetBif) -> NondetKind {
+    use hooks::NondetBif as K;
     match k {
         K::MonotonicTime => NondetKind::MonotonicTime,
         K::SystemTime => NondetKind::SystemTime,
@@ -58,14 +58,14 @@ fn effect(e: Effect) -> SignalEffect {
 }
 
 /// A signal's kind in the log, its reason (if recorded) already encoded.
-fn signal_kind<'a>(s: SignalOut<'_>, reason: Option<&'a [u8]>) -> SignalKindRef<'a> {
+fn signal_kind<'a>(s: SentSignal<'_>, reason: Option<&'a [u8]>) -> SignalKindRef<'a> {
     match s {
-        SignalOut::Link => SignalKindRef::Link,
-        SignalOut::Unlink => SignalKindRef::Unlink,
-        SignalOut::Monitor => SignalKindRef::Monitor,
-        SignalOut::Demonitor => SignalKindRef::Demonitor,
-        SignalOut::Exit { linked, .. } => SignalKindRef::Exit { reason, linked },
-        SignalOut::Down { .. } => SignalKindRef::Down { reason },
+        SentSignal::Link => SignalKindRef::Link,
+        SentSignal::Unlink => SignalKindRef::Unlink,
+        SentSignal::Monitor => SignalKindRef::Monitor,
+        SentSignal::Demonitor => SignalKindRef::Demonitor,
+        SentSignal::Exit { linked, .. } => SignalKindRef::Exit { reason, linked },
+        SentSignal::Down { .. } => SignalKindRef::Down { reason },
     }
 }
 
@@ -78,7 +78,7 @@ fn logged_term<'e>(ev: &hooks::Event<'e>, flags: RecordFlags) -> Option<&'e Term
             flags.payloads.then_some(t)
         }
         hooks::Event::Signal {
-            signal: SignalOut::Exit { reason: t, .. } | SignalOut::Down { reason: t },
+            signal: SentSignal::Exit { reason: t, .. } | SentSignal::Down { reason: t },
             ..
         } => flags.payloads.then_some(t),
         hooks::Event::Nondet { value, .. } => Some(value),
@@ -137,7 +137,7 @@ impl Translator {
 
     /// A signal's identity in the log. Every sender was registered before it
     /// could send, so an unknown one is a broken invariant.
-    pub fn msg(&mut self, pids: &PidMap, id: process::MsgId) -> MsgId {
+    pub fn msg(&mut self, pids: &PidMap, id: process::SignalId) -> MsgId {
         MsgId {
             sender: Self::id_of(pids, &mut self.last_sender, id.sender).unwrap_or(ProcId::UNKNOWN),
             index: id.index,

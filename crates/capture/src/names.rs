@@ -26,10 +26,11 @@ use std::rc::Rc;
 use trace_format::text::{pid_text, Naming};
 use trace_format::{MsgId, ProcId, ProcessInfo};
 
-/// A process's position in a log's process table.
-pub type Slot = u32;
-/// No slot: a child whose log the table does not hold.
-pub const NO_SLOT: Slot = u32::MAX;
+/// A process's row in a log's process table (its position there; the same
+/// as its dense `ProcId` unless a recovered log lost whole processes).
+pub type TableRow = u32;
+/// No row: a child whose log the table does not hold.
+pub const NO_ROW: TableRow = u32::MAX;
 
 /// A spawn path: `P.2.1` is `[2, 1]`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -74,7 +75,7 @@ enum Birth {
     Root,
     /// The `number`-th spawn of `parent`.
     Child {
-        parent: Slot,
+        parent: TableRow,
         number: u32,
     },
     /// No spawn names it (or its ancestors are unnamed): it has no name.
@@ -87,10 +88,10 @@ pub struct Names {
     ids: Vec<ProcId>,
     pids: Vec<u64>,
     birth: Vec<Birth>,
-    /// Children of each slot in spawn order (`NO_SLOT` for a child without a
+    /// Children of each row in spawn order (`NO_ROW` for a child without a
     /// log), as ranges of `children`.
     child_start: Vec<usize>,
-    children: Vec<Slot>,
+    children: Vec<TableRow>,
 }
 
 /// Why a name or pid names no process.
@@ -161,15 +162,15 @@ impl Names {
     /// scanning, a child whose blocks were all lost shifts the numbers of
     /// its later siblings (the causal model names from spawn events instead).
     pub fn of_table(procs: &[ProcessInfo]) -> Names {
-        let slot_of = |id: ProcId| id.position_in(procs, |p| p.id).map(|s| s as Slot);
-        let parents: Vec<Slot> = procs
+        let slot_of = |id: ProcId| id.position_in(procs, |p| p.id).map(|s| s as TableRow);
+        let parents: Vec<TableRow> = procs
             .iter()
-            .map(|p| p.parent.and_then(slot_of).unwrap_or(NO_SLOT))
+            .map(|p| p.parent.and_then(slot_of).unwrap_or(NO_ROW))
             .collect();
         let n = procs.len();
         let mut child_start = vec![0usize; n + 1];
         for &p in &parents {
-            if p != NO_SLOT {
+            if p != NO_ROW {
                 child_start[p as usize + 1] += 1;
             }
         }
@@ -177,14 +178,14 @@ impl Names {
             child_start[i] += child_start[i - 1];
         }
         let mut at = child_start.clone();
-        let mut children = vec![NO_SLOT; child_start[n]];
+        let mut children = vec![NO_ROW; child_start[n]];
         let mut birth: Vec<Birth> = vec![Birth::Unnamed; n];
         for (s, &p) in parents.iter().enumerate() {
             if procs[s].id == ProcId(0) {
                 birth[s] = Birth::Root;
-            } else if p != NO_SLOT {
+            } else if p != NO_ROW {
                 let k = &mut at[p as usize];
-                children[*k] = s as Slot;
+                children[*k] = s as TableRow;
                 birth[s] = Birth::Child {
                     parent: p,
                     number: (*k - child_start[p as usize]) as u32 + 1,
@@ -200,14 +201,14 @@ impl Names {
         )
     }
 
-    /// Names from the spawn events: `spawns` gives, for each slot in order,
-    /// the slot of the child each of its spawns created (`NO_SLOT` for a
+    /// Names from the spawn events: `spawns` gives, for each row in order,
+    /// the row of the child each of its spawns created (`NO_ROW` for a
     /// child without a log). A child spawned twice (an inconsistent log) is
     /// named by the first spawn.
     pub fn of_spawns<S, C>(procs: impl Iterator<Item = (ProcId, u64)>, spawns: S) -> Names
     where
         S: IntoIterator<Item = C>,
-        C: IntoIterator<Item = Slot>,
+        C: IntoIterator<Item = TableRow>,
     {
         let procs: Vec<(ProcId, u64)> = procs.collect();
         let n = procs.len();
@@ -230,7 +231,7 @@ impl Names {
                 if let Some(b @ Birth::Unnamed) = birth.get_mut(child as usize) {
                     if procs[child as usize].0 != ProcId(0) {
                         *b = Birth::Child {
-                            parent: parent as Slot,
+                            parent: parent as TableRow,
                             number: k as u32 + 1,
                         };
                     }
@@ -245,7 +246,7 @@ impl Names {
         procs: impl Iterator<Item = (ProcId, u64)>,
         mut birth: Vec<Birth>,
         child_start: Vec<usize>,
-        children: Vec<Slot>,
+        children: Vec<TableRow>,
     ) -> Names {
         resolve_unnamed(&mut birth);
         let (ids, pids) = procs.unzip();
@@ -258,8 +259,8 @@ impl Names {
         }
     }
 
-    fn slot(&self, id: ProcId) -> Option<Slot> {
-        id.position_in(&self.ids, |&x| x).map(|s| s as Slot)
+    fn slot(&self, id: ProcId) -> Option<TableRow> {
+        id.position_in(&self.ids, |&x| x).map(|s| s as TableRow)
     }
 
     /// The raw pid number the process had.
@@ -317,25 +318,25 @@ impl Names {
         }
     }
 
-    /// The spawn tree by slot (position in the process table the names
+    /// The spawn tree by row (position in the process table the names
     /// were built from), for walking two trees side by side: the root's
-    /// slot.
-    pub fn root_slot(&self) -> Option<Slot> {
+    /// row.
+    pub fn root_slot(&self) -> Option<TableRow> {
         self.birth
             .iter()
             .position(|b| *b == Birth::Root)
-            .map(|s| s as Slot)
+            .map(|s| s as TableRow)
     }
 
-    /// The children of slot `s` in spawn order (`NO_SLOT` where a spawn's
+    /// The children of row `s` in spawn order (`NO_ROW` where a spawn's
     /// child has no log).
-    pub fn children_of_slot(&self, s: Slot) -> &[Slot] {
+    pub fn children_of_slot(&self, s: TableRow) -> &[TableRow] {
         &self.children[self.child_start[s as usize]..self.child_start[s as usize + 1]]
     }
 
-    /// The parent's slot and the child's number (from 1) of slot `s`, when
+    /// The parent's row and the child's number (from 1) of row `s`, when
     /// it has a symbolic name other than `P`.
-    pub fn birth_of_slot(&self, s: Slot) -> Option<(Slot, u32)> {
+    pub fn birth_of_slot(&self, s: TableRow) -> Option<(TableRow, u32)> {
         match self.birth[s as usize] {
             Birth::Child { parent, number } => Some((parent, number)),
             Birth::Root | Birth::Unnamed => None,
@@ -352,7 +353,7 @@ impl Names {
             let here = SymbolicName(name.0[..depth].to_vec());
             match kids.get((n as usize).wrapping_sub(1)) {
                 Some(&c)
-                    if c != NO_SLOT
+                    if c != NO_ROW
                         && self.birth[c as usize]
                             == (Birth::Child {
                                 parent: at,
@@ -378,14 +379,6 @@ impl Names {
             }
         }
         Ok(self.ids[at as usize])
-    }
-
-    /// The process a user named, by symbolic name or raw pid.
-    pub fn resolve(&self, p: &crate::ProcRef) -> Result<ProcId, LookupError> {
-        match p {
-            crate::ProcRef::Name(n) => self.lookup(n),
-            crate::ProcRef::Pid(pid) => self.lookup_pid(*pid),
-        }
     }
 
     /// The process that had raw pid number `pid`.
@@ -525,8 +518,8 @@ impl Naming for Names {
 }
 
 /// A child of an unnamed process (or a spawn cycle, which an inconsistent
-/// log may hold) has no name either. Each slot is decided once: a walk up
-/// stops at the first slot already decided.
+/// log may hold) has no name either. Each row is decided once: a walk up
+/// stops at the first row already decided.
 fn resolve_unnamed(birth: &mut [Birth]) {
     const UNKNOWN: u8 = 0;
     const NAMED: u8 = 1;
@@ -600,7 +593,7 @@ mod tests {
     fn spawn_events_name_around_a_lost_child() {
         // P's second spawn created a process whose log was lost.
         let procs = [(ProcId(0), 80), (ProcId(1), 81), (ProcId(3), 83)];
-        let n = Names::of_spawns(procs.into_iter(), [vec![1, NO_SLOT, 2], vec![], vec![]]);
+        let n = Names::of_spawns(procs.into_iter(), [vec![1, NO_ROW, 2], vec![], vec![]]);
         assert_eq!(n.short(ProcId(3)), "P.3");
         assert_eq!(
             n.lookup(&SymbolicName(vec![2])).unwrap_err().to_string(),

@@ -39,8 +39,11 @@ pub struct Participant {
 pub struct ProcessState {
     /// `module:function/arity` it is in.
     pub function: String,
-    /// `file:line` it waits at.
+    /// `file:line` it waits at: where it went on to after the event.
     pub location: String,
+    /// `file:line` of the event itself, when the engine knows its place
+    /// (a receive, a call that sent, spawned or asked for a value).
+    pub event_at: Option<String>,
     pub mailbox_len: usize,
     /// The first messages of its mailbox.
     pub mailbox: Vec<Term>,
@@ -146,6 +149,7 @@ fn state_of(b: &Blocked) -> ProcessState {
     ProcessState {
         function: format!("{}:{}/{}", b.mfa.0.name(), b.mfa.1.name(), b.mfa.2),
         location: format!("{}:{}", b.file, b.line),
+        event_at: b.last_event_at.clone(),
         mailbox_len: b.mailbox_len,
         mailbox: b.mailbox.clone(),
     }

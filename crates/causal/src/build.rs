@@ -3,13 +3,13 @@
 //! stitched together in order. A block that does not decode ends its
 //! process's log there (with a warning): the intact part stays usable.
 
-use crate::model::{
-    AllFacts, EventId, Facts, Model, ProcFacts, ReceiptFact, ReceiptKind, SignalClass, SignalFact,
-    Slot, SpawnFact, DEST_FOREIGN, DEST_UNKNOWN, NO_SLOT,
+use crate::facts::{
+    AllFacts, EventId, Facts, ProcFacts, ReceiptFact, ReceiptKind, SignalClass, SignalFact,
+    SpawnFact, TableRow, DEST_FOREIGN, DEST_UNKNOWN, NO_ROW,
 };
+use crate::inconsistency::{Inconsistency, Unverifiable};
+use crate::model::Model;
 use crate::shared::SharedFact;
-use crate::validate::Inconsistency;
-use crate::validate::Unverifiable;
 use rayon::prelude::*;
 use trace_capture::Names;
 use trace_format::Loss;
@@ -53,7 +53,7 @@ fn clear(mut b: Buffers) -> Buffers {
     b
 }
 
-/// Maps process ids to slots (positions in the reader's table).
+/// Maps process ids to rows (positions in the reader's table).
 struct Slots<'a> {
     table: &'a [ProcessInfo],
     /// Every process's id is its position (a log that lost no process):
@@ -69,12 +69,12 @@ impl<'a> Slots<'a> {
     }
 
     #[inline]
-    fn of(&self, id: ProcId) -> Slot {
+    fn of(&self, id: ProcId) -> TableRow {
         if self.dense {
             return if (id.0 as usize) < self.table.len() {
                 id.0
             } else {
-                NO_SLOT
+                NO_ROW
             };
         }
         match self.table.get(id.0 as usize) {
@@ -82,7 +82,7 @@ impl<'a> Slots<'a> {
             _ => self
                 .table
                 .binary_search_by_key(&id, |p| p.id)
-                .map_or(NO_SLOT, |s| s as Slot),
+                .map_or(NO_ROW, |s| s as TableRow),
         }
     }
 }
@@ -113,7 +113,7 @@ impl BlockFacts {
         complete: bool,
     ) {
         let sender = slots.of(msg.sender);
-        if sender == NO_SLOT {
+        if sender == NO_ROW {
             let receipt = EventId::new(me, at as u64);
             if complete {
                 self.problems.push(Inconsistency::NoSuchSignal {
@@ -154,7 +154,7 @@ impl BlockFacts {
         };
         let dest = |to: Dest| match to {
             Dest::Proc(p) => match slots.of(p) {
-                NO_SLOT => DEST_FOREIGN,
+                NO_ROW => DEST_FOREIGN,
                 s => s,
             },
             Dest::Foreign(_) => DEST_FOREIGN,
@@ -170,7 +170,7 @@ impl BlockFacts {
                     let c = slots.of(child);
                     f.spawns.push(SpawnFact { at, child: c });
                     let spawn = EventId::new(me, at as u64);
-                    if c == NO_SLOT {
+                    if c == NO_ROW {
                         // In an incomplete log the child's blocks may never have been written.
                         if complete {
                             f.problems
@@ -408,12 +408,7 @@ impl Model {
         );
         let mut all_warnings: Vec<Warning> = reader.warnings().to_vec();
         all_warnings.extend(warnings);
-        let cauder = reader
-            .header()
-            .options
-            .other
-            .iter()
-            .any(|(k, _)| k == "cauder.format");
+        let cauder = reader.header().options.imported_from_cauder();
         let model = Model {
             procs,
             facts,
@@ -554,12 +549,12 @@ fn concat(mut group: Vec<BlockFacts>) -> Facts {
 }
 
 /// For each process, the first spawn event naming it.
-fn spawned_by(facts: &AllFacts) -> Vec<Option<(Slot, u32)>> {
+fn spawned_by(facts: &AllFacts) -> Vec<Option<(TableRow, u32)>> {
     let mut by = vec![None; facts.spawns.len()];
     for (parent, spawns) in facts.spawns.iter().enumerate() {
         for s in spawns {
-            if s.child != NO_SLOT && by[s.child as usize].is_none() {
-                by[s.child as usize] = Some((parent as Slot, s.at));
+            if s.child != NO_ROW && by[s.child as usize].is_none() {
+                by[s.child as usize] = Some((parent as TableRow, s.at));
             }
         }
     }

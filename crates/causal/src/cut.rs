@@ -9,7 +9,8 @@
 //! object the log lost entirely is cut too: a replay could not give it its
 //! turn.
 
-use crate::model::{Model, NO_SLOT};
+use crate::facts::NO_ROW;
+use crate::model::Model;
 
 /// For each process (in [`Model::processes`] order), how many of its
 /// first events belong to the consistent cut. For a complete,
@@ -41,7 +42,7 @@ pub fn consistent_cut(model: &Model) -> Vec<u64> {
                     break;
                 }
                 let sent = match rc.sender {
-                    NO_SLOT => None,
+                    NO_ROW => None,
                     q => model
                         .signal(q, rc.index)
                         .filter(|f| u64::from(f.at) < holds[q as usize]),

@@ -14,32 +14,15 @@
 //! cycle: each stuck process waits for one event of another, and following
 //! those waits leads round a cycle.
 
-use crate::model::{EventId, Model, ReceiptFact, Slot, SpawnFact, NO_SLOT};
+use crate::facts::{EventId, ReceiptFact, SpawnFact, TableRow, NO_ROW};
+use crate::inconsistency::{Wait, WaitReason};
+use crate::model::Model;
 use crate::shared::DepFact;
 use crate::waiters::Waiters;
 use std::collections::VecDeque;
 use std::ops::Range;
 use trace_format::prefetch::prefetch;
 use trace_format::{MsgId, ProcId};
-
-/// Why a stuck event cannot happen yet.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum WaitReason {
-    /// It receives this signal, which is sent at the awaited event.
-    Signal(MsgId),
-    /// It is the process's first event; the awaited event spawns the process.
-    Spawn,
-    /// Its operation on a shared object follows the awaited one.
-    Shared,
-}
-
-/// An event that cannot happen before another one.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Wait {
-    pub event: EventId,
-    pub needs: EventId,
-    pub why: WaitReason,
-}
 
 /// What a rebuild found besides the order itself.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -87,7 +70,7 @@ pub fn derive(model: &Model, run: impl FnMut(ProcId, Range<u64>)) -> DeriveOutco
 }
 
 /// As [`derive`](Self::derive), limited to the first `limit[p]` events
-/// of each process (by slot, as in [`Model::processes`]). A causal past
+/// of each process (by row, as in [`Model::processes`]). A causal past
 /// is such a limit, closed under happened-before.
 pub fn derive_within(
     model: &Model,
@@ -102,7 +85,7 @@ pub fn derive_within(
 pub(crate) fn derive_slots(
     model: &Model,
     limit: Option<&[u64]>,
-    mut run: impl FnMut(Slot, u32, u32),
+    mut run: impl FnMut(TableRow, u32, u32),
 ) -> DeriveOutcome {
     let n = model.procs.len();
     let mut prog = progress(model, limit);
@@ -149,7 +132,7 @@ pub(crate) fn derive_slots(
             };
             while k < spawns.len() && spawns[k].at < stop {
                 let c = spawns[k].child;
-                if c != NO_SLOT
+                if c != NO_ROW
                     && model.spawned_by[c as usize] == Some((p, spawns[k].at))
                     && !prog[c as usize].started
                 {
@@ -177,7 +160,7 @@ pub(crate) fn derive_slots(
                 continue;
             }
             let rc = &recs[r];
-            if rc.sender != NO_SLOT {
+            if rc.sender != NO_ROW {
                 // A receipt of a signal no log holds orders nothing (validation reports it).
                 let [published_by, sent_in_all] = published[rc.sender as usize];
                 let done = if rc.sender == p {
@@ -233,8 +216,8 @@ fn progress<'m>(model: &'m Model, limit: Option<&[u64]>) -> Vec<Progress<'m>> {
         .iter()
         .enumerate()
         .map(|(s, p)| Progress {
-            receipts: model.receipts_of(s as Slot),
-            spawns: model.spawns_of(s as Slot),
+            receipts: model.receipts_of(s as TableRow),
+            spawns: model.spawns_of(s as TableRow),
             deps: model.deps.get(s).map_or(&[][..], Vec::as_slice),
             d: 0,
             cursor: 0,
@@ -248,12 +231,12 @@ fn progress<'m>(model: &'m Model, limit: Option<&[u64]>) -> Vec<Progress<'m>> {
 }
 
 /// Processes no spawn created start at once: the entry process first.
-fn roots(model: &Model, prog: &mut [Progress]) -> VecDeque<Slot> {
+fn roots(model: &Model, prog: &mut [Progress]) -> VecDeque<TableRow> {
     let mut ready = VecDeque::new();
     for (s, st) in prog.iter_mut().enumerate() {
         if model.spawned_by[s].is_none() {
             st.started = true;
-            ready.push_back(s as Slot);
+            ready.push_back(s as TableRow);
         }
     }
     ready
@@ -263,7 +246,7 @@ fn roots(model: &Model, prog: &mut [Progress]) -> VecDeque<Slot> {
 /// one a few places ahead, the receipt and signal of a nearer one (whose
 /// state was asked for then).
 #[inline(always)]
-fn prefetch_ahead(model: &Model, prog: &[Progress], ready: &VecDeque<Slot>) {
+fn prefetch_ahead(model: &Model, prog: &[Progress], ready: &VecDeque<TableRow>) {
     if let Some(&q) = ready.get(AHEAD_STATE) {
         prefetch(&prog[q as usize]);
     }
@@ -280,7 +263,7 @@ fn prefetch_ahead(model: &Model, prog: &[Progress], ready: &VecDeque<Slot>) {
 }
 
 /// The wait of a process that did not finish, if it has one.
-fn wait_of(model: &Model, s: Slot, st: &Progress) -> Option<Wait> {
+fn wait_of(model: &Model, s: TableRow, st: &Progress) -> Option<Wait> {
     let me = model.id(s);
     if !st.started {
         let (parent, at) = model.spawned_by[s as usize]?;
@@ -314,7 +297,7 @@ fn wait_of(model: &Model, s: Slot, st: &Progress) -> Option<Wait> {
 /// for exactly one other, so the waits form cycles with trees hanging
 /// off them.
 fn stuck(model: &Model, prog: &[Progress]) -> (Vec<Vec<Wait>>, Vec<ProcId>) {
-    let stuck: Vec<Slot> = (0..prog.len() as Slot)
+    let stuck: Vec<TableRow> = (0..prog.len() as TableRow)
         .filter(|&s| {
             let st = &prog[s as usize];
             !st.started && st.end > 0 || st.cursor < st.end
@@ -323,7 +306,7 @@ fn stuck(model: &Model, prog: &[Progress]) -> (Vec<Vec<Wait>>, Vec<ProcId>) {
     if stuck.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let waits: Vec<Option<Wait>> = (0..prog.len() as Slot)
+    let waits: Vec<Option<Wait>> = (0..prog.len() as TableRow)
         .map(|s| {
             let st = &prog[s as usize];
             if !st.started && st.end > 0 || st.cursor < st.end {
@@ -340,7 +323,7 @@ fn stuck(model: &Model, prog: &[Progress]) -> (Vec<Vec<Wait>>, Vec<ProcId>) {
     let mut cycles = Vec::new();
     let mut on_cycle = vec![false; prog.len()];
     for &start in &stuck {
-        let mut path: Vec<Slot> = Vec::new();
+        let mut path: Vec<TableRow> = Vec::new();
         let mut at = start;
         loop {
             if state[at as usize] == DONE {

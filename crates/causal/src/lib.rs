@@ -27,11 +27,18 @@
 //! spawn, plus a few words per process; a process's facts are the arrays its
 //! block was decoded into when it was written in one block. Costs of the
 //! queries are given in [`query`]'s documentation.
+//!
+//! Files in layers, none importing one above it: `facts` (what a log gives,
+//! per process), `shared`, `index` and `inconsistency` over them; `model`
+//! composes them; `build` fills a model, and the analyses (`query`,
+//! `derive`, `validate`, `cut`, `resolve`, `steps`, `render`) read it.
 
 mod build;
 mod cut;
 mod derive;
 mod facts;
+mod inconsistency;
+mod index;
 mod model;
 pub mod query;
 pub mod render;
@@ -48,11 +55,14 @@ mod test_logs;
 
 pub use build::EventVisitor;
 pub use cut::consistent_cut;
-pub use derive::{derive, derive_within, DeriveOutcome, Wait, WaitReason};
-pub use facts::{Receipt, Sent, Spawned};
-pub use model::{Destination, EventId, Model, ProcFacts, ReceiptKind, SignalClass};
+pub use derive::{derive, derive_within, DeriveOutcome};
+pub use facts::{
+    Destination, EventId, ProcFacts, Receipt, ReceiptKind, Sent, SignalClass, Spawned,
+};
+pub use inconsistency::{Inconsistency, Overtaken, Unverifiable, Wait, WaitReason};
+pub use model::Model;
 pub use query::{Future, Past};
 pub use resolve::{resolve, resolve_msg, resolve_proc, ResolveError};
 pub use shared::{SameTurn, SharedFact};
 pub use steps::{for_each_step, Step};
-pub use validate::{validate, Arrival, Inconsistency, Overtaken, Report, Unreceived, Unverifiable};
+pub use validate::{validate, Arrival, Report, Unreceived};

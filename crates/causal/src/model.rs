@@ -1,199 +1,36 @@
-//! The causal model of a log: for every process, the facts happened-before
-//! is made of — which signals it sent (and to whom), which signals it
-//! received (delivered, took or consumed), which processes it spawned, where
-//! it exited — in compact arrays, without payloads.
-//!
-//! Processes are addressed internally by their *slot*, their position in the
-//! reader's process table (the same as the dense `ProcId` unless a recovered
-//! log lost whole processes). Event positions inside a process are `u32`:
-//! the model refuses process logs of more than `u32::MAX - 1` events.
+//! The causal model of a log: it composes the facts the log gives
+//! ([`crate::facts`]), the operations on shared state ([`crate::shared`]),
+//! the indexes built on first use ([`crate::index`]) and the symbolic names
+//! of the processes, and answers the lookups every analysis shares. The
+//! analyses themselves (queries, validation, the rebuild of a derivation)
+//! live above it and read it; nothing here reaches up to them.
 
-use crate::facts::{Receipt, Sent, Spawned};
-use std::ops::Range;
+use crate::facts::{
+    AllFacts, Destination, EventId, ProcFacts, Receipt, ReceiptFact, ReceiptKind, Sent,
+    SignalClass, SignalFact, SpawnFact, Spawned, TableRow, DEST_FOREIGN, DEST_UNKNOWN, NO_ROW,
+};
+use crate::inconsistency::{Inconsistency, Unverifiable};
+use crate::index::{Positions, ReceiptIndex};
+use crate::shared::{DepFact, SharedFact};
+use std::sync::OnceLock;
 use trace_capture::Names;
-pub use trace_format::SignalClass;
-use trace_format::{EventKind, MsgId, ProcId, SignalEffect, Warning};
-
-/// An event: a process and the event's index in that process's log (from 0,
-/// as `trace dump` numbers them).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct EventId {
-    pub proc: ProcId,
-    pub index: u64,
-}
-
-impl EventId {
-    pub fn new(proc: ProcId, index: u64) -> Self {
-        EventId { proc, index }
-    }
-}
-
-/// A process slot (position in the process table), or none: the id named a
-/// process that has no log.
-pub(crate) use trace_capture::{Slot, NO_SLOT};
-
-/// Destination codes of [`SignalFact::dest`] beside slots.
-pub(crate) const DEST_FOREIGN: u32 = u32::MAX - 1;
-pub(crate) const DEST_UNKNOWN: u32 = u32::MAX;
-
-/// Where a signal went.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Destination {
-    Proc(ProcId),
-    /// A pid no process of this log had: the signal went nowhere.
-    Foreign,
-    /// The log does not say (CauDEr logs record no destination).
-    Unknown,
-}
-
-/// One signal sent, at index `k` of its sender's signals. Packed (9 bytes,
-/// not 12): a model holds one per signal of the log, and on large logs
-/// the time to touch fresh memory for them outweighs unaligned reads.
-#[derive(Copy, Clone, Debug)]
-#[repr(C, packed)]
-pub(crate) struct SignalFact {
-    /// Event index of the Send/Signal event in the sender's log.
-    pub at: u32,
-    /// A slot, [`DEST_FOREIGN`] or [`DEST_UNKNOWN`].
-    pub dest: u32,
-    pub class: SignalClass,
-}
-
-/// How a process received a signal.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ReceiptKind {
-    /// The message entered the mailbox (logs recorded with deliveries).
-    Deliver,
-    /// A `receive` consumed it.
-    Receive,
-    /// A non-message signal was taken, with this effect.
-    Taken(SignalEffect),
-}
-
-impl ReceiptKind {
-    /// The kind of event the receipt is in the receiver's log.
-    pub fn event_kind(self) -> EventKind {
-        match self {
-            ReceiptKind::Deliver => EventKind::Deliver,
-            ReceiptKind::Receive => EventKind::Receive,
-            ReceiptKind::Taken(_) => EventKind::SignalTaken,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        self.event_kind().name()
-    }
-}
-
-/// One receipt, in the receiver's program order. Packed (13 bytes, not
-/// 20), as [`SignalFact`]; the rebuild of a derivation counts the signals
-/// the receiver sent before it from the receiver's own signal facts.
-#[derive(Copy, Clone, Debug)]
-#[repr(C, packed)]
-pub(crate) struct ReceiptFact {
-    pub at: u32,
-    /// The sender's slot, or [`NO_SLOT`].
-    pub sender: Slot,
-    /// The signal index (`u32::MAX` when it is beyond any log).
-    pub index: u32,
-    pub kind: ReceiptKind,
-}
-
-/// One spawn, in the parent's program order.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct SpawnFact {
-    pub at: u32,
-    /// The child's slot, or [`NO_SLOT`] when the child has no log.
-    pub child: Slot,
-}
-
-/// What the model knows about one process.
-#[derive(Clone, Debug)]
-pub struct ProcFacts {
-    pub id: ProcId,
-    /// Raw pid number (`<0.N.0>`).
-    pub pid: u64,
-    /// The parent the process table names.
-    pub parent: Option<ProcId>,
-    /// Readable events.
-    pub events: u64,
-    /// Events the footer says it recorded, when the footer was read.
-    pub recorded: Option<u64>,
-    /// Index of its first `exit` event.
-    pub exit: Option<u64>,
-    /// A block of its log did not decode: the log stops before it.
-    pub cut_short: bool,
-    /// The run ended with it waiting in `receive` (format version 2 says
-    /// so): `Some(true)` stuck, part of a deadlock; `Some(false)` idle.
-    pub blocked: Option<bool>,
-    /// Its signals and receipts in the numbering of all the log's signals
-    /// (receipts), process after process: the index of mark and index arrays.
-    pub(crate) signals: Range<usize>,
-    pub(crate) receipts: Range<usize>,
-}
-
-/// A process's facts, in its program order.
-#[derive(Default)]
-pub(crate) struct Facts {
-    pub signals: Vec<SignalFact>,
-    pub receipts: Vec<ReceiptFact>,
-    pub spawns: Vec<SpawnFact>,
-}
-
-/// Every process's facts, one array of arrays per kind: the checks and the
-/// rebuild jump from process to process, and the array headers of all
-/// processes stay in cache this way.
-#[derive(Default)]
-pub(crate) struct AllFacts {
-    pub signals: Vec<Vec<SignalFact>>,
-    pub receipts: Vec<Vec<ReceiptFact>>,
-    pub spawns: Vec<Vec<SpawnFact>>,
-    /// Per slot: the global index of its first signal (`procs[s].signals.start`).
-    pub signal_start: Vec<usize>,
-}
-
-impl FromIterator<Facts> for AllFacts {
-    fn from_iter<I: IntoIterator<Item = Facts>>(it: I) -> Self {
-        let mut all = AllFacts::default();
-        let mut start = 0;
-        for f in it {
-            all.signal_start.push(start);
-            start += f.signals.len();
-            all.signals.push(f.signals);
-            all.receipts.push(f.receipts);
-            all.spawns.push(f.spawns);
-        }
-        all
-    }
-}
-
-impl ProcFacts {
-    /// Number of signals (messages included) it sent.
-    pub fn signals_sent(&self) -> u64 {
-        self.signals.len() as u64
-    }
-
-    /// True when fewer events are readable than were recorded.
-    pub fn incomplete(&self) -> bool {
-        self.cut_short || self.recorded.is_some_and(|r| r != self.events)
-    }
-}
+use trace_format::{MsgId, ProcId, Warning};
 
 /// The causal model of one log. Built by [`Model::build`](crate::Model::build).
 pub struct Model {
     pub(crate) procs: Vec<ProcFacts>,
-    /// Per slot: each process's facts live in their own arrays, so that a
+    /// Per row: each process's facts live in their own arrays, so that a
     /// process written in one block needs no copy.
     pub(crate) facts: AllFacts,
-    /// Signals each slot sent (hot in the rebuild of a derivation).
+    /// Signals each row sent (hot in the rebuild of a derivation).
     pub(crate) sent: Vec<u32>,
-    /// Each slot's id and raw pid, apart from the rest of its facts: turning
+    /// Each row's id and raw pid, apart from the rest of its facts: turning
     /// a signal's destination or a receipt's sender into them is a lookup
     /// per fact, and these arrays stay in cache where the table does not.
     pub(crate) ids: Vec<ProcId>,
     pub(crate) pids: Vec<u64>,
-    /// For each slot, the spawn event that created it (the first, if several).
-    pub(crate) spawned_by: Vec<Option<(Slot, u32)>>,
+    /// For each row, the spawn event that created it (the first, if several).
+    pub(crate) spawned_by: Vec<Option<(TableRow, u32)>>,
     pub(crate) names: Names,
     /// Deliveries were recorded (the header says so).
     pub(crate) deliveries: bool,
@@ -209,18 +46,18 @@ pub struct Model {
     /// What was lost reading the log (damaged blocks), with byte offsets.
     pub(crate) warnings: Vec<Warning>,
     /// Problems found while collecting facts (spawns of unknown processes, ...).
-    pub(crate) early: Vec<crate::validate::Inconsistency>,
-    pub(crate) early_unverifiable: Vec<crate::validate::Unverifiable>,
-    pub(crate) positions: std::sync::OnceLock<crate::query::Positions>,
-    pub(crate) receipts_of: std::sync::OnceLock<crate::query::ReceiptIndex>,
-    /// Per slot: its operations on shared state, in program order.
-    pub(crate) shared: Vec<Vec<crate::shared::SharedFact>>,
-    /// Per slot: the operations of other processes its own follow, sorted
+    pub(crate) early: Vec<Inconsistency>,
+    pub(crate) early_unverifiable: Vec<Unverifiable>,
+    pub(crate) positions: OnceLock<Positions>,
+    pub(crate) receipts_of: OnceLock<ReceiptIndex>,
+    /// Per row: its operations on shared state, in program order.
+    pub(crate) shared: Vec<Vec<SharedFact>>,
+    /// Per row: the operations of other processes its own follow, sorted
     /// by event (see [`crate::shared`]).
-    pub(crate) deps: Vec<Vec<crate::shared::DepFact>>,
-    /// Per slot: the events of other processes that follow its own (the
+    pub(crate) deps: Vec<Vec<DepFact>>,
+    /// Per row: the events of other processes that follow its own (the
     /// reverse of `deps`: event, then the follower), built on first use.
-    pub(crate) dependents: std::sync::OnceLock<Vec<Vec<(u32, Slot, u32)>>>,
+    pub(crate) dependents: OnceLock<Vec<Vec<(u32, TableRow, u32)>>>,
 }
 
 impl Model {
@@ -282,31 +119,31 @@ impl Model {
         &self.warnings
     }
 
-    pub(crate) fn slot(&self, id: ProcId) -> Option<Slot> {
-        id.position_in(&self.procs, |p| p.id).map(|s| s as Slot)
+    pub(crate) fn slot(&self, id: ProcId) -> Option<TableRow> {
+        id.position_in(&self.procs, |p| p.id).map(|s| s as TableRow)
     }
 
-    /// Where the model holds event `e`: its process's slot and its index
+    /// Where the model holds event `e`: its process's row and its index
     /// there (`None` for a process or an index the log does not have).
-    pub(crate) fn locate(&self, e: EventId) -> Option<(Slot, u32)> {
+    pub(crate) fn locate(&self, e: EventId) -> Option<(TableRow, u32)> {
         let s = self.slot(e.proc)?;
         (e.index < self.procs[s as usize].events).then_some((s, e.index as u32))
     }
 
     #[inline]
-    pub(crate) fn id(&self, s: Slot) -> ProcId {
+    pub(crate) fn id(&self, s: TableRow) -> ProcId {
         self.ids[s as usize]
     }
 
-    pub(crate) fn signals_of(&self, s: Slot) -> &[SignalFact] {
+    pub(crate) fn signals_of(&self, s: TableRow) -> &[SignalFact] {
         &self.facts.signals[s as usize]
     }
 
-    pub(crate) fn receipts_of(&self, s: Slot) -> &[ReceiptFact] {
+    pub(crate) fn receipts_of(&self, s: TableRow) -> &[ReceiptFact] {
         &self.facts.receipts[s as usize]
     }
 
-    pub(crate) fn spawns_of(&self, s: Slot) -> &[SpawnFact] {
+    pub(crate) fn spawns_of(&self, s: TableRow) -> &[SpawnFact] {
         &self.facts.spawns[s as usize]
     }
 
@@ -321,8 +158,8 @@ impl Model {
     }
 
     /// The signal `(sender, index)`, if a log holds it.
-    pub(crate) fn signal(&self, sender: Slot, index: u32) -> Option<&SignalFact> {
-        if sender == NO_SLOT {
+    pub(crate) fn signal(&self, sender: TableRow, index: u32) -> Option<&SignalFact> {
+        if sender == NO_ROW {
             return None;
         }
         self.signals_of(sender).get(index as usize)
@@ -330,8 +167,8 @@ impl Model {
 
     /// The position of signal `(sender, index)` in the signal array.
     #[inline]
-    pub(crate) fn signal_global(&self, sender: Slot, index: u32) -> Option<usize> {
-        if sender == NO_SLOT || index >= *self.sent.get(sender as usize)? {
+    pub(crate) fn signal_global(&self, sender: TableRow, index: u32) -> Option<usize> {
+        if sender == NO_ROW || index >= *self.sent.get(sender as usize)? {
             return None;
         }
         Some(self.facts.signal_start[sender as usize] + index as usize)
@@ -385,10 +222,10 @@ impl Model {
 
 impl Model {
     // Views of each process's facts for analyses outside this crate (see
-    // `facts`).
+    // `crate::facts`).
 
     /// The operations of process `p` on shared state, in its program order.
-    pub fn shared_ops(&self, p: ProcId) -> &[crate::shared::SharedFact] {
+    pub fn shared_ops(&self, p: ProcId) -> &[SharedFact] {
         self.slot(p)
             .and_then(|s| self.shared.get(s as usize))
             .map_or(&[], Vec::as_slice)
@@ -408,7 +245,7 @@ impl Model {
         let recs = self.slot(p).map_or(&[][..], |s| self.receipts_of(s));
         recs.iter().map(move |r| Receipt {
             at: r.at as u64,
-            msg: (r.sender != NO_SLOT).then(|| MsgId {
+            msg: (r.sender != NO_ROW).then(|| MsgId {
                 sender: self.id(r.sender),
                 index: r.index as u64,
             }),
@@ -462,7 +299,7 @@ impl Model {
     ) -> impl ExactSizeIterator<Item = (Receipt, Option<u64>)> + '_ {
         let recs = self.slot(p).map_or(&[][..], |s| self.receipts_of(s));
         recs.iter().map(move |r| {
-            let known = r.sender != NO_SLOT;
+            let known = r.sender != NO_ROW;
             (
                 Receipt {
                     at: r.at as u64,
@@ -482,7 +319,7 @@ impl Model {
         let spawns = self.slot(p).map_or(&[][..], |s| self.spawns_of(s));
         spawns.iter().map(move |f| Spawned {
             at: f.at as u64,
-            child: (f.child != NO_SLOT).then(|| self.id(f.child)),
+            child: (f.child != NO_ROW).then(|| self.id(f.child)),
         })
     }
 

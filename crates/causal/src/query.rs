@@ -25,39 +25,21 @@
 //!   receipts in the later event's past. The first call rebuilds the
 //!   derivation to place the receipts, O(R + S + spawns).
 
-use crate::model::{EventId, Model, ReceiptFact, Slot, NO_SLOT};
+use crate::facts::{EventId, ReceiptFact, TableRow, NO_ROW};
+use crate::index::{Positions, ReceiptIndex};
+use crate::model::Model;
 use std::collections::HashMap;
 use std::sync::Arc;
 use trace_format::ProcId;
-
-/// Where each receipt and each process start lies in the rebuilt derivation.
-pub(crate) struct Positions {
-    /// Position of each process's first event (`u64::MAX`: never placed).
-    start: Vec<u64>,
-    /// Position of each receipt, by global receipt index.
-    receipt: Vec<u64>,
-    /// Position of each dependency, by slot and index in `Model::deps`.
-    dep: Vec<Vec<u64>>,
-    /// Every event was placed (no happened-before cycle).
-    complete: bool,
-}
-
-/// For each signal (global index), the receipts of it (global indices).
-pub(crate) struct ReceiptIndex {
-    offsets: Vec<usize>,
-    list: Vec<usize>,
-    /// The receiver of each receipt.
-    receiver: Vec<Slot>,
-}
 
 impl ReceiptIndex {
     fn build(m: &Model) -> ReceiptIndex {
         let total_signals = m.total_signals();
         let mut offsets = vec![0usize; total_signals + 1];
-        let mut receiver = vec![NO_SLOT; m.total_receipts()];
+        let mut receiver = vec![NO_ROW; m.total_receipts()];
         for (s, p) in m.procs.iter().enumerate() {
-            receiver[p.receipts.clone()].fill(s as Slot);
-            for rc in m.receipts_of(s as Slot) {
+            receiver[p.receipts.clone()].fill(s as TableRow);
+            for rc in m.receipts_of(s as TableRow) {
                 if let Some(g) = m.signal_global(rc.sender, rc.index) {
                     offsets[g + 1] += 1;
                 }
@@ -69,7 +51,7 @@ impl ReceiptIndex {
         let mut fill = offsets.clone();
         let mut list = vec![0usize; offsets[total_signals]];
         for (s, p) in m.procs.iter().enumerate() {
-            for (k, rc) in m.receipts_of(s as Slot).iter().enumerate() {
+            for (k, rc) in m.receipts_of(s as TableRow).iter().enumerate() {
                 if let Some(g) = m.signal_global(rc.sender, rc.index) {
                     list[fill[g]] = p.receipts.start + k;
                     fill[g] += 1;
@@ -84,7 +66,7 @@ impl ReceiptIndex {
     }
 
     /// The receipts (global indices) of signal `index` of `sender`.
-    pub fn of(&self, m: &Model, sender: Slot, index: u32) -> &[usize] {
+    pub fn of(&self, m: &Model, sender: TableRow, index: u32) -> &[usize] {
         match m.signal_global(sender, index) {
             Some(g) => &self.list[self.offsets[g]..self.offsets[g + 1]],
             None => &[],
@@ -92,7 +74,7 @@ impl ReceiptIndex {
     }
 
     /// The receiver and the receipt with global index `j`.
-    pub fn receipt<'m>(&self, m: &'m Model, j: usize) -> (Slot, &'m ReceiptFact) {
+    pub fn receipt<'m>(&self, m: &'m Model, j: usize) -> (TableRow, &'m ReceiptFact) {
         let s = self.receiver[j];
         let local = j - m.procs[s as usize].receipts.start;
         (s, &m.receipts_of(s)[local])
@@ -152,7 +134,7 @@ impl Past {
             .map(|(&p, &c)| (p, c))
     }
 
-    /// Per process slot (the order of [`Model::processes`]), for
+    /// Per process row (the order of [`Model::processes`]), for
     /// [`Model::derive_within`].
     pub fn as_limits(&self) -> &[u64] {
         &self.counts
@@ -244,7 +226,7 @@ impl Model {
         self.position_of(s, at)
     }
 
-    fn position_of(&self, s: Slot, index: u32) -> Option<u64> {
+    fn position_of(&self, s: TableRow, index: u32) -> Option<u64> {
         let pos = self.positions();
         let p = &self.procs[s as usize];
         let recs = self.receipts_of(s);
@@ -267,14 +249,14 @@ impl Model {
         self.procs.iter().map(|p| p.id).collect()
     }
 
-    /// The events of other processes that follow slot `s`'s shared-state
+    /// The events of other processes that follow row `s`'s shared-state
     /// operations: (its event, the follower, the follower's event), sorted.
-    fn dependents_of(&self, s: Slot) -> &[(u32, Slot, u32)] {
+    fn dependents_of(&self, s: TableRow) -> &[(u32, TableRow, u32)] {
         let all = self.dependents.get_or_init(|| {
-            let mut all: Vec<Vec<(u32, Slot, u32)>> = vec![Vec::new(); self.procs.len()];
+            let mut all: Vec<Vec<(u32, TableRow, u32)>> = vec![Vec::new(); self.procs.len()];
             for (f, deps) in self.deps.iter().enumerate() {
                 for d in deps {
-                    all[d.after as usize].push((d.after_at, f as Slot, d.at));
+                    all[d.after as usize].push((d.after_at, f as TableRow, d.at));
                 }
             }
             for v in &mut all {
@@ -285,8 +267,13 @@ impl Model {
         all.get(s as usize).map_or(&[], Vec::as_slice)
     }
 
-    /// Pushes the followers of slot `s`'s events in `events`.
-    fn followers(&self, s: Slot, events: std::ops::Range<u32>, mut push: impl FnMut(Slot, u32)) {
+    /// Pushes the followers of row `s`'s events in `events`.
+    fn followers(
+        &self,
+        s: TableRow,
+        events: std::ops::Range<u32>,
+        mut push: impl FnMut(TableRow, u32),
+    ) {
         let d = self.dependents_of(s);
         let lo = d.partition_point(|x| x.0 < events.start);
         for &(at, f, f_at) in &d[lo..] {
@@ -297,8 +284,8 @@ impl Model {
         }
     }
 
-    /// The dependencies of slot `s` (see [`crate::shared`]).
-    pub(crate) fn deps_of(&self, s: Slot) -> &[crate::shared::DepFact] {
+    /// The dependencies of row `s` (see [`crate::shared`]).
+    pub(crate) fn deps_of(&self, s: TableRow) -> &[crate::shared::DepFact] {
         self.deps.get(s as usize).map_or(&[], Vec::as_slice)
     }
 
@@ -308,11 +295,11 @@ impl Model {
     /// with `spawn`, its spawn.
     fn causes(
         &self,
-        q: Slot,
+        q: TableRow,
         recs: &[ReceiptFact],
         events: std::ops::Range<u32>,
         spawn: bool,
-        mut push: impl FnMut(Slot, u32),
+        mut push: impl FnMut(TableRow, u32),
     ) {
         for rc in recs {
             if let Some(f) = self.signal(rc.sender, rc.index) {
@@ -347,7 +334,7 @@ impl Model {
 
     /// The union of the causal pasts of `events`.
     pub fn causal_past_of(&self, events: &[EventId]) -> Past {
-        let stack: Vec<(Slot, u32)> = events
+        let stack: Vec<(TableRow, u32)> = events
             .iter()
             .filter_map(|&e| self.locate(e))
             .map(|(s, at)| (s, at + 1))
@@ -359,7 +346,7 @@ impl Model {
     /// is in it only if it happened before another of them). It is the
     /// union of the causal pasts of their immediate predecessors.
     pub fn causal_past_before(&self, events: &[EventId]) -> Past {
-        let mut stack: Vec<(Slot, u32)> = Vec::new();
+        let mut stack: Vec<(TableRow, u32)> = Vec::new();
         for e in events {
             let Some((s, at)) = self.locate(*e) else {
                 continue;
@@ -376,9 +363,9 @@ impl Model {
         self.past_from(stack)
     }
 
-    /// The causal past closed from `stack`: `(slot, h)` puts the first `h`
+    /// The causal past closed from `stack`: `(row, h)` puts the first `h`
     /// events of the process in it.
-    fn past_from(&self, mut stack: Vec<(Slot, u32)>) -> Past {
+    fn past_from(&self, mut stack: Vec<(TableRow, u32)>) -> Past {
         let mut counts = vec![0u64; self.procs.len()];
         while let Some((q, h)) = stack.pop() {
             let old = counts[q as usize] as u32;
@@ -406,7 +393,7 @@ impl Model {
 
     /// The union of the causal futures of `events`.
     pub fn causal_future_of(&self, events: &[EventId]) -> Future {
-        let stack: Vec<(Slot, u32)> = events.iter().filter_map(|&e| self.locate(e)).collect();
+        let stack: Vec<(TableRow, u32)> = events.iter().filter_map(|&e| self.locate(e)).collect();
         self.future_from(stack)
     }
 
@@ -415,7 +402,7 @@ impl Model {
     /// union of the causal futures of their immediate successors.
     pub fn causal_future_after(&self, events: &[EventId]) -> Future {
         let idx = self.receipt_index();
-        let mut stack: Vec<(Slot, u32)> = Vec::new();
+        let mut stack: Vec<(TableRow, u32)> = Vec::new();
         for e in events {
             let Some((s, at)) = self.locate(*e) else {
                 continue;
@@ -433,7 +420,7 @@ impl Model {
                 }
             }
             for sp in self.spawns_of(s) {
-                if sp.at == at && sp.child != NO_SLOT {
+                if sp.at == at && sp.child != NO_ROW {
                     stack.push((sp.child, 0));
                 }
             }
@@ -442,9 +429,9 @@ impl Model {
         self.future_from(stack)
     }
 
-    /// The causal future closed from `stack`: `(slot, l)` puts the events
+    /// The causal future closed from `stack`: `(row, l)` puts the events
     /// of the process from index `l` on in it.
-    fn future_from(&self, mut stack: Vec<(Slot, u32)>) -> Future {
+    fn future_from(&self, mut stack: Vec<(TableRow, u32)>) -> Future {
         let idx = self.receipt_index();
         let lens: Vec<u64> = self.procs.iter().map(|p| p.events).collect();
         let mut first = vec![u64::MAX; self.procs.len()];
@@ -464,7 +451,7 @@ impl Model {
                 }
             }
             for sp in self.spawns_of(q) {
-                if sp.at >= l && sp.at < old && sp.child != NO_SLOT {
+                if sp.at >= l && sp.at < old && sp.child != NO_ROW {
                     stack.push((sp.child, 0));
                 }
             }
@@ -501,7 +488,7 @@ impl Model {
             None
         };
         let want = a.index as u32;
-        let mut seen: HashMap<Slot, u32> = HashMap::new();
+        let mut seen: HashMap<TableRow, u32> = HashMap::new();
         let mut stack = vec![(sb, b.index as u32 + 1)];
         while let Some((q, h)) = stack.pop() {
             if q == sa && h > want {

@@ -2,7 +2,8 @@
 //! trace-capture) in this log's model: each form resolves to one event, or
 //! to an error that says why the log has no such event.
 
-use crate::model::{EventId, Model, ReceiptKind};
+use crate::facts::{EventId, ReceiptKind};
+use crate::model::Model;
 use std::fmt;
 use trace_capture::{EventSpec, LookupError, MsgRef, ProcRef};
 use trace_format::{MsgId, ProcId};

@@ -8,7 +8,7 @@
 //! *dependency*, which a derivation waits for as it waits for a receipt's
 //! send.
 
-use crate::model::{EventId, Slot};
+use crate::facts::{EventId, TableRow};
 use std::collections::HashMap;
 use trace_format::{Access, ObjectId};
 
@@ -29,7 +29,7 @@ pub struct SharedFact {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct DepFact {
     pub at: u32,
-    pub after: Slot,
+    pub after: TableRow,
     pub after_at: u32,
 }
 
@@ -43,21 +43,21 @@ pub struct SameTurn {
     pub second: EventId,
 }
 
-/// The dependencies of each process (by slot, sorted by event), from the
+/// The dependencies of each process (by row, sorted by event), from the
 /// operations of all processes; and the operations that claim a place
-/// another already holds. `ids` maps slots to process ids for the report.
+/// another already holds. `ids` maps rows to process ids for the report.
 pub(crate) fn dependencies(
     ops: &[Vec<SharedFact>],
     ids: &[trace_format::ProcId],
 ) -> (Vec<Vec<DepFact>>, Vec<SameTurn>) {
-    let mut by_object: HashMap<ObjectId, Vec<(u64, Slot, u32)>> = HashMap::new();
+    let mut by_object: HashMap<ObjectId, Vec<(u64, TableRow, u32)>> = HashMap::new();
     for (s, list) in ops.iter().enumerate() {
         for op in list {
             if let Some(o) = op.object {
                 by_object
                     .entry(o)
                     .or_default()
-                    .push((op.seq, s as Slot, op.at));
+                    .push((op.seq, s as TableRow, op.at));
             }
         }
     }
@@ -90,9 +90,9 @@ pub(crate) fn dependencies(
 }
 
 /// For each object operation whose predecessor the log lacks (a recording
-/// cut short lost it): the process (by slot) and the event index. Only
+/// cut short lost it): the process (by row) and the event index. Only
 /// operations numbered above 0 have a predecessor.
-pub(crate) fn missing_predecessors(ops: &[Vec<SharedFact>]) -> Vec<(Slot, u32)> {
+pub(crate) fn missing_predecessors(ops: &[Vec<SharedFact>]) -> Vec<(TableRow, u32)> {
     let mut present: HashMap<ObjectId, Vec<u64>> = HashMap::new();
     for list in ops {
         for op in list {
@@ -109,7 +109,7 @@ pub(crate) fn missing_predecessors(ops: &[Vec<SharedFact>]) -> Vec<(Slot, u32)> 
         for op in list {
             let Some(o) = op.object else { continue };
             if op.seq > 0 && present[&o].binary_search(&(op.seq - 1)).is_err() {
-                out.push((s as Slot, op.at));
+                out.push((s as TableRow, op.at));
             }
         }
     }
@@ -136,8 +136,8 @@ mod tests {
 
     #[test]
     fn each_operation_follows_the_one_before_it_on_its_object() {
-        // P (slot 0) creates table 0 and writes it; slot 1 reads it between;
-        // slot 2 works on another table.
+        // P (row 0) creates table 0 and writes it; row 1 reads it between;
+        // row 2 works on another table.
         let ops = vec![
             vec![op(0, 0, 0), op(3, 0, 2)],
             vec![op(1, 0, 1)],

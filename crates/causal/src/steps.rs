@@ -5,7 +5,8 @@
 //! of one-byte events).
 
 use crate::derive::DeriveOutcome;
-use crate::model::{EventId, Model, Slot};
+use crate::facts::{EventId, TableRow};
+use crate::model::Model;
 use std::collections::VecDeque;
 use std::ops::Range;
 use trace_format::{BlockCursor, Event, EventRef, FormatError, LogReader, MsgId, ProcId};
@@ -83,14 +84,14 @@ struct Decoded<'r> {
     cursors: Vec<Cursor>,
     held: usize,
     /// Processes in the order their buffers were filled: the eviction order.
-    filled: VecDeque<Slot>,
+    filled: VecDeque<TableRow>,
     /// The most `held` reached (for tests of the bound).
     peak: usize,
 }
 
 impl Decoded<'_> {
     /// Event `i` of process `s`; events of a process are asked in order.
-    fn take(&mut self, s: Slot, i: u64) -> Result<Option<(Option<u64>, Event)>, FormatError> {
+    fn take(&mut self, s: TableRow, i: u64) -> Result<Option<(Option<u64>, Event)>, FormatError> {
         let c = &self.cursors[s as usize];
         let missing = c.buf.is_empty() || i < c.first || i - c.first >= c.buf.len() as u64;
         if missing && !self.fill(s, i)? {
@@ -114,7 +115,7 @@ impl Decoded<'_> {
     /// Decodes a window of process `s`'s events from event `i`: on from the
     /// open block when it stands there, else from the block holding `i`.
     /// False when the process has no event `i`.
-    fn fill(&mut self, s: Slot, i: u64) -> Result<bool, FormatError> {
+    fn fill(&mut self, s: TableRow, i: u64) -> Result<bool, FormatError> {
         let c = &mut self.cursors[s as usize];
         self.held -= c.weight();
         c.buf = Vec::new();
@@ -162,7 +163,7 @@ impl Decoded<'_> {
 
     /// Drops the oldest windows and open blocks (not `keep`'s) until within
     /// the budget.
-    fn evict(&mut self, keep: Slot) {
+    fn evict(&mut self, keep: TableRow) {
         let mut tries = self.filled.len();
         while self.held > self.budget && tries > 0 {
             tries -= 1;
@@ -227,7 +228,7 @@ fn steps_within(
     let mut number = 0u64;
     let mut error: Option<FormatError> = None;
     let mut go_on = true;
-    let outcome = crate::derive::derive_slots(model, limit, |s: Slot, from, to| {
+    let outcome = crate::derive::derive_slots(model, limit, |s: TableRow, from, to| {
         let me = model.id(s);
         for i in from as u64..to as u64 {
             if !go_on || error.is_some() {

@@ -4,7 +4,7 @@
 //! Dense arrays, no allocation per sender: the rebuild visits these on every
 //! wait, and a heap per sender cost a cache miss each time.
 
-use crate::model::Slot;
+use crate::facts::TableRow;
 
 const NONE: u32 = u32::MAX;
 
@@ -48,7 +48,7 @@ impl Waiters {
     }
 
     /// `w` waits until `sender` has sent more than `need` signals.
-    pub fn add(&mut self, sender: Slot, need: u32, w: Slot) {
+    pub fn add(&mut self, sender: TableRow, need: u32, w: TableRow) {
         let list = self.lists[sender as usize];
         // Waiters usually need later and later signals: append in O(1).
         if list.tail == NONE || self.nodes[list.tail as usize].need <= need {
@@ -76,7 +76,7 @@ impl Waiters {
     }
 
     /// Removes and hands over the waiters of `sender` that `sent` signals satisfy.
-    pub fn wake(&mut self, sender: Slot, sent: u32, mut f: impl FnMut(Slot)) {
+    pub fn wake(&mut self, sender: TableRow, sent: u32, mut f: impl FnMut(TableRow)) {
         let s = sender as usize;
         let mut at = self.lists[s].head;
         while at != NONE && self.nodes[at as usize].need < sent {
@@ -95,7 +95,7 @@ impl Waiters {
 mod tests {
     use super::*;
 
-    fn woken(w: &mut Waiters, sender: Slot, sent: u32) -> Vec<Slot> {
+    fn woken(w: &mut Waiters, sender: TableRow, sent: u32) -> Vec<TableRow> {
         let mut v = Vec::new();
         w.wake(sender, sent, |p| v.push(p));
         v
@@ -109,12 +109,12 @@ mod tests {
         w.add(0, 9, 3);
         w.add(0, 5, 4);
         w.add(6, 0, 5);
-        assert_eq!(woken(&mut w, 0, 2), Vec::<Slot>::new());
+        assert_eq!(woken(&mut w, 0, 2), Vec::<TableRow>::new());
         assert_eq!(woken(&mut w, 0, 3), vec![2]);
         assert_eq!(woken(&mut w, 0, 6), vec![1, 4]);
         w.add(0, 7, 2);
         assert_eq!(woken(&mut w, 0, 100), vec![2, 3]);
-        assert_eq!(woken(&mut w, 0, 100), Vec::<Slot>::new());
+        assert_eq!(woken(&mut w, 0, 100), Vec::<TableRow>::new());
         assert_eq!(woken(&mut w, 6, 1), vec![5]);
     }
 }

@@ -26,18 +26,20 @@
 //!                          process, payload, causal slice, --until
 //! ```
 //!
-//! Modules: [`spec`] (the language as written), [`compile`] (properties
-//! ready to check), [`eval`] (the checking), `history` (concurrent-event
-//! histories and the steps they are matched against), [`report`] (what a
-//! user reads).
+//! Modules: [`spec`] (the language as written), [`compile`] (from a spec
+//! to the forms ready to check, [`compiled`]), [`eval`] (the checking),
+//! `history` (concurrent-event histories and the steps they are matched
+//! against), [`report`] (what a user reads).
 
 pub mod compile;
+pub mod compiled;
 pub mod eval;
 mod history;
 pub mod report;
 pub mod spec;
 
-pub use compile::{builtins, compile, CProp, Compiled};
+pub use compile::{builtins, compile};
+pub use compiled::{Compiled, CompiledProperty};
 pub use eval::{check, retain_answerable, CheckError, Status, Verdict, Violation};
 pub use spec::{Builtin, SpecError};
 

@@ -13,6 +13,9 @@ pub const ENTRY_CRASHED: u8 = 1;
 /// --until-failure`: a failing run was found. `replay LOG`: the log is
 /// inconsistent.
 pub const DIFFERENT: u8 = 1;
+/// `why`: no buggy node was found (every node judged correct, the
+/// session aborted, or the answers ran out).
+pub const NOT_FOUND: u8 = 1;
 /// Trouble: bad arguments, a missing or unreadable file, a corrupt log.
 pub const TROUBLE: u8 = 2;
 /// The program does not compile.

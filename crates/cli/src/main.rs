@@ -51,6 +51,8 @@ enum Command {
     Check(cmd::check::Args),
     /// Walk a run forwards and backwards: step, roll back, look at processes
     Debug(cmd::debug::Args),
+    /// Find the buggy function or receive of a recorded run by answering questions about its steps
+    Why(cmd::why::Args),
     /// Print a log's events, one per line
     Dump(cmd::dump::Args),
     /// Print figures about a log
@@ -95,6 +97,7 @@ fn run(command: Command) -> u8 {
         Command::Diff(a) => cmd::diff::run(a),
         Command::Check(a) => cmd::check::run(a),
         Command::Debug(a) => cmd::debug::run(a),
+        Command::Why(a) => cmd::why::run(a),
         Command::Dump(a) => cmd::dump::run(a),
         Command::Stats(a) => cmd::stats::run(a),
         Command::Import(a) => cmd::import::run(a),

@@ -10,7 +10,7 @@ use common::{s, text, trace, Scratch};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use trace_format::{
-    Dest, Event, Header, LogReader, LogWriter, MsgId, Outcome, Payload, ProcId, RunOptions,
+    Dest, Event, Header, LogReader, LogWriter, MsgId, Outcome, Payload, ProcId, RecordingOptions,
     WriterOptions,
 };
 
@@ -23,7 +23,7 @@ fn ping_log(path: &Path) {
         entry: "ping:main()".into(),
         node: "nonode@nohost".into(),
         entry_pid: 80,
-        options: RunOptions {
+        options: RecordingOptions {
             payloads: true,
             ..Default::default()
         },
@@ -83,6 +83,10 @@ fn commands(log: &Path, other: &Path, spec: &Path) -> Vec<Vec<String>> {
         vec!["check", &l, "--spec", s(spec)],
         vec!["diff", &l, s(other)],
         vec!["diff", s(other), &l],
+        vec!["view", &l, "-o", &format!("{l}.html")],
+        vec!["export", &l, "--csv", &format!("{l}.csv")],
+        vec!["export", &l, "--perfetto", &format!("{l}.json")],
+        vec!["export", &l, "--shiviz", &format!("{l}.log")],
     ]
     .iter()
     .map(|c| c.iter().map(|a| a.to_string()).collect())

@@ -1,13 +1,12 @@
 //! `trace debug` run as a user runs it: a recorded run walked with a
-//! command file, with piped standard input, as JSON, and without a log;
+//! command file, with piped standard input, as JSON, and without a log
+//! (the user scheduling the run);
 //! `save` writes a log that `trace replay` replays.
 
 mod common;
 
-use common::{s, text, trace, trace_cmd, Scratch};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use common::{record_one_scheduler, s, text, trace, trace_with_input, Scratch};
+use std::path::Path;
 
 fn fixture(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -17,38 +16,16 @@ fn fixture(rel: &str) -> String {
         .into_owned()
 }
 
-fn record(dir: &Scratch, program: &str) -> PathBuf {
-    let log = dir.path("run.trace");
-    let o = trace(&["record", program, "-o", s(&log), "-q", "--schedulers", "1"]);
-    assert!(log.exists(), "record failed: {}", text(&o.stderr));
-    log
-}
-
 /// `trace debug ARGS` with `input` on standard input.
 fn debug(args: &[&str], input: &str) -> (i32, String, String) {
-    let mut child = trace_cmd()
-        .arg("debug")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
-    (o.status.code().unwrap(), text(&o.stdout), text(&o.stderr))
+    trace_with_input("debug", args, input)
 }
 
 #[test]
 fn a_command_file_walks_the_run_forwards_and_back() {
     let dir = Scratch::new("debug-file");
     let prog = fixture("proxy_server.erl");
-    let log = record(&dir, &prog);
+    let log = record_one_scheduler(&dir, &prog);
     let script = dir.path("session.txt");
     std::fs::write(
         &script,
@@ -71,7 +48,7 @@ fn a_command_file_walks_the_run_forwards_and_back() {
 fn piped_commands_answer_as_a_file_does_and_a_mistake_sets_the_status() {
     let dir = Scratch::new("debug-pipe");
     let prog = fixture("purchase.erl");
-    let log = record(&dir, &prog);
+    let log = record_one_scheduler(&dir, &prog);
     let (code, out, _) = debug(&[&prog, s(&log)], "step P 2\nprocs\nstep Q\nlog\n");
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("P <0.80.0> #1 spawn P.2 <0.82.0>"), "{out}");
@@ -87,7 +64,7 @@ fn piped_commands_answer_as_a_file_does_and_a_mistake_sets_the_status() {
 fn json_gives_one_object_per_command() {
     let dir = Scratch::new("debug-json");
     let prog = fixture("purchase.erl");
-    let log = record(&dir, &prog);
+    let log = record_one_scheduler(&dir, &prog);
     let (code, out, _) = debug(&[&prog, s(&log), "--json"], "run\nrollback nonsense\n");
     assert_eq!(code, 1, "{out}");
     let lines: Vec<serde_json::Value> = out
@@ -105,35 +82,37 @@ fn json_gives_one_object_per_command() {
 }
 
 #[test]
-fn without_a_log_a_run_is_recorded_and_a_saved_prefix_replays() {
+fn without_a_log_the_user_schedules_and_the_saved_run_replays() {
     let dir = Scratch::new("debug-nolog");
-    let prog = fixture("client_server.erl");
-    let saved = dir.path("prefix.trace");
-    let (code, out, err) = debug(
-        &[&prog],
-        &format!("forward receive(P.1:0)\nsave {}\n", s(&saved)),
+    let prog = fixture("proxy_server.erl");
+    // The engine on its own: 2 reaches the server before the forward.
+    let o = trace(&["run", &prog, "--schedulers", "1"]);
+    assert!(text(&o.stdout).contains("unexpected message 2"));
+    // The proxy forwards before the client's direct send this time.
+    let good = dir.path("good.trace");
+    let script = format!(
+        "procs\nstep P 3\nstep P.2 2\nstep P.1\nstep P\nrun\nsave {}\n",
+        s(&good)
     );
+    let (code, out, err) = debug(&[&prog], &script);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("saved "), "{out}");
-    let o = trace(&["replay", &prog, s(&saved)]);
+    assert!(out.contains("can step"), "{out}");
+    assert!(out.contains("client got 42"), "{out}");
+    let o = trace(&["replay", &prog, s(&good)]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    // A log of the whole run replays to the same output as the run.
-    let whole = dir.path("whole.trace");
-    let (code, out, _) = debug(&[&prog], &format!("run\nsave {}\n", s(&whole)));
+    assert_eq!(text(&o.stdout), "client got 42\n");
+    // A state short of the end saves as a log cut short, which replays.
+    let prefix = dir.path("prefix.trace");
+    let (code, out, _) = debug(&[&prog], &format!("step P 3\nsave {}\n", s(&prefix)));
     assert_eq!(code, 0, "{out}");
-    let o = trace(&["replay", &prog, s(&whole)]);
+    let o = trace(&["replay", &prog, s(&prefix)]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(
-        text(&o.stdout).contains("c1 got ack"),
-        "{}",
-        text(&o.stdout)
-    );
 }
 
 #[test]
 fn a_log_of_another_program_is_refused() {
     let dir = Scratch::new("debug-other");
-    let log = record(&dir, &fixture("purchase.erl"));
+    let log = record_one_scheduler(&dir, &fixture("purchase.erl"));
     let (code, _, err) = debug(&[&fixture("proxy_server.erl"), s(&log)], "procs\n");
     assert_eq!(code, 2);
     assert!(err.contains("not the program"), "{err}");

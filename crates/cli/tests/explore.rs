@@ -73,3 +73,77 @@ fn a_budget_makes_the_exploration_incomplete() {
     assert_eq!(lines[0]["stopped"], "max-interleavings");
     assert_eq!(lines[0]["interleavings"], 5);
 }
+
+#[test]
+fn real_timeouts_change_the_verdict_of_a_slow_worker() {
+    let dir = Scratch::new("explore-timeouts");
+    let log = dir.path("failing.trace");
+    let prog = corpus("slow_ready.erl");
+    let out = trace(&["explore", s(&prog), "-o", s(&log), "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let real = trace(&["explore", s(&prog), "--timeouts", "real", "--json"]);
+    assert_eq!(real.status.code(), Some(0), "{}", text(&real.stderr));
+    let lines = json_lines(&real.stdout);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["complete"], true);
+    assert_eq!(lines[0]["interleavings"], 1);
+    let bad = trace(&["explore", s(&prog), "--timeouts", "sometimes"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
+}
+
+#[test]
+fn a_property_is_checked_on_every_interleaving() {
+    let dir = Scratch::new("explore-check");
+    let spec = dir.path("order.tspec");
+    std::fs::write(
+        &spec,
+        "one_first: every receive(<P>, 2) is preceded by receive(<P>, 1).\n",
+    )
+    .unwrap();
+    let log = dir.path("failing.trace");
+    let prog = corpus("senders_any.erl");
+    // The runs are recorded to a scratch log in the temporary directory.
+    let tmp = dir.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let out = common::trace_cmd()
+        .args(["explore", s(&prog), "--check", s(&spec)])
+        .args(["-o", s(&log), "--json"])
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    let summary = lines.last().unwrap();
+    // Of the 3! arrival orders, the three that take 2 before 1 fail.
+    assert_eq!(summary["interleavings"], 6);
+    assert_eq!(summary["failing"], 3);
+    assert_eq!(summary["complete"], true);
+    assert_eq!(lines[0]["note"], serde_json::Value::Null, "{}", lines[0]);
+    // The failing log breaks the property, as `trace check` reads it too.
+    let check = trace(&["check", s(&log), "--spec", s(&spec)]);
+    assert_eq!(check.status.code(), Some(1), "{}", text(&check.stdout));
+    assert_eq!(lines[1]["found"], true, "{}", lines[1]);
+    // The scratch log is gone, explained runs' included.
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_timer_cancelled_by_the_end_of_its_destination_still_races() {
+    let dir = Scratch::new("explore-timer-end");
+    let log = dir.path("failing.trace");
+    let prog = corpus("timer_deadline.erl");
+    let out = trace(&["explore", s(&prog), "-o", s(&log), "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    assert!(lines[0]["failure"].as_str().unwrap().contains("no_reply"));
+    // The timer's message beat the reply: the order that never showed
+    // while the reply's run ended and cancelled the timer.
+    let race = &lines[1];
+    assert_eq!(race["found"], true, "{race}");
+    assert_eq!(race["first"]["process"], "timer(P:0)", "{race}");
+    assert_eq!(race["second"]["event"], "send(P.1:0)", "{race}");
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["interleavings"], 3);
+    assert_eq!(summary["complete"], true);
+}

@@ -545,3 +545,43 @@ fn until_failure_finds_the_bugs_of_the_papers_races() {
         );
     }
 }
+
+/// A run that never ends (a ping-pong forever) violates a safety property
+/// early: the attempt stops at the violation instead of running on, its log
+/// ends there, and checking the kept log shows the same violation. The
+/// time limit is only a net, so that a regression fails instead of hanging.
+#[test]
+fn until_failure_check_stops_an_attempt_at_the_first_safety_violation() {
+    let dir = Scratch::new("rec-safety-stop");
+    let spec = dir.path("props.tspec");
+    std::fs::write(
+        &spec,
+        "few_rounds: never receive(_, {pong, 5000}).\n\
+         answered: every send(P, Q, {ping, P, N}) is followed by receive(P, Q, {pong, N}).\n",
+    )
+    .unwrap();
+    let log = dir.path("r.trace");
+    let out = trace(&[
+        "record",
+        "--until-failure",
+        "--check",
+        s(&spec),
+        "--time-limit",
+        "120s",
+        "-o",
+        s(&log),
+        s(&program("forever.erl")),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("violates few_rounds at P"), "{err}");
+    assert!(err.contains("stopped at the violation"), "{err}");
+    let r = LogReader::open(&log).unwrap();
+    assert_eq!(r.outcome().unwrap().0.end, RunEnd::Interrupted);
+    let checked = trace(&["check", s(&log), "--spec", s(&spec)]);
+    let report = text(&checked.stdout);
+    assert!(
+        report.contains("few_rounds") && report.contains("STATUS: Violated"),
+        "{report}"
+    );
+}

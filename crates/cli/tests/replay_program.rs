@@ -192,6 +192,55 @@ fn until_replays_the_causes_and_shows_the_process() {
     assert!(text(&o.stderr).contains("P.9"), "{}", text(&o.stderr));
 }
 
+/// A process replayed to an event goes on to its next one before it stops:
+/// the report says where the event itself happened, and where it waits.
+#[test]
+fn until_says_where_the_event_happened_and_where_the_process_waits() {
+    let dir = Scratch::new("rp-until-place");
+    let src = dir.path("rl.erl");
+    std::fs::write(
+        &src,
+        "-module(rl).\n-export([main/0]).\n\nmain() ->\n    Self = self(),\n    \
+         spawn(fun() -> Self ! a end),\n    X = receive\n        M -> M\n    end,\n    \
+         io:format(\"got ~p~n\", [X]),\n    Self ! X,\n    ok.\n",
+    )
+    .unwrap();
+    let (log, _) = record(&dir, &[s(&src)], &[]);
+    let cases = [
+        (
+            "receive(P.1:0)",
+            "did receive(P.1:0) at ",
+            "rl.erl:8, then stopped in rl:main/0 at ",
+            "rl.erl:10",
+        ),
+        (
+            "send(P:0)",
+            "did send(P:0) at ",
+            "rl.erl:11, then stopped in rl:main/0 at ",
+            "rl.erl:12",
+        ),
+        (
+            "spawn(P.1)",
+            "did spawn(P.1) at ",
+            "rl.erl:6, then stopped in rl:main/0 at ",
+            "rl.erl:7",
+        ),
+    ];
+    for (event, did, then, waits) in cases {
+        let o = trace(&["replay", s(&src), s(&log), "--until", event]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{event}: {err}");
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("P <0.80.0> "))
+            .unwrap_or("");
+        assert!(
+            line.contains(did) && line.contains(then) && line.contains(waits),
+            "{event}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_killed_recording_replays_as_far_as_its_log_goes() {
     let dir = Scratch::new("rp-killed");

@@ -19,6 +19,8 @@ pub enum Command {
     RollbackVar(ProcRef, String),
     /// Do an event and everything it depends on.
     Forward(EventSpec),
+    /// A session without a log: deliver a timer's message now.
+    Deliver(MsgRef),
     /// Forwards to the end (stopping before breakpoints), or to an event.
     Run(Option<EventSpec>),
     /// Stop `run` before an event (without one: list the breakpoints).
@@ -44,13 +46,17 @@ pub const HELP: &str = "\
 commands (a process is P, P.2, P.2.1 or <0.83.0>; an EVENT is P.2#5,
 send(P.1:3), receive(P.1:3), spawn(P.2), exit(P.2), ... as in docs/events.md):
   procs                  every process: name, pid, status, where it is
-  step P [N]             N steps of P forwards (default 1)
+  step P [N]             N steps of P forwards (default 1); without a log,
+                         P takes its next step from here (procs says who can)
+  deliver P.1:3          without a log: a timer's message P.1:3 arrives now
   back P [N]             N steps of P backwards, undoing what depends on them
   rollback EVENT         undo EVENT and everything that causally depends on it
   rollback var P NAME    go back to just before P bound variable NAME
   forward EVENT          do EVENT and everything it causally depends on
   run [EVENT]            forwards to the end of the run, stopping before any
-                         breakpoint not yet reached (or as forward EVENT)
+                         breakpoint not yet reached (or as forward EVENT);
+                         without a log, at the end of the steps so far: on as
+                         the engine schedules on its own, to the program's end
   break [EVENT]          run stops before EVENT: all that does not depend on it
                          is done (without EVENT: list the breakpoints)
   delete [EVENT]         remove a breakpoint (without EVENT: all of them)
@@ -78,6 +84,7 @@ impl std::str::FromStr for Command {
             "back" | "b" => proc_count(rest).map(|(p, n)| Command::Back(p, n)),
             "rollback" | "rb" => rollback(rest),
             "forward" | "fw" => event(rest).map(Command::Forward),
+            "deliver" => message(rest).map(Command::Deliver),
             "run" | "r" if rest.is_empty() => Ok(Command::Run(None)),
             "run" | "r" => event(rest).map(|e| Command::Run(Some(e))),
             "break" | "bp" if rest.is_empty() => Ok(Command::Break(None)),
@@ -186,6 +193,7 @@ mod tests {
             Ok(Command::Run(Some(_)))
         ));
         assert!(matches!(parse("trace P.1:3"), Ok(Command::Trace(_))));
+        assert!(matches!(parse("deliver P:0"), Ok(Command::Deliver(_))));
         assert!(matches!(
             parse("break send(P.1:0)"),
             Ok(Command::Break(Some(_)))

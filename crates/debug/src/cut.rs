@@ -10,7 +10,7 @@
 //! between ([`StopPoints`]); a cut never falls inside such a group.
 
 use trace_causal::{EventId, Model};
-use trace_format::{EventRef, LogReader, ProcId};
+use trace_format::{EventRef, ProcId};
 
 /// Per process (by model slot), how many of its events are done.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,31 +28,26 @@ pub struct StopPoints {
 }
 
 impl StopPoints {
-    /// Reads every process log once.
-    pub fn of_log(model: &Model, log: &LogReader) -> StopPoints {
-        let functions =
-            trace_capture::mapping::SharedFunctions::of_names(&log.header().shared_functions);
-        let (exit_fn, give_fn) = (functions.index("exit"), functions.index("give_away"));
-        let mut len = Vec::with_capacity(model.processes().len());
-        let mut glued = Vec::with_capacity(model.processes().len());
-        for p in model.processes() {
+    /// From each process's events, by model slot, as [`Kind`]s (what
+    /// [`crate::scan`] gathers in its one pass over the log).
+    pub(crate) fn of_kinds(kinds: &[Vec<Kind>]) -> StopPoints {
+        let mut len = Vec::with_capacity(kinds.len());
+        let mut glued = Vec::with_capacity(kinds.len());
+        for ks in kinds {
             let mut g = Vec::new();
             let mut prev: Option<Kind> = None;
-            let mut n = 0;
-            let mut tail_blocked = false;
-            let _ = log.for_each_event_of(p.id, |i, _, e| {
-                let k = Kind::of(&e, p.id, exit_fn, give_fn);
+            for (i, &k) in ks.iter().enumerate() {
                 if glued_to(prev, k) {
-                    g.push(i);
+                    g.push(i as u64);
                 }
-                tail_blocked = k == Kind::Blocked;
                 prev = Some(k);
-                n = i + 1;
-            });
+            }
             // Exit's group starts at the tables its end released.
-            mark_exit_groups(&mut g, log, p.id, exit_fn);
+            mark_exit_groups(&mut g, ks);
             g.sort_unstable();
             g.dedup();
+            let n = ks.len() as u64;
+            let tail_blocked = ks.last() == Some(&Kind::Blocked);
             len.push(if tail_blocked { n - 1 } else { n });
             glued.push(g);
         }
@@ -96,7 +91,7 @@ impl StopPoints {
 
 /// What the glue rules look at in an event.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     /// A signal to a process, or to itself (with the signal's index).
     Signal {
         to_self: bool,
@@ -116,7 +111,7 @@ enum Kind {
 }
 
 impl Kind {
-    fn of(e: &EventRef<'_>, me: ProcId, exit_fn: u16, give_fn: u16) -> Kind {
+    pub(crate) fn of(e: &EventRef<'_>, me: ProcId, exit_fn: u16, give_fn: u16) -> Kind {
         use trace_format::{Dest, NondetKind};
         match *e {
             EventRef::Signal { to, .. } => Kind::Signal {
@@ -163,15 +158,16 @@ fn glued_to(prev: Option<Kind>, k: Kind) -> bool {
 /// Marks as glued every signal of the run that follows an `exit` (the
 /// signals the death sends). Table releases before an exit are glued by
 /// [`glued_to`]: all but the first, where the process stops before its end.
-fn mark_exit_groups(g: &mut Vec<u64>, log: &LogReader, id: ProcId, exit_fn: u16) {
+fn mark_exit_groups(g: &mut Vec<u64>, kinds: &[Kind]) {
     let mut after_exit = false;
-    let _ = log.for_each_event_of(id, |i, _, e| match e {
-        EventRef::Exit { .. } => after_exit = true,
-        EventRef::Signal { .. } | EventRef::Send { .. } if after_exit => g.push(i),
-        EventRef::Deliver { .. } | EventRef::Blocked { .. } => {}
-        EventRef::Shared { function, .. } if function == exit_fn => {}
-        _ => after_exit = false,
-    });
+    for (i, k) in kinds.iter().enumerate() {
+        match k {
+            Kind::Exit => after_exit = true,
+            Kind::Signal { .. } | Kind::Send if after_exit => g.push(i as u64),
+            Kind::Deliver | Kind::Blocked | Kind::ExitShared => {}
+            _ => after_exit = false,
+        }
+    }
 }
 
 impl Cut {

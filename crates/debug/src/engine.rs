@@ -14,10 +14,10 @@ use std::sync::{Arc, Mutex};
 use trace_format::LogReader;
 use trace_replayer::director::LogDirector;
 use trace_runtime::hooks::{
-    Director, Event, Observer, ProcessDirector, ProcessInfo, ProcessObserver, Settle, TimerTarget,
+    Director, Event, Observer, ProcessDirector, ProcessObserver, ProcessStart, Settle, TimerTarget,
 };
 use trace_runtime::inspect::{ProcessState, View};
-use trace_runtime::process::MsgId;
+use trace_runtime::process::SignalId;
 use trace_runtime::{Loaded, RunOptions, Runtime};
 
 /// The run at a cut.
@@ -39,23 +39,15 @@ pub fn materialise(loaded: &Loaded, log: &Arc<LogReader>, holds: Vec<u64>) -> Sn
         seen: Mutex::new(HashMap::new()),
     });
     let outputs = Arc::new(Outputs::default());
-    let run = RunOptions {
-        // One thread: the run only has to reach its holds, and a settled
-        // run is asked what to do on one thread anyway.
-        schedulers: 1,
-        instant_timers: true,
-        reports: false,
-        report_blocked: false,
-        end_rule: trace_capture::flags::end_rule(log.header()),
-        ..RunOptions::default()
-    };
-    let entry = trace_runtime::entry(loaded, Some(&log.header().entry));
-    let Ok((entry, _)) = entry else {
-        return Snapshot {
-            processes: HashMap::new(),
-            output: Vec::new(),
-            failure: Some("the log's entry call is not in this program".into()),
-        };
+    let (entry, run) = match trace_replayer::in_tool_replay(loaded, log, RunOptions::default()) {
+        Ok(set) => set,
+        Err(why) => {
+            return Snapshot {
+                processes: HashMap::new(),
+                output: Vec::new(),
+                failure: Some(why),
+            }
+        }
     };
     let rt = Runtime::new(
         loaded.program.clone(),
@@ -66,10 +58,7 @@ pub fn materialise(loaded: &Loaded, log: &Arc<LogReader>, holds: Vec<u64>) -> Sn
     );
     let outcome = trace_runtime::run(rt, entry);
     let failure = match (&outcome.divergence, &outcome.unsupported) {
-        (Some(d), _) => Some(format!(
-            "the replay departed from the log at {} ({}): the log has {}, the run did {}",
-            d.pid, d.location, d.expected, d.happened
-        )),
+        (Some(d), _) => Some(d.to_string()),
         (None, Some(u)) => Some(u.clone()),
         (None, None) => unfinished(&director.inner),
     };
@@ -105,7 +94,7 @@ struct Holding {
 }
 
 impl Director for Holding {
-    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessDirector>> {
         self.inner.process_started(p)
     }
 
@@ -113,7 +102,7 @@ impl Director for Holding {
         self.inner.forces_pids()
     }
 
-    fn timer_target(&self, id: MsgId) -> TimerTarget {
+    fn timer_target(&self, id: SignalId) -> TimerTarget {
         self.inner.timer_target(id)
     }
 
@@ -139,7 +128,7 @@ struct OutputObserver(Arc<Outputs>);
 struct ProcessOutputs(Arc<Outputs>);
 
 impl Observer for OutputObserver {
-    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, _p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         Some(Box::new(ProcessOutputs(self.0.clone())))
     }
 }

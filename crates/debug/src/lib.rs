@@ -16,6 +16,10 @@
 //!                   render / show: procs, show, log, trace, what changed;  save: a log
 //! ```
 //!
+//! Without a log, the user schedules the run ([`free`], [`schedule`]): each
+//! step runs the program again in the engine's controlled mode under the
+//! recorder, and the session stands on that run's log.
+//!
 //! Every state is brought to life by a fresh replay of the program to its
 //! cut (the replayer's Director holding each process there), so a state is
 //! exactly what a forward replay to the same cut gives, whatever commands
@@ -25,12 +29,17 @@
 pub mod command;
 pub mod cut;
 pub mod engine;
+pub mod free;
 pub mod render;
 pub mod save;
+mod scan;
+pub mod schedule;
 pub mod session;
 mod show;
 mod var;
+mod words;
 
 pub use command::{Command, HELP};
 pub use cut::Cut;
+pub use free::FreeConfig;
 pub use session::{Flow, Session};

@@ -6,6 +6,7 @@
 
 use crate::cut::{slot_of, Cut, StopPoints};
 use crate::engine::Snapshot;
+use crate::words::{plural, short_path};
 use std::fmt::Write;
 use std::ops::Range;
 use trace_capture::Namer;
@@ -13,7 +14,6 @@ use trace_causal::{EventId, Model, ReceiptKind};
 use trace_format::text::{render_payload, Printer};
 use trace_format::{Event, EventRef, LogReader, MsgId};
 use trace_runtime::inspect::{Activity, ProcessState};
-use trace_term::PrettyOptions;
 
 /// Events listed one by one in a report; beyond, a count per process.
 const LISTED: u64 = 40;
@@ -26,6 +26,8 @@ pub struct Render<'a> {
     cut: &'a Cut,
     snap: &'a Snapshot,
     namer: Namer<'a>,
+    /// A session without a log: what can step at the end of its steps.
+    next: Option<&'a [crate::free::Next]>,
 }
 
 impl<'a> Render<'a> {
@@ -43,6 +45,39 @@ impl<'a> Render<'a> {
             cut,
             snap,
             namer: Namer::new(model.names()),
+            next: None,
+        }
+    }
+
+    /// For a session without a log: what can step at the end of its steps.
+    pub fn with_next(mut self, next: Option<&'a [crate::free::Next]>) -> Render<'a> {
+        self.next = next;
+        self
+    }
+
+    /// The list of what can step, when the session schedules freely and
+    /// stands at the end of its steps.
+    fn free_next(&self) -> Option<&'a [crate::free::Next]> {
+        self.next.filter(|_| *self.cut == self.stops.end())
+    }
+
+    /// A process's status at the end of a free session's steps.
+    fn free_status(&self, slot: usize, next: &[crate::free::Next]) -> String {
+        let path = self
+            .model
+            .names()
+            .name(self.id(slot))
+            .map(|n| n.0)
+            .unwrap_or_default();
+        let found = next
+            .iter()
+            .find(|n| n.pick == crate::free::Pick::Process(path.clone()));
+        match found {
+            Some(n) => match n.timeout {
+                Some(ms) => format!("can step (no message it takes: its step is the `after {ms}`)"),
+                None => "can step".into(),
+            },
+            None => "waits in receive (no message it takes yet)".into(),
         }
     }
 
@@ -116,8 +151,15 @@ impl<'a> Render<'a> {
                 _ => "exited".into(),
             };
         }
+        if let Some(next) = self.free_next() {
+            return self.free_status(slot, next);
+        }
         if k >= self.stops.len(slot) && self.cut_short() {
             return "its log ends here (the recording was cut short)".into();
+        }
+        if k >= self.stops.len(slot) && self.next.is_some() {
+            // A free run's end is where the user stopped it, not its end.
+            return "waits in receive".into();
         }
         if k >= self.stops.len(slot) {
             let stuck = if p.blocked == Some(true) {
@@ -176,6 +218,22 @@ impl<'a> Render<'a> {
         let mut out = String::new();
         for [a, b, c] in rows {
             let _ = writeln!(out, "{a:w0$}  {b:w1$}  {c}");
+        }
+        if let Some(next) = self.free_next() {
+            for n in next {
+                if let crate::free::Pick::Timer(path, index) = &n.pick {
+                    let m = trace_capture::MsgRef {
+                        sender: trace_capture::ProcRef::Name(trace_capture::SymbolicName(
+                            path.clone(),
+                        )),
+                        index: *index,
+                    };
+                    let _ = writeln!(out, "timer message {m} can be delivered (deliver {m})");
+                }
+            }
+            if next.is_empty() {
+                out.push_str("nothing can step: the run is over\n");
+            }
         }
         out
     }
@@ -324,24 +382,6 @@ impl<'a> Render<'a> {
             Some((e, m)) => self.printer().event(&EventRef::of(&e, m)),
             None => "?".into(),
         }
-    }
-}
-
-/// Terms as `~p` prints them.
-pub fn pretty(t: &trace_term::Term) -> String {
-    trace_term::pretty(t, &PrettyOptions::default())
-}
-
-/// A path as the user gave it, without a leading `./`.
-pub fn short_path(p: &str) -> &str {
-    p.strip_prefix("./").unwrap_or(p)
-}
-
-pub fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }
 

@@ -10,7 +10,7 @@ use crate::render::Render;
 use std::sync::Arc;
 use trace_capture::{EventSpec, ProcRef};
 use trace_causal::{EventId, Model};
-use trace_format::{EventRef, LogReader, ProcId};
+use trace_format::{LogReader, ProcId};
 use trace_runtime::Loaded;
 
 /// How a command went, and whether the session goes on.
@@ -35,23 +35,20 @@ pub struct Session {
     snap: Snapshot,
     /// Breakpoints, in the order set: as the user wrote them, resolved.
     breaks: Vec<(EventSpec, EventId)>,
+    /// A session without a log: the run it schedules freely.
+    pub(crate) free: Option<crate::free::Free>,
 }
 
 impl Session {
     /// A session at the start of the run `log` recorded from `loaded` (a
     /// program loaded with debug information, `LoadOptions::debug`).
     pub fn open(loaded: Loaded, log: Arc<LogReader>, force: bool) -> Result<Session, String> {
-        let mismatches = trace_replayer::check_identity(log.header(), &loaded);
-        if !mismatches.is_empty() && !force {
-            let parts: Vec<String> = mismatches.iter().map(|m| m.to_string()).collect();
-            return Err(format!(
-                "this is not the program the log was recorded from: {} (--force debugs anyway)",
-                parts.join("; ")
-            ));
-        }
-        let model = Model::build(&log);
-        let stops = StopPoints::of_log(&model, &log);
-        let writes = writes_of(&model, &log);
+        trace_replayer::refuse_other_program(log.header(), &loaded, force, "debugs")?;
+        let crate::scan::Scanned {
+            model,
+            stops,
+            writes,
+        } = crate::scan::scan(&log);
         let cut = Cut::start(model.processes().len());
         let mut s = Session {
             loaded,
@@ -66,12 +63,46 @@ impl Session {
                 failure: None,
             },
             breaks: Vec::new(),
+            free: None,
         };
         s.snap = s.bring_to_life(&cut);
         if let Some(f) = s.snap.failure.take() {
             return Err(f);
         }
         Ok(s)
+    }
+
+    /// Stands the session on another log of the same program (a free
+    /// session's new run), at its start; breakpoints that name events of
+    /// the new log stay.
+    pub(crate) fn install(&mut self, log: Arc<LogReader>) {
+        let scanned = crate::scan::scan(&log);
+        self.model = scanned.model;
+        self.stops = scanned.stops;
+        self.writes = scanned.writes;
+        self.log = log;
+        self.cut = Cut::start(self.model.processes().len());
+        let model = &self.model;
+        let breaks = std::mem::take(&mut self.breaks);
+        self.breaks = breaks
+            .into_iter()
+            .filter_map(|(spec, _)| {
+                let e = trace_causal::resolve(model, &spec).ok()?;
+                Some((spec, e))
+            })
+            .collect();
+    }
+
+    pub(crate) fn set_cut(&mut self, cut: Cut) {
+        self.cut = cut;
+    }
+
+    pub(crate) fn loaded(&self) -> &Loaded {
+        &self.loaded
+    }
+
+    pub(crate) fn set_snapshot(&mut self, snap: Snapshot) {
+        self.snap = snap;
     }
 
     /// The cut the session stands at.
@@ -143,6 +174,7 @@ impl Session {
 
     fn render(&self) -> Render<'_> {
         Render::new(&self.model, &self.log, &self.stops, &self.cut, &self.snap)
+            .with_next(self.free.as_ref().map(|f| &f.next[..]))
     }
 
     fn command(&mut self, c: Command, out: &mut Vec<u8>) -> Result<(), String> {
@@ -178,7 +210,23 @@ impl Session {
 
     /// The commands that move the session to another cut.
     fn travel(&mut self, c: Command, out: &mut Vec<u8>) -> Result<(), String> {
+        if self.free.is_some() {
+            match c {
+                Command::Step(p, n) => return self.free_steps(&p, n, out),
+                Command::Deliver(m) => return self.free_deliver(&m, out),
+                Command::Run(None) if self.cut == self.stops.end() => {
+                    return self.free_run(out);
+                }
+                _ => {}
+            }
+        }
         let (target, note) = match c {
+            Command::Deliver(m) => {
+                return Err(format!(
+                    "deliver {m}: the log says when each timer fired; \
+                     deliver is for a session without a log"
+                ))
+            }
             Command::Step(p, n) => self.steps_forward(&p, n)?,
             Command::Back(p, n) => (self.steps_back(&p, n)?, None),
             Command::Rollback(e) => (self.rollback(&e)?, None),
@@ -186,7 +234,7 @@ impl Session {
             Command::Run(None) => self.run_to_break(),
             Command::Run(Some(e)) => (self.forward(&e)?, None),
             Command::RollbackVar(p, name) => {
-                return crate::var::rollback_var(self, &p, &name, out);
+                return self.rollback_var(&p, &name, out);
             }
             _ => return Ok(()),
         };
@@ -249,7 +297,7 @@ impl Session {
         Ok((slot, e))
     }
 
-    fn name(&self, slot: usize) -> String {
+    pub(crate) fn name(&self, slot: usize) -> String {
         self.model.names().short(self.id(slot))
     }
 
@@ -370,7 +418,7 @@ impl Session {
             self.breaks.clear();
             return Ok(format!(
                 "deleted {n} breakpoint{}\n",
-                crate::render::plural(n)
+                crate::words::plural(n)
             ));
         };
         let (_, e) = self.event(&spec)?;
@@ -430,19 +478,4 @@ impl Session {
         }
         Ok(c)
     }
-}
-
-/// Every write to standard output in the log, by its place in the run's
-/// order of writes.
-fn writes_of(model: &Model, log: &LogReader) -> Vec<(u64, usize, u64)> {
-    let mut v = Vec::new();
-    for (slot, p) in model.processes().iter().enumerate() {
-        let _ = log.for_each_event_of(p.id, |i, _, e| {
-            if let EventRef::Output { seq, .. } = e {
-                v.push((seq, slot, i));
-            }
-        });
-    }
-    v.sort_unstable();
-    v
 }

@@ -2,7 +2,7 @@
 //! place it stands at with its source line, its variables as `~p` prints
 //! them, its stack, mailbox, links and monitors.
 
-use crate::render::{plural, pretty, short_path};
+use crate::words::{plural, pretty, short_path};
 use std::fmt::Write;
 use trace_format::text::pid_text;
 use trace_runtime::inspect::{Activity, FrameState, ProcessState};

@@ -119,7 +119,7 @@ impl Abstraction {
 }
 
 /// Abstracts `t` with `list` (top-down, first match wins at each part) and
-/// maps every pid and reference through `map` on the way (see `canon`).
+/// maps every pid and reference through `map` on the way (see `pids`).
 pub(crate) fn rewrite(t: &Term, list: &[Abstraction], map: &mut dyn FnMut(&Term) -> Term) -> Term {
     let here = list.iter().find_map(|a| a.apply(t));
     let t = here.as_ref().unwrap_or(t);

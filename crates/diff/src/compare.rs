@@ -2,11 +2,11 @@
 //! difference (with both events), how many positions differ, and whether
 //! their exits differ.
 
-use crate::event::{Ev, Item, Judge, Kind, Span};
+use crate::event::{EventComparer, Item, Kind, LoggedEvent, Span};
 use crate::report::ExitDiff;
-use crate::roots::Cut;
-use crate::run::Slot;
+use crate::run::TableRow;
 use crate::show::{Namer, Shown};
+use crate::source::Cut;
 use crate::source::Source;
 
 /// Where two process logs first part ways.
@@ -52,15 +52,15 @@ struct Exited {
     shown: Shown,
 }
 
-fn exited(n: &Namer<'_>, me: Slot, it: &Item, arena: &[u8]) -> Option<Exited> {
-    let Ev::Exit { reason } = it.ev else {
+fn exited(n: &Namer<'_>, me: TableRow, it: &Item, arena: &[u8]) -> Option<Exited> {
+    let LoggedEvent::Exit { reason } = it.ev else {
         return None;
     };
     let mut own = Vec::new();
     let reason = reason.and_then(|r| Span::push(&mut own, r.of(arena)));
     Some(Exited {
         item: Item {
-            ev: Ev::Exit { reason },
+            ev: LoggedEvent::Exit { reason },
             ..*it
         },
         shown: n.show(me, it, arena),
@@ -69,9 +69,9 @@ fn exited(n: &Namer<'_>, me: Slot, it: &Item, arena: &[u8]) -> Option<Exited> {
 }
 
 pub(crate) fn compare<A: Source + ?Sized, B: Source + ?Sized>(
-    judge: &Judge<'_>,
+    comparer: &EventComparer<'_>,
     namers: [&Namer<'_>; 2],
-    slots: [Slot; 2],
+    slots: [TableRow; 2],
     a: &mut A,
     b: &mut B,
 ) -> Compared {
@@ -94,14 +94,14 @@ pub(crate) fn compare<A: Source + ?Sized, B: Source + ?Sized>(
         for i in 0..n {
             let (x, y) = (wa.get(i), wb.get(i));
             let kind = match (x, y) {
-                (Some(x), Some(y)) => judge.judge(x, aa, y, ab),
+                (Some(x), Some(y)) => comparer.comparer(x, aa, y, ab),
                 _ => Some(Kind::Missing),
             };
             for (side, it, arena) in [(0, x, aa), (1, y, ab)] {
                 if let (
                     Some(
                         it @ Item {
-                            ev: Ev::Exit { .. },
+                            ev: LoggedEvent::Exit { .. },
                             ..
                         },
                     ),
@@ -136,8 +136,8 @@ pub(crate) fn compare<A: Source + ?Sized, B: Source + ?Sized>(
     let exit = match &exits {
         // The first difference already is this one.
         _ if first.as_ref().is_some_and(|f| f.kind == Kind::ExitReason) => None,
-        [Some(ea), Some(eb)] => judge
-            .judge(&ea.item, &ea.arena, &eb.item, &eb.arena)
+        [Some(ea), Some(eb)] => comparer
+            .comparer(&ea.item, &ea.arena, &eb.item, &eb.arena)
             .map(|_| {
                 Box::new(ExitDiff {
                     a: Some(ea.shown.clone()),

@@ -1,9 +1,9 @@
 //! A few events around a root divergence, from both runs side by side:
 //! the compared positions before the first difference and after it.
 
-use crate::event::Judge;
+use crate::event::EventComparer;
 use crate::report::Row;
-use crate::run::Slot;
+use crate::run::TableRow;
 use crate::show::Namer;
 use crate::source::Source;
 use std::collections::VecDeque;
@@ -11,9 +11,9 @@ use std::collections::VecDeque;
 /// Rows for positions `position - around ..= position + around`, read again
 /// from the start of both sources (a side without the process is `None`).
 pub(crate) fn rows<'s>(
-    judge: &Judge<'_>,
+    comparer: &EventComparer<'_>,
     namers: [&Namer<'_>; 2],
-    slots: [Option<Slot>; 2],
+    slots: [Option<TableRow>; 2],
     mut sources: [Option<&mut (dyn Source + 's)>; 2],
     position: u64,
     around: u64,
@@ -34,7 +34,7 @@ pub(crate) fn rows<'s>(
         if pos >= from {
             let differs = match (&items[0], &items[1], &sources) {
                 (Some(a), Some(b), [Some(sa), Some(sb)]) => {
-                    judge.judge(a, sa.arena(), b, sb.arena()).is_some()
+                    comparer.comparer(a, sa.arena(), b, sb.arena()).is_some()
                 }
                 (None, None, _) => false,
                 _ => true,

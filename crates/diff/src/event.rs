@@ -2,7 +2,7 @@
 //! spans of a per-block byte arena — and the judgement of two events at the
 //! same position of matched processes: the same, or different and how.
 
-use crate::canon::Canon;
+use crate::pids::PidMapping;
 use crate::run::Run;
 use std::sync::atomic::{AtomicBool, Ordering};
 use trace_format::{
@@ -36,7 +36,7 @@ impl Span {
 
 /// What an observer consumed, as its sender sent it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Got {
+pub(crate) enum ConsumedKind {
     Message,
     /// An exit signal turned into `{'EXIT', From, Reason}`.
     Exit,
@@ -47,7 +47,7 @@ pub(crate) enum Got {
 }
 
 #[derive(Copy, Clone, Debug)]
-pub(crate) enum Ev {
+pub(crate) enum LoggedEvent {
     Spawn {
         child: ProcId,
         link: bool,
@@ -103,15 +103,15 @@ pub(crate) enum Ev {
     },
     /// Under `--observe`: a consumed message with what was sent (the sender
     /// is shown but not compared).
-    Got {
+    ConsumedKind {
         msg: MsgId,
-        what: Got,
+        what: ConsumedKind,
         payload: Option<Span>,
     },
 }
 
-impl Ev {
-    pub fn from_ref(e: &EventRef<'_>, arena: &mut Vec<u8>) -> Ev {
+impl LoggedEvent {
+    pub fn from_ref(e: &EventRef<'_>, arena: &mut Vec<u8>) -> LoggedEvent {
         let mut span = |p: Option<&[u8]>| p.and_then(|b| Span::push(arena, b));
         match *e {
             EventRef::Spawn {
@@ -119,36 +119,36 @@ impl Ev {
                 link,
                 monitor,
                 ..
-            } => Ev::Spawn {
+            } => LoggedEvent::Spawn {
                 child,
                 link,
                 monitor,
             },
-            EventRef::Send { to, payload, .. } => Ev::Send {
+            EventRef::Send { to, payload, .. } => LoggedEvent::Send {
                 to,
                 payload: span(payload),
             },
-            EventRef::Deliver { msg } => Ev::Deliver { msg },
-            EventRef::Receive { msg } => Ev::Receive { msg },
-            EventRef::Timeout => Ev::Timeout,
+            EventRef::Deliver { msg } => LoggedEvent::Deliver { msg },
+            EventRef::Receive { msg } => LoggedEvent::Receive { msg },
+            EventRef::Timeout => LoggedEvent::Timeout,
             EventRef::Signal { to, kind, .. } => {
                 let (kind, reason) = (kind.class(), kind.reason());
-                Ev::Signal {
+                LoggedEvent::Signal {
                     to,
                     kind,
                     reason: span(reason),
                 }
             }
-            EventRef::SignalTaken { signal, effect } => Ev::Taken { signal, effect },
-            EventRef::Nondet { kind, value } => Ev::Nondet {
+            EventRef::SignalTaken { signal, effect } => LoggedEvent::Taken { signal, effect },
+            EventRef::Nondet { kind, value } => LoggedEvent::Nondet {
                 kind,
                 value: span(Some(value)),
             },
-            EventRef::Output { seq, bytes } => Ev::Output {
+            EventRef::Output { seq, bytes } => LoggedEvent::Output {
                 seq,
                 bytes: span(bytes),
             },
-            EventRef::Exit { reason } => Ev::Exit {
+            EventRef::Exit { reason } => LoggedEvent::Exit {
                 reason: span(reason),
             },
             EventRef::Shared {
@@ -158,7 +158,7 @@ impl Ev {
                 seq,
                 key,
                 ..
-            } => Ev::Shared {
+            } => LoggedEvent::Shared {
                 object,
                 access,
                 function,
@@ -166,24 +166,24 @@ impl Ev {
                 key: span(key),
                 after: None,
             },
-            EventRef::Blocked { stuck } => Ev::Blocked { stuck },
+            EventRef::Blocked { stuck } => LoggedEvent::Blocked { stuck },
         }
     }
 
     pub fn kind(&self) -> EventKind {
         match self {
-            Ev::Spawn { .. } => EventKind::Spawn,
-            Ev::Send { .. } => EventKind::Send,
-            Ev::Deliver { .. } => EventKind::Deliver,
-            Ev::Receive { .. } | Ev::Got { .. } => EventKind::Receive,
-            Ev::Timeout => EventKind::Timeout,
-            Ev::Signal { .. } => EventKind::Signal,
-            Ev::Taken { .. } => EventKind::SignalTaken,
-            Ev::Nondet { .. } => EventKind::Nondet,
-            Ev::Output { .. } => EventKind::Output,
-            Ev::Exit { .. } => EventKind::Exit,
-            Ev::Shared { .. } => EventKind::Shared,
-            Ev::Blocked { .. } => EventKind::Blocked,
+            LoggedEvent::Spawn { .. } => EventKind::Spawn,
+            LoggedEvent::Send { .. } => EventKind::Send,
+            LoggedEvent::Deliver { .. } => EventKind::Deliver,
+            LoggedEvent::Receive { .. } | LoggedEvent::ConsumedKind { .. } => EventKind::Receive,
+            LoggedEvent::Timeout => EventKind::Timeout,
+            LoggedEvent::Signal { .. } => EventKind::Signal,
+            LoggedEvent::Taken { .. } => EventKind::SignalTaken,
+            LoggedEvent::Nondet { .. } => EventKind::Nondet,
+            LoggedEvent::Output { .. } => EventKind::Output,
+            LoggedEvent::Exit { .. } => EventKind::Exit,
+            LoggedEvent::Shared { .. } => EventKind::Shared,
+            LoggedEvent::Blocked { .. } => EventKind::Blocked,
         }
     }
 }
@@ -196,7 +196,7 @@ pub(crate) struct Item {
     pub index: u64,
     pub signals: u64,
     pub spawns: u64,
-    pub ev: Ev,
+    pub ev: LoggedEvent,
 }
 
 /// How two events at the same position differ.
@@ -226,28 +226,28 @@ impl Kind {
 }
 
 /// Judges events of run 0 against run 1.
-pub(crate) struct Judge<'a> {
-    pub canon: Canon<'a>,
+pub(crate) struct EventComparer<'a> {
+    pub pids: PidMapping<'a>,
     pub ignore_payloads: bool,
     /// A destination one log records was compared with one the other does
     /// not (and so taken as the same).
     pub unknown_dest: AtomicBool,
 }
 
-impl Judge<'_> {
+impl EventComparer<'_> {
     fn runs(&self) -> [&Run<'_>; 2] {
-        self.canon.runs
+        self.pids.runs
     }
 
     /// The pair of process `p` of run `x` (`None`: not in that log).
     fn pair(&self, x: usize, p: ProcId) -> Option<u32> {
         self.runs()[x]
             .slot(p)
-            .map(|s| self.canon.matching.pair(x, s))
+            .map(|s| self.pids.matching.pair(x, s))
     }
 
     fn observed(&self, pair: Option<u32>) -> bool {
-        match (self.canon.observed, pair) {
+        match (self.pids.observed, pair) {
             (None, _) => true,
             (Some(o), Some(p)) => o[p as usize],
             (Some(_), None) => false,
@@ -265,7 +265,7 @@ impl Judge<'_> {
     fn dest_eq(&self, a: Dest, b: Dest) -> bool {
         // Under --observe, destinations that are not observed are all alike.
         let unobserved =
-            |x: usize, p: ProcId| self.canon.observed.is_some() && !self.observed(self.pair(x, p));
+            |x: usize, p: ProcId| self.pids.observed.is_some() && !self.observed(self.pair(x, p));
         match (a, b) {
             (Dest::Unknown, Dest::Unknown) => true,
             (Dest::Unknown, _) | (_, Dest::Unknown) => {
@@ -286,7 +286,7 @@ impl Judge<'_> {
             // Not recorded on one side: not compared (the report says so).
             (None, _) | (_, None) => true,
             _ if self.ignore_payloads => true,
-            (Some(x), Some(y)) => self.canon.same(x.of(aa), y.of(ab)),
+            (Some(x), Some(y)) => self.pids.same(x.of(aa), y.of(ab)),
         }
     }
 
@@ -333,33 +333,35 @@ impl Judge<'_> {
     }
 
     /// `None` when the events are the same.
-    pub fn judge(&self, a: &Item, aa: &[u8], b: &Item, ab: &[u8]) -> Option<Kind> {
+    pub fn comparer(&self, a: &Item, aa: &[u8], b: &Item, ab: &[u8]) -> Option<Kind> {
         let (same, payload) = match (a.ev, b.ev) {
             (
-                Ev::Spawn {
+                LoggedEvent::Spawn {
                     child: c,
                     link: l,
                     monitor: m,
                 },
-                Ev::Spawn {
+                LoggedEvent::Spawn {
                     child: c2,
                     link: l2,
                     monitor: m2,
                 },
             ) => (l == l2 && m == m2 && self.proc_eq(c, c2), true),
             (
-                Ev::Send { to, payload },
-                Ev::Send {
+                LoggedEvent::Send { to, payload },
+                LoggedEvent::Send {
                     to: t2,
                     payload: p2,
                 },
             ) => (self.dest_eq(to, t2), self.payload_eq(payload, aa, p2, ab)),
-            (Ev::Deliver { msg }, Ev::Deliver { msg: m2 })
-            | (Ev::Receive { msg }, Ev::Receive { msg: m2 }) => (self.msg_eq(msg, m2), true),
-            (Ev::Timeout, Ev::Timeout) => (true, true),
+            (LoggedEvent::Deliver { msg }, LoggedEvent::Deliver { msg: m2 })
+            | (LoggedEvent::Receive { msg }, LoggedEvent::Receive { msg: m2 }) => {
+                (self.msg_eq(msg, m2), true)
+            }
+            (LoggedEvent::Timeout, LoggedEvent::Timeout) => (true, true),
             (
-                Ev::Signal { to, kind, reason },
-                Ev::Signal {
+                LoggedEvent::Signal { to, kind, reason },
+                LoggedEvent::Signal {
                     to: t2,
                     kind: k2,
                     reason: r2,
@@ -369,20 +371,20 @@ impl Judge<'_> {
                 self.payload_eq(reason, aa, r2, ab),
             ),
             (
-                Ev::Taken { signal, effect },
-                Ev::Taken {
+                LoggedEvent::Taken { signal, effect },
+                LoggedEvent::Taken {
                     signal: s2,
                     effect: e2,
                 },
             ) => (effect == e2 && self.msg_eq(signal, s2), true),
             (
-                Ev::Nondet { kind, value },
-                Ev::Nondet {
+                LoggedEvent::Nondet { kind, value },
+                LoggedEvent::Nondet {
                     kind: k2,
                     value: v2,
                 },
             ) => (self.nondet_eq(kind, k2), self.payload_eq(value, aa, v2, ab)),
-            (Ev::Output { bytes, .. }, Ev::Output { bytes: b2, .. }) => (
+            (LoggedEvent::Output { bytes, .. }, LoggedEvent::Output { bytes: b2, .. }) => (
                 true,
                 match (bytes, b2) {
                     (Some(x), Some(y)) => self.ignore_payloads || x.of(aa) == y.of(ab),
@@ -390,7 +392,7 @@ impl Judge<'_> {
                 },
             ),
             (
-                Ev::Shared {
+                LoggedEvent::Shared {
                     object,
                     access,
                     function,
@@ -398,7 +400,7 @@ impl Judge<'_> {
                     after,
                     ..
                 },
-                Ev::Shared {
+                LoggedEvent::Shared {
                     object: o2,
                     access: a2,
                     function: f2,
@@ -413,13 +415,15 @@ impl Judge<'_> {
                     && self.after_eq(after, af2),
                 self.payload_eq(key, aa, k2, ab),
             ),
-            (Ev::Blocked { stuck }, Ev::Blocked { stuck: s2 }) => (stuck == s2, true),
-            (Ev::Exit { reason }, Ev::Exit { reason: r2 }) => {
+            (LoggedEvent::Blocked { stuck }, LoggedEvent::Blocked { stuck: s2 }) => {
+                (stuck == s2, true)
+            }
+            (LoggedEvent::Exit { reason }, LoggedEvent::Exit { reason: r2 }) => {
                 return (!self.payload_eq(reason, aa, r2, ab)).then_some(Kind::ExitReason)
             }
             (
-                Ev::Got { what, payload, .. },
-                Ev::Got {
+                LoggedEvent::ConsumedKind { what, payload, .. },
+                LoggedEvent::ConsumedKind {
                     what: w2,
                     payload: p2,
                     ..

@@ -2,13 +2,14 @@
 //! processes only one run has, the root divergences (walked in each run)
 //! with their context, and the notes on what was not compared.
 
+use crate::comparison::{Comparison, PairOutcome};
 use crate::context;
 use crate::matching::{Matching, Naming};
-use crate::pass::{PairOutcome, Pass};
+use crate::options::Options;
 use crate::report::{Diff, Kind, Level, OnlyIn, ProcessDiff, Root, RunSummary, RUNS};
-use crate::roots::{Candidate, Cut, Walker};
+use crate::roots::{Candidate, Walker};
 use crate::run::Run;
-use crate::Options;
+use crate::source::Cut;
 use std::collections::HashMap;
 use trace_format::{LogReader, RunEnd, Warning};
 
@@ -32,7 +33,7 @@ fn complete(r: &LogReader) -> bool {
 /// The report of a pass; also says in which runs a spawn did not create
 /// the child the process table names (see `Run::name_from_model`).
 pub(crate) fn report(
-    pass: &Pass<'_>,
+    pass: &Comparison<'_>,
     outcomes: &[PairOutcome],
     opts: &Options,
     mut notes: Vec<String>,
@@ -89,7 +90,7 @@ struct Tally {
     only_in: Vec<OnlyIn>,
     processes: u64,
     events: [u64; 2],
-    /// Per run and process slot: the whole log read.
+    /// Per run and process row: the whole log read.
     totals: [Vec<Option<Cut>>; 2],
     /// Per run: the first differences (pair, where, position among the
     /// compared events), for the roots.
@@ -98,7 +99,7 @@ struct Tally {
 
 /// The differences per process, the processes one run only has, and the
 /// first differences of each run.
-fn tally(pass: &Pass<'_>, outcomes: &[PairOutcome]) -> Tally {
+fn tally(pass: &Comparison<'_>, outcomes: &[PairOutcome]) -> Tally {
     let (runs, matching): ([&Run<'_>; 2], &Matching) = (pass.runs, pass.matching);
     let mut t = Tally {
         differences: Vec::new(),
@@ -175,7 +176,7 @@ fn tally(pass: &Pass<'_>, outcomes: &[PairOutcome]) -> Tally {
 
 /// The root divergences, walked in each run; a pair is one if it is one in
 /// either run. Each comes with its context from both runs.
-fn roots(pass: &Pass<'_>, tally: &mut Tally, opts: &Options) -> Vec<Root> {
+fn roots(pass: &Comparison<'_>, tally: &mut Tally, opts: &Options) -> Vec<Root> {
     let (runs, matching): ([&Run<'_>; 2], &Matching) = (pass.runs, pass.matching);
     let mut found: Vec<Found> = Vec::new();
     let mut found_at: HashMap<u32, usize> = HashMap::new();
@@ -214,7 +215,7 @@ fn roots(pass: &Pass<'_>, tally: &mut Tally, opts: &Options) -> Vec<Root> {
                 let mut srcs = pass.sources(slots, &mut w);
                 let [a, b] = &mut srcs;
                 let context = context::rows(
-                    &pass.judge,
+                    &pass.comparer,
                     [&pass.namers[0], &pass.namers[1]],
                     slots,
                     [a.as_deref_mut(), b.as_deref_mut()],
@@ -243,13 +244,14 @@ fn rank_roots(roots: &mut [Root], differences: &[ProcessDiff]) {
             .find(|d| d.name == r.name)
             .is_some_and(|d| d.kind == Kind::Payload)
     };
-    roots.sort_by_key(|r| value_only(r));
+    // Each root's rank worked out once, not at every comparison.
+    roots.sort_by_cached_key(value_only);
 }
 
 /// The notes on what was not compared, and on logs cut short.
 fn add_notes(
     notes: &mut Vec<String>,
-    pass: &Pass<'_>,
+    pass: &Comparison<'_>,
     opts: &Options,
     summaries: &[RunSummary; 2],
 ) {
@@ -273,7 +275,7 @@ fn add_notes(
         notes.push("deliveries are recorded in one log only: they were not compared".into());
     }
     if pass
-        .judge
+        .comparer
         .unknown_dest
         .load(std::sync::atomic::Ordering::Relaxed)
     {

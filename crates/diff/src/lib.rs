@@ -18,12 +18,12 @@
 //! consume and send, in their order).
 //!
 //! ```text
-//! LogReader ×2 ─► run (process table: slots, blocks, spawn tree)
+//! LogReader ×2 ─► run (process table: rows, blocks, spawn tree)
 //!                  └─► matching (pairs by symbolic name)
-//! pass, per pair in parallel: blocks stored alike are skipped; otherwise
+//! comparison, per pair in parallel: blocks stored alike are skipped; otherwise
 //!   source (blocks decoded a window at a time, or an observer's projection:
-//!   observe) ─► compare (event by event: event's judge, payloads through
-//!   canon and abstraction) ─► first difference, exits
+//!   observe) ─► compare (event by event: event's comparer, payloads through
+//!   pids and abstraction) ─► first difference, exits
 //! findings: first differences ─► roots (causal past walked backwards in
 //!   each log) ─► context (events around each root), notes
 //!   ─► report::Diff ─► render (text, JSON; events as show writes them)
@@ -34,14 +34,15 @@
 //! log, nor a whole block decoded. An observer's projection is held whole.
 
 mod abstraction;
-mod canon;
 mod compare;
+mod comparison;
 mod context;
 mod event;
 mod findings;
 mod matching;
 mod observe;
-mod pass;
+mod options;
+mod pids;
 pub mod render;
 mod report;
 mod roots;
@@ -52,43 +53,20 @@ mod source;
 pub use abstraction::{Abstraction, AbstractionError};
 pub use event::Kind;
 pub use matching::ProcName;
+pub use options::Options;
 pub use report::{Diff, ExitDiff, Level, OnlyIn, ProcessDiff, Root, Row, RunSummary, RUNS};
 pub use show::Shown;
 
-use canon::Canon;
-use event::Judge;
+use comparison::{Comparison, PairOutcome};
+use event::EventComparer;
 use matching::Matching;
-use pass::{PairOutcome, Pass};
+use pids::PidMapping;
 use rayon::prelude::*;
 use run::Run;
 use show::Namer;
 use std::fmt;
 use trace_capture::SymbolicName;
 use trace_format::LogReader;
-
-/// How to compare.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Compare events without their payloads.
-    pub ignore_payloads: bool,
-    /// Wildcard parts of payloads before comparing them.
-    pub abstractions: Vec<Abstraction>,
-    /// Compare only what these processes consume and send.
-    pub observe: Vec<SymbolicName>,
-    /// Events shown before and after each root divergence.
-    pub context: u64,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            ignore_payloads: false,
-            abstractions: Vec::new(),
-            observe: Vec::new(),
-            context: 2,
-        }
-    }
-}
 
 /// Why two logs could not be compared as asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -155,11 +133,11 @@ fn attempt(
     let headers = [runs[0].reader.header(), runs[1].reader.header()];
     let same_pids = matching.same_pids(runs);
     let skip_deliveries = headers[0].options.deliveries != headers[1].options.deliveries;
-    let pass = Pass {
+    let pass = Comparison {
         runs,
         matching: &matching,
-        judge: Judge {
-            canon: Canon {
+        comparer: EventComparer {
+            pids: PidMapping {
                 runs,
                 matching: &matching,
                 observed: observed.as_deref(),

@@ -4,7 +4,7 @@
 //! (possible only in damaged or inconsistent logs), which are matched by
 //! raw pid as a last resort.
 
-use crate::run::{Run, Slot, NO_SLOT};
+use crate::run::{Run, TableRow, NO_ROW};
 use std::collections::HashMap;
 use std::fmt;
 use trace_capture::SymbolicName;
@@ -46,13 +46,13 @@ pub(crate) enum Naming {
 #[derive(Clone, Debug)]
 pub(crate) struct Pair {
     pub naming: Naming,
-    pub slot: [Option<Slot>; 2],
+    pub slot: [Option<TableRow>; 2],
 }
 
 pub(crate) struct Matching {
     /// In name order (a spawn tree's preorder), unnamed processes last.
     pub pairs: Vec<Pair>,
-    /// Per run, per slot: the pair it belongs to.
+    /// Per run, per row: the pair it belongs to.
     pub pair_of: [Vec<u32>; 2],
 }
 
@@ -63,7 +63,7 @@ impl Matching {
             vec![false; runs[0].procs.len()],
             vec![false; runs[1].procs.len()],
         ];
-        let mut stack: Vec<(Naming, [Option<Slot>; 2])> = Vec::new();
+        let mut stack: Vec<(Naming, [Option<TableRow>; 2])> = Vec::new();
         let roots = [runs[0].root(), runs[1].root()];
         if roots != [None, None] {
             stack.push((Naming::Root, roots));
@@ -86,7 +86,7 @@ impl Matching {
             let (ka, kb) = (kids(0), kids(1));
             // Children pushed last-first so the stack pops them in order.
             for k in (0..ka.len().max(kb.len())).rev() {
-                let get = |v: &[Slot]| v.get(k).copied().filter(|&c| c != NO_SLOT);
+                let get = |v: &[TableRow]| v.get(k).copied().filter(|&c| c != NO_ROW);
                 let c = [get(ka), get(kb)];
                 if c != [None, None] {
                     let number = k as u32 + 1;
@@ -96,11 +96,11 @@ impl Matching {
             pairs.push(Pair { naming, slot });
         }
         // Processes no spawn names: by raw pid.
-        let mut unnamed: HashMap<u64, [Option<Slot>; 2]> = HashMap::new();
+        let mut unnamed: HashMap<u64, [Option<TableRow>; 2]> = HashMap::new();
         for x in 0..2 {
             for (s, done) in seen[x].iter().enumerate() {
                 if !done {
-                    unnamed.entry(runs[x].pid(s as Slot)).or_default()[x] = Some(s as Slot);
+                    unnamed.entry(runs[x].pid(s as TableRow)).or_default()[x] = Some(s as TableRow);
                 }
             }
         }
@@ -129,7 +129,7 @@ impl Matching {
     pub fn same_pids(&self, runs: [&Run<'_>; 2]) -> bool {
         (0..2).all(|x| {
             let y = 1 - x;
-            (0..runs[x].procs.len() as Slot).all(|s| {
+            (0..runs[x].procs.len() as TableRow).all(|s| {
                 runs[y]
                     .slot_of_pid(runs[x].pid(s))
                     .is_some_and(|t| self.pair(y, t) == self.pair(x, s))
@@ -141,15 +141,15 @@ impl Matching {
     /// encodings are equal are then the same events.
     pub fn same_ids(&self, runs: [&Run<'_>; 2]) -> bool {
         runs[0].procs.len() == runs[1].procs.len()
-            && (0..runs[0].procs.len() as Slot).all(|s| {
+            && (0..runs[0].procs.len() as TableRow).all(|s| {
                 runs[1]
                     .slot(runs[0].id(s))
                     .is_some_and(|t| self.pair(1, t) == self.pair(0, s))
             })
     }
 
-    /// The pair of slot `s` of run `x`.
-    pub fn pair(&self, x: usize, s: Slot) -> u32 {
+    /// The pair of row `s` of run `x`.
+    pub fn pair(&self, x: usize, s: TableRow) -> u32 {
         self.pair_of[x][s as usize]
     }
 

@@ -11,8 +11,8 @@
 //! the messages it consumed, read from the senders' blocks that hold them
 //! (each such block decoded once).
 
-use crate::event::{Ev, Got, Item, Span};
-use crate::run::{Run, Slot};
+use crate::event::{ConsumedKind, Item, LoggedEvent, Span};
+use crate::run::{Run, TableRow};
 use crate::source::Projected;
 use std::collections::BTreeMap;
 use trace_format::text::pid_text;
@@ -26,19 +26,19 @@ fn keep(arena: &mut Vec<u8>, bytes: &[u8], lost: &mut bool) -> Option<Span> {
     s
 }
 
-/// The observable events of `slot`, with the payloads of what it consumed.
-pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) -> Projected {
+/// The observable events of `row`, with the payloads of what it consumed.
+pub(crate) fn project(run: &Run<'_>, slot: TableRow, warnings: &mut Vec<Warning>) -> Projected {
     let mut p = Projected::default();
     let mut lost = false;
-    // (sender slot, signal index) → positions of the items that consumed it.
-    let mut wanted: BTreeMap<(Slot, u64), Vec<usize>> = BTreeMap::new();
+    // (sender row, signal index) → positions of the items that consumed it.
+    let mut wanted: BTreeMap<(TableRow, u64), Vec<usize>> = BTreeMap::new();
     let (mut signals, mut spawns, mut events) = (0u64, 0u64, 0u64);
     for k in run.blocks(slot) {
         let saved = (signals, spawns, events);
         let (items, arena) = (&mut p.items, &mut p.arena);
         let r = run.reader.for_each_event_in_block(k, |index, _, e| {
             let ev = match e {
-                EventRef::Send { to, payload, .. } => Some(Ev::Send {
+                EventRef::Send { to, payload, .. } => Some(LoggedEvent::Send {
                     to,
                     payload: payload.and_then(|b| keep(arena, b, &mut lost)),
                 }),
@@ -46,13 +46,13 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
                     if let Some(s) = run.slot(msg.sender) {
                         wanted.entry((s, msg.index)).or_default().push(items.len());
                     }
-                    Some(Ev::Got {
+                    Some(LoggedEvent::ConsumedKind {
                         msg,
-                        what: Got::Unknown,
+                        what: ConsumedKind::Unknown,
                         payload: None,
                     })
                 }
-                EventRef::Exit { reason } => Some(Ev::Exit {
+                EventRef::Exit { reason } => Some(LoggedEvent::Exit {
                     reason: reason.and_then(|b| keep(arena, b, &mut lost)),
                 }),
                 _ => None,
@@ -92,7 +92,7 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
             break;
         }
     }
-    p.total = crate::roots::Cut {
+    p.total = crate::source::Cut {
         events,
         signals,
         spawns,
@@ -112,11 +112,11 @@ pub(crate) fn project(run: &Run<'_>, slot: Slot, warnings: &mut Vec<Warning>) ->
 fn fill_payloads(
     run: &Run<'_>,
     p: &mut Projected,
-    wanted: &BTreeMap<(Slot, u64), Vec<usize>>,
+    wanted: &BTreeMap<(TableRow, u64), Vec<usize>>,
     lost: &mut bool,
     warnings: &mut Vec<Warning>,
 ) {
-    let mut blocks: Vec<(Slot, usize)> = wanted
+    let mut blocks: Vec<(TableRow, usize)> = wanted
         .keys()
         .map(|&(s, i)| (s, run.block_of_signal(s, i)))
         .collect();
@@ -125,10 +125,10 @@ fn fill_payloads(
         let (items, arena) = (&mut p.items, &mut p.arena);
         let r = run.reader.for_each_event_in_block(k, |_, _, e| {
             let (msg, what, payload) = match e {
-                EventRef::Send { msg, payload, .. } => (msg, Got::Message, payload),
+                EventRef::Send { msg, payload, .. } => (msg, ConsumedKind::Message, payload),
                 EventRef::Signal { signal, kind, .. } => match kind {
-                    SignalKindRef::Exit { reason, .. } => (signal, Got::Exit, reason),
-                    SignalKindRef::Down { reason } => (signal, Got::Down, reason),
+                    SignalKindRef::Exit { reason, .. } => (signal, ConsumedKind::Exit, reason),
+                    SignalKindRef::Down { reason } => (signal, ConsumedKind::Down, reason),
                     _ => return,
                 },
                 _ => return,
@@ -136,8 +136,8 @@ fn fill_payloads(
             if let Some(at) = wanted.get(&(sender, msg.index)) {
                 let payload = payload.and_then(|b| keep(arena, b, lost));
                 for &i in at {
-                    if let Ev::Got { msg, .. } = items[i].ev {
-                        items[i].ev = Ev::Got { msg, what, payload };
+                    if let LoggedEvent::ConsumedKind { msg, .. } = items[i].ev {
+                        items[i].ev = LoggedEvent::ConsumedKind { msg, what, payload };
                     }
                 }
             }

@@ -20,8 +20,8 @@
 //! it; what the blocks it read hold for the walk (receipts, sends, spawns)
 //! is kept, up to [`FACTS_BUDGET`] facts, so a block is decoded once.
 
-use crate::run::{Run, Slot, NO_SLOT};
-use crate::source::BlockStream;
+use crate::run::{Run, TableRow, NO_ROW};
+use crate::source::{BlockStream, Cut};
 use std::collections::HashMap;
 use std::rc::Rc;
 use trace_format::EventRef;
@@ -39,7 +39,7 @@ enum Fact {
     Spawn,
     /// A delivery, taking or consumption of the sender's signal `index`.
     Receipt {
-        sender: Slot,
+        sender: TableRow,
         index: u64,
     },
 }
@@ -50,36 +50,21 @@ struct BlockFacts {
     facts: Vec<Fact>,
 }
 
-/// A prefix of a process log: its first `events` events, holding `signals`
-/// signals sent and `spawns` spawns.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Cut {
-    pub events: u64,
-    pub signals: u64,
-    pub spawns: u64,
-}
-
-impl Cut {
-    fn covers(&self, need: &Cut) -> bool {
-        self.events >= need.events && self.signals >= need.signals && self.spawns >= need.spawns
-    }
-}
-
 /// A first difference of one run: process, and the prefix before it.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Candidate {
-    pub slot: Slot,
+    pub slot: TableRow,
     pub before: Cut,
 }
 
 /// Walks the causal pasts of one run's first differences.
 pub(crate) struct Walker<'a> {
     run: &'a Run<'a>,
-    /// Per slot: the prefix before its first difference, if it has one.
+    /// Per row: the prefix before its first difference, if it has one.
     diffs: Vec<Option<Cut>>,
-    /// Per slot: the whole readable log, once known.
+    /// Per row: the whole readable log, once known.
     totals: Vec<Option<Cut>>,
-    /// Per slot: a prefix known to have a clean causal past.
+    /// Per row: a prefix known to have a clean causal past.
     clean: Vec<Cut>,
     /// Facts of blocks decoded so far, by block position.
     facts: HashMap<usize, Rc<BlockFacts>>,
@@ -127,7 +112,7 @@ impl<'a> Walker<'a> {
                     EventRef::Receive { msg }
                     | EventRef::Deliver { msg }
                     | EventRef::SignalTaken { signal: msg, .. } => Fact::Receipt {
-                        sender: run.slot(msg.sender).unwrap_or(NO_SLOT),
+                        sender: run.slot(msg.sender).unwrap_or(NO_ROW),
                         index: msg.index,
                     },
                     EventRef::Send { .. } | EventRef::Signal { .. } => Fact::Signal,
@@ -153,7 +138,7 @@ impl<'a> Walker<'a> {
     /// (its blocks were equal in both logs), its signals are counted from its
     /// last block alone, and its spawns are its children in the process table
     /// if its log is complete; only an incomplete log is read through.
-    fn total(&mut self, q: Slot) -> Cut {
+    fn total(&mut self, q: TableRow) -> Cut {
         if let Some(t) = self.totals[q as usize] {
             return t;
         }
@@ -183,17 +168,17 @@ impl<'a> Walker<'a> {
         let p = c.slot;
         let at = c.before.events;
         let run = self.run;
-        let mut need: HashMap<Slot, Cut> = HashMap::new();
-        let mut cur: HashMap<Slot, Cut> = HashMap::new();
+        let mut need: HashMap<TableRow, Cut> = HashMap::new();
+        let mut cur: HashMap<TableRow, Cut> = HashMap::new();
         // Process `q`'s first `signals` signals and `spawns` spawns are in
         // the past: is that beyond q's first difference? A signal or spawn
         // q's log does not hold orders nothing (a receipt of a signal never
         // sent), as in trace-causal.
         let reach = |w: &mut Self,
-                     q: Slot,
+                     q: TableRow,
                      signals: u64,
                      spawns: u64,
-                     need: &mut HashMap<Slot, Cut>|
+                     need: &mut HashMap<TableRow, Cut>|
          -> Reach {
             let total = w.total(q);
             if signals > total.signals || spawns > total.spawns {
@@ -231,7 +216,7 @@ impl<'a> Walker<'a> {
             }
             let mut c = c0;
             let mut hit = false;
-            let mut pushes: Vec<Slot> = Vec::new();
+            let mut pushes: Vec<TableRow> = Vec::new();
             let mut k = run.block_of_event(q, c.events);
             let blocks_end = run.blocks(q).end;
             while k < blocks_end && !hit && !c.covers(&want) && c.events < end {
@@ -240,7 +225,7 @@ impl<'a> Walker<'a> {
                     break;
                 };
                 // Edges found in this block: (process, signals, spawns).
-                let mut edges: Vec<(Slot, u64, u64)> = Vec::new();
+                let mut edges: Vec<(TableRow, u64, u64)> = Vec::new();
                 let from = c.events.saturating_sub(block.first) as usize;
                 for (i, f) in block.facts.iter().enumerate().skip(from) {
                     let j = block.first + i as u64;
@@ -248,7 +233,7 @@ impl<'a> Walker<'a> {
                         break;
                     }
                     match *f {
-                        Fact::Receipt { sender, index } if sender != NO_SLOT => {
+                        Fact::Receipt { sender, index } if sender != NO_ROW => {
                             edges.push((sender, index + 1, 0))
                         }
                         Fact::Signal => c.signals += 1,

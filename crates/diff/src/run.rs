@@ -1,4 +1,4 @@
-//! One log as diff reads it: its processes by slot (position in the
+//! One log as diff reads it: its processes by row (position in the
 //! reader's process table), where each process's blocks are, raw pids, and
 //! the spawn tree that gives symbolic names.
 //!
@@ -14,23 +14,23 @@ use trace_capture::Names;
 use trace_causal::Model;
 use trace_format::{LogReader, ProcId, ProcessInfo};
 
-pub(crate) use trace_capture::{Slot, NO_SLOT};
+pub(crate) use trace_capture::{TableRow, NO_ROW};
 
 pub(crate) struct Run<'r> {
     pub reader: &'r LogReader,
     pub procs: &'r [ProcessInfo],
-    /// Per slot, its blocks: positions `block_start[s]..block_start[s + 1]`
+    /// Per row, its blocks: positions `block_start[s]..block_start[s + 1]`
     /// in [`LogReader::blocks`].
     block_start: Vec<usize>,
     /// Per block position: its first event and first signal index.
     block_first: Vec<(u64, u64)>,
-    /// The spawn tree that names the processes, by slot.
+    /// The spawn tree that names the processes, by row.
     pub names: Names,
     /// The causal model, built when a shared-state operation needs it (to
     /// know which operation it follows on its object).
     model: std::sync::OnceLock<Model>,
-    /// Raw pid number → slot.
-    by_pid: HashMap<u64, Slot>,
+    /// Raw pid number → row.
+    by_pid: HashMap<u64, TableRow>,
 }
 
 impl<'r> Run<'r> {
@@ -61,7 +61,7 @@ impl<'r> Run<'r> {
             by_pid: procs
                 .iter()
                 .enumerate()
-                .map(|(s, p)| (p.pid, s as Slot))
+                .map(|(s, p)| (p.pid, s as TableRow))
                 .collect(),
         }
     }
@@ -80,62 +80,62 @@ impl<'r> Run<'r> {
         self.names = Model::build(self.reader).names().clone();
     }
 
-    pub fn slot(&self, id: ProcId) -> Option<Slot> {
-        id.position_in(self.procs, |p| p.id).map(|s| s as Slot)
+    pub fn slot(&self, id: ProcId) -> Option<TableRow> {
+        id.position_in(self.procs, |p| p.id).map(|s| s as TableRow)
     }
 
-    pub fn slot_of_pid(&self, pid: u64) -> Option<Slot> {
+    pub fn slot_of_pid(&self, pid: u64) -> Option<TableRow> {
         self.by_pid.get(&pid).copied()
     }
 
-    pub fn id(&self, s: Slot) -> ProcId {
+    pub fn id(&self, s: TableRow) -> ProcId {
         self.procs[s as usize].id
     }
 
-    pub fn pid(&self, s: Slot) -> u64 {
+    pub fn pid(&self, s: TableRow) -> u64 {
         self.procs[s as usize].pid
     }
 
-    pub fn events(&self, s: Slot) -> u64 {
+    pub fn events(&self, s: TableRow) -> u64 {
         self.procs[s as usize].events
     }
 
     /// The root of the spawn tree: the entry process.
-    pub fn root(&self) -> Option<Slot> {
+    pub fn root(&self) -> Option<TableRow> {
         self.names.root_slot()
     }
 
-    /// The children of `s`, in spawn order (`NO_SLOT` where a numbered child has no log).
-    pub fn children(&self, s: Slot) -> &[Slot] {
+    /// The children of `s`, in spawn order (`NO_ROW` where a numbered child has no log).
+    pub fn children(&self, s: TableRow) -> &[TableRow] {
         self.names.children_of_slot(s)
     }
 
-    /// The parent's slot and the number of `s` among its children, when a
+    /// The parent's row and the number of `s` among its children, when a
     /// spawn names it.
-    pub fn birth(&self, s: Slot) -> Option<(Slot, u32)> {
+    pub fn birth(&self, s: TableRow) -> Option<(TableRow, u32)> {
         self.names.birth_of_slot(s)
     }
 
     /// The `k`-th child (from 1) of `s` the names say, if any.
-    pub fn child(&self, s: Slot, k: u64) -> Option<Slot> {
+    pub fn child(&self, s: TableRow, k: u64) -> Option<TableRow> {
         let c = *self.children(s).get((k as usize).checked_sub(1)?)?;
-        (c != NO_SLOT).then_some(c)
+        (c != NO_ROW).then_some(c)
     }
 
     /// Block positions of `s`.
-    pub fn blocks(&self, s: Slot) -> std::ops::Range<usize> {
+    pub fn blocks(&self, s: TableRow) -> std::ops::Range<usize> {
         self.block_start[s as usize]..self.block_start[s as usize + 1]
     }
 
     /// The block of `s` holding event `index` (the last one when beyond).
-    pub fn block_of_event(&self, s: Slot, index: u64) -> usize {
+    pub fn block_of_event(&self, s: TableRow, index: u64) -> usize {
         let r = self.blocks(s);
         let k = self.block_first[r.clone()].partition_point(|b| b.0 <= index);
         r.start + k.saturating_sub(1)
     }
 
     /// The block of `s` holding its signal `index` (the last one when beyond).
-    pub fn block_of_signal(&self, s: Slot, index: u64) -> usize {
+    pub fn block_of_signal(&self, s: TableRow, index: u64) -> usize {
         let r = self.blocks(s);
         let k = self.block_first[r.clone()].partition_point(|b| b.1 <= index);
         r.start + k.saturating_sub(1)

@@ -3,9 +3,9 @@
 //! runs read alike: `receive P.1:0`, `send P:2 to P.2: {ping,1}`,
 //! `spawn P.3 link`, `exit: normal`.
 
-use crate::event::{Ev, Got, Item};
+use crate::event::{ConsumedKind, Item, LoggedEvent};
 use crate::matching::Matching;
-use crate::run::{Run, Slot};
+use crate::run::{Run, TableRow};
 use std::fmt::Write;
 use trace_format::text::{render_payload, Naming, Printer};
 use trace_format::{EventRef, MsgId, ProcId, SignalKindRef};
@@ -51,14 +51,14 @@ impl Namer<'_> {
         }
     }
 
-    pub fn slot(&self, s: Slot) -> String {
+    pub fn slot(&self, s: TableRow) -> String {
         self.matching
             .name(self.matching.pair(self.x, s))
             .to_string()
     }
 
     /// Event `it` of process `me`.
-    pub fn show(&self, me: Slot, it: &Item, arena: &[u8]) -> Shown {
+    pub fn show(&self, me: TableRow, it: &Item, arena: &[u8]) -> Shown {
         let printer = Printer {
             header: self.run.reader.header(),
             names: self,
@@ -69,20 +69,20 @@ impl Namer<'_> {
             index: it.signals,
         };
         let text = match it.ev {
-            Ev::Got { msg, what, payload } => {
+            LoggedEvent::ConsumedKind { msg, what, payload } => {
                 let mut s = printer.event(&EventRef::Receive { msg });
                 s.push_str(match what {
-                    Got::Message => "",
-                    Got::Exit => " (exit signal)",
-                    Got::Down => " ('DOWN' signal)",
-                    Got::Unknown => " (not in the sender's log)",
+                    ConsumedKind::Message => "",
+                    ConsumedKind::Exit => " (exit signal)",
+                    ConsumedKind::Down => " ('DOWN' signal)",
+                    ConsumedKind::Unknown => " (not in the sender's log)",
                 });
                 if let Some(p) = bytes(payload) {
                     let _ = write!(s, ": {}", render_payload(p));
                 }
                 s
             }
-            Ev::Shared {
+            LoggedEvent::Shared {
                 after: Some((p, i)),
                 ..
             } => {
@@ -100,15 +100,15 @@ impl Namer<'_> {
     }
 }
 
-/// The log's event a compared event stands for (`Got` aside).
+/// The log's event a compared event stands for (`ConsumedKind` aside).
 fn as_event_ref<'b>(
-    ev: Ev,
+    ev: LoggedEvent,
     own: MsgId,
     run: &Run<'_>,
     bytes: &dyn Fn(Option<crate::event::Span>) -> Option<&'b [u8]>,
 ) -> EventRef<'b> {
     match ev {
-        Ev::Spawn {
+        LoggedEvent::Spawn {
             child,
             link,
             monitor,
@@ -118,33 +118,35 @@ fn as_event_ref<'b>(
             link,
             monitor,
         },
-        Ev::Send { to, payload } => EventRef::Send {
+        LoggedEvent::Send { to, payload } => EventRef::Send {
             msg: own,
             to,
             payload: bytes(payload),
         },
-        Ev::Deliver { msg } => EventRef::Deliver { msg },
-        Ev::Receive { msg } | Ev::Got { msg, .. } => EventRef::Receive { msg },
-        Ev::Timeout => EventRef::Timeout,
-        Ev::Signal { to, kind, reason } => EventRef::Signal {
+        LoggedEvent::Deliver { msg } => EventRef::Deliver { msg },
+        LoggedEvent::Receive { msg } | LoggedEvent::ConsumedKind { msg, .. } => {
+            EventRef::Receive { msg }
+        }
+        LoggedEvent::Timeout => EventRef::Timeout,
+        LoggedEvent::Signal { to, kind, reason } => EventRef::Signal {
             signal: own,
             to,
-            // `Ev::from_ref` takes the class of a signal kind: never a message.
+            // `LoggedEvent::from_ref` takes the class of a signal kind: never a message.
             kind: SignalKindRef::with_class(kind, bytes(reason)).unwrap_or(SignalKindRef::Link),
         },
-        Ev::Taken { signal, effect } => EventRef::SignalTaken { signal, effect },
-        Ev::Nondet { kind, value } => EventRef::Nondet {
+        LoggedEvent::Taken { signal, effect } => EventRef::SignalTaken { signal, effect },
+        LoggedEvent::Nondet { kind, value } => EventRef::Nondet {
             kind,
             value: bytes(value).unwrap_or_default(),
         },
-        Ev::Output { seq, bytes: b } => EventRef::Output {
+        LoggedEvent::Output { seq, bytes: b } => EventRef::Output {
             seq,
             bytes: bytes(b),
         },
-        Ev::Exit { reason } => EventRef::Exit {
+        LoggedEvent::Exit { reason } => EventRef::Exit {
             reason: bytes(reason),
         },
-        Ev::Shared {
+        LoggedEvent::Shared {
             object,
             access,
             function,
@@ -159,6 +161,6 @@ fn as_event_ref<'b>(
             key: bytes(key),
             name: None,
         },
-        Ev::Blocked { stuck } => EventRef::Blocked { stuck },
+        LoggedEvent::Blocked { stuck } => EventRef::Blocked { stuck },
     }
 }

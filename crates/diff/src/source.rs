@@ -3,11 +3,25 @@
 //! stored bytes), or a projection held
 //! whole ([`Projected`], an observer's log under `--observe`).
 
-use crate::event::{Ev, Item};
-use crate::roots::Cut;
-use crate::run::{Run, Slot};
+use crate::event::{Item, LoggedEvent};
+use crate::run::{Run, TableRow};
 use std::ops::Range;
 use trace_format::{BlockCursor, EventRef, Warning};
+
+/// A prefix of a process log: its first `events` events, holding `signals`
+/// signals sent and `spawns` spawns.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Cut {
+    pub events: u64,
+    pub signals: u64,
+    pub spawns: u64,
+}
+
+impl Cut {
+    pub(crate) fn covers(&self, need: &Cut) -> bool {
+        self.events >= need.events && self.signals >= need.signals && self.spawns >= need.spawns
+    }
+}
 
 /// A sequence of events, read by peeking and advancing.
 pub(crate) trait Source {
@@ -28,7 +42,7 @@ pub(crate) trait Source {
 /// One process's log, block by block.
 pub(crate) struct BlockStream<'a> {
     run: &'a Run<'a>,
-    slot: Slot,
+    slot: TableRow,
     blocks: Range<usize>,
     /// The block being read (`block`), while events are left in it.
     cursor: Option<BlockCursor>,
@@ -74,7 +88,7 @@ impl Drop for BlockStream<'_> {
 }
 
 impl<'a> BlockStream<'a> {
-    pub fn new(run: &'a Run<'a>, slot: Slot, skip_deliveries: bool) -> Self {
+    pub fn new(run: &'a Run<'a>, slot: TableRow, skip_deliveries: bool) -> Self {
         let (items, arena) = SPARE.with(|s| s.borrow_mut().pop()).unwrap_or_default();
         BlockStream {
             run,
@@ -142,8 +156,8 @@ impl<'a> BlockStream<'a> {
         let (items, arena) = (&mut self.items, &mut self.arena);
         let (mut sig, mut sp, mut wrong, mut n) = (self.signals, self.spawns, false, self.events);
         let r = c.next_events(WINDOW, |index, e| {
-            let mut ev = Ev::from_ref(&e, arena);
-            if let Ev::Shared { after, .. } = &mut ev {
+            let mut ev = LoggedEvent::from_ref(&e, arena);
+            if let LoggedEvent::Shared { after, .. } = &mut ev {
                 *after = run.shared_predecessor(run.id(slot), index);
             }
             let item = Item {

@@ -94,7 +94,7 @@ fn write(path: &Path, logs: &[ProcessLog]) {
         recorder: "trace-diff tests".into(),
         entry: "t:main()".into(),
         entry_pid: logs[0].pid,
-        options: trace_format::RunOptions {
+        options: trace_format::RecordingOptions {
             payloads: true,
             ..Default::default()
         },

@@ -2,14 +2,13 @@
 //! exploration dictates (a prefix of forced choices, then the first actor
 //! not asleep), and an Observer that writes down what each step touched.
 
-use crate::step::{Access, Actor, MsgKey, Step, UNKNOWN};
-use std::collections::HashMap;
+use crate::step::{Access, Actor, FastMap, MsgKey, Step, UNKNOWN};
 use std::sync::{Arc, Mutex, MutexGuard};
 use trace_capture::{MsgRef, ProcRef, SymbolicName};
 use trace_runtime::hooks::{
-    Event, NondetKind, ProcessDirector, ProcessInfo, ProcessObserver, Ready, SharedOp, Touched,
+    Event, NondetBif, ProcessDirector, ProcessObserver, ProcessStart, Ready, SharedOp, Touched,
 };
-use trace_runtime::process::MsgId;
+use trace_runtime::process::SignalId;
 use trace_runtime::{Director, Observer};
 use trace_term::{Pid, Term};
 
@@ -17,7 +16,7 @@ use trace_term::{Pid, Term};
 /// is the same actor in every run whatever pid it gets.
 #[derive(Default)]
 pub struct Interner {
-    paths: HashMap<Vec<u32>, u32>,
+    paths: FastMap<Vec<u32>, u32>,
     pub names: Vec<Vec<u32>>,
 }
 
@@ -46,7 +45,7 @@ pub struct Plan {
     pub prefix: Vec<Actor>,
     /// From step `sleep_at` on: actors asleep (with the step each would
     /// take), not to be picked while asleep.
-    pub sleep: Vec<Step>,
+    pub sleep: Vec<Arc<Step>>,
     pub sleep_at: usize,
     /// Most steps a run may take.
     pub max_steps: usize,
@@ -59,7 +58,7 @@ pub struct RunLog {
     /// The actors that could go at each step (sorted).
     pub ready: Vec<Vec<Actor>>,
     /// Sleep sets at each step past the prefix.
-    pub sleep: Vec<Vec<Step>>,
+    pub sleep: Vec<Vec<Arc<Step>>>,
     /// Every process asleep: the run repeats one explored already.
     pub sleep_blocked: bool,
     /// The run took `max_steps` steps and was cut.
@@ -69,21 +68,98 @@ pub struct RunLog {
     pub departed: bool,
 }
 
+/// When a receive's `after` and a timer may fire in an explored run.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Timeouts {
+    /// Whenever nothing matching has arrived (a timer: at any step): time
+    /// is free to pass between any two steps.
+    #[default]
+    Virtual,
+    /// When its time has come on a virtual clock: steps take no time, and
+    /// the clock moves on only when nothing else can go, to the earliest
+    /// deadline (an `after` is timed from when its receive began waiting,
+    /// a timer from when it was set).
+    Real,
+}
+
+/// The virtual clock of [`Timeouts::Real`].
+#[derive(Default)]
+struct Clock {
+    /// Milliseconds since the run began.
+    now: u64,
+    /// Deadlines of the receives waiting with an `after` and of the
+    /// pending timers, by actor.
+    deadlines: FastMap<Actor, u64>,
+}
+
+impl Clock {
+    /// Which of `actors` (as `ready` says they wait) may go now: those
+    /// that wait for no time, or whose deadline has come; when there are
+    /// none, those with the earliest deadline.
+    fn enabled(&mut self, actors: &[Actor], ready: &[Ready]) -> Vec<usize> {
+        let now = self.now;
+        let deadlines: Vec<Option<u64>> = actors
+            .iter()
+            .zip(ready)
+            .map(|(a, r)| {
+                let ms = wait_of(r)?;
+                Some(*self.deadlines.entry(*a).or_insert(now.saturating_add(ms)))
+            })
+            .collect();
+        let due: Vec<usize> = (0..actors.len())
+            .filter(|&i| deadlines[i].is_none_or(|d| d <= now))
+            .collect();
+        if !due.is_empty() {
+            return due;
+        }
+        let earliest = deadlines.iter().flatten().min().copied();
+        (0..actors.len())
+            .filter(|&i| deadlines[i] == earliest)
+            .collect()
+    }
+
+    /// `a` takes its step, as `r` said it would: a timeout or a timer's
+    /// delivery moves the clock to its deadline.
+    fn took(&mut self, a: Actor, r: &Ready) {
+        if let Some(d) = self.deadlines.remove(&a) {
+            if wait_of(r).is_some() {
+                self.now = self.now.max(d);
+            }
+        }
+    }
+}
+
+/// The milliseconds a ready actor's step waits for: a receive's `after`
+/// (when its step is the timeout) or a timer's delay.
+fn wait_of(r: &Ready) -> Option<u64> {
+    match r {
+        Ready::Process { timeout, .. } => *timeout,
+        Ready::Timer { after, .. } => Some(*after),
+    }
+}
+
 #[derive(Default)]
 struct State {
     interner: Interner,
-    pids: HashMap<Pid, u32>,
+    timeouts: Timeouts,
+    clock: Clock,
+    pids: FastMap<Pid, u32>,
     plan: Plan,
     log: RunLog,
     /// Accesses of the step under way, and its actor.
     current: Option<(Actor, Vec<Access>)>,
     /// Sends so far: at which step, to whom, what (a timer's message is
     /// delivered by a step of its own).
-    sends: HashMap<MsgKey, (usize, u32, Term)>,
+    sends: FastMap<MsgKey, (usize, u32, Term)>,
     /// The sleep set of the step about to be picked.
-    asleep: Vec<Step>,
+    asleep: Vec<Arc<Step>>,
     /// The last access was a timeout: the filter that follows is its.
     timed_out: bool,
+    /// The timers pending when the step under way was picked, to tell
+    /// which of them it cancelled.
+    timers: Vec<MsgKey>,
+    /// The ready actors of the last pick (a buffer kept between picks).
+    all: Vec<Actor>,
     cx: crate::step::Context,
 }
 
@@ -92,6 +168,13 @@ struct State {
 pub struct Hooks(Arc<Mutex<State>>);
 
 impl Hooks {
+    /// Hooks for runs whose timeouts fire as `timeouts` says.
+    pub fn new(timeouts: Timeouts) -> Hooks {
+        let h = Hooks::default();
+        h.lock().timeouts = timeouts;
+        h
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -101,8 +184,10 @@ impl Hooks {
         let mut s = self.lock();
         s.pids.clear();
         s.sends.clear();
+        s.clock = Clock::default();
         s.current = None;
         s.timed_out = false;
+        s.timers.clear();
         s.asleep = Vec::new();
         s.plan = plan;
         s.log = RunLog::default();
@@ -114,6 +199,9 @@ impl Hooks {
     /// Ends the run: its log.
     pub fn finish(&self) -> RunLog {
         let mut s = self.lock();
+        // Nothing is pending once a run is over: the last step cancelled
+        // whatever timers it left.
+        s.cancelled(&[]);
         s.close_step();
         std::mem::take(&mut s.log)
     }
@@ -144,7 +232,7 @@ impl State {
         self.pids.get(&pid).copied().unwrap_or(UNKNOWN)
     }
 
-    fn key(&self, id: MsgId) -> MsgKey {
+    fn key(&self, id: SignalId) -> MsgKey {
         MsgKey {
             sender: self.actor_of(id.sender),
             index: id.index,
@@ -170,14 +258,29 @@ impl State {
         self.log.steps.push(step);
     }
 
-    fn ready_actors(&self, ready: &[Ready]) -> Vec<Actor> {
-        ready
-            .iter()
-            .map(|r| match r {
-                Ready::Process { pid, .. } => Actor::Process(self.actor_of(*pid)),
-                Ready::Timer { id } => Actor::Timer(self.key(*id)),
-            })
-            .collect()
+    /// Files, on the step under way, the timers pending when it was
+    /// picked that are neither pending now (`now`) nor fired by it: the
+    /// step cancelled them (a process's end cancels the timers aimed at
+    /// it), and the order in which they fire before it is to be tried.
+    fn cancelled(&mut self, now: &[Actor]) {
+        let Some((actor, accesses)) = self.current.as_mut() else {
+            return;
+        };
+        for &msg in &self.timers {
+            let t = Actor::Timer(msg);
+            if t != *actor && !now.contains(&t) {
+                accesses.push(Access::Cancel { msg });
+            }
+        }
+    }
+
+    /// The actors of `ready`, into `out`.
+    fn ready_actors(&self, ready: &[Ready], out: &mut Vec<Actor>) {
+        out.clear();
+        out.extend(ready.iter().map(|r| match r {
+            Ready::Process { pid, .. } => Actor::Process(self.actor_of(*pid)),
+            Ready::Timer { id, .. } => Actor::Timer(self.key(*id)),
+        }));
     }
 
     /// A timer's step: its message goes to the mailbox now; the step that
@@ -198,7 +301,7 @@ impl State {
 }
 
 impl Director for Hooks {
-    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessDirector>> {
         let mut s = self.lock();
         let a = s.interner.intern(&p.path);
         s.pids.insert(p.pid, a);
@@ -211,57 +314,83 @@ impl Director for Hooks {
 
     fn pick(&self, ready: &[Ready]) -> Option<usize> {
         let mut s = self.lock();
+        let s = &mut *s;
+        let mut all = std::mem::take(&mut s.all);
+        s.ready_actors(ready, &mut all);
+        s.cancelled(&all);
         s.close_step();
-        let actors = s.ready_actors(ready);
-        let n = s.log.steps.len();
-        if n >= s.plan.max_steps {
-            s.log.cut = true;
-            return None;
-        }
-        if n == s.plan.sleep_at {
-            s.asleep = s.plan.sleep.clone();
-        }
-        let i = if let Some(want) = s.plan.prefix.get(n).copied() {
-            match actors.iter().position(|a| *a == want) {
-                Some(i) => i,
-                None => {
-                    s.log.departed = true;
-                    return None;
-                }
-            }
-        } else {
-            // The last actor goes on if it can (no preemption), else the
-            // first that is awake.
-            let asleep = &s.asleep;
-            let awake = |a: &Actor| !asleep.iter().any(|q| q.actor == *a);
-            let last = s.log.steps.last().map(|st| st.actor);
-            match actors
-                .iter()
-                .position(|a| Some(*a) == last && awake(a))
-                .or_else(|| actors.iter().position(awake))
-            {
-                Some(i) => i,
-                None => {
-                    s.log.sleep_blocked = true;
-                    return None;
-                }
+        s.timers.clear();
+        s.timers.extend(all.iter().filter_map(|a| match a {
+            Actor::Timer(m) => Some(*m),
+            Actor::Process(_) => None,
+        }));
+        // Under real timeouts, only what may go now is offered: `actors`,
+        // at `enabled` in `all`.
+        let (actors, enabled) = match s.timeouts {
+            Timeouts::Virtual => (all, None),
+            Timeouts::Real => {
+                let enabled = s.clock.enabled(&all, ready);
+                let actors: Vec<Actor> = enabled.iter().map(|&i| all[i]).collect();
+                s.all = all;
+                (actors, Some(enabled))
             }
         };
-        let mut sorted = actors.clone();
-        sorted.sort_unstable();
-        s.log.ready.push(sorted);
-        let asleep = s.asleep.clone();
-        s.log.sleep.push(asleep);
-        s.current = Some((actors[i], Vec::new()));
-        if let Actor::Timer(m) = actors[i] {
-            s.fire(m);
+        let i = s.choose(&actors);
+        let picked = i.map(|i| enabled.as_ref().map_or(i, |e| e[i]));
+        if let (Some(i), Some(picked)) = (i, picked) {
+            let a = actors[i];
+            s.clock.took(a, &ready[picked]);
+            let mut sorted = actors.clone();
+            sorted.sort_unstable();
+            s.log.ready.push(sorted);
+            let asleep = s.asleep.clone();
+            s.log.sleep.push(asleep);
+            // A step makes a few accesses: room for them at once.
+            s.current = Some((a, Vec::with_capacity(4)));
+            if let Actor::Timer(m) = a {
+                s.fire(m);
+            }
         }
-        Some(i)
+        if enabled.is_none() {
+            s.all = actors;
+        }
+        picked
+    }
+}
+
+impl State {
+    /// Which of `actors` takes the next step: the plan's forced choice,
+    /// else the last actor if it can go on and is awake (no preemption),
+    /// else the first awake one; `None` ends the run (cut, departed from
+    /// the plan, or every actor asleep), as the log says.
+    fn choose(&mut self, actors: &[Actor]) -> Option<usize> {
+        let n = self.log.steps.len();
+        if n >= self.plan.max_steps {
+            self.log.cut = true;
+            return None;
+        }
+        if n == self.plan.sleep_at {
+            self.asleep = self.plan.sleep.clone();
+        }
+        if let Some(want) = self.plan.prefix.get(n).copied() {
+            let i = actors.iter().position(|a| *a == want);
+            self.log.departed |= i.is_none();
+            return i;
+        }
+        let asleep = &self.asleep;
+        let awake = |a: &Actor| !asleep.iter().any(|q| q.actor == *a);
+        let last = self.log.steps.last().map(|st| st.actor);
+        let i = actors
+            .iter()
+            .position(|a| Some(*a) == last && awake(a))
+            .or_else(|| actors.iter().position(awake));
+        self.log.sleep_blocked |= i.is_none();
+        i
     }
 }
 
 impl Observer for Hooks {
-    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, _p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         Some(Box::new(StepObserver(self.clone())))
     }
 }
@@ -300,7 +429,7 @@ impl ProcessObserver for StepObserver {
             Event::Output { .. } => Access::Output,
             Event::Exit { .. } => Access::Exit,
             Event::Nondet {
-                kind: NondetKind::Registered | NondetKind::Processes,
+                kind: NondetBif::Registered | NondetBif::Processes,
                 ..
             } => Access::Inspect(UNKNOWN),
             _ => return,

@@ -13,8 +13,8 @@
 //! own is taken.
 
 use crate::control::{Plan, RunLog};
-use crate::step::{relation, Access, Actor, Context, Relation, Step};
-use std::collections::HashMap;
+use crate::step::{may_depend, relation, Access, Actor, Context, Kinds, Relation, Step};
+use std::sync::Arc;
 
 /// One state of the current run: what could go, what went, and what is
 /// still to explore from here.
@@ -23,7 +23,9 @@ struct Node {
     step: Step,
     backtrack: Vec<Actor>,
     done: Vec<Actor>,
-    sleep: Vec<Step>,
+    /// Steps explored from here already (shared: a sleep set is copied
+    /// into every step of the run that follows it).
+    sleep: Vec<Arc<Step>>,
 }
 
 /// What a bounded exploration counts along a schedule.
@@ -59,23 +61,27 @@ pub struct Tree {
 
 impl Tree {
     /// Takes in the run just made from the plan [`Tree::next`] gave.
-    pub fn absorb(&mut self, log: &RunLog, output_matters: bool) {
+    pub fn absorb(&mut self, log: RunLog, output_matters: bool) {
         let k = self.branch;
+        let len = log.steps.len();
         self.nodes.truncate(k + 1);
-        for (n, step) in log.steps.iter().enumerate().skip(k) {
+        let mut ready = log.ready.into_iter().skip(k);
+        let mut sleep = log.sleep.into_iter().skip(k);
+        for (n, step) in log.steps.into_iter().enumerate().skip(k) {
+            let (ready, sleep) = (ready.next(), sleep.next());
             if n == k && n < self.nodes.len() {
-                self.nodes[n].step = step.clone();
+                self.nodes[n].step = step;
                 continue;
             }
             self.nodes.push(Node {
-                ready: log.ready.get(n).cloned().unwrap_or_default(),
-                step: step.clone(),
+                ready: ready.unwrap_or_default(),
                 backtrack: vec![step.actor],
+                step,
                 done: Vec::new(),
-                sleep: log.sleep.get(n).cloned().unwrap_or_default(),
+                sleep: sleep.unwrap_or_default(),
             });
         }
-        self.nodes.truncate(log.steps.len());
+        self.nodes.truncate(len);
         self.add_races(k, output_matters);
     }
 
@@ -102,7 +108,7 @@ impl Tree {
             let went = node.step.actor;
             if !node.done.contains(&went) {
                 node.done.push(went);
-                node.sleep.push(node.step.clone());
+                node.sleep.push(Arc::new(node.step.clone()));
             }
             let open = node
                 .backtrack
@@ -157,9 +163,9 @@ impl Tree {
     /// Finds the races whose later step is new (at `from` or after) and
     /// adds their reversals to the choices.
     fn add_races(&mut self, from: usize, output_matters: bool) {
+        self.add_cancelled(from);
         let steps: Vec<&Step> = self.nodes.iter().map(|n| &n.step).collect();
-        for r in races(&steps, from, output_matters) {
-            let (i, initials) = (r.first, r.initials);
+        for (i, initials) in race_initials(&steps, from, output_matters) {
             self.races += 1;
             let node = &mut self.nodes[i];
             let initials: Vec<Actor> = initials
@@ -175,6 +181,26 @@ impl Tree {
                 .or(initials.first());
             if let Some(&a) = pick {
                 node.backtrack.push(a);
+            }
+        }
+    }
+}
+
+impl Tree {
+    /// A step that cancelled a pending timer (its destination ended)
+    /// races with the timer's delivery, which takes no step of its own in
+    /// this run: the timer firing just before it is the reversal.
+    fn add_cancelled(&mut self, from: usize) {
+        for node in self.nodes.iter_mut().skip(from) {
+            for a in &node.step.accesses {
+                let Access::Cancel { msg } = a else {
+                    continue;
+                };
+                let t = Actor::Timer(*msg);
+                if node.ready.contains(&t) && !node.backtrack.contains(&t) {
+                    self.races += 1;
+                    node.backtrack.push(t);
+                }
             }
         }
     }
@@ -196,24 +222,29 @@ pub struct Race {
 pub fn races(steps: &[&Step], from: usize, output_matters: bool) -> Vec<Race> {
     let cx = context(steps, output_matters);
     let hb = HappensBefore::of(steps, &cx);
-    let mut out = Vec::new();
-    for j in from..steps.len() {
-        for &i in &hb.preds[j] {
-            if hb.rel[j].get(&i) != Some(&Relation::Race) || hb.ordered_without(i, j) {
-                continue;
-            }
+    hb.races(from)
+        .map(|(i, j)| {
             let mut reversal: Vec<usize> = (i + 1..j).filter(|&k| !hb.before(i, k)).collect();
-            let initials = hb.initials(&reversal, j);
             reversal.push(j);
-            out.push(Race {
+            Race {
                 first: i,
                 second: j,
-                initials,
+                initials: hb.initials(i, j),
                 reversal,
-            });
-        }
-    }
-    out
+            }
+        })
+        .collect()
+}
+
+/// The races of a run whose second step is at `from` or after, as the
+/// tree takes them: each race's first step and its initials (the
+/// reversal's steps themselves are not listed).
+fn race_initials(steps: &[&Step], from: usize, output_matters: bool) -> Vec<(usize, Vec<Actor>)> {
+    let cx = context(steps, output_matters);
+    let hb = HappensBefore::of(steps, &cx);
+    hb.races(from)
+        .map(|(i, j)| (i, hb.initials(i, j)))
+        .collect()
 }
 
 /// What the whole run says about mailboxes (see [`Context`]).
@@ -252,94 +283,223 @@ struct HappensBefore {
     actors: Vec<Actor>,
     /// Each step's number among its actor's steps, from 1.
     local: Vec<u32>,
-    /// Each step's clock: for each actor, how many of its steps come
-    /// before it (itself included).
-    clock: Vec<Vec<u32>>,
-    /// The steps each step depends on directly.
-    preds: Vec<Vec<usize>>,
-    rel: Vec<HashMap<usize, Relation>>,
+    /// Each step's clock, `width` entries a step (one allocation for the
+    /// run): for each actor, how many of its steps come before it (itself
+    /// included).
+    clock: Vec<u32>,
+    width: usize,
+    /// The steps each step depends on directly, and how: its actor's
+    /// previous step, and the steps of other actors it depends on.
+    preds: Vec<Vec<(usize, Relation)>>,
 }
 
 impl HappensBefore {
     fn of(steps: &[&Step], cx: &Context) -> HappensBefore {
-        let mut ids: HashMap<Actor, usize> = HashMap::new();
+        // A run has a handful of actors: a dense index found by a scan.
+        let mut actors: Vec<Actor> = Vec::new();
         let actor: Vec<usize> = steps
             .iter()
-            .map(|s| {
-                let n = ids.len();
-                *ids.entry(s.actor).or_insert(n)
+            .map(|s| match actors.iter().position(|a| *a == s.actor) {
+                Some(i) => i,
+                None => {
+                    actors.push(s.actor);
+                    actors.len() - 1
+                }
             })
             .collect();
-        let width = ids.len();
-        let mut actors = vec![Actor::Process(0); width];
-        for (a, &i) in &ids {
-            actors[i] = *a;
-        }
+        let width = actors.len();
         let mut hb = HappensBefore {
             actor,
             actors,
             local: Vec::with_capacity(steps.len()),
-            clock: Vec::with_capacity(steps.len()),
+            clock: vec![0; steps.len() * width],
+            width,
             preds: Vec::with_capacity(steps.len()),
-            rel: Vec::with_capacity(steps.len()),
         };
+        let kinds: Vec<Kinds> = steps.iter().map(|s| Kinds::of(s)).collect();
         let mut count = vec![0u32; width];
+        // Each actor's latest step: of an actor's own earlier steps only
+        // that one is a predecessor (its clock holds the others').
+        let mut last: Vec<Option<usize>> = vec![None; width];
         for j in 0..steps.len() {
-            let mut clock = vec![0u32; width];
+            let (done, rest) = hb.clock.split_at_mut(j * width);
+            let clock = &mut rest[..width];
             let mut preds = Vec::new();
-            let mut rel = HashMap::new();
+            let timer = matches!(steps[j].actor, Actor::Timer(_));
             for i in 0..j {
-                let r = relation(steps[i], steps[j], cx);
+                let r = if hb.actor[i] == hb.actor[j] {
+                    if last[hb.actor[j]] != Some(i) {
+                        continue;
+                    }
+                    Relation::Causal
+                } else if !may_depend(kinds[i], kinds[j], timer) {
+                    Relation::Independent
+                } else {
+                    relation(steps[i], steps[j], cx)
+                };
                 if r == Relation::Independent {
                     continue;
                 }
-                preds.push(i);
-                rel.insert(i, r);
-                for (c, x) in clock.iter_mut().zip(&hb.clock[i]) {
+                preds.push((i, r));
+                let theirs = &done[i * width..(i + 1) * width];
+                for (c, x) in clock.iter_mut().zip(theirs) {
                     *c = (*c).max(*x);
                 }
             }
+            last[hb.actor[j]] = Some(j);
             count[hb.actor[j]] += 1;
             clock[hb.actor[j]] = count[hb.actor[j]];
             hb.local.push(count[hb.actor[j]]);
-            hb.clock.push(clock);
             hb.preds.push(preds);
-            hb.rel.push(rel);
         }
         hb
     }
 
     /// Whether step `i` happens before step `k`.
     fn before(&self, i: usize, k: usize) -> bool {
-        self.clock[k][self.actor[i]] >= self.local[i]
+        self.clock[k * self.width + self.actor[i]] >= self.local[i]
     }
 
     /// Whether `i` happens before `j` through some other step.
     fn ordered_without(&self, i: usize, j: usize) -> bool {
         self.preds[j]
             .iter()
-            .any(|&k| k != i && k > i && self.before(i, k))
+            .any(|&(k, _)| k > i && self.before(i, k))
     }
 
-    /// The actors that can start `v` (the steps after a race's first step
-    /// not ordered after it), then `j` (its second).
-    fn initials(&self, v: &[usize], j: usize) -> Vec<Actor> {
-        let mut out: Vec<usize> = Vec::new();
-        let mut seen: Vec<usize> = Vec::new();
-        for (n, &k) in v.iter().enumerate() {
+    /// The pairs of steps `(i, j)`, `j` at `from` or after, that race: a
+    /// direct dependence of `j` on `i` that may go either way, and `i`
+    /// ordered before `j` through no other step.
+    fn races(&self, from: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (from..self.preds.len()).flat_map(move |j| {
+            self.preds[j]
+                .iter()
+                .filter(move |&&(i, rel)| rel == Relation::Race && !self.ordered_without(i, j))
+                .map(move |&(i, _)| (i, j))
+        })
+    }
+
+    /// The actors that can start `v` (the steps after race `(i, j)`'s
+    /// first step not ordered after it), then `j`: the first step of each
+    /// actor in `v` that no earlier step of `v` happens before. An actor's
+    /// first step in `v` comes before its others, so it is enough to test
+    /// each actor's first step (`first`, by its number among the actor's
+    /// steps) against the clock of the step in question.
+    fn initials(&self, i: usize, j: usize) -> Vec<Actor> {
+        let mut first = vec![0u32; self.width];
+        let preceded = |k: usize, first: &[u32]| {
+            let clock = &self.clock[k * self.width..(k + 1) * self.width];
+            first.iter().zip(clock).any(|(&f, &c)| f != 0 && c >= f)
+        };
+        let mut out: Vec<Actor> = Vec::new();
+        for k in (i + 1..j).filter(|&k| !self.before(i, k)) {
             let a = self.actor[k];
+            if first[a] != 0 {
+                continue;
+            }
+            if !preceded(k, &first) {
+                out.push(self.actors[a]);
+            }
+            first[a] = self.local[k];
+        }
+        let a = self.actor[j];
+        if first[a] == 0 && !preceded(j, &first) {
+            out.push(self.actors[a]);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::step::MsgKey;
+    use trace_term::Term;
+
+    fn step(actor: u32, accesses: Vec<Access>) -> Step {
+        Step {
+            actor: Actor::Process(actor),
+            accesses,
+        }
+    }
+
+    fn send(from: u32, index: u64, to: u32) -> Access {
+        Access::Send {
+            to,
+            msg: MsgKey {
+                sender: from,
+                index,
+            },
+            payload: Term::Int(index as i64),
+        }
+    }
+
+    fn receive(from: u32, index: u64) -> Vec<Access> {
+        vec![
+            Access::Receive {
+                msg: MsgKey {
+                    sender: from,
+                    index,
+                },
+            },
+            Access::Filter {
+                filter: None,
+                timed_out: false,
+            },
+        ]
+    }
+
+    /// A race's initials by their definition: the first step of each
+    /// actor in the reversal that no earlier step of it happens before.
+    fn initials_by_definition(hb: &HappensBefore, i: usize, j: usize) -> Vec<Actor> {
+        let v: Vec<usize> = (i + 1..j).filter(|&k| !hb.before(i, k)).collect();
+        let mut out = Vec::new();
+        let mut seen = Vec::new();
+        for (n, &k) in v.iter().enumerate() {
+            let a = hb.actor[k];
             if seen.contains(&a) {
                 continue;
             }
             seen.push(a);
-            if !v[..n].iter().any(|&m| self.before(m, k)) {
-                out.push(a);
+            if !v[..n].iter().any(|&m| hb.before(m, k)) {
+                out.push(hb.actors[a]);
             }
         }
-        let a = self.actor[j];
-        if !seen.contains(&a) && !v.iter().any(|&m| self.before(m, j)) {
-            out.push(a);
+        let a = hb.actor[j];
+        if !seen.contains(&a) && !v.iter().any(|&m| hb.before(m, j)) {
+            out.push(hb.actors[a]);
         }
-        out.into_iter().map(|a| self.actors[a]).collect()
+        out
+    }
+
+    #[test]
+    fn initials_from_clocks_are_the_initials_by_definition() {
+        // P (0) spawns three senders; 1 and 2 send to P, 3 sends to 1
+        // first (1 takes it before sending), then all are received.
+        let run = vec![
+            step(0, vec![Access::Spawn { child: 1 }]),
+            step(0, vec![Access::Spawn { child: 2 }]),
+            step(0, vec![Access::Spawn { child: 3 }]),
+            step(2, vec![send(2, 0, 0)]),
+            step(3, vec![send(3, 0, 1)]),
+            step(1, receive(3, 0)),
+            step(1, vec![send(1, 0, 0)]),
+            step(2, vec![send(2, 1, 0)]),
+            step(0, receive(1, 0)),
+            step(0, receive(2, 0)),
+            step(0, receive(2, 1)),
+        ];
+        let steps: Vec<&Step> = run.iter().collect();
+        let cx = context(&steps, false);
+        let hb = HappensBefore::of(&steps, &cx);
+        let pairs: Vec<(usize, usize)> = hb.races(0).collect();
+        assert!(!pairs.is_empty(), "the sends to P race");
+        for (i, j) in pairs {
+            assert_eq!(
+                hb.initials(i, j),
+                initials_by_definition(&hb, i, j),
+                "race {i} {j}"
+            );
+        }
     }
 }

@@ -4,11 +4,10 @@
 
 use crate::control::{Hooks, Plan};
 use crate::dpor::races;
-use crate::explore::{record_schedule, run_once, Config, Group};
+use crate::explore::{run_once, Config, Group};
 use crate::step::{Access, Actor, Step};
 use trace_capture::{EventSpec, ProcRef};
 use trace_runtime::{Entry, Loaded};
-use trace_search::failure::classify;
 
 /// Races tried, from the one nearest the end, before giving up.
 const MAX_TRIES: usize = 32;
@@ -54,22 +53,19 @@ pub fn explain(
             max_steps: cfg.max_steps,
             ..Plan::default()
         };
-        let (o, stdout, log) = run_once(loaded, entry, hooks, plan, cfg);
-        if log.departed || log.cut || o.interrupted {
+        let Ok(run) = run_once(loaded, entry, hooks, plan, cfg) else {
+            continue;
+        };
+        let log = &run.log;
+        if log.departed || log.cut || run.outcome.interrupted {
             continue;
         }
-        if classify(&o, &stdout, &cfg.expectations).is_some() {
+        // With --check, the run passes only if its log satisfies the
+        // properties too.
+        if !matches!(run.failure(&cfg.expectations), Ok(None)) {
             continue;
         }
         let passing: Vec<Actor> = log.steps.iter().map(|s| s.actor).collect();
-        // With --check, the run passes only if its log satisfies the
-        // properties too.
-        if let Some(rc) = &cfg.check_record {
-            match record_schedule(hooks, loaded, entry, rc, &passing, &cfg.expectations) {
-                Ok((_, None)) => {}
-                _ => continue,
-            }
-        }
         return Some(Explanation {
             first: describe(hooks, r.first, g.steps[r.first].clone()),
             second: describe(hooks, r.second, g.steps[r.second].clone()),
@@ -132,9 +128,11 @@ fn describe(hooks: &Hooks, index: usize, s: Step) -> StepInfo {
                 "changes its monitors or how it takes exit signals".into(),
                 None,
             ),
-            Access::Arm { .. } | Access::Filter { .. } | Access::NoClauses | Access::MayTimeOut => {
-                continue
-            }
+            Access::Arm { .. }
+            | Access::Cancel { .. }
+            | Access::Filter { .. }
+            | Access::NoClauses
+            | Access::MayTimeOut => continue,
         };
         what = w;
         event = e;

@@ -1,13 +1,13 @@
 //! The exploration loop: run, classify, take in the run, pick the next;
 //! budgets, failure groups, and recording a schedule as a log.
 
-use crate::control::{Hooks, Plan, RunLog};
+use crate::control::{Hooks, Plan, RunLog, Timeouts};
 use crate::dpor::{Bound, Tree};
 use crate::step::{Actor, Step};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use trace_recorder::{record_directed, Captured, RecordConfig, Recording};
+use trace_recorder::{record_directed, record_observed, Captured, RecordConfig, Recording};
 use trace_runtime::{EndRule, Entry, Loaded, RunOptions, RunOutcome};
 use trace_search::failure::classify;
 use trace_search::{Expectations, Failure};
@@ -30,6 +30,8 @@ pub struct Config {
     /// With `--check`: how to record each interleaving, whose log the
     /// properties are checked on (the log is overwritten each time).
     pub check_record: Option<RecordConfig>,
+    /// When a receive's `after` and a timer may fire.
+    pub timeouts: Timeouts,
 }
 
 impl Config {
@@ -52,6 +54,7 @@ impl Default for Config {
             bound: None,
             end_rule: EndRule::Settled,
             check_record: None,
+            timeouts: Timeouts::Virtual,
         }
     }
 }
@@ -142,27 +145,86 @@ fn options(cfg: &Config) -> RunOptions {
     }
 }
 
-/// Runs the program once as `plan` says.
+/// One run of the program as a plan said.
+pub(crate) struct Run {
+    pub outcome: RunOutcome,
+    pub stdout: Vec<u8>,
+    pub log: RunLog,
+    /// With `--check`: the log the run was recorded to as it went.
+    pub recorded: Option<std::path::PathBuf>,
+}
+
+impl Run {
+    /// What the run failed of, if it did: its outcome and output against
+    /// the expectations, then (with `--check`) its log against the
+    /// properties.
+    pub fn failure(&self, exp: &Expectations) -> std::io::Result<Option<Failure>> {
+        if let Some(f) = classify(&self.outcome, &self.stdout, exp) {
+            return Ok(Some(f));
+        }
+        match &self.recorded {
+            Some(path) => {
+                trace_search::failure::check_log(path, exp).map_err(std::io::Error::other)
+            }
+            None => Ok(None),
+        }
+    }
+}
+
+/// Runs the program once as `plan` says; with `--check`, under the
+/// recorder too, so that the properties are checked on this very run.
 pub(crate) fn run_once(
     loaded: &Loaded,
     entry: &Entry,
     hooks: &Hooks,
     plan: Plan,
     cfg: &Config,
-) -> (RunOutcome, Vec<u8>, RunLog) {
+) -> std::io::Result<Run> {
     hooks.start(plan);
     let out = Captured::default();
-    let rt = trace_runtime::Runtime::new(
-        loaded.program.clone(),
-        options(cfg),
-        Arc::new(hooks.clone()),
-        Arc::new(hooks.clone()),
-        Box::new(out.clone()),
-    );
-    let outcome = trace_runtime::run(rt, entry.clone());
+    let (outcome, recorded) = match &cfg.check_record {
+        None => {
+            let rt = trace_runtime::Runtime::new(
+                loaded.program.clone(),
+                options(cfg),
+                Arc::new(hooks.clone()),
+                Arc::new(hooks.clone()),
+                Box::new(out.clone()),
+            );
+            (trace_runtime::run(rt, entry.clone()), None)
+        }
+        Some(rc) => {
+            let c = RecordConfig {
+                run: options(cfg),
+                ..rc.clone()
+            };
+            let rec = record_observed(
+                loaded,
+                entry.clone(),
+                &c,
+                Box::new(out.clone()),
+                None,
+                Arc::new(hooks.clone()),
+                Some(Arc::new(hooks.clone())),
+            );
+            let rec = match rec {
+                Ok(rec) => rec,
+                Err(e) => {
+                    hooks.finish();
+                    return Err(e);
+                }
+            };
+            (rec.outcome, Some(rec.path))
+        }
+    };
     let log = hooks.finish();
     let stdout = std::mem::take(&mut *out.0.lock().unwrap_or_else(|e| e.into_inner()));
-    (outcome, stdout, log)
+    Ok(Run {
+        outcome,
+        stdout,
+        log,
+        recorded,
+    })
 }
 
 /// The failure without what changes between interleavings (pids).
@@ -188,7 +250,7 @@ pub fn explore(
     progress: Option<&dyn Fn(&Progress)>,
 ) -> std::io::Result<Summary> {
     let start = Instant::now();
-    let hooks = Hooks::default();
+    let hooks = Hooks::new(cfg.timeouts);
     let mut s = Summary {
         hooks: hooks.clone(),
         interleavings: 0,
@@ -247,26 +309,30 @@ fn explore_tree(
             s.stopped = Some(stop);
             break;
         }
-        let (outcome, stdout, log) = run_once(loaded, entry, hooks, p, cfg);
-        if outcome.interrupted {
+        let run = run_once(loaded, entry, hooks, p, cfg)?;
+        if run.outcome.interrupted {
             s.stopped = Some(Stop::Interrupted);
             break;
         }
-        tree.absorb(&log, output_matters);
-        s.steps += log.steps.len() as u64;
-        if log.sleep_blocked {
+        s.steps += run.log.steps.len() as u64;
+        let log = &run.log;
+        let (sleep_blocked, departed, cut) = (log.sleep_blocked, log.departed, log.cut);
+        let limited = run.outcome.limit.is_some();
+        let failure = if sleep_blocked || departed || cut || limited {
+            None
+        } else {
+            run.failure(&cfg.expectations)?
+        };
+        tree.absorb(run.log, output_matters);
+        if sleep_blocked {
             s.redundant += 1;
-        } else if log.departed {
+        } else if departed {
             s.departed += 1;
-        } else if log.cut || outcome.limit.is_some() {
+        } else if cut || limited {
             s.interleavings += 1;
             s.cut += 1;
         } else {
             s.interleavings += 1;
-            let failure = match classify(&outcome, &stdout, &cfg.expectations) {
-                Some(f) => Some(f),
-                None => checked(hooks, loaded, entry, cfg, tree)?,
-            };
             if let Some(f) = failure {
                 s.failing += 1;
                 file_failure(s, f, tree);
@@ -283,23 +349,6 @@ fn explore_tree(
         plan = tree.next(cfg.max_steps);
     }
     Ok(())
-}
-
-/// With `--check`: the current run of `tree`, recorded, against the
-/// properties.
-fn checked(
-    hooks: &Hooks,
-    loaded: &Loaded,
-    entry: &Entry,
-    cfg: &Config,
-    tree: &Tree,
-) -> std::io::Result<Option<Failure>> {
-    let Some(rc) = &cfg.check_record else {
-        return Ok(None);
-    };
-    let schedule: Vec<Actor> = tree.steps().map(|st| st.actor).collect();
-    let (_, f) = record_schedule(hooks, loaded, entry, rc, &schedule, &cfg.expectations)?;
-    Ok(f)
 }
 
 fn stop_now(cfg: &Config, s: &Summary, start: Instant) -> Option<Stop> {

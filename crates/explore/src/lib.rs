@@ -10,6 +10,7 @@ pub mod explain;
 pub mod explore;
 pub mod step;
 
+pub use control::Timeouts;
 pub use dpor::{Bound, BoundKind};
 pub use explain::{explain, Explanation, StepInfo};
 pub use explore::{explore, record_schedule, Config, Group, Progress, Stop, Summary};

@@ -4,6 +4,12 @@
 use trace_runtime::hooks::RecvFilter;
 use trace_term::{Atom, Term};
 
+/// A map keyed by pids, actors, message keys and names, looked up at
+/// every event and pair of steps: hashed as the engine's table keys are
+/// (multiply and rotate, not SipHash: the keys come from the engine, not
+/// an adversary).
+pub type FastMap<K, V> = std::collections::HashMap<K, V, trace_runtime::ets::key::KeyHash>;
+
 /// Who takes a step: a process, by its spawn path (interned, so the same
 /// process has the same actor in every run), or the timer whose message
 /// a step delivers.
@@ -36,6 +42,12 @@ pub enum Access {
     },
     /// A message of a timer set (delivered later by the timer's own step).
     Arm {
+        msg: MsgKey,
+    },
+    /// A pending timer went without firing during this step (its
+    /// destination ended, or the step cancelled it): the timer could
+    /// have fired before it instead.
+    Cancel {
         msg: MsgKey,
     },
     /// A message taken out of the mailbox.
@@ -105,11 +117,11 @@ pub enum Relation {
 #[derive(Default)]
 pub struct Context {
     /// For each process, the filters of its receives (`None`: any message).
-    pub filters: std::collections::HashMap<u32, Vec<Option<RecvFilter>>>,
+    pub filters: FastMap<u32, Vec<Option<RecvFilter>>>,
     /// Whether the order of writes to standard output matters.
     pub output_matters: bool,
     /// For each name, the processes some step registered it to.
-    pub holders: std::collections::HashMap<Atom, Vec<u32>>,
+    pub holders: FastMap<Atom, Vec<u32>>,
     /// Known: every filter of every process is in `filters` and every
     /// registration in `holders` (the run is over). Otherwise any two sends
     /// to one mailbox are dependent, and so is any end with any name.
@@ -144,12 +156,71 @@ fn pid_of(a: Actor) -> Option<u32> {
     }
 }
 
+/// What kinds of access a step made, one bit each: a cheap first test
+/// of whether two steps can be dependent at all ([`may_depend`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Kinds(u16);
+
+const SEND: u16 = 1;
+const RECEIVE: u16 = 1 << 1;
+const ARM: u16 = 1 << 2;
+const TIMED_OUT: u16 = 1 << 3;
+const NAME: u16 = 1 << 4;
+const LIVENESS: u16 = 1 << 5;
+const EXIT: u16 = 1 << 6;
+const SHARED: u16 = 1 << 7;
+const OUTPUT: u16 = 1 << 8;
+/// A spawn, a signal or an inspection: it acts on a process as a whole.
+const ON_PROCESS: u16 = 1 << 9;
+
+impl Kinds {
+    pub fn of(s: &Step) -> Kinds {
+        let mut k = 0;
+        for a in &s.accesses {
+            k |= match a {
+                Access::Send { .. } => SEND,
+                Access::Receive { .. } => RECEIVE,
+                Access::Arm { .. } => ARM,
+                Access::Filter {
+                    timed_out: true, ..
+                } => TIMED_OUT,
+                Access::Name(_) => NAME,
+                Access::Liveness(_) => LIVENESS,
+                Access::Exit => EXIT,
+                Access::Shared { .. } => SHARED,
+                Access::Output => OUTPUT,
+                Access::Spawn { .. } | Access::Signal { .. } | Access::Inspect(_) => ON_PROCESS,
+                _ => 0,
+            };
+        }
+        Kinds(k)
+    }
+}
+
+/// False when steps of kinds `a` (earlier) and `b` (later, of a timer
+/// when `b_timer`) of different actors are certainly independent: no
+/// pair of their accesses is ever dependent in [`relation`].
+pub fn may_depend(a: Kinds, b: Kinds, b_timer: bool) -> bool {
+    let (a, b) = (a.0, b.0);
+    let has = |k: u16, bits: u16| k & bits != 0;
+    let one_way = |x: u16, y: u16| {
+        (has(x, SEND) && has(y, SEND | RECEIVE | TIMED_OUT))
+            || (has(x, TIMED_OUT) && has(y, SEND))
+            || (has(x, NAME) && has(y, NAME | EXIT))
+            || (has(x, LIVENESS) && has(y, EXIT))
+            || (has(x, SHARED) && has(y, SHARED | EXIT))
+            || (has(x, OUTPUT) && has(y, OUTPUT))
+            || has(x, ON_PROCESS)
+    };
+    (has(a, ARM) && b_timer) || one_way(a, b) || one_way(b, a)
+}
+
 /// How step `a` (earlier) and step `b` (later) of different actors relate.
 pub fn relation(a: &Step, b: &Step, cx: &Context) -> Relation {
     if a.actor == b.actor {
         return Relation::Causal;
     }
-    if takes_what_it_could_have_missed(a, b) {
+    if takes_what_it_could_have_missed(a, b) || cancels(a, b) || cancels(b, a) {
         return Relation::Race;
     }
     let mut rel = Relation::Independent;
@@ -183,6 +254,18 @@ fn takes_what_it_could_have_missed(a: &Step, b: &Step) -> bool {
             .any(|y| matches!(y, Access::Receive { msg: m } if m == msg)),
         _ => false,
     })
+}
+
+/// Whether `a` made the timer that takes step `b` go without firing.
+/// The two never both happen in one run; this tells a sleep set that a
+/// timer's delivery wakes the step that cancelled it.
+fn cancels(a: &Step, b: &Step) -> bool {
+    let Actor::Timer(m) = b.actor else {
+        return false;
+    };
+    a.accesses
+        .iter()
+        .any(|x| matches!(x, Access::Cancel { msg } if *msg == m))
 }
 
 impl Relation {

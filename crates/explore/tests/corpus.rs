@@ -1,8 +1,9 @@
 //! The explore corpus: small racy programs whose verdicts were worked out
-//! by hand (each says it in a `%% explore:` line), explored to completion.
+//! by hand (each says it in a `%% explore:` line), explored to completion,
+//! each in the number of interleavings its `%% interleavings:` line says.
 
 use std::path::{Path, PathBuf};
-use trace_explore::{explore, Config, Summary};
+use trace_explore::{explore, Config, Summary, Timeouts};
 
 fn programs() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
@@ -28,6 +29,18 @@ fn expected(path: &Path) -> usize {
         ["fails", n] => n.parse().expect("a number of failures"),
         _ => panic!("{}: bad verdict line {line}", path.display()),
     }
+}
+
+/// The interleavings a program's `%% interleavings:` line says its
+/// exploration runs to completion.
+fn expected_interleavings(path: &Path) -> u64 {
+    let text = std::fs::read_to_string(path).expect("readable");
+    text.lines()
+        .find_map(|l| l.strip_prefix("%% interleavings: "))
+        .expect("every program states its interleavings")
+        .trim()
+        .parse()
+        .expect("a number of interleavings")
 }
 
 fn run(path: &Path) -> Summary {
@@ -57,7 +70,10 @@ fn every_program_gets_its_verdict_and_the_exploration_completes() {
                 g.failure, g.count, g.preemptions
             );
         }
-        if s.groups.len() != expected(&p) || !s.complete() {
+        if s.groups.len() != expected(&p)
+            || !s.complete()
+            || s.interleavings != expected_interleavings(&p)
+        {
             wrong.push(name.clone());
         }
         // A failure is never the only outcome here: each program also has
@@ -93,5 +109,29 @@ fn senders_taken_in_arrival_order_explore_every_order() {
         let s = explore_entry("senders_any.erl", &format!("senders_any:main({n})"));
         assert!(s.complete() && s.groups.is_empty());
         assert_eq!(s.interleavings, orders, "{n} senders");
+    }
+}
+
+#[test]
+fn real_timeouts_fire_in_deadline_order_only() {
+    for file in [
+        "slow_ready.erl",
+        "timer_order.erl",
+        "timer_deadline.erl",
+        "cancel_race.erl",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/programs")
+            .join(file);
+        let loaded = trace_runtime::load(&[path], &Default::default()).expect("compiles");
+        let (entry, _) = trace_runtime::entry(&loaded, None).expect("main/0");
+        let cfg = Config {
+            timeouts: Timeouts::Real,
+            ..Config::default()
+        };
+        let s = explore(&loaded, &entry, &cfg, None).expect("no check, no log");
+        assert!(s.complete(), "{file}");
+        assert!(s.groups.is_empty(), "{file}: {:?}", s.groups[0].failure);
+        assert_eq!(s.interleavings, 1, "{file}");
     }
 }

@@ -45,7 +45,9 @@ pub use event::{
     Access, Dest, Event, EventKind, MsgId, NondetKind, ObjectId, ObjectKind, Payload, ProcId,
     ProcessLog, SignalClass, SignalEffect, SignalKind,
 };
-pub use meta::{BlockEntry, Footer, Header, ModuleInfo, Outcome, ProcessEntry, RunEnd, RunOptions};
+pub use meta::{
+    BlockEntry, Footer, Header, ModuleInfo, Outcome, ProcessEntry, RecordingOptions, RunEnd,
+};
 pub use reader::{BlockCursor, BlockInfo, Events, LogReader, ProcessInfo};
 pub use sniff::is_trace_log;
 pub use view::{EventRef, SignalKindRef};

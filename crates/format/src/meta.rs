@@ -18,7 +18,7 @@ pub struct Header {
     pub modules: Vec<ModuleInfo>,
     /// The entry call as text, e.g. `ping:main()`.
     pub entry: String,
-    pub options: RunOptions,
+    pub options: RecordingOptions,
     /// Wall-clock start of the run, in nanoseconds since the Unix epoch.
     pub start_time_ns: u64,
     /// The node name, `nonode@nohost` for a non-distributed run.
@@ -44,7 +44,7 @@ pub(crate) struct HeaderV1 {
     engine: String,
     modules: Vec<ModuleInfo>,
     entry: String,
-    options: RunOptions,
+    options: RecordingOptions,
     start_time_ns: u64,
     node: String,
     entry_pid: u64,
@@ -80,7 +80,7 @@ pub struct ModuleInfo {
 
 /// How the run was recorded.
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct RunOptions {
+pub struct RecordingOptions {
     /// Message payloads are in the log.
     pub payloads: bool,
     /// `Deliver` events are in the log.
@@ -95,6 +95,18 @@ pub struct RunOptions {
     pub chaos_seed: Option<u64>,
     /// Anything else worth knowing, as name/value pairs.
     pub other: Vec<(String, String)>,
+}
+
+/// The option (`other`) a log imported from CauDEr carries, with the
+/// generation of CauDEr's format as its value.
+pub const CAUDER_FORMAT: &str = "cauder.format";
+
+impl RecordingOptions {
+    /// Whether the log was imported from CauDEr (it holds spawns, sends
+    /// and receives only).
+    pub fn imported_from_cauder(&self) -> bool {
+        self.other.iter().any(|(k, _)| k == CAUDER_FORMAT)
+    }
 }
 
 /// How a run ended, as the recorder tells the writer.
@@ -309,7 +321,7 @@ mod tests {
                 hash: fnv1a64(b"-module(ping)."),
             }],
             entry: "ping:main()".into(),
-            options: RunOptions {
+            options: RecordingOptions {
                 payloads: true,
                 schedulers: 2,
                 chaos_seed: Some(7),

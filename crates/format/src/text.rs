@@ -182,6 +182,12 @@ impl InFlight {
     /// message a receive took (a receive takes a message once).
     pub fn note(&mut self, e: &EventRef<'_>) -> Option<Box<[u8]>> {
         self.sent(e);
+        self.taken(e)
+    }
+
+    /// The message a receive took, given back once (for a walk whose sends
+    /// were all remembered beforehand).
+    pub fn taken(&mut self, e: &EventRef<'_>) -> Option<Box<[u8]>> {
         let EventRef::Receive { msg } = *e else {
             return None;
         };

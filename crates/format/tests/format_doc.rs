@@ -4,8 +4,8 @@
 use std::time::Duration;
 use trace_format::text;
 use trace_format::{
-    Dest, Event, Header, LogReader, LogWriter, ModuleInfo, MsgId, Outcome, Payload, ProcId, RunEnd,
-    RunOptions, WriterOptions,
+    Dest, Event, Header, LogReader, LogWriter, ModuleInfo, MsgId, Outcome, Payload, ProcId,
+    RecordingOptions, RunEnd, WriterOptions,
 };
 use trace_term::Term;
 
@@ -27,7 +27,7 @@ fn example_log(path: &std::path::Path) {
             hash: 0x0123_4567_89ab_cdef,
         }],
         entry: "ping:main()".into(),
-        options: RunOptions {
+        options: RecordingOptions {
             payloads: true,
             schedulers: 1,
             ..Default::default()

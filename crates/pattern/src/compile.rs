@@ -1,22 +1,10 @@
 //! From an AST pattern to a [`Pattern`].
 
-use crate::Pattern;
+use crate::node::Node;
+use crate::pattern::Pattern;
 use std::collections::HashMap;
 use trace_syntax::ast::{BinOp, Expr, ExprKind, IntLit, UnOp};
 use trace_term::{Atom, BigInt, Term};
-
-#[derive(Clone, Debug)]
-pub(crate) enum Node {
-    Any,
-    Var(usize),
-    Lit(Term),
-    Tuple(Vec<Node>),
-    Cons(Box<Node>, Box<Node>),
-    /// `#{K := P}`: keys are literals.
-    Map(Vec<(Term, Node)>),
-    /// `P1 = P2`
-    Both(Box<Node>, Box<Node>),
-}
 
 /// Why a text is not a pattern.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,8 +6,13 @@
 //! program ([`Quick`]) run over the bytes. Its answer is conservative: a
 //! term is rejected only when it surely differs, and accepted for sure only
 //! when the pattern binds nothing and the program read all it fixes.
+//!
+//! A pattern whose variables each appear once can also be matched here
+//! ([`match_with`]): the program notes where each variable's part of the
+//! term lies, and only those parts are decoded (`{ping, From}` decodes a
+//! pid, not the tuple and its atom).
 
-use crate::compile::Node;
+use crate::node::Node;
 use trace_term::etf::{
     ATOM_EXT, ATOM_UTF8_EXT, BINARY_EXT, BIT_BINARY_EXT, COMPRESSED, FLOAT_EXT, INTEGER_EXT,
     LARGE_BIG_EXT, LARGE_TUPLE_EXT, LIST_EXT, MAP_EXT, NEWER_REFERENCE_EXT, NEW_FLOAT_EXT,
@@ -129,6 +134,8 @@ enum Op {
     Nil,
     /// Any one term.
     Skip,
+    /// Any one term, bound to this variable (which appears once).
+    Bind(usize),
     /// A non-empty list; what it holds is left to the matcher.
     List,
     /// A map; what it holds is left to the matcher.
@@ -144,30 +151,69 @@ pub struct Quick {
     ops: Vec<Op>,
     /// Passing every op proves a match.
     pub(crate) decides: bool,
+    /// Passing every op proves a match once the bound parts are decoded.
+    binds_all: bool,
 }
 
 impl Quick {
     pub(crate) fn of(n: &Node) -> Quick {
+        let mut uses = Vec::new();
+        count_vars(n, &mut uses);
         let mut ops = Vec::new();
         let mut decides = true;
-        emit(n, &mut ops, &mut decides);
+        emit(n, &uses, &mut ops, &mut decides);
         // What follows the last fixed part need not be read.
         while matches!(ops.last(), Some(Op::Skip)) {
             ops.pop();
         }
-        Quick { ops, decides }
+        let stops = ops
+            .iter()
+            .any(|o| matches!(o, Op::Stop | Op::List | Op::Map));
+        let binds = ops.iter().filter(|o| matches!(o, Op::Bind(_))).count();
+        let once = uses.iter().all(|&n| n <= 1);
+        Quick {
+            binds_all: !stops && once && binds <= MAX_BINDS,
+            ops,
+            decides,
+        }
     }
 }
 
-fn emit(n: &Node, ops: &mut Vec<Op>, decides: &mut bool) {
+/// Variables a pattern matched in ETF may bind.
+const MAX_BINDS: usize = 8;
+
+/// How many times each variable appears in `n`.
+fn count_vars(n: &Node, uses: &mut Vec<usize>) {
+    match n {
+        Node::Var(v) => {
+            if uses.len() <= *v {
+                uses.resize(*v + 1, 0);
+            }
+            uses[*v] += 1;
+        }
+        Node::Tuple(ps) => ps.iter().for_each(|p| count_vars(p, uses)),
+        Node::Cons(h, t) | Node::Both(h, t) => {
+            count_vars(h, uses);
+            count_vars(t, uses);
+        }
+        Node::Map(kvs) => kvs.iter().for_each(|(_, v)| count_vars(v, uses)),
+        Node::Any | Node::Lit(_) => {}
+    }
+}
+
+fn emit(n: &Node, uses: &[usize], ops: &mut Vec<Op>, decides: &mut bool) {
     if matches!(ops.last(), Some(Op::Stop | Op::List | Op::Map)) {
         return;
     }
     match n {
         Node::Any => ops.push(Op::Skip),
-        Node::Var(_) => {
+        Node::Var(v) => {
             *decides = false;
-            ops.push(Op::Skip)
+            ops.push(if uses.get(*v) == Some(&1) {
+                Op::Bind(*v)
+            } else {
+                Op::Skip
+            })
         }
         Node::Lit(Term::Atom(a)) => ops.push(Op::Atom(a.name().as_bytes().into())),
         Node::Lit(Term::Int(i)) if i32::try_from(*i).is_ok() => ops.push(Op::Int(*i)),
@@ -175,7 +221,7 @@ fn emit(n: &Node, ops: &mut Vec<Op>, decides: &mut bool) {
         Node::Tuple(ps) => {
             ops.push(Op::Tuple(ps.len() as u32));
             for p in ps {
-                emit(p, ops, decides);
+                emit(p, uses, ops, decides);
             }
         }
         Node::Cons(..) => {
@@ -211,7 +257,10 @@ fn other_shape(tag: u8) -> bool {
     )
 }
 
-fn run(q: &Quick, b: &[u8]) -> Result<(), Stop> {
+/// Runs the program; `bound` is told where each bound part lies
+/// (variable, start, end).
+#[inline(always)]
+fn run(q: &Quick, b: &[u8], mut bound: impl FnMut(usize, usize, usize)) -> Result<(), Stop> {
     // The commonest rejection first: a tuple of another arity.
     if let (Some(Op::Tuple(n)), Some(&SMALL_TUPLE_EXT), Some(&a)) =
         (q.ops.first(), b.first(), b.get(1))
@@ -228,6 +277,10 @@ fn run(q: &Quick, b: &[u8]) -> Result<(), Stop> {
         if tag == COMPRESSED {
             return Err(Stop::Maybe);
         }
+        // A list of no elements is its tail, whatever that is.
+        if tag == LIST_EXT && u32_at(b, i + 1) == Some(0) {
+            return Err(Stop::Maybe);
+        }
         match op {
             Op::Tuple(n) => match tag {
                 SMALL_TUPLE_EXT if b.get(i + 1) == Some(&(*n as u8)) && *n < 256 => i += 2,
@@ -236,12 +289,13 @@ fn run(q: &Quick, b: &[u8]) -> Result<(), Stop> {
             },
             Op::Atom(name) => match atom_at(b, i) {
                 Some((got, utf8)) => {
+                    // Latin-1 bytes spell the UTF-8 name only where it is
+                    // ASCII: 'Ã©' in Latin-1 has the bytes of 'é' in UTF-8.
+                    if !utf8 && !name.is_ascii() {
+                        return Err(Stop::Maybe);
+                    }
                     if got != &name[..] {
-                        return Err(if utf8 || name.is_ascii() {
-                            Stop::No
-                        } else {
-                            Stop::Maybe
-                        });
+                        return Err(Stop::No);
                     }
                     if n == last {
                         break;
@@ -275,10 +329,17 @@ fn run(q: &Quick, b: &[u8]) -> Result<(), Stop> {
             }
             Op::Nil => match tag {
                 NIL_EXT => i += 1,
+                // An empty string is `[]`.
+                STRING_EXT if u16_at(b, i + 1) == Some(0) => i += 3,
                 LIST_EXT => return Err(Stop::Maybe),
                 _ => return Err(Stop::No),
             },
             Op::Skip => i = skip(b, i, 0).ok_or(Stop::Maybe)?,
+            Op::Bind(v) => {
+                let end = skip(b, i, 0).ok_or(Stop::Maybe)?;
+                bound(*v, i, end);
+                i = end;
+            }
             Op::List => {
                 return match tag {
                     LIST_EXT | STRING_EXT => Err(Stop::Maybe),
@@ -304,12 +365,57 @@ pub(crate) fn test(q: &Quick, etf: &[u8]) -> EtfTest {
     let Some((&131, body)) = etf.split_first() else {
         return EtfTest::Maybe;
     };
-    match run(q, body) {
+    match run(q, body, |_, _, _| {}) {
         Err(Stop::No) => EtfTest::No,
         Err(Stop::Maybe) => EtfTest::Maybe,
         Ok(()) if q.decides => EtfTest::Yes,
         Ok(()) => EtfTest::Maybe,
     }
+}
+
+/// What [`match_with`] found.
+pub enum EtfMatch {
+    /// The term does not match.
+    No,
+    /// It matches, with these bindings.
+    Yes(crate::Bindings),
+    /// The bytes cannot tell: decode the term and match it (the bindings
+    /// come back as they were given).
+    Unknown(crate::Bindings),
+}
+
+/// Matches the term encoded in `etf` (with its version byte), decoding only
+/// the parts its variables bind; variables bound in `b` already must be
+/// equal (`=:=`) to their part.
+pub(crate) fn match_with(q: &Quick, etf: &[u8], mut b: crate::Bindings) -> EtfMatch {
+    let Some((&131, body)) = etf.split_first().filter(|_| q.binds_all) else {
+        return EtfMatch::Unknown(b);
+    };
+    let mut parts = [(0usize, 0usize, 0usize); MAX_BINDS];
+    let mut n = 0;
+    match run(q, body, |v, s, e| {
+        parts[n] = (v, s, e);
+        n += 1;
+    }) {
+        Err(Stop::No) => return EtfMatch::No,
+        Err(Stop::Maybe) => return EtfMatch::Unknown(b),
+        Ok(()) => {}
+    }
+    // Every part decoded before any is bound: bytes the decoder refuses
+    // give the bindings back as they came.
+    let mut terms: [Option<Term>; MAX_BINDS] = Default::default();
+    for (t, &(_, s, e)) in terms.iter_mut().zip(&parts[..n]) {
+        match trace_term::etf::decode_part(&body[s..e]) {
+            Ok(x) => *t = Some(x),
+            Err(_) => return EtfMatch::Unknown(b),
+        }
+    }
+    for (t, &(v, _, _)) in terms.iter_mut().zip(&parts[..n]) {
+        if !t.take().is_some_and(|t| b.bind(v, t)) {
+            return EtfMatch::No;
+        }
+    }
+    EtfMatch::Yes(b)
 }
 
 #[cfg(test)]
@@ -370,5 +476,74 @@ mod tests {
             let term = trace_term::etf::decode(&bytes).unwrap();
             assert!(p.matches(&term).is_some() && p.may_match_etf(&bytes));
         }
+    }
+
+    /// Matching in the bytes binds what decoding and matching binds, and
+    /// says no exactly where matching fails.
+    #[test]
+    fn matching_in_the_bytes_agrees_with_decoding() {
+        use super::EtfMatch;
+        use crate::Bindings;
+        let pats = [
+            "{ping, From}",
+            "{req, _, {N, M}}",
+            "X",
+            "{a, 7, Y}",
+            "{X, X}",
+            "{x, [H | _]}",
+        ];
+        let terms = [
+            "{ping, 3}",
+            "{ping, {a, \"s\"}}",
+            "{pong, 3}",
+            "{req, 1, {2, 3}}",
+            "{req, 1, {2}}",
+            "{a, 7, [1, 2]}",
+            "{a, 8, b}",
+            "{1, 1}",
+            "{1, 2}",
+            "{x, [1]}",
+            "7",
+        ];
+        let mut decided = 0;
+        for ptext in pats {
+            let p = compile_str(ptext).unwrap();
+            for ttext in terms {
+                let bytes = etf(ttext);
+                let term = trace_term::etf::decode(&bytes).unwrap();
+                let want = p.matches(&term);
+                let n = p.variables().len();
+                match p.match_etf_with(&bytes, Bindings::new(n)) {
+                    EtfMatch::No => assert!(want.is_none(), "{ptext} ~ {ttext}"),
+                    EtfMatch::Yes(b) => {
+                        decided += 1;
+                        let want = want.expect("matches");
+                        for i in 0..n {
+                            assert_eq!(b.get(i), want.get(i), "{ptext} ~ {ttext}");
+                        }
+                    }
+                    EtfMatch::Unknown(_) => {}
+                }
+            }
+        }
+        assert!(decided >= 6, "the bytes decided only {decided} matches");
+        // A variable bound beforehand must be equal to its part.
+        let p = compile_str("{ping, From}").unwrap();
+        let mut b = Bindings::new(1);
+        b.set(0, Term::Int(4));
+        assert!(matches!(
+            p.match_etf_with(&etf("{ping, 3}"), b.clone()),
+            EtfMatch::No
+        ));
+        assert!(matches!(
+            p.match_etf_with(&etf("{ping, 4}"), b),
+            EtfMatch::Yes(_)
+        ));
+        // A repeated variable is left to the matcher.
+        let twice = compile_str("{X, X}").unwrap();
+        assert!(matches!(
+            twice.match_etf_with(&etf("{1, 1}"), Bindings::new(1)),
+            EtfMatch::Unknown(_)
+        ));
     }
 }

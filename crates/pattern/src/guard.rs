@@ -3,7 +3,7 @@
 
 use crate::compile::literal;
 use crate::matching::Bindings;
-use crate::Pattern;
+use crate::pattern::Pattern;
 use trace_syntax::ast::{BinOp, Expr, ExprKind, UnOp};
 use trace_term::order::{compare, exact_eq};
 use trace_term::Term;

@@ -7,17 +7,21 @@
 //! any number of terms, producing [`Bindings`]; `replace` rewrites what the
 //! variables matched (diff's abstraction of payloads). A term still in the
 //! External Term Format can be rejected without decoding
-//! ([`Pattern::may_match_etf`]).
+//! ([`Pattern::may_match_etf`]), or matched decoding only what its
+//! variables bind ([`Pattern::match_etf_with`]).
 
 mod compile;
 mod etf;
+#[cfg(test)]
+mod etf_props;
 mod guard;
 mod matching;
+mod node;
 mod pattern;
 mod replace;
 
 pub use compile::{compile, compile_str, PatternError};
-pub use etf::EtfTest;
+pub use etf::{EtfMatch, EtfTest};
 pub use guard::{Guard, GuardError};
 pub use matching::Bindings;
 pub use pattern::Pattern;

@@ -1,6 +1,6 @@
 //! Matching a compiled pattern against a term.
 
-use crate::compile::Node;
+use crate::node::Node;
 use trace_term::order::exact_eq;
 use trace_term::Term;
 
@@ -14,6 +14,21 @@ impl Bindings {
     pub fn new(n: usize) -> Bindings {
         Bindings {
             values: vec![None; n],
+        }
+    }
+
+    /// Binds variable `i` to `t`, or, bound already, tells whether it is
+    /// `t` (`=:=`).
+    pub(crate) fn bind(&mut self, i: usize, t: Term) -> bool {
+        if self.values.len() <= i {
+            self.values.resize(i + 1, None);
+        }
+        match &self.values[i] {
+            Some(v) => exact_eq(v, &t),
+            None => {
+                self.values[i] = Some(t);
+                true
+            }
         }
     }
 

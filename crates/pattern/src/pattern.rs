@@ -2,9 +2,9 @@
 //! a term still in the External Term Format, rewrite what the variables
 //! matched. The work is done by the modules over the compiled tree.
 
-use crate::compile::Node;
-use crate::etf::{self, EtfTest, Quick};
+use crate::etf::{self, EtfMatch, EtfTest, Quick};
 use crate::matching::{self, Bindings};
+use crate::node::Node;
 use crate::replace;
 use trace_term::Term;
 
@@ -58,6 +58,13 @@ impl Pattern {
     #[inline]
     pub fn test_etf(&self, etf: &[u8]) -> EtfTest {
         etf::test(&self.quick, etf)
+    }
+
+    /// Matches the term encoded in `etf` (with its version byte) without
+    /// decoding more than its variables bind, when the bytes can tell (see
+    /// [`EtfMatch`]); as [`Pattern::matches_with`] otherwise.
+    pub fn match_etf_with(&self, etf: &[u8], b: Bindings) -> EtfMatch {
+        etf::match_with(&self.quick, etf, b)
     }
 
     /// True when the pattern binds no variable and [`test_etf`](Self::test_etf)

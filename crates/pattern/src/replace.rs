@@ -2,7 +2,7 @@
 //! turns the parts of a payload bound to variables into a wildcard, keeping
 //! the parts matched by literals and `_`.
 
-use crate::compile::Node;
+use crate::node::Node;
 use trace_term::{MapRepr, Term};
 
 /// Parts of `t` outside the pattern's shape (possible only once an alias has

@@ -19,5 +19,7 @@ pub mod output;
 pub mod session;
 
 pub use observer::Recorder;
-pub use session::{record, record_directed, Captured, Progress, RecordConfig, Recording};
+pub use session::{
+    record, record_directed, record_observed, Captured, Progress, RecordConfig, Recording,
+};
 pub use trace_capture::RecordFlags;

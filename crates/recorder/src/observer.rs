@@ -11,7 +11,7 @@ use std::sync::Arc;
 use trace_capture::mapping::SharedFunctions;
 use trace_capture::{PidMap, RecordFlags, Translator};
 use trace_format::{LogWriter, MsgId, ProcId, ProcessWriter};
-use trace_runtime::hooks::{Event, Observer, ProcessInfo, ProcessObserver, SharedOp};
+use trace_runtime::hooks::{Event, Observer, ProcessObserver, ProcessStart, SharedOp};
 
 struct Shared {
     flags: RecordFlags,
@@ -53,7 +53,7 @@ impl Recorder {
 }
 
 impl Observer for Recorder {
-    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         let parent = p.parent.and_then(|pp| self.shared.pids.get(pp.number()));
         let w = self.writer.register(p.pid.number(), parent);
         self.shared.pids.insert(p.pid.number(), w.id());
@@ -98,7 +98,7 @@ impl ProcessObserver for ProcessRecorder {
     /// the process's own and uncontended (the flusher only tries it), so
     /// taking it per event costs less than staging events for the slice.
     fn event(&mut self, ev: &Event<'_>) {
-        if matches!(ev, Event::Deliver { .. }) && !self.shared.flags.deliveries {
+        if !self.shared.flags.logs(ev) {
             return;
         }
         let Some(w) = self.w.as_mut() else { return };

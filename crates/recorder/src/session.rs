@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use trace_capture::{RecordFlags, OTHER_NONDET};
 use trace_format::{Header, LogWriter, ModuleInfo, Outcome, RunEnd, Summary, WriterOptions};
-use trace_runtime::hooks::Native;
+use trace_runtime::hooks::{
+    Event, Native, Observer, ProcessObserver, ProcessStart, SharedOp, Touched,
+};
 use trace_runtime::{Entry, EntryOutcome, Loaded, RunOptions, RunOutcome, Runtime, Verdict};
 
 /// How to record.
@@ -66,7 +68,7 @@ fn header(loaded: &Loaded, cfg: &RecordConfig) -> Header {
             })
             .collect(),
         entry: cfg.entry_text.clone(),
-        options: trace_format::RunOptions {
+        options: trace_format::RecordingOptions {
             payloads: cfg.flags.payloads,
             deliveries: cfg.flags.deliveries,
             output: cfg.flags.output,
@@ -108,14 +110,33 @@ pub fn record_directed(
     progress: Option<&(dyn Fn(Progress) + Sync)>,
     director: Arc<dyn trace_runtime::Director>,
 ) -> io::Result<Recording> {
+    record_observed(loaded, entry, cfg, stdout, progress, director, None)
+}
+
+/// [`record_directed`] with a second Observer beside the recorder, seeing
+/// every event after it (`trace debug` counts each process's log events
+/// per step of a run it schedules).
+pub fn record_observed(
+    loaded: &Loaded,
+    entry: Entry,
+    cfg: &RecordConfig,
+    stdout: Box<dyn Write + Send>,
+    progress: Option<&(dyn Fn(Progress) + Sync)>,
+    director: Arc<dyn trace_runtime::Director>,
+    also: Option<Arc<dyn Observer>>,
+) -> io::Result<Recording> {
     let output = crate::output::prepare(&cfg.out)?;
     let writer = LogWriter::create(&output.partial, header(loaded, cfg), cfg.writer.clone())
         .map_err(|e| in_file(e, &output.partial))?;
     let recorder = Arc::new(Recorder::new(writer.clone(), cfg.flags));
+    let observer: Arc<dyn Observer> = match also {
+        Some(second) => Arc::new(Both(recorder.clone(), second)),
+        None => recorder.clone(),
+    };
     let rt = Runtime::new(
         loaded.program.clone(),
         cfg.run.clone(),
-        recorder.clone(),
+        observer,
         director,
         stdout,
     );
@@ -156,6 +177,48 @@ pub fn record_directed(
         path: output.path,
         elapsed,
     })
+}
+
+/// The recorder, then a second Observer.
+struct Both(Arc<Recorder>, Arc<dyn Observer>);
+
+/// A process's recorder, then its second observer.
+struct BothOf(
+    Option<Box<dyn ProcessObserver>>,
+    Option<Box<dyn ProcessObserver>>,
+);
+
+impl Observer for Both {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
+        Some(Box::new(BothOf(
+            self.0.process_started(p),
+            self.1.process_started(p),
+        )))
+    }
+}
+
+impl BothOf {
+    fn each(&mut self, f: impl Fn(&mut Box<dyn ProcessObserver>)) {
+        self.0.iter_mut().chain(self.1.iter_mut()).for_each(f);
+    }
+}
+
+impl ProcessObserver for BothOf {
+    fn event(&mut self, ev: &Event<'_>) {
+        self.each(|o| o.event(ev));
+    }
+    fn shared(&mut self, op: &SharedOp<'_>) {
+        self.each(|o| o.shared(op));
+    }
+    fn slice_begin(&mut self) {
+        self.each(|o| o.slice_begin());
+    }
+    fn slice_end(&mut self) {
+        self.each(|o| o.slice_end());
+    }
+    fn touched(&mut self, t: &Touched<'_>) {
+        self.each(|o| o.touched(t));
+    }
 }
 
 /// An I/O error on the partial log, naming it: what was recorded is there.

@@ -10,25 +10,25 @@
 //! for a signal that never comes — so the run ends with it waiting there,
 //! and its place in the code and its mailbox can be shown.
 
-use crate::director::Shared;
+use crate::replay_log::ReplayLog;
 use crate::window::Window;
 use std::sync::Arc;
 use trace_capture::Translator;
 use trace_format::{Event, EventRef, MsgId, ProcId};
 use trace_runtime::hooks::{
-    self, Divergence, NondetKind, OutputTurn, ProcessDirector, ReceiveChoice, SharedOp, SharedTurn,
+    self, Divergence, NondetBif, OutputTurn, ProcessDirector, ReceiveChoice, SharedOp, SharedTurn,
 };
 use trace_runtime::process;
 use trace_term::{Pid, Term};
 
 /// A signal no process ever sends: waiting for it stops a process for good.
-const NEVER: process::MsgId = process::MsgId {
+const NEVER: process::SignalId = process::SignalId {
     sender: Pid(u64::MAX),
     index: u64::MAX,
 };
 
 pub struct ProcessReplay {
-    shared: Arc<Shared>,
+    shared: Arc<ReplayLog>,
     id: Option<ProcId>,
     pid: Pid,
     /// The events to replay: the process log up to the hold point, a block
@@ -45,7 +45,7 @@ pub struct ProcessReplay {
 
 impl ProcessReplay {
     pub(crate) fn new(
-        shared: Arc<Shared>,
+        shared: Arc<ReplayLog>,
         id: Option<ProcId>,
         pid: Pid,
         window: Window,
@@ -104,8 +104,8 @@ impl ProcessReplay {
         }
     }
 
-    fn runtime_msg(&self, m: MsgId) -> process::MsgId {
-        process::MsgId {
+    fn runtime_msg(&self, m: MsgId) -> process::SignalId {
+        process::SignalId {
             sender: Pid(self.shared.pid_of(m.sender)),
             index: m.index,
         }
@@ -113,7 +113,7 @@ impl ProcessReplay {
 }
 
 impl ProcessDirector for ProcessReplay {
-    fn signal_due(&mut self) -> Option<process::MsgId> {
+    fn signal_due(&mut self) -> Option<process::SignalId> {
         if self.held() {
             // Every event-making step asks this first: the process waits
             // here, before its next event.
@@ -149,7 +149,7 @@ impl ProcessDirector for ProcessReplay {
         }
     }
 
-    fn nondet(&mut self, kind: NondetKind, _computed: Term) -> Result<Term, Divergence> {
+    fn nondet(&mut self, kind: NondetBif, _computed: Term) -> Result<Term, Divergence> {
         let want = trace_capture::mapping::nondet_kind(kind);
         match self.next() {
             Some(Event::Nondet { kind: k, value }) if *k == want => {

@@ -51,3 +51,28 @@ pub fn check_identity(header: &Header, loaded: &Loaded) -> Vec<IdentityMismatch>
     }
     out
 }
+
+/// What a user is told when the program differs from the recorded one:
+/// every difference, and what `--force` does instead (`replays`, `debugs`).
+pub fn not_the_program(mismatches: &[IdentityMismatch], force_does: &str) -> String {
+    let parts: Vec<String> = mismatches.iter().map(|m| m.to_string()).collect();
+    format!(
+        "this is not the program the log was recorded from: {} (--force {force_does} anyway)",
+        parts.join("; ")
+    )
+}
+
+/// Refuses a program other than the one `header` was recorded from,
+/// unless `force`.
+pub fn refuse_other_program(
+    header: &Header,
+    loaded: &Loaded,
+    force: bool,
+    force_does: &str,
+) -> Result<(), String> {
+    let mismatches = check_identity(header, loaded);
+    match mismatches.is_empty() || force {
+        true => Ok(()),
+        false => Err(not_the_program(&mismatches, force_does)),
+    }
+}

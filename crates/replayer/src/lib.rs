@@ -21,8 +21,11 @@ pub mod cursor;
 pub mod director;
 pub mod expect;
 pub mod identity;
+mod replay_log;
 pub mod session;
 mod window;
 
-pub use identity::{check_identity, IdentityMismatch};
-pub use session::{replay, ReplayConfig, ReplayError, ReplayResult, Stuck};
+pub use identity::{check_identity, refuse_other_program, IdentityMismatch};
+pub use session::{
+    in_tool_replay, replay, replay_options, ReplayConfig, ReplayError, ReplayResult, Stuck,
+};

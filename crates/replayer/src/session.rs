@@ -37,12 +37,7 @@ impl std::fmt::Display for ReplayError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReplayError::Identity(m) => {
-                let parts: Vec<String> = m.iter().map(|x| x.to_string()).collect();
-                write!(
-                    f,
-                    "this is not the program the log was recorded from: {} (--force replays anyway)",
-                    parts.join("; ")
-                )
+                f.write_str(&crate::identity::not_the_program(m, "replays"))
             }
             ReplayError::Entry(e) => write!(f, "the log's entry call: {e}"),
         }
@@ -92,6 +87,38 @@ impl ReplayResult {
     }
 }
 
+/// What every run replaying `log` is set to, over `run`: timers fire at
+/// once (every timeout and receipt is forced from the log, so waiting for
+/// real time would only slow the replay down), and the run ends by the
+/// log's rule.
+pub fn replay_options(log: &LogReader, run: RunOptions) -> RunOptions {
+    RunOptions {
+        instant_timers: true,
+        end_rule: trace_capture::flags::end_rule(log.header()),
+        ..run
+    }
+}
+
+/// A replay a tool runs inside itself to read the run (`trace debug`'s
+/// snapshots, `trace why`'s observation): [`replay_options`] on one
+/// scheduler thread, with no crash reports and no report of blocked
+/// processes, and the log's entry call, or why it is not in `loaded`.
+pub fn in_tool_replay(
+    loaded: &Loaded,
+    log: &LogReader,
+    run: RunOptions,
+) -> Result<(trace_runtime::Entry, RunOptions), String> {
+    let (entry, _) = trace_runtime::entry(loaded, Some(&log.header().entry))
+        .map_err(|_| "the log's entry call is not in this program".to_string())?;
+    let run = RunOptions {
+        schedulers: 1,
+        reports: false,
+        report_blocked: false,
+        ..replay_options(log, run)
+    };
+    Ok((entry, run))
+}
+
 /// Replays `log` with the program `loaded`; program output goes to `stdout`.
 pub fn replay(
     loaded: &Loaded,
@@ -108,11 +135,7 @@ pub fn replay(
     let holds = cfg.holds.clone();
     let held = holds.is_some();
     let director = Arc::new(LogDirector::new(log.clone(), holds));
-    let mut run = cfg.run.clone();
-    // Every timeout and receipt is forced from the log, so waiting for real
-    // time would only slow the replay down.
-    run.instant_timers = true;
-    run.end_rule = trace_capture::flags::end_rule(log.header());
+    let mut run = replay_options(&log, cfg.run.clone());
     if held {
         // Processes held on purpose are no deadlock.
         run.report_blocked = false;

@@ -178,7 +178,7 @@ fn hand_made_log(
         }],
         entry: entry.into(),
         entry_pid: 80,
-        options: trace_format::RunOptions {
+        options: trace_format::RecordingOptions {
             payloads: true,
             ..Default::default()
         },

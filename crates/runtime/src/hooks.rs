@@ -41,7 +41,7 @@
 //! this; an Observer of such a run also hears what each step read or wrote
 //! beyond its events ([`ProcessObserver::touched`]).
 
-use crate::process::MsgId;
+use crate::process::SignalId;
 use trace_term::{Atom, Pid, Term};
 
 pub use crate::ir::RecvFilter;
@@ -49,7 +49,7 @@ pub use crate::shared::{Access, SharedId, SharedKind, SharedOp, SharedTurn};
 
 /// Which nondeterministic built-in produced a value.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum NondetKind {
+pub enum NondetBif {
     MonotonicTime,
     SystemTime,
     Timestamp,
@@ -67,7 +67,7 @@ pub enum NondetKind {
 
 /// A non-message signal as sent.
 #[derive(Clone, Copy, Debug)]
-pub enum SignalOut<'a> {
+pub enum SentSignal<'a> {
     Link,
     Unlink,
     Exit { reason: &'a Term, linked: bool },
@@ -96,31 +96,31 @@ pub enum Event<'a> {
         monitor: bool,
     },
     Send {
-        id: MsgId,
+        id: SignalId,
         to: Pid,
         payload: &'a Term,
     },
     /// A message entered the mailbox.
     Deliver {
-        id: MsgId,
+        id: SignalId,
     },
     /// A receive consumed a message.
     Receive {
-        id: MsgId,
+        id: SignalId,
         payload: &'a Term,
     },
     Timeout,
     Signal {
-        id: MsgId,
+        id: SignalId,
         to: Pid,
-        signal: SignalOut<'a>,
+        signal: SentSignal<'a>,
     },
     SignalTaken {
-        id: MsgId,
+        id: SignalId,
         effect: Effect,
     },
     Nondet {
-        kind: NondetKind,
+        kind: NondetBif,
         value: &'a Term,
     },
     /// A write to standard output; `seq` is its position among all writes.
@@ -142,7 +142,7 @@ pub enum Event<'a> {
 
 /// Who a process is, when it starts.
 #[derive(Clone, Debug)]
-pub struct ProcessInfo {
+pub struct ProcessStart {
     pub pid: Pid,
     pub parent: Option<Pid>,
     /// Spawn path (`P.2.1` = `[2, 1]`).
@@ -189,14 +189,15 @@ pub enum Ready {
     Process { pid: Pid, timeout: Option<u64> },
     /// The message of a timer (`erlang:send_after/3`, `start_timer/3`) can
     /// be delivered. `id` is the message's identity: its `Send` event was
-    /// reported when the timer was set.
-    Timer { id: MsgId },
+    /// reported when the timer was set. `after`: the milliseconds it was
+    /// set for.
+    Timer { id: SignalId, after: u64 },
 }
 
 /// Sees events.
 pub trait Observer: Send + Sync {
     /// A process starts; return an observer for its events, or `None`.
-    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, _p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         None
     }
 }
@@ -217,6 +218,38 @@ pub trait ProcessObserver: Send {
     /// the event it belongs to (a receive's filter) or before it (a name,
     /// a liveness).
     fn touched(&mut self, _t: &Touched<'_>) {}
+    /// Runs with [`crate::RunOptions::trace_calls`] only: a function of the
+    /// user's modules (not the library's) was entered, or the process
+    /// started in one.
+    fn call(&mut self, _c: &CallReport<'_>) {}
+    /// Runs with `trace_calls` only: a function (the user's or the
+    /// library's) returned. Frames deeper than `depth` that did not return
+    /// were unwound by an exception.
+    fn returned(&mut self, _r: &ReturnReport<'_>) {}
+    /// Runs with `trace_calls` only: the process starts a `receive` (it
+    /// may be reported again for the same receive, after a wait).
+    fn receive_reached(&mut self, _frame: &crate::inspect::FrameState) {}
+}
+
+/// A call of a user function (see [`ProcessObserver::call`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CallReport<'a> {
+    /// The function, at its first line.
+    pub place: &'a crate::inspect::Place,
+    pub args: &'a [Term],
+    /// The number of frames below the function's (a tail call keeps its
+    /// caller's depth).
+    pub depth: usize,
+}
+
+/// A return (see [`ProcessObserver::returned`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ReturnReport<'a> {
+    pub value: &'a Term,
+    /// The depth of the frame returning, as in [`CallReport::depth`].
+    pub depth: usize,
+    /// The source line the function returned from.
+    pub line: u32,
 }
 
 /// The run departed from what the Director expected (replay of a different
@@ -238,13 +271,24 @@ pub struct Divergence {
     pub agreed: String,
 }
 
+impl std::fmt::Display for Divergence {
+    /// One line for a session that replays a log (`trace debug`, `trace why`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the replay departed from the log at {} ({}): the log has {}, the run did {}",
+            self.pid, self.location, self.expected, self.happened
+        )
+    }
+}
+
 /// How a receive picks its message.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ReceiveChoice {
     /// BEAM's rule: first matching message in arrival order; timeouts by the clock.
     Native,
     /// Exactly this message (wait for it if it has not arrived).
-    Message(MsgId),
+    Message(SignalId),
     /// Take the `after` branch now.
     Timeout,
 }
@@ -287,7 +331,7 @@ pub enum Settle {
 /// Decides choices.
 pub trait Director: Send + Sync {
     /// A process starts; return a director for its choices, or `None` (native).
-    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
+    fn process_started(&self, _p: &ProcessStart) -> Option<Box<dyn ProcessDirector>> {
         None
     }
 
@@ -300,7 +344,7 @@ pub trait Director: Send + Sync {
 
     /// A timer set for a registered name fired (its message `id` was sent,
     /// as far as the sender's log goes, when the timer was set): who gets it.
-    fn timer_target(&self, _id: MsgId) -> TimerTarget {
+    fn timer_target(&self, _id: SignalId) -> TimerTarget {
         TimerTarget::Native
     }
 
@@ -330,13 +374,13 @@ pub trait Director: Send + Sync {
 /// Decides one process's choices and checks its events.
 pub trait ProcessDirector: Send {
     /// Before the process's next event: a signal it must take first, if any.
-    fn signal_due(&mut self) -> Option<MsgId>;
+    fn signal_due(&mut self) -> Option<SignalId>;
     /// At the start of a receive.
     fn receive(&mut self) -> Result<ReceiveChoice, Divergence>;
     /// The pid of the process about to be spawned (`None`: allocate one).
     fn spawn_pid(&mut self) -> Result<Option<Pid>, Divergence>;
     /// The result of a nondeterministic built-in, given the one computed now.
-    fn nondet(&mut self, kind: NondetKind, computed: Term) -> Result<Term, Divergence>;
+    fn nondet(&mut self, kind: NondetBif, computed: Term) -> Result<Term, Divergence>;
     /// When the next write to standard output may happen.
     fn output_turn(&mut self) -> Result<OutputTurn, Divergence>;
     /// Every event the process produces, to check it against what was expected.
@@ -393,7 +437,7 @@ pub struct Discard;
 struct DiscardEvents;
 
 impl Observer for Discard {
-    fn process_started(&self, _p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, _p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         Some(Box::new(DiscardEvents))
     }
 }

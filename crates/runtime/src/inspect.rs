@@ -157,6 +157,14 @@ fn activity(prog: &Program, p: &Process) -> Activity {
     }
 }
 
+/// The innermost frame of `p` in the user's code (the innermost one when
+/// none is), with its bindings: what `trace why` shows at a `receive`.
+pub(crate) fn user_frame_of(prog: &Program, p: &Process) -> Option<FrameState> {
+    let mut frames = frames(prog, p);
+    let k = frames.iter().position(|f| !f.place.library).unwrap_or(0);
+    (k < frames.len()).then(|| frames.swap_remove(k))
+}
+
 /// The stack, innermost first: the current function at its pc, then each
 /// caller at the call it waits in.
 fn frames(prog: &Program, p: &Process) -> Vec<FrameState> {
@@ -167,8 +175,28 @@ fn frames(prog: &Program, p: &Process) -> Vec<FrameState> {
     out
 }
 
+/// Whether function `fun` is the library's (the prelude's), not the user's.
+pub(crate) fn is_library(prog: &Program, fun: FunId) -> bool {
+    let code = prog.funs.get(fun as usize);
+    code.is_none_or(|c| prog.modules.get(&c.module).is_none_or(|m| m.prelude))
+}
+
+/// The place of function `fun` at instruction `pc`.
+pub(crate) fn place(prog: &Program, fun: FunId, pc: usize) -> Option<Place> {
+    let code = prog.funs.get(fun as usize)?;
+    Some(Place {
+        module: code.module,
+        function: code.name,
+        arity: code.arity,
+        file: prog.file_text(fun),
+        line: code.line_at(pc),
+        library: is_library(prog, fun),
+    })
+}
+
 fn frame(prog: &Program, p: &Process, fun: FunId, pc: u32, base: u32) -> FrameState {
-    let Some(code) = prog.funs.get(fun as usize) else {
+    let (Some(code), Some(place)) = (prog.funs.get(fun as usize), place(prog, fun, pc as usize))
+    else {
         return FrameState {
             place: Place {
                 module: Atom::intern("?"),
@@ -180,14 +208,6 @@ fn frame(prog: &Program, p: &Process, fun: FunId, pc: u32, base: u32) -> FrameSt
             },
             bindings: Vec::new(),
         };
-    };
-    let place = Place {
-        module: code.module,
-        function: code.name,
-        arity: code.arity,
-        file: prog.file_text(fun),
-        line: code.line_at(pc as usize),
-        library: prog.modules.get(&code.module).is_none_or(|m| m.prelude),
     };
     let mut bindings: Vec<(String, Term)> = match &code.debug {
         Some(d) => d

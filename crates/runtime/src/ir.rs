@@ -528,6 +528,151 @@ pub enum Instr {
     },
 }
 
+/// The label operands of an instruction, by reference or by mutable
+/// reference (match ergonomics decide which), and whether they may be
+/// [`RAISE`] ("no such branch": a failed test or operation raises, a
+/// receive has no `after`). Every instruction is listed, none matched with
+/// `_`: a new instruction with a label must say so here. A `Switch`'s
+/// labels are in its table.
+macro_rules! label_operands {
+    ($ins:expr) => {{
+        use Instr::*;
+        match $ins {
+            MapPut { fail, .. }
+            | Op2 { fail, .. }
+            | AddImm { fail, .. }
+            | Op1 { fail, .. }
+            | Compare { fail, .. }
+            | CompareInt { fail, .. }
+            | TestType { fail, .. }
+            | TestAtom { fail, .. }
+            | TestInt { fail, .. }
+            | TestLit { fail, .. }
+            | TestTuple { fail, .. }
+            | TestRecord { fail, .. }
+            | TestCons { fail, .. }
+            | TestNil { fail, .. }
+            | TestMap { fail, .. }
+            | TestFunArity { fail, .. }
+            | SplitCons { fail, .. }
+            | GetMapValue { fail, .. }
+            | CallBif { fail, .. }
+            | BsStart { fail, .. }
+            | BsGet { fail, .. }
+            | BsEnd { fail, .. }
+            | BsSkip { fail, .. } => ([Some(fail), None], true),
+            RecvStart { after } => ([Some(after), None], true),
+            Jump { to } => ([Some(to), None], false),
+            Try { handler, .. } | Catch { handler, .. } => ([Some(handler), None], false),
+            RecvPeek { wait, .. } => ([Some(wait), None], false),
+            RecvNext { lp } | RecvWait { lp } => ([Some(lp), None], false),
+            RecvWaitTimeout { lp, after, .. } => ([Some(lp), Some(after)], false),
+            Move { .. }
+            | Take { .. }
+            | Lit { .. }
+            | Int { .. }
+            | Atom { .. }
+            | Nil { .. }
+            | Cons { .. }
+            | Tuple { .. }
+            | MapNew { .. }
+            | MakeFun { .. }
+            | GetElem { .. }
+            | GetHd { .. }
+            | GetTl { .. }
+            | Call { .. }
+            | TailCall { .. }
+            | CallExt { .. }
+            | TailCallExt { .. }
+            | CallFun { .. }
+            | TailCallFun { .. }
+            | CallDyn { .. }
+            | TailCallDyn { .. }
+            | Return { .. }
+            | Switch { .. }
+            | TryEnd
+            | CatchEnd
+            | Raise { .. }
+            | Error { .. }
+            | RecvRef { .. }
+            | RecvAccept
+            | BsInit
+            | BsPut { .. }
+            | BsFinish { .. } => ([None, None], false),
+        }
+    }};
+}
+
+impl Instr {
+    /// The instruction's label operands (a `Switch`'s are in its table),
+    /// and whether they may be [`RAISE`].
+    pub fn labels(&self) -> ([Option<&Label>; 2], bool) {
+        label_operands!(self)
+    }
+
+    /// [`Instr::labels`], to rewrite them (the builder resolving its labels).
+    pub fn labels_mut(&mut self) -> [Option<&mut Label>; 2] {
+        label_operands!(self).0
+    }
+
+    /// Whether control may go on to the next instruction.
+    pub fn falls_through(&self) -> bool {
+        use Instr::*;
+        !matches!(
+            self,
+            Return { .. }
+                | TailCall { .. }
+                | TailCallExt { .. }
+                | TailCallFun { .. }
+                | TailCallDyn { .. }
+                | Jump { .. }
+                | Switch { .. }
+                | Error { .. }
+                | Raise { .. }
+                | RecvNext { .. }
+                | RecvWait { .. }
+                | RecvWaitTimeout { .. }
+        )
+    }
+
+    /// A call that leaves the function's local code: a built-in, another
+    /// module's function, a fun, `apply`. A built-in may run (and emit
+    /// events) within it.
+    pub fn calls_out(&self) -> bool {
+        use Instr::*;
+        matches!(
+            self,
+            CallBif { .. }
+                | CallExt { .. }
+                | TailCallExt { .. }
+                | CallFun { .. }
+                | TailCallFun { .. }
+                | CallDyn { .. }
+                | TailCallDyn { .. }
+        )
+    }
+
+    /// Any call: a local one, or one that [calls out](Instr::calls_out).
+    pub fn is_call(&self) -> bool {
+        matches!(self, Instr::Call { .. } | Instr::TailCall { .. }) || self.calls_out()
+    }
+
+    /// An instruction of a `receive` (where a waiting process is saved).
+    pub fn is_receive(&self) -> bool {
+        use Instr::*;
+        matches!(
+            self,
+            RecvStart { .. }
+                | RecvRef { .. }
+                | RecvPeek { .. }
+                | RecvNext { .. }
+                | RecvAccept
+                | RecvWait { .. }
+                | RecvWaitTimeout { .. }
+        )
+    }
+}
+
 /// What a message must look like for some clause of a receive to match it,
 /// from the clauses' patterns alone (guards are left to the clauses). A scan
 /// passes over a message that fits no alternative without lending it to the

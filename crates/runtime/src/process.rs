@@ -16,7 +16,7 @@ use trace_term::{Atom, BitWriter, Pid, Ref, Term};
 
 /// The identity of a signal: its sender and the sender's signal index.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct MsgId {
+pub struct SignalId {
     pub sender: Pid,
     pub index: u64,
 }
@@ -27,7 +27,7 @@ pub enum Signal {
     /// `via`: the alias it was sent to (`Alias ! Msg`); the receiver drops
     /// it unless that alias is still active when the message arrives.
     Message {
-        id: MsgId,
+        id: SignalId,
         payload: Term,
         via: Option<Ref>,
     },
@@ -35,31 +35,31 @@ pub enum Signal {
     /// `from` is the process it is about (the sender, except for the `noproc`
     /// signal a process gives itself when linking to a dead one).
     Exit {
-        id: MsgId,
+        id: SignalId,
         from: Pid,
         reason: Term,
         linked: bool,
     },
     Link {
-        id: MsgId,
+        id: SignalId,
     },
     Unlink {
-        id: MsgId,
+        id: SignalId,
     },
     /// `name`: the monitor was set up by registered name (its 'DOWN'
     /// shows `{Name, Node}` instead of the pid).
     Monitor {
-        id: MsgId,
+        id: SignalId,
         r: Ref,
         name: Option<Atom>,
     },
     Demonitor {
-        id: MsgId,
+        id: SignalId,
         r: Ref,
     },
     /// `shown` replaces the pid in the message (monitors by registered name).
     Down {
-        id: MsgId,
+        id: SignalId,
         from: Pid,
         shown: Option<Term>,
         r: Ref,
@@ -70,7 +70,7 @@ pub enum Signal {
 }
 
 impl Signal {
-    pub fn id(&self) -> Option<MsgId> {
+    pub fn id(&self) -> Option<SignalId> {
         match self {
             Signal::Message { id, .. }
             | Signal::Exit { id, .. }
@@ -100,7 +100,7 @@ pub enum AliasMode {
 /// A message in a mailbox.
 #[derive(Clone, Debug)]
 pub struct Message {
-    pub id: MsgId,
+    pub id: SignalId,
     pub payload: Term,
     /// The alias it came through, if any.
     pub via: Option<Ref>,
@@ -144,7 +144,7 @@ pub enum RecvMode {
     /// BEAM's rule: the first message in arrival order that matches a clause.
     FirstMatch,
     /// Replay: exactly this message.
-    Exactly(MsgId),
+    Exactly(SignalId),
 }
 
 /// Whether a process of a controlled run may make its next visible
@@ -317,6 +317,12 @@ pub struct Process {
     /// The group leader (inherited from the parent; `group_leader/2`).
     pub group_leader: Pid,
     pub dict: Vec<(Term, Term)>,
+    /// The process this one last sent a message to: a process sends to
+    /// the same one again and again (a server, a ping-pong partner), and
+    /// finding it here leaves the process table alone, whose slots are
+    /// shared by neighbouring pids that other threads send to. `Weak`: a
+    /// cache must not keep a process's state alive, nor make a cycle.
+    pub last_dest: Option<(Pid, std::sync::Weak<ProcShared>)>,
     /// Number of signals sent so far (the next signal's index).
     pub signals_sent: u64,
     /// Number of events this process has produced (for exit-signal landing).
@@ -337,6 +343,8 @@ pub struct Process {
     /// Set when the process must die at the next safe point (reason).
     pub kill: Option<Term>,
     pub observer: Option<Box<dyn ProcessObserver>>,
+    /// Report calls and returns to the observer (`RunOptions::trace_calls`).
+    pub trace_calls: bool,
     pub director: Option<Box<dyn ProcessDirector>>,
     /// Non-message signals wait for the Director's word (replay) instead of
     /// being taken as they arrive.
@@ -416,6 +424,7 @@ impl Process {
             reply_demonitors: Vec::new(),
             group_leader: Pid(0),
             dict: Vec::new(),
+            last_dest: None,
             signals_sent: 0,
             events: 0,
             agreed_at: None,
@@ -426,6 +435,7 @@ impl Process {
             initial,
             kill: None,
             observer: None,
+            trace_calls: false,
             director: None,
             directed_signals: false,
             result: None,
@@ -455,8 +465,8 @@ impl Process {
     }
 
     /// The next signal identity this process sends.
-    pub fn next_signal_id(&mut self) -> MsgId {
-        let id = MsgId {
+    pub fn next_signal_id(&mut self) -> SignalId {
+        let id = SignalId {
             sender: self.pid,
             index: self.signals_sent,
         };

@@ -11,10 +11,10 @@ mod common;
 use std::collections::HashMap;
 use std::sync::Arc;
 use trace_runtime::hooks::{
-    Director, Divergence, Event, NondetKind, Observer, OutputTurn, ProcessDirector, ProcessInfo,
+    Director, Divergence, Event, NondetBif, Observer, OutputTurn, ProcessDirector, ProcessStart,
     ReceiveChoice,
 };
-use trace_runtime::process::MsgId;
+use trace_runtime::process::SignalId;
 use trace_term::{Pid, Term};
 
 /// A process by its spawn path: `[]` is main (`P`), `[2]` its second child.
@@ -65,7 +65,7 @@ struct Forcing {
 }
 
 impl Director for Script {
-    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessDirector>> {
         let main = if p.path.is_empty() {
             p.pid
         } else {
@@ -83,12 +83,12 @@ impl Director for Script {
 }
 
 impl ProcessDirector for Forcing {
-    fn signal_due(&mut self) -> Option<MsgId> {
+    fn signal_due(&mut self) -> Option<SignalId> {
         None
     }
     fn receive(&mut self) -> Result<ReceiveChoice, Divergence> {
         Ok(match self.choices.next() {
-            Some((sender, index)) => ReceiveChoice::Message(MsgId {
+            Some((sender, index)) => ReceiveChoice::Message(SignalId {
                 sender: pid_of(&sender, self.main),
                 index,
             }),
@@ -101,7 +101,7 @@ impl ProcessDirector for Forcing {
         child.push(self.children);
         Ok(Some(pid_of(&child, self.main)))
     }
-    fn nondet(&mut self, _: NondetKind, computed: Term) -> Result<Term, Divergence> {
+    fn nondet(&mut self, _: NondetBif, computed: Term) -> Result<Term, Divergence> {
         Ok(computed)
     }
     fn output_turn(&mut self) -> Result<OutputTurn, Divergence> {

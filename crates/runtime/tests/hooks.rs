@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use trace_runtime::hooks::{
-    Effect, Event, Native, NondetKind, Observer, ProcessInfo, ProcessObserver, SignalOut,
+    Effect, Event, Native, NondetBif, Observer, ProcessObserver, ProcessStart, SentSignal,
 };
 
 type Log = Arc<Mutex<HashMap<Vec<u32>, Vec<String>>>>;
@@ -22,7 +22,7 @@ struct Events {
 }
 
 impl Observer for Collect {
-    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         Some(Box::new(Events {
             path: p.path.clone(),
             log: self.0.clone(),
@@ -38,7 +38,7 @@ fn describe(ev: &Event<'_>) -> String {
         Event::Receive { payload, .. } => format!("receive {}", w(payload)),
         Event::Timeout => "timeout".into(),
         Event::Signal { signal, .. } => match signal {
-            SignalOut::Exit { reason, linked } => {
+            SentSignal::Exit { reason, linked } => {
                 format!("signal exit {} linked={linked}", w(reason))
             }
             other => format!("signal {other:?}"),
@@ -64,13 +64,13 @@ fn effect_name(e: Effect) -> &'static str {
     }
 }
 
-fn kind_name(k: NondetKind) -> &'static str {
+fn kind_name(k: NondetBif) -> &'static str {
     match k {
-        NondetKind::IsProcessAlive => "is_process_alive",
-        NondetKind::Whereis => "whereis",
-        NondetKind::Register => "register",
-        NondetKind::MonotonicTime => "monotonic_time",
-        NondetKind::Random => "random",
+        NondetBif::IsProcessAlive => "is_process_alive",
+        NondetBif::Whereis => "whereis",
+        NondetBif::Register => "register",
+        NondetBif::MonotonicTime => "monotonic_time",
+        NondetBif::Random => "random",
         _ => "other",
     }
 }
@@ -190,7 +190,7 @@ struct Threads(Arc<Mutex<std::collections::HashSet<String>>>);
 struct ThreadsOf(Arc<Mutex<std::collections::HashSet<String>>>);
 
 impl Observer for Threads {
-    fn process_started(&self, _: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, _: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         Some(Box::new(ThreadsOf(self.0.clone())))
     }
 }

@@ -12,10 +12,10 @@ mod common;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use trace_runtime::hooks::{
-    Access, Director, Divergence, Event, Native, NondetKind, Observer, OutputTurn, ProcessDirector,
-    ProcessInfo, ProcessObserver, ReceiveChoice, SharedId, SharedKind, SharedOp, SharedTurn,
+    Access, Director, Divergence, Event, Native, NondetBif, Observer, OutputTurn, ProcessDirector,
+    ProcessObserver, ProcessStart, ReceiveChoice, SharedId, SharedKind, SharedOp, SharedTurn,
 };
-use trace_runtime::process::MsgId;
+use trace_runtime::process::SignalId;
 use trace_runtime::{Chaos, LoadOptions, RunOptions, Runtime};
 use trace_term::{Pid, Term};
 
@@ -64,7 +64,7 @@ struct Forcing {
 }
 
 impl Director for Turns {
-    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessDirector>> {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessDirector>> {
         let main = if p.path.is_empty() {
             p.pid
         } else {
@@ -81,7 +81,7 @@ impl Director for Turns {
 }
 
 impl ProcessDirector for Forcing {
-    fn signal_due(&mut self) -> Option<MsgId> {
+    fn signal_due(&mut self) -> Option<SignalId> {
         None
     }
     fn receive(&mut self) -> Result<ReceiveChoice, Divergence> {
@@ -93,7 +93,7 @@ impl ProcessDirector for Forcing {
         child.push(self.children);
         Ok(Some(pid_of(&child, self.main)))
     }
-    fn nondet(&mut self, _: NondetKind, computed: Term) -> Result<Term, Divergence> {
+    fn nondet(&mut self, _: NondetBif, computed: Term) -> Result<Term, Divergence> {
         Ok(computed)
     }
     fn output_turn(&mut self) -> Result<OutputTurn, Divergence> {
@@ -331,7 +331,7 @@ struct CollectOf {
 }
 
 impl Observer for Collect {
-    fn process_started(&self, p: &ProcessInfo) -> Option<Box<dyn ProcessObserver>> {
+    fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
         Some(Box::new(CollectOf {
             path: p.path.clone(),
             ops: self.0.clone(),

@@ -161,9 +161,17 @@ fn expected(o: &RunOutcome, stdout: &[u8], exp: &Expectations) -> Option<Failure
 /// The first property of `--check` the log at `path` violates, if any. An
 /// error says why the log could not be checked.
 pub fn check_log(path: &Path, exp: &Expectations) -> Result<Option<Failure>, String> {
-    let Some(spec) = &exp.check else {
-        return Ok(None);
-    };
+    match &exp.check {
+        Some(spec) => first_violation(path, spec),
+        None => Ok(None),
+    }
+}
+
+/// The first property of `spec` the log at `path` violates, if any.
+pub fn first_violation(
+    path: &Path,
+    spec: &trace_check::Compiled,
+) -> Result<Option<Failure>, String> {
     let reader = trace_format::LogReader::open(path).map_err(|e| e.to_string())?;
     // One violation described: the failure line names its event and says
     // what was wrong there.

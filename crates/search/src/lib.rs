@@ -7,8 +7,9 @@
 //! specification violated, which the checker decides on the run's log), and
 //! keeps that run's log. Nothing below it knows about it.
 
+pub mod failing_run;
 pub mod failure;
-pub mod hunt;
+mod watch;
 
+pub use failing_run::{find_failing_run, Found, SearchConfig, SearchProgress, SearchResult};
 pub use failure::{Expectations, Failure};
-pub use hunt::{hunt, Found, HuntConfig, HuntProgress, HuntResult};

@@ -1,7 +1,9 @@
 //! Writing literals back as Erlang text, the way `io_lib:write` does: for
 //! tokens in error messages, `??Arg` stringification and `-error(Term)`.
 
-use crate::token::Keyword;
+use crate::ast::IntLit;
+use crate::token::{Keyword, TokenKind};
+use std::fmt;
 
 /// Lowercase letters that may start an unquoted atom (erl_scan's Latin-1 classes).
 pub(crate) fn is_lower(c: char) -> bool {
@@ -123,6 +125,26 @@ pub fn float(x: f64) -> String {
         scientific
     } else {
         plain
+    }
+}
+
+/// The token as erlc prints it in `syntax error before: ...`; also the text
+/// `??Arg` stringification joins.
+impl fmt::Display for TokenKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenKind::Atom(a) => f.write_str(&atom(a)),
+            TokenKind::Var(v) => f.write_str(v),
+            TokenKind::Integer(IntLit::Small(n)) => write!(f, "{n}"),
+            TokenKind::Integer(IntLit::Big(digits)) => f.write_str(digits),
+            TokenKind::Float(x) => f.write_str(&float(*x)),
+            TokenKind::Char(c) => f.write_str(&char_literal(*c)),
+            TokenKind::String(s) => f.write_str(&string(s)),
+            TokenKind::Punct(p) => write!(f, "'{}'", p.as_str()),
+            TokenKind::Keyword(k) => f.write_str(&atom(k.as_str())),
+            TokenKind::Dot => f.write_str("'.'"),
+            TokenKind::Other(c) => f.write_str(&atom(&c.to_string())),
+        }
     }
 }
 

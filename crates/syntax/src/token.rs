@@ -1,8 +1,6 @@
 //! Tokens of OTP 25 Erlang, as `erl_scan` produces them.
 
 use crate::ast::{IntLit, Pos};
-use crate::text;
-use std::fmt;
 
 /// One token and where it starts.
 #[derive(Clone, Debug, PartialEq)]
@@ -233,26 +231,6 @@ impl TokenKind {
 
     pub fn is_keyword(&self, k: Keyword) -> bool {
         matches!(self, TokenKind::Keyword(q) if *q == k)
-    }
-}
-
-/// The token as erlc prints it in `syntax error before: ...`; also the text
-/// `??Arg` stringification joins.
-impl fmt::Display for TokenKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TokenKind::Atom(a) => f.write_str(&text::atom(a)),
-            TokenKind::Var(v) => f.write_str(v),
-            TokenKind::Integer(IntLit::Small(n)) => write!(f, "{n}"),
-            TokenKind::Integer(IntLit::Big(digits)) => f.write_str(digits),
-            TokenKind::Float(x) => f.write_str(&text::float(*x)),
-            TokenKind::Char(c) => f.write_str(&text::char_literal(*c)),
-            TokenKind::String(s) => f.write_str(&text::string(s)),
-            TokenKind::Punct(p) => write!(f, "'{}'", p.as_str()),
-            TokenKind::Keyword(k) => f.write_str(&text::atom(k.as_str())),
-            TokenKind::Dot => f.write_str("'.'"),
-            TokenKind::Other(c) => f.write_str(&text::atom(&c.to_string())),
-        }
     }
 }
 

@@ -1,13 +1,19 @@
 //! Atoms: interned names shared by every thread of the process.
 //!
-//! An [`Atom`] is an index into one global, append-only table. Interning takes a
-//! lock; reading a name back does not (the table is a list of chunks that are
-//! allocated once and never move), so printing and comparing atoms from many
-//! scheduler threads does not contend. Each entry also keeps the atom's ETF
+//! An [`Atom`] is an index into one global, append-only table. Interning a
+//! new name takes a lock; reading a name back does not (the table is a list
+//! of chunks that are allocated once and never move), so printing and
+//! comparing atoms from many scheduler threads does not contend. Nor does
+//! interning a name seen before on the same thread: each thread keeps the
+//! names it has looked up (atoms are never removed, so an entry stays
+//! true), and threads decoding a log's messages on every core take the
+//! lock only for the first `ping` each. Each entry also keeps the atom's ETF
 //! encoding, made once at interning: the recorder encodes atoms in nearly
 //! every message it logs, and a copy is cheaper than rebuilding the header.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::Hasher;
 use std::sync::{LazyLock, Mutex, OnceLock};
 
 /// An interned atom. Equality is identity; ordering by name is [`Atom::cmp_by_name`].
@@ -21,6 +27,11 @@ const FIRST_CHUNK_BITS: u32 = 10;
 const CHUNKS: usize = 12; // 1024 * (2^12 - 1) > MAX_ATOMS
 
 struct Table {
+    /// Hashed with std's keyed SipHash, not the cache's FNV-1a: names come
+    /// from logs and programs, and FNV's low bits, which pick a bucket,
+    /// are easily steered by appending a few bytes, so a log of many such
+    /// names would make each interning walk all of them. Only a name new
+    /// to the thread is looked up here.
     index: Mutex<HashMap<&'static str, Atom>>,
     chunks: [OnceLock<Box<[OnceLock<Entry>]>>; CHUNKS],
 }
@@ -111,6 +122,81 @@ impl std::fmt::Display for AtomTableFull {
 
 impl std::error::Error for AtomTableFull {}
 
+/// FNV-1a from a per-thread random start, finished with a full-width mix:
+/// atom names are short and the thread's cache is probed on every atom a
+/// decoder meets, so the hash must be cheap; the random start and the mix
+/// keep a log or program from choosing names that all fall in one bucket
+/// (plain FNV-1a's low bits, which pick the bucket, can be steered).
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        // MurmurHash3's 64-bit finaliser: every input bit reaches the low bits.
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+}
+
+/// Builds [`NameHasher`]s from one thread's random start.
+#[derive(Clone)]
+struct NameHashing(u64);
+
+impl std::hash::BuildHasher for NameHashing {
+    type Hasher = NameHasher;
+
+    fn build_hasher(&self) -> NameHasher {
+        NameHasher(self.0)
+    }
+}
+
+impl Default for NameHashing {
+    fn default() -> Self {
+        use std::hash::BuildHasher;
+        let seed = std::collections::hash_map::RandomState::new().hash_one(0u8);
+        NameHashing(seed | 1)
+    }
+}
+
+type Known = HashMap<&'static str, Atom, NameHashing>;
+
+/// Names this thread has looked up, at most this many (then it starts over).
+const KNOWN_MAX: usize = 1 << 14;
+
+thread_local! {
+    static KNOWN: RefCell<Known> = RefCell::new(Known::default());
+}
+
+fn known(name: &str) -> Option<Atom> {
+    // `try_with`: a thread tearing down its locals still interns, uncached.
+    KNOWN
+        .try_with(|k| k.borrow().get(name).copied())
+        .ok()
+        .flatten()
+}
+
+/// Remembers on this thread that `a` is named `name` (the table's copy).
+fn remember(a: Atom) {
+    let _ = KNOWN.try_with(|k| {
+        let mut k = k.borrow_mut();
+        if k.len() >= KNOWN_MAX {
+            k.clear();
+        }
+        k.insert(a.name(), a);
+    });
+}
+
 impl Atom {
     /// Interns `name`. Panics only if the atom table is full; use [`Atom::try_intern`]
     /// on untrusted input.
@@ -120,6 +206,16 @@ impl Atom {
 
     /// Interns `name`, or fails when the table already holds [`MAX_ATOMS`] atoms.
     pub fn try_intern(name: &str) -> Result<Atom, AtomTableFull> {
+        if let Some(a) = known(name) {
+            return Ok(a);
+        }
+        let a = Self::intern_shared(name)?;
+        remember(a);
+        Ok(a)
+    }
+
+    /// Interns `name` in the shared table, under its lock.
+    fn intern_shared(name: &str) -> Result<Atom, AtomTableFull> {
         let t = &*TABLE;
         let mut idx = t.index.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(&a) = idx.get(name) {
@@ -136,12 +232,17 @@ impl Atom {
 
     /// Returns the atom named `name` if it already exists (like `list_to_existing_atom`).
     pub fn existing(name: &str) -> Option<Atom> {
-        TABLE
+        if let Some(a) = known(name) {
+            return Some(a);
+        }
+        let a = TABLE
             .index
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(name)
-            .copied()
+            .copied()?;
+        remember(a);
+        Some(a)
     }
 
     /// The atom's name.

@@ -252,6 +252,15 @@ pub fn int_to_f64(t: &Term) -> Option<f64> {
     }
 }
 
+impl PartialEq for Term {
+    /// Exact equality (`=:=`).
+    fn eq(&self, other: &Term) -> bool {
+        exact_eq(self, other)
+    }
+}
+
+impl Eq for Term {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

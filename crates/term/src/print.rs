@@ -183,6 +183,12 @@ pub(crate) fn write_fun(out: &mut String, f: &Fun, enc: Encoding) {
     }
 }
 
+impl std::fmt::Debug for Term {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&write_term(self))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

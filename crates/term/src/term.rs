@@ -474,21 +474,6 @@ impl<'a> Iterator for ListIter<'a> {
     }
 }
 
-impl std::fmt::Debug for Term {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::print::write_term(self))
-    }
-}
-
-impl PartialEq for Term {
-    /// Exact equality (`=:=`).
-    fn eq(&self, other: &Term) -> bool {
-        crate::order::exact_eq(self, other)
-    }
-}
-
-impl Eq for Term {}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,8 @@
 //! Group `causal`: `trace replay LOG` from the log alone — decoding, the
 //! causal model, the consistency checks and the rebuild of a derivation —
 //! on the synthetic log of [`super::synth`] (50 million events; 2 million
-//! with `--quick`), on 1 and 2 threads. The baseline, measured in the same
+//! with `--quick`), on 1 and 2 threads (and doubling up to the
+//! machine's cores). The baseline, measured in the same
 //! run, is decoding alone: the format crate's parallel reader decoding every
 //! block of the same log, in this process, on as many threads.
 
@@ -89,7 +90,7 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
 
     // (threads, decode time and memory, replay time and memory)
     let mut measured = Vec::new();
-    for threads in [1usize, 2] {
+    for threads in super::thread_counts() {
         let dt = decode_alone(&log, threads, runs)?;
         let n = threads.to_string();
         let (rt, rmem, out) = best(

@@ -1,6 +1,7 @@
 //! Group `check`: `trace check` on the synthetic log of [`super::synth`]
 //! (50 million events with payloads; 2 million with `--quick`), one
-//! property per run, on 1 and 2 threads:
+//! property per run, on 1 and 2 threads (and doubling up to the
+//! machine's cores):
 //!
 //! - response, about one process's order (parametric): every request a
 //!   process receives is followed by a message from it back to the sender;
@@ -21,6 +22,13 @@
 //!
 //! `CHECK_BENCH_LOG=/path/to/file.trace` keeps the generated log there and
 //! reuses it when it exists (the generation takes longer than the checks).
+//!
+//! A second table checks a recorded run rather than a synthetic one: the
+//! `pairs` program of the `scaling` group (16 ping-pong pairs, 12.8 million
+//! events) with a response property whose trigger and response share a
+//! variable, `every receive(P, From, {ping, From}) is followed by send(P,
+//! From, pong)`, beside the built-in `all_received` on the same log (the
+//! causal model with next to no matching).
 
 use super::synth;
 use super::table::{secs, Table};
@@ -143,7 +151,7 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         "status",
         "time vs decoding alone",
     ]);
-    for threads in [1usize, 2] {
+    for threads in super::thread_counts() {
         let dt = super::causal::decode_alone(&log, threads, runs)?;
         t.row(vec![
             "decoding alone (in process)".into(),
@@ -177,6 +185,59 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
                 mib(r.peak_rss),
                 r.status,
                 format!("{:.2}x", r.secs / dt),
+            ]);
+        }
+    }
+    t.print();
+    recorded(ctx, &scratch.0, runs)
+}
+
+/// The ping-pong property on a recorded run, over the thread counts.
+fn recorded(ctx: &super::Ctx, dir: &Path, runs: usize) -> Result<(), String> {
+    let (pairs, rounds) = if ctx.quick {
+        (16, 10_000)
+    } else {
+        (16, 200_000)
+    };
+    let log = dir.join("pairs.trace");
+    let src = super::programs::dir().join("pairs.erl");
+    let log_arg = log.to_str().ok_or("scratch path is not UTF-8")?;
+    let src = src.to_str().ok_or("program path is not UTF-8")?;
+    let entry = format!("pairs:main({pairs}, {rounds})");
+    best(
+        &ctx.trace,
+        &["record", "-q", "-o", log_arg, src, "--entry", &entry],
+        1,
+    )?;
+    let events = trace_format::LogReader::open(&log)
+        .map_err(|e| e.to_string())?
+        .event_count();
+    let spec = dir.join("pingpong.tspec");
+    std::fs::write(
+        &spec,
+        "answered: every receive(P, From, {ping, From}) is followed by send(P, From, pong).\n",
+    )
+    .map_err(|e| e.to_string())?;
+    println!("\nrecorded run: pairs:main({pairs}, {rounds}), {events} events");
+    let mut t = Table::new(&["what", "threads", "time", "events/s", "1 thread/this"]);
+    let spec_arg = spec.to_str().ok_or("scratch path is not UTF-8")?;
+    let checks: [(&str, [&str; 2]); 2] = [
+        ("ping answered (shared variable)", ["--spec", spec_arg]),
+        ("built-in all_received", ["--builtin", "all_received"]),
+    ];
+    for (what, how) in checks {
+        let mut one = None;
+        for threads in super::thread_counts() {
+            let n = threads.to_string();
+            let args = ["check", log_arg, how[0], how[1], "--threads", &n];
+            let took = best(&ctx.trace, &args, runs)?.secs;
+            let base = *one.get_or_insert(took);
+            t.row(vec![
+                what.to_string(),
+                n,
+                secs(Some(took)),
+                format!("{:.1}M", events as f64 / took / 1e6),
+                format!("{:.2}x", base / took),
             ]);
         }
     }

@@ -15,7 +15,7 @@
 //! /proc: the logs themselves are mapped files, whose pages are the page
 //! cache's, not the process's.
 
-use super::synth::{self, Ev, Spec, Step};
+use super::synth::{self, Spec, Step, SynthEvent};
 use super::table::{secs, Table};
 use crate::erl::Scratch;
 use std::io::Read;
@@ -124,9 +124,9 @@ fn diverge(steps: &mut [Step]) -> Result<(), String> {
     let from = steps.len() / 100;
     let s = steps[from..]
         .iter_mut()
-        .find(|s| matches!(s.ev, Ev::Send { .. }))
+        .find(|s| matches!(s.ev, SynthEvent::Send { .. }))
         .ok_or("no send to change")?;
-    if let Ev::Send { payload, .. } = &mut s.ev {
+    if let SynthEvent::Send { payload, .. } = &mut s.ev {
         *payload = payload.wrapping_add(1);
     }
     Ok(())

@@ -9,7 +9,7 @@
 //! result, or a dropped signal), which only makes them look smaller. Per-event
 //! figures are over all events of the run.
 
-use super::synth::{pid, Ev, Sig, Step};
+use super::synth::{pid, Step, SynthEvent, SynthSignal};
 use rayon::prelude::*;
 use std::cell::Cell;
 use std::io::{self, Write};
@@ -44,8 +44,8 @@ fn message_payloads(steps: &[Step], processes: usize) -> Vec<Vec<Option<u16>>> {
     let mut sent = vec![Vec::new(); processes];
     for s in steps {
         match s.ev {
-            Ev::Send { payload, .. } => sent[s.process as usize].push(Some(payload)),
-            Ev::Signal { .. } => sent[s.process as usize].push(None),
+            SynthEvent::Send { payload, .. } => sent[s.process as usize].push(Some(payload)),
+            SynthEvent::Signal { .. } => sent[s.process as usize].push(None),
             _ => {}
         }
     }
@@ -86,7 +86,7 @@ impl Terms<'_> {
     fn record(&self, s: &Step, reason_of: impl Fn(u32, u32) -> u16) -> Option<Term> {
         let me = s.process;
         Some(match s.ev {
-            Ev::Spawn { child, .. } => trace(
+            SynthEvent::Spawn { child, .. } => trace(
                 me,
                 "spawn",
                 vec![
@@ -98,17 +98,19 @@ impl Terms<'_> {
                     ]),
                 ],
             ),
-            Ev::Send { to, index, .. } => trace(me, "send", vec![self.message(me, index), p(to)]),
-            Ev::Receive { sender, index } => {
+            SynthEvent::Send { to, index, .. } => {
+                trace(me, "send", vec![self.message(me, index), p(to)])
+            }
+            SynthEvent::Receive { sender, index } => {
                 trace(me, "receive", vec![self.message(sender, index)])
             }
-            Ev::Timeout => trace(me, "receive", vec![Term::atom("timeout")]),
-            Ev::Signal {
+            SynthEvent::Timeout => trace(me, "receive", vec![Term::atom("timeout")]),
+            SynthEvent::Signal {
                 to,
-                kind: Sig::Link,
+                kind: SynthSignal::Link,
                 ..
             } => trace(me, "link", vec![p(to)]),
-            Ev::SignalTaken {
+            SynthEvent::SignalTaken {
                 sender,
                 index,
                 effect: SignalEffect::Converted,
@@ -121,7 +123,7 @@ impl Terms<'_> {
                     vec![Term::tuple(vec![Term::atom("EXIT"), p(sender), r])],
                 )
             }
-            Ev::Output { payload, .. } => trace(
+            SynthEvent::Output { payload, .. } => trace(
                 me,
                 "send",
                 vec![
@@ -138,8 +140,10 @@ impl Terms<'_> {
                     p(0),
                 ],
             ),
-            Ev::Exit { reason } => trace(me, "exit", vec![self.reason(reason)]),
-            Ev::Signal { .. } | Ev::SignalTaken { .. } | Ev::Nondet { .. } => return None,
+            SynthEvent::Exit { reason } => trace(me, "exit", vec![self.reason(reason)]),
+            SynthEvent::Signal { .. }
+            | SynthEvent::SignalTaken { .. }
+            | SynthEvent::Nondet { .. } => return None,
         })
     }
 }
@@ -156,7 +160,7 @@ pub fn dbg_bytes(
     // Reasons of exit/'DOWN' signals, for the 'EXIT' messages they become.
     let mut reasons: std::collections::HashMap<(u32, u32), u16> = Default::default();
     for s in steps {
-        if let Ev::Signal { index, reason, .. } = s.ev {
+        if let SynthEvent::Signal { index, reason, .. } = s.ev {
             reasons.insert((s.process, index), reason);
         }
     }

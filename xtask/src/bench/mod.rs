@@ -39,6 +39,23 @@ pub struct Ctx {
     pub quick: bool,
 }
 
+/// Thread counts for the groups that read a log on several threads: 1 and 2,
+/// then doubling up to the machine's cores (so a many-core machine shows the
+/// scaling, and this 2-core one stays at 1 and 2).
+pub fn thread_counts() -> Vec<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut counts = vec![1, 2];
+    let mut n = 4;
+    while n <= cores {
+        counts.push(n);
+        n *= 2;
+    }
+    if cores > 2 && !counts.contains(&cores) {
+        counts.push(cores);
+    }
+    counts
+}
+
 fn run_group(name: &str, ctx: &Ctx) -> Result<(), String> {
     match name {
         "seq" => seq::run(ctx),

@@ -1,10 +1,10 @@
 //! Group `scaling`: the same programs over `--schedulers 1, 2, ..., nproc`,
 //! each time beside the one-scheduler time of the same run.
 //!
-//! Two programs: independent ping-pong pairs (no process talks across pairs,
-//! so they should speed up with every thread) and a ring with a single
+//! Three programs: independent ping-pong pairs (no process talks across
+//! pairs, so they should speed up with every thread), a ring with a single
 //! token (only one process can run at a time, so more threads must not make
-//! it slower). The runs alternate over the scheduler counts, so a change in
+//! it slower), and compute-bound processes that never talk until the end. The runs alternate over the scheduler counts, so a change in
 //! the machine's load hits every count alike; each keeps its best.
 
 use super::programs::{measure, Bench, Spec};
@@ -22,6 +22,12 @@ const PROGRAMS: &[Bench] = &[
         args: "1000, 2000",
         quick: "100, 200",
         what: "ring of 1,000 processes, one token, 2,000 laps (2M messages)",
+    },
+    Bench {
+        name: "parallel",
+        args: "32, 27",
+        quick: "16, 20",
+        what: "32 compute-bound processes, fib(27) each",
     },
 ];
 

@@ -77,7 +77,7 @@ impl Spec {
 
 /// A non-message signal of the synthetic run.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Sig {
+pub enum SynthSignal {
     Link,
     Monitor,
     /// An exit signal sent because a linked process ended.
@@ -88,7 +88,7 @@ pub enum Sig {
 
 /// One event in a compact form (payloads are indices into [`Payloads`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Ev {
+pub enum SynthEvent {
     Spawn {
         child: u32,
         link: bool,
@@ -109,7 +109,7 @@ pub enum Ev {
     Signal {
         to: u32,
         index: u32,
-        kind: Sig,
+        kind: SynthSignal,
         reason: u16,
     },
     SignalTaken {
@@ -135,7 +135,7 @@ pub enum Ev {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Step {
     pub process: u32,
-    pub ev: Ev,
+    pub ev: SynthEvent,
 }
 
 /// The raw pid number (`<0.N.0>`) of synthetic process `id`.
@@ -245,7 +245,7 @@ impl Payloads {
             index: index as u64,
         };
         match s.ev {
-            Ev::Spawn {
+            SynthEvent::Spawn {
                 child,
                 link,
                 monitor,
@@ -255,16 +255,16 @@ impl Payloads {
                 link,
                 monitor,
             },
-            Ev::Send { to, index, payload } => EventRef::Send {
+            SynthEvent::Send { to, index, payload } => EventRef::Send {
                 msg: msg(s.process, index),
                 to: Dest::Proc(ProcId(to)),
                 payload: self.optional(&self.messages, payload),
             },
-            Ev::Receive { sender, index } => EventRef::Receive {
+            SynthEvent::Receive { sender, index } => EventRef::Receive {
                 msg: msg(sender, index),
             },
-            Ev::Timeout => EventRef::Timeout,
-            Ev::Signal {
+            SynthEvent::Timeout => EventRef::Timeout,
+            SynthEvent::Signal {
                 to,
                 index,
                 kind,
@@ -273,18 +273,18 @@ impl Payloads {
                 signal: msg(s.process, index),
                 to: Dest::Proc(ProcId(to)),
                 kind: match kind {
-                    Sig::Link => SignalKindRef::Link,
-                    Sig::Monitor => SignalKindRef::Monitor,
-                    Sig::Exit => SignalKindRef::Exit {
+                    SynthSignal::Link => SignalKindRef::Link,
+                    SynthSignal::Monitor => SignalKindRef::Monitor,
+                    SynthSignal::Exit => SignalKindRef::Exit {
                         reason: self.optional(&self.reasons, reason),
                         linked: true,
                     },
-                    Sig::Down => SignalKindRef::Down {
+                    SynthSignal::Down => SignalKindRef::Down {
                         reason: self.optional(&self.reasons, reason),
                     },
                 },
             },
-            Ev::SignalTaken {
+            SynthEvent::SignalTaken {
                 sender,
                 index,
                 effect,
@@ -292,15 +292,15 @@ impl Payloads {
                 signal: msg(sender, index),
                 effect,
             },
-            Ev::Nondet { kind, value } => EventRef::Nondet {
+            SynthEvent::Nondet { kind, value } => EventRef::Nondet {
                 kind,
                 value: &self.values[value as usize],
             },
-            Ev::Output { seq, payload } => EventRef::Output {
+            SynthEvent::Output { seq, payload } => EventRef::Output {
                 seq: seq as u64,
                 bytes: self.optional(&self.messages, payload),
             },
-            Ev::Exit { reason } => EventRef::Exit {
+            SynthEvent::Exit { reason } => EventRef::Exit {
                 reason: self.optional(&self.reasons, reason),
             },
         }
@@ -368,7 +368,7 @@ struct Msg {
 struct PendingSignal {
     sender: u32,
     index: u32,
-    kind: Sig,
+    kind: SynthSignal,
     reason: u16,
 }
 
@@ -454,7 +454,7 @@ impl Generator {
         id
     }
 
-    fn emit(&mut self, process: u32, ev: Ev) {
+    fn emit(&mut self, process: u32, ev: SynthEvent) {
         let p = &mut self.procs[process as usize];
         p.life = p.life.saturating_sub((p.life != u32::MAX) as u32);
         self.out.push_back(Step { process, ev });
@@ -478,7 +478,7 @@ impl Generator {
     fn send(&mut self, from: u32, to: u32, kind: Kind) {
         let index = self.next_index(from);
         let payload = self.rng.below(MESSAGE_TERMS as u64) as u16;
-        self.emit(from, Ev::Send { to, index, payload });
+        self.emit(from, SynthEvent::Send { to, index, payload });
         let q = &mut self.procs[to as usize];
         if q.alive {
             q.mailbox.push_back(Msg {
@@ -490,11 +490,11 @@ impl Generator {
         }
     }
 
-    fn signal(&mut self, from: u32, to: u32, kind: Sig, reason: u16) {
+    fn signal(&mut self, from: u32, to: u32, kind: SynthSignal, reason: u16) {
         let index = self.next_index(from);
         self.emit(
             from,
-            Ev::Signal {
+            SynthEvent::Signal {
                 to,
                 index,
                 kind,
@@ -565,7 +565,7 @@ impl Generator {
         let child = self.add_process(role, parent, life);
         self.emit(
             parent,
-            Ev::Spawn {
+            SynthEvent::Spawn {
                 child,
                 link,
                 monitor,
@@ -601,7 +601,7 @@ impl Generator {
                 NondetKind::Random => 2,
                 _ => 3,
             };
-        self.emit(p, Ev::Nondet { kind, value });
+        self.emit(p, SynthEvent::Nondet { kind, value });
     }
 
     /// The rarer things a process does on its own.
@@ -612,13 +612,13 @@ impl Generator {
                 let seq = self.output_seq;
                 self.output_seq += 1;
                 let payload = self.rng.below(MESSAGE_TERMS as u64) as u16;
-                self.emit(p, Ev::Output { seq, payload });
+                self.emit(p, SynthEvent::Output { seq, payload });
             }
             80..=89 => {
                 // link to a peer (both ends hear of the other's end)
                 let q = self.peer(p);
                 if q != p && self.procs[q as usize].alive {
-                    self.signal(p, q, Sig::Link, 0);
+                    self.signal(p, q, SynthSignal::Link, 0);
                 } else {
                     self.nondet(p);
                 }
@@ -626,7 +626,7 @@ impl Generator {
             _ => {
                 let s = self.procs[p as usize].server;
                 if s != p && self.procs[s as usize].alive {
-                    self.signal(p, s, Sig::Monitor, 0);
+                    self.signal(p, s, SynthSignal::Monitor, 0);
                 } else {
                     self.nondet(p);
                 }
@@ -639,12 +639,12 @@ impl Generator {
         if self.procs[p as usize].awaiting.is_some() {
             // A call whose reply did not come in time: the `after` branch.
             self.procs[p as usize].awaiting = None;
-            self.emit(p, Ev::Timeout);
+            self.emit(p, SynthEvent::Timeout);
             return;
         }
         if self.rng.chance(30) {
             // An idle `receive ... after` fired first.
-            self.emit(p, Ev::Timeout);
+            self.emit(p, SynthEvent::Timeout);
         }
         let role = self.procs[p as usize].role;
         if role == Role::Supervisor && self.can_spawn() {
@@ -741,7 +741,7 @@ impl Generator {
     fn take_signal(&mut self, p: u32, s: PendingSignal) {
         let trap = self.procs[p as usize].role == Role::Supervisor;
         let effect = match s.kind {
-            Sig::Link => {
+            SynthSignal::Link => {
                 let w = &mut self.procs[p as usize].watchers;
                 if !w.contains(&(s.sender, true)) {
                     w.push((s.sender, true));
@@ -752,19 +752,19 @@ impl Generator {
                 }
                 SignalEffect::Applied
             }
-            Sig::Monitor => {
+            SynthSignal::Monitor => {
                 self.procs[p as usize].watchers.push((s.sender, false));
                 SignalEffect::Applied
             }
             // 'DOWN' always becomes a message; an exit signal does when trapped.
-            Sig::Down => SignalEffect::Converted,
-            Sig::Exit if trap => SignalEffect::Converted,
-            Sig::Exit if s.reason == 0 => SignalEffect::Ignored,
-            Sig::Exit => SignalEffect::Killed,
+            SynthSignal::Down => SignalEffect::Converted,
+            SynthSignal::Exit if trap => SignalEffect::Converted,
+            SynthSignal::Exit if s.reason == 0 => SignalEffect::Ignored,
+            SynthSignal::Exit => SignalEffect::Killed,
         };
         self.emit(
             p,
-            Ev::SignalTaken {
+            SynthEvent::SignalTaken {
                 sender: s.sender,
                 index: s.index,
                 effect,
@@ -785,11 +785,15 @@ impl Generator {
         let watchers = std::mem::take(&mut self.procs[p as usize].watchers);
         for (w, linked) in watchers {
             if self.procs[w as usize].alive && w != p {
-                let kind = if linked { Sig::Exit } else { Sig::Down };
+                let kind = if linked {
+                    SynthSignal::Exit
+                } else {
+                    SynthSignal::Down
+                };
                 self.signal(p, w, kind, reason);
             }
         }
-        self.emit(p, Ev::Exit { reason });
+        self.emit(p, SynthEvent::Exit { reason });
         let q = &mut self.procs[p as usize];
         q.alive = false;
         q.mailbox = VecDeque::new();
@@ -828,7 +832,7 @@ impl Generator {
             if let Some(m) = self.pick_message(p) {
                 self.emit(
                     p,
-                    Ev::Receive {
+                    SynthEvent::Receive {
                         sender: m.sender,
                         index: m.index,
                     },
@@ -892,7 +896,7 @@ pub fn header(spec: &Spec) -> Header {
         entry: "synth:main()".into(),
         node: "nonode@nohost".into(),
         entry_pid: pid(0),
-        options: trace_format::RunOptions {
+        options: trace_format::RecordingOptions {
             payloads: spec.payloads,
             other: vec![("synth.seed".into(), spec.seed.to_string())],
             ..Default::default()
@@ -1016,24 +1020,24 @@ mod tests {
                 "step {i}: process {p} acts after its exit"
             );
             let name = match s.ev {
-                Ev::Spawn { child, .. } => {
+                SynthEvent::Spawn { child, .. } => {
                     assert!(!started[child as usize]);
                     started[child as usize] = true;
                     "spawn"
                 }
-                Ev::Send { to, index, .. } => {
+                SynthEvent::Send { to, index, .. } => {
                     assert_eq!(index, next_index[p as usize]);
                     next_index[p as usize] += 1;
                     sent_to.insert((p, index), to);
                     "send"
                 }
-                Ev::Signal { to, index, .. } => {
+                SynthEvent::Signal { to, index, .. } => {
                     assert_eq!(index, next_index[p as usize]);
                     next_index[p as usize] += 1;
                     signal_to.insert((p, index), to);
                     "signal"
                 }
-                Ev::Receive { sender, index } => {
+                SynthEvent::Receive { sender, index } => {
                     let to = sent_to
                         .remove(&(sender, index))
                         .or_else(|| converted.remove(&(sender, index)));
@@ -1044,7 +1048,7 @@ mod tests {
                     last_from.insert((p, sender), index);
                     "receive"
                 }
-                Ev::SignalTaken {
+                SynthEvent::SignalTaken {
                     sender,
                     index,
                     effect,
@@ -1056,13 +1060,13 @@ mod tests {
                     }
                     "signal_taken"
                 }
-                Ev::Exit { .. } => {
+                SynthEvent::Exit { .. } => {
                     ended[p as usize] = true;
                     "exit"
                 }
-                Ev::Timeout => "timeout",
-                Ev::Nondet { .. } => "nondet",
-                Ev::Output { .. } => "output",
+                SynthEvent::Timeout => "timeout",
+                SynthEvent::Nondet { .. } => "nondet",
+                SynthEvent::Output { .. } => "output",
             };
             *kinds.entry(name).or_default() += 1;
         }

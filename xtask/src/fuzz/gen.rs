@@ -8,7 +8,7 @@
 use super::rng::Rng;
 use std::path::Path;
 use std::time::Duration;
-use trace_format::{Header, LogWriter, Outcome, RunOptions, WriterOptions};
+use trace_format::{Header, LogWriter, Outcome, RecordingOptions, WriterOptions};
 
 /// A source of module `m` with one construct chosen (and sized) at random.
 pub fn source(rng: &mut Rng, m: &str) -> Vec<u8> {
@@ -120,7 +120,7 @@ pub fn bomb(path: &Path, events: u64) -> std::io::Result<()> {
         entry: "bomb:main()".into(),
         node: "nonode@nohost".into(),
         entry_pid: 80,
-        options: RunOptions {
+        options: RecordingOptions {
             payloads: false,
             ..Default::default()
         },

@@ -2,10 +2,10 @@
 //! objects: inconsistencies, messages overtaken, what could not be checked,
 //! what was left behind, and the verdict.
 
-use super::{a, count, Namer};
-use crate::derive::{Wait, WaitReason};
-use crate::model::{Destination, EventId, ReceiptKind, SignalClass};
-use crate::validate::{Arrival, Inconsistency, Overtaken, Report, Unreceived, Unverifiable};
+use super::namer::{a, count, Namer};
+use crate::facts::{Destination, EventId, ReceiptKind, SignalClass};
+use crate::inconsistency::{Inconsistency, Overtaken, Unverifiable, Wait, WaitReason};
+use crate::validate::{Arrival, Report, Unreceived};
 use serde_json::{json, Value};
 use std::fmt::Write;
 use trace_format::text::{effect_name, pid_text};

@@ -3,7 +3,8 @@
 //! sender in parallel from the marks the receipt checks set.
 
 use super::receipts::{Marks, CONVERTED, DELIVERED, RECEIVED, TAKEN};
-use crate::model::{Destination, EventId, Model, SignalClass, Slot, DEST_FOREIGN, DEST_UNKNOWN};
+use crate::facts::{Destination, EventId, SignalClass, TableRow, DEST_FOREIGN, DEST_UNKNOWN};
+use crate::model::Model;
 use rayon::prelude::*;
 use trace_format::MsgId;
 
@@ -34,7 +35,7 @@ pub struct Unreceived {
 }
 
 pub(super) fn unreceived(m: &Model, marks: &Marks) -> (Vec<Unreceived>, u64) {
-    let per_sender: Vec<(Vec<Unreceived>, u64)> = (0..m.procs.len() as Slot)
+    let per_sender: Vec<(Vec<Unreceived>, u64)> = (0..m.procs.len() as TableRow)
         .into_par_iter()
         .with_min_len(64)
         .map(|s| {

@@ -6,10 +6,11 @@
 //! "Taken once" spans receivers (an imported log may not say where a signal
 //! went), so each signal has a byte of marks set atomically.
 
-use super::{Inconsistency, Overtaken, Unverifiable};
-use crate::model::{
-    EventId, Model, ReceiptFact, ReceiptKind, SignalClass, SignalFact, Slot, DEST_UNKNOWN, NO_SLOT,
+use crate::facts::{
+    EventId, ReceiptFact, ReceiptKind, SignalClass, SignalFact, TableRow, DEST_UNKNOWN, NO_ROW,
 };
+use crate::inconsistency::{Inconsistency, Overtaken, Unverifiable};
+use crate::model::Model;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -85,7 +86,7 @@ pub(super) struct Checked {
 
 pub(super) fn check(m: &Model) -> Checked {
     let marks = Marks::new(m.total_signals());
-    let found: Vec<Found> = (0..m.procs.len() as Slot)
+    let found: Vec<Found> = (0..m.procs.len() as TableRow)
         .into_par_iter()
         .with_min_len(64)
         .map(|r| check_receiver(m, r, &marks))
@@ -133,13 +134,13 @@ pub(super) fn check(m: &Model) -> Checked {
 }
 
 /// The sender and index of the signal with global index `g`.
-pub(super) fn locate_signal(m: &Model, g: usize) -> (Slot, u32) {
-    // Signal ranges follow each other in slot order.
+pub(super) fn locate_signal(m: &Model, g: usize) -> (TableRow, u32) {
+    // Signal ranges follow each other in row order.
     let s = m.procs.partition_point(|p| p.signals.end <= g);
-    (s as Slot, (g - m.procs[s].signals.start) as u32)
+    (s as TableRow, (g - m.procs[s].signals.start) as u32)
 }
 
-fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
+fn check_receiver(m: &Model, r: TableRow, marks: &Marks) -> Found {
     let mut f = Found::default();
     let me = m.id(r);
     // Delivered messages and converted signals not consumed yet.
@@ -157,7 +158,7 @@ fn check_receiver(m: &Model, r: Slot, marks: &Marks) -> Found {
             }
         }
         let receipt = EventId::new(me, rc.at as u64);
-        if rc.sender == NO_SLOT {
+        if rc.sender == NO_ROW {
             continue; // reported while building: the sender has no log
         }
         let Some(sig) = m.signal(rc.sender, rc.index) else {
@@ -224,7 +225,7 @@ struct Taking<'a> {
 /// receipt is an arrival.
 fn take(
     m: &Model,
-    r: Slot,
+    r: TableRow,
     t: &Taking<'_>,
     marks: &Marks,
     mailbox: &mut HashSet<usize>,
@@ -280,8 +281,8 @@ fn take(
 /// the signal is a message).
 #[derive(Default)]
 struct SenderOrder {
-    arrivals: HashMap<Slot, (u32, u32)>,
-    inversions: HashMap<(Slot, bool), usize>,
+    arrivals: HashMap<TableRow, (u32, u32)>,
+    inversions: HashMap<(TableRow, bool), usize>,
 }
 
 impl SenderOrder {

@@ -3,14 +3,15 @@
 //! not hold, or with another pid, is found while building the model; a
 //! process acting before its spawn shows up as a happened-before cycle.)
 
-use super::{Inconsistency, Unverifiable};
-use crate::model::{EventId, Model, NO_SLOT};
+use crate::facts::{EventId, NO_ROW};
+use crate::inconsistency::{Inconsistency, Unverifiable};
+use crate::model::Model;
 use trace_format::ProcId;
 
 pub(super) fn check(m: &Model, out: &mut Vec<Inconsistency>, unverifiable: &mut Vec<Unverifiable>) {
     for (p, parent) in m.procs.iter().enumerate() {
         for sp in m.spawns_of(p as u32) {
-            if sp.child == NO_SLOT {
+            if sp.child == NO_ROW {
                 continue;
             }
             let spawn = EventId::new(parent.id, sp.at as u64);

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 use trace_format::{
-    Dest, Event, Header, LogWriter, MsgId, Outcome, Payload, ProcId, ProcessLog, RunEnd,
-    RunOptions, SignalEffect, SignalKind, WriterOptions,
+    Dest, Event, Header, LogWriter, MsgId, Outcome, Payload, ProcId, ProcessLog, RecordingOptions,
+    RunEnd, SignalEffect, SignalKind, WriterOptions,
 };
 
 #[allow(unused_imports)] // not every test file makes one
@@ -131,7 +131,7 @@ pub fn write_with(
         entry: "t:main()".into(),
         node: "nonode@nohost".into(),
         entry_pid: pid(0),
-        options: RunOptions {
+        options: RecordingOptions {
             deliveries,
             ..Default::default()
         },

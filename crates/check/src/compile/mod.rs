@@ -1,4 +1,5 @@
-//! From a parsed [`Spec`] to properties ready to check: predicates in their
+//! From a parsed [`Spec`] to properties ready to check (the forms of
+//! [`crate::compiled`], which this module writes): predicates in their
 //! canonical form (`receive(P, Msg)` becomes `receive(P, _, Msg)`), process
 //! arguments classified, Erlang patterns and guards compiled, variables
 //! numbered per property, and what each predicate may see of the others'
@@ -14,158 +15,19 @@
 //! Nothing here needs a log; process names are resolved against one in
 //! [`crate::eval`].
 
+mod cx;
+mod history;
 mod pred;
 
-pub use pred::{CGuard, CPred, ProcArg, TermArg};
+use cx::Cx;
 
-use crate::spec::procname;
-use crate::spec::{Body, Builtin, Occurrence, OrderKind, Pred, Scope, Spec, SpecError};
+use crate::compiled::{
+    Compiled, CompiledPredicate, CompiledProperty, CompiledScope, ProcArg, PropertyPattern, Vars,
+};
+use crate::spec::{procname, Body, Builtin, Occurrence, Pred, Scope, Spec, SpecError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use trace_capture::ProcRef;
-use trace_syntax::ast::{Expr, ExprKind, Pos};
-
-/// A specification ready to check.
-#[derive(Clone, Debug)]
-pub struct Compiled {
-    pub path: PathBuf,
-    pub properties: Vec<CProp>,
-}
-
-/// One property ready to check.
-#[derive(Clone, Debug)]
-pub struct CProp {
-    pub name: String,
-    pub pos: Pos,
-    pub text: String,
-    pub vars: Vars,
-    /// Every event predicate of the property; `shape` refers to them by index.
-    pub preds: Vec<CPred>,
-    pub shape: Shape,
-    /// When every event the property involves lies in one process — the
-    /// same process variable, or the same named process, as every event's
-    /// first argument — happened-before among them is that process's order.
-    /// The variable is then that first argument.
-    pub local: Option<usize>,
-}
-
-/// A process a property names.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Named {
-    /// `<P.2>`, `<0.83.0>`, or a registered name the specification declares.
-    Proc(ProcRef),
-    /// A registered name the specification does not declare: who held it
-    /// is read off the log's register/2 results.
-    Registered(String),
-}
-
-impl From<ProcRef> for Named {
-    fn from(r: ProcRef) -> Named {
-        Named::Proc(r)
-    }
-}
-
-/// The variables of a property.
-#[derive(Clone, Debug, Default)]
-pub struct Vars {
-    pub names: Vec<String>,
-    /// Variables that stand for a named process (`<P.2>`, a registered name).
-    pub constants: Vec<(usize, Named)>,
-}
-
-impl Vars {
-    pub(crate) fn index(&mut self, name: &str) -> usize {
-        match self.names.iter().position(|n| n == name) {
-            Some(i) => i,
-            None => {
-                self.names.push(name.to_string());
-                self.names.len() - 1
-            }
-        }
-    }
-
-    pub(crate) fn constant(&mut self, name: &str, p: impl Into<Named>) -> usize {
-        let i = self.index(name);
-        if !self.constants.iter().any(|(j, _)| *j == i) {
-            self.constants.push((i, p.into()));
-        }
-        i
-    }
-
-    /// The constant for registered name `name`: the declared process, or
-    /// the name itself, to be looked up in the log.
-    pub(crate) fn registered(&mut self, declared: &HashMap<String, ProcRef>, name: &str) -> usize {
-        match declared.get(name) {
-            Some(r) => self.constant(&procname::placeholder(r), r.clone()),
-            // Not an Erlang variable name, so it cannot clash with one.
-            None => self.constant(&format!("@{name}"), Named::Registered(name.to_string())),
-        }
-    }
-
-    /// Whether some constant is a registered name to look up in the log.
-    pub fn uses_log_names(&self) -> bool {
-        self.constants
-            .iter()
-            .any(|(_, n)| matches!(n, Named::Registered(_)))
-    }
-
-    pub fn is_constant(&self, i: usize) -> bool {
-        self.constants.iter().any(|(j, _)| *j == i)
-    }
-
-    pub fn len(&self) -> usize {
-        self.names.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-}
-
-/// What a property checks, over its predicates (indices into `preds`).
-#[derive(Clone, Debug)]
-pub enum Shape {
-    Occurrence {
-        kind: Occurrence,
-        pred: usize,
-        /// For universality: which events the pattern is about (kind and
-        /// fixed processes only); each must match `pred`.
-        select: Option<usize>,
-        scope: CScope,
-    },
-    Order {
-        kind: OrderKind,
-        trigger: Vec<usize>,
-        other: Vec<usize>,
-        scope: CScope,
-    },
-    History(crate::history::CHistory),
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum CScope {
-    Global,
-    Before(usize),
-    After(usize),
-    Between(usize, usize),
-    AfterUntil(usize, usize),
-}
-
-impl CScope {
-    pub fn opener(self) -> Option<usize> {
-        match self {
-            CScope::After(q) | CScope::Between(q, _) | CScope::AfterUntil(q, _) => Some(q),
-            _ => None,
-        }
-    }
-
-    pub fn closer(self) -> Option<usize> {
-        match self {
-            CScope::Before(r) | CScope::Between(_, r) | CScope::AfterUntil(_, r) => Some(r),
-            _ => None,
-        }
-    }
-}
+use trace_syntax::ast::{ExprKind, Pos};
 
 type R<T> = Result<T, SpecError>;
 
@@ -202,15 +64,15 @@ pub fn compile(spec: &Spec) -> Result<Compiled, Vec<SpecError>> {
             uses: count_uses(&p.body),
         };
         match cx.property(&p.body) {
-            Ok(shape) => {
-                let local = local_owner(&cx.preds, &shape);
-                properties.push(CProp {
+            Ok(pattern) => {
+                let local = local_owner(&cx.preds, &pattern);
+                properties.push(CompiledProperty {
                     name: p.name.clone(),
                     pos: p.pos,
                     text: p.text.clone(),
                     vars: cx.vars,
                     preds: cx.preds,
-                    shape,
+                    pattern,
                     local,
                 })
             }
@@ -282,19 +144,7 @@ fn count_uses(body: &Body) -> HashMap<String, usize> {
     uses
 }
 
-struct Cx<'a> {
-    path: &'a Path,
-    registered: &'a HashMap<String, ProcRef>,
-    vars: Vars,
-    preds: Vec<CPred>,
-    uses: HashMap<String, usize>,
-}
-
 impl Cx<'_> {
-    fn err<T>(&self, pos: Pos, msg: impl Into<String>) -> R<T> {
-        Err(crate::spec::error::at(self.path, pos, msg))
-    }
-
     /// Compiles `p`, seeing the variables of `sees` (indices of earlier predicates).
     fn pred(&mut self, p: &Pred, sees: &[usize]) -> R<usize> {
         let visible: Vec<usize> = sees
@@ -306,32 +156,32 @@ impl Cx<'_> {
         Ok(self.preds.len() - 1)
     }
 
-    fn scope(&mut self, s: &Scope) -> R<(CScope, Vec<usize>)> {
+    fn scope(&mut self, s: &Scope) -> R<(CompiledScope, Vec<usize>)> {
         Ok(match s {
-            Scope::Global => (CScope::Global, vec![]),
+            Scope::Global => (CompiledScope::Global, vec![]),
             Scope::Before(r) => {
                 let r = self.pred(r, &[])?;
-                (CScope::Before(r), vec![])
+                (CompiledScope::Before(r), vec![])
             }
             Scope::After(q) => {
                 let q = self.pred(q, &[])?;
-                (CScope::After(q), vec![q])
+                (CompiledScope::After(q), vec![q])
             }
             Scope::Between(q, r) => {
                 let q = self.pred(q, &[])?;
                 let r = self.pred(r, &[q])?;
-                (CScope::Between(q, r), vec![q])
+                (CompiledScope::Between(q, r), vec![q])
             }
             Scope::AfterUntil(q, r) => {
                 let q = self.pred(q, &[])?;
                 let r = self.pred(r, &[q])?;
-                (CScope::AfterUntil(q, r), vec![q])
+                (CompiledScope::AfterUntil(q, r), vec![q])
             }
         })
     }
 
-    fn property(&mut self, body: &Body) -> R<Shape> {
-        let shape = match body {
+    fn property(&mut self, body: &Body) -> R<PropertyPattern> {
+        let pattern = match body {
             Body::Occurrence { kind, event, scope } => {
                 let (scope, seen) = self.scope(scope)?;
                 let pred = self.pred(event, &seen)?;
@@ -340,7 +190,7 @@ impl Cx<'_> {
                     self.preds.push(s);
                     self.preds.len() - 1
                 });
-                Shape::Occurrence {
+                PropertyPattern::Occurrence {
                     kind: *kind,
                     pred,
                     select,
@@ -366,7 +216,7 @@ impl Cx<'_> {
                     seen.push(k);
                     o.push(k);
                 }
-                Shape::Order {
+                PropertyPattern::Order {
                     kind: *kind,
                     trigger: t,
                     other: o,
@@ -375,21 +225,15 @@ impl Cx<'_> {
             }
             Body::Builtin(b) => return self.builtin(*b),
             Body::History { subject, items } => {
-                return crate::history::compile(
-                    self.path,
-                    self.registered,
-                    &mut self.vars,
-                    subject,
-                    items,
-                )
-                .map(Shape::History)
+                return history::compile(self.path, self.registered, &mut self.vars, subject, items)
+                    .map(PropertyPattern::History)
             }
         };
-        self.check_flows(&shape)?;
-        Ok(shape)
+        self.check_flows(&pattern)?;
+        Ok(pattern)
     }
 
-    fn builtin(&mut self, b: Builtin) -> R<Shape> {
+    fn builtin(&mut self, b: Builtin) -> R<PropertyPattern> {
         let text = match b {
             Builtin::AllReceived => "unreceived(_, _, _)",
             Builtin::NoDeadlock => "blocked(_)",
@@ -409,24 +253,28 @@ impl Cx<'_> {
         };
         self.uses = count_uses(body);
         let pred = self.pred(event, &[])?;
-        Ok(Shape::Occurrence {
+        Ok(PropertyPattern::Occurrence {
             kind: Occurrence::Absence,
             pred,
             select: None,
-            scope: CScope::Global,
+            scope: CompiledScope::Global,
         })
     }
 
     /// A variable shared by two predicates must flow from one to the other.
-    fn check_flows(&self, shape: &Shape) -> R<()> {
-        let closer = match shape {
-            Shape::Occurrence { scope, .. } | Shape::Order { scope, .. } => scope.closer(),
-            Shape::History(_) => None,
+    fn check_flows(&self, pattern: &PropertyPattern) -> R<()> {
+        let closer = match pattern {
+            PropertyPattern::Occurrence { scope, .. } | PropertyPattern::Order { scope, .. } => {
+                scope.closer()
+            }
+            PropertyPattern::History(_) => None,
         };
         let Some(r) = closer else { return Ok(()) };
-        let opener = match shape {
-            Shape::Occurrence { scope, .. } | Shape::Order { scope, .. } => scope.opener(),
-            Shape::History(_) => None,
+        let opener = match pattern {
+            PropertyPattern::Occurrence { scope, .. } | PropertyPattern::Order { scope, .. } => {
+                scope.opener()
+            }
+            PropertyPattern::History(_) => None,
         };
         let from_q: Vec<usize> = opener
             .map(|q| self.preds[q].binds.clone())
@@ -455,8 +303,8 @@ impl Cx<'_> {
 }
 
 /// The process variable every predicate is about, when it is the same one.
-fn local_owner(preds: &[CPred], shape: &Shape) -> Option<usize> {
-    if matches!(shape, Shape::History(_)) {
+fn local_owner(preds: &[CompiledPredicate], pattern: &PropertyPattern) -> Option<usize> {
+    if matches!(pattern, PropertyPattern::History(_)) {
         return None;
     }
     let mut owner = None;
@@ -469,13 +317,4 @@ fn local_owner(preds: &[CPred], shape: &Shape) -> Option<usize> {
         }
     }
     owner
-}
-
-/// The history compiler reaches the shared helpers through this.
-pub(crate) fn compile_pattern(
-    path: &Path,
-    e: &Expr,
-    vars: &mut Vars,
-) -> Result<(trace_pattern::Pattern, Vec<usize>), SpecError> {
-    pred::pattern(path, e, vars)
 }

@@ -11,9 +11,9 @@
 use super::hb::Order;
 use super::key::{FxBuild, FxMap, Key};
 use super::matcher::{agrees, join, join_into, Env, Matches};
-use super::Violation;
-use crate::compile::{CPred, CProp, CScope, Shape};
-use crate::spec::{EventKind, Occurrence, OrderKind};
+use super::verdict::{GaveUp, Violation};
+use crate::compiled::{CompiledPredicate, CompiledProperty, CompiledScope, PropertyPattern};
+use crate::spec::{Occurrence, OrderKind, PredicateKind};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,10 +33,6 @@ pub struct Budget {
 /// Steps an engine takes before it adds them to the shared [`Budget`] (one
 /// atomic operation per this many, not per step).
 const BUDGET_BATCH: u64 = 1 << 20;
-
-/// Why a search stopped without a verdict.
-#[derive(Debug, Clone)]
-pub struct GaveUp(pub String);
 
 /// A violation found, not yet described.
 #[derive(Clone, Debug)]
@@ -188,7 +184,7 @@ impl Bounds {
 }
 
 pub struct Engine<'a> {
-    pub prop: &'a CProp,
+    pub prop: &'a CompiledProperty,
     pub consts: &'a Env,
     /// Matches of each predicate, each list in position order.
     pub m: Vec<Matches>,
@@ -213,7 +209,7 @@ impl<'a> Engine<'a> {
     /// matches all come from one process (it is the same in every match,
     /// so no key needs it).
     pub fn new(
-        prop: &'a CProp,
+        prop: &'a CompiledProperty,
         consts: &'a Env,
         m: Vec<Matches>,
         order: &'a dyn Order,
@@ -268,7 +264,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn pred(&self, k: usize) -> &'a CPred {
+    fn pred(&self, k: usize) -> &'a CompiledPredicate {
         &self.prop.preds[k]
     }
 
@@ -311,15 +307,15 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn segments(&self, scope: CScope) -> Result<Vec<Segment>, GaveUp> {
+    fn segments(&self, scope: CompiledScope) -> Result<Vec<Segment>, GaveUp> {
         let base = self.consts.clone();
         let o = self.order;
         Ok(match scope {
-            CScope::Global => vec![Segment {
+            CompiledScope::Global => vec![Segment {
                 env: base,
                 kind: SegKind::Global,
             }],
-            CScope::Before(r) => {
+            CompiledScope::Before(r) => {
                 let rs: Vec<EventId> = self.m[r].events().to_vec();
                 if rs.is_empty() {
                     vec![]
@@ -330,9 +326,11 @@ impl<'a> Engine<'a> {
                     }]
                 }
             }
-            CScope::After(q) | CScope::Between(q, _) | CScope::AfterUntil(q, _) => {
+            CompiledScope::After(q)
+            | CompiledScope::Between(q, _)
+            | CompiledScope::AfterUntil(q, _) => {
                 let close = scope.closer();
-                let between = matches!(scope, CScope::Between(..));
+                let between = matches!(scope, CompiledScope::Between(..));
                 // Openings, per binding of Q: a Q not inside the segment of
                 // an earlier Q with the same binding.
                 let all_q: Vec<usize> = (0..self.pred(q).binds.len()).collect();
@@ -411,8 +409,8 @@ impl<'a> Engine<'a> {
     /// Finds the violations; with `keep`, each keeps its binding for
     /// [`describe`](Self::describe).
     pub fn run(&self, keep: bool) -> Result<Vec<Found>, GaveUp> {
-        let (scope, found) = match &self.prop.shape {
-            Shape::Occurrence {
+        let (scope, found) = match &self.prop.pattern {
+            PropertyPattern::Occurrence {
                 kind,
                 pred,
                 select,
@@ -422,7 +420,7 @@ impl<'a> Engine<'a> {
                 let f = self.occurrence(&segs, *kind, *pred, *select, keep)?;
                 (segs, f)
             }
-            Shape::Order {
+            PropertyPattern::Order {
                 kind,
                 trigger,
                 other,
@@ -432,7 +430,7 @@ impl<'a> Engine<'a> {
                 let f = self.order_pattern(&segs, *kind, trigger, other, keep)?;
                 (segs, f)
             }
-            Shape::History(_) => (Vec::new(), Vec::new()),
+            PropertyPattern::History(_) => (Vec::new(), Vec::new()),
         };
         *self.segs.borrow_mut() = scope;
         Ok(found)
@@ -733,9 +731,11 @@ impl<'a> Engine<'a> {
     /// Cuts the segments of the property's scope, for describing what was
     /// found without [`run`](Self::run).
     pub fn prepare(&self) -> Result<(), GaveUp> {
-        let scope = match &self.prop.shape {
-            Shape::Occurrence { scope, .. } | Shape::Order { scope, .. } => *scope,
-            Shape::History(_) => CScope::Global,
+        let scope = match &self.prop.pattern {
+            PropertyPattern::Occurrence { scope, .. } | PropertyPattern::Order { scope, .. } => {
+                *scope
+            }
+            PropertyPattern::History(_) => CompiledScope::Global,
         };
         *self.segs.borrow_mut() = self.segments(scope)?;
         Ok(())
@@ -751,15 +751,15 @@ impl<'a> Engine<'a> {
         let mut v = Violation::at(f.event, String::new());
         v.bindings = self.bindings(&env);
         v.related = seg.related();
-        match (&self.prop.shape, &f.what) {
-            (Shape::Occurrence { pred, .. }, What::Forbidden) => {
+        match (&self.prop.pattern, &f.what) {
+            (PropertyPattern::Occurrence { pred, .. }, What::Forbidden) => {
                 let p = self.pred(*pred);
                 v.what = match p.kind {
-                    EventKind::Blocked => {
+                    PredicateKind::Blocked => {
                         "never exited: blocked at the end of the run (its last event is shown)"
                             .into()
                     }
-                    EventKind::Unreceived => "sent, but no receive ever consumed it".into(),
+                    PredicateKind::Unreceived => "sent, but no receive ever consumed it".into(),
                     _ => format!(
                         "matches `{}`, which must not happen{}",
                         p.text,
@@ -767,10 +767,10 @@ impl<'a> Engine<'a> {
                     ),
                 };
             }
-            (Shape::Occurrence { pred, .. }, What::Mismatch) => {
+            (PropertyPattern::Occurrence { pred, .. }, What::Mismatch) => {
                 v.what = format!("does not match `{}`{}", self.pred(*pred).text, seg.phrase());
             }
-            (Shape::Occurrence { kind, pred, .. }, What::TooFew(n)) => {
+            (PropertyPattern::Occurrence { kind, pred, .. }, What::TooFew(n)) => {
                 let text = &self.pred(*pred).text;
                 let (lo, _) = bounds(*kind);
                 v.what = match (kind, n) {
@@ -791,7 +791,7 @@ impl<'a> Engine<'a> {
                         .map(|i| ("it matches".to_string(), m.ev(i))),
                 );
             }
-            (Shape::Occurrence { kind, pred, .. }, What::TooMany(n)) => {
+            (PropertyPattern::Occurrence { kind, pred, .. }, What::TooMany(n)) => {
                 let (_, hi) = bounds(*kind);
                 v.what = format!(
                     "{n} events match `{}`{}, where at most {hi} may; this is number {}",
@@ -807,7 +807,7 @@ impl<'a> Engine<'a> {
                         .map(|i| ("it matches".to_string(), m.ev(i))),
                 );
             }
-            (Shape::Order { kind, other, .. }, What::Missing { first }) => {
+            (PropertyPattern::Order { kind, other, .. }, What::Missing { first }) => {
                 let other_text = other
                     .iter()
                     .map(|&k| format!("`{}`", self.pred(k).text))

@@ -5,7 +5,7 @@
 //! fresh memory costs as much as the work).
 
 use super::scan::{BlockScan, Keyed, Task};
-use crate::compile::CProp;
+use crate::compiled::CompiledProperty;
 use rayon::prelude::*;
 use trace_term::Term;
 
@@ -91,7 +91,7 @@ impl Hits {
 /// sorted. Event-keyed hits past the end of a process's log in the model
 /// (`lens`, by process id) are dropped.
 pub fn gather(
-    props: &[&CProp],
+    props: &[&CompiledProperty],
     tasks: &[Task],
     blocks: Vec<Option<BlockScan<'_>>>,
     lens: &[u64],

@@ -4,16 +4,16 @@
 //! values of the variables the predicate binds. Matches of a predicate are
 //! kept flat ([`Matches`]): two vectors, whatever their number.
 
-use crate::compile::{CPred, ProcArg};
+use crate::compiled::{CompiledPredicate, ProcArg};
 use trace_causal::EventId;
-use trace_pattern::{Bindings, EtfTest};
+use trace_pattern::{Bindings, EtfMatch, EtfTest};
 use trace_term::{Pid, Term};
 
 /// The values of a property's variables, as far as they are bound.
 pub type Env = Vec<Option<Term>>;
 
 /// The events a predicate matched, with the values of its variables
-/// (`stride` values per event, aligned with [`CPred::binds`]).
+/// (`stride` values per event, aligned with [`CompiledPredicate::binds`]).
 #[derive(Clone, Debug, Default)]
 pub struct Matches {
     evs: Vec<EventId>,
@@ -138,7 +138,7 @@ fn same_pid(x: &Option<Term>, pid: Option<u64>) -> Option<bool> {
 }
 
 /// Whether the guard holds with the variables of `env`.
-pub fn guard_holds(pred: &CPred, env: &Env) -> bool {
+pub fn guard_holds(pred: &CompiledPredicate, env: &Env) -> bool {
     let Some(g) = &pred.guard else { return true };
     let mut b = Bindings::new(env.len());
     for &v in &g.vars {
@@ -154,7 +154,7 @@ pub fn guard_holds(pred: &CPred, env: &Env) -> bool {
 /// processes, or nothing while names are not resolved yet). On success the
 /// values of `pred.binds` are appended to `out`. `env` is scratch space.
 pub fn match_view(
-    pred: &CPred,
+    pred: &CompiledPredicate,
     init: &Env,
     env: &mut Env,
     view: &View<'_>,
@@ -195,27 +195,42 @@ pub fn match_view(
         if arg.trivial || decided[k] {
             continue;
         }
-        let owned;
-        let term = match t {
-            TermIn::Etf(bytes) => match trace_term::etf::decode(bytes) {
-                Ok(t) => {
-                    owned = t;
-                    &owned
-                }
-                Err(_) => return false,
-            },
-            TermIn::Built(t) => t,
-            TermIn::Missing => return false,
-        };
         let mut b = Bindings::new(arg.map.len());
         for (i, &v) in arg.map.iter().enumerate() {
             if let Some(x) = &env[v] {
                 b.set(i, x.clone());
             }
         }
-        let Some(b) = arg.pattern.matches_with(term, b) else {
-            return false;
+        let owned;
+        let term = match t {
+            // Decoding only the parts the variables bind, where the bytes
+            // can tell; the whole term otherwise.
+            TermIn::Etf(bytes) => match arg.pattern.match_etf_with(bytes, b) {
+                EtfMatch::No => return false,
+                EtfMatch::Yes(bound) => {
+                    b = bound;
+                    None
+                }
+                EtfMatch::Unknown(given) => {
+                    b = given;
+                    match trace_term::etf::decode(bytes) {
+                        Ok(t) => {
+                            owned = t;
+                            Some(&owned)
+                        }
+                        Err(_) => return false,
+                    }
+                }
+            },
+            TermIn::Built(t) => Some(t),
+            TermIn::Missing => return false,
         };
+        if let Some(term) = term {
+            let Some(matched) = arg.pattern.matches_with(term, b) else {
+                return false;
+            };
+            b = matched;
+        }
         for (i, &v) in arg.map.iter().enumerate() {
             if let Some(x) = b.get(i) {
                 if !bind(env, v, x.clone()) {
@@ -256,7 +271,7 @@ impl Plan {
     /// The plan of `pred` with `init` (named processes resolved or not), if
     /// its terms are decided by the quick test and no guard is decided on
     /// the event.
-    pub fn of(pred: &CPred, init: &Env) -> Option<Plan> {
+    pub fn of(pred: &CompiledPredicate, init: &Env) -> Option<Plan> {
         if pred.guard.is_some() && pred.local_guard {
             return None;
         }
@@ -321,7 +336,7 @@ impl Plan {
 
     /// Whether the event's terms pass the quick test (decided by it).
     #[inline]
-    pub fn terms_ok(&self, pred: &CPred, terms: &[TermIn<'_>; TERMS]) -> bool {
+    pub fn terms_ok(&self, pred: &CompiledPredicate, terms: &[TermIn<'_>; TERMS]) -> bool {
         self.quick.iter().all(|&k| {
             let pattern = &pred.terms[k].pattern;
             match terms[k] {
@@ -334,7 +349,7 @@ impl Plan {
 
     /// Matches the event; on success appends the values to `out`.
     #[inline]
-    pub fn apply(&self, pred: &CPred, view: &View<'_>, out: &mut Vec<Term>) -> bool {
+    pub fn apply(&self, pred: &CompiledPredicate, view: &View<'_>, out: &mut Vec<Term>) -> bool {
         self.terms_ok(pred, &view.terms) && self.apply_checked(view, out)
     }
 
@@ -352,7 +367,7 @@ impl Plan {
 }
 
 /// Every term of `pred` is trivial or decided by the quick test.
-fn decided_all(pred: &CPred, decided: &[bool; TERMS]) -> bool {
+fn decided_all(pred: &CompiledPredicate, decided: &[bool; TERMS]) -> bool {
     pred.terms
         .iter()
         .enumerate()
@@ -361,7 +376,7 @@ fn decided_all(pred: &CPred, decided: &[bool; TERMS]) -> bool {
 
 /// [`match_view`] for a predicate on processes only (no term to read, no
 /// guard to decide now): the values are the pids, with no environment.
-fn structural(pred: &CPred, init: &Env, view: &View<'_>, out: &mut Vec<Term>) -> bool {
+fn structural(pred: &CompiledPredicate, init: &Env, view: &View<'_>, out: &mut Vec<Term>) -> bool {
     let start = out.len();
     for &v in &pred.binds {
         let mut value: Option<Term> = None;
@@ -392,7 +407,7 @@ fn structural(pred: &CPred, init: &Env, view: &View<'_>, out: &mut Vec<Term>) ->
 
 /// Extends `env` with a match of `pred`, if their shared variables agree and
 /// a guard left for later holds.
-pub fn join(pred: &CPred, env: &Env, vals: &[Term]) -> Option<Env> {
+pub fn join(pred: &CompiledPredicate, env: &Env, vals: &[Term]) -> Option<Env> {
     let mut out = env.clone();
     for (&v, x) in pred.binds.iter().zip(vals) {
         if !bind(&mut out, v, x.clone()) {
@@ -406,7 +421,7 @@ pub fn join(pred: &CPred, env: &Env, vals: &[Term]) -> Option<Env> {
 }
 
 /// [`join`] into `out` (its allocation reused).
-pub fn join_into(pred: &CPred, env: &Env, vals: &[Term], out: &mut Env) -> bool {
+pub fn join_into(pred: &CompiledPredicate, env: &Env, vals: &[Term], out: &mut Env) -> bool {
     out.clone_from(env);
     for (&v, x) in pred.binds.iter().zip(vals) {
         if !bind(out, v, x.clone()) {
@@ -418,7 +433,7 @@ pub fn join_into(pred: &CPred, env: &Env, vals: &[Term], out: &mut Env) -> bool 
 
 /// True when a match of `pred` agrees with `env` (see [`join`]), without
 /// building the joined environment when no guard needs it.
-pub fn agrees(pred: &CPred, env: &Env, vals: &[Term]) -> bool {
+pub fn agrees(pred: &CompiledPredicate, env: &Env, vals: &[Term]) -> bool {
     if !pred.local_guard {
         return join(pred, env, vals).is_some();
     }

@@ -25,9 +25,10 @@ pub mod slice;
 pub mod source;
 mod stream;
 mod tables;
+pub mod verdict;
 
-pub(crate) use crate::compile::{CProp, Compiled, Shape};
-use crate::spec::{EventKind, Occurrence};
+pub(crate) use crate::compiled::{Compiled, CompiledProperty, PropertyPattern};
+use crate::spec::{Occurrence, PredicateKind};
 use engine::Engine;
 use hb::{Causal, ProgramOrder};
 use matcher::Matches;
@@ -35,80 +36,9 @@ use rayon::prelude::*;
 pub use resolve::show as show_proc;
 use resolve::Resolved as Names;
 use source::Sources;
-use std::fmt;
 use trace_causal::{EventId, Model};
 use trace_format::{LogReader, ProcId};
-use trace_term::Term;
-
-/// One way a run breaks a property.
-#[derive(Clone, Debug, Default)]
-pub struct Violation {
-    /// The event that breaks it; `None` when the whole run does (a global
-    /// existence that nothing satisfies).
-    pub event: Option<EventId>,
-    /// What is wrong, in words.
-    pub what: String,
-    /// The property's variables as bound for this violation.
-    pub bindings: Vec<(String, Term)>,
-    /// Other events worth seeing, each with what it is to the violation.
-    pub related: Vec<(String, EventId)>,
-    /// The causal slice: the events in its causal past that the property
-    /// involves, in an order that respects happened-before (filled for the
-    /// violations reported in detail).
-    pub slice: Vec<EventId>,
-    /// Earlier slice events left out (the slice lists the latest ones).
-    pub slice_omitted: usize,
-}
-
-impl Violation {
-    /// A violation at `event`, described by `what` only.
-    pub fn at(event: Option<EventId>, what: String) -> Violation {
-        Violation {
-            event,
-            what,
-            ..Violation::default()
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Status {
-    Satisfied,
-    Violated,
-    /// The check could not be completed (CRV's `GaveUp`), with why.
-    GaveUp(String),
-}
-
-/// A property's verdict on one run.
-#[derive(Clone, Debug)]
-pub struct Verdict {
-    /// Index of the property in the compiled specification.
-    pub property: usize,
-    pub status: Status,
-    /// The violations described (the first ones, events in process order;
-    /// all of them with `Options::detail` unbounded).
-    pub violations: Vec<Violation>,
-    /// How many violations there are in all.
-    pub total: usize,
-    /// Things worth knowing that do not change the verdict.
-    pub warnings: Vec<String>,
-    /// The property is about one process's order (else about happened-before).
-    pub local: bool,
-}
-
-/// A property that cannot be checked on this log.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckError {
-    pub message: String,
-}
-
-impl fmt::Display for CheckError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for CheckError {}
+pub use verdict::{CheckError, GaveUp, Status, Verdict, Violation};
 
 /// What the log must hold for a property to be checked.
 /// Removes the properties this log cannot answer (they read payloads or
@@ -131,9 +61,13 @@ pub fn retain_answerable(spec: &mut Compiled, reader: &LogReader) -> Vec<String>
     why.into_iter().flatten().collect()
 }
 
-fn requirements(spec: &Compiled, prop: &CProp, reader: &LogReader) -> Result<(), CheckError> {
+fn requirements(
+    spec: &Compiled,
+    prop: &CompiledProperty,
+    reader: &LogReader,
+) -> Result<(), CheckError> {
     let opts = &reader.header().options;
-    let at = |p: &crate::compile::CPred| {
+    let at = |p: &crate::compiled::CompiledPredicate| {
         format!(
             "{}:{}:{}: {}",
             spec.path.display(),
@@ -142,9 +76,9 @@ fn requirements(spec: &Compiled, prop: &CProp, reader: &LogReader) -> Result<(),
             p.text
         )
     };
-    let mut preds: Vec<&crate::compile::CPred> = prop.preds.iter().collect();
+    let mut preds: Vec<&crate::compiled::CompiledPredicate> = prop.preds.iter().collect();
     let hist;
-    if let Shape::History(h) = &prop.shape {
+    if let PropertyPattern::History(h) = &prop.pattern {
         hist = h.needs_payloads();
         if hist && !opts.payloads {
             return Err(CheckError {
@@ -161,22 +95,22 @@ fn requirements(spec: &Compiled, prop: &CProp, reader: &LogReader) -> Result<(),
         preds.clear();
     }
     // CauDEr's logs hold spawns, sends and receives only.
-    let cauder = opts.other.iter().any(|(k, _)| k == "cauder.format");
+    let cauder = opts.imported_from_cauder();
     for p in preds {
-        if cauder && matches!(p.kind, EventKind::Exit | EventKind::Blocked) {
+        if cauder && matches!(p.kind, PredicateKind::Exit | PredicateKind::Blocked) {
             return Err(CheckError {
                 message: format!(
                     "{}: the log holds no exits (it was imported from CauDEr's format, which \
                      has none), so how a process {} cannot be decided",
                     at(p),
                     match p.kind {
-                        EventKind::Exit => "exited",
+                        PredicateKind::Exit => "exited",
                         _ => "ended, blocked or not,",
                     }
                 ),
             });
         }
-        if p.kind == EventKind::Deliver && !opts.deliveries {
+        if p.kind == PredicateKind::Deliver && !opts.deliveries {
             return Err(CheckError {
                 message: format!(
                     "{}: the log has no deliveries (record with trace record --deliveries)",
@@ -184,7 +118,7 @@ fn requirements(spec: &Compiled, prop: &CProp, reader: &LogReader) -> Result<(),
                 ),
             });
         }
-        if p.reads_terms() && !opts.payloads && p.kind != EventKind::Nondet {
+        if p.reads_terms() && !opts.payloads && p.kind != PredicateKind::Nondet {
             let why = match cauder {
                 true => "it was imported from CauDEr's format, which has no messages",
                 false => "it was recorded without payloads (trace record --no-payloads)",
@@ -232,7 +166,7 @@ pub fn check_with(
     for p in &spec.properties {
         requirements(spec, p, reader)?;
     }
-    let props: Vec<&CProp> = spec.properties.iter().collect();
+    let props: Vec<&CompiledProperty> = spec.properties.iter().collect();
     let tasks = scan::tasks(&props);
     let scanner = scan::Scanner::new(&props, &tasks, reader);
     let (model, blocks) = if scanner.is_empty() {
@@ -267,11 +201,11 @@ pub fn check_with(
         let mut warnings = r.warnings.clone();
         warn_of_unknown_tables(prop, scanner.tables(), &model, &mut warnings);
         let local = prop.local.is_some()
-            || matches!(&prop.shape, Shape::History(h)
-                if !matches!(h.subject, crate::history::CSubject::Global));
-        let result = match (&r.ambiguous, &prop.shape) {
-            (Some(why), _) => Err(engine::GaveUp(why.clone())),
-            (None, Shape::History(h)) => {
+            || matches!(&prop.pattern, PropertyPattern::History(h)
+                if !matches!(h.subject, crate::compiled::CompiledSubject::Global));
+        let result = match (&r.ambiguous, &prop.pattern) {
+            (Some(why), _) => Err(GaveUp(why.clone())),
+            (None, PropertyPattern::History(h)) => {
                 crate::history::check(h, prop, r, reader, &model).map(|v| (v.len(), v))
             }
             (None, _) => evaluate(&props, &resolved, i, &sources, &model, &mut warnings, opts),
@@ -281,7 +215,7 @@ pub fn check_with(
             Ok((0, v)) if damage.is_some() => (Status::GaveUp(damaged(damage)), 0, v),
             Ok((0, v)) => (Status::Satisfied, 0, v),
             Ok((n, v)) => (Status::Violated, n, v),
-            Err(engine::GaveUp(why)) => (Status::GaveUp(why), 0, Vec::new()),
+            Err(GaveUp(why)) => (Status::GaveUp(why), 0, Vec::new()),
         };
         violations.sort_by_key(|v| v.event.map(|e| (e.proc, e.index)));
         violations.truncate(opts.detail);
@@ -312,14 +246,14 @@ pub fn check_with(
 /// almost always a misnamed table (an unnamed table is `{Creator, N}`, not
 /// the name given to `ets:new`): say so, with the tables there are.
 fn warn_of_unknown_tables(
-    prop: &CProp,
+    prop: &CompiledProperty,
     tables: &tables::TableNames,
     model: &Model,
     warnings: &mut Vec<String>,
 ) {
     let pid = |p| model.process(p).map(|f| f.pid);
     let mut all: Option<Vec<trace_term::Term>> = None;
-    for p in prop.preds.iter().filter(|p| p.kind == EventKind::Ets) {
+    for p in prop.preds.iter().filter(|p| p.kind == PredicateKind::Ets) {
         let table = &p.terms[0];
         if table.trivial {
             continue;
@@ -353,16 +287,16 @@ fn damaged(w: Option<&trace_format::Warning>) -> String {
 /// Runs the engine on a property; returns how many violations there are
 /// and the first `detail` of them (in process order), described.
 fn evaluate(
-    props: &[&CProp],
+    props: &[&CompiledProperty],
     resolved: &[Names],
     i: usize,
     sources: &Sources<'_>,
     model: &Model,
     warnings: &mut Vec<String>,
     opts: Options,
-) -> Result<(usize, Vec<Violation>), engine::GaveUp> {
+) -> Result<(usize, Vec<Violation>), GaveUp> {
     let prop = props[i];
-    let uses_blocked = prop.preds.iter().any(|p| p.kind == EventKind::Blocked);
+    let uses_blocked = prop.preds.iter().any(|p| p.kind == PredicateKind::Blocked);
     if uses_blocked && !model.is_complete() {
         warnings.push(
             "blocked(P) needs a complete log: in a run cut short, a process that had not \
@@ -384,18 +318,18 @@ fn evaluate(
     let all: Vec<ProcId> = model.processes().iter().map(|f| f.id).collect();
     // Occurrence patterns on the whole run need no order but the count's.
     let unordered = matches!(
-        &prop.shape,
-        Shape::Occurrence {
+        &prop.pattern,
+        PropertyPattern::Occurrence {
             kind: Occurrence::Absence | Occurrence::Universality,
-            scope: crate::compile::CScope::Global,
+            scope: crate::compiled::CompiledScope::Global,
             ..
         }
     );
     // Counting patterns over the whole run count across processes; with a
     // scope opened per binding of the process variable they count per process.
     let counts_across = matches!(
-        &prop.shape,
-        Shape::Occurrence {
+        &prop.pattern,
+        PropertyPattern::Occurrence {
             kind: Occurrence::Existence
                 | Occurrence::AtLeast(_)
                 | Occurrence::AtMost(_)
@@ -418,19 +352,19 @@ fn evaluate(
 /// The evaluation of property `i`: what it reads, and the ways to run the
 /// engine on it.
 struct Evaluation<'a> {
-    props: &'a [&'a CProp],
+    props: &'a [&'a CompiledProperty],
     resolved: &'a [Names],
     i: usize,
     sources: &'a Sources<'a>,
     model: &'a Model,
-    prop: &'a CProp,
+    prop: &'a CompiledProperty,
     names: &'a Names,
     budget: engine::Budget,
     opts: Options,
 }
 
 /// How many violations, and the first of them described.
-type Counted = Result<(usize, Vec<Violation>), engine::GaveUp>;
+type Counted = Result<(usize, Vec<Violation>), GaveUp>;
 
 impl Evaluation<'_> {
     /// The matches of each predicate in process `p`.
@@ -475,17 +409,17 @@ impl Evaluation<'_> {
         // (violating event, the process whose matches found it). Only those
         // can be among the first `detail` of the run, and a property can be
         // broken millions of times: the rest is counted, not gathered.
-        let results: Vec<Result<(usize, Vec<Spotted>), engine::GaveUp>> = procs
+        let results: Vec<Result<(usize, Vec<Spotted>), GaveUp>> = procs
             .par_iter()
             .map(|&p| {
-                let mut v: Vec<Spotted> = if let Some(shape) = fast {
+                let mut v: Vec<Spotted> = if let Some(pattern) = fast {
                     let v = stream::violations(
                         self.props,
                         self.resolved,
                         self.i,
                         self.sources,
                         p,
-                        shape,
+                        pattern,
                     );
                     v.into_iter().map(|e| (Some(e), p)).collect()
                 } else {

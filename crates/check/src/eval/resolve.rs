@@ -6,7 +6,7 @@
 
 use super::matcher::Env;
 use super::registry::{Holder, Registry};
-use crate::compile::{CProp, Named};
+use crate::compiled::{CompiledProperty, Named};
 use trace_capture::ProcRef;
 use trace_causal::Model;
 use trace_format::ProcId;
@@ -32,7 +32,7 @@ impl Resolved {
     }
 }
 
-pub fn resolve(prop: &CProp, model: &Model, registry: &Registry) -> Resolved {
+pub fn resolve(prop: &CompiledProperty, model: &Model, registry: &Registry) -> Resolved {
     let mut consts: Env = vec![None; prop.vars.len()];
     let mut procs = vec![None; prop.vars.len()];
     let mut warnings = Vec::new();

@@ -17,11 +17,13 @@
 
 use super::matcher::{match_view, Env, Plan, TermIn, View};
 use super::tables::{is_table, TableNames};
-use crate::compile::{CPred, CProp};
-use crate::spec::EventKind;
+use crate::compiled::{CompiledPredicate, CompiledProperty};
+use crate::spec::PredicateKind;
 use trace_causal::EventVisitor;
 use trace_format::text::shared_function;
-use trace_format::{BlockInfo, Dest, EventRef, LogReader, NondetKind, ProcId, SignalKindRef};
+use trace_format::{
+    BlockInfo, Dest, EventRef, LogReader, MsgId, NondetKind, ProcId, SignalKindRef,
+};
 use trace_term::{Pid, Ref, Term};
 
 /// What a hit is keyed by, and whose it is.
@@ -52,23 +54,28 @@ pub struct Task {
 }
 
 /// Which predicates need the scan, and how their hits are keyed.
-pub fn tasks(props: &[&CProp]) -> Vec<Task> {
+pub fn tasks(props: &[&CompiledProperty]) -> Vec<Task> {
     let mut tasks = Vec::new();
     for (i, p) in props.iter().enumerate() {
         for (k, pred) in p.preds.iter().enumerate() {
             let keyed = match pred.kind {
-                EventKind::Timeout | EventKind::Nondet | EventKind::Ets => Some(Keyed::Event),
-                EventKind::Send | EventKind::Exit | EventKind::ExitSignal | EventKind::Down
+                PredicateKind::Timeout | PredicateKind::Nondet | PredicateKind::Ets => {
+                    Some(Keyed::Event)
+                }
+                PredicateKind::Send
+                | PredicateKind::Exit
+                | PredicateKind::ExitSignal
+                | PredicateKind::Down
                     if pred.reads_terms() =>
                 {
                     Some(Keyed::Event)
                 }
-                EventKind::Receive | EventKind::Deliver | EventKind::Killed
+                PredicateKind::Receive | PredicateKind::Deliver | PredicateKind::Killed
                     if pred.reads_terms() =>
                 {
                     Some(Keyed::Received)
                 }
-                EventKind::Unreceived if pred.reads_terms() => Some(Keyed::Sent),
+                PredicateKind::Unreceived if pred.reads_terms() => Some(Keyed::Sent),
                 _ => None,
             };
             if let Some(keyed) = keyed {
@@ -85,7 +92,7 @@ pub fn tasks(props: &[&CProp]) -> Vec<Task> {
 
 /// The tasks, sorted by the kind of event they look at.
 pub struct Scanner<'a> {
-    props: &'a [&'a CProp],
+    props: &'a [&'a CompiledProperty],
     tasks: &'a [Task],
     reader: &'a LogReader,
     /// Per property: every variable unbound.
@@ -93,7 +100,7 @@ pub struct Scanner<'a> {
     /// Per task: the cheap path, when the predicate has one.
     plans: Vec<Option<Plan>>,
     /// Per task: its predicate's kind.
-    kinds: Vec<EventKind>,
+    kinds: Vec<PredicateKind>,
     on_send: Vec<usize>,
     on_signal: Vec<usize>,
     on_timeout: Vec<usize>,
@@ -102,10 +109,17 @@ pub struct Scanner<'a> {
     on_shared: Vec<usize>,
     /// Read when some predicate is `ets`.
     tables: TableNames,
+    /// With `on_shared`: each shared-state function of the header as the
+    /// atom an `ets` predicate matches, made once rather than per event.
+    shared_ops: Vec<Term>,
 }
 
 impl<'a> Scanner<'a> {
-    pub fn new(props: &'a [&'a CProp], tasks: &'a [Task], reader: &'a LogReader) -> Self {
+    pub fn new(
+        props: &'a [&'a CompiledProperty],
+        tasks: &'a [Task],
+        reader: &'a LogReader,
+    ) -> Self {
         let mut s = Scanner {
             props,
             tasks,
@@ -123,6 +137,7 @@ impl<'a> Scanner<'a> {
             on_nondet: Vec::new(),
             on_shared: Vec::new(),
             tables: TableNames::default(),
+            shared_ops: Vec::new(),
         };
         s.plans = tasks
             .iter()
@@ -130,22 +145,28 @@ impl<'a> Scanner<'a> {
             .collect();
         for (i, t) in tasks.iter().enumerate() {
             let list = match props[t.prop].preds[t.pred].kind {
-                EventKind::Send | EventKind::Unreceived => &mut s.on_send,
-                EventKind::Receive | EventKind::Deliver => {
+                PredicateKind::Send | PredicateKind::Unreceived => &mut s.on_send,
+                PredicateKind::Receive | PredicateKind::Deliver => {
                     s.on_signal.push(i);
                     &mut s.on_send
                 }
-                EventKind::ExitSignal | EventKind::Down | EventKind::Killed => &mut s.on_signal,
-                EventKind::Timeout => &mut s.on_timeout,
-                EventKind::Exit => &mut s.on_exit,
-                EventKind::Nondet => &mut s.on_nondet,
-                EventKind::Ets => &mut s.on_shared,
+                PredicateKind::ExitSignal | PredicateKind::Down | PredicateKind::Killed => {
+                    &mut s.on_signal
+                }
+                PredicateKind::Timeout => &mut s.on_timeout,
+                PredicateKind::Exit => &mut s.on_exit,
+                PredicateKind::Nondet => &mut s.on_nondet,
+                PredicateKind::Ets => &mut s.on_shared,
                 _ => continue,
             };
             list.push(i);
         }
         if !s.on_shared.is_empty() {
             s.tables = TableNames::read(reader);
+            let functions = 0..reader.header().shared_functions.len();
+            s.shared_ops = functions
+                .map(|f| Term::atom(&shared_function(reader.header(), f as u16)))
+                .collect();
         }
         s
     }
@@ -173,7 +194,7 @@ impl<'a> Scanner<'a> {
     }
 
     #[inline]
-    fn pred(&self, t: usize) -> (&CPred, &Env) {
+    fn pred(&self, t: usize) -> (&CompiledPredicate, &Env) {
         let task = &self.tasks[t];
         (
             &self.props[task.prop].preds[task.pred],
@@ -182,7 +203,7 @@ impl<'a> Scanner<'a> {
     }
 
     #[inline]
-    fn kind(&self, t: usize) -> EventKind {
+    fn kind(&self, t: usize) -> PredicateKind {
         self.kinds[t]
     }
 
@@ -302,83 +323,8 @@ impl BlockScan<'_> {
         let me = Some(self.me);
         let own = self.process.0;
         match *e {
-            EventRef::Send { msg, to, payload } => {
-                let terms = [term(payload), TermIn::Missing, TermIn::Missing];
-                let mut dest_pid = None;
-                for &t in &s.on_send {
-                    // Most messages fail a pattern's first bytes: test them
-                    // before looking anything up.
-                    let checked = match &s.plans[t] {
-                        Some(plan) => {
-                            if !plan.terms_ok(s.pred(t).0, &terms) {
-                                continue;
-                            }
-                            true
-                        }
-                        None => false,
-                    };
-                    let dest = *dest_pid.get_or_insert_with(|| s.pid(to));
-                    let (procs, owner, key) = match s.kind(t) {
-                        EventKind::Send => ([me, dest], own, index),
-                        EventKind::Unreceived => ([me, dest], own, msg.index),
-                        // receive(P, From, Msg): P is the destination.
-                        _ => match pack(msg.sender, msg.index) {
-                            Some(k) => ([dest, me], receiver(to), k),
-                            None => continue,
-                        },
-                    };
-                    self.try_checked(t, owner, key, View { procs, terms }, checked);
-                }
-            }
-            EventRef::Signal { signal, to, kind } => {
-                let dest = s.pid(to);
-                let mut message = None;
-                for &t in &s.on_signal {
-                    let received = pack(signal.sender, signal.index);
-                    let (procs, owner, key, term_in) = match (s.kind(t), &kind) {
-                        (EventKind::ExitSignal, SignalKindRef::Exit { reason, .. })
-                        | (EventKind::Down, SignalKindRef::Down { reason }) => {
-                            ([me, dest], own, index, term(*reason))
-                        }
-                        (EventKind::Killed, SignalKindRef::Exit { reason, .. }) => match received {
-                            Some(k) => ([dest, me], receiver(to), k, term(*reason)),
-                            None => continue,
-                        },
-                        (EventKind::Receive | EventKind::Deliver, _) => {
-                            let Some(k) = received else { continue };
-                            if message.is_none() {
-                                message = Some(converted(self.me, &kind));
-                            }
-                            let Some(Some(m)) = message.as_ref() else {
-                                continue;
-                            };
-                            let view = View {
-                                procs: [dest, me],
-                                terms: [TermIn::Built(m), TermIn::Missing, TermIn::Missing],
-                            };
-                            let (pred, blank) = s.pred(t);
-                            if match_view(pred, blank, &mut self.env, &view, &mut self.vals) {
-                                self.hits.push(Hit {
-                                    task: t as u32,
-                                    owner: receiver(to),
-                                    key: k,
-                                });
-                            }
-                            continue;
-                        }
-                        _ => continue,
-                    };
-                    self.try_task(
-                        t,
-                        owner,
-                        key,
-                        View {
-                            procs,
-                            terms: [term_in, TermIn::Missing, TermIn::Missing],
-                        },
-                    );
-                }
-            }
+            EventRef::Send { msg, to, payload } => self.visit_send(index, msg, to, payload),
+            EventRef::Signal { signal, to, kind } => self.visit_signal(index, signal, to, kind),
             EventRef::Timeout => {
                 for &t in &s.on_timeout {
                     self.try_task(
@@ -405,7 +351,7 @@ impl BlockScan<'_> {
                     );
                 }
             }
-            EventRef::Nondet { kind, value } => {
+            EventRef::Nondet { kind, value } if !s.on_nondet.is_empty() => {
                 let k = Term::atom(&nondet_kind(&s.reader.header().nondet_names, kind));
                 for &t in &s.on_nondet {
                     self.try_task(
@@ -426,12 +372,22 @@ impl BlockScan<'_> {
                 seq,
                 ..
             } => {
+                if s.on_shared.is_empty() {
+                    return;
+                }
                 let table = s
                     .tables
                     .term(object, seq, |q| s.reader.process(q).map(|p| p.pid));
-                let op = Term::atom(&shared_function(s.reader.header(), function));
+                let made;
+                let op = match s.shared_ops.get(function as usize) {
+                    Some(op) => op,
+                    None => {
+                        made = Term::atom(&shared_function(s.reader.header(), function));
+                        &made
+                    }
+                };
                 for &t in &s.on_shared {
-                    let terms = [TermIn::Built(&table), TermIn::Built(&op), term(key)];
+                    let terms = [TermIn::Built(&table), TermIn::Built(op), term(key)];
                     let view = View {
                         procs: [me, None],
                         terms,
@@ -440,6 +396,95 @@ impl BlockScan<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A send, matched by `send`, `unreceived` and the receiving side of
+    /// `receive` and `deliver` predicates.
+    fn visit_send(&mut self, index: u64, msg: MsgId, to: Dest, payload: Option<&[u8]>) {
+        let s = self.s;
+        let me = Some(self.me);
+        let own = self.process.0;
+        let terms = [term(payload), TermIn::Missing, TermIn::Missing];
+        let mut dest_pid = None;
+        for &t in &s.on_send {
+            // Most messages fail a pattern's first bytes: test them
+            // before looking anything up.
+            let checked = match &s.plans[t] {
+                Some(plan) => {
+                    if !plan.terms_ok(s.pred(t).0, &terms) {
+                        continue;
+                    }
+                    true
+                }
+                None => false,
+            };
+            let dest = *dest_pid.get_or_insert_with(|| s.pid(to));
+            let (procs, owner, key) = match s.kind(t) {
+                PredicateKind::Send => ([me, dest], own, index),
+                PredicateKind::Unreceived => ([me, dest], own, msg.index),
+                // receive(P, From, Msg): P is the destination.
+                _ => match pack(msg.sender, msg.index) {
+                    Some(k) => ([dest, me], receiver(to), k),
+                    None => continue,
+                },
+            };
+            self.try_checked(t, owner, key, View { procs, terms }, checked);
+        }
+    }
+
+    /// A signal, matched by the predicates on exit and 'DOWN' signals, on
+    /// kills, and on a signal turned into a message.
+    fn visit_signal(&mut self, index: u64, signal: MsgId, to: Dest, kind: SignalKindRef<'_>) {
+        let s = self.s;
+        let me = Some(self.me);
+        let own = self.process.0;
+        let dest = s.pid(to);
+        let mut message = None;
+        for &t in &s.on_signal {
+            let received = pack(signal.sender, signal.index);
+            let (procs, owner, key, term_in) = match (s.kind(t), &kind) {
+                (PredicateKind::ExitSignal, SignalKindRef::Exit { reason, .. })
+                | (PredicateKind::Down, SignalKindRef::Down { reason }) => {
+                    ([me, dest], own, index, term(*reason))
+                }
+                (PredicateKind::Killed, SignalKindRef::Exit { reason, .. }) => match received {
+                    Some(k) => ([dest, me], receiver(to), k, term(*reason)),
+                    None => continue,
+                },
+                (PredicateKind::Receive | PredicateKind::Deliver, _) => {
+                    let Some(k) = received else { continue };
+                    if message.is_none() {
+                        message = Some(converted(self.me, &kind));
+                    }
+                    let Some(Some(m)) = message.as_ref() else {
+                        continue;
+                    };
+                    let view = View {
+                        procs: [dest, me],
+                        terms: [TermIn::Built(m), TermIn::Missing, TermIn::Missing],
+                    };
+                    let (pred, blank) = s.pred(t);
+                    if match_view(pred, blank, &mut self.env, &view, &mut self.vals) {
+                        self.hits.push(Hit {
+                            task: t as u32,
+                            owner: receiver(to),
+                            key: k,
+                        });
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            self.try_task(
+                t,
+                owner,
+                key,
+                View {
+                    procs,
+                    terms: [term_in, TermIn::Missing, TermIn::Missing],
+                },
+            );
         }
     }
 }

@@ -12,16 +12,16 @@
 
 use super::matcher::{agrees, Env};
 use super::source::Sources;
-use super::Violation;
-use crate::compile::CProp;
-use crate::spec::EventKind;
+use super::verdict::Violation;
+use crate::compiled::CompiledProperty;
+use crate::spec::PredicateKind;
 use trace_causal::{EventId, Model};
 use trace_format::ProcId;
 
 /// Events listed per slice; earlier ones are counted, not listed.
 pub const SLICE_MAX: usize = 20;
 
-fn env_of(prop: &CProp, v: &Violation, consts: &Env) -> Env {
+fn env_of(prop: &CompiledProperty, v: &Violation, consts: &Env) -> Env {
     let mut env = consts.clone();
     for (name, t) in &v.bindings {
         if let Some(i) = prop.vars.names.iter().position(|n| n == name) {
@@ -34,7 +34,7 @@ fn env_of(prop: &CProp, v: &Violation, consts: &Env) -> Env {
 /// Fills `v.slice` (and `v.slice_omitted`).
 #[allow(clippy::too_many_arguments)]
 pub fn fill(
-    props: &[&CProp],
+    props: &[&CompiledProperty],
     resolved: &[super::resolve::Resolved],
     i: usize,
     sources: &Sources<'_>,
@@ -44,7 +44,7 @@ pub fn fill(
 ) {
     let Some(at) = v.event else { return };
     let prop = props[i];
-    if matches!(prop.shape, crate::compile::Shape::History(_)) {
+    if matches!(prop.pattern, crate::compiled::PropertyPattern::History(_)) {
         return;
     }
     let env = env_of(prop, v, &resolved[i].consts);
@@ -107,11 +107,11 @@ pub fn fill(
     v.slice = ordered;
 }
 
-fn receipt_kinds(prop: &CProp) -> bool {
+fn receipt_kinds(prop: &CompiledProperty) -> bool {
     prop.preds.iter().any(|p| {
         matches!(
             p.kind,
-            EventKind::Receive | EventKind::Deliver | EventKind::Killed
+            PredicateKind::Receive | PredicateKind::Deliver | PredicateKind::Killed
         )
     })
 }

@@ -7,8 +7,8 @@
 use super::hits::Hits;
 use super::matcher::{match_view, Env, Matches, Plan, TermIn, View};
 use super::resolve::Resolved;
-use crate::compile::CProp;
-use crate::spec::EventKind;
+use crate::compiled::CompiledProperty;
+use crate::spec::PredicateKind;
 use std::sync::OnceLock;
 use trace_causal::{EventId, Model, ReceiptKind, SignalClass};
 use trace_format::{ProcId, SignalEffect};
@@ -65,7 +65,7 @@ impl<'a> Sources<'a> {
     /// program order.
     pub fn matches(
         &self,
-        props: &[&CProp],
+        props: &[&CompiledProperty],
         resolved: &[Resolved],
         prop: usize,
         k: usize,
@@ -85,7 +85,7 @@ impl<'a> Sources<'a> {
     #[inline]
     fn events_of_kind(
         &self,
-        kind: EventKind,
+        kind: PredicateKind,
         p: ProcId,
         mut f: impl FnMut(EventId, [Option<u64>; 2], Option<u64>),
     ) {
@@ -93,7 +93,7 @@ impl<'a> Sources<'a> {
         let Some(facts) = m.process(p) else { return };
         let me = Some(facts.pid);
         match kind {
-            EventKind::Spawn => {
+            PredicateKind::Spawn => {
                 for s in m.spawns_by(p) {
                     f(
                         EventId::new(p, s.at),
@@ -102,27 +102,27 @@ impl<'a> Sources<'a> {
                     );
                 }
             }
-            EventKind::Send
-            | EventKind::Link
-            | EventKind::Unlink
-            | EventKind::Monitor
-            | EventKind::Demonitor
-            | EventKind::ExitSignal
-            | EventKind::Down
-            | EventKind::Unreceived => {
-                let received = (kind == EventKind::Unreceived).then(|| self.received());
+            PredicateKind::Send
+            | PredicateKind::Link
+            | PredicateKind::Unlink
+            | PredicateKind::Monitor
+            | PredicateKind::Demonitor
+            | PredicateKind::ExitSignal
+            | PredicateKind::Down
+            | PredicateKind::Unreceived => {
+                let received = (kind == PredicateKind::Unreceived).then(|| self.received());
                 for (s, to) in m.signals_from_pids(p) {
                     let want = matches!(
                         (kind, s.class),
                         (
-                            EventKind::Send | EventKind::Unreceived,
+                            PredicateKind::Send | PredicateKind::Unreceived,
                             SignalClass::Message
-                        ) | (EventKind::Link, SignalClass::Link)
-                            | (EventKind::Unlink, SignalClass::Unlink)
-                            | (EventKind::Monitor, SignalClass::Monitor)
-                            | (EventKind::Demonitor, SignalClass::Demonitor)
-                            | (EventKind::ExitSignal, SignalClass::Exit { .. })
-                            | (EventKind::Down, SignalClass::Down)
+                        ) | (PredicateKind::Link, SignalClass::Link)
+                            | (PredicateKind::Unlink, SignalClass::Unlink)
+                            | (PredicateKind::Monitor, SignalClass::Monitor)
+                            | (PredicateKind::Demonitor, SignalClass::Demonitor)
+                            | (PredicateKind::ExitSignal, SignalClass::Exit { .. })
+                            | (PredicateKind::Down, SignalClass::Down)
                     );
                     let got = received.is_some_and(|got| {
                         got.get(p.0 as usize)
@@ -135,7 +135,7 @@ impl<'a> Sources<'a> {
                     }
                 }
             }
-            EventKind::Receive | EventKind::Deliver | EventKind::Killed => {
+            PredicateKind::Receive | PredicateKind::Deliver | PredicateKind::Killed => {
                 let want = receipt_kind(kind);
                 for (rc, from) in m.receipts_in_pids(p) {
                     if want(rc.kind) {
@@ -144,12 +144,12 @@ impl<'a> Sources<'a> {
                     }
                 }
             }
-            EventKind::Exit => {
+            PredicateKind::Exit => {
                 if let Some(x) = facts.exit {
                     f(EventId::new(p, x), [me, None], None);
                 }
             }
-            EventKind::Blocked => {
+            PredicateKind::Blocked => {
                 // A version-2 log says which waiting processes were stuck; an
                 // idle server left waiting for requests is not blocked.
                 let stuck = match m.records_blocked() {
@@ -167,7 +167,7 @@ impl<'a> Sources<'a> {
                 }
             }
             // The scan reads them: nothing of them is in the causal model.
-            EventKind::Timeout | EventKind::Nondet | EventKind::Ets => {}
+            PredicateKind::Timeout | PredicateKind::Nondet | PredicateKind::Ets => {}
         }
     }
 
@@ -175,7 +175,7 @@ impl<'a> Sources<'a> {
     /// processes only and the scan does not feed it.
     pub fn plan(
         &self,
-        props: &[&CProp],
+        props: &[&CompiledProperty],
         resolved: &[Resolved],
         prop: usize,
         k: usize,
@@ -191,7 +191,7 @@ impl<'a> Sources<'a> {
     /// `p` to `out` as the pids of its process arguments, without terms.
     pub fn for_each_procs(
         &self,
-        props: &[&CProp],
+        props: &[&CompiledProperty],
         plan: &Plan,
         prop: usize,
         k: usize,
@@ -210,7 +210,7 @@ impl<'a> Sources<'a> {
     /// to `out`, in program order, with the values of the predicate's binds.
     pub fn for_each(
         &self,
-        props: &[&CProp],
+        props: &[&CompiledProperty],
         resolved: &[Resolved],
         prop: usize,
         k: usize,
@@ -238,13 +238,13 @@ impl<'a> Sources<'a> {
             let hits = self.hits;
             if matches!(
                 pred.kind,
-                EventKind::Timeout
-                    | EventKind::Nondet
-                    | EventKind::Ets
-                    | EventKind::Send
-                    | EventKind::Exit
-                    | EventKind::ExitSignal
-                    | EventKind::Down
+                PredicateKind::Timeout
+                    | PredicateKind::Nondet
+                    | PredicateKind::Ets
+                    | PredicateKind::Send
+                    | PredicateKind::Exit
+                    | PredicateKind::ExitSignal
+                    | PredicateKind::Down
             ) {
                 for (i, v) in hits.of(t, p.0 as usize) {
                     if named_ok(v) {
@@ -259,7 +259,7 @@ impl<'a> Sources<'a> {
             }
             if matches!(
                 pred.kind,
-                EventKind::Receive | EventKind::Deliver | EventKind::Killed
+                PredicateKind::Receive | PredicateKind::Deliver | PredicateKind::Killed
             ) {
                 // The receipts alone: no pid is needed to find a hit.
                 let want = receipt_kind(pred.kind);
@@ -309,10 +309,10 @@ impl<'a> Sources<'a> {
 }
 
 /// Which receipts a receive-like predicate is about.
-fn receipt_kind(kind: EventKind) -> fn(ReceiptKind) -> bool {
+fn receipt_kind(kind: PredicateKind) -> fn(ReceiptKind) -> bool {
     match kind {
-        EventKind::Receive => |k| k == ReceiptKind::Receive,
-        EventKind::Deliver => |k| k == ReceiptKind::Deliver,
+        PredicateKind::Receive => |k| k == ReceiptKind::Receive,
+        PredicateKind::Deliver => |k| k == ReceiptKind::Deliver,
         _ => |k| k == ReceiptKind::Taken(SignalEffect::Killed),
     }
 }

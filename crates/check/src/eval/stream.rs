@@ -23,7 +23,7 @@
 use super::key::{FxMap, Key};
 use super::resolve::Resolved;
 use super::source::Sources;
-use crate::compile::{CProp, CScope, Shape};
+use crate::compiled::{CompiledProperty, CompiledScope, PropertyPattern};
 use crate::spec::OrderKind;
 use trace_causal::EventId;
 use trace_format::ProcId;
@@ -31,13 +31,13 @@ use trace_term::Term;
 
 /// `every T is followed by / preceded by R` over the whole run, one event
 /// on each side: `(kind, T, R)`.
-fn single(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
-    let Shape::Order {
+fn single(prop: &CompiledProperty) -> Option<(OrderKind, usize, usize)> {
+    let PropertyPattern::Order {
         kind,
         trigger,
         other,
-        scope: CScope::Global,
-    } = &prop.shape
+        scope: CompiledScope::Global,
+    } = &prop.pattern
     else {
         return None;
     };
@@ -47,8 +47,8 @@ fn single(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
     }
 }
 
-/// The shape the fast path takes: `(kind, trigger, other)`.
-pub fn applies(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
+/// The pattern the fast path takes: `(kind, trigger, other)`.
+pub fn applies(prop: &CompiledProperty) -> Option<(OrderKind, usize, usize)> {
     let (kind, t, o) = single(prop)?;
     // A guard of R that needs T's variables is decided per pair: the engine.
     if !prop.preds[o].local_guard || prop.local.is_none() {
@@ -57,8 +57,8 @@ pub fn applies(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
     Some((kind, t, o))
 }
 
-/// The shape the cross-process fast path takes.
-pub fn applies_across(prop: &CProp) -> Option<(OrderKind, usize, usize)> {
+/// The pattern the cross-process fast path takes.
+pub fn applies_across(prop: &CompiledProperty) -> Option<(OrderKind, usize, usize)> {
     let (kind, t, o) = single(prop)?;
     let (tp, op) = (&prop.preds[t], &prop.preds[o]);
     let shares = op
@@ -97,7 +97,7 @@ pub fn across(
 
 /// The violating triggers of property `i` in process `p`.
 pub fn violations(
-    props: &[&CProp],
+    props: &[&CompiledProperty],
     resolved: &[Resolved],
     i: usize,
     sources: &Sources<'_>,

@@ -1,4 +1,5 @@
-//! Concurrent-event histories (Caballero et al. 2019 §4.1), compiled and checked.
+//! Concurrent-event histories (Caballero et al. 2019 §4.1) checked; the
+//! compiled forms are in [`crate::compiled`], written by [`crate::compile`].
 //!
 //! A run's *steps* ([`steps`]) form a graph: a step's successors are the
 //! next step of its process, the steps that begin by consuming a message it
@@ -21,301 +22,46 @@
 mod path;
 mod steps;
 
-use crate::compile::{compile_pattern, Vars};
-use crate::eval::engine::GaveUp;
-use crate::eval::Violation;
-use crate::spec::history::{Consumed, HistItem, ListItem, ListPattern, StepPattern};
-use crate::spec::{procname, SpecError, Subject};
-use std::collections::HashMap;
-use std::path::Path;
-use trace_capture::ProcRef;
-use trace_pattern::Pattern;
-use trace_syntax::ast::{Expr, ExprKind, Pos};
-
-/// A compiled term pattern with its variables mapped to the property's.
-#[derive(Clone, Debug)]
-pub struct Pat {
-    pub pattern: Pattern,
-    pub map: Vec<usize>,
-}
-
-#[derive(Clone, Debug)]
-pub enum CConsumed {
-    Any,
-    Nothing,
-    Timeout,
-    /// Matched against `{From, Msg}`.
-    Message(Pat),
-}
-
-#[derive(Clone, Debug)]
-pub enum CList {
-    Any,
-    Items(Vec<CListItem>),
-}
-
-#[derive(Clone, Debug)]
-pub enum CListItem {
-    One(Pat),
-    Star,
-    Group(Vec<Pat>),
-}
-
-#[derive(Clone, Debug)]
-pub struct CStep {
-    pub pos: Pos,
-    /// As written.
-    pub text: String,
-    /// Matched against the step's process's pid.
-    pub process: Pat,
-    pub consumed: CConsumed,
-    /// Items matched against `{To, Msg}`.
-    pub sent: CList,
-    /// Items matched against the children's pids.
-    pub spawned: CList,
-}
-
-#[derive(Clone, Debug)]
-pub enum CItem {
-    Step(Box<CStep>),
-    Star,
-    Group(Vec<CStep>),
-}
-
-#[derive(Clone, Debug)]
-pub enum CSubject {
-    Global,
-    /// The process a constant variable (`<P.1>`, a registered name) names.
-    Process(usize),
-    /// Every process, bound to this variable in turn.
-    Each(usize),
-}
-
-/// A compiled history.
-#[derive(Clone, Debug)]
-pub struct CHistory {
-    pub subject: CSubject,
-    pub items: Vec<CItem>,
-}
-
-impl CHistory {
-    /// Whether matching reads message terms (every history does, unless all
-    /// its messages are `_`); conservatively: any step pattern with a
-    /// consumed message or sent items.
-    pub fn needs_payloads(&self) -> bool {
-        fn step(s: &CStep) -> bool {
-            matches!(s.consumed, CConsumed::Message(_))
-                || matches!(&s.sent, CList::Items(v) if v.iter().any(|i| !matches!(i, CListItem::Star)))
-        }
-        self.items.iter().any(|i| match i {
-            CItem::Step(s) => step(s),
-            CItem::Group(g) => g.iter().any(step),
-            CItem::Star => false,
-        })
-    }
-}
-
-type R<T> = Result<T, SpecError>;
-
-/// The most steps an unordered group may hold (it is matched by trying orders).
-const MAX_GROUP: usize = 8;
-
-pub(crate) fn compile(
-    path: &Path,
-    registered: &HashMap<String, ProcRef>,
-    vars: &mut Vars,
-    subject: &Subject,
-    items: &[HistItem],
-) -> R<CHistory> {
-    let subject = match subject {
-        Subject::Global => CSubject::Global,
-        // The subject's name is a constant like any other, to be resolved.
-        Subject::Process(e) => match &e.kind {
-            ExprKind::Var(v) if v == "_" => {
-                return Err(crate::spec::error::at(
-                    path,
-                    e.pos,
-                    "a history is of a process: <P.1>, a registered name, a variable \
-                     (each process) or global",
-                ))
-            }
-            ExprKind::Var(v) => match procname::from_placeholder(v) {
-                Some(r) => CSubject::Process(vars.constant(v, r)),
-                None => CSubject::Each(vars_index(vars, v)),
-            },
-            ExprKind::Atom(a) => CSubject::Process(vars.registered(registered, a)),
-            _ => {
-                return Err(crate::spec::error::at(
-                    path,
-                    e.pos,
-                    "a history is of a process: <P.1>, a registered name, a variable \
-                     (each process) or global",
-                ))
-            }
-        },
-    };
-    let mut out = Vec::new();
-    for it in items {
-        match it {
-            HistItem::Star => out.push(CItem::Star),
-            // `+` is one step of any shape, then any number.
-            HistItem::Plus => {
-                out.push(CItem::Step(Box::new(any_step(path, vars)?)));
-                out.push(CItem::Star);
-            }
-            HistItem::Step(s) => out.push(CItem::Step(Box::new(step(path, vars, s)?))),
-            HistItem::Group(g) => {
-                if g.len() > MAX_GROUP {
-                    return Err(crate::spec::error::at(
-                        path,
-                        g[MAX_GROUP].pos,
-                        format!("an unordered group holds at most {MAX_GROUP} steps"),
-                    ));
-                }
-                out.push(CItem::Group(
-                    g.iter().map(|s| step(path, vars, s)).collect::<R<_>>()?,
-                ))
-            }
-        }
-    }
-    Ok(CHistory {
-        subject,
-        items: out,
-    })
-}
-
-fn vars_index(vars: &mut Vars, name: &str) -> usize {
-    vars.index(name)
-}
-
-fn any_expr(pos: Pos) -> Expr {
-    Expr::new(pos, ExprKind::Var("_".into()))
-}
-
-fn any_step(path: &Path, vars: &mut Vars) -> R<CStep> {
-    let pos = Pos {
-        file: 0,
-        line: 0,
-        col: 0,
-    };
-    Ok(CStep {
-        pos,
-        text: "_".into(),
-        process: pat(path, vars, &any_expr(pos))?,
-        consumed: CConsumed::Any,
-        sent: CList::Any,
-        spawned: CList::Any,
-    })
-}
-
-fn pat(path: &Path, vars: &mut Vars, e: &Expr) -> R<Pat> {
-    let (pattern, map) = compile_pattern(path, e, vars)?;
-    Ok(Pat { pattern, map })
-}
-
-fn step(path: &Path, vars: &mut Vars, s: &StepPattern) -> R<CStep> {
-    let consumed = match &s.consumed {
-        Consumed::Any => CConsumed::Any,
-        Consumed::Nothing => CConsumed::Nothing,
-        Consumed::Timeout => CConsumed::Timeout,
-        Consumed::Message { from, msg } => {
-            let pos = from.pos;
-            let tuple = Expr::new(
-                pos,
-                ExprKind::Tuple(vec![(**from).clone(), (**msg).clone()]),
-            );
-            CConsumed::Message(pat(path, vars, &tuple)?)
-        }
-    };
-    Ok(CStep {
-        pos: s.pos,
-        text: s.text.clone(),
-        process: pat(path, vars, &s.process)?,
-        consumed,
-        sent: list(path, vars, &s.sent, true)?,
-        spawned: list(path, vars, &s.spawned, false)?,
-    })
-}
-
-fn list(path: &Path, vars: &mut Vars, l: &ListPattern, sent: bool) -> R<CList> {
-    let ListPattern::Items(items) = l else {
-        return Ok(CList::Any);
-    };
-    let one = |vars: &mut Vars, e: &Expr| -> R<Pat> {
-        if sent
-            && !matches!(&e.kind, ExprKind::Tuple(es) if es.len() == 2)
-            && !matches!(&e.kind, ExprKind::Var(v) if v == "_")
-        {
-            return Err(crate::spec::error::at(
-                path,
-                e.pos,
-                "a message a step sent is written {To, Msg}",
-            ));
-        }
-        pat(path, vars, e)
-    };
-    let mut out = Vec::new();
-    for it in items {
-        match it {
-            ListItem::Star => out.push(CListItem::Star),
-            ListItem::Plus => {
-                out.push(CListItem::One(pat(
-                    path,
-                    vars,
-                    &any_expr(Pos {
-                        file: 0,
-                        line: 0,
-                        col: 0,
-                    }),
-                )?));
-                out.push(CListItem::Star);
-            }
-            ListItem::One(e) => out.push(CListItem::One(one(vars, e)?)),
-            ListItem::Group(g) => {
-                if g.len() > MAX_GROUP {
-                    return Err(crate::spec::error::at(
-                        path,
-                        g[MAX_GROUP].pos,
-                        format!("an unordered group holds at most {MAX_GROUP} items"),
-                    ));
-                }
-                out.push(CListItem::Group(
-                    g.iter().map(|e| one(vars, e)).collect::<R<_>>()?,
-                ))
-            }
-        }
-    }
-    Ok(CList::Items(out))
-}
+use crate::compiled::{CompiledHistory, CompiledProperty, CompiledSubject};
+use crate::eval::matcher::pid_term;
+use crate::eval::resolve::Resolved;
+use crate::eval::verdict::{GaveUp, Violation};
 
 /// Checks a history on the log.
 pub(crate) fn check(
-    h: &CHistory,
-    prop: &crate::compile::CProp,
-    resolved: &crate::eval::resolve::Resolved,
+    h: &CompiledHistory,
+    prop: &CompiledProperty,
+    resolved: &Resolved,
     reader: &trace_format::LogReader,
     model: &trace_causal::Model,
 ) -> Result<Vec<Violation>, GaveUp> {
     let procs: Vec<trace_format::ProcId> = match &h.subject {
-        CSubject::Process(v) => resolved.proc_of(*v).into_iter().collect(),
-        CSubject::Each(_) | CSubject::Global => model.processes().iter().map(|f| f.id).collect(),
+        CompiledSubject::Process(v) => resolved.proc_of(*v).into_iter().collect(),
+        CompiledSubject::Each(_) | CompiledSubject::Global => {
+            model.processes().iter().map(|f| f.id).collect()
+        }
     };
-    let graph = steps::Graph::build(reader, model, &procs, matches!(h.subject, CSubject::Global))
-        .map_err(|e| GaveUp(format!("the log could not be read: {e}")))?;
+    let graph = steps::Graph::build(
+        reader,
+        model,
+        &procs,
+        matches!(h.subject, CompiledSubject::Global),
+    )
+    .map_err(|e| GaveUp(format!("the log could not be read: {e}")))?;
     let mut out = Vec::new();
     match &h.subject {
-        CSubject::Global => {
+        CompiledSubject::Global => {
             let roots = graph.roots(model);
             if let Some(v) = path::check(h, prop, &resolved.consts, &graph, roots, false)? {
                 out.push(v);
             }
         }
-        CSubject::Process(_) | CSubject::Each(_) => {
+        CompiledSubject::Process(_) | CompiledSubject::Each(_) => {
             for &p in &procs {
                 let mut env = resolved.consts.clone();
-                if let CSubject::Each(v) = h.subject {
+                if let CompiledSubject::Each(v) = h.subject {
                     let pid = model.process(p).map(|f| f.pid);
-                    env[v] = Some(crate::eval::matcher::pid_term(pid));
+                    env[v] = Some(pid_term(pid));
                 }
                 let roots: Vec<usize> = graph.first_step(p).into_iter().collect();
                 if let Some(v) = path::check(h, prop, &env, &graph, roots, true)? {

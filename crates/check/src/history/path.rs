@@ -5,11 +5,12 @@
 //! steps left over when the history was complete.
 
 use super::steps::{Actual, Graph, Step};
-use super::{CConsumed, CHistory, CItem, CList, CListItem, CStep, Pat};
-use crate::compile::CProp;
-use crate::eval::engine::GaveUp;
+use crate::compiled::{
+    CompiledConsumed, CompiledHistory, CompiledItem, CompiledList, CompiledListItem,
+    CompiledProperty, CompiledStep, Pat,
+};
 use crate::eval::matcher::{pid_term, Env};
-use crate::eval::Violation;
+use crate::eval::verdict::{GaveUp, Violation};
 use std::collections::HashSet;
 use trace_pattern::Bindings;
 use trace_term::Term;
@@ -38,7 +39,13 @@ fn bind(pat: &Pat, t: &Term, env: &Env) -> Option<Env> {
 }
 
 /// Every way `items` matches `actual` (all of it), extending `env`.
-fn list(items: &[CListItem], actual: &[Term], env: &Env, out: &mut Vec<Env>, budget: &mut usize) {
+fn list(
+    items: &[CompiledListItem],
+    actual: &[Term],
+    env: &Env,
+    out: &mut Vec<Env>,
+    budget: &mut usize,
+) {
     if *budget == 0 {
         return;
     }
@@ -50,19 +57,19 @@ fn list(items: &[CListItem], actual: &[Term], env: &Env, out: &mut Vec<Env>, bud
         return;
     };
     match first {
-        CListItem::Star => {
+        CompiledListItem::Star => {
             for skip in 0..=actual.len() {
                 list(rest, &actual[skip..], env, out, budget);
             }
         }
-        CListItem::One(p) => {
+        CompiledListItem::One(p) => {
             if let Some((a, more)) = actual.split_first() {
                 if let Some(e) = bind(p, a, env) {
                     list(rest, more, &e, out, budget);
                 }
             }
         }
-        CListItem::Group(g) => {
+        CompiledListItem::Group(g) => {
             if actual.len() < g.len() {
                 return;
             }
@@ -102,10 +109,10 @@ fn permutations(
     }
 }
 
-fn match_list(l: &CList, actual: &[Term], env: &Env, budget: &mut usize) -> Vec<Env> {
+fn match_list(l: &CompiledList, actual: &[Term], env: &Env, budget: &mut usize) -> Vec<Env> {
     match l {
-        CList::Any => vec![env.clone()],
-        CList::Items(items) => {
+        CompiledList::Any => vec![env.clone()],
+        CompiledList::Items(items) => {
             let mut out = Vec::new();
             list(items, actual, env, &mut out, budget);
             out
@@ -116,14 +123,15 @@ fn match_list(l: &CList, actual: &[Term], env: &Env, budget: &mut usize) -> Vec<
 /// Every binding with which `s` matches the step, and, when there is none,
 /// how many of its parts (process, consumed, sent, spawned) did match: the
 /// closest miss is the one reported.
-fn match_step(s: &CStep, st: &Step, env: &Env, budget: &mut usize) -> (Vec<Env>, u8) {
+fn match_step(s: &CompiledStep, st: &Step, env: &Env, budget: &mut usize) -> (Vec<Env>, u8) {
     let Some(env) = bind(&s.process, &pid_term(Some(st.pid)), env) else {
         return (vec![], 0);
     };
     let env = match (&s.consumed, &st.consumed) {
-        (CConsumed::Any, _) => Some(env),
-        (CConsumed::Nothing, Actual::Nothing) | (CConsumed::Timeout, Actual::Timeout) => Some(env),
-        (CConsumed::Message(p), Actual::Message(m)) => bind(p, m, &env),
+        (CompiledConsumed::Any, _) => Some(env),
+        (CompiledConsumed::Nothing, Actual::Nothing)
+        | (CompiledConsumed::Timeout, Actual::Timeout) => Some(env),
+        (CompiledConsumed::Message(p), Actual::Message(m)) => bind(p, m, &env),
         _ => None,
     };
     let Some(env) = env else { return (vec![], 1) };
@@ -170,11 +178,11 @@ fn env_key(env: &Env) -> Vec<u8> {
     out
 }
 
-fn item_text(it: &CItem) -> String {
+fn item_text(it: &CompiledItem) -> String {
     match it {
-        CItem::Step(s) => s.text.clone(),
-        CItem::Star => "*".into(),
-        CItem::Group(g) => format!(
+        CompiledItem::Step(s) => s.text.clone(),
+        CompiledItem::Star => "*".into(),
+        CompiledItem::Group(g) => format!(
             "[{}]",
             g.iter()
                 .map(|s| s.text.as_str())
@@ -212,8 +220,8 @@ fn show(t: &Term) -> String {
 
 /// Checks `h` from `roots`; `within`: follow only each process's own steps.
 pub fn check(
-    h: &CHistory,
-    prop: &CProp,
+    h: &CompiledHistory,
+    prop: &CompiledProperty,
     env0: &Env,
     g: &Graph,
     roots: Vec<usize>,
@@ -252,7 +260,7 @@ type State = (usize, Option<usize>, u32, Env, usize);
 
 /// The search, depth first, for a path of steps the history's items match.
 struct Search<'a> {
-    items: &'a [CItem],
+    items: &'a [CompiledItem],
     g: &'a Graph,
     roots: Vec<usize>,
     within: bool,
@@ -267,7 +275,7 @@ impl Search<'_> {
     /// Whether some path matches.
     fn run(&mut self) -> Result<bool, GaveUp> {
         let items = self.items;
-        let trailing_star = matches!(items.last(), Some(CItem::Star));
+        let trailing_star = matches!(items.last(), Some(CompiledItem::Star));
         while let Some((i, s, mask, env, depth)) = self.stack.pop() {
             if !self.seen.insert((i, s, mask, env_key(&env))) {
                 continue;
@@ -295,17 +303,17 @@ impl Search<'_> {
                 continue;
             }
             match &items[i] {
-                CItem::Star => {
+                CompiledItem::Star => {
                     self.stack.push((i + 1, s, 0, env.clone(), depth));
                     for t in ts {
                         self.stack.push((i, Some(t), 0, env.clone(), depth + 1));
                     }
                 }
                 // A step is a group of one: matched in any order, all of it.
-                CItem::Step(p) => {
+                CompiledItem::Step(p) => {
                     self.group(std::slice::from_ref(&**p), (i, s, mask, env, depth), &ts)
                 }
-                CItem::Group(g) => self.group(g, (i, s, mask, env, depth), &ts),
+                CompiledItem::Group(g) => self.group(g, (i, s, mask, env, depth), &ts),
             }
         }
         Ok(false)
@@ -336,7 +344,7 @@ impl Search<'_> {
 
     /// Matches the next steps `ts` to the members of item `i` left in `mask`
     /// (all of them when 0), in any order.
-    fn group(&mut self, members: &[CStep], (i, s, mask, env, depth): State, ts: &[usize]) {
+    fn group(&mut self, members: &[CompiledStep], (i, s, mask, env, depth): State, ts: &[usize]) {
         let left = if mask == 0 {
             (1u32 << members.len()) - 1
         } else {
@@ -391,7 +399,7 @@ impl Search<'_> {
 }
 
 /// The violation the deepest failure `b` stands for.
-fn violation(b: Best, items: &[CItem], prop: &CProp, g: &Graph) -> Violation {
+fn violation(b: Best, items: &[CompiledItem], prop: &CompiledProperty, g: &Graph) -> Violation {
     let vars = &prop.vars;
     let bindings = b
         .env

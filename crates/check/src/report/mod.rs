@@ -7,7 +7,7 @@
 
 mod fetch;
 
-use crate::compile::Compiled;
+use crate::compiled::Compiled;
 use crate::eval::{Status, Verdict, Violation};
 use fetch::{Fetched, Fetcher};
 use serde_json::{json, Value};

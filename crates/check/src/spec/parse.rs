@@ -4,10 +4,12 @@
 //! to the Erlang parser of `trace-syntax`, so positions and messages are the
 //! ones Erlang users know.
 
+use super::error::SpecError;
 use super::history::{Consumed, HistItem, ListItem, ListPattern, StepPattern};
-use super::{
-    procname, Body, Builtin, EventKind, Occurrence, OrderKind, Pred, Property, Registered, Scope,
-    Spec, SpecError, Subject,
+use super::procname;
+use super::tree::{
+    Body, Builtin, Occurrence, OrderKind, Pred, PredicateKind, Property, Registered, Scope, Spec,
+    Subject,
 };
 use std::path::Path;
 use trace_syntax::ast::{Expr, ExprKind, IntLit, Pos};
@@ -510,7 +512,7 @@ impl<'a> Cur<'a> {
         let start = self.i;
         let pos = self.pos();
         let kind = match self.peek().map(|t| &t.kind) {
-            Some(TokenKind::Atom(a)) => match EventKind::from_name(a) {
+            Some(TokenKind::Atom(a)) => match PredicateKind::from_name(a) {
                 Some(k) => k,
                 None => {
                     return Err(crate::spec::error::at(
@@ -519,12 +521,12 @@ impl<'a> Cur<'a> {
                         format!(
                             "unknown event {}: events are {}",
                             trace_syntax::text::atom(a),
-                            EventKind::ALL.map(|k| k.name()).join(", ")
+                            PredicateKind::ALL.map(|k| k.name()).join(", ")
                         ),
                     ))
                 }
             },
-            Some(TokenKind::Keyword(Keyword::Receive)) => EventKind::Receive,
+            Some(TokenKind::Keyword(Keyword::Receive)) => PredicateKind::Receive,
             _ => return self.err("an event, such as send(From, To, Msg)"),
         };
         self.i += 1;

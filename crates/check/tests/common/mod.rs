@@ -7,7 +7,7 @@ use trace_causal::EventId;
 use trace_check::{Status, Verdict};
 use trace_format::{
     Dest, Event, Header, LogReader, LogWriter, MsgId, Outcome, Payload, ProcId, ProcessLog,
-    RunOptions, SignalEffect, SignalKind, WriterOptions,
+    RecordingOptions, SignalEffect, SignalKind, WriterOptions,
 };
 use trace_term::Term;
 
@@ -164,10 +164,10 @@ impl Log {
             entry: "test:main()".into(),
             node: "nonode@nohost".into(),
             entry_pid: 80,
-            options: RunOptions {
+            options: RecordingOptions {
                 payloads: self.payloads,
                 deliveries: self.deliveries,
-                ..RunOptions::default()
+                ..RecordingOptions::default()
             },
             ..Default::default()
         };

@@ -1,16 +1,15 @@
 //! `trace debug`: a reversible debugging session (trace-debug) over a
-//! recorded run, or over a run recorded on the spot when no log is given.
+//! recorded run, or over a run the user schedules when no log is given.
 //! This module reads command lines (rustyline at a terminal, a script or
 //! piped stdin otherwise) and prints what the session answers.
 
 use crate::exit;
 use clap::Args as ClapArgs;
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use trace_debug::{Flow, Session};
-use trace_format::{LogReader, WriterOptions};
-use trace_recorder::{RecordConfig, RecordFlags};
+use trace_debug::{Flow, FreeConfig, Session};
+use trace_format::LogReader;
 use trace_runtime::RunOptions;
 
 #[derive(ClapArgs)]
@@ -22,10 +21,14 @@ it, doing one first does all its causes. Each state is made by a fresh replay
 of the program to that cut, every logged choice forced, so it is exactly what a
 forward replay to the same cut gives.
 
-With a log, the session walks that run. Without one, the program is first run
-once (on one scheduler thread) and recorded, and the session walks that run;
-`save FILE` keeps it. A run that would go on for ever is cut at --time-limit
-or --max-events.
+With a log, the session walks that run. Without one, the user schedules the
+run: the program starts on one thread and nothing moves until a command says
+which process takes its next step (`step P`; `procs` says who can), a timer's
+message is delivered when `deliver P.1:3` says, and `run` goes on as the engine
+would on its own. The steps so far are a log: `back` and `rollback` walk it,
+a step from an earlier state takes another way from there, and `save FILE`
+writes it for `trace replay`. --time-limit and --max-events cut a `run` that
+would go on for ever.
 
 At a terminal, commands are read with line editing and history; otherwise from
 --commands FILE or standard input, one per line, each echoed after the prompt
@@ -36,6 +39,7 @@ Examples:
   trace debug fixtures/papers/purchase.erl run.trace
   trace debug prog.erl run.trace --commands session.txt
   printf 'run\\nrollback spawn(P.2)\\nprocs\\n' | trace debug prog.erl run.trace
+  printf 'step P 4\\nstep P.1 2\\nsave bug.trace\\n' | trace debug fixtures/papers/proxy_server.erl
   trace debug prog.erl --entry 'prog:start(3)'
   trace debug server.erl --max-events 100000
 
@@ -59,7 +63,7 @@ pub struct Args {
     /// Debug even if the sources are not the ones the log was recorded from
     #[arg(long)]
     pub force: bool,
-    /// Without a log: limits on the run recorded for the session
+    /// Without a log: limits on the run the session schedules
     #[command(flatten)]
     pub limits: super::limits::Limits,
     /// Each command's answer as one JSON object per line:
@@ -81,43 +85,13 @@ pub fn run(args: Args) -> u8 {
         eprintln!("trace debug: give the program's .erl files before the log");
         return exit::TROUBLE;
     }
-    let recorded;
-    let log_path = match log_path {
-        Some(p) => {
-            if args.entry.is_some() {
-                eprintln!(
-                    "trace debug: --entry is for a run without a log (the log names its entry)"
-                );
-                return exit::TROUBLE;
-            }
-            p
-        }
-        None => match record_fresh(sources, &args) {
-            Ok(p) => {
-                recorded = TempLog(p);
-                recorded.0.clone()
-            }
-            Err(code) => return code,
-        },
+    let session = match log_path {
+        Some(p) => open_logged(sources, &p, &args),
+        None => open_free(sources, &args),
     };
-    let reader = match LogReader::open(&log_path) {
-        Ok(r) => Arc::new(r),
-        Err(e) => {
-            eprintln!("trace debug: {}: {e}", log_path.display());
-            return exit::TROUBLE;
-        }
-    };
-    let entry = reader.header().entry.clone();
-    let loaded = match super::run::load_program_for(sources, &args.include, Some(&entry), true) {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
-    let mut session = match Session::open(loaded, reader, args.force) {
+    let mut session = match session {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("trace debug: {e}");
-            return exit::TROUBLE;
-        }
+        Err(code) => return code,
     };
     let interactive = args.commands.is_none() && std::io::stdin().is_terminal();
     if interactive && !args.json {
@@ -136,54 +110,52 @@ pub fn run(args: Args) -> u8 {
     script(&mut session, input, args.json)
 }
 
-/// A log recorded for this session only, removed when it ends.
-struct TempLog(PathBuf);
-
-impl Drop for TempLog {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+/// A session over the log at `log_path`.
+fn open_logged(sources: &[PathBuf], log_path: &Path, args: &Args) -> Result<Session, u8> {
+    if args.entry.is_some() {
+        eprintln!("trace debug: --entry is for a run without a log (the log names its entry)");
+        return Err(exit::TROUBLE);
     }
+    let reader = match LogReader::open(log_path) {
+        Ok(r) => Arc::new(r),
+        Err(e) => {
+            eprintln!("trace debug: {}: {e}", log_path.display());
+            return Err(exit::TROUBLE);
+        }
+    };
+    let entry = reader.header().entry.clone();
+    let loaded = super::run::load_program_for(sources, &args.include, Some(&entry), true)?;
+    Session::open(loaded, reader, args.force).map_err(|e| {
+        eprintln!("trace debug: {e}");
+        exit::TROUBLE
+    })
 }
 
-/// Runs the program once, natively on one thread, and records it to a
-/// temporary file; its output is not shown (the session replays it).
-fn record_fresh(sources: &[PathBuf], args: &Args) -> Result<PathBuf, u8> {
+/// A session without a log: the user schedules the run, on one thread,
+/// its log kept in a temporary file while the session lasts.
+fn open_free(sources: &[PathBuf], args: &Args) -> Result<Session, u8> {
     let (loaded, entry, call) =
-        super::run::load_with_entry("debug", sources, &args.include, args.entry.as_deref())?;
-    let out = std::env::temp_dir().join(format!(
+        super::run::load_with_entry("debug", sources, &args.include, args.entry.as_deref(), true)?;
+    let path = std::env::temp_dir().join(format!(
         "trace-debug-{}-{}.trace",
         std::process::id(),
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos())
     ));
-    let cfg = RecordConfig {
-        out: out.clone(),
-        flags: RecordFlags {
-            payloads: true,
-            deliveries: false,
-            output: true,
-        },
-        writer: WriterOptions::default(),
-        run: {
-            let mut run = RunOptions {
-                schedulers: 1,
-                ..RunOptions::default()
-            };
-            args.limits.apply(&mut run);
-            run
-        },
+    let mut run = RunOptions::default();
+    args.limits.apply(&mut run);
+    let cfg = FreeConfig {
+        entry,
         entry_text: call,
+        run,
         footer_status: exit::footer_status,
+        path,
     };
-    match trace_recorder::record(&loaded, entry, &cfg, Box::new(std::io::sink()), None) {
-        Ok(_) => Ok(out),
-        Err(e) => {
-            let _ = std::fs::remove_file(&out);
-            eprintln!("trace debug: recording the run: {e}");
-            Err(exit::TROUBLE)
-        }
-    }
+    Session::open_free(loaded, cfg).map_err(|e| {
+        eprintln!("trace debug: {e}");
+        exit::TROUBLE
+    })
 }
 
 /// Commands from a script or a pipe, each echoed after the prompt.

@@ -56,7 +56,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "abstract_")]
     pub ignore_payloads: bool,
     /// Wildcard what this pattern's variables match in payloads (Erlang pattern, optional guard; repeatable)
-    #[arg(long = "abstract", id = "abstract_", value_name = "PATTERN", value_parser = parse_abstraction)]
+    #[arg(long = "abstract", id = "abstract_", value_name = "PATTERN", value_parser = super::parse_abstraction)]
     pub abstract_: Vec<Abstraction>,
     /// Compare only what these processes consume and send (symbolic names: P, P.1, ...)
     #[arg(long, value_name = "P", num_args = 1.., value_parser = parse_name)]
@@ -79,10 +79,6 @@ pub struct Args {
     /// Also write both runs' diagrams side by side, root divergences marked, to this HTML page
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-}
-
-fn parse_abstraction(s: &str) -> Result<Abstraction, String> {
-    Abstraction::parse(s).map_err(|e| e.to_string())
 }
 
 fn parse_name(s: &str) -> Result<SymbolicName, String> {

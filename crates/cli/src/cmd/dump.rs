@@ -71,7 +71,7 @@ pub fn run(args: Args) -> u8 {
             if write_err.is_some() {
                 return;
             }
-            let taken = in_flight.note(&e);
+            let taken = in_flight.taken(&e);
             let line = if args.json {
                 printer.json_taking(id, index, time, &e, taken.as_deref())
             } else {

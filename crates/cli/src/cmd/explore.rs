@@ -9,7 +9,7 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::time::Duration;
 use trace_explore::{
-    Bound, BoundKind, Config, Explanation, Group, Progress, StepInfo, Stop, Summary,
+    Bound, BoundKind, Config, Explanation, Group, Progress, StepInfo, Stop, Summary, Timeouts,
 };
 use trace_recorder::{RecordConfig, RecordFlags};
 use trace_runtime::RunOptions;
@@ -23,7 +23,8 @@ use trace_runtime::RunOptions;
 Every interleaving of the program's processes that can change what it does
 is run once (interleavings that differ only in the order of independent steps
 count once): which message a receive takes, whether an `after` fires (time is
-virtual: a receive times out whenever it is scheduled with no matching message),
+virtual: a receive times out whenever it is scheduled with no matching message;
+with --timeouts real, only once its time has come on a virtual clock),
 when a signal lands, the results of registry, liveness and table operations.
 A run fails as with `record --until-failure`. Each distinct failure's simplest
 interleaving (fewest preemptions, then fewest steps) is written as a log
@@ -69,6 +70,11 @@ pub struct Args {
     /// Every process left waiting at the end is a deadlock, servers idle in their loop too
     #[arg(long)]
     pub strict: bool,
+    /// When an `after` or a timer fires: `virtual` (whenever nothing matching
+    /// has arrived) or `real` (steps take no time; the earliest deadline fires
+    /// when nothing else can go)
+    #[arg(long, value_name = "MODE", default_value = "virtual", value_parser = timeouts)]
+    pub timeouts: Timeouts,
     /// One JSON object per failure, then a summary
     #[arg(long)]
     pub json: bool,
@@ -80,12 +86,21 @@ pub struct Args {
     pub include: Vec<PathBuf>,
 }
 
+fn timeouts(s: &str) -> Result<Timeouts, String> {
+    match s {
+        "virtual" => Ok(Timeouts::Virtual),
+        "real" => Ok(Timeouts::Real),
+        _ => Err("expected virtual or real".into()),
+    }
+}
+
 pub fn run(args: Args) -> u8 {
     let (loaded, entry, call) = match crate::cmd::run::load_with_entry(
         "explore",
         &args.files,
         &args.include,
         args.entry.as_deref(),
+        false,
     ) {
         Ok(l) => l,
         Err(code) => return code,
@@ -130,6 +145,7 @@ pub fn run(args: Args) -> u8 {
         interrupt: interrupt.clone(),
         bound: bound(&args),
         end_rule: crate::cmd::run::end_rule(args.strict),
+        timeouts: args.timeouts,
     };
     let bar = super::spinner(args.quiet);
     let progress = |p: &Progress| {
@@ -153,12 +169,18 @@ pub fn run(args: Args) -> u8 {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    if let Some(p) = &cfg.check_record {
-        let _ = std::fs::remove_file(&p.out);
-    }
+    // With --check, runs are recorded to a scratch log (explaining a
+    // failure makes more of them): gone once the last one is checked.
+    let scratch = cfg.check_record.as_ref().map(|r| r.out.clone());
+    let forget_scratch = || {
+        if let Some(p) = &scratch {
+            let _ = std::fs::remove_file(p);
+        }
+    };
     let summary = match summary {
         Ok(s) => s,
         Err(e) => {
+            forget_scratch();
             eprintln!("trace explore: {e}");
             return exit::TROUBLE;
         }
@@ -195,6 +217,7 @@ pub fn run(args: Args) -> u8 {
         report_group(&args, n, g, &path, note.as_deref());
         report_race(&args, &path, race.as_ref());
     }
+    forget_scratch();
     report_summary(&args, &summary);
     match summary.stopped {
         Some(Stop::Interrupted) => exit::INTERRUPTED,
@@ -260,8 +283,7 @@ fn report_group(args: &Args, n: usize, g: &Group, path: &std::path::Path, note: 
 
 /// `trace replay FILES LOG`, as a command line.
 fn replay_command(args: &Args, log: &std::path::Path) -> String {
-    let files: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
-    format!("trace replay {} {}", files.join(" "), log.display())
+    super::replay_command(&args.files, log)
 }
 
 fn step_json(s: &StepInfo) -> serde_json::Value {

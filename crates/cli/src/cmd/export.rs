@@ -64,15 +64,24 @@ pub fn run(args: Args) -> u8 {
             return exit::TROUBLE;
         }
     };
-    crate::report::print_warnings("export", &args.log, reader.warnings());
-    if let Some(dir) = &args.cauder {
-        let code = to_cauder(&reader, dir);
-        return match code {
-            exit::OK => crate::report::unless_damaged("export", &args.log, reader.warnings(), code),
-            _ => code,
-        };
-    }
-    let model = Model::build(&reader);
+    let (status, warnings) = match &args.cauder {
+        Some(dir) => {
+            crate::report::print_warnings("export", &args.log, reader.warnings());
+            (to_cauder(&reader, dir), reader.warnings().to_vec())
+        }
+        None => {
+            // Building the model decodes every block: it meets damage the
+            // opening did not.
+            let model = Model::build(&reader);
+            crate::report::print_warnings("export", &args.log, model.warnings());
+            (to_format(&args, &model, &reader), model.warnings().to_vec())
+        }
+    };
+    crate::report::unless_damaged("export", &args.log, &warnings, status)
+}
+
+/// `--perfetto`, `--shiviz` or `--csv`: writes the file and says what it holds.
+fn to_format(args: &Args, model: &Model, reader: &LogReader) -> u8 {
     type Writer = fn(&Model, &LogReader, &mut dyn Write) -> Result<Written, ExportError>;
     let (out, what, write): (&Path, &str, Writer) = match (&args.perfetto, &args.shiviz, &args.csv)
     {
@@ -93,12 +102,12 @@ pub fn run(args: Args) -> u8 {
     }
     let written = if to_stdout {
         let mut w = BufWriter::new(io::stdout().lock());
-        write(&model, &reader, &mut w).and_then(|n| w.flush().map(|_| n).map_err(ExportError::Io))
+        write(model, reader, &mut w).and_then(|n| w.flush().map(|_| n).map_err(ExportError::Io))
     } else {
         match File::create(out) {
             Ok(f) => {
                 let mut w = BufWriter::new(f);
-                write(&model, &reader, &mut w)
+                write(model, reader, &mut w)
                     .and_then(|n| w.flush().map(|_| n).map_err(ExportError::Io))
             }
             Err(e) => {

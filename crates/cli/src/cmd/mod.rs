@@ -13,6 +13,7 @@ pub mod replay;
 pub mod run;
 pub mod stats;
 pub mod view;
+pub mod why;
 
 /// Most threads `--schedulers` and `--threads` take: the engine's own limit
 /// on schedulers, also ample for the threads that read a log.
@@ -62,5 +63,30 @@ pub fn spinner(quiet: bool) -> Option<indicatif::ProgressBar> {
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
         );
         b
+    })
+}
+
+/// The `trace replay` command line for `log` recorded from `sources`.
+pub fn replay_command(sources: &[std::path::PathBuf], log: &std::path::Path) -> String {
+    let mut s = String::from("trace replay");
+    for p in sources.iter().map(|p| p.as_path()).chain([log]) {
+        s.push(' ');
+        s.push_str(&p.display().to_string());
+    }
+    s
+}
+
+/// `--abstract PATTERN`, as clap parses it.
+pub fn parse_abstraction(s: &str) -> Result<trace_diff::Abstraction, String> {
+    trace_diff::Abstraction::parse(s).map_err(|e| e.to_string())
+}
+
+/// A specification loaded, or every error in it, one per line.
+pub fn load_spec(path: &std::path::Path) -> Result<trace_check::Compiled, String> {
+    trace_check::load(path).map_err(|errs| {
+        errs.iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
     })
 }

@@ -10,7 +10,7 @@ use trace_format::WriterOptions;
 use trace_recorder::Progress;
 use trace_recorder::{RecordConfig, RecordFlags};
 use trace_runtime::{RunOptions, Verdict};
-use trace_search::{Expectations, HuntConfig, HuntProgress};
+use trace_search::{Expectations, SearchConfig, SearchProgress};
 
 #[derive(ClapArgs)]
 #[command(after_help = "Examples:
@@ -97,6 +97,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE", requires = "until_failure")]
     pub expect_stdout: Option<PathBuf>,
     /// With --until-failure: a run fails when its log violates a property of this specification
+    /// (an attempt is stopped at the first violation of a safety property: never, at most,
+    /// always, a precedence)
     #[arg(long, value_name = "SPEC", requires = "until_failure")]
     pub check: Option<PathBuf>,
     /// No progress line and no summary
@@ -123,6 +125,7 @@ pub fn run(args: Args) -> u8 {
         &args.files,
         &args.include,
         args.entry.as_deref(),
+        false,
     ) {
         Ok(l) => l,
         Err(code) => return code,
@@ -225,7 +228,7 @@ pub fn run(args: Args) -> u8 {
         b.finish_and_clear();
     }
     if !args.quiet {
-        eprintln!("{}", summary_line(&rec));
+        eprintln!("{}", summary_line(&rec, outcome_word(rec.verdict())));
     }
     exit::of_verdict(rec.verdict())
 }
@@ -241,7 +244,7 @@ fn outcome_word(v: Verdict) -> &'static str {
     }
 }
 
-fn summary_line(rec: &trace_recorder::Recording) -> String {
+fn summary_line(rec: &trace_recorder::Recording, outcome: &str) -> String {
     let s = &rec.summary;
     let per = if s.events > 0 {
         s.bytes as f64 / s.events as f64
@@ -249,8 +252,7 @@ fn summary_line(rec: &trace_recorder::Recording) -> String {
         0.0
     };
     format!(
-        "trace record: {} in {:.2}s: {} processes, {} events, {} ({per:.2} bytes/event) -> {}",
-        outcome_word(rec.verdict()),
+        "trace record: {outcome} in {:.2}s: {} processes, {} events, {} ({per:.2} bytes/event) -> {}",
         rec.elapsed.as_secs_f64(),
         s.processes,
         s.events,
@@ -289,13 +291,7 @@ pub fn expectations_from(
         None => None,
     };
     let check = match check {
-        Some(f) => Some(trace_check::load(f).map_err(|errors| {
-            errors
-                .iter()
-                .map(|e| e.to_string())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })?),
+        Some(f) => Some(super::load_spec(f)?),
         None => None,
     };
     Ok(Expectations {
@@ -312,7 +308,7 @@ fn until_failure(
     cfg: &RecordConfig,
     expectations: Expectations,
 ) -> u8 {
-    let h = HuntConfig {
+    let h = SearchConfig {
         attempts: args.attempts,
         chaos: args.chaos,
         seed: args.seed,
@@ -330,12 +326,12 @@ fn until_failure(
         );
         b
     });
-    let progress = |p: HuntProgress| {
+    let progress = |p: SearchProgress| {
         if let Some(b) = &bar {
             b.set_position(p.done as u64);
         }
     };
-    let result = trace_search::hunt(loaded, &entry, cfg, &h, Some(&progress));
+    let result = trace_search::find_failing_run(loaded, &entry, cfg, &h, Some(&progress));
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -368,7 +364,11 @@ fn until_failure(
             );
             if !args.quiet {
                 eprintln!("trace record: found after {took}");
-                eprintln!("{}", summary_line(&found.recording));
+                let outcome = match found.stopped_at_violation {
+                    true => "stopped at the violation",
+                    false => outcome_word(found.recording.verdict()),
+                };
+                eprintln!("{}", summary_line(&found.recording, outcome));
             }
             exit::DIFFERENT
         }

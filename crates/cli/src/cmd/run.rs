@@ -66,15 +66,16 @@ pub fn load_program(
     load_program_for(files, include, entry, false)
 }
 
-/// [`load_program`], then the entry call (`--entry`, or `main()` of the
+/// [`load_program_for`], then the entry call (`--entry`, or `main()` of the
 /// first module) and its text; `cmd` names the command in an error.
 pub fn load_with_entry(
     cmd: &str,
     files: &[PathBuf],
     include: &[PathBuf],
     entry: Option<&str>,
+    debug: bool,
 ) -> Result<(trace_runtime::Loaded, trace_runtime::Entry, String), u8> {
-    let loaded = load_program(files, include, entry)?;
+    let loaded = load_program_for(files, include, entry, debug)?;
     let (e, call) = trace_runtime::entry(&loaded, entry).map_err(|msg| {
         eprintln!("trace {cmd}: {msg}");
         exit::TROUBLE
@@ -114,11 +115,16 @@ pub fn load_program_for(
 }
 
 pub fn run(args: Args) -> u8 {
-    let (loaded, entry, _call) =
-        match load_with_entry("run", &args.files, &args.include, args.entry.as_deref()) {
-            Ok(l) => l,
-            Err(code) => return code,
-        };
+    let (loaded, entry, _call) = match load_with_entry(
+        "run",
+        &args.files,
+        &args.include,
+        args.entry.as_deref(),
+        false,
+    ) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
     let mut opts = RunOptions {
         end_rule: end_rule(args.strict),
         ..RunOptions::default()

@@ -32,7 +32,9 @@ pub fn run(args: Args) -> u8 {
         }
     };
     crate::report::print_warnings("stats", &args.log, reader.warnings());
-    let s = match stats::compute(&reader, 3) {
+    // At the writer's level, so that the two sizes compare.
+    let level = trace_format::WriterOptions::default().zstd_level;
+    let s = match stats::compute(&reader, level) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("trace stats: {name}: damaged: {e}");

@@ -105,9 +105,13 @@ pub fn run(args: Args) -> u8 {
         }
     };
     let model = Model::build(&reader);
-    for w in model.warnings() {
-        eprintln!("trace view: {}: warning: {w}", args.log.display());
-    }
+    crate::report::print_warnings("view", &args.log, model.warnings());
+    let status = draw(&args, &model, &reader);
+    crate::report::unless_damaged("view", &args.log, model.warnings(), status)
+}
+
+/// Writes the page of `model` and says where.
+fn draw(args: &Args, model: &Model, reader: &LogReader) -> u8 {
     let focus = Focus {
         processes: args.process.clone(),
         around: args.around.clone(),
@@ -115,7 +119,7 @@ pub fn run(args: Args) -> u8 {
         from: args.from.clone(),
         limit: args.window as usize,
     };
-    let page = match trace_view::page(&model, &reader, &focus, title(&args.log, &reader)) {
+    let page = match trace_view::page(model, reader, &focus, title(&args.log, reader)) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("trace view: {}: {e}", args.log.display());

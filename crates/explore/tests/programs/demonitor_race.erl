@@ -1,6 +1,7 @@
 %% The parent monitors a child that ends at once, then demonitors it
 %% without flush: a 'DOWN' that came first stays in the mailbox.
 %% explore: fails 1
+%% interleavings: 3
 -module(demonitor_race).
 -export([main/0]).
 

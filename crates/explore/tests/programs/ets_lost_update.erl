@@ -1,6 +1,7 @@
 %% Two workers increment a counter in a public table by lookup then
 %% insert: one update can be lost.
 %% explore: fails 1
+%% interleavings: 90
 -module(ets_lost_update).
 -export([main/0]).
 

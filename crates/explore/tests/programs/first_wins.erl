@@ -1,6 +1,7 @@
 %% Two senders race to one mailbox; the receiver takes whatever came
 %% first and is fine with either. Clean, in two interleavings.
 %% explore: clean
+%% interleavings: 2
 -module(first_wins).
 -export([main/0]).
 

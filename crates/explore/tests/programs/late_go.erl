@@ -1,6 +1,7 @@
 %% A worker takes `go` if it is already there (after 0), and gives up
 %% otherwise; its parent sends `go` right after spawning it.
 %% explore: fails 1
+%% interleavings: 2
 -module(late_go).
 -export([main/0]).
 

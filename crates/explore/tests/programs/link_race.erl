@@ -2,6 +2,7 @@
 %% {'EXIT', C, normal} if the link came first, {'EXIT', C, noproc}
 %% otherwise, and only accepts the first.
 %% explore: fails 1
+%% interleavings: 2
 -module(link_race).
 -export([main/0]).
 

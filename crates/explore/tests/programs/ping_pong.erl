@@ -1,5 +1,6 @@
 %% A server answers three pings in turn. Clean.
 %% explore: clean
+%% interleavings: 1
 -module(ping_pong).
 -export([main/0]).
 

@@ -12,6 +12,7 @@
 %%       forwarded {C, 40} is never taken and the client (main) and the proxy
 %%       wait forever -- a deadlock, exit status 5, both listed on stderr.
 %% explore: fails 1
+%% interleavings: 2
 -module(proxy_server).
 -export([main/0]).
 

@@ -1,6 +1,7 @@
 %% Three senders to one mailbox, each taken by its own pattern: every
 %% order of arrival ends the same. Clean.
 %% explore: clean
+%% interleavings: 1
 -module(selective_senders).
 -export([main/0]).
 

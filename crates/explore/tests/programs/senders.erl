@@ -2,6 +2,7 @@
 %% that names its sender: the arrival order never matters, so one
 %% interleaving stands for all N! (the benchmark runs N = 2..8).
 %% explore: clean
+%% interleavings: 1
 -module(senders).
 -export([main/0, main/1]).
 

@@ -1,6 +1,7 @@
 %% N senders to one mailbox, messages taken in arrival order: every order
 %% is a different run (the list it returns), so all N! are explored.
 %% explore: clean
+%% interleavings: 6
 -module(senders_any).
 -export([main/0, main/1]).
 

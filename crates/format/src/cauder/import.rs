@@ -3,7 +3,7 @@
 use super::terms::{consult, line_of, Parser, T};
 use super::CauderError;
 use crate::event::{Dest, Event, MsgId, ProcId, ProcessLog};
-use crate::meta::{Header, Outcome, RunEnd, RunOptions};
+use crate::meta::{Header, Outcome, RecordingOptions, RunEnd};
 use crate::writer::{LogWriter, WriterOptions};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -256,7 +256,10 @@ fn events(
 
 /// The trace log's header for an imported log.
 fn header(result: ResultFile, report: &ImportReport, deliveries: bool) -> Header {
-    let mut other = vec![("cauder.format".to_string(), report.generation.to_string())];
+    let mut other = vec![(
+        crate::meta::CAUDER_FORMAT.to_string(),
+        report.generation.to_string(),
+    )];
     for (k, v) in [
         ("cauder.comp_us", result.comp_us),
         ("cauder.exec_us", result.exec_us),
@@ -277,7 +280,7 @@ fn header(result: ResultFile, report: &ImportReport, deliveries: bool) -> Header
         engine: "BEAM (CauDEr tracer)".into(),
         modules: Vec::new(),
         entry: result.call.unwrap_or_default(),
-        options: RunOptions {
+        options: RecordingOptions {
             deliveries,
             other,
             ..Default::default()

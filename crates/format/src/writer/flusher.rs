@@ -49,13 +49,13 @@ fn sweep(inner: &Inner, pass: Pass) {
     }
     let now = Instant::now();
     let mut keep = Vec::with_capacity(listed.len());
-    for slot in listed {
-        let mut b = match slot.buf.try_lock() {
+    for state in listed {
+        let mut b = match state.buf.try_lock() {
             Ok(b) => b,
             Err(TryLockError::Poisoned(e)) => e.into_inner(),
             Err(TryLockError::WouldBlock) => {
-                slot.flush_hint.store(true, Ordering::Relaxed);
-                keep.push(slot.clone());
+                state.flush_hint.store(true, Ordering::Relaxed);
+                keep.push(state.clone());
                 continue;
             }
         };
@@ -68,14 +68,14 @@ fn sweep(inner: &Inner, pass: Pass) {
             Some(t) => pass == Pass::Cut || now.duration_since(t) >= inner.opts.flush_interval,
         };
         if due {
-            cut_and(&mut b, &slot, inner, Wake::Later);
+            cut_and(&mut b, &state, inner, Wake::Later);
             b.listed = false;
         } else {
             if pass == Pass::Dormant {
                 make_dormant(&mut b, inner);
             }
             drop(b);
-            keep.push(slot);
+            keep.push(state);
         }
     }
     inner.queue.wake();

@@ -20,7 +20,7 @@ pub use process::{ProcessWriter, Slice};
 use crate::container::{self, PREAMBLE_LEN};
 use crate::event::{ProcId, ProcessLog};
 use crate::meta::{Footer, Header, Outcome, ProcessEntry};
-use process::{cut_and, ProcBuf, Slot};
+use process::{cut_and, ProcBuf, ProcState};
 use sink::{lock, FileState, Queue, RawSegment, Wake};
 use std::fs::File;
 use std::io::{self, Write};
@@ -62,7 +62,7 @@ impl Default for WriterOptions {
             flush_interval: Duration::from_millis(500),
             max_buffered_bytes: 64 << 20,
             timestamps: false,
-            zstd_level: 3,
+            zstd_level: 1,
             compress_threads: 1,
             linger: Duration::from_millis(30),
         }
@@ -97,7 +97,7 @@ pub(crate) struct Inner {
     start: Instant,
     processes: Mutex<Vec<ProcessEntry>>,
     /// Processes with an open block (each listed once).
-    open: Mutex<Vec<Arc<Slot>>>,
+    open: Mutex<Vec<Arc<ProcState>>>,
     /// Bytes reported by open blocks.
     buffered: AtomicUsize,
     queue: Queue,
@@ -144,8 +144,8 @@ impl Inner {
         self.oversized.fetch_add(1, Ordering::Relaxed);
     }
 
-    fn list_open(&self, slot: Arc<Slot>) {
-        lock(&self.open).push(slot);
+    fn list_open(&self, state: Arc<ProcState>) {
+        lock(&self.open).push(state);
     }
 
     fn submit(&self, block: RawSegment, wake: Wake) {
@@ -280,7 +280,7 @@ impl LogWriter {
             ProcId((t.len() - 1) as u32)
         };
         ProcessWriter {
-            slot: Arc::new(Slot {
+            state: Arc::new(ProcState {
                 id,
                 pid,
                 parent,
@@ -337,9 +337,9 @@ impl LogWriter {
         // Cut every open block (waiting for processes inside a slice); the
         // compressors wake when the queue closes, and pack what they find.
         let open = std::mem::take(&mut *lock(&inner.open));
-        for slot in open {
-            let mut b = lock(&slot.buf);
-            cut_and(&mut b, &slot, inner, Wake::Later);
+        for state in open {
+            let mut b = lock(&state.buf);
+            cut_and(&mut b, &state, inner, Wake::Later);
             b.listed = false;
         }
         inner.queue.close();

@@ -35,7 +35,7 @@ const OPEN_COST: usize = std::mem::size_of::<BlockEncoder>() + 256;
 const DORMANT_COST: usize = 16;
 
 /// A process's state shared between its owner and the flusher.
-pub(crate) struct Slot {
+pub(crate) struct ProcState {
     pub id: ProcId,
     pub pid: u64,
     pub parent: Option<ProcId>,
@@ -118,8 +118,8 @@ fn new_encoder(own: ProcId, own_pid: u64) -> Box<BlockEncoder> {
 }
 
 /// Cuts the open block, if any, and hands it to the compressors.
-pub(crate) fn cut(b: &mut ProcBuf, slot: &Slot, inner: &Inner) {
-    cut_and(b, slot, inner, Wake::Now);
+pub(crate) fn cut(b: &mut ProcBuf, state: &ProcState, inner: &Inner) {
+    cut_and(b, state, inner, Wake::Now);
 }
 
 /// Makes an idle process's open segment dormant: its encoder goes back to
@@ -139,10 +139,10 @@ pub(crate) fn make_dormant(b: &mut ProcBuf, inner: &Inner) {
 
 /// The encoder of a dormant segment, as it was when the segment went
 /// dormant: a fresh one that has encoded the same events again.
-fn revive(bytes: &[u8], first_signal: u64, slot: &Slot, timestamps: bool) -> Box<BlockEncoder> {
-    let mut enc = new_encoder(slot.id, slot.pid);
+fn revive(bytes: &[u8], first_signal: u64, state: &ProcState, timestamps: bool) -> Box<BlockEncoder> {
+    let mut enc = new_encoder(state.id, state.pid);
     let mut again = Vec::with_capacity(bytes.len());
-    let mut dec = BlockDecoder::new(bytes, slot.id, slot.pid, first_signal, timestamps);
+    let mut dec = BlockDecoder::new(bytes, state.id, state.pid, first_signal, timestamps);
     while let Ok(Some(e)) = dec.next() {
         enc.event(&mut again, &e.to_owned());
         if let Some(t) = dec.time() {
@@ -155,7 +155,7 @@ fn revive(bytes: &[u8], first_signal: u64, slot: &Slot, timestamps: bool) -> Box
 
 /// Cuts the open block, if any, and queues it; with [`Wake::Later`] the
 /// caller wakes the compressors itself once it has queued a series.
-pub(crate) fn cut_and(b: &mut ProcBuf, slot: &Slot, inner: &Inner, wake: Wake) {
+pub(crate) fn cut_and(b: &mut ProcBuf, state: &ProcState, inner: &Inner, wake: Wake) {
     if let Some(enc) = b.enc.take() {
         spare_encoder(enc);
     }
@@ -171,9 +171,9 @@ pub(crate) fn cut_and(b: &mut ProcBuf, slot: &Slot, inner: &Inner, wake: Wake) {
         return;
     }
     let block = RawSegment {
-        process: slot.id.0,
-        parent: slot.parent.map(|p| p.0),
-        pid: slot.pid,
+        process: state.id.0,
+        parent: state.parent.map(|p| p.0),
+        pid: state.pid,
         first_event: b.block_first_event,
         first_signal: b.block_first_signal,
         events,
@@ -185,7 +185,7 @@ pub(crate) fn cut_and(b: &mut ProcBuf, slot: &Slot, inner: &Inner, wake: Wake) {
 
 /// A process's handle on the log. Owned by the process: `Send`, not `Sync`.
 pub struct ProcessWriter {
-    pub(crate) slot: Arc<Slot>,
+    pub(crate) state: Arc<ProcState>,
     pub(crate) inner: Arc<Inner>,
     pub(crate) _not_sync: PhantomData<Cell<()>>,
 }
@@ -193,20 +193,20 @@ pub struct ProcessWriter {
 impl ProcessWriter {
     /// This process's dense index.
     pub fn id(&self) -> ProcId {
-        self.slot.id
+        self.state.id
     }
 
     /// The raw pid number it was registered with.
     pub fn pid(&self) -> u64 {
-        self.slot.pid
+        self.state.pid
     }
 
     /// Begins a scheduling slice: events are pushed through the returned
     /// [`Slice`]; dropping it ends the slice. Costs one uncontended lock.
     pub fn slice(&mut self) -> Slice<'_> {
         Slice {
-            buf: lock(&self.slot.buf),
-            slot: &self.slot,
+            buf: lock(&self.state.buf),
+            state: &self.state,
             inner: &self.inner,
         }
     }
@@ -223,10 +223,10 @@ impl ProcessWriter {
     }
 
     fn close_inner(&self) -> u64 {
-        let mut b = lock(&self.slot.buf);
+        let mut b = lock(&self.state.buf);
         if !b.closed {
             b.closed = true;
-            cut(&mut b, &self.slot, &self.inner);
+            cut(&mut b, &self.state, &self.inner);
         }
         b.events
     }
@@ -241,7 +241,7 @@ impl Drop for ProcessWriter {
 /// One scheduling slice of a process: the only way to push events.
 pub struct Slice<'a> {
     buf: MutexGuard<'a, ProcBuf>,
-    slot: &'a Arc<Slot>,
+    state: &'a Arc<ProcState>,
     inner: &'a Arc<Inner>,
 }
 
@@ -249,7 +249,7 @@ impl Slice<'_> {
     #[cold]
     fn open(&mut self) {
         let b = &mut *self.buf;
-        b.enc = Some(new_encoder(self.slot.id, self.slot.pid));
+        b.enc = Some(new_encoder(self.state.id, self.state.pid));
         b.block_first_event = b.events;
         b.block_first_signal = b.signals;
         b.block_events = 0;
@@ -260,7 +260,7 @@ impl Slice<'_> {
         self.inner.reserve(OPEN_COST);
         if !b.listed {
             b.listed = true;
-            self.inner.list_open(self.slot.clone());
+            self.inner.list_open(self.state.clone());
         }
     }
 
@@ -270,7 +270,7 @@ impl Slice<'_> {
     fn wake(&mut self) {
         let timestamps = self.inner.opts.timestamps;
         let b = &mut *self.buf;
-        let enc = revive(&b.bytes, b.block_first_signal, self.slot, timestamps);
+        let enc = revive(&b.bytes, b.block_first_signal, self.state, timestamps);
         b.enc = Some(enc);
         let want = OPEN_COST + b.bytes.len();
         if want > b.published {
@@ -320,7 +320,7 @@ impl Slice<'_> {
         let block_size = self.inner.opts.block_size;
         let b = &mut *self.buf;
         if b.bytes.len() >= block_size {
-            cut(b, self.slot, self.inner);
+            cut(b, self.state, self.inner);
             return;
         }
         // Report memory ahead of use, one step at a time.
@@ -335,7 +335,7 @@ impl Slice<'_> {
     fn next_signal(&mut self) -> MsgId {
         let b = &mut *self.buf;
         let m = MsgId {
-            sender: self.slot.id,
+            sender: self.state.id,
             index: b.signals,
         };
         b.signals += 1;
@@ -345,7 +345,7 @@ impl Slice<'_> {
     /// Pushes any event.
     pub fn push(&mut self, e: &Event) {
         let own = MsgId {
-            sender: self.slot.id,
+            sender: self.state.id,
             index: self.buf.signals,
         };
         self.push_ref(&EventRef::of(e, own));
@@ -521,8 +521,8 @@ impl Drop for Slice<'_> {
     fn drop(&mut self) {
         // One plain load per slice; the flusher set the hint if it could not
         // cut this process's old block because the process was running.
-        if self.slot.flush_hint.load(Ordering::Relaxed) {
-            self.slot.flush_hint.store(false, Ordering::Relaxed);
+        if self.state.flush_hint.load(Ordering::Relaxed) {
+            self.state.flush_hint.store(false, Ordering::Relaxed);
             let due = match self.buf.opened_at {
                 Some(t) => {
                     t.elapsed() >= self.inner.opts.flush_interval || self.inner.over_budget()
@@ -530,7 +530,7 @@ impl Drop for Slice<'_> {
                 None => false,
             };
             if due {
-                cut(&mut self.buf, self.slot, self.inner);
+                cut(&mut self.buf, self.state, self.inner);
             }
         }
     }

@@ -23,7 +23,7 @@ pub fn register(b: &mut Builder) {
         2,
         |cx, x| {
             update(cx, &x[0], "get", &x[1], Access::Read, |_, v| {
-                (v, Got::Value(v))
+                (v, UpdateResult::Value(v))
             })
         },
         0,
@@ -68,7 +68,7 @@ pub fn register(b: &mut Builder) {
         2,
         |cx, x| {
             update(cx, &x[0], "get", &x[1], Access::Read, |_, v| {
-                (v, Got::Value(v))
+                (v, UpdateResult::Value(v))
             })
         },
         0,
@@ -199,7 +199,7 @@ fn counters_new(cx: &mut Ctx, a: &[Term]) -> BifResult {
 }
 
 /// What an update returns.
-enum Got {
+enum UpdateResult {
     Ok,
     Value(u64),
 }
@@ -213,15 +213,15 @@ fn update(
     function: &'static str,
     ix: &Term,
     access: Access,
-    f: impl FnOnce(&Array, u64) -> (u64, Got),
+    f: impl FnOnce(&Array, u64) -> (u64, UpdateResult),
 ) -> BifResult {
     on_array(cx, target, function, access, Some(ix), |a, st| {
         let i = index(ix, st)?;
         let (new, got) = f(a, st.values[i]);
         st.values[i] = new;
         Ok(match got {
-            Got::Ok => Term::OK,
-            Got::Value(bits) => int(a.value(bits)),
+            UpdateResult::Ok => Term::OK,
+            UpdateResult::Value(bits) => int(a.value(bits)),
         })
     })
 }
@@ -357,7 +357,14 @@ fn add(
     };
     update(cx, target, function, ix, access, |_, old| {
         let new = old.wrapping_add(by as u64);
-        (new, if get { Got::Value(new) } else { Got::Ok })
+        (
+            new,
+            if get {
+                UpdateResult::Value(new)
+            } else {
+                UpdateResult::Ok
+            },
+        )
     })
 }
 

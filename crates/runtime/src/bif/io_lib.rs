@@ -50,6 +50,15 @@ pub fn register(b: &mut Builder) {
         0,
     );
     b.pure(m, "quote_atom", 2, quote_atom, 0);
+    register_text_writers(b);
+    register_char_list_tests(b);
+    b.pure(m, "chars_length", 1, chars_length, 0);
+    b.pure(m, "indentation", 2, indentation, 0);
+}
+
+/// `write_string`, `write_char` and their Latin-1 and Unicode variants.
+fn register_text_writers(b: &mut Builder) {
+    let m = "io_lib";
     const U: Encoding = Encoding::Unicode;
     const L: Encoding = Encoding::Latin1;
     b.pure(m, "write_string", 1, |a| write_string(&a[0], '"', U), 0);
@@ -105,6 +114,11 @@ pub fn register(b: &mut Builder) {
         |a| write_char(&a[0], Encoding::Latin1),
         0,
     );
+}
+
+/// The predicates over character lists: `char_list`, `printable_list`, ...
+fn register_char_list_tests(b: &mut Builder) {
+    let m = "io_lib";
     b.pure(
         m,
         "char_list",
@@ -161,8 +175,6 @@ pub fn register(b: &mut Builder) {
         |a| Ok(Term::bool(printable(&a[0], quote::printable_unicode))),
         0,
     );
-    b.pure(m, "chars_length", 1, chars_length, 0);
-    b.pure(m, "indentation", 2, indentation, 0);
 }
 
 /// Formats `fmt` (a string, binary or atom) with `args` (a list) as

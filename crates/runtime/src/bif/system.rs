@@ -13,7 +13,7 @@
 
 use super::{Builder, Ctx};
 use crate::exception::{badarg, BifResult, Fault};
-use crate::hooks::NondetKind;
+use crate::hooks::NondetBif;
 use crate::sched::signals;
 use std::collections::HashMap;
 use std::io::Write;
@@ -103,7 +103,7 @@ fn store_get(cx: &mut Ctx, a: &[Term]) -> BifResult {
         Some(v) => Term::tuple(vec![Term::OK, v.clone()]),
         None => Term::atom("error"),
     });
-    cx.nondet(NondetKind::Other("store"), v)
+    cx.nondet(NondetBif::Other("store"), v)
 }
 
 fn store_put(cx: &mut Ctx, a: &[Term]) -> BifResult {
@@ -139,7 +139,7 @@ fn store_cas(cx: &mut Ctx, a: &[Term]) -> BifResult {
         }
         same
     });
-    cx.nondet(NondetKind::Other("store"), Term::bool(swapped))
+    cx.decide(NondetBif::Other("store"), Term::bool(swapped))
 }
 
 /// Every `{Key, Value}` whose key is a tuple starting with `Tag`, in the
@@ -153,7 +153,7 @@ fn store_select(cx: &mut Ctx, a: &[Term]) -> BifResult {
                 .collect(),
         )
     });
-    cx.nondet(NondetKind::Other("store"), v)
+    cx.nondet(NondetBif::Other("store"), v)
 }
 
 /// Writes `=Header==== time ===\nBody` to stderr (the engine's reports go

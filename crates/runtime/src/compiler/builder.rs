@@ -430,7 +430,7 @@ impl FnBuilder {
             if let Instr::Switch { table, .. } = ins {
                 *table += base;
             }
-            for l in label_fields(ins) {
+            for l in ins.labels_mut().into_iter().flatten() {
                 if *l != RAISE {
                     *l = resolve(*l);
                 }
@@ -450,42 +450,5 @@ impl FnBuilder {
         }
         let debug = self.debug.map(|d| Box::new(d.info));
         Ok((self.code, self.lines, nslots, debug))
-    }
-}
-
-/// The label operands of an instruction.
-pub fn label_fields(ins: &mut Instr) -> Vec<&mut Label> {
-    use Instr::*;
-    match ins {
-        MapPut { fail, .. }
-        | Op2 { fail, .. }
-        | AddImm { fail, .. }
-        | Op1 { fail, .. }
-        | Compare { fail, .. }
-        | CompareInt { fail, .. }
-        | TestType { fail, .. }
-        | TestAtom { fail, .. }
-        | TestInt { fail, .. }
-        | TestLit { fail, .. }
-        | TestTuple { fail, .. }
-        | TestRecord { fail, .. }
-        | TestCons { fail, .. }
-        | TestNil { fail, .. }
-        | TestMap { fail, .. }
-        | TestFunArity { fail, .. }
-        | SplitCons { fail, .. }
-        | GetMapValue { fail, .. }
-        | CallBif { fail, .. }
-        | BsStart { fail, .. }
-        | BsGet { fail, .. }
-        | BsEnd { fail, .. }
-        | BsSkip { fail, .. } => vec![fail],
-        Jump { to } => vec![to],
-        Try { handler, .. } | Catch { handler, .. } => vec![handler],
-        RecvStart { after } => vec![after],
-        RecvPeek { wait, .. } => vec![wait],
-        RecvNext { lp } | RecvWait { lp } => vec![lp],
-        RecvWaitTimeout { lp, after, .. } => vec![lp, after],
-        _ => vec![],
     }
 }

@@ -10,7 +10,6 @@
 //! `catch` are left alone: an exception can reach their handler from any
 //! instruction, and the handler may read any variable bound before it.
 
-use super::builder::label_fields;
 use crate::ir::{Instr, SegSize, Slot, Switch, RAISE, TAKE_HEAD, TAKE_TAIL};
 
 /// A set of slots.
@@ -133,37 +132,24 @@ fn analyse(code: &[Instr], switches: &[Switch], arity: u16, n: usize) -> (Vec<Se
 /// Where control can go after `ins` at `pc` (returning calls continue at
 /// `pc + 1`; raising paths leave the function, as there is no handler).
 fn successors(ins: &Instr, pc: usize, switches: &[Switch]) -> Vec<usize> {
-    use Instr::*;
-    match ins {
-        Jump { to } => vec![*to as usize],
-        Switch { table, .. } => {
-            let t = &switches[*table as usize];
-            let mut v: Vec<usize> = t.cases.iter().map(|c| c.1 as usize).collect();
-            v.push(t.default as usize);
-            v
-        }
-        Return { .. }
-        | TailCall { .. }
-        | TailCallExt { .. }
-        | TailCallFun { .. }
-        | TailCallDyn { .. }
-        | Raise { .. }
-        | Error { .. } => vec![],
-        RecvNext { lp } | RecvWait { lp } => vec![*lp as usize],
-        RecvWaitTimeout { lp, after, .. } => vec![*lp as usize, *after as usize],
-        // Everything else falls through, or branches to its labels.
-        _ => {
-            let mut v = vec![pc + 1];
-            let mut copy = ins.clone();
-            v.extend(
-                label_fields(&mut copy)
-                    .into_iter()
-                    .filter(|l| **l != RAISE)
-                    .map(|l| *l as usize),
-            );
-            v
-        }
+    let mut v = Vec::new();
+    if let Instr::Switch { table, .. } = ins {
+        let t = &switches[*table as usize];
+        v.extend(t.cases.iter().map(|c| c.1 as usize));
+        v.push(t.default as usize);
     }
+    if ins.falls_through() {
+        v.push(pc + 1);
+    }
+    let (labels, _) = ins.labels();
+    v.extend(
+        labels
+            .into_iter()
+            .flatten()
+            .filter(|l| **l != RAISE)
+            .map(|l| *l as usize),
+    );
+    v
 }
 
 fn range(start: Slot, len: usize, f: &mut impl FnMut(Slot)) {

@@ -17,7 +17,7 @@
 use super::{spawn, worker, Entry, Limit, RunOutcome, Runtime, Worker};
 use crate::hooks::Ready;
 use crate::ir::Instr;
-use crate::process::{run_state, Gate, MsgId, ProcShared};
+use crate::process::{run_state, Gate, ProcShared, SignalId};
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -28,11 +28,22 @@ use trace_term::{atom, Pid, Term};
 /// end and the run is cut.
 const MAX_SLICES_PER_STEP: u32 = 25_000;
 
+/// A process poised before an operation.
+struct Poised {
+    p: Arc<ProcShared>,
+    /// The `after` of the receive it waits at, when its operation is that
+    /// receive's timeout (read once: a poised process does not run).
+    timeout: Option<u64>,
+}
+
 /// Where the processes of a controlled run stand between steps.
 #[derive(Default)]
 struct Control {
     /// Processes poised before an operation, by pid.
-    poised: BTreeMap<Pid, Arc<ProcShared>>,
+    poised: BTreeMap<Pid, Poised>,
+    /// How many of them are poised at a receive's timeout (only those look
+    /// again at their mailbox between steps).
+    timed: usize,
     /// Processes woken or spawned since, to bring to their next operation.
     unsettled: Vec<Arc<ProcShared>>,
 }
@@ -40,7 +51,7 @@ struct Control {
 /// Runs a program under a Director that picks every step.
 pub fn run(mut rt: Runtime, entry: Entry) -> RunOutcome {
     let w = Worker::new(0, None);
-    *rt.stealers.get_mut().unwrap_or_else(|e| e.into_inner()) = vec![w.stealer()];
+    rt.stealers = vec![w.victim()];
     let entry_pid = spawn::spawn_entry(&mut rt, entry);
     let rt = rt;
     let mut c = Control::default();
@@ -60,14 +71,14 @@ pub fn run(mut rt: Runtime, entry: Entry) -> RunOutcome {
         };
         match ready[i] {
             Ready::Process { pid, .. } => c.step(&rt, &w, pid),
-            Ready::Timer { id } => fire(&rt, id),
+            Ready::Timer { id, .. } => fire(&rt, id),
         }
     }
     super::conclude(&rt, entry_pid)
 }
 
 /// Delivers the message of a pending timer now.
-fn fire(rt: &Runtime, id: MsgId) {
+fn fire(rt: &Runtime, id: SignalId) {
     if let Some(action) = rt.timers.take_message(id) {
         super::signals::fire_timer(rt, action);
     }
@@ -119,7 +130,11 @@ impl Control {
         while let Some(p) = w.pop_local().or_else(|| rt.pop_injected()) {
             match gate_of(&p) {
                 Some(Gate::Poised) => {
-                    self.poised.insert(p.pid, p);
+                    let timeout = timeout_of(rt, &p);
+                    self.timed += timeout.is_some() as usize;
+                    if let Some(old) = self.poised.insert(p.pid, Poised { p, timeout }) {
+                        self.timed -= old.timeout.is_some() as usize;
+                    }
                 }
                 _ if Some(p.pid) == running => again = Some(p),
                 _ => self.unsettled.push(p),
@@ -127,14 +142,17 @@ impl Control {
         }
         // A process poised at a receive's timeout takes a look at what
         // arrived since: a matching message makes its step a receipt.
-        let unsettled = &mut self.unsettled;
-        self.poised.retain(|_, p| {
-            let recheck = p.has_arrivals() && timeout_of(rt, p).is_some();
-            if recheck {
-                unsettled.push(p.clone());
-            }
-            !recheck
-        });
+        if self.timed > 0 {
+            let (unsettled, timed) = (&mut self.unsettled, &mut self.timed);
+            self.poised.retain(|_, q| {
+                let recheck = q.timeout.is_some() && q.p.has_arrivals();
+                if recheck {
+                    unsettled.push(q.p.clone());
+                    *timed -= 1;
+                }
+                !recheck
+            });
+        }
         again
     }
 
@@ -155,9 +173,10 @@ impl Control {
 
     /// Takes one step of process `pid`.
     fn step(&mut self, rt: &Runtime, w: &Worker, pid: Pid) {
-        let Some(p) = self.poised.remove(&pid) else {
+        let Some(Poised { p, timeout }) = self.poised.remove(&pid) else {
             return;
         };
+        self.timed -= timeout.is_some() as usize;
         set_gate(&p, Gate::Open);
         self.run_until_settled(rt, w, p);
     }
@@ -192,17 +211,13 @@ impl Control {
         let mut v: Vec<Ready> = self
             .poised
             .iter()
-            .map(|(pid, p)| Ready::Process {
+            .map(|(pid, q)| Ready::Process {
                 pid: *pid,
-                timeout: timeout_of(rt, p),
+                timeout: q.timeout,
             })
             .collect();
-        v.extend(
-            rt.timers
-                .pending_messages()
-                .into_iter()
-                .map(|id| Ready::Timer { id }),
-        );
+        rt.timers
+            .pending_messages(|id, after| v.push(Ready::Timer { id, after }));
         v
     }
 }

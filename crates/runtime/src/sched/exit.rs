@@ -2,7 +2,7 @@
 //! reports, and the end-of-run list of processes blocked forever.
 
 use super::{signals, Blocked, Crash, EntryOutcome, RunOutcome, Runtime, Waiting, Worker};
-use crate::hooks::{Event, SignalOut};
+use crate::hooks::{Event, SentSignal};
 use crate::ir::Instr;
 use crate::process::{ProcShared, Process, Signal};
 use crate::vm::ExitInfo;
@@ -55,7 +55,7 @@ pub fn finish(
     }
     let from = p.pid;
     for l in std::mem::take(&mut p.links) {
-        let out = SignalOut::Exit {
+        let out = SentSignal::Exit {
             reason: &reason,
             linked: true,
         };
@@ -67,7 +67,7 @@ pub fn finish(
         });
     }
     for mb in std::mem::take(&mut p.monitored_by) {
-        let out = SignalOut::Down { reason: &reason };
+        let out = SentSignal::Down { reason: &reason };
         signals::send_signal(&mut p, rt, wk, mb.watcher, out, |id| Signal::Down {
             id,
             from,
@@ -150,6 +150,7 @@ pub fn blocked_report(rt: &Runtime) -> Vec<Blocked> {
             mfa: (code.module, code.name, code.arity),
             file: rt.program.file_text(p.fun),
             line: code.line_at(p.pc as usize),
+            last_event_at: p.agreed_at.map(|(fun, pc)| rt.line_of(fun, pc as usize)),
             mailbox_len: p.mailbox.len(),
             mailbox: p
                 .mailbox

@@ -17,7 +17,7 @@ pub mod worker;
 use crate::code::{FunId, Program};
 use crate::hooks::{Director, Divergence, Observer};
 use crate::process::run_state;
-use crossbeam_deque::{Injector, Stealer};
+use crossbeam_deque::Injector;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -69,6 +69,24 @@ pub struct RunOptions {
     /// End the run as soon as the entry process ends, as `halt()` after
     /// the entry would (`--halt`): other processes are left where they are.
     pub halt: bool,
+    /// Report calls of the user's functions, returns and the bindings at
+    /// each `receive` to the Observer ([`crate::hooks::ProcessObserver::call`]):
+    /// `trace why`'s evaluation nodes. Such a process runs in an
+    /// instruction loop of its own: an ordinary run tests the flag once
+    /// per slice and per `receive`, never per call.
+    pub trace_calls: bool,
+}
+
+/// The processors this process may use, asked of the system once (it
+/// reads cgroup files: `trace explore` makes options for thousands of
+/// runs a second).
+fn processors() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
 }
 
 /// Which limit of [`RunOptions`] ended a run.
@@ -84,9 +102,7 @@ pub enum Limit {
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            schedulers: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
+            schedulers: processors(),
             reductions: 4000,
             chaos: None,
             instant_timers: false,
@@ -98,6 +114,7 @@ impl Default for RunOptions {
             time_limit: None,
             max_events: None,
             halt: false,
+            trace_calls: false,
         }
     }
 }
@@ -153,6 +170,9 @@ pub struct Blocked {
     pub mfa: (Atom, Atom, u32),
     pub file: String,
     pub line: u32,
+    /// `file:line` of its last event a Director agreed to (a replay), if
+    /// its place is known.
+    pub last_event_at: Option<String>,
     pub mailbox_len: usize,
     /// The first messages of its mailbox, oldest first (at most
     /// [`BLOCKED_MAILBOX_SHOWN`]).
@@ -252,13 +272,16 @@ pub struct Runtime {
     pub observer: Arc<dyn Observer>,
     pub director: Arc<dyn Director>,
     pub opts: RunOptions,
-    /// Processes queued or running.
+    /// Processes queued or running, plus the deactivations scheduler
+    /// threads have not subtracted yet (see [`Worker::defer_deactivation`]):
+    /// never below the true count, so 0 means the run has settled.
     active: AtomicI64,
     stop: AtomicBool,
     pub interrupt: Arc<AtomicBool>,
     finish: Mutex<Finish>,
     injector: Injector<Arc<crate::process::ProcShared>>,
-    stealers: Mutex<Vec<Stealer<Arc<crate::process::ProcShared>>>>,
+    /// Every thread's queue, to steal from; set before the threads start.
+    stealers: Vec<worker::Victim>,
     /// Idle scheduler threads wait here (with a short timeout, so a missed
     /// wake-up costs at most that).
     sleep: (Mutex<()>, Condvar),
@@ -312,7 +335,7 @@ impl Runtime {
 
             finish: Mutex::new(Finish::default()),
             injector: Injector::new(),
-            stealers: Mutex::new(Vec::new()),
+            stealers: Vec::new(),
             sleep: (Mutex::new(()), Condvar::new()),
             sleepers: AtomicUsize::new(0),
             unique: AtomicU64::new(1),
@@ -402,13 +425,15 @@ impl Runtime {
         let code = &self.program.funs.get(p.fun as usize)?.code;
         let pc = p.pc as usize;
         if in_call {
-            let after_call = pc > 0 && code.get(pc - 1).is_some_and(is_call);
+            let after_call = pc > 0 && code.get(pc - 1).is_some_and(crate::ir::Instr::calls_out);
             return after_call.then(|| pc - 1);
         }
-        code.get(pc).is_some_and(is_receive).then_some(pc)
+        code.get(pc)
+            .is_some_and(crate::ir::Instr::is_receive)
+            .then_some(pc)
     }
 
-    fn line_of(&self, fun: crate::code::FunId, pc: usize) -> String {
+    pub(crate) fn line_of(&self, fun: crate::code::FunId, pc: usize) -> String {
         let code = &self.program.funs[fun as usize];
         format!("{}:{}", self.program.file_text(fun), code.line_at(pc))
     }
@@ -509,9 +534,33 @@ impl Runtime {
             )
             .is_ok()
         {
-            self.active.fetch_add(1, Ordering::SeqCst);
+            self.activate(wk);
             self.enqueue(wk, p.clone());
         }
+    }
+
+    /// One more process is queued or running. On a scheduler thread that
+    /// has deactivations to subtract, it balances one of them instead: a
+    /// message between two processes of one thread then writes no counter
+    /// shared with the other threads.
+    pub(crate) fn activate(&self, wk: Option<&Worker>) {
+        if !wk.is_some_and(Worker::balance_deactivation) {
+            self.active.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Subtracts the deactivations `w` deferred (it is out of work).
+    pub(crate) fn publish_deactivations(&self, w: &Worker) {
+        let n = w.take_deactivations();
+        if n > 0 {
+            self.active.fetch_sub(n, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether no process is queued or running (and no deactivation is
+    /// unpublished) and no timer is pending.
+    pub(crate) fn idle(&self) -> bool {
+        self.active.load(Ordering::SeqCst) == 0 && self.timers.pending() == 0
     }
 
     pub(crate) fn record_entry(&self, o: EntryOutcome) {
@@ -551,7 +600,7 @@ pub fn run(rt: Runtime, entry: Entry) -> RunOutcome {
     let workers: Vec<Worker> = (0..n)
         .map(|i| Worker::new(i, rt.opts.chaos.as_ref()))
         .collect();
-    *rt.stealers.get_mut().unwrap() = workers.iter().map(|w| w.stealer()).collect();
+    rt.stealers = workers.iter().map(Worker::victim).collect();
     let entry_pid = spawn::spawn_entry(&mut rt, entry);
     let rt = rt;
     // Each worker moves to its thread through a slot, so that it is not lost
@@ -641,34 +690,4 @@ fn conclude(rt: &Runtime, entry_pid: Pid) -> RunOutcome {
         exit::print_blocked(rt, &outcome);
     }
     outcome
-}
-
-/// An instruction that calls out (a built-in may run, and emit, within it).
-fn is_call(i: &crate::ir::Instr) -> bool {
-    use crate::ir::Instr::*;
-    matches!(
-        i,
-        CallBif { .. }
-            | CallExt { .. }
-            | TailCallExt { .. }
-            | CallFun { .. }
-            | TailCallFun { .. }
-            | CallDyn { .. }
-            | TailCallDyn { .. }
-    )
-}
-
-/// An instruction of a `receive` (where a waiting process is saved).
-fn is_receive(i: &crate::ir::Instr) -> bool {
-    use crate::ir::Instr::*;
-    matches!(
-        i,
-        RecvStart { .. }
-            | RecvRef { .. }
-            | RecvPeek { .. }
-            | RecvNext { .. }
-            | RecvAccept
-            | RecvWait { .. }
-            | RecvWaitTimeout { .. }
-    )
 }

@@ -5,8 +5,9 @@
 
 use super::timer::TimerAction;
 use super::{Runtime, Worker};
-use crate::hooks::{Effect, Event, SignalOut, TimerTarget};
-use crate::process::{Message, MonitoredBy, MsgId, Process, Signal};
+use crate::hooks::{Effect, Event, SentSignal, TimerTarget};
+use crate::process::{Message, MonitoredBy, ProcShared, Process, Signal, SignalId};
+use std::sync::Arc;
 use std::time::Instant;
 use trace_term::{atom, Pid, Ref, Term};
 
@@ -47,11 +48,44 @@ pub fn deliver(rt: &Runtime, wk: Option<&Worker>, to: Pid, sig: Signal) -> bool 
     let Some(t) = rt.table.get(to) else {
         return rt.awaits_unborn && rt.table.hold_for_unborn(to, sig);
     };
+    deliver_to(rt, wk, &t, sig)
+}
+
+/// Puts `sig` in `t`'s inbox and wakes it; false if it has exited.
+fn deliver_to(rt: &Runtime, wk: Option<&Worker>, t: &Arc<ProcShared>, sig: Signal) -> bool {
     if !t.push(sig) {
         return false;
     }
-    rt.wake(wk, &t);
+    rt.wake(wk, t);
     true
+}
+
+/// [`deliver`] of a message, through the sender's last destination when it
+/// is the same process (see [`Process::last_dest`]).
+fn deliver_message(p: &mut Process, rt: &Runtime, wk: &Worker, to: Pid, sig: Signal) {
+    let cached = match &p.last_dest {
+        Some((pid, t)) if *pid == to => t.upgrade(),
+        _ => None,
+    };
+    if let Some(t) = cached {
+        if t.is_exited() {
+            // Ended: its pid may be a new process's now (a replay forces
+            // the pids a log names), which only the table knows.
+            p.last_dest = None;
+        } else {
+            deliver_to(rt, Some(wk), &t, sig);
+            return;
+        }
+    }
+    match rt.table.get(to) {
+        Some(t) => {
+            p.last_dest = Some((to, Arc::downgrade(&t)));
+            deliver_to(rt, Some(wk), &t, sig);
+        }
+        None => {
+            deliver(rt, Some(wk), to, sig);
+        }
+    }
 }
 
 /// Sends message `payload` to `to` (a pid, or the creator of alias `via`);
@@ -74,12 +108,12 @@ pub fn send_message(
             payload: &payload,
         },
     );
-    deliver(rt, Some(wk), to, Signal::Message { id, payload, via });
+    deliver_message(p, rt, wk, to, Signal::Message { id, payload, via });
 }
 
 /// Gives `p`'s next non-message signal, to `to`, its identity and logs it
 /// as `out`.
-pub fn log_signal(p: &mut Process, rt: &Runtime, to: Pid, out: SignalOut<'_>) -> MsgId {
+pub fn log_signal(p: &mut Process, rt: &Runtime, to: Pid, out: SentSignal<'_>) -> SignalId {
     let id = p.next_signal_id();
     emit(
         p,
@@ -100,8 +134,8 @@ pub fn send_signal(
     rt: &Runtime,
     wk: &Worker,
     to: Pid,
-    out: SignalOut<'_>,
-    sig: impl FnOnce(MsgId) -> Signal,
+    out: SentSignal<'_>,
+    sig: impl FnOnce(SignalId) -> Signal,
 ) -> bool {
     let id = log_signal(p, rt, to, out);
     deliver(rt, Some(wk), to, sig(id))
@@ -223,7 +257,7 @@ pub fn take_due(p: &mut Process, rt: &Runtime, wk: &Worker) -> Due {
 }
 
 /// Drains the inbox; true if the signal `want` is now pending.
-fn drain_pending(p: &mut Process, rt: &Runtime, want: MsgId) -> bool {
+fn drain_pending(p: &mut Process, rt: &Runtime, want: SignalId) -> bool {
     let Some(s) = p.me.clone() else {
         return false;
     };
@@ -244,7 +278,7 @@ fn drain_pending(p: &mut Process, rt: &Runtime, want: MsgId) -> bool {
 /// drops it. A replay keeps every message: its receives take exactly the
 /// logged ones, so one dropped in the recorded run is never taken, while
 /// dropping by the replay's own arrival times could lose one that was taken.
-fn arrive(p: &mut Process, rt: &Runtime, id: MsgId, payload: Term, via: Option<Ref>) -> bool {
+fn arrive(p: &mut Process, rt: &Runtime, id: SignalId, payload: Term, via: Option<Ref>) -> bool {
     if let Some(r) = via {
         if !p.admit_alias(r) && p.director.is_none() {
             return false;
@@ -256,7 +290,7 @@ fn arrive(p: &mut Process, rt: &Runtime, id: MsgId, payload: Term, via: Option<R
 }
 
 /// Logs that `p` took the signal `id`, with `effect`.
-fn signal_taken(p: &mut Process, rt: &Runtime, id: MsgId, effect: Effect) {
+fn signal_taken(p: &mut Process, rt: &Runtime, id: SignalId, effect: Effect) {
     emit(p, rt, Event::SignalTaken { id, effect });
 }
 

@@ -3,7 +3,7 @@
 use super::{signals, Entry, Runtime, Worker};
 use crate::code::{FunId, Program};
 use crate::exception::{badarg, Fault};
-use crate::hooks::{Event, ProcessInfo};
+use crate::hooks::{Event, ProcessStart};
 use crate::process::{run_state, ProcShared, Process};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -92,13 +92,17 @@ fn new_process(
     if rt.controlled {
         body.gate = crate::process::Gate::Shut;
     }
-    let info = ProcessInfo {
+    let info = ProcessStart {
         pid,
         parent,
         path,
         initial,
     };
     body.observer = rt.observer.process_started(&info);
+    if rt.opts.trace_calls && body.observer.is_some() {
+        body.trace_calls = true;
+        crate::vm::calls::called(&mut body, &rt.program, fun, 0);
+    }
     body.director = rt.director.process_started(&info);
     body.directed_signals = body
         .director
@@ -114,7 +118,7 @@ fn start(rt: &Runtime, wk: Option<&Worker>, shared: Arc<ProcShared>, body: Box<P
     *shared.body.lock().unwrap_or_else(|e| e.into_inner()) = Some(body);
     shared.state.store(run_state::QUEUED, Ordering::Release);
     rt.spawned.fetch_add(1, Ordering::Relaxed);
-    rt.active.fetch_add(1, Ordering::SeqCst);
+    rt.activate(wk);
     rt.enqueue(wk, shared);
 }
 

@@ -3,6 +3,10 @@
 //! Pid numbers are dense (allocated from a counter, or forced by a replay
 //! Director to the numbers of the recorded run), so the table is an array of
 //! chunks indexed by number; a chunk is allocated once and never moves.
+//! Chunks double in size (128 pids, then 128, 256, 512, ...): a short run,
+//! as `trace explore` makes thousands of, allocates and frees a few hundred
+//! slots, not thousands, while a run of millions of processes still has
+//! only a few dozen chunks.
 //!
 //! A replay can send to a process before it exists: it learned the pid from
 //! a result the log forces (`whereis/1` of a name the recorded run had
@@ -27,10 +31,28 @@ enum Entry {
     Ended,
 }
 
-const CHUNK_BITS: u32 = 12;
-const CHUNK: usize = 1 << CHUNK_BITS;
+/// Pids of the first chunk (and of the second); chunk `k >= 1` holds the
+/// pids from `FIRST << (k - 1)` up to twice that.
+const FIRST_BITS: u32 = 7;
+const FIRST: u64 = 1 << FIRST_BITS;
 /// Pid numbers at or above this are refused (16.7 million processes).
-pub const MAX_PID: u64 = (CHUNK as u64) * 4096;
+pub const MAX_PID: u64 = 1 << 24;
+const CHUNKS: usize = (24 - FIRST_BITS) as usize + 1;
+
+/// The chunk of pid number `n` (below [`MAX_PID`]), the pid's place in it,
+/// and the chunk's size.
+fn locate(n: u64) -> (usize, usize, usize) {
+    if n < FIRST {
+        return (0, n as usize, FIRST as usize);
+    }
+    let top = 63 - n.leading_zeros();
+    let base = 1u64 << top;
+    (
+        (top + 1 - FIRST_BITS) as usize,
+        (n - base) as usize,
+        base as usize,
+    )
+}
 
 type Slot = Mutex<Entry>;
 
@@ -45,9 +67,7 @@ pub struct ProcTable {
 impl Default for ProcTable {
     fn default() -> Self {
         ProcTable {
-            chunks: (0..(MAX_PID as usize / CHUNK))
-                .map(|_| OnceLock::new())
-                .collect(),
+            chunks: (0..CHUNKS).map(|_| OnceLock::new()).collect(),
             end: AtomicU64::new(0),
         }
     }
@@ -59,9 +79,10 @@ impl ProcTable {
         if n >= MAX_PID {
             return None;
         }
-        let c = &self.chunks[(n >> CHUNK_BITS) as usize];
-        let chunk = c.get_or_init(|| (0..CHUNK).map(|_| Mutex::new(Entry::Unborn)).collect());
-        Some(&chunk[(n as usize) & (CHUNK - 1)])
+        let (c, i, size) = locate(n);
+        let chunk =
+            self.chunks[c].get_or_init(|| (0..size).map(|_| Mutex::new(Entry::Unborn)).collect());
+        Some(&chunk[i])
     }
 
     /// The live process with this pid.
@@ -70,11 +91,9 @@ impl ProcTable {
         if n >= MAX_PID {
             return None;
         }
-        let chunk = self.chunks[(n >> CHUNK_BITS) as usize].get()?;
-        match &*chunk[(n as usize) & (CHUNK - 1)]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-        {
+        let (c, i, _) = locate(n);
+        let chunk = self.chunks[c].get()?;
+        match &*chunk[i].lock().unwrap_or_else(|e| e.into_inner()) {
             Entry::Live(p) => Some(p.clone()),
             _ => None,
         }
@@ -124,17 +143,57 @@ impl ProcTable {
     /// Every live process (for `erlang:processes/0` and end-of-run reports).
     pub fn all(&self) -> Vec<Arc<ProcShared>> {
         let mut out = Vec::new();
-        let end = self.end.load(Ordering::SeqCst) as usize;
-        for (i, c) in self.chunks.iter().enumerate().take(end.div_ceil(CHUNK)) {
-            if let Some(chunk) = c.get() {
-                let here = (end - i * CHUNK).min(CHUNK);
-                for s in chunk.iter().take(here) {
-                    if let Entry::Live(p) = &*s.lock().unwrap_or_else(|e| e.into_inner()) {
-                        out.push(p.clone());
-                    }
+        let end = self.end.load(Ordering::SeqCst);
+        if end == 0 {
+            return out;
+        }
+        let (last, here, _) = locate(end - 1);
+        for (c, chunk) in self.chunks.iter().enumerate().take(last + 1) {
+            let Some(chunk) = chunk.get() else {
+                continue;
+            };
+            let upto = if c == last { here + 1 } else { chunk.len() };
+            for s in &chunk[..upto] {
+                if let Entry::Live(p) = &*s.lock().unwrap_or_else(|e| e.into_inner()) {
+                    out.push(p.clone());
                 }
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_every_pid_once_in_order() {
+        let mut next = (0, 0);
+        for n in 0..(FIRST * 8) {
+            let (c, i, size) = locate(n);
+            assert_eq!((c, i), next, "pid {n}");
+            next = if i + 1 == size {
+                (c + 1, 0)
+            } else {
+                (c, i + 1)
+            };
+        }
+        assert_eq!(locate(MAX_PID - 1).0, CHUNKS - 1);
+        let (_, i, size) = locate(MAX_PID - 1);
+        assert_eq!(i + 1, size);
+    }
+
+    #[test]
+    fn all_lists_the_live_processes_across_chunks() {
+        let t = ProcTable::default();
+        for n in [0, 80, 127, 128, 255, 256, 70_000] {
+            assert!(t.insert(Arc::new(ProcShared::new(Pid(n)))));
+        }
+        t.remove(Pid(128));
+        let live: Vec<u64> = t.all().iter().map(|p| p.pid.number()).collect();
+        assert_eq!(live, [0, 80, 127, 255, 256, 70_000]);
+        assert!(t.get(Pid(70_000)).is_some());
+        assert!(t.get(Pid(MAX_PID)).is_none());
     }
 }

@@ -6,9 +6,9 @@
 //! termination test: a run is over only when no process can run and no timer
 //! can still make one runnable.
 
-use crate::process::{MsgId, Signal};
+use crate::process::{Signal, SignalId};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
@@ -26,7 +26,7 @@ pub enum TimerAction {
     Message {
         to: Pid,
         name: Option<Atom>,
-        id: MsgId,
+        id: SignalId,
         payload: Term,
     },
 }
@@ -66,7 +66,20 @@ struct State {
     by_ref: HashMap<Ref, u64>,
     /// Message timers by destination pid (cancelled when it ends).
     by_dest: HashMap<Pid, Vec<u64>>,
+    /// The live message timers by id, so in the order they were set, with
+    /// what they deliver (controlled runs fire them one step at a time:
+    /// see [`Timers::pending_messages`]).
+    messages: BTreeMap<u64, Pending>,
     shutdown: bool,
+}
+
+/// A live message timer, as a controlled run offers it as a step.
+struct Pending {
+    msg: SignalId,
+    /// Milliseconds it was set for (what a controlled run's virtual clock
+    /// counts).
+    after: u64,
+    action: TimerAction,
 }
 
 /// A timer neither fired nor cancelled.
@@ -84,6 +97,7 @@ impl State {
         let Some(l) = self.live.remove(&id) else {
             return false;
         };
+        self.messages.remove(&id);
         if let Some(r) = l.key {
             self.by_ref.remove(&r);
         }
@@ -121,11 +135,12 @@ pub struct Timers {
 impl Timers {
     /// Adds a timer; returns its id (for cancellation).
     pub fn add(&self, at: Instant, action: TimerAction) -> u64 {
-        self.add_keyed(at, action, None)
+        self.add_keyed(at, 0, action, None)
     }
 
-    /// Adds a timer a program knows by reference `key` (see [`Timers::by_ref`]).
-    pub fn add_keyed(&self, at: Instant, action: TimerAction, key: Option<Ref>) -> u64 {
+    /// Adds a timer a program knows by reference `key` (see [`Timers::by_ref`]),
+    /// set for `after` milliseconds.
+    pub fn add_keyed(&self, at: Instant, after: u64, action: TimerAction, key: Option<Ref>) -> u64 {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         self.pending.fetch_add(1, Ordering::SeqCst);
         let dest = match &action {
@@ -138,7 +153,6 @@ impl Timers {
         // `after` armed and cancelled per message, as gen_server:call's
         // 5 s, would otherwise wake it every time.)
         let earlier = s.heap.peek().is_none_or(|Reverse(e)| at < e.at);
-        s.heap.push(Reverse(Entry { at, id, action }));
         s.live.insert(id, Live { at, key, dest });
         if let Some(r) = key {
             s.by_ref.insert(r, id);
@@ -146,6 +160,11 @@ impl Timers {
         if let Some(d) = dest {
             s.by_dest.entry(d).or_default().push(id);
         }
+        if let TimerAction::Message { id: msg, .. } = &action {
+            let (msg, action) = (*msg, action.clone());
+            s.messages.insert(id, Pending { msg, after, action });
+        }
+        s.heap.push(Reverse(Entry { at, id, action }));
         drop(s);
         if earlier {
             self.cv.notify_one();
@@ -194,34 +213,22 @@ impl Timers {
             .map(|l| l.at.saturating_duration_since(Instant::now()).as_millis() as u64)
     }
 
-    /// Controlled runs: the messages of the timers still pending, in the
-    /// order the timers were set.
-    pub fn pending_messages(&self) -> Vec<MsgId> {
+    /// Controlled runs: the messages of the timers still pending, each
+    /// with the milliseconds its timer was set for, in the order the
+    /// timers were set, to `each`.
+    pub fn pending_messages(&self, mut each: impl FnMut(SignalId, u64)) {
         let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let mut v: Vec<(u64, MsgId)> = s
-            .heap
-            .iter()
-            .filter(|Reverse(e)| s.live.contains_key(&e.id))
-            .filter_map(|Reverse(e)| match &e.action {
-                TimerAction::Message { id, .. } => Some((e.id, *id)),
-                TimerAction::Wake(_) => None,
-            })
-            .collect();
-        v.sort_unstable();
-        v.into_iter().map(|(_, m)| m).collect()
+        for p in s.messages.values() {
+            each(p.msg, p.after);
+        }
     }
 
     /// Controlled runs: takes the pending timer whose message is `msg`, to
     /// fire it now (whatever its deadline: time is virtual).
-    pub fn take_message(&self, msg: MsgId) -> Option<TimerAction> {
+    pub fn take_message(&self, msg: SignalId) -> Option<TimerAction> {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let found = s.heap.iter().find_map(|Reverse(e)| match &e.action {
-            TimerAction::Message { id, .. } if *id == msg && s.live.contains_key(&e.id) => {
-                Some((e.id, e.action.clone()))
-            }
-            _ => None,
-        });
-        let (id, action) = found?;
+        let (&id, p) = s.messages.iter().find(|(_, p)| p.msg == msg)?;
+        let action = p.action.clone();
         s.forget(id);
         self.pending.fetch_sub(1, Ordering::SeqCst);
         s.sweep();

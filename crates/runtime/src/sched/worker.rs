@@ -8,8 +8,9 @@ use crate::process::Signal;
 use crate::process::{run_state, ProcShared};
 use crate::vm::{interp, SliceEnd};
 use crossbeam_deque::{Steal, Stealer};
-use std::cell::Cell;
-use std::sync::atomic::Ordering;
+use crossbeam_utils::CachePadded;
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,6 +19,30 @@ pub struct Worker {
     local: crossbeam_deque::Worker<Arc<ProcShared>>,
     rng: Cell<u64>,
     chaos: bool,
+    /// Processes that stopped being active on this thread (they wait or
+    /// ended) and are still counted in `Runtime::active`.
+    deferred: Cell<i64>,
+    /// How many times this thread has emptied its own queue, shared with
+    /// the thieves (see [`Victim`]).
+    emptied: Arc<CachePadded<AtomicU64>>,
+    /// Each other queue's `emptied` count when this thread last saw it
+    /// holding a single process.
+    seen: RefCell<Vec<u64>>,
+}
+
+/// What other threads see of one thread's queue: its stealing end, and how
+/// many times its owner has emptied it.
+///
+/// A process alone in a queue is the one its owner runs next, usually as
+/// soon as the running process stops (a message passed along a ring): a
+/// thief taking it would move the work to a cold cache and gain nothing.
+/// So a lone process is stolen only when the owner has not emptied its
+/// queue since the thief's last look, that is, when it waited there while
+/// the owner was busy (two compute-bound processes sharing a thread).
+/// Queues holding more are stolen from at once.
+pub struct Victim {
+    stealer: Stealer<Arc<ProcShared>>,
+    emptied: Arc<CachePadded<AtomicU64>>,
 }
 
 impl Worker {
@@ -28,6 +53,45 @@ impl Worker {
             local: crossbeam_deque::Worker::new_fifo(),
             rng: Cell::new(first_state(seed, index)),
             chaos: chaos.is_some(),
+            deferred: Cell::new(0),
+            emptied: Arc::default(),
+            seen: RefCell::default(),
+        }
+    }
+
+    /// The face this thread's queue shows to the others.
+    pub fn victim(&self) -> Victim {
+        Victim {
+            stealer: self.local.stealer(),
+            emptied: self.emptied.clone(),
+        }
+    }
+
+    /// Takes the next process of this thread's own queue, noting when that
+    /// leaves it empty.
+    fn pop_own(&self) -> Option<Arc<ProcShared>> {
+        let p = self.local.pop()?;
+        if self.local.is_empty() {
+            // Only this thread writes the count: no read-modify-write.
+            let n = self.emptied.load(Ordering::Relaxed);
+            self.emptied.store(n + 1, Ordering::Relaxed);
+        }
+        Some(p)
+    }
+
+    /// Whether to steal from `v` (queue `i`) now; see [`Victim`].
+    fn may_steal(&self, i: usize, v: &Victim) -> bool {
+        match v.stealer.len() {
+            0 => false,
+            1 => {
+                let now = v.emptied.load(Ordering::Relaxed);
+                let mut seen = self.seen.borrow_mut();
+                if seen.len() <= i {
+                    seen.resize(i + 1, u64::MAX);
+                }
+                std::mem::replace(&mut seen[i], now) == now
+            }
+            _ => true,
         }
     }
 
@@ -49,12 +113,31 @@ impl Worker {
         self.local.len()
     }
 
-    pub fn stealer(&self) -> Stealer<Arc<ProcShared>> {
-        self.local.stealer()
-    }
-
     pub fn chaos(&self) -> bool {
         self.chaos
+    }
+
+    /// A process running on this thread stopped being active: it is
+    /// subtracted from `Runtime::active` when the thread runs out of work
+    /// (so the count stays at or above the true one, and reads 0 only when
+    /// nothing runs), unless an activation on this thread balances it first.
+    pub fn defer_deactivation(&self) {
+        self.deferred.set(self.deferred.get() + 1);
+    }
+
+    /// Balances one deferred deactivation against an activation; false if
+    /// there is none.
+    pub fn balance_deactivation(&self) -> bool {
+        let n = self.deferred.get();
+        if n > 0 {
+            self.deferred.set(n - 1);
+        }
+        n > 0
+    }
+
+    /// The deferred deactivations, to subtract now.
+    pub fn take_deactivations(&self) -> i64 {
+        self.deferred.replace(0)
     }
 
     /// A pseudo-random number (xorshift), for chaos scheduling.
@@ -69,7 +152,7 @@ impl Worker {
 }
 
 fn find(rt: &Runtime, w: &Worker) -> Option<Arc<ProcShared>> {
-    if let Some(p) = w.local.pop() {
+    if let Some(p) = w.pop_own() {
         return Some(p);
     }
     loop {
@@ -79,17 +162,19 @@ fn find(rt: &Runtime, w: &Worker) -> Option<Arc<ProcShared>> {
             Steal::Retry => retry = true,
             Steal::Empty => {}
         }
-        let stealers = rt.stealers.lock().unwrap_or_else(|e| e.into_inner());
-        let n = stealers.len();
+        let n = rt.stealers.len();
         for k in 1..n {
-            let s = &stealers[(w.index + k) % n];
-            match s.steal() {
+            let i = (w.index + k) % n;
+            let v = &rt.stealers[i];
+            if !w.may_steal(i, v) {
+                continue;
+            }
+            match v.stealer.steal() {
                 Steal::Success(p) => return Some(p),
                 Steal::Retry => retry = true,
                 Steal::Empty => {}
             }
         }
-        drop(stealers);
         if !retry {
             return None;
         }
@@ -117,7 +202,8 @@ pub fn run(rt: &Runtime, w: Worker) {
             }
             None => {
                 rt.check_time();
-                if rt.active.load(Ordering::SeqCst) == 0 && rt.timers.pending() == 0 {
+                rt.publish_deactivations(&w);
+                if rt.idle() {
                     match settle(rt) {
                         Some(true) => continue,
                         Some(false) => {
@@ -148,7 +234,7 @@ pub fn run(rt: &Runtime, w: Worker) {
 fn settle(rt: &Runtime) -> Option<bool> {
     let _only_one = rt.settling.try_lock().ok()?;
     // Settled still, now that no other thread can be settling.
-    if rt.active.load(Ordering::SeqCst) != 0 || rt.timers.pending() != 0 || rt.stopping() {
+    if !rt.idle() || rt.stopping() {
         return Some(!rt.stopping());
     }
     match rt.director.settled(&crate::inspect::View::new(rt)) {
@@ -260,12 +346,12 @@ pub(crate) fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
                 // Re-queued by ourselves: we stay counted as active.
                 w.push(shared);
             } else {
-                rt.active.fetch_sub(1, Ordering::SeqCst);
+                w.defer_deactivation();
             }
         }
         SliceEnd::Exit(info) => {
             exit::finish(rt, w, &shared, body, info);
-            rt.active.fetch_sub(1, Ordering::SeqCst);
+            w.defer_deactivation();
         }
     }
 }
@@ -287,7 +373,21 @@ fn first_state(seed: u64, index: usize) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::first_state;
+    use super::{first_state, Worker};
+
+    #[test]
+    fn deferred_deactivations_are_balanced_by_activations_then_published() {
+        let w = Worker::new(0, None);
+        // Nothing deferred: an activation must be counted globally.
+        assert!(!w.balance_deactivation());
+        w.defer_deactivation();
+        w.defer_deactivation();
+        // One process woke on this thread: it balances one of the two.
+        assert!(w.balance_deactivation());
+        assert_eq!(w.take_deactivations(), 1);
+        assert_eq!(w.take_deactivations(), 0);
+        assert!(!w.balance_deactivation());
+    }
 
     #[test]
     fn every_seed_and_thread_starts_its_own_sequence() {

@@ -12,7 +12,7 @@
 
 use super::{SharedOp, SharedTurn};
 use crate::exception::Fault;
-use crate::hooks::NondetKind;
+use crate::hooks::NondetBif;
 use crate::process::{Process, Signal};
 use crate::sched::{signals, Runtime, Worker};
 use crate::vm::ctx::Ctx;
@@ -87,7 +87,7 @@ pub fn decide_alive(p: &mut Process, rt: &Runtime, pid: Pid) -> bool {
     let now = pid == p.pid || rt.table.get(pid).is_some_and(|s| !s.is_exited());
     let computed = Term::bool(now);
     let v = match p.director.as_mut() {
-        Some(d) => match d.nondet(NondetKind::IsProcessAlive, computed) {
+        Some(d) => match d.nondet(NondetBif::IsProcessAlive, computed) {
             Ok(v) => v,
             Err(div) => {
                 rt.diverged_at(p, div, true);
@@ -101,7 +101,7 @@ pub fn decide_alive(p: &mut Process, rt: &Runtime, pid: Pid) -> bool {
         p,
         rt,
         crate::hooks::Event::Nondet {
-            kind: NondetKind::IsProcessAlive,
+            kind: NondetBif::IsProcessAlive,
             value: &v,
         },
     );

@@ -4,8 +4,8 @@
 
 use crate::code::Program;
 use crate::exception::{badarg, Fault};
-use crate::hooks::{Event, NondetKind, OutputTurn, SignalOut};
-use crate::process::{MsgId, Process, Signal};
+use crate::hooks::{Event, NondetBif, OutputTurn, SentSignal};
+use crate::process::{Process, Signal, SignalId};
 use crate::sched::signals::{self, Due};
 use crate::sched::spawn::{self, Target};
 use crate::sched::{Runtime, Worker};
@@ -76,14 +76,15 @@ impl<'a> Ctx<'a> {
     }
 
     /// A nondeterministic result: the Director may replace it; the hooks see it.
-    pub fn nondet(&mut self, kind: NondetKind, computed: Term) -> Result<Term, Fault> {
+    pub fn nondet(&mut self, kind: NondetBif, computed: Term) -> Result<Term, Fault> {
         self.before_event()?;
         self.decide(kind, computed)
     }
 
-    /// [`Ctx::nondet`] right after another event of the same built-in, where
-    /// no signal can land in between.
-    pub(crate) fn decide(&mut self, kind: NondetKind, computed: Term) -> Result<Term, Fault> {
+    /// [`Ctx::nondet`] right after [`Ctx::before_event`] or another event of
+    /// the same built-in, where no signal can land in between (signals due
+    /// are taken once per event).
+    pub(crate) fn decide(&mut self, kind: NondetBif, computed: Term) -> Result<Term, Fault> {
         let v = match self.proc.director.as_mut() {
             Some(d) => match d.nondet(kind, computed) {
                 Ok(v) => v,
@@ -106,8 +107,8 @@ impl<'a> Ctx<'a> {
             .unwrap_or_else(|e| e.into_inner())
             .get(&name)
             .copied();
-        let v = self.nondet(
-            NondetKind::Whereis,
+        let v = self.decide(
+            NondetBif::Whereis,
             now.map(Term::Pid).unwrap_or(Term::Atom(atom::UNDEFINED)),
         )?;
         Ok(v.as_pid())
@@ -150,9 +151,9 @@ impl<'a> Ctx<'a> {
     pub fn signal(
         &mut self,
         to: Pid,
-        out: SignalOut<'_>,
-        sig: impl FnOnce(MsgId) -> Signal,
-    ) -> (MsgId, bool) {
+        out: SentSignal<'_>,
+        sig: impl FnOnce(SignalId) -> Signal,
+    ) -> (SignalId, bool) {
         let id = signals::log_signal(self.proc, self.rt, to, out);
         let alive = if to == self.proc.pid {
             // A signal to oneself is taken at once, as BEAM does, but after
@@ -174,12 +175,12 @@ impl<'a> Ctx<'a> {
     pub fn signal_alive(
         &mut self,
         to: Pid,
-        out: SignalOut<'_>,
-        sig: impl FnOnce(MsgId) -> Signal,
+        out: SentSignal<'_>,
+        sig: impl FnOnce(SignalId) -> Signal,
     ) -> Result<bool, Fault> {
         let (_, delivered) = self.signal(to, out, sig);
         self.touched(crate::hooks::Touched::Liveness(to));
-        let v = self.decide(NondetKind::IsProcessAlive, Term::bool(delivered))?;
+        let v = self.decide(NondetBif::IsProcessAlive, Term::bool(delivered))?;
         Ok(v.is_atom(atom::TRUE))
     }
 
@@ -188,7 +189,7 @@ impl<'a> Ctx<'a> {
         self.before_event()?;
         self.touched(crate::hooks::Touched::Liveness(pid));
         let now = pid == self.proc.pid || self.rt.table.get(pid).is_some_and(|s| !s.is_exited());
-        let v = self.nondet(NondetKind::IsProcessAlive, Term::bool(now))?;
+        let v = self.decide(NondetBif::IsProcessAlive, Term::bool(now))?;
         Ok(v.is_atom(atom::TRUE))
     }
 

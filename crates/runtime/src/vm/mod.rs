@@ -8,6 +8,7 @@
 
 pub mod arith;
 pub mod bits;
+pub mod calls;
 pub mod ctx;
 pub mod interp;
 pub mod raise;

@@ -246,7 +246,7 @@ fn reply_demonitor(p: &mut Process, rt: &Runtime, r: trace_term::Ref) {
     p.aliases.retain(|(a, _)| *a != r);
     if let Some(i) = p.monitors.iter().position(|(x, _)| *x == r) {
         let (_, target) = p.monitors.remove(i);
-        let id = signals::log_signal(p, rt, target, crate::hooks::SignalOut::Demonitor);
+        let id = signals::log_signal(p, rt, target, crate::hooks::SentSignal::Demonitor);
         signals::deliver(
             rt,
             None,

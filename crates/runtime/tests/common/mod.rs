@@ -62,10 +62,14 @@ pub fn run(file: &PathBuf, schedulers: usize) -> (RunOutcome, Vec<u8>) {
 }
 
 /// A program written by the test, in a file under cargo's scratch directory
-/// for integration tests (in `target/`, so runs leave nothing in /tmp).
+/// for integration tests (in `target/`, so runs leave nothing in /tmp). Each
+/// call gets its own directory: tests running in parallel threads of one
+/// process may write programs of the same name.
 pub fn program(name: &str, source: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("runtime-test-{}", std::process::id()));
+        .join(format!("runtime-test-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{name}.erl"));
     std::fs::write(&path, source).unwrap();

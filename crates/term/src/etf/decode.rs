@@ -58,6 +58,18 @@ pub fn decode_prefix(bytes: &[u8]) -> Result<(Term, usize), EtfError> {
     Ok((t, d.pos))
 }
 
+/// Decodes one term with no version byte that must span all of `bytes`:
+/// a part of an encoded term, cut out by a reader that skipped the rest.
+pub fn decode_part(bytes: &[u8]) -> Result<Term, EtfError> {
+    let mut d = Decoder { b: bytes, pos: 0 };
+    let t = d.term()?;
+    if d.pos != bytes.len() {
+        let left = bytes.len() - d.pos;
+        return Err(d.err_at(d.pos, format!("{left} trailing bytes after the term")));
+    }
+    Ok(t)
+}
+
 /// A compound term whose parts are still being read.
 enum Frame {
     Tuple(Vec<Term>, usize),
@@ -446,28 +458,60 @@ impl<'a> Decoder<'a> {
     }
 
     fn atom_body(&mut self, tag: u8, at: usize) -> Result<Atom, EtfError> {
+        let name = self.atom_name(tag, at)?;
+        Atom::try_intern(&name).map_err(|e| self.err_at(at, e.to_string()))
+    }
+
+    /// An atom's name, checked: UTF-8 (or Latin-1 by its tag), at most 255
+    /// characters.
+    fn atom_name(&mut self, tag: u8, at: usize) -> Result<std::borrow::Cow<'a, str>, EtfError> {
+        let bytes = self.atom_bytes(tag, at)?;
+        Ok(if tag == ATOM_EXT || tag == SMALL_ATOM_EXT {
+            std::borrow::Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect())
+        } else {
+            // Checked by `atom_bytes`.
+            std::borrow::Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default())
+        })
+    }
+
+    /// An atom's bytes, checked as [`Decoder::atom_name`] says.
+    fn atom_bytes(&mut self, tag: u8, at: usize) -> Result<&'a [u8], EtfError> {
+        let latin1 = tag == ATOM_EXT || tag == SMALL_ATOM_EXT;
         let n = if tag == ATOM_EXT || tag == ATOM_UTF8_EXT {
             usize::from(self.u16("an atom length")?)
         } else {
             usize::from(self.u8("an atom length")?)
         };
         let bytes = self.take(n, "the atom's name")?;
-        let latin1: String;
-        let name = if tag == ATOM_EXT || tag == SMALL_ATOM_EXT {
-            latin1 = bytes.iter().map(|&b| char::from(b)).collect();
-            latin1.as_str()
+        let chars = if latin1 || bytes.is_ascii() {
+            n
         } else {
             std::str::from_utf8(bytes)
                 .map_err(|_| self.err_at(at, "an atom name that is not UTF-8".into()))?
+                .chars()
+                .count()
         };
-        if name.chars().count() > 255 {
+        if chars > 255 {
             return Err(self.err_at(at, "an atom longer than 255 characters".into()));
         }
-        Atom::try_intern(name).map_err(|e| self.err_at(at, e.to_string()))
+        Ok(bytes)
     }
 
-    fn node(&mut self) -> Result<Atom, EtfError> {
-        self.atom("a node name")
+    /// A pid's or reference's node. Read and checked, not interned: the
+    /// engine is one node and drops it, and a log's every message carries
+    /// one.
+    fn node(&mut self) -> Result<(), EtfError> {
+        let at = self.pos;
+        let tag = self.u8("a node name")?;
+        match tag {
+            ATOM_EXT | SMALL_ATOM_EXT | ATOM_UTF8_EXT | SMALL_ATOM_UTF8_EXT => {
+                self.atom_bytes(tag, at).map(drop)
+            }
+            _ => Err(self.err_at(
+                at,
+                format!("expected a node name (an atom), found tag {tag}"),
+            )),
+        }
     }
 
     fn pid_body(&mut self, tag: u8) -> Result<Pid, EtfError> {

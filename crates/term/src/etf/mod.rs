@@ -28,7 +28,7 @@ mod decode;
 mod decode_tests;
 mod encode;
 
-pub use decode::{decode, decode_prefix, EtfError, MAX_DEPTH};
+pub use decode::{decode, decode_part, decode_prefix, EtfError, MAX_DEPTH};
 pub use encode::{encode, encode_with, to_vec, Style};
 
 // The format's version byte and tags, by OTP's names: public for the

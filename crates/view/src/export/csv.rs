@@ -10,7 +10,7 @@
 //! diagram, `cause` the event it received (in the EVENT syntax), and
 //! `vector_clock` the size of its causal past in each process, as JSON.
 
-use super::{each, printer, ExportError, Written};
+use super::{each, printer, ClockJson, ExportError, Written};
 use std::io::Write;
 use trace_capture::Namer;
 use trace_causal::Model;
@@ -27,15 +27,13 @@ pub fn write(
 ) -> Result<Written, ExportError> {
     let namer = Namer::new(model.names());
     let printer = printer(reader, &namer);
+    let clocks = ClockJson::new(model, &namer);
     writeln!(out, "{HEADER}")?;
     each(model, reader, true, |item| {
         let step = item.step;
         let e = step.event;
         let ev = step.as_event_ref();
-        let mut clock = serde_json::Map::new();
-        for &(p, n) in item.clock.unwrap_or_default() {
-            clock.insert(namer.proc(p).to_string(), n.into());
-        }
+        let clock = clocks.of(item.clock, &namer);
         let cause = item
             .placed
             .cause
@@ -51,7 +49,7 @@ pub fn write(
             item.placed.row.to_string(),
             step.time.map(|t| t.to_string()).unwrap_or_default(),
             cause,
-            serde_json::Value::Object(clock).to_string(),
+            clock.to_string(),
         ];
         let line: Vec<String> = fields.iter().map(|f| field(f)).collect();
         writeln!(out, "{}", line.join(","))

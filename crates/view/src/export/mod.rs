@@ -27,7 +27,7 @@ use std::io;
 use trace_capture::Namer;
 use trace_causal::{Model, Step};
 use trace_format::text::Printer;
-use trace_format::{FormatError, LogReader};
+use trace_format::{FormatError, LogReader, ProcId};
 
 /// What an export wrote.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -130,6 +130,30 @@ pub(crate) fn each(
     }
     written.left_out = model.event_count().saturating_sub(outcome.ordered);
     Ok(written)
+}
+
+/// Vector clocks as JSON objects keyed by symbolic name, each process's
+/// name made once rather than per clock entry.
+pub(crate) struct ClockJson(std::collections::HashMap<ProcId, String>);
+
+impl ClockJson {
+    pub fn new(model: &Model, namer: &Namer<'_>) -> ClockJson {
+        let names = model
+            .processes()
+            .iter()
+            .map(|p| (p.id, namer.proc(p.id).to_string()));
+        ClockJson(names.collect())
+    }
+
+    /// `{"P": 3, "P.1": 2}`.
+    pub fn of(&self, clock: Option<&Clock>, namer: &Namer<'_>) -> serde_json::Value {
+        let mut out = serde_json::Map::new();
+        for &(p, n) in clock.unwrap_or_default() {
+            let name = self.0.get(&p).cloned();
+            out.insert(name.unwrap_or_else(|| namer.proc(p).to_string()), n.into());
+        }
+        serde_json::Value::Object(out)
+    }
 }
 
 /// The one printer, with the one namer.

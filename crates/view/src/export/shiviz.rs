@@ -9,7 +9,7 @@
 //! own entry counts its events so far, from 1, as ShiViz requires). ShiViz
 //! reads it with [`REGEX`], which `trace export` prints.
 
-use super::{each, printer, ExportError, Written};
+use super::{each, printer, ClockJson, ExportError, Written};
 use std::io::Write;
 use trace_capture::Namer;
 use trace_causal::Model;
@@ -28,18 +28,15 @@ pub fn write(
 ) -> Result<Written, ExportError> {
     let namer = Namer::new(model.names());
     let printer = printer(reader, &namer);
+    let clocks = ClockJson::new(model, &namer);
     each(model, reader, true, |item| {
         let e = item.step.event;
         let text = one_line(&printer.event(&item.step.as_event_ref()));
-        let mut clock = serde_json::Map::new();
-        for &(p, n) in item.clock.unwrap_or_default() {
-            clock.insert(namer.proc(p).to_string(), n.into());
-        }
         writeln!(
             out,
             "{} \"{text}\" {}",
             namer.proc(e.proc),
-            serde_json::Value::Object(clock)
+            clocks.of(item.clock, &namer)
         )
     })
 }

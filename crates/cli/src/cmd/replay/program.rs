@@ -177,11 +177,20 @@ fn until_report(u: &UntilReport) {
     }
     match &u.state {
         Some(s) => {
+            // The process went on past the event to its next one: say both
+            // places when they differ.
+            let at = match &s.event_at {
+                Some(e) if *e != s.location => {
+                    format!(
+                        "did {} at {e}, then stopped in {} at {}",
+                        u.spec, s.function, s.location
+                    )
+                }
+                _ => format!("stopped in {} at {}", s.function, s.location),
+            };
             eprintln!(
-                "{} stopped in {} at {}, {} message{} in its mailbox{}",
+                "{} {at}, {} message{} in its mailbox{}",
                 u.process,
-                s.function,
-                s.location,
                 s.mailbox_len,
                 if s.mailbox_len == 1 { "" } else { "s" },
                 if s.mailbox_len > 0 { ":" } else { "" }

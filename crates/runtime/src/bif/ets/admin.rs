@@ -8,7 +8,7 @@ use crate::ets::owner::{self, transfer_message};
 use crate::ets::table::{Spec, Tuning};
 use crate::ets::{Kind, Protection, Table, TableState};
 use crate::exception::{badarg, BifResult, Fault};
-use crate::hooks::{NondetKind, SharedTurn};
+use crate::hooks::{NondetBif, SharedTurn};
 use crate::sched::signals;
 use crate::shared::{Access, SharedId, SharedKind, SharedOp};
 use std::sync::Arc;
@@ -210,7 +210,7 @@ fn give_away(cx: &mut Ctx, a: &[Term]) -> BifResult {
             let rt = cx.rt;
             let alive = |cx: &mut Ctx| {
                 let now = rt.table.get(to).is_some_and(|s| !s.is_exited());
-                cx.decide(NondetKind::IsProcessAlive, Term::bool(now))
+                cx.decide(NondetBif::IsProcessAlive, Term::bool(now))
                     .is_ok_and(|v| v.is_atom(atom::TRUE))
             };
             if !rt.ets.transfer(t, me, to, || alive(cx)) {
@@ -414,5 +414,5 @@ fn all(cx: &mut Ctx, _: &[Term]) -> BifResult {
             (!st.deleted).then(|| st.id_term(t))
         })
         .collect();
-    cx.nondet(NondetKind::Other("ets:all"), Term::list(tables))
+    cx.nondet(NondetBif::Other("ets:all"), Term::list(tables))
 }

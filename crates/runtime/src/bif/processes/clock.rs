@@ -3,7 +3,7 @@
 
 use crate::bif::{Builder, Ctx, AUTO};
 use crate::exception::{badarg, BifResult, Fault};
-use crate::hooks::NondetKind;
+use crate::hooks::NondetBif;
 use std::time::{SystemTime, UNIX_EPOCH};
 use trace_term::{atom, Term};
 
@@ -86,7 +86,7 @@ pub(crate) fn monotonic_ns(rt: &crate::sched::Runtime) -> i128 {
 fn monotonic(cx: &mut Ctx, unit: &Term) -> BifResult {
     let pps = unit_pps(unit)?;
     let ns = monotonic_ns(cx.rt);
-    cx.nondet(NondetKind::MonotonicTime, scale(ns, pps))
+    cx.nondet(NondetBif::MonotonicTime, scale(ns, pps))
 }
 
 /// `erlang:monotonic_time(millisecond)` (a nondeterministic result).
@@ -106,7 +106,7 @@ fn now_ns() -> i128 {
 
 fn system_time(cx: &mut Ctx, unit: &Term) -> BifResult {
     let pps = unit_pps(unit)?;
-    cx.nondet(NondetKind::SystemTime, scale(now_ns(), pps))
+    cx.nondet(NondetBif::SystemTime, scale(now_ns(), pps))
 }
 
 /// `erlang:timestamp()` now: `{MegaSecs, Secs, MicroSecs}`.
@@ -121,7 +121,7 @@ pub(crate) fn timestamp_now() -> Term {
 }
 
 fn timestamp(cx: &mut Ctx, _: &[Term]) -> BifResult {
-    cx.nondet(NondetKind::Timestamp, timestamp_now())
+    cx.nondet(NondetBif::Timestamp, timestamp_now())
 }
 
 fn unique(cx: &mut Ctx, opts: &Term) -> BifResult {
@@ -136,7 +136,7 @@ fn unique(cx: &mut Ctx, opts: &Term) -> BifResult {
     } else {
         n - 576_460_752_303_423_488
     };
-    cx.nondet(NondetKind::UniqueInteger, Term::Int(v))
+    cx.nondet(NondetBif::UniqueInteger, Term::Int(v))
 }
 
 fn datetime(cx: &mut Ctx, which: &'static str) -> BifResult {
@@ -146,7 +146,7 @@ fn datetime(cx: &mut Ctx, which: &'static str) -> BifResult {
         Term::tuple(vec![Term::Int(y), Term::Int(mo), Term::Int(d)]),
         Term::tuple(vec![Term::Int(h), Term::Int(mi), Term::Int(s)]),
     ]);
-    cx.nondet(NondetKind::Other(which), v)
+    cx.nondet(NondetBif::Other(which), v)
 }
 
 fn date_or_time(cx: &mut Ctx, date: bool) -> BifResult {
@@ -157,7 +157,7 @@ fn date_or_time(cx: &mut Ctx, date: bool) -> BifResult {
     } else {
         Term::tuple(vec![Term::Int(h), Term::Int(mi), Term::Int(s)])
     };
-    cx.nondet(NondetKind::Other(if date { "date" } else { "time" }), v)
+    cx.nondet(NondetBif::Other(if date { "date" } else { "time" }), v)
 }
 
 fn statistics(cx: &mut Ctx, a: &[Term]) -> BifResult {
@@ -168,7 +168,7 @@ fn statistics(cx: &mut Ctx, a: &[Term]) -> BifResult {
         Some("run_queue") => Term::Int(0),
         _ => return Err(badarg()),
     };
-    cx.nondet(NondetKind::Other("statistics"), v)
+    cx.nondet(NondetBif::Other("statistics"), v)
 }
 
 fn convert_time_unit(a: &[Term]) -> BifResult {
@@ -204,12 +204,12 @@ fn uniform(cx: &mut Ctx, n: Option<&Term>) -> BifResult {
         Some(Term::Int(n)) if *n >= 1 => Term::Int(1 + (x % *n as u64) as i64),
         Some(_) => return Err(badarg()),
     };
-    cx.nondet(NondetKind::Random, v)
+    cx.nondet(NondetBif::Random, v)
 }
 
 fn seed(cx: &mut Ctx) -> BifResult {
     cx.nondet(
-        NondetKind::Random,
+        NondetBif::Random,
         Term::tuple(vec![Term::atom("exsss"), Term::Nil]),
     )
 }

@@ -4,7 +4,7 @@
 use super::pid_arg;
 use crate::bif::{Builder, Ctx, AUTO};
 use crate::exception::{badarg, BifResult, Fault};
-use crate::hooks::NondetKind;
+use crate::hooks::NondetBif;
 use trace_term::{atom, Atom, Pid, Term};
 
 pub fn register(b: &mut Builder) {
@@ -25,8 +25,8 @@ fn processes(cx: &mut Ctx, _: &[Term]) -> BifResult {
         .map(|s| s.pid)
         .collect();
     pids.sort();
-    cx.nondet(
-        NondetKind::Processes,
+    cx.decide(
+        NondetBif::Processes,
         Term::list(pids.into_iter().map(Term::Pid).collect()),
     )
 }
@@ -151,7 +151,7 @@ fn process_info2(cx: &mut Ctx, a: &[Term]) -> BifResult {
             None => Term::Atom(atom::UNDEFINED),
         }
     };
-    cx.nondet(NondetKind::ProcessInfo, computed)
+    cx.decide(NondetBif::ProcessInfo, computed)
 }
 
 /// `process_info` of another process, read between two of its slices (BEAM

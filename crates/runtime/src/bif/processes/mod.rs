@@ -15,7 +15,7 @@ mod timers;
 
 use super::{Builder, Ctx, AUTO, GUARD};
 use crate::exception::{badarg, BifResult, Fault};
-use crate::hooks::SignalOut;
+use crate::hooks::SentSignal;
 use crate::process::Signal;
 use crate::sched::spawn::Target;
 use trace_term::{atom, Pid, Term};
@@ -203,7 +203,7 @@ fn self_exit(cx: &mut Ctx, from: Pid, reason: Term) {
     let r2 = reason.clone();
     cx.signal(
         me,
-        SignalOut::Exit {
+        SentSignal::Exit {
             reason: &r2,
             linked: false,
         },
@@ -223,7 +223,7 @@ fn link(cx: &mut Ctx, a: &[Term]) -> BifResult {
         return Ok(Term::TRUE);
     }
     cx.proc.add_link(pid);
-    let alive = cx.signal_alive(pid, SignalOut::Link, |id| Signal::Link { id })?;
+    let alive = cx.signal_alive(pid, SentSignal::Link, |id| Signal::Link { id })?;
     if !alive {
         // Linking to a process that does not exist: trapping gives
         // {'EXIT', Pid, noproc}, otherwise link/1 raises error:noproc (BEAM's
@@ -242,7 +242,7 @@ fn unlink(cx: &mut Ctx, a: &[Term]) -> BifResult {
     cx.before_event()?;
     if cx.proc.is_linked(pid) {
         cx.proc.remove_link(pid);
-        cx.signal(pid, SignalOut::Unlink, |id| Signal::Unlink { id });
+        cx.signal(pid, SentSignal::Unlink, |id| Signal::Unlink { id });
     }
     Ok(Term::TRUE)
 }
@@ -274,7 +274,7 @@ pub(super) fn monitor(cx: &mut Ctx, a: &[Term]) -> BifResult {
         Some(p) if p == cx.proc.pid => return Ok(Term::Ref(r)),
         Some(p) => {
             cx.proc.monitors.push((r, p));
-            cx.signal_alive(p, SignalOut::Monitor, |id| Signal::Monitor { id, r, name })?
+            cx.signal_alive(p, SentSignal::Monitor, |id| Signal::Monitor { id, r, name })?
         }
         None => false,
     };
@@ -286,12 +286,14 @@ pub(super) fn monitor(cx: &mut Ctx, a: &[Term]) -> BifResult {
         }
         let me = cx.proc.pid;
         let reason = Term::Atom(atom::NOPROC);
-        cx.signal(me, SignalOut::Down { reason: &reason }, |id| Signal::Down {
-            id,
-            from,
-            shown: Some(shown),
-            r,
-            reason: Term::Atom(atom::NOPROC),
+        cx.signal(me, SentSignal::Down { reason: &reason }, |id| {
+            Signal::Down {
+                id,
+                from,
+                shown: Some(shown),
+                r,
+                reason: Term::Atom(atom::NOPROC),
+            }
         });
     }
     Ok(Term::Ref(r))
@@ -311,7 +313,7 @@ fn demonitor(cx: &mut Ctx, r: &Term, opts: &Term) -> BifResult {
             cx.proc.end_monitor_alias(*r);
             if target != cx.proc.pid {
                 let rr = *r;
-                cx.signal(target, SignalOut::Demonitor, |id| Signal::Demonitor {
+                cx.signal(target, SentSignal::Demonitor, |id| Signal::Demonitor {
                     id,
                     r: rr,
                 });
@@ -343,7 +345,7 @@ fn exit2(cx: &mut Ctx, a: &[Term]) -> BifResult {
     let r2 = reason.clone();
     cx.signal(
         pid,
-        SignalOut::Exit {
+        SentSignal::Exit {
             reason: &r2,
             linked: false,
         },

@@ -9,7 +9,7 @@
 
 use crate::bif::{Builder, Ctx, AUTO};
 use crate::exception::{badarg, BifResult};
-use crate::hooks::{NondetKind, Touched};
+use crate::hooks::{NondetBif, Touched};
 use trace_term::{atom, Atom, Pid, Term};
 
 pub fn register(b: &mut Builder) {
@@ -42,8 +42,8 @@ fn register_name(cx: &mut Ctx, a: &[Term]) -> BifResult {
             false
         }
     };
-    let v = cx.nondet(
-        NondetKind::Register,
+    let v = cx.decide(
+        NondetBif::Register,
         if ok {
             Term::tuple(vec![Term::Atom(*name), Term::Pid(*pid)])
         } else {
@@ -89,8 +89,8 @@ fn unregister(cx: &mut Ctx, a: &[Term]) -> BifResult {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .remove(name);
-    let v = cx.nondet(
-        NondetKind::Register,
+    let v = cx.decide(
+        NondetBif::Register,
         if removed.is_some() {
             Term::tuple(vec![Term::Atom(*name), Term::Atom(atom::UNDEFINED)])
         } else {
@@ -133,5 +133,5 @@ fn registered(cx: &mut Ctx, _: &[Term]) -> BifResult {
         .collect();
     names.sort_by(|a, b| a.cmp_by_name(*b));
     let v = Term::list(names.into_iter().map(Term::Atom).collect());
-    cx.nondet(NondetKind::Registered, v)
+    cx.nondet(NondetBif::Registered, v)
 }

@@ -6,7 +6,7 @@
 
 use crate::bif::{Builder, Ctx};
 use crate::exception::{badarg, BifResult, Fault};
-use crate::hooks::NondetKind;
+use crate::hooks::NondetBif;
 use crate::sched::signals;
 use crate::sched::timer::TimerAction;
 use std::time::{Duration, Instant};
@@ -75,6 +75,7 @@ fn send_after(cx: &mut Ctx, a: &[Term], wrap: bool) -> BifResult {
     };
     cx.rt.timers.add_keyed(
         at,
+        ms,
         TimerAction::Message {
             to,
             name,
@@ -154,12 +155,17 @@ fn cancel_timer(cx: &mut Ctx, a: &[Term]) -> BifResult {
     if !matches!(a[0], Term::Ref(_)) {
         return Err(badarg());
     }
+    // The gate and the signals due come before the cancel, not after: a
+    // built-in stopped there runs again, and would find its timer gone
+    // (a controlled run stops before it, so that the timer may fire
+    // first; a replay may wait there for a signal).
+    cx.before_event()?;
     let left = find_timer(cx, &a[0]).and_then(|t| {
         let left = cx.rt.timers.remaining_ms(t);
         cx.rt.timers.cancel(t).then_some(left.unwrap_or(0))
     });
     let v = left.map(|ms| Term::Int(ms as i64)).unwrap_or(Term::FALSE);
-    cx.nondet(NondetKind::Other("cancel_timer"), v)
+    cx.decide(NondetBif::Other("cancel_timer"), v)
 }
 
 fn read_timer(cx: &mut Ctx, a: &[Term]) -> BifResult {
@@ -167,7 +173,7 @@ fn read_timer(cx: &mut Ctx, a: &[Term]) -> BifResult {
         .and_then(|t| cx.rt.timers.remaining_ms(t))
         .map(|ms| Term::Int(ms as i64))
         .unwrap_or(Term::FALSE);
-    cx.nondet(NondetKind::Other("read_timer"), v)
+    cx.nondet(NondetBif::Other("read_timer"), v)
 }
 
 /// The reference that names a timer's helper process: the helper's own,

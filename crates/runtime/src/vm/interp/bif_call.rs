@@ -134,6 +134,9 @@ fn deliver(
             Next::Continue
         }
         Ret::Tail => {
+            if p.trace_calls {
+                crate::vm::calls::returned(p, prog, fun, pc.saturating_sub(1), &v);
+            }
             let (mut f, mut npc, mut nb) = (fun, pc, base);
             match do_return(p, prog, &mut f, &mut npc, &mut nb, v) {
                 Some(end) => Next::End(end),

@@ -292,22 +292,75 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
         next: &mut pending,
     };
     vm.enter_code(pc);
+    if vm.p.trace_calls {
+        return traced_loop(&mut vm);
+    }
+    instruction_loop::<false>(&mut vm)
+}
+
+/// The loop of a process whose calls and returns are reported
+/// (`RunOptions::trace_calls`): an instantiation of its own, so the
+/// ordinary loop has not one instruction more.
+#[inline(never)]
+fn traced_loop(vm: &mut Vm<'_>) -> SliceEnd {
+    instruction_loop::<true>(vm)
+}
+
+/// A return of a traced process, before it runs: reported.
+#[cold]
+fn report_return(vm: &mut Vm<'_>, src: Slot) {
+    let v = vm.reg(src).clone();
+    crate::vm::calls::returned(vm.p, vm.prog, vm.fun, vm.pc(), &v);
+}
+
+/// After instruction `ins` of a traced process, which left it at the start
+/// of a function: a call (`apply` too) entered that function; a built-in
+/// that stays put or returns past the call does not leave it there.
+#[cold]
+fn report_call(vm: &mut Vm<'_>, ins: &Instr) {
+    if ins.is_call() {
+        crate::vm::calls::called(vm.p, vm.prog, vm.fun, vm.base);
+    }
+}
+
+/// Runs instructions until the slice ends; `TRACE` reports calls and
+/// returns (a constant: the ordinary instantiation has no test for it).
+#[inline(always)]
+fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
     loop {
         let ins = vm.current();
+        if let (true, Instr::Return { src }) = (TRACE, ins) {
+            report_return(vm, *src);
+        }
         vm.step();
-        let flow = exec(&mut vm, ins);
+        let flow = exec(vm, ins);
         let next = match flow {
-            Flow::Go => continue,
+            Flow::Go => {
+                if TRACE && vm.pc() == 0 {
+                    report_call(vm, ins);
+                }
+                continue;
+            }
             Flow::Next => vm.next.take().expect("a slow path says what to do"),
         };
         match next {
             Next::Continue => {
                 vm.resume();
+                if TRACE && vm.pc() == 0 {
+                    report_call(vm, ins);
+                }
                 if let Some(reason) = vm.p.kill.take() {
                     return SliceEnd::Exit(ExitInfo::plain(reason));
                 }
             }
-            Next::End(e) => return e,
+            Next::End(e) => {
+                // A call that used the slice's last reduction yields at
+                // the callee's start.
+                if TRACE && matches!(e, SliceEnd::Yield) && vm.p.pc == 0 {
+                    report_call(vm, ins);
+                }
+                return e;
+            }
             Next::Raise(e) => {
                 if let Err(end) = vm.throw(e) {
                     return end;

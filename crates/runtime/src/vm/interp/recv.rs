@@ -19,6 +19,10 @@ pub(super) fn start(vm: &mut Vm<'_>, after: u32) -> Flow {
         };
         vm.p.recv_may_time_out = after != crate::ir::RAISE;
     }
+    if vm.p.trace_calls {
+        vm.save();
+        crate::vm::calls::receive_reached(vm.p, vm.prog);
+    }
     match receive::start(vm.p, vm.rt, vm.wk, after) {
         Step::Continue => Flow::Go,
         Step::Jump(to) => {
@@ -88,6 +92,13 @@ pub(super) fn next(vm: &mut Vm<'_>, lp: u32) -> Flow {
 pub(super) fn accept(vm: &mut Vm<'_>) -> Flow {
     if !vm.p.gate.pass() {
         return pause(vm);
+    }
+    if vm.p.director.is_some() {
+        // The receipt's place, for the Director: where a replay to this
+        // event says it happened, or where a divergence last agreed.
+        vm.back();
+        vm.save();
+        vm.step();
     }
     let r = receive::accept(vm.p, vm.rt);
     if vm.rt.controlled {

@@ -8,8 +8,13 @@
 //! The engine's reports of each attempt (crashes, the end of the run) are
 //! captured, not printed: hundreds of attempts would bury the one that
 //! matters. The failing attempt's reports come back with it.
+//!
+//! With `--check`, an attempt is stopped at the first violation of a safety
+//! property (`never`, `at most`, `always`, a precedence) instead of at its
+//! end ([`crate::watch`]); its log ends there, marked interrupted.
 
-use crate::failure::{check_log, classify, Expectations, Failure};
+use crate::failure::{check_log, classify, first_violation, Expectations, Failure};
+use crate::watch::SafetyWatch;
 use std::io;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -18,7 +23,7 @@ use trace_recorder::{record, Captured, RecordConfig, Recording};
 use trace_runtime::{Chaos, Entry, Loaded};
 
 #[derive(Clone, Debug)]
-pub struct HuntConfig {
+pub struct SearchConfig {
     pub attempts: u32,
     pub chaos: bool,
     pub seed: u64,
@@ -27,7 +32,7 @@ pub struct HuntConfig {
 
 /// Where a search stands, after each attempt.
 #[derive(Copy, Clone, Debug)]
-pub struct HuntProgress {
+pub struct SearchProgress {
     /// Attempts finished so far.
     pub done: u32,
     pub attempts: u32,
@@ -43,10 +48,13 @@ pub struct Found {
     pub stdout: Vec<u8>,
     /// The engine's reports of that run (crashes, the end of the run).
     pub reports: Vec<u8>,
+    /// The attempt was stopped at its first violation of a safety property
+    /// of `--check`: its log ends there (marked interrupted).
+    pub stopped_at_violation: bool,
 }
 
 /// The search's result.
-pub struct HuntResult {
+pub struct SearchResult {
     /// Attempts made (1-based number of the last one).
     pub attempts: u32,
     /// The failing run, if one was found.
@@ -68,18 +76,18 @@ fn temp_path(out: &std::path::Path) -> PathBuf {
 
 /// Records attempts until one fails or `h.attempts` are made; `progress`
 /// (if any) hears of each finished attempt.
-pub fn hunt(
+pub fn find_failing_run(
     loaded: &Loaded,
     entry: &Entry,
     cfg: &RecordConfig,
-    h: &HuntConfig,
-    progress: Option<&dyn Fn(HuntProgress)>,
-) -> io::Result<HuntResult> {
+    h: &SearchConfig,
+    progress: Option<&dyn Fn(SearchProgress)>,
+) -> io::Result<SearchResult> {
     // The output is checked before the first attempt runs.
     let final_path = trace_recorder::output::prepare(&cfg.out)?.path;
     let tmp = temp_path(&final_path);
     let start = Instant::now();
-    let result = |attempts, failure, seed, interrupted| HuntResult {
+    let result = |attempts, failure, seed, interrupted| SearchResult {
         attempts,
         failure,
         seed,
@@ -96,24 +104,39 @@ pub fn hunt(
         }
         let reports = Arc::new(Mutex::new(Vec::new()));
         c.run.capture_reports = Some(reports.clone());
+        let safety = h.expectations.check.as_ref().and_then(|s| s.safety_part());
+        let watch = safety.clone().map(|s| {
+            let partial = trace_recorder::output::partial_path(&tmp);
+            SafetyWatch::start(partial, s, c.run.interrupt.clone())
+        });
+        if let Some(w) = &watch {
+            c.run.interrupt = Some(w.stop_flag());
+        }
         let out = Captured::default();
-        let rec = record(loaded, entry.clone(), &c, Box::new(out.clone()), None)?;
+        let rec = record(loaded, entry.clone(), &c, Box::new(out.clone()), None);
+        let stopped_at_violation = watch.is_some_and(|w| w.finish());
+        let rec = rec?;
         let stdout = std::mem::take(&mut *out.0.lock().unwrap_or_else(|e| e.into_inner()));
         let reports = std::mem::take(&mut *reports.lock().unwrap_or_else(|e| e.into_inner()));
         let seed_used = h.chaos.then_some(seed);
-        if rec.outcome.interrupted {
+        if rec.outcome.interrupted && !stopped_at_violation {
             std::fs::rename(&tmp, &final_path)?;
             return Ok(result(attempt, None, seed_used, true));
         }
-        let failure = match classify(&rec.outcome, &stdout, &h.expectations) {
-            Some(f) => Some(f),
-            None => check_log(&tmp, &h.expectations).map_err(|e| {
-                let _ = std::fs::remove_file(&tmp);
-                io::Error::other(format!("--check: {e}"))
-            })?,
+        let checked = match (&safety, stopped_at_violation) {
+            // Cut short: only what a prefix decides is judged.
+            (Some(s), true) => first_violation(&tmp, s),
+            _ => match classify(&rec.outcome, &stdout, &h.expectations) {
+                Some(f) => Ok(Some(f)),
+                None => check_log(&tmp, &h.expectations),
+            },
         };
+        let failure = checked.map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            io::Error::other(format!("--check: {e}"))
+        })?;
         if let Some(p) = progress {
-            p(HuntProgress {
+            p(SearchProgress {
                 done: attempt,
                 attempts: h.attempts,
                 elapsed: start.elapsed(),
@@ -130,6 +153,7 @@ pub fn hunt(
                 recording,
                 stdout,
                 reports,
+                stopped_at_violation,
             };
             return Ok(result(attempt, Some(found), seed_used, false));
         }

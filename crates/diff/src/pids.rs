@@ -29,7 +29,7 @@ const ANY: u64 = PAIR | u32::MAX as u64;
 const PAIR32: u64 = 1 << 31;
 
 /// How pids map between the runs.
-pub(crate) struct Canon<'a> {
+pub(crate) struct PidMapping<'a> {
     pub runs: [&'a Run<'a>; 2],
     pub matching: &'a Matching,
     /// Under `--observe`: per pair, whether it is observed.
@@ -39,7 +39,7 @@ pub(crate) struct Canon<'a> {
     pub same_pids: bool,
 }
 
-impl Canon<'_> {
+impl PidMapping<'_> {
     /// The canonical number of raw pid `raw` of run `x`.
     pub fn pid(&self, x: usize, raw: u64) -> u64 {
         match self.runs[x].slot_of_pid(raw) {

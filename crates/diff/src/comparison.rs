@@ -1,15 +1,15 @@
 //! One comparison pass: what every process pair shares (the runs, the
-//! matching, the judge of events) and the comparison of one pair — read
+//! matching, the comparer of events) and the comparison of one pair — read
 //! both process logs (or an observer's projections) and compare them, or
 //! find them stored alike and skip them.
 
 use crate::compare::{compare, Compared};
-use crate::event::Judge;
+use crate::event::EventComparer;
 use crate::matching::Matching;
 use crate::observe;
-use crate::roots::Cut;
-use crate::run::{Run, Slot};
+use crate::run::{Run, TableRow};
 use crate::show::Namer;
+use crate::source::Cut;
 use crate::source::{BlockStream, Projected, Source};
 use trace_format::Warning;
 
@@ -24,10 +24,10 @@ pub(crate) struct PairOutcome {
 }
 
 /// Everything one comparison pass shares.
-pub(crate) struct Pass<'a> {
+pub(crate) struct Comparison<'a> {
     pub runs: [&'a Run<'a>; 2],
     pub matching: &'a Matching,
-    pub judge: Judge<'a>,
+    pub comparer: EventComparer<'a>,
     pub namers: [Namer<'a>; 2],
     pub observed: Option<&'a [bool]>,
     pub skip_deliveries: bool,
@@ -36,11 +36,11 @@ pub(crate) struct Pass<'a> {
     pub same_layout: bool,
 }
 
-impl Pass<'_> {
+impl Comparison<'_> {
     /// The two sources of a pair (a side without the process has none).
     pub fn sources(
         &self,
-        slots: [Option<Slot>; 2],
+        slots: [Option<TableRow>; 2],
         warnings: &mut Vec<(usize, Warning)>,
     ) -> [Option<Box<dyn Source + '_>>; 2] {
         let mut out: [Option<Box<dyn Source + '_>>; 2] = [None, None];
@@ -60,7 +60,7 @@ impl Pass<'_> {
     }
 
     /// Both process logs are stored in the same blocks, byte for byte.
-    fn same_blocks(&self, sa: Slot, sb: Slot) -> bool {
+    fn same_blocks(&self, sa: TableRow, sb: TableRow) -> bool {
         let (ka, kb) = (self.runs[0].blocks(sa), self.runs[1].blocks(sb));
         ka.len() == kb.len()
             && ka.zip(kb).all(|(x, y)| {
@@ -85,7 +85,7 @@ impl Pass<'_> {
                     let mut b = observe::project(self.runs[1], sb, &mut w);
                     warnings.extend(w.into_iter().map(|w| (1, w)));
                     Some(compare(
-                        &self.judge,
+                        &self.comparer,
                         [&self.namers[0], &self.namers[1]],
                         [sa, sb],
                         &mut a,
@@ -95,7 +95,7 @@ impl Pass<'_> {
                     let mut a = BlockStream::new(self.runs[0], sa, self.skip_deliveries);
                     let mut b = BlockStream::new(self.runs[1], sb, self.skip_deliveries);
                     let c = compare(
-                        &self.judge,
+                        &self.comparer,
                         [&self.namers[0], &self.namers[1]],
                         [sa, sb],
                         &mut a,
