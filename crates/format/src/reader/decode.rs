@@ -82,6 +82,22 @@ impl<'a> Events<'a> {
         }
     }
 
+    /// Makes these events those of segment `b` (of the same log), as
+    /// [`new`](Self::new) would, reusing the decoder (see
+    /// [`BlockDecoder::restart`]).
+    pub(super) fn restart(&mut self, raw: &'a [u8], b: &BlockRef, rec: &Record) {
+        self.dec.restart(
+            raw,
+            ProcId(b.process),
+            b.pid,
+            b.first_signal,
+            rec.timestamps,
+        );
+        self.info = BlockInfo::of(b, rec);
+        self.seen = 0;
+        self.error = None;
+    }
+
     /// Events over `raw` resumed where a decoder over the same bytes was
     /// detached, after `seen` events.
     pub(super) fn resume(raw: &'a [u8], info: BlockInfo, st: DecoderState, seen: u32) -> Self {
@@ -120,6 +136,11 @@ impl<'a> Events<'a> {
 
     /// Checks that the block decoded completely and held the declared number of events.
     pub(super) fn finish(mut self) -> Result<(), FormatError> {
+        self.check()
+    }
+
+    /// As [`finish`](Self::finish), leaving the events to be restarted.
+    fn check(&mut self) -> Result<(), FormatError> {
         // Drain what the caller left unread so the count is checked too.
         while self.next().is_some() {}
         let offset = self.info.offset;
@@ -558,20 +579,7 @@ impl LogReader {
             .par_iter()
             .map_init(Scratch::new, |scratch, span| {
                 let ks = &self.file_order[span.start as usize..span.end as usize];
-                let mut out = Vec::with_capacity(ks.len());
-                for (i, &k) in ks.iter().enumerate() {
-                    if let Some(&n) = ks.get(i + AHEAD) {
-                        prefetch_entry(&self.blocks[n as usize]);
-                    }
-                    let b = &self.blocks[k as usize];
-                    out.push(self.raw(b, scratch).and_then(|raw| {
-                        let mut ev = self.events(raw, b);
-                        let t = f(&mut ev);
-                        ev.finish()?;
-                        Ok(t)
-                    }));
-                }
-                out
+                self.map_record(ks, scratch, &f)
             })
             .collect();
         let mut out: Vec<Option<Result<T, FormatError>>> = Vec::with_capacity(self.blocks.len());
@@ -582,6 +590,47 @@ impl LogReader {
         out.into_iter()
             .map(|r| r.expect("file_order is a permutation of the blocks"))
             .collect()
+    }
+
+    /// `f` over the segments `ks` (positions in `blocks`) of one record, in
+    /// file order: the body is decoded once and one decoder restarted for
+    /// each segment.
+    fn map_record<T, F>(
+        &self,
+        ks: &[u32],
+        scratch: &mut Scratch,
+        f: &F,
+    ) -> Vec<Result<T, FormatError>>
+    where
+        F: Fn(&mut Events<'_>) -> T,
+    {
+        let Some(&k0) = ks.first() else {
+            return Vec::new();
+        };
+        let first = &self.blocks[k0 as usize];
+        let body = match self.body(first.record, scratch) {
+            Ok(body) => body,
+            Err(e) => {
+                return ks
+                    .iter()
+                    .map(|&k| Err(segment_error(copy_error(&e), &self.blocks[k as usize])))
+                    .collect()
+            }
+        };
+        let rec = self.record_of(first);
+        let mut ev = Events::new(&[], first, rec, self.binding.version);
+        let mut out = Vec::with_capacity(ks.len());
+        for (i, &k) in ks.iter().enumerate() {
+            if let Some(&n) = ks.get(i + AHEAD) {
+                prefetch_entry(&self.blocks[n as usize]);
+            }
+            let b = &self.blocks[k as usize];
+            let raw = &body[b.start as usize..b.start as usize + b.raw_len as usize];
+            ev.restart(raw, b, rec);
+            let t = f(&mut ev);
+            out.push(ev.check().map(|()| t));
+        }
+        out
     }
 
     /// Calls `f` on each event of one block (its position in
@@ -606,6 +655,16 @@ impl LogReader {
             }
             ev.finish()
         })
+    }
+}
+
+/// The same error again, for each segment of a record that failed.
+fn copy_error(e: &FormatError) -> FormatError {
+    match e {
+        FormatError::Corrupt { offset, expected } => {
+            FormatError::corrupt(*offset, expected.clone())
+        }
+        e => FormatError::corrupt(0, e.to_string()),
     }
 }
 

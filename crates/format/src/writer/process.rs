@@ -139,7 +139,12 @@ pub(crate) fn make_dormant(b: &mut ProcBuf, inner: &Inner) {
 
 /// The encoder of a dormant segment, as it was when the segment went
 /// dormant: a fresh one that has encoded the same events again.
-fn revive(bytes: &[u8], first_signal: u64, state: &ProcState, timestamps: bool) -> Box<BlockEncoder> {
+fn revive(
+    bytes: &[u8],
+    first_signal: u64,
+    state: &ProcState,
+    timestamps: bool,
+) -> Box<BlockEncoder> {
     let mut enc = new_encoder(state.id, state.pid);
     let mut again = Vec::with_capacity(bytes.len());
     let mut dec = BlockDecoder::new(bytes, state.id, state.pid, first_signal, timestamps);
