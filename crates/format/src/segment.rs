@@ -69,18 +69,45 @@ fn parent_code(process: u32, parent: u32) -> u64 {
 }
 
 /// Skips a column of `count` varints from `*at`; returns how many were 0.
+/// A varint ends at a byte below 0x80, so this counts such bytes rather
+/// than decoding values (a table holds a handful of bytes per row, and
+/// rows are many); the values are read, strictly, afterwards.
 fn skip_column(
     table: &[u8],
     at: &mut usize,
     count: usize,
     what: &str,
 ) -> Result<usize, (usize, String)> {
-    let mut zeros = 0;
-    for _ in 0..count {
-        let v = get(table, at).map_err(|_| (*at, format!("a varint ({what})")))?;
-        zeros += (v == 0) as usize;
+    let (mut ended, mut zeros, mut starts_varint) = (0, 0, true);
+    let mut i = *at;
+    while ended < count {
+        let Some(&b) = table.get(i) else {
+            return Err((i, format!("a varint ({what})")));
+        };
+        zeros += (starts_varint && b == 0) as usize;
+        starts_varint = b < 0x80;
+        ended += starts_varint as usize;
+        i += 1;
     }
+    *at = i;
     Ok(zeros)
+}
+
+/// The varint at `*at` of a column already skipped; one that does not read
+/// (over 64 bits) gives 0 and its place in `bad`.
+#[inline(always)]
+fn value(table: &[u8], at: &mut usize, bad: &mut Option<usize>) -> u64 {
+    if let Some(&b) = table.get(*at) {
+        if b < 0x80 {
+            *at += 1;
+            return b as u64;
+        }
+    }
+    let from = *at;
+    get(table, at).unwrap_or_else(|_| {
+        bad.get_or_insert(from);
+        0
+    })
 }
 
 /// Parses the `count` rows of `table`, which they must fill exactly, and
@@ -116,9 +143,11 @@ pub fn parse(table: &[u8], count: u32, raw_len: u32) -> Result<Vec<Segment>, (us
     if at != table.len() {
         return Err((at, format!("the end of the table after {count} rows")));
     }
-    let mut next = |c: usize| get(table, &mut col[c]).unwrap_or(0); // read above
+    let ends = col;
+    let mut overlong = None;
+    let mut next = |c: usize| value(table, &mut col[c], &mut overlong);
     let mut rows = Vec::with_capacity(n);
-    let (mut prev, mut body) = (0u32, 0u64);
+    let (mut prev, mut body, mut origins) = (0u32, 0u64, 0usize);
     for i in 0..n {
         let bad = |what: String| (0, format!("row {i}: {what}"));
         let delta = unzigzag(next(0));
@@ -144,6 +173,7 @@ pub fn parse(table: &[u8], count: u32, raw_len: u32) -> Result<Vec<Segment>, (us
             )));
         }
         let origin = if first_event == 0 {
+            origins += 1;
             let pid = (p as u64).wrapping_add(unzigzag(next(5)) as u64);
             let parent = match next(6) {
                 0 => NO_PARENT,
@@ -165,6 +195,14 @@ pub fn parse(table: &[u8], count: u32, raw_len: u32) -> Result<Vec<Segment>, (us
             raw_len: len as u32,
             origin,
         });
+    }
+    // Columns skipped by their bytes must read as they were skipped: no
+    // varint over 64 bits, and as many first segments as zeros counted.
+    if let Some(at) = overlong {
+        return Err((at, "a varint of at most 64 bits".into()));
+    }
+    if origins != starts || col[..6] != ends[1..] || col[6] != at {
+        return Err((at, "columns of canonical varints".into()));
     }
     if body != raw_len as u64 {
         return Err((

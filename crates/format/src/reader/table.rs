@@ -216,27 +216,28 @@ fn drop_far_indices(candidates: Vec<Found>, warnings: &mut Vec<Warning>) -> Vec<
         .collect()
 }
 
-/// The blocks grouped by process: the blocks of row `r` are
-/// `blocks[starts[r]..starts[r + 1]]`, in event order.
+/// The blocks grouped by process: the blocks of row `r` are those found at
+/// `order[starts[r]..starts[r + 1]]`, in event order (the blocks found stay
+/// where they are: a crowd's log has millions).
 struct Groups {
-    blocks: Vec<Found>,
+    found: Vec<Found>,
     starts: Vec<usize>,
-    /// For each of `blocks`, its index among the blocks found.
+    /// Indices into `found`, grouped by row.
     order: Vec<u32>,
-    /// How many blocks were found.
-    found: usize,
 }
 
 impl Groups {
-    fn of(&self, r: usize) -> &[Found] {
-        &self.blocks[self.starts[r]..self.starts[r + 1]]
+    fn of(&self, r: usize) -> impl Iterator<Item = &Found> + Clone + '_ {
+        self.order[self.starts[r]..self.starts[r + 1]]
+            .iter()
+            .map(|&i| &self.found[i as usize])
     }
 }
 
 /// Groups the blocks by process with a counting sort over their rows (file
 /// order is kept within a process), then orders each group by first event:
 /// a writer writes a process's blocks in order, so that is usually a check
-/// only. The blocks themselves move once, at the end.
+/// only.
 fn group(
     candidates: Vec<Found>,
     rows: usize,
@@ -280,22 +281,22 @@ fn group(
             group.sort_by_key(key);
         }
     }
-    let blocks: Vec<Found> = order
-        .iter()
-        .map(|&i| candidates[i as usize].clone())
-        .collect();
     Groups {
-        blocks,
+        found: candidates,
         starts,
         order,
-        found: candidates.len(),
     }
 }
 
 /// A process of a log without a footer, as its segments describe it: the
 /// first segment of a process says its pid and parent.
-fn scanned_row(header: &Header, id: u32, group: &[Found], warnings: &mut Vec<Warning>) -> Row {
-    let origin = group.iter().find(|b| b.origin.is_some());
+fn scanned_row<'a>(
+    header: &Header,
+    id: u32,
+    group: impl Iterator<Item = &'a Found> + Clone,
+    warnings: &mut Vec<Warning>,
+) -> Row {
+    let origin = group.clone().find(|b| b.origin.is_some());
     let (pid, parent) = match origin {
         Some(b) => (b.seg.pid, b.parent().flatten()),
         None if id == 0 => (header.entry_pid, None),
@@ -329,7 +330,7 @@ fn scanned_row(header: &Header, id: u32, group: &[Found], warnings: &mut Vec<War
 /// 0 without a gap) and lays them out for the reader.
 fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
     // Which blocks are served; they stay where they are in `groups.blocks`.
-    let mut keep = vec![false; groups.blocks.len()];
+    let mut keep = vec![false; groups.order.len()];
     let mut kept = 0usize;
     let mut processes = Vec::with_capacity(rows.len());
     for (r, row) in rows.into_iter().enumerate() {
@@ -348,7 +349,7 @@ fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
     }
     // Where each served block ends up, by its position in the file: reading
     // blocks in file order touches the file front to back.
-    let mut served_at = vec![u32::MAX; groups.found];
+    let mut served_at = vec![u32::MAX; groups.found.len()];
     let mut at = 0u32;
     for (k, &i) in groups.order.iter().enumerate() {
         if keep[k] {
@@ -361,7 +362,7 @@ fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
     let mut blocks = Vec::with_capacity(kept);
     for (r, p) in processes.iter().enumerate() {
         let first = groups.starts[r];
-        for (k, f) in groups.of(r).iter().enumerate() {
+        for (k, f) in groups.of(r).enumerate() {
             if keep[first + k] {
                 blocks.push(BlockRef {
                     pid: p.pid,
@@ -387,9 +388,9 @@ struct Served {
 
 /// Marks in `keep` the blocks of `group` that follow each other from event 0
 /// without a gap, and warns of the rest.
-fn served_run(
+fn served_run<'a>(
     row: &Row,
-    group: &[Found],
+    group: impl Iterator<Item = &'a Found>,
     keep: &mut [bool],
     warnings: &mut Vec<Warning>,
 ) -> Served {
@@ -399,7 +400,7 @@ fn served_run(
     let mut kept = 0usize;
     let mut expected = 0u64;
     let mut gap: Option<(u64, u64, u64)> = None; // (missing from, to, events dropped after)
-    for (k, b) in group.iter().enumerate() {
+    for (k, b) in group.enumerate() {
         let h = &b.seg;
         if let Some(g) = gap.as_mut() {
             g.2 += h.events as u64;
