@@ -11,7 +11,7 @@ fn main() {
     let opened = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let n: usize = r
-        .par_map_blocks(|ev| ev.count())
+        .par_fold_blocks(|| 0, |n, ev| *n += ev.count())
         .expect("decode")
         .into_iter()
         .sum();

@@ -328,12 +328,12 @@ struct Decoded {
     digest: u64,
 }
 
-/// Opens the log and decodes every event of every block, in parallel.
+/// Opens the log and decodes every event of every block, in parallel, as a
+/// whole-log reader does (folding, without a result per block).
 fn decode(path: &std::path::Path) -> Result<Decoded, String> {
     let r = LogReader::open(path).map_err(|e| e.to_string())?;
-    let per_block = r
-        .par_map_blocks(|ev| {
-            let mut d = Decoded::default();
+    let per_task = r
+        .par_fold_blocks(Decoded::default, |d, ev| {
             for e in ev {
                 d.events += 1;
                 let len = |p: Option<&[u8]>| p.map_or(0, <[u8]>::len) as u64;
@@ -366,11 +366,10 @@ fn decode(path: &std::path::Path) -> Result<Decoded, String> {
                 d.by_kind[k] += 1;
                 d.digest = d.digest.rotate_left(5) ^ x;
             }
-            d
         })
         .map_err(|e| e.to_string())?;
     let mut all = Decoded::default();
-    for d in per_block {
+    for d in per_task {
         all.events += d.events;
         all.payload_bytes += d.payload_bytes;
         all.digest ^= d.digest;

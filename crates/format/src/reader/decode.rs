@@ -399,26 +399,26 @@ impl LogReader {
         Events::new(raw, b, self.record_of(b), self.binding.version)
     }
 
-    fn blocks_of(&self, id: ProcId) -> &[BlockRef] {
-        match self.process(id) {
-            Some(p) => &self.blocks[p.blocks.clone()],
+    fn blocks_of(&self, id: ProcId) -> impl Iterator<Item = &BlockRef> + '_ {
+        let ks = match self.process(id) {
+            Some(p) => &self.index[p.blocks.clone()],
             None => &[],
-        }
+        };
+        ks.iter().map(|&i| &self.blocks[i as usize])
     }
 
     /// Every readable block (segment), grouped by process in id order, each
     /// process's in event order.
     pub fn blocks(&self) -> impl ExactSizeIterator<Item = BlockInfo> + '_ {
-        self.blocks
-            .iter()
-            .map(|b| BlockInfo::of(b, self.record_of(b)))
+        self.index.iter().map(|&i| {
+            let b = &self.blocks[i as usize];
+            BlockInfo::of(b, self.record_of(b))
+        })
     }
 
     /// The block at a position of [`blocks`](Self::blocks).
     pub fn block(&self, block: usize) -> Option<BlockInfo> {
-        self.blocks
-            .get(block)
-            .map(|b| BlockInfo::of(b, self.record_of(b)))
+        self.seg(block).map(|b| BlockInfo::of(b, self.record_of(b)))
     }
 
     /// The bytes of the block record that holds a block (its position in
@@ -428,7 +428,7 @@ impl LogReader {
     /// events (diff compares them so, without decoding, when two logs number
     /// their processes alike).
     pub fn block_bytes(&self, block: usize) -> Option<(&[u8], u32)> {
-        let b = self.blocks.get(block)?;
+        let b = self.seg(block)?;
         let rec = self.record_of(b);
         let at = rec.offset as usize;
         Some((self.data.get(at..at + rec.len as usize)?, b.start))
@@ -533,7 +533,7 @@ impl LogReader {
                         Ok(_) => {}
                         Err(e) if !failed => {
                             failed = true;
-                            let b = &self.blocks[k];
+                            let b = &self.blocks[self.index[k] as usize];
                             warnings.push(Warning::at(
                                 e.offset().unwrap_or(self.record_of(b).offset),
                                 format!(
@@ -582,8 +582,8 @@ impl LogReader {
                 self.map_record(ks, scratch, &f)
             })
             .collect();
-        let mut out: Vec<Option<Result<T, FormatError>>> = Vec::with_capacity(self.blocks.len());
-        out.resize_with(self.blocks.len(), || None);
+        let mut out: Vec<Option<Result<T, FormatError>>> = Vec::with_capacity(self.index.len());
+        out.resize_with(self.index.len(), || None);
         for (&k, r) in self.file_order.iter().zip(decoded.into_iter().flatten()) {
             out[k as usize] = Some(r);
         }
@@ -593,8 +593,44 @@ impl LogReader {
     }
 
     /// `f` over the segments `ks` (positions in `blocks`) of one record, in
-    /// file order: the body is decoded once and one decoder restarted for
-    /// each segment.
+    /// file order, each result put into `sink` with the segment's position:
+    /// the body is decoded once and one decoder restarted for each segment.
+    fn visit_record<T>(
+        &self,
+        ks: &[u32],
+        scratch: &mut Scratch,
+        mut f: impl FnMut(&mut Events<'_>) -> T,
+        mut sink: impl FnMut(u32, Result<T, FormatError>),
+    ) {
+        let Some(&k0) = ks.first() else {
+            return;
+        };
+        let at = |k: u32| &self.blocks[self.index[k as usize] as usize];
+        let first = at(k0);
+        let body = match self.body(first.record, scratch) {
+            Ok(body) => body,
+            Err(e) => {
+                for &k in ks {
+                    sink(k, Err(segment_error(copy_error(&e), at(k))));
+                }
+                return;
+            }
+        };
+        let rec = self.record_of(first);
+        let mut ev = Events::new(&[], first, rec, self.binding.version);
+        for (i, &k) in ks.iter().enumerate() {
+            if let Some(&n) = ks.get(i + AHEAD) {
+                prefetch_entry(&self.index[n as usize]);
+            }
+            let b = at(k);
+            let raw = &body[b.start as usize..b.start as usize + b.raw_len as usize];
+            ev.restart(raw, b, rec);
+            let t = f(&mut ev);
+            sink(k, ev.check().map(|()| t));
+        }
+    }
+
+    /// As [`visit_record`](Self::visit_record), the results in a vector.
     fn map_record<T, F>(
         &self,
         ks: &[u32],
@@ -604,33 +640,57 @@ impl LogReader {
     where
         F: Fn(&mut Events<'_>) -> T,
     {
-        let Some(&k0) = ks.first() else {
-            return Vec::new();
-        };
-        let first = &self.blocks[k0 as usize];
-        let body = match self.body(first.record, scratch) {
-            Ok(body) => body,
-            Err(e) => {
-                return ks
-                    .iter()
-                    .map(|&k| Err(segment_error(copy_error(&e), &self.blocks[k as usize])))
-                    .collect()
-            }
-        };
-        let rec = self.record_of(first);
-        let mut ev = Events::new(&[], first, rec, self.binding.version);
         let mut out = Vec::with_capacity(ks.len());
-        for (i, &k) in ks.iter().enumerate() {
-            if let Some(&n) = ks.get(i + AHEAD) {
-                prefetch_entry(&self.blocks[n as usize]);
-            }
-            let b = &self.blocks[k as usize];
-            let raw = &body[b.start as usize..b.start as usize + b.raw_len as usize];
-            ev.restart(raw, b, rec);
-            let t = f(&mut ev);
-            out.push(ev.check().map(|()| t));
-        }
+        self.visit_record(ks, scratch, f, |_, r| out.push(r));
         out
+    }
+
+    /// Decodes every readable block in parallel and folds their events into
+    /// accumulators, one per task (`init` makes one, `fold` takes each
+    /// block's events into it): for readers of the whole log that keep no
+    /// result per block (statistics, checks, summaries), which
+    /// [`par_map_blocks`](Self::par_map_blocks) would make them collect and
+    /// put back in process order. Blocks are taken in file order, a record
+    /// at a time, but the order in which `fold` sees them is unspecified.
+    /// A block that fails to decode fails the call (with the error of the
+    /// first failing block of its task).
+    pub fn par_fold_blocks<A, I, F>(&self, init: I, fold: F) -> Result<Vec<A>, FormatError>
+    where
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(&mut A, &mut Events<'_>) + Sync,
+    {
+        let spans = &self.record_spans;
+        // Tasks of about this many records: a crowd's log has few records
+        // of many segments, a long run's many of a few.
+        let per_task = spans
+            .len()
+            .div_ceil(4 * rayon::current_num_threads())
+            .max(1);
+        spans
+            .par_chunks(per_task)
+            .map_init(Scratch::new, |scratch, chunk| {
+                let mut acc = init();
+                let mut failed = None;
+                for span in chunk {
+                    let ks = &self.file_order[span.start as usize..span.end as usize];
+                    self.visit_record(
+                        ks,
+                        scratch,
+                        |ev| fold(&mut acc, ev),
+                        |_, r| {
+                            if let (Err(e), None) = (r, &failed) {
+                                failed = Some(e);
+                            }
+                        },
+                    );
+                    if let Some(e) = failed {
+                        return Err(e);
+                    }
+                }
+                Ok(acc)
+            })
+            .collect()
     }
 
     /// Calls `f` on each event of one block (its position in
@@ -642,7 +702,7 @@ impl LogReader {
         block: usize,
         mut f: impl FnMut(u64, Option<u64>, EventRef<'_>),
     ) -> Result<(), FormatError> {
-        let Some(b) = self.blocks.get(block) else {
+        let Some(b) = self.seg(block) else {
             return Ok(());
         };
         with_scratch(|scratch| {

@@ -81,7 +81,8 @@ impl Found {
     /// Records and their segments, as the scan or the footer found them.
     fn collect(read: Vec<ReadRecord>) -> Located {
         let mut records = Vec::with_capacity(read.len());
-        let mut candidates = Vec::new();
+        // Sized once: a crowd's log has millions of segments.
+        let mut candidates = Vec::with_capacity(read.iter().map(|r| r.2.len()).sum());
         for (_, rec, segs) in read {
             let k = records.len() as u32;
             let mut start = 0u32;

@@ -66,9 +66,12 @@ pub struct LogReader {
     processes: Vec<ProcessInfo>,
     /// The block records found, in file order.
     records: Vec<Record>,
-    /// Readable segments, grouped by process (in id order), each group in event order.
+    /// The segments found, in file order.
     blocks: Vec<BlockRef>,
-    /// Indices into `blocks` in file order: whole-log reads go this way.
+    /// Readable segments, as indices into `blocks`, grouped by process (in
+    /// id order), each group in event order: the API's block positions.
+    index: Vec<u32>,
+    /// Positions (into `index`) in file order: whole-log reads go this way.
     file_order: Vec<u32>,
     /// `file_order` cut where the record changes: one task of a whole-log
     /// read decompresses a record once for all its segments.
@@ -126,7 +129,7 @@ impl LogReader {
             located.processes,
             &mut warnings,
         );
-        let record_spans = spans(&table.file_order, &table.blocks);
+        let record_spans = spans(&table.file_order, &table.index, &table.blocks);
         Ok(LogReader {
             data,
             header,
@@ -135,6 +138,7 @@ impl LogReader {
             processes: table.processes,
             records: located.records,
             blocks: table.blocks,
+            index: table.index,
             file_order: table.file_order,
             record_spans,
             id: READERS.fetch_add(1, Ordering::Relaxed),
@@ -207,14 +211,19 @@ impl LogReader {
     pub fn file_len(&self) -> u64 {
         self.data.len() as u64
     }
+
+    /// The segment at a block position.
+    fn seg(&self, pos: usize) -> Option<&BlockRef> {
+        Some(&self.blocks[*self.index.get(pos)? as usize])
+    }
 }
 
 /// `file_order` cut into runs of segments of one record.
-fn spans(file_order: &[u32], blocks: &[BlockRef]) -> Vec<std::ops::Range<u32>> {
+fn spans(file_order: &[u32], index: &[u32], blocks: &[BlockRef]) -> Vec<std::ops::Range<u32>> {
     let mut spans: Vec<std::ops::Range<u32>> = Vec::new();
     let mut last = None;
     for (i, &k) in file_order.iter().enumerate() {
-        let rec = blocks[k as usize].record;
+        let rec = blocks[index[k as usize] as usize].record;
         match spans.last_mut() {
             Some(s) if last == Some(rec) => s.end = i as u32 + 1,
             _ => spans.push(i as u32..i as u32 + 1),

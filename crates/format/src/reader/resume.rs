@@ -25,7 +25,7 @@ impl LogReader {
     /// decoded as [`BlockCursor::next_events`] asks for them. `None` when
     /// there is no such block.
     pub fn block_cursor(&self, block: usize) -> Option<Result<BlockCursor, FormatError>> {
-        let b = self.blocks.get(block)?;
+        let b = self.seg(block)?;
         Some(with_scratch(|scratch| {
             let raw = self.raw_alone(b, scratch)?.to_vec();
             let rec = &self.records[b.record as usize];

@@ -133,9 +133,12 @@ struct Row {
 /// What a reader serves.
 pub(super) struct Table {
     pub processes: Vec<ProcessInfo>,
-    /// Grouped by process (in id order), each group in event order.
+    /// Every segment found, in file order (served or not).
     pub blocks: Vec<BlockRef>,
-    /// Indices into `blocks`, in the order the blocks lie in the file.
+    /// The served segments' indices in `blocks`, grouped by process (in id
+    /// order), each group in event order: a block's position in the API.
+    pub index: Vec<u32>,
+    /// Positions (into `index`), in the order the blocks lie in the file.
     pub file_order: Vec<u32>,
 }
 
@@ -329,7 +332,7 @@ fn scanned_row<'a>(
 /// Decides which blocks are served (each process's run of blocks from event
 /// 0 without a gap) and lays them out for the reader.
 fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
-    // Which blocks are served; they stay where they are in `groups.blocks`.
+    // Which blocks are served, by their place in `groups.order`.
     let mut keep = vec![false; groups.order.len()];
     let mut kept = 0usize;
     let mut processes = Vec::with_capacity(rows.len());
@@ -347,33 +350,31 @@ fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
             blocks: start..kept,
         });
     }
-    // Where each served block ends up, by its position in the file: reading
-    // blocks in file order touches the file front to back.
-    let mut served_at = vec![u32::MAX; groups.found.len()];
-    let mut at = 0u32;
+    // Positions (served segments grouped by process) and file order, both
+    // as indices: the segments themselves stay where they were found.
+    let mut index = Vec::with_capacity(kept);
     for (k, &i) in groups.order.iter().enumerate() {
         if keep[k] {
-            served_at[i as usize] = at;
-            at += 1;
+            index.push(i);
         }
     }
+    let mut served_at = vec![u32::MAX; groups.found.len()];
+    for (at, &i) in index.iter().enumerate() {
+        served_at[i as usize] = at as u32;
+    }
     let file_order = served_at.into_iter().filter(|&k| k != u32::MAX).collect();
-    // The served segments, each with its process's pid (the decoder needs it).
-    let mut blocks = Vec::with_capacity(kept);
-    for (r, p) in processes.iter().enumerate() {
-        let first = groups.starts[r];
-        for (k, f) in groups.of(r).enumerate() {
-            if keep[first + k] {
-                blocks.push(BlockRef {
-                    pid: p.pid,
-                    ..f.seg.clone()
-                });
-            }
+    // The segments, each served one with its process's pid (the decoder
+    // needs it); in place, a crowd's log has millions.
+    let mut blocks: Vec<BlockRef> = groups.found.into_iter().map(|f| f.seg).collect();
+    for p in &processes {
+        for &i in &index[p.blocks.clone()] {
+            blocks[i as usize].pid = p.pid;
         }
     }
     Table {
         processes,
         blocks,
+        index,
         file_order,
     }
 }
