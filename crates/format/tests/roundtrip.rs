@@ -337,16 +337,17 @@ fn a_tight_memory_budget_still_yields_every_event() {
     {
         std::thread::sleep(Duration::from_millis(5));
     }
+    // Blocks reached the file before `finish`: only the budget cut them
+    // (how many segments each process got depends on when the flusher ran,
+    // during the pushes or after them).
+    let cut_early = std::fs::metadata(&t.0).unwrap().len() > header_only;
     let s = w.finish(Outcome::default()).unwrap();
     drop(hs);
+    assert!(cut_early, "the budget forced cuts before finish");
     assert_eq!(s.events, 40_000);
     let r = LogReader::open(&t.0).unwrap();
     assert_eq!(r.event_count(), 40_000);
-    assert!(
-        r.blocks().len() > 2000,
-        "the budget forced cuts: {} blocks",
-        r.blocks().len()
-    );
+    assert!(r.blocks().len() >= 2000);
 }
 
 #[test]
