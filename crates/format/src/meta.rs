@@ -158,7 +158,9 @@ pub struct Footer {
 mod packed_processes {
     use super::ProcessEntry;
     use crate::varint::{get, put, unzigzag, zigzag};
-    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+    use std::borrow::Cow;
 
     pub fn serialize<S: Serializer>(ps: &[ProcessEntry], s: S) -> Result<S::Ok, S::Error> {
         let mut out = Vec::with_capacity(ps.len() * 4 + 4);
@@ -177,8 +179,41 @@ mod packed_processes {
         s.serialize_bytes(&out)
     }
 
+    /// The table's bytes, borrowed from the footer when the deserializer
+    /// lends them (postcard does): a crowd's table has megabytes, which
+    /// serde's `Vec<u8>` would take one element at a time.
+    struct Bytes;
+
+    impl<'de> Visitor<'de> for Bytes {
+        type Value = Cow<'de, [u8]>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("the packed process table")
+        }
+
+        fn visit_borrowed_bytes<E: Error>(self, v: &'de [u8]) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(v))
+        }
+
+        fn visit_bytes<E: Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(v.to_vec()))
+        }
+
+        fn visit_byte_buf<E: Error>(self, v: Vec<u8>) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(v))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut v = Vec::new();
+            while let Some(b) = seq.next_element()? {
+                v.push(b);
+            }
+            Ok(Cow::Owned(v))
+        }
+    }
+
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ProcessEntry>, D::Error> {
-        let bytes: Vec<u8> = Deserialize::deserialize(d)?;
+        let bytes = d.deserialize_bytes(Bytes)?;
         let bad = |what: &str| D::Error::custom(format!("process table: {what}"));
         let mut at = 0usize;
         let n = get(&bytes, &mut at).map_err(|_| bad("a count"))?;

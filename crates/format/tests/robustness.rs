@@ -163,6 +163,10 @@ fn a_damaged_block_is_an_error_with_its_offset_and_salvage_keeps_the_rest() {
     let e = r.read_all().unwrap_err();
     assert_eq!(e.offset(), Some(victim.offset));
     assert!(e.to_string().contains("checksum"), "{e}");
+    let e = r
+        .par_fold_blocks(|| (), |_, ev| ev.for_each(drop))
+        .unwrap_err();
+    assert_eq!(e.offset(), Some(victim.offset));
     let e = r.events_of(ProcId(2)).unwrap_err();
     assert_eq!(e.offset(), Some(victim.offset));
     let (salvaged, warnings) = r.salvage();

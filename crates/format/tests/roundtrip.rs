@@ -60,6 +60,28 @@ fn a_ring_round_trips_through_every_reading_api() {
     for (p, i, e) in flat {
         assert_eq!(logs[p.0 as usize].events[i as usize], e);
     }
+
+    // The fold sees every event once too, each where its process log has it.
+    let folded = r
+        .par_fold_blocks(Vec::new, |seen, ev| {
+            while let Some(e) = ev.next() {
+                seen.push((ev.info().process, ev.index(), e.to_owned()));
+            }
+        })
+        .unwrap();
+    let mut seen: Vec<_> = folded.into_iter().flatten().collect();
+    assert_eq!(seen.len() as u64, summary.events);
+    seen.sort_by_key(|(p, i, _)| (*p, *i));
+    let want: Vec<_> = logs
+        .iter()
+        .flat_map(|l| {
+            l.events
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (l.id, i as u64, e.clone()))
+        })
+        .collect();
+    assert_eq!(seen, want);
 }
 
 #[test]
