@@ -129,7 +129,6 @@ impl LogReader {
             located.processes,
             &mut warnings,
         );
-        let record_spans = spans(&table.file_order, &table.index, &table.blocks);
         Ok(LogReader {
             data,
             header,
@@ -140,7 +139,7 @@ impl LogReader {
             blocks: table.blocks,
             index: table.index,
             file_order: table.file_order,
-            record_spans,
+            record_spans: table.record_spans,
             id: READERS.fetch_add(1, Ordering::Relaxed),
             bodies: Default::default(),
             warnings,
@@ -216,21 +215,6 @@ impl LogReader {
     fn seg(&self, pos: usize) -> Option<&BlockRef> {
         Some(&self.blocks[*self.index.get(pos)? as usize])
     }
-}
-
-/// `file_order` cut into runs of segments of one record.
-fn spans(file_order: &[u32], index: &[u32], blocks: &[BlockRef]) -> Vec<std::ops::Range<u32>> {
-    let mut spans: Vec<std::ops::Range<u32>> = Vec::new();
-    let mut last = None;
-    for (i, &k) in file_order.iter().enumerate() {
-        let rec = blocks[index[k as usize] as usize].record;
-        match spans.last_mut() {
-            Some(s) if last == Some(rec) => s.end = i as u32 + 1,
-            _ => spans.push(i as u32..i as u32 + 1),
-        }
-        last = Some(rec);
-    }
-    spans
 }
 
 /// The most a log read from a pipe or device may hold: it is kept in

@@ -140,6 +140,8 @@ pub(super) struct Table {
     pub index: Vec<u32>,
     /// Positions (into `index`), in the order the blocks lie in the file.
     pub file_order: Vec<u32>,
+    /// `file_order` cut where the record changes.
+    pub record_spans: Vec<Range<u32>>,
 }
 
 /// The table a reader serves, from the blocks found (headers checked) and
@@ -247,7 +249,8 @@ fn group(
     row_of: impl Fn(u32) -> Option<usize>,
     warnings: &mut Vec<Warning>,
 ) -> Groups {
-    let mut row = Vec::with_capacity(candidates.len());
+    // Each block's row, u32::MAX for none (a crowd's log has millions).
+    let mut row: Vec<u32> = Vec::with_capacity(candidates.len());
     let mut starts = vec![0usize; rows + 1];
     for b in &candidates {
         let r = row_of(b.seg.process);
@@ -261,7 +264,7 @@ fn group(
                 ),
             )),
         }
-        row.push(r);
+        row.push(r.map_or(u32::MAX, |r| r as u32));
     }
     for r in 0..rows {
         starts[r + 1] += starts[r];
@@ -269,7 +272,8 @@ fn group(
     let mut next = starts.clone();
     let mut order = vec![0u32; starts[rows]];
     for (i, r) in row.into_iter().enumerate() {
-        if let Some(r) = r {
+        if r != u32::MAX {
+            let r = r as usize;
             order[next[r]] = i as u32;
             next[r] += 1;
         }
@@ -362,7 +366,21 @@ fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
     for (at, &i) in index.iter().enumerate() {
         served_at[i as usize] = at as u32;
     }
-    let file_order = served_at.into_iter().filter(|&k| k != u32::MAX).collect();
+    let mut file_order = Vec::with_capacity(index.len());
+    let mut record_spans: Vec<Range<u32>> = Vec::new();
+    let mut last = None;
+    for (f, k) in groups.found.iter().zip(served_at) {
+        if k == u32::MAX {
+            continue;
+        }
+        let i = file_order.len() as u32;
+        match record_spans.last_mut() {
+            Some(s) if last == Some(f.seg.record) => s.end = i + 1,
+            _ => record_spans.push(i..i + 1),
+        }
+        last = Some(f.seg.record);
+        file_order.push(k);
+    }
     // The segments, each served one with its process's pid (the decoder
     // needs it); in place, a crowd's log has millions.
     let mut blocks: Vec<BlockRef> = groups.found.into_iter().map(|f| f.seg).collect();
@@ -376,6 +394,7 @@ fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
         blocks,
         index,
         file_order,
+        record_spans,
     }
 }
 
