@@ -31,6 +31,7 @@ fn ping_log(path: &Path) {
     };
     let opts = WriterOptions {
         block_size: 256,
+        linger: std::time::Duration::ZERO,
         ..WriterOptions::default()
     };
     let w = LogWriter::create(path, header, opts).unwrap();
@@ -67,6 +68,7 @@ fn block_offsets(path: &Path) -> Vec<u64> {
     assert!(r.warnings().is_empty(), "{:?}", r.warnings());
     let mut v: Vec<u64> = r.blocks().map(|b| b.offset).collect();
     v.sort_unstable();
+    v.dedup();
     v
 }
 
@@ -99,7 +101,7 @@ fn run(args: &[String]) -> Output {
 /// A log whose middle block has one byte flipped in `at` bytes from its start.
 fn damaged_copy(dir: &Scratch, good: &Path, name: &str, at: u64) -> PathBuf {
     let offsets = block_offsets(good);
-    assert!(offsets.len() > 6, "{} blocks", offsets.len());
+    assert!(offsets.len() > 2, "{} blocks", offsets.len());
     let mut bytes = std::fs::read(good).unwrap();
     let middle = offsets[offsets.len() / 2] + at;
     bytes[middle as usize] ^= 0x5a;

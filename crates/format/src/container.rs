@@ -1,13 +1,15 @@
-//! The container's fixed-layout parts (docs/format.md §2, §4, §6): the
-//! preamble, block record headers, the footer record and the trailer. All
-//! integers are little-endian. Every record starts with a 4-byte magic so a
-//! reader without a footer can find blocks by scanning.
+//! The container's fixed-layout parts (docs/format.md §2, §4, §5, §7): the
+//! preamble, block record headers (version 3's, and the one-process headers
+//! of versions 1 and 2), the footer record and the trailer. All integers are
+//! little-endian. Every record starts with a 4-byte magic so a reader without
+//! a footer can find blocks by scanning. A version-3 block's segment table
+//! is in [`crate::segment`].
 
 /// First 8 bytes of every log. As in PNG: a high-bit byte (catches 7-bit
 /// transfers), then `TRC`, then CR LF, ^Z, LF (catch line-ending conversion).
 pub const MAGIC: [u8; 8] = *b"\x89TRC\r\n\x1a\n";
 /// The format version this build writes (and the newest it reads).
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 /// The oldest format version this build reads.
 pub const FIRST_VERSION: u16 = 1;
 /// Magic, version, flags, header length.
@@ -18,7 +20,10 @@ pub const MAX_HEADER_LEN: u32 = 16 << 20;
 pub const BLOCK_MAGIC: [u8; 4] = *b"TBLK";
 pub const FOOTER_MAGIC: [u8; 4] = *b"TFTR";
 pub const TRAILER_MAGIC: [u8; 4] = *b"TEND";
-pub const BLOCK_HEADER_LEN: usize = 60;
+/// A version-3 block header.
+pub const BLOCK_HEADER_LEN: usize = 40;
+/// A block header of versions 1 and 2 (one process per block).
+pub const BLOCK_HEADER_LEN_V2: usize = 60;
 pub const FOOTER_RECORD_HEADER_LEN: usize = 8;
 pub const TRAILER_LEN: usize = 16;
 
@@ -45,6 +50,8 @@ pub enum Storage {
 
 /// Block flag: every event is followed by a time delta.
 pub const FLAG_TIMESTAMPS: u8 = 1;
+/// Block flag (version 3): the segment table is one zstd frame.
+pub const FLAG_TABLE_ZSTD: u8 = 2;
 
 /// What ties a block to the log it belongs to (version 2): the low 16
 /// bits of the header's run id in the block header, and the whole run id
@@ -68,7 +75,8 @@ impl RunBinding {
         }
     }
 
-    /// The checksum a block body of this log carries.
+    /// The checksum a block body (or, in version 3, a segment table) of
+    /// this log carries.
     pub fn body_crc(&self, stored: &[u8]) -> u32 {
         if self.version >= 2 {
             let mut h = crc32fast::Hasher::new();
@@ -81,9 +89,9 @@ impl RunBinding {
     }
 }
 
-/// The fixed header of a block record.
+/// The fixed header of a block record of versions 1 and 2: one process's events.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BlockHeader {
+pub struct BlockHeaderV2 {
     pub storage: Storage,
     pub flags: u8,
     /// Bytes 6..8: the run tag (see [`RunBinding`]); 0 in version 1.
@@ -113,9 +121,9 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-impl BlockHeader {
-    pub fn encode(&self) -> [u8; BLOCK_HEADER_LEN] {
-        let mut b = [0u8; BLOCK_HEADER_LEN];
+impl BlockHeaderV2 {
+    pub fn encode(&self) -> [u8; BLOCK_HEADER_LEN_V2] {
+        let mut b = [0u8; BLOCK_HEADER_LEN_V2];
         b[0..4].copy_from_slice(&BLOCK_MAGIC);
         b[4] = self.storage as u8;
         b[5] = self.flags;
@@ -136,36 +144,18 @@ impl BlockHeader {
 
     /// Parses and checks a block header. The error says what was expected,
     /// relative to the header's first byte.
-    pub fn parse(b: &[u8]) -> Result<BlockHeader, (usize, String)> {
-        if b.len() < BLOCK_HEADER_LEN {
-            return Err((
-                0,
-                format!(
-                    "a {BLOCK_HEADER_LEN}-byte block header, found only {} bytes",
-                    b.len()
-                ),
-            ));
-        }
-        if b[0..4] != BLOCK_MAGIC {
-            return Err((
-                0,
-                format!("a block (magic \"TBLK\"), found {}", show_bytes(&b[0..4])),
-            ));
-        }
+    pub fn parse(b: &[u8]) -> Result<BlockHeaderV2, (usize, String)> {
+        check_magic(b, BLOCK_HEADER_LEN_V2)?;
         let crc = u32_at(b, 56);
         if crc32fast::hash(&b[..56]) != crc {
             return Err((56, "a block header matching its checksum".into()));
         }
-        let storage = match b[4] {
-            0 => Storage::Raw,
-            1 => Storage::Zstd,
-            s => return Err((4, format!("a block storage code 0 or 1, found {s}"))),
-        };
+        let storage = storage_of(b[4], 4)?;
         let flags = b[5];
         if flags & !FLAG_TIMESTAMPS != 0 {
             return Err((5, format!("known block flags, found {flags:#04x}")));
         }
-        let h = BlockHeader {
+        let h = BlockHeaderV2 {
             storage,
             flags,
             run_tag: u16::from_le_bytes([b[6], b[7]]),
@@ -197,27 +187,7 @@ impl BlockHeader {
                 ),
             ));
         }
-        match h.storage {
-            Storage::Raw if h.stored_len != h.raw_len => {
-                return Err((
-                    48,
-                    format!(
-                        "a raw block's stored length to equal its decoded length {}, found {}",
-                        h.raw_len, h.stored_len
-                    ),
-                ))
-            }
-            Storage::Zstd if h.raw_len as u64 > h.stored_len as u64 * MAX_RATIO as u64 => {
-                return Err((
-                    44,
-                    format!(
-                        "a decoded length at most {MAX_RATIO} times the stored {} bytes, found {}",
-                        h.stored_len, h.raw_len
-                    ),
-                ))
-            }
-            _ => {}
-        }
+        check_ratio(h.storage, h.raw_len, h.stored_len, 48, "block")?;
         Ok(h)
     }
 
@@ -231,7 +201,183 @@ impl BlockHeader {
 
     /// Length of the whole record.
     pub fn record_len(&self) -> u64 {
-        BLOCK_HEADER_LEN as u64 + self.stored_len as u64
+        BLOCK_HEADER_LEN_V2 as u64 + self.stored_len as u64
+    }
+}
+
+/// A block header's length and magic, before anything else is read.
+fn check_magic(b: &[u8], len: usize) -> Result<(), (usize, String)> {
+    if b.len() < len {
+        return Err((
+            0,
+            format!("a {len}-byte block header, found only {} bytes", b.len()),
+        ));
+    }
+    if b[0..4] != BLOCK_MAGIC {
+        return Err((
+            0,
+            format!("a block (magic \"TBLK\"), found {}", show_bytes(&b[0..4])),
+        ));
+    }
+    Ok(())
+}
+
+fn storage_of(code: u8, at: usize) -> Result<Storage, (usize, String)> {
+    match code {
+        0 => Ok(Storage::Raw),
+        1 => Ok(Storage::Zstd),
+        s => Err((at, format!("a block storage code 0 or 1, found {s}"))),
+    }
+}
+
+/// Checks a stored length against the decoded one: equal when raw, and at
+/// most [`MAX_RATIO`] times smaller when zstd.
+fn check_ratio(
+    storage: Storage,
+    raw: u32,
+    stored: u32,
+    at: usize,
+    what: &str,
+) -> Result<(), (usize, String)> {
+    match storage {
+        Storage::Raw if stored != raw => Err((
+            at,
+            format!("a raw {what}'s stored length to equal its decoded length {raw}, found {stored}"),
+        )),
+        Storage::Zstd if raw as u64 > stored as u64 * MAX_RATIO as u64 => Err((
+            at,
+            format!("a {what} decoded length at most {MAX_RATIO} times the stored {stored} bytes, found {raw}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The most bytes one row of a segment table takes (docs/format.md §5.1):
+/// seven varints, none longer than 10 bytes.
+pub const MAX_SEGMENT_ROW: u32 = 70;
+
+/// The fixed header of a version-3 block record: one or more segments (a
+/// segment is consecutive events of one process), their table, and the
+/// body holding their encoded events one after the other.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockHeader {
+    /// How the body is stored.
+    pub storage: Storage,
+    /// [`FLAG_TIMESTAMPS`], [`FLAG_TABLE_ZSTD`].
+    pub flags: u8,
+    /// The run tag (see [`RunBinding`]).
+    pub run_tag: u16,
+    /// Rows of the segment table.
+    pub segments: u32,
+    /// Length of the segment table, decoded and as stored.
+    pub table_raw_len: u32,
+    pub table_stored_len: u32,
+    /// Length of the body, decoded and as stored.
+    pub raw_len: u32,
+    pub stored_len: u32,
+    /// [`RunBinding::body_crc`] of the stored table, and of the stored body.
+    pub table_crc: u32,
+    pub body_crc: u32,
+}
+
+impl BlockHeader {
+    pub fn encode(&self) -> [u8; BLOCK_HEADER_LEN] {
+        let mut b = [0u8; BLOCK_HEADER_LEN];
+        b[0..4].copy_from_slice(&BLOCK_MAGIC);
+        b[4] = self.storage as u8;
+        b[5] = self.flags;
+        b[6..8].copy_from_slice(&self.run_tag.to_le_bytes());
+        b[8..12].copy_from_slice(&self.segments.to_le_bytes());
+        b[12..16].copy_from_slice(&self.table_raw_len.to_le_bytes());
+        b[16..20].copy_from_slice(&self.table_stored_len.to_le_bytes());
+        b[20..24].copy_from_slice(&self.raw_len.to_le_bytes());
+        b[24..28].copy_from_slice(&self.stored_len.to_le_bytes());
+        b[28..32].copy_from_slice(&self.table_crc.to_le_bytes());
+        b[32..36].copy_from_slice(&self.body_crc.to_le_bytes());
+        let crc = crc32fast::hash(&b[..36]);
+        b[36..40].copy_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// Parses and checks a version-3 block header. The error says what was
+    /// expected, relative to the header's first byte.
+    pub fn parse(b: &[u8]) -> Result<BlockHeader, (usize, String)> {
+        check_magic(b, BLOCK_HEADER_LEN)?;
+        if crc32fast::hash(&b[..36]) != u32_at(b, 36) {
+            return Err((36, "a block header matching its checksum".into()));
+        }
+        let storage = storage_of(b[4], 4)?;
+        let flags = b[5];
+        if flags & !(FLAG_TIMESTAMPS | FLAG_TABLE_ZSTD) != 0 {
+            return Err((5, format!("known block flags, found {flags:#04x}")));
+        }
+        let h = BlockHeader {
+            storage,
+            flags,
+            run_tag: u16::from_le_bytes([b[6], b[7]]),
+            segments: u32_at(b, 8),
+            table_raw_len: u32_at(b, 12),
+            table_stored_len: u32_at(b, 16),
+            raw_len: u32_at(b, 20),
+            stored_len: u32_at(b, 24),
+            table_crc: u32_at(b, 28),
+            body_crc: u32_at(b, 32),
+        };
+        if h.raw_len > MAX_BLOCK_RAW {
+            return Err((
+                20,
+                format!(
+                    "a decoded block length of at most {MAX_BLOCK_RAW}, found {}",
+                    h.raw_len
+                ),
+            ));
+        }
+        // Every segment holds an event, and every event takes a byte.
+        if h.segments == 0 || h.segments > h.raw_len {
+            return Err((
+                8,
+                format!(
+                    "between 1 and {} segments (one event per decoded byte), found {}",
+                    h.raw_len, h.segments
+                ),
+            ));
+        }
+        if h.table_raw_len as u64 > h.segments as u64 * MAX_SEGMENT_ROW as u64 {
+            return Err((
+                12,
+                format!(
+                    "a segment table of at most {MAX_SEGMENT_ROW} bytes a row, found {} bytes for {} rows",
+                    h.table_raw_len, h.segments
+                ),
+            ));
+        }
+        let table = if h.table_zstd() {
+            Storage::Zstd
+        } else {
+            Storage::Raw
+        };
+        check_ratio(
+            table,
+            h.table_raw_len,
+            h.table_stored_len,
+            16,
+            "segment table",
+        )?;
+        check_ratio(h.storage, h.raw_len, h.stored_len, 24, "block")?;
+        Ok(h)
+    }
+
+    pub fn timestamps(&self) -> bool {
+        self.flags & FLAG_TIMESTAMPS != 0
+    }
+
+    pub fn table_zstd(&self) -> bool {
+        self.flags & FLAG_TABLE_ZSTD != 0
+    }
+
+    /// Length of the whole record.
+    pub fn record_len(&self) -> u64 {
+        BLOCK_HEADER_LEN as u64 + self.table_stored_len as u64 + self.stored_len as u64
     }
 }
 
@@ -294,8 +440,8 @@ pub fn show_bytes(b: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    fn sample() -> BlockHeader {
-        BlockHeader {
+    fn sample() -> BlockHeaderV2 {
+        BlockHeaderV2 {
             storage: Storage::Zstd,
             flags: FLAG_TIMESTAMPS,
             run_tag: 0xbeef,
@@ -314,31 +460,70 @@ mod tests {
     #[test]
     fn block_header_round_trips() {
         let h = sample();
-        assert_eq!(BlockHeader::parse(&h.encode()), Ok(h));
+        assert_eq!(BlockHeaderV2::parse(&h.encode()), Ok(h));
     }
 
     #[test]
     fn block_header_rejects_damage_and_lies() {
         let mut b = sample().encode();
         b[20] ^= 1;
-        assert_eq!(BlockHeader::parse(&b).unwrap_err().0, 56);
+        assert_eq!(BlockHeaderV2::parse(&b).unwrap_err().0, 56);
         let mut h = sample();
         h.raw_len = h.stored_len * MAX_RATIO + 1;
         h.events = 10;
-        assert!(BlockHeader::parse(&h.encode())
+        assert!(BlockHeaderV2::parse(&h.encode())
             .unwrap_err()
             .1
             .contains("1024 times"));
         let mut h = sample();
         h.events = h.raw_len + 1;
-        assert!(BlockHeader::parse(&h.encode())
+        assert!(BlockHeaderV2::parse(&h.encode())
             .unwrap_err()
             .1
             .contains("one event per decoded byte"));
-        assert!(BlockHeader::parse(&b"TBLK"[..])
+        assert!(BlockHeaderV2::parse(&b"TBLK"[..])
             .unwrap_err()
             .1
             .contains("only 4 bytes"));
+    }
+
+    fn sample_v3() -> BlockHeader {
+        BlockHeader {
+            storage: Storage::Zstd,
+            flags: FLAG_TIMESTAMPS | FLAG_TABLE_ZSTD,
+            run_tag: 0xbeef,
+            segments: 40,
+            table_raw_len: 300,
+            table_stored_len: 120,
+            raw_len: 1500,
+            stored_len: 600,
+            table_crc: 0x1234_5678,
+            body_crc: 0xdead_beef,
+        }
+    }
+
+    #[test]
+    fn version_3_block_header_round_trips_and_checks_its_bounds() {
+        let h = sample_v3();
+        assert_eq!(BlockHeader::parse(&h.encode()), Ok(h.clone()));
+        assert_eq!(h.record_len(), 40 + 120 + 600);
+        let mut b = h.encode();
+        b[9] ^= 1;
+        assert_eq!(BlockHeader::parse(&b).unwrap_err().0, 36);
+        let bad = |f: &dyn Fn(&mut BlockHeader)| {
+            let mut h = sample_v3();
+            f(&mut h);
+            BlockHeader::parse(&h.encode()).unwrap_err().1
+        };
+        assert!(bad(&|h| h.segments = 0).contains("segments"));
+        assert!(bad(&|h| h.segments = 1501).contains("segments"));
+        assert!(bad(&|h| h.table_raw_len = 40 * MAX_SEGMENT_ROW + 1).contains("a row"));
+        assert!(bad(&|h| h.table_stored_len = 0).contains("1024 times"));
+        assert!(bad(&|h| h.flags = 4).contains("flags"));
+        assert!(bad(&|h| {
+            h.storage = Storage::Raw;
+        })
+        .contains("equal its decoded length"));
     }
 
     #[test]

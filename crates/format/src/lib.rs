@@ -16,7 +16,8 @@
 //!   the same events borrowed from a decoded block.
 //! - [`varint`] and [`codec`]: how one block's events become bytes.
 //! - [`container`]: preamble, block headers, footer record, trailer;
-//!   [`meta`]: the postcard header and footer.
+//!   [`segment`]: the table of a block's segments (runs of one process's
+//!   events); [`meta`]: the postcard header and footer.
 //! - [`writer`] and [`reader`]; [`error`]: what reading can report.
 //! - [`text`] and [`stats`]: for `trace dump` and `trace stats`; [`cauder`]:
 //!   CauDEr's log directories, both ways.
@@ -31,6 +32,7 @@ pub mod event;
 pub mod meta;
 pub mod prefetch;
 pub mod reader;
+pub mod segment;
 mod sniff;
 pub mod stats;
 pub mod text;

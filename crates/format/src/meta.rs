@@ -142,10 +142,112 @@ pub struct Footer {
     pub outcome: Outcome,
     /// Wall-clock end of the run, in nanoseconds since the Unix epoch.
     pub end_time_ns: u64,
-    /// Indexed by dense process index.
+    /// Indexed by dense process index; packed (docs/format.md §7).
+    #[serde(with = "packed_processes")]
     pub processes: Vec<ProcessEntry>,
-    /// In file order.
+    /// In file order, the first starting where the header ends and each
+    /// where the one before it ends.
     pub blocks: Vec<BlockEntry>,
+}
+
+/// The process table of a version-3 footer as one byte string: a count,
+/// then for each process three varints — its pid number's distance from
+/// its index, as a zigzag step from the process before it's; its parent, 0
+/// for none or one more than the zigzag distance back to it; its events. A
+/// million short-lived processes take a few bytes each rather than eight.
+mod packed_processes {
+    use super::ProcessEntry;
+    use crate::varint::{get, put, unzigzag, zigzag};
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+    use std::borrow::Cow;
+
+    pub fn serialize<S: Serializer>(ps: &[ProcessEntry], s: S) -> Result<S::Ok, S::Error> {
+        let mut out = Vec::with_capacity(ps.len() * 4 + 4);
+        put(&mut out, ps.len() as u64);
+        let mut offset = 0i64;
+        for (i, p) in ps.iter().enumerate() {
+            let o = p.pid.wrapping_sub(i as u64) as i64;
+            put(&mut out, zigzag(o.wrapping_sub(offset)));
+            offset = o;
+            put(
+                &mut out,
+                p.parent.map_or(0, |q| zigzag(i as i64 - q as i64) + 1),
+            );
+            put(&mut out, p.events);
+        }
+        s.serialize_bytes(&out)
+    }
+
+    /// The table's bytes, borrowed from the footer when the deserializer
+    /// lends them (postcard does): a crowd's table has megabytes, which
+    /// serde's `Vec<u8>` would take one element at a time.
+    struct Bytes;
+
+    impl<'de> Visitor<'de> for Bytes {
+        type Value = Cow<'de, [u8]>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("the packed process table")
+        }
+
+        fn visit_borrowed_bytes<E: Error>(self, v: &'de [u8]) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(v))
+        }
+
+        fn visit_bytes<E: Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(v.to_vec()))
+        }
+
+        fn visit_byte_buf<E: Error>(self, v: Vec<u8>) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(v))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut v = Vec::new();
+            while let Some(b) = seq.next_element()? {
+                v.push(b);
+            }
+            Ok(Cow::Owned(v))
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ProcessEntry>, D::Error> {
+        let bytes = d.deserialize_bytes(Bytes)?;
+        let bad = |what: &str| D::Error::custom(format!("process table: {what}"));
+        let mut at = 0usize;
+        let n = get(&bytes, &mut at).map_err(|_| bad("a count"))?;
+        // Every entry takes three bytes at least.
+        if n > (bytes.len() / 3) as u64 {
+            return Err(bad("fewer entries than its bytes hold"));
+        }
+        let mut ps = Vec::with_capacity(n as usize);
+        let mut offset = 0i64;
+        for i in 0..n {
+            let mut next = || get(&bytes, &mut at).map_err(|_| bad("a varint"));
+            offset = offset.wrapping_add(unzigzag(next()?));
+            let pid = i.wrapping_add(offset as u64);
+            let parent = match next()? {
+                0 => None,
+                c => Some(
+                    (i as i64)
+                        .checked_sub(unzigzag(c - 1))
+                        .and_then(|q| u32::try_from(q).ok())
+                        .ok_or_else(|| bad("a parent index"))?,
+                ),
+            };
+            let events = next()?;
+            ps.push(ProcessEntry {
+                pid,
+                parent,
+                events,
+            });
+        }
+        if at != bytes.len() {
+            return Err(bad("its end after the last entry"));
+        }
+        Ok(ps)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -155,8 +257,27 @@ pub struct ProcessEntry {
     pub events: u64,
 }
 
+/// A block record of a version-3 log.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct BlockEntry {
+    /// Length of the whole record, header included.
+    pub len: u32,
+    /// Rows of its segment table.
+    pub segments: u32,
+}
+
+/// The footer of versions 1 and 2: one process per block, each listed with
+/// its place.
+#[derive(Deserialize)]
+pub(crate) struct FooterV2 {
+    pub outcome: Outcome,
+    pub end_time_ns: u64,
+    pub processes: Vec<ProcessEntry>,
+    pub blocks: Vec<BlockEntryV2>,
+}
+
+#[derive(Copy, Clone, Debug, Deserialize)]
+pub(crate) struct BlockEntryV2 {
     pub process: u32,
     pub first_event: u64,
     pub events: u32,
@@ -185,6 +306,43 @@ mod tests {
         assert_eq!(fnv1a64(b""), 0xcbf29ce484222325);
         assert_eq!(fnv1a64(b"a"), 0xaf63dc4c8601ec8c);
         assert_eq!(fnv1a64(b"foobar"), 0x85944171f73967e8);
+    }
+
+    #[test]
+    fn footer_round_trips_with_its_packed_process_table() {
+        let f = Footer {
+            outcome: Outcome::default(),
+            end_time_ns: 5,
+            processes: vec![
+                ProcessEntry {
+                    pid: 80,
+                    parent: None,
+                    events: 4,
+                },
+                ProcessEntry {
+                    pid: 81,
+                    parent: Some(0),
+                    events: 1 << 40,
+                },
+                ProcessEntry {
+                    pid: 7,
+                    parent: Some(1),
+                    events: 0,
+                },
+            ],
+            blocks: vec![BlockEntry {
+                len: 100,
+                segments: 2,
+            }],
+        };
+        let bytes = postcard::to_allocvec(&f).unwrap();
+        assert_eq!(postcard::from_bytes::<Footer>(&bytes).unwrap(), f);
+        // The packed table, after the outcome (3 bytes), the end time and
+        // its own length: count 3; the first pid offset 80 as a step from 0.
+        assert_eq!(&bytes[5..9], &[3, 0xa0, 0x01, 0]);
+        for cut in 0..bytes.len() {
+            assert!(postcard::from_bytes::<Footer>(&bytes[..cut]).is_err());
+        }
     }
 
     #[test]

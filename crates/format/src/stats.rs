@@ -1,17 +1,18 @@
 //! Figures about a log, for `trace stats` and the benchmarks: events by kind,
 //! payload bytes, bytes per event with and without payloads, compression.
 //!
-//! "Without payloads" is measured, not estimated: every block is re-encoded
-//! with its optional terms (message payloads, exit and 'DOWN' reasons, output
-//! bytes) left out and compressed the way the writer does; nondeterministic
-//! built-ins' results stay, since replay needs them.
+//! "Without payloads" is measured, not estimated: every segment is
+//! re-encoded with its optional terms (message payloads, exit and 'DOWN'
+//! reasons, output bytes) left out, and each block's body compressed again
+//! the way the writer does; nondeterministic built-ins' results stay, since
+//! replay needs them.
 
 use crate::codec::{BlockEncoder, SharedOp};
-use crate::container::BLOCK_HEADER_LEN;
 use crate::error::FormatError;
 use crate::event::EventKind;
 use crate::reader::LogReader;
 use crate::view::{EventRef, SignalKindRef};
+use rayon::prelude::*;
 use std::cell::RefCell;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -24,7 +25,9 @@ pub struct Stats {
     pub payload_bytes: u64,
     /// Bytes of nondeterministic built-ins' results (always recorded).
     pub nondet_bytes: u64,
+    /// Segments (a process's run of events in a block), and block records.
     pub blocks: u64,
+    pub records: u64,
     pub file_bytes: u64,
     /// Block bodies as stored (compressed) and as decoded.
     pub stored_bytes: u64,
@@ -64,7 +67,7 @@ struct BlockFigures {
     by_kind: [u64; EventKind::ALL.len()],
     payload: u64,
     nondet: u64,
-    stripped_stored: u64,
+    stripped: Vec<u8>,
     last_time: Option<u64>,
 }
 
@@ -91,41 +94,60 @@ pub fn compute(r: &LogReader, zstd_level: i32) -> Result<Stats, FormatError> {
                 f.last_time = Some(t);
             }
         }
-        let compressed = ZSTD.with(|z| {
-            let mut z = z.borrow_mut();
-            if z.is_none() {
-                *z = crate::writer::sink::block_compressor(zstd_level);
-            }
-            z.as_mut()
-                .and_then(|c| c.compress(&stripped).ok())
-                .map(|v| v.len())
-        });
-        let body = compressed.map_or(stripped.len(), |c| c.min(stripped.len()));
-        f.stripped_stored = (BLOCK_HEADER_LEN + body) as u64;
+        f.stripped = stripped;
         f
     })?;
     let mut s = Stats {
         processes: r.processes().len() as u64,
         file_bytes: r.file_len(),
+        blocks: per_block.len() as u64,
         ..Default::default()
     };
-    let mut block_record_bytes = 0u64;
     let mut last_time = None;
-    for (f, b) in per_block.iter().zip(r.blocks()) {
+    // The segments of each record, by the record's offset, stripped bodies joined.
+    let mut records: Vec<(u64, u32, Vec<u8>)> = Vec::new();
+    for (f, b) in per_block.into_iter().zip(r.blocks()) {
         for (k, n) in f.by_kind.iter().enumerate() {
             s.by_kind[k] += n;
         }
         s.payload_bytes += f.payload;
         s.nondet_bytes += f.nondet;
-        s.stored_bytes += b.stored_len as u64;
         s.raw_bytes += b.raw_len as u64;
-        s.file_bytes_without_payloads += f.stripped_stored;
-        block_record_bytes += BLOCK_HEADER_LEN as u64 + b.stored_len as u64;
         last_time = last_time.max(f.last_time);
+        match records.iter_mut().rev().take(64).find(|r| r.0 == b.offset) {
+            Some(rec) => rec.2.extend_from_slice(&f.stripped),
+            None => records.push((b.offset, b.stored_len, f.stripped)),
+        }
     }
-    s.blocks = per_block.len() as u64;
+    records.sort_unstable_by_key(|r| r.0);
+    records.dedup_by(|a, b| {
+        // Segments of one record read apart (another process's between): join them.
+        if a.0 == b.0 {
+            b.2.append(&mut a.2);
+            true
+        } else {
+            false
+        }
+    });
+    s.records = records.len() as u64;
+    s.stored_bytes = records.iter().map(|r| r.1 as u64).sum();
+    let stripped: u64 = records
+        .par_iter()
+        .map(|(_, _, raw)| {
+            let compressed = ZSTD.with(|z| {
+                let mut z = z.borrow_mut();
+                if z.is_none() {
+                    *z = crate::writer::sink::block_compressor(zstd_level);
+                }
+                z.as_mut()
+                    .and_then(|c| c.compress(raw).ok())
+                    .map(|v| v.len())
+            });
+            compressed.map_or(raw.len(), |c| c.min(raw.len())) as u64
+        })
+        .sum();
     s.events = s.by_kind.iter().sum();
-    s.file_bytes_without_payloads += s.file_bytes.saturating_sub(block_record_bytes);
+    s.file_bytes_without_payloads = (s.file_bytes + stripped).saturating_sub(s.stored_bytes);
     s.duration_ns = match r.outcome() {
         Some((_, end)) => Some(end.saturating_sub(r.header().start_time_ns)),
         None => last_time,

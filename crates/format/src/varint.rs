@@ -33,15 +33,22 @@ pub enum VarintError {
 }
 
 /// Reads an unsigned LEB128 varint at `*pos`, advancing `*pos` past it.
-#[inline]
+#[inline(always)]
 pub fn get(buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
-    // Fast path: one byte, the common case for the codec's operands.
+    // Fast path, inlined into every caller: one byte, the common case for
+    // the codec's operands and segment tables.
     if let Some(&b) = buf.get(*pos) {
         if b < 0x80 {
             *pos += 1;
             return Ok(b as u64);
         }
     }
+    get_long(buf, pos)
+}
+
+/// [`get`] past its first byte's fast path.
+#[inline(never)]
+fn get_long(buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
     let mut v: u64 = 0;
     let mut shift = 0u32;
     loop {

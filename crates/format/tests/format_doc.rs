@@ -68,7 +68,6 @@ fn example_log(path: &std::path::Path) {
     ] {
         p0.push(&e);
     }
-    p0.close();
     for e in [
         Event::Receive { msg: from(0, 0) },
         Event::Send {
@@ -79,13 +78,14 @@ fn example_log(path: &std::path::Path) {
     ] {
         p1.push(&e);
     }
-    p1.close();
     let outcome = Outcome {
         end: RunEnd::Completed,
         exit_status: Some(0),
         entry_result: None,
     };
+    // Both processes' blocks are cut by `finish`, so they share one block.
     w.finish_at(outcome, START_NS + 1_000_000).unwrap();
+    drop((p0, p1));
 }
 
 /// The fenced block after `marker` in docs/format.md.

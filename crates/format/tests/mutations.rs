@@ -76,7 +76,7 @@ fn seeds() -> &'static Vec<Seed> {
         let compressed = LogReader::from_bytes(seeds[3].0.clone())
             .unwrap()
             .blocks()
-            .filter(|b| b.stored_len < b.raw_len)
+            .filter(|b| b.stored_len < b.body_raw_len)
             .count();
         assert!(compressed > 3, "{compressed} zstd blocks to mutate");
         seeds
@@ -196,20 +196,40 @@ fn apply(data: &mut Vec<u8>, m: &Mutation) {
     }
 }
 
-/// Recomputes the checksums of the seed's blocks that still sit where they were.
+/// Recomputes the checksums of the seed's blocks that still sit where they
+/// were: header, segment table and body (the last two bound to the run id,
+/// read from the seed's own header).
 fn fix_checksums(data: &mut [u8], blocks: &[(u64, u32)]) {
+    let Ok(run_id) = LogReader::from_bytes(data.to_vec()).map(|r| r.header().run_id) else {
+        return;
+    };
+    let crc = |part: &[u8]| {
+        let mut h = crc32fast::Hasher::new();
+        h.update(&run_id.to_le_bytes());
+        h.update(part);
+        h.finalize()
+    };
     for &(off, _) in blocks {
         let at = off as usize;
-        if at + 60 > data.len() || &data[at..at + 4] != b"TBLK" {
+        if at + 40 > data.len() || &data[at..at + 4] != b"TBLK" {
             continue;
         }
-        let stored = u32::from_le_bytes(data[at + 48..at + 52].try_into().unwrap()) as usize;
-        if let Some(body) = data.get(at + 60..at + 60 + stored) {
-            let crc = crc32fast::hash(body);
-            data[at + 52..at + 56].copy_from_slice(&crc.to_le_bytes());
+        let u32_at =
+            |d: &[u8], i: usize| u32::from_le_bytes(d[i..i + 4].try_into().unwrap()) as usize;
+        let table = u32_at(data, at + 16);
+        let stored = u32_at(data, at + 24);
+        let table_at = at + 40;
+        let body_at = table_at + table;
+        if let Some(t) = data.get(table_at..body_at) {
+            let c = crc(t);
+            data[at + 28..at + 32].copy_from_slice(&c.to_le_bytes());
         }
-        let crc = crc32fast::hash(&data[at..at + 56]);
-        data[at + 56..at + 60].copy_from_slice(&crc.to_le_bytes());
+        if let Some(body) = data.get(body_at..body_at + stored) {
+            let c = crc(body);
+            data[at + 32..at + 36].copy_from_slice(&c.to_le_bytes());
+        }
+        let c = crc32fast::hash(&data[at..at + 36]);
+        data[at + 36..at + 40].copy_from_slice(&c.to_le_bytes());
     }
 }
 

@@ -4,7 +4,9 @@
 mod common;
 
 use common::*;
-use trace_format::container::{BlockHeader, MAX_RATIO};
+use trace_format::container::{BlockHeader, BLOCK_HEADER_LEN, MAX_RATIO};
+use trace_format::container::{RunBinding, Storage, FLAG_TABLE_ZSTD};
+use trace_format::segment::{self, Segment};
 use trace_format::{
     Dest, Event, FormatError, LogReader, LogWriter, Outcome, ProcId, WriterOptions,
 };
@@ -46,7 +48,10 @@ fn truncation_at_every_offset_keeps_every_intact_block() {
     truncate_everywhere(&bytes, &logs);
     let (bytes, logs) = compressed_log();
     let full = LogReader::from_bytes(bytes.clone()).unwrap();
-    let zstd = full.blocks().filter(|b| b.stored_len < b.raw_len).count();
+    let zstd = full
+        .blocks()
+        .filter(|b| b.stored_len < b.body_raw_len)
+        .count();
     assert!(zstd > 5, "{zstd} compressed blocks");
     truncate_everywhere(&bytes, &logs);
 }
@@ -72,7 +77,7 @@ fn truncate_everywhere(bytes: &[u8], logs: &[trace_format::ProcessLog]) {
             // Expected: the process's blocks that lie wholly inside the cut, in order.
             let intact: u64 = blocks
                 .iter()
-                .filter(|b| b.process == l.id && b.offset + 60 + b.stored_len as u64 <= len as u64)
+                .filter(|b| b.process == l.id && b.body_offset + b.stored_len as u64 <= len as u64)
                 .map(|b| b.events as u64)
                 .sum();
             let have = got
@@ -93,18 +98,18 @@ fn truncate_everywhere(bytes: &[u8], logs: &[trace_format::ProcessLog]) {
 fn errors_name_what_the_file_is() {
     let (bytes, _) = small_log(false);
     let mut newer = bytes.clone();
-    newer[8] = 3;
+    newer[8] = 4;
     let e = LogReader::from_bytes(newer).err().unwrap();
     assert!(matches!(
         e,
         FormatError::Version {
-            found: 3,
-            supported: 2
+            found: 4,
+            supported: 3
         }
     ));
     assert_eq!(
         e.to_string(),
-        "written by a newer trace: log format version 3, this build reads version 2"
+        "written by a newer trace: log format version 4, this build reads version 3"
     );
     let e = LogReader::from_bytes(b"{trace_send,3}.\n".to_vec())
         .err()
@@ -126,38 +131,60 @@ fn errors_name_what_the_file_is() {
     assert!(e.offset().is_some());
 }
 
+/// What each process keeps when the block at `offset` is lost: its events
+/// up to its first segment in that block.
+fn kept_without(r: &LogReader, offset: u64, logs: &[trace_format::ProcessLog]) -> Vec<usize> {
+    logs.iter()
+        .map(|l| {
+            r.blocks()
+                .filter(|b| b.process == l.id && b.offset == offset)
+                .map(|b| b.first_event as usize)
+                .min()
+                .unwrap_or(l.events.len())
+        })
+        .collect()
+}
+
 #[test]
 fn a_damaged_block_is_an_error_with_its_offset_and_salvage_keeps_the_rest() {
     let (bytes, logs) = small_log(true);
     let r = LogReader::from_bytes(bytes.clone()).unwrap();
-    // Damage the body of process 2's second block.
+    // Damage the body of the block holding process 2's second segment.
     let victim = r
         .blocks()
         .filter(|b| b.process == ProcId(2))
         .nth(1)
         .unwrap();
+    let kept = kept_without(&r, victim.offset, &logs);
     let mut damaged = bytes.clone();
-    damaged[victim.offset as usize + 60 + 1] ^= 0x55;
+    damaged[victim.body_offset as usize + 1] ^= 0x55;
     let r = LogReader::from_bytes(damaged).unwrap();
     // The footer is intact, so open trusts it; decoding finds the damage.
     let e = r.read_all().unwrap_err();
     assert_eq!(e.offset(), Some(victim.offset));
     assert!(e.to_string().contains("checksum"), "{e}");
+    let e = r
+        .par_fold_blocks(|| (), |_, ev| ev.for_each(drop))
+        .unwrap_err();
+    assert_eq!(e.offset(), Some(victim.offset));
     let e = r.events_of(ProcId(2)).unwrap_err();
     assert_eq!(e.offset(), Some(victim.offset));
-    assert_eq!(r.events_of(ProcId(3)).unwrap(), logs[3].events);
     let (salvaged, warnings) = r.salvage();
-    assert_eq!(warnings.len(), 1);
+    let cut: Vec<usize> = (0..logs.len())
+        .filter(|&p| kept[p] < logs[p].events.len())
+        .collect();
+    assert!(cut.contains(&2), "{cut:?}");
+    assert_eq!(warnings.len(), cut.len(), "{warnings:?}");
     assert!(
-        warnings[0].to_string().contains("process 2"),
-        "{}",
-        warnings[0]
+        warnings.iter().any(|w| w.to_string().contains("process 2")),
+        "{warnings:?}"
     );
-    assert_eq!(
-        salvaged[2].events,
-        logs[2].events[..victim.first_event as usize]
-    );
-    assert_eq!(salvaged[4].events, logs[4].events);
+    for (p, l) in logs.iter().enumerate() {
+        assert_eq!(salvaged[p].events, l.events[..kept[p]], "process {p}");
+        if kept[p] == l.events.len() {
+            assert_eq!(r.events_of(l.id).unwrap(), l.events);
+        }
+    }
 }
 
 #[test]
@@ -169,6 +196,7 @@ fn a_hole_in_the_middle_shortens_only_that_process() {
         .filter(|b| b.process == ProcId(1))
         .nth(1)
         .unwrap();
+    let kept = kept_without(&r, victim.offset, &logs);
     // Destroy the block's magic and cut the footer off: recovery by scanning.
     let mut damaged = bytes.clone();
     damaged[victim.offset as usize] = b'X';
@@ -187,9 +215,9 @@ fn a_hole_in_the_middle_shortens_only_that_process() {
         "{text:?}"
     );
     let got = r.read_all().unwrap();
-    assert_eq!(got[1].events, logs[1].events[..victim.first_event as usize]);
-    for p in [0, 2, 3, 4] {
-        assert_eq!(got[p].events, logs[p].events);
+    assert_eq!(kept[1], victim.first_event as usize);
+    for (p, l) in logs.iter().enumerate() {
+        assert_eq!(got[p].events, l.events[..kept[p]], "process {p}");
     }
 }
 
@@ -198,22 +226,64 @@ fn a_footer_that_lies_is_not_trusted() {
     let (bytes, logs) = small_log(false);
     let r = LogReader::from_bytes(bytes.clone()).unwrap();
     let blocks: Vec<_> = r.blocks().collect();
-    // Rewrite a block header's event count (with a valid header checksum), so
-    // it disagrees with the footer.
+    // Rewrite a block header's segment count (with a valid header checksum),
+    // so it disagrees with the footer.
     let b = blocks[3];
+    let kept = kept_without(&r, b.offset, &logs);
     let at = b.offset as usize;
-    let mut h = BlockHeader::parse(&bytes[at..at + 60]).unwrap();
-    h.events += 1;
+    let mut h = BlockHeader::parse(&bytes[at..at + BLOCK_HEADER_LEN]).unwrap();
+    h.segments += 1;
     let mut lying = bytes.clone();
-    lying[at..at + 60].copy_from_slice(&h.encode());
+    lying[at..at + BLOCK_HEADER_LEN].copy_from_slice(&h.encode());
     let r = LogReader::from_bytes(lying).unwrap();
     assert!(r
         .warnings()
         .iter()
-        .any(|w| w.offset == Some(b.offset) && w.message.contains("disagrees")));
+        .any(|w| w.offset == Some(b.offset) && w.message.contains("unusable")));
     let got = r.read_all().unwrap();
-    let p = b.process.0 as usize;
-    assert_eq!(got[p].events, logs[p].events[..b.first_event as usize]);
+    for (p, l) in logs.iter().enumerate() {
+        assert_eq!(got[p].events, l.events[..kept[p]], "process {p}");
+    }
+}
+
+/// The record at `at` with its segment table rewritten by `f` (stored
+/// raw), its header made to match.
+fn with_table(bytes: &[u8], at: usize, f: impl FnOnce(&mut Vec<Segment>)) -> Vec<u8> {
+    let h = BlockHeader::parse(&bytes[at..at + BLOCK_HEADER_LEN]).unwrap();
+    let table_at = at + BLOCK_HEADER_LEN;
+    let stored = &bytes[table_at..table_at + h.table_stored_len as usize];
+    let table = if h.table_zstd() {
+        zstd::bulk::decompress(stored, h.table_raw_len as usize).unwrap()
+    } else {
+        stored.to_vec()
+    };
+    let mut rows = segment::parse(&table, h.segments, h.raw_len).unwrap();
+    f(&mut rows);
+    let mut table = Vec::new();
+    segment::encode(&rows, &mut table);
+    let body_at = table_at + h.table_stored_len as usize;
+    let body = &bytes[body_at..body_at + h.stored_len as usize];
+    let binding = RunBinding {
+        version: 3,
+        run_id: LogReader::from_bytes(bytes.to_vec())
+            .unwrap()
+            .header()
+            .run_id,
+    };
+    let h = BlockHeader {
+        flags: h.flags & !FLAG_TABLE_ZSTD,
+        segments: rows.len() as u32,
+        table_raw_len: table.len() as u32,
+        table_stored_len: table.len() as u32,
+        table_crc: binding.body_crc(&table),
+        ..h
+    };
+    let mut out = bytes[..at].to_vec();
+    out.extend_from_slice(&h.encode());
+    out.extend_from_slice(&table);
+    out.extend_from_slice(body);
+    out.extend_from_slice(&bytes[body_at + body.len()..]);
+    out
 }
 
 #[test]
@@ -222,20 +292,40 @@ fn a_block_that_decompresses_to_more_than_declared_is_rejected() {
     let r = LogReader::from_bytes(bytes.clone()).unwrap();
     let b = r.blocks().next().unwrap();
     let at = b.offset as usize;
-    let mut h = BlockHeader::parse(&bytes[at..at + 60]).unwrap();
-    // A zstd frame of 5000 zero bytes where the header promises 10.
-    let frame = zstd::bulk::compress(&[0u8; 5000], 3).unwrap();
-    h.storage = trace_format::container::Storage::Zstd;
-    h.raw_len = 10;
-    h.events = 10;
-    h.stored_len = frame.len() as u32;
-    h.body_crc = trace_format::container::RunBinding {
+    let binding = RunBinding {
         version: r.version(),
         run_id: r.header().run_id,
-    }
-    .body_crc(&frame);
+    };
+    // A zstd frame of 5000 zero bytes where the header promises 10, for
+    // one segment of 10 events.
+    let frame = zstd::bulk::compress(&[0u8; 5000], 3).unwrap();
+    let mut table = Vec::new();
+    segment::encode(
+        &[Segment {
+            process: 0,
+            first_event: 0,
+            first_signal: 0,
+            events: 10,
+            raw_len: 10,
+            origin: Some((80, u32::MAX)),
+        }],
+        &mut table,
+    );
+    let h = BlockHeader {
+        storage: Storage::Zstd,
+        flags: 0,
+        run_tag: binding.tag(),
+        segments: 1,
+        table_raw_len: table.len() as u32,
+        table_stored_len: table.len() as u32,
+        raw_len: 10,
+        stored_len: frame.len() as u32,
+        table_crc: binding.body_crc(&table),
+        body_crc: binding.body_crc(&frame),
+    };
     let mut forged = bytes[..at].to_vec();
     forged.extend_from_slice(&h.encode());
+    forged.extend_from_slice(&table);
     forged.extend_from_slice(&frame);
     let r = LogReader::from_bytes(forged).unwrap();
     let e = r.read_all().unwrap_err();
@@ -268,12 +358,16 @@ fn very_compressible_blocks_are_padded_to_the_ratio_bound() {
     w.finish(Outcome::default()).unwrap();
     let r = LogReader::open(&t.0).unwrap();
     for blk in r.blocks() {
-        assert!(blk.raw_len <= blk.stored_len * MAX_RATIO, "{blk:?}");
+        assert!(blk.body_raw_len <= blk.stored_len * MAX_RATIO, "{blk:?}");
     }
-    // Process 1's block (one receive byte per event) compresses far beyond the
-    // bound, so it was padded exactly up to it.
-    let b1 = r.blocks().find(|b| b.process == ProcId(1)).unwrap();
-    assert_eq!(b1.stored_len, b1.raw_len.div_ceil(MAX_RATIO), "{b1:?}");
+    // Process 1's segments (one receive byte per event) compress far beyond
+    // the bound, so a block was padded exactly up to it.
+    assert!(
+        r.blocks()
+            .any(|b| b.stored_len == b.body_raw_len.div_ceil(MAX_RATIO)),
+        "{:?}",
+        r.blocks().collect::<Vec<_>>()
+    );
     let logs = r.read_all().unwrap();
     assert_eq!(logs[1].events.len(), 200_000);
     assert!(matches!(logs[1].events[199_999], Event::Receive { msg } if msg.index == 199_999));
@@ -284,13 +378,16 @@ fn a_scanned_block_with_an_outlandish_process_index_is_skipped() {
     let (bytes, logs) = small_log(true);
     let r = LogReader::from_bytes(bytes.clone()).unwrap();
     let victim = r.blocks().find(|b| b.process == ProcId(3)).unwrap();
-    // Relabel the block as process 2^32 - 1, with a valid header checksum,
-    // and cut the footer off: only the block headers say which processes exist.
-    let mut damaged = bytes.clone();
+    // Relabel process 3's segment as process 2^32 - 2, with valid checksums,
+    // and cut the footer off: only the segment tables say which processes
+    // exist.
     let at = victim.offset as usize;
-    damaged[at + 8..at + 12].copy_from_slice(&u32::MAX.to_le_bytes());
-    let crc = crc32fast::hash(&damaged[at..at + 56]);
-    damaged[at + 56..at + 60].copy_from_slice(&crc.to_le_bytes());
+    let mut damaged = with_table(&bytes, at, |rows| {
+        for row in rows.iter_mut().filter(|s| s.process == 3) {
+            row.process = u32::MAX - 1;
+        }
+        rows.sort_by_key(|s| s.process);
+    });
     damaged.truncate(damaged.len() - 16);
     let r = LogReader::from_bytes(damaged).unwrap();
     assert!(r.recovered());
@@ -299,7 +396,7 @@ fn a_scanned_block_with_an_outlandish_process_index_is_skipped() {
     assert!(
         r.warnings().iter().any(|w| {
             let w = w.to_string();
-            w.contains(&format!("at byte {at}")) && w.contains("process 4294967295")
+            w.contains(&format!("at byte {at}")) && w.contains("process 4294967294")
         }),
         "{:?}",
         r.warnings()

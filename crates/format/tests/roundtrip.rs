@@ -60,6 +60,28 @@ fn a_ring_round_trips_through_every_reading_api() {
     for (p, i, e) in flat {
         assert_eq!(logs[p.0 as usize].events[i as usize], e);
     }
+
+    // The fold sees every event once too, each where its process log has it.
+    let folded = r
+        .par_fold_blocks(Vec::new, |seen, ev| {
+            while let Some(e) = ev.next() {
+                seen.push((ev.info().process, ev.index(), e.to_owned()));
+            }
+        })
+        .unwrap();
+    let mut seen: Vec<_> = folded.into_iter().flatten().collect();
+    assert_eq!(seen.len() as u64, summary.events);
+    seen.sort_by_key(|(p, i, _)| (*p, *i));
+    let want: Vec<_> = logs
+        .iter()
+        .flat_map(|l| {
+            l.events
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (l.id, i as u64, e.clone()))
+        })
+        .collect();
+    assert_eq!(seen, want);
 }
 
 #[test]
@@ -108,7 +130,7 @@ fn a_block_cursor_reports_a_damaged_block() {
     let r = LogReader::from_bytes(bytes.clone()).unwrap();
     let b = r.blocks().next().unwrap();
     // A byte of the body changed: the checksum says so when the block is opened.
-    let at = (b.offset + 60 + b.stored_len as u64 / 2) as usize;
+    let at = (b.body_offset + b.stored_len as u64 / 2) as usize;
     bytes[at] ^= 0x40;
     let r = LogReader::from_bytes(bytes).unwrap();
     let err = r.block_cursor(0).unwrap().err().expect("a checksum error");
@@ -337,16 +359,17 @@ fn a_tight_memory_budget_still_yields_every_event() {
     {
         std::thread::sleep(Duration::from_millis(5));
     }
+    // Blocks reached the file before `finish`: only the budget cut them
+    // (how many segments each process got depends on when the flusher ran,
+    // during the pushes or after them).
+    let cut_early = std::fs::metadata(&t.0).unwrap().len() > header_only;
     let s = w.finish(Outcome::default()).unwrap();
     drop(hs);
+    assert!(cut_early, "the budget forced cuts before finish");
     assert_eq!(s.events, 40_000);
     let r = LogReader::open(&t.0).unwrap();
     assert_eq!(r.event_count(), 40_000);
-    assert!(
-        r.blocks().len() > 2000,
-        "the budget forced cuts: {} blocks",
-        r.blocks().len()
-    );
+    assert!(r.blocks().len() >= 2000);
 }
 
 #[test]

@@ -13,7 +13,7 @@ fn counts_kinds_payloads_and_sizes() {
     let logs = ring(6, 100, true);
     let summary = write(&t.0, &logs, WriterOptions::default());
     let r = LogReader::open(&t.0).unwrap();
-    let s = compute(&r, 3).unwrap();
+    let s = compute(&r, WriterOptions::default().zstd_level).unwrap();
     let k = |name: &str| {
         s.by_kind[EventKind::ALL
             .iter()
@@ -49,7 +49,7 @@ fn counts_kinds_payloads_and_sizes() {
     let t2 = TempPath::new("stats2.trace");
     write(&t2.0, &ring(6, 100, false), WriterOptions::default());
     let r2 = LogReader::open(&t2.0).unwrap();
-    let s2 = compute(&r2, 3).unwrap();
+    let s2 = compute(&r2, WriterOptions::default().zstd_level).unwrap();
     assert_eq!(s2.payload_bytes, 0);
     assert_eq!(s2.file_bytes_without_payloads, s2.file_bytes);
     // And stripping the payload run's blocks gives the payload-free run's blocks;

@@ -35,6 +35,22 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
     }
     let events = if ctx.quick { QUICK_EVENTS } else { EVENTS };
     let scratch = Scratch::new("bench-log");
+    // For working on the format: `LOG_BENCH_CROWD_ONLY=1` measures the crowd alone.
+    if std::env::var_os("LOG_BENCH_CROWD_ONLY").is_some() {
+        let crowd = crowd_spec(events);
+        let (steps, processes) = generate(&crowd);
+        let f = measure(&crowd, &steps, processes, &scratch)?;
+        println!(
+            "crowd: {:.3} bytes/event, decode {} /s all cores, {} /s one thread, write {} /s, \
+             writer heap {:.0} MB",
+            f.file_bytes as f64 / f.events as f64,
+            rate(f.decode_rate),
+            rate(f.decode_rate_1),
+            rate(f.write_rate),
+            f.writer_mb
+        );
+        return Ok(());
+    }
 
     // The main run, written without and then with payloads (same events).
     let spec = Spec::new(events);
@@ -51,12 +67,7 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
 
     // A million processes alive at once, a few events each: the writer's
     // memory must stay within its budget however many blocks are open.
-    let crowd = Spec {
-        events: events / 5,
-        processes: (events / 40) as u32,
-        live: (events / 50) as u32,
-        ..Spec::new(events)
-    };
+    let crowd = crowd_spec(events);
     let (steps, processes) = generate(&crowd);
     let many = measure(&crowd, &steps, processes, &scratch)?;
     drop(steps);
@@ -172,6 +183,16 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         println!("targets missed: {}", missed.join("; "));
     }
     Ok(())
+}
+
+/// A million processes alive at once (for 50 million events), a few events each.
+fn crowd_spec(events: u64) -> Spec {
+    Spec {
+        events: events / 5,
+        processes: (events / 40) as u32,
+        live: (events / 50) as u32,
+        ..Spec::new(events)
+    }
 }
 
 /// The run's steps and how many processes it has.
@@ -307,12 +328,12 @@ struct Decoded {
     digest: u64,
 }
 
-/// Opens the log and decodes every event of every block, in parallel.
+/// Opens the log and decodes every event of every block, in parallel, as a
+/// whole-log reader does (folding, without a result per block).
 fn decode(path: &std::path::Path) -> Result<Decoded, String> {
     let r = LogReader::open(path).map_err(|e| e.to_string())?;
-    let per_block = r
-        .par_map_blocks(|ev| {
-            let mut d = Decoded::default();
+    let per_task = r
+        .par_fold_blocks(Decoded::default, |d, ev| {
             for e in ev {
                 d.events += 1;
                 let len = |p: Option<&[u8]>| p.map_or(0, <[u8]>::len) as u64;
@@ -345,11 +366,10 @@ fn decode(path: &std::path::Path) -> Result<Decoded, String> {
                 d.by_kind[k] += 1;
                 d.digest = d.digest.rotate_left(5) ^ x;
             }
-            d
         })
         .map_err(|e| e.to_string())?;
     let mut all = Decoded::default();
-    for d in per_block {
+    for d in per_task {
         all.events += d.events;
         all.payload_bytes += d.payload_bytes;
         all.digest ^= d.digest;

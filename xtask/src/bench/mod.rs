@@ -96,7 +96,13 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let trace = match crate::erl::trace_binary() {
+    // `TRACE_BENCH_BINARY=PATH`: a `trace` built elsewhere (a machine
+    // without cargo runs the groups that only read and write logs).
+    let built = match std::env::var_os("TRACE_BENCH_BINARY") {
+        Some(p) => Ok(PathBuf::from(p)),
+        None => crate::erl::trace_binary(),
+    };
+    let trace = match built {
         Ok(t) => t,
         Err(e) => {
             eprintln!("bench: {e}");

@@ -33,14 +33,32 @@ struct Order {
 
 impl Default for Order {
     fn default() -> Self {
-        // Entries past `len` are never moved, so they stay the identity: the
-        // next free pool entry is always the one in slot `len`.
+        Order::EMPTY
+    }
+}
+
+impl Order {
+    /// The empty list. Entries past `len` are never moved, so they stay the
+    /// identity: the next free pool entry is always the one in slot `len`.
+    /// (A constant: decoders of many small segments reset lists often.)
+    const EMPTY: Order = {
+        let mut front = 0u64;
+        let mut back = [0u8; 24];
+        let mut i = 0;
+        while i < 8 {
+            front |= (i as u64) << (8 * i);
+            i += 1;
+        }
+        while i < 32 {
+            back[i - 8] = i as u8;
+            i += 1;
+        }
         Order {
-            front: u64::from_le_bytes(std::array::from_fn(|i| i as u8)),
-            back: std::array::from_fn(|i| (i + 8) as u8),
+            front,
+            back,
             len: 0,
         }
-    }
+    };
 }
 
 impl Order {

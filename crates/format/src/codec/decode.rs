@@ -102,6 +102,34 @@ impl<'a> BlockDecoder<'a> {
         }
     }
 
+    /// Points the decoder at another block, as [`new`](Self::new) would make
+    /// it, keeping its predictors' storage: a reader of many small segments
+    /// restarts one decoder rather than building (and moving) a fresh one
+    /// for each.
+    pub fn restart(
+        &mut self,
+        buf: &'a [u8],
+        own: ProcId,
+        own_pid: u64,
+        first_signal: u64,
+        timestamps: bool,
+    ) {
+        self.buf = buf;
+        let st = &mut self.st;
+        st.pos = 0;
+        st.own = own;
+        st.next_signal = first_signal;
+        st.timestamps = timestamps;
+        st.time = 0;
+        st.dests.clear();
+        st.receipts.clear();
+        st.deliveries.clear();
+        st.objects.clear();
+        st.last_child = own.0;
+        st.pid_offset = own_pid.wrapping_sub(own.0 as u64) as i64;
+        st.next_output = 0;
+    }
+
     /// Decodes a block of a log of format version `v`: the events a later
     /// version added are corrupt in it.
     pub fn with_version(mut self, v: u16) -> Self {

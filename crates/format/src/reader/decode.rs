@@ -1,16 +1,20 @@
 //! Decoding blocks: check the body's checksum, decompress it (zstd, with the
-//! decoded size known and bounded in advance), and run the codec over it.
-//! Blocks decode independently, so whole logs decode in parallel with rayon.
+//! decoded size known and bounded in advance), and run the codec over each
+//! of its segments. Blocks decode independently, so whole logs decode in
+//! parallel with rayon, a block's body once for all its segments.
 
-use super::table::BlockRef;
+use super::table::{BlockRef, Record};
 use super::LogReader;
 use crate::codec::{BlockDecoder, CodecError, DecoderState};
-use crate::container::{Storage, BLOCK_HEADER_LEN};
+use crate::container::Storage;
 use crate::error::{FormatError, Warning};
 use crate::event::{Event, ProcId, ProcessLog};
 use crate::prefetch::prefetch_entry;
 use crate::view::EventRef;
+use crate::writer::sink::lock;
 use rayon::prelude::*;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 /// Where a block sits and what it holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -23,25 +27,30 @@ pub struct BlockInfo {
     pub events: u32,
     /// Signal index of the block's first `Send`/`Signal`.
     pub first_signal: u64,
-    /// Offset of the block record in the file.
+    /// Offset of its block record in the file, and of the record's stored body.
     pub offset: u64,
-    /// Bytes of the stored (compressed) body and of the decoded body.
+    pub body_offset: u64,
+    /// Bytes of the record's stored (compressed) body, and of this segment's
+    /// encoded events once decoded.
     pub stored_len: u32,
     pub raw_len: u32,
+    /// Bytes of the record's whole body once decoded (all its segments).
+    pub body_raw_len: u32,
 }
 
 impl BlockInfo {
-    pub(super) fn of(b: &BlockRef) -> Self {
-        let h = &b.header;
+    pub(super) fn of(b: &BlockRef, rec: &Record) -> Self {
         BlockInfo {
-            process: ProcId(h.process),
-            pid: h.pid,
-            first_event: h.first_event,
-            events: h.events,
-            first_signal: h.first_signal,
-            offset: b.offset,
-            stored_len: h.stored_len,
-            raw_len: h.raw_len,
+            process: ProcId(b.process),
+            pid: b.pid,
+            first_event: b.first_event,
+            events: b.events,
+            first_signal: b.first_signal,
+            offset: rec.offset,
+            body_offset: rec.body_at,
+            stored_len: rec.stored_len,
+            raw_len: b.raw_len,
+            body_raw_len: rec.raw_len,
         }
     }
 }
@@ -57,21 +66,36 @@ pub struct Events<'a> {
 }
 
 impl<'a> Events<'a> {
-    pub(super) fn new(raw: &'a [u8], b: &BlockRef) -> Self {
-        let h = &b.header;
+    pub(super) fn new(raw: &'a [u8], b: &BlockRef, rec: &Record, version: u16) -> Self {
         Events {
             dec: BlockDecoder::new(
                 raw,
-                ProcId(h.process),
-                h.pid,
-                h.first_signal,
-                h.timestamps(),
+                ProcId(b.process),
+                b.pid,
+                b.first_signal,
+                rec.timestamps,
             )
-            .with_version(b.version),
-            info: BlockInfo::of(b),
+            .with_version(version),
+            info: BlockInfo::of(b, rec),
             seen: 0,
             error: None,
         }
+    }
+
+    /// Makes these events those of segment `b` (of the same log), as
+    /// [`new`](Self::new) would, reusing the decoder (see
+    /// [`BlockDecoder::restart`]).
+    pub(super) fn restart(&mut self, raw: &'a [u8], b: &BlockRef, rec: &Record) {
+        self.dec.restart(
+            raw,
+            ProcId(b.process),
+            b.pid,
+            b.first_signal,
+            rec.timestamps,
+        );
+        self.info = BlockInfo::of(b, rec);
+        self.seen = 0;
+        self.error = None;
     }
 
     /// Events over `raw` resumed where a decoder over the same bytes was
@@ -112,6 +136,11 @@ impl<'a> Events<'a> {
 
     /// Checks that the block decoded completely and held the declared number of events.
     pub(super) fn finish(mut self) -> Result<(), FormatError> {
+        self.check()
+    }
+
+    /// As [`finish`](Self::finish), leaving the events to be restarted.
+    fn check(&mut self) -> Result<(), FormatError> {
         // Drain what the caller left unread so the count is checked too.
         while self.next().is_some() {}
         let offset = self.info.offset;
@@ -168,17 +197,87 @@ impl<'a> Iterator for Events<'a> {
     }
 }
 
-/// Per-thread decompression state.
-pub(super) struct Scratch {
+/// A zstd context and the buffer it decompresses into.
+#[derive(Default)]
+pub(super) struct Inflater {
     zstd: Option<zstd::bulk::Decompressor<'static>>,
     buf: Vec<u8>,
+}
+
+impl Inflater {
+    /// Decompresses `stored` into exactly `raw_len` bytes (bounded by the
+    /// caller against the format's limits), or says why not.
+    pub fn inflate(&mut self, stored: &[u8], raw_len: u32) -> Result<&[u8], String> {
+        if self.zstd.is_none() {
+            let mut d = zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?;
+            d.set_parameter(zstd::zstd_safe::DParameter::WindowLogMax(WINDOW_LOG_MAX))
+                .map_err(|e| format!("zstd: {e}"))?;
+            self.zstd = Some(d);
+        }
+        let d = self.zstd.as_mut().expect("created above");
+        let raw_len = raw_len as usize;
+        self.buf.clear();
+        self.buf.reserve(raw_len);
+        match d.decompress_to_buffer(stored, &mut self.buf) {
+            Ok(n) if n == raw_len => Ok(&self.buf[..n]),
+            Ok(n) => Err(format!("{raw_len} decompressed bytes, found {n}")),
+            Err(e) => Err(format!(
+                "zstd data that decompresses to {raw_len} bytes: {e}"
+            )),
+        }
+    }
+}
+
+/// Per-thread decompression state: the last block body decompressed stays
+/// there, for the next of its segments.
+pub(super) struct Scratch {
+    inf: Inflater,
+    /// Whose body `inf` (or `shared`) holds: the reader's id and the record's position.
+    holds: Option<(u64, u32)>,
+    /// A body from the reader's [`BodyCache`], when it came from there.
+    shared: Option<Arc<[u8]>>,
 }
 
 impl Scratch {
     pub fn new() -> Self {
         Scratch {
-            zstd: None,
-            buf: Vec::new(),
+            inf: Inflater::default(),
+            holds: None,
+            shared: None,
+        }
+    }
+}
+
+/// Decoded bodies of blocks shared by many processes, for readers that go
+/// process by process (dump, replay, diff): each such block would otherwise
+/// be decompressed once for every segment in it. Bounded in bytes; the
+/// oldest body leaves first.
+#[derive(Default)]
+pub(super) struct BodyCache {
+    bodies: HashMap<u32, Arc<[u8]>>,
+    order: VecDeque<u32>,
+    bytes: usize,
+}
+
+/// What [`BodyCache`] holds at most.
+const BODY_CACHE_BYTES: usize = 256 << 20;
+
+impl BodyCache {
+    fn get(&self, k: u32) -> Option<Arc<[u8]>> {
+        self.bodies.get(&k).cloned()
+    }
+
+    fn put(&mut self, k: u32, body: Arc<[u8]>) {
+        self.bytes += body.len();
+        self.bodies.insert(k, body);
+        self.order.push_back(k);
+        while self.bytes > BODY_CACHE_BYTES {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(b) = self.bodies.remove(&old) {
+                self.bytes -= b.len();
+            }
         }
     }
 }
@@ -186,7 +285,8 @@ impl Scratch {
 thread_local! {
     /// Decompression state kept per thread between one-process and one-block
     /// reads: a zstd context and its buffer cost more to create than a small
-    /// block costs to decode, and callers (diff, replay) read many of them.
+    /// block costs to decode, callers (diff, replay) read many of them, and
+    /// consecutive segments often share a block.
     static SPARE: std::cell::Cell<Option<Scratch>> = const { std::cell::Cell::new(None) };
 }
 
@@ -199,91 +299,139 @@ pub(super) fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     r
 }
 
-/// Blocks per task of [`LogReader::par_map_blocks`], and how far ahead in
-/// file order a block's entry in the table is asked for.
-const CHUNK: usize = 256;
-const AHEAD: usize = 8;
-
 /// Largest zstd window a block may ask for: blocks are at most 64 MiB.
 const WINDOW_LOG_MAX: u32 = 27;
 
 impl LogReader {
-    /// The decoded body of a block: checksum checked, decompressed into
-    /// `scratch` (or borrowed from the file when stored raw).
+    /// The decoded body of a block record, for a read of one segment: a
+    /// body that several segments share goes through the reader's
+    /// [`BodyCache`].
+    fn shared_body<'s>(
+        &'s self,
+        k: u32,
+        scratch: &'s mut Scratch,
+    ) -> Result<&'s [u8], FormatError> {
+        let rec = &self.records[k as usize];
+        if rec.segments < 2 || rec.storage == Storage::Raw || scratch.holds == Some((self.id, k)) {
+            return self.body(k, scratch);
+        }
+        let cached = lock(&self.bodies).get(k);
+        let body = match cached {
+            Some(b) => b,
+            None => {
+                let b: Arc<[u8]> = Arc::from(self.body(k, scratch)?);
+                lock(&self.bodies).put(k, b.clone());
+                b
+            }
+        };
+        scratch.holds = Some((self.id, k));
+        Ok(&scratch.shared.insert(body)[..])
+    }
+
+    /// The decoded body of a block record: checksum checked, decompressed
+    /// into `scratch` (or borrowed from the file when stored raw).
+    fn body<'s>(&'s self, k: u32, scratch: &'s mut Scratch) -> Result<&'s [u8], FormatError> {
+        let rec = &self.records[k as usize];
+        let stored =
+            &self.data[rec.body_at as usize..rec.body_at as usize + rec.stored_len as usize];
+        if rec.storage == Storage::Zstd && scratch.holds == Some((self.id, k)) {
+            return Ok(match &scratch.shared {
+                Some(b) => b,
+                None => &scratch.inf.buf,
+            });
+        }
+        let fail =
+            |what: String| FormatError::corrupt(rec.offset, format!("an intact block: {what}"));
+        if self.binding.body_crc(stored) != rec.body_crc {
+            return Err(fail("body checksum mismatch".into()));
+        }
+        match rec.storage {
+            Storage::Raw => Ok(stored),
+            Storage::Zstd => {
+                scratch.holds = None;
+                scratch.shared = None;
+                // raw_len was bounded against MAX_BLOCK_RAW and the stored size when the header was parsed.
+                scratch.inf.inflate(stored, rec.raw_len).map_err(fail)?;
+                scratch.holds = Some((self.id, k));
+                Ok(&scratch.inf.buf)
+            }
+        }
+    }
+
+    /// The decoded events of a segment, read alone (see [`BodyCache`]).
+    pub(super) fn raw_alone<'s>(
+        &'s self,
+        b: &BlockRef,
+        scratch: &'s mut Scratch,
+    ) -> Result<&'s [u8], FormatError> {
+        self.shared_body(b.record, scratch)
+            .map_err(|e| segment_error(e, b))?;
+        self.raw(b, scratch)
+    }
+
+    /// The decoded events of a segment.
     pub(super) fn raw<'s>(
         &'s self,
         b: &BlockRef,
         scratch: &'s mut Scratch,
     ) -> Result<&'s [u8], FormatError> {
-        let h = &b.header;
-        let body_at = b.offset as usize + BLOCK_HEADER_LEN;
-        let stored = &self.data[body_at..body_at + h.stored_len as usize];
-        let fail = |what: String| {
-            FormatError::corrupt(
-                b.offset,
+        let body = self.body(b.record, scratch).map_err(|e| match e {
+            FormatError::Corrupt { offset, expected } => FormatError::corrupt(
+                offset,
                 format!(
-                    "an intact block of process {} (events {}..{}): {what}",
-                    h.process,
-                    h.first_event,
-                    h.first_event + h.events as u64
+                    "{expected} (it holds process {}'s events {}..{})",
+                    b.process,
+                    b.first_event,
+                    b.first_event + b.events as u64
                 ),
-            )
-        };
-        if self.binding.body_crc(stored) != h.body_crc {
-            return Err(fail("body checksum mismatch".into()));
-        }
-        match h.storage {
-            Storage::Raw => Ok(stored),
-            Storage::Zstd => {
-                if scratch.zstd.is_none() {
-                    let mut d =
-                        zstd::bulk::Decompressor::new().map_err(|e| fail(format!("zstd: {e}")))?;
-                    d.set_parameter(zstd::zstd_safe::DParameter::WindowLogMax(WINDOW_LOG_MAX))
-                        .map_err(|e| fail(format!("zstd: {e}")))?;
-                    scratch.zstd = Some(d);
-                }
-                let d = scratch.zstd.as_mut().expect("created above");
-                let raw_len = h.raw_len as usize;
-                scratch.buf.clear();
-                // raw_len was bounded against MAX_BLOCK_RAW and the stored size when the header was parsed.
-                scratch.buf.reserve(raw_len);
-                match d.decompress_to_buffer(stored, &mut scratch.buf) {
-                    Ok(n) if n == raw_len => Ok(&scratch.buf[..n]),
-                    Ok(n) => Err(fail(format!("{raw_len} decompressed bytes, found {n}"))),
-                    Err(e) => Err(fail(format!(
-                        "zstd data that decompresses to {raw_len} bytes: {e}"
-                    ))),
-                }
-            }
-        }
+            ),
+            e => e,
+        })?;
+        Ok(&body[b.start as usize..b.start as usize + b.raw_len as usize])
     }
 
-    fn blocks_of(&self, id: ProcId) -> &[BlockRef] {
-        match self.process(id) {
-            Some(p) => &self.blocks[p.blocks.clone()],
+    fn record_of(&self, b: &BlockRef) -> &Record {
+        &self.records[b.record as usize]
+    }
+
+    /// The events of segment `b`, decoded from its bytes.
+    pub(super) fn events<'a>(&self, raw: &'a [u8], b: &BlockRef) -> Events<'a> {
+        Events::new(raw, b, self.record_of(b), self.binding.version)
+    }
+
+    fn blocks_of(&self, id: ProcId) -> impl Iterator<Item = &BlockRef> + '_ {
+        let ks = match self.process(id) {
+            Some(p) => &self.index[p.blocks.clone()],
             None => &[],
-        }
+        };
+        ks.iter().map(|&i| &self.blocks[i as usize])
     }
 
-    /// Every readable block, grouped by process in id order, each process's in event order.
+    /// Every readable block (segment), grouped by process in id order, each
+    /// process's in event order.
     pub fn blocks(&self) -> impl ExactSizeIterator<Item = BlockInfo> + '_ {
-        self.blocks.iter().map(BlockInfo::of)
+        self.index.iter().map(|&i| {
+            let b = &self.blocks[i as usize];
+            BlockInfo::of(b, self.record_of(b))
+        })
     }
 
     /// The block at a position of [`blocks`](Self::blocks).
     pub fn block(&self, block: usize) -> Option<BlockInfo> {
-        self.blocks.get(block).map(BlockInfo::of)
+        self.seg(block).map(|b| BlockInfo::of(b, self.record_of(b)))
     }
 
-    /// The bytes of a block (its position in [`blocks`](Self::blocks)) as
-    /// the file holds them, header record and stored body: two blocks with
-    /// equal bytes decode to equal events (diff compares them so, without
-    /// decoding, when two logs number their processes alike).
-    pub fn block_bytes(&self, block: usize) -> Option<&[u8]> {
-        let b = self.blocks.get(block)?;
-        let at = b.offset as usize;
-        self.data
-            .get(at..at + BLOCK_HEADER_LEN + b.header.stored_len as usize)
+    /// The bytes of the block record that holds a block (its position in
+    /// [`blocks`](Self::blocks)) as the file holds them, with where the
+    /// block's events start in the record's decoded body: two blocks whose
+    /// records are equal and that start at the same place decode to equal
+    /// events (diff compares them so, without decoding, when two logs number
+    /// their processes alike).
+    pub fn block_bytes(&self, block: usize) -> Option<(&[u8], u32)> {
+        let b = self.seg(block)?;
+        let rec = self.record_of(b);
+        let at = rec.offset as usize;
+        Some((self.data.get(at..at + rec.len as usize)?, b.start))
     }
 
     /// Calls `f` on each event of process `id`, in program order, without
@@ -296,9 +444,9 @@ impl LogReader {
     ) -> Result<(), FormatError> {
         with_scratch(|scratch| {
             for b in self.blocks_of(id) {
-                let raw = self.raw(b, scratch)?;
-                let mut ev = Events::new(raw, b);
-                let mut i = b.header.first_event;
+                let raw = self.raw_alone(b, scratch)?;
+                let mut ev = self.events(raw, b);
+                let mut i = b.first_event;
                 while let Some(e) = ev.next() {
                     f(i, ev.time(), e);
                     i += 1;
@@ -339,40 +487,7 @@ impl LogReader {
         T: Send,
         F: Fn(&mut Events<'_>) -> T + Sync,
     {
-        // Blocks are decoded in file order (each touches the next part of the
-        // file, which matters when blocks are small and many), and their
-        // results put back in `blocks` order.
-        // In file order, a block's entry in the table is anywhere: it is
-        // asked for a few blocks ahead, or every small block waits for it.
-        let decoded: Vec<Vec<Result<T, FormatError>>> = self
-            .file_order
-            .par_chunks(CHUNK)
-            .map_init(Scratch::new, |scratch, ks| {
-                let mut out = Vec::with_capacity(ks.len());
-                for (i, &k) in ks.iter().enumerate() {
-                    if let Some(&n) = ks.get(i + AHEAD) {
-                        prefetch_entry(&self.blocks[n as usize]);
-                    }
-                    let b = &self.blocks[k as usize];
-                    out.push(self.raw(b, scratch).and_then(|raw| {
-                        let mut ev = Events::new(raw, b);
-                        let t = f(&mut ev);
-                        ev.finish()?;
-                        Ok(t)
-                    }));
-                }
-                out
-            })
-            .collect();
-        let mut out: Vec<Option<Result<T, FormatError>>> = Vec::with_capacity(self.blocks.len());
-        out.resize_with(self.blocks.len(), || None);
-        for (&k, r) in self.file_order.iter().zip(decoded.into_iter().flatten()) {
-            out[k as usize] = Some(r);
-        }
-        // The error of the first failing block in `blocks` order, if any.
-        out.into_iter()
-            .map(|r| r.expect("file_order is a permutation of the blocks"))
-            .collect()
+        self.par_map_each_block(f).into_iter().collect()
     }
 
     /// Every process's log, decoded in parallel. Fails on the first block that
@@ -402,48 +517,42 @@ impl LogReader {
     /// Every process's log up to its first block that does not decode, with a
     /// warning for each process cut short. Never fails: damage shortens logs.
     pub fn salvage(&self) -> (Vec<ProcessLog>, Vec<Warning>) {
-        let results: Vec<(ProcessLog, Option<Warning>)> = self
+        let mut per_block = self
+            .par_map_each_block(|ev| ev.map(EventRef::to_owned).collect::<Vec<Event>>())
+            .into_iter();
+        let mut warnings = Vec::new();
+        let logs = self
             .processes
-            .par_iter()
-            .map_init(Scratch::new, |scratch, p| {
+            .iter()
+            .map(|p| {
                 let mut events = Vec::new();
-                let mut warning = None;
-                for b in &self.blocks[p.blocks.clone()] {
-                    let r = self.raw(b, scratch).and_then(|raw| {
-                        let mut ev = Events::new(raw, b);
-                        let mut got: Vec<Event> = ev.by_ref().map(EventRef::to_owned).collect();
-                        ev.finish()?;
-                        events.append(&mut got);
-                        Ok(())
-                    });
-                    if let Err(e) = r {
-                        warning = Some(Warning::at(
-                            e.offset().unwrap_or(b.offset),
-                            format!(
-                                "process {} {}: {e}; its log is read up to event {}",
-                                p.id.0,
-                                crate::text::pid_text(p.pid),
-                                b.header.first_event
-                            ),
-                        ));
-                        break;
+                let mut failed = false;
+                for (k, r) in p.blocks.clone().zip(per_block.by_ref()) {
+                    match r {
+                        Ok(mut got) if !failed => events.append(&mut got),
+                        Ok(_) => {}
+                        Err(e) if !failed => {
+                            failed = true;
+                            let b = &self.blocks[self.index[k] as usize];
+                            warnings.push(Warning::at(
+                                e.offset().unwrap_or(self.record_of(b).offset),
+                                format!(
+                                    "process {} {}: {e}; its log is read up to event {}",
+                                    p.id.0,
+                                    crate::text::pid_text(p.pid),
+                                    b.first_event
+                                ),
+                            ));
+                        }
+                        Err(_) => {}
                     }
                 }
-                let log = ProcessLog {
+                ProcessLog {
                     id: p.id,
                     pid: p.pid,
                     parent: p.parent,
                     events,
-                };
-                (log, warning)
-            })
-            .collect();
-        let mut warnings = Vec::new();
-        let logs = results
-            .into_iter()
-            .map(|(l, w)| {
-                warnings.extend(w);
-                l
+                }
             })
             .collect();
         (logs, warnings)
@@ -461,14 +570,125 @@ impl LogReader {
         T: Send,
         F: Fn(&mut Events<'_>) -> T + Sync,
     {
-        self.blocks
+        // Blocks are decoded a record at a time, in file order (each touches
+        // the next part of the file, and a record's body is decompressed
+        // once for all its segments), and their results put back in
+        // `blocks` order.
+        let decoded: Vec<Vec<Result<T, FormatError>>> = self
+            .record_spans
             .par_iter()
-            .map_init(Scratch::new, |scratch, b| {
-                let raw = self.raw(b, scratch)?;
-                let mut ev = Events::new(raw, b);
-                let t = f(&mut ev);
-                ev.finish()?;
-                Ok(t)
+            .map_init(Scratch::new, |scratch, span| {
+                let ks = &self.file_order[span.start as usize..span.end as usize];
+                self.map_record(ks, scratch, &f)
+            })
+            .collect();
+        let mut out: Vec<Option<Result<T, FormatError>>> = Vec::with_capacity(self.index.len());
+        out.resize_with(self.index.len(), || None);
+        for (&k, r) in self.file_order.iter().zip(decoded.into_iter().flatten()) {
+            out[k as usize] = Some(r);
+        }
+        out.into_iter()
+            .map(|r| r.expect("file_order is a permutation of the blocks"))
+            .collect()
+    }
+
+    /// `f` over the segments `ks` (positions in `blocks`) of one record, in
+    /// file order, each result put into `sink` with the segment's position:
+    /// the body is decoded once and one decoder restarted for each segment.
+    fn visit_record<T>(
+        &self,
+        ks: &[u32],
+        scratch: &mut Scratch,
+        mut f: impl FnMut(&mut Events<'_>) -> T,
+        mut sink: impl FnMut(u32, Result<T, FormatError>),
+    ) {
+        let Some(&k0) = ks.first() else {
+            return;
+        };
+        let at = |k: u32| &self.blocks[self.index[k as usize] as usize];
+        let first = at(k0);
+        let body = match self.body(first.record, scratch) {
+            Ok(body) => body,
+            Err(e) => {
+                for &k in ks {
+                    sink(k, Err(segment_error(copy_error(&e), at(k))));
+                }
+                return;
+            }
+        };
+        let rec = self.record_of(first);
+        let mut ev = Events::new(&[], first, rec, self.binding.version);
+        for (i, &k) in ks.iter().enumerate() {
+            if let Some(&n) = ks.get(i + AHEAD) {
+                prefetch_entry(&self.index[n as usize]);
+            }
+            let b = at(k);
+            let raw = &body[b.start as usize..b.start as usize + b.raw_len as usize];
+            ev.restart(raw, b, rec);
+            let t = f(&mut ev);
+            sink(k, ev.check().map(|()| t));
+        }
+    }
+
+    /// As [`visit_record`](Self::visit_record), the results in a vector.
+    fn map_record<T, F>(
+        &self,
+        ks: &[u32],
+        scratch: &mut Scratch,
+        f: &F,
+    ) -> Vec<Result<T, FormatError>>
+    where
+        F: Fn(&mut Events<'_>) -> T,
+    {
+        let mut out = Vec::with_capacity(ks.len());
+        self.visit_record(ks, scratch, f, |_, r| out.push(r));
+        out
+    }
+
+    /// Decodes every readable block in parallel and folds their events into
+    /// accumulators, one per task (`init` makes one, `fold` takes each
+    /// block's events into it): for readers of the whole log that keep no
+    /// result per block (statistics, checks, summaries), which
+    /// [`par_map_blocks`](Self::par_map_blocks) would make them collect and
+    /// put back in process order. Blocks are taken in file order, a record
+    /// at a time, but the order in which `fold` sees them is unspecified.
+    /// A block that fails to decode fails the call (with the error of the
+    /// first failing block of its task).
+    pub fn par_fold_blocks<A, I, F>(&self, init: I, fold: F) -> Result<Vec<A>, FormatError>
+    where
+        A: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(&mut A, &mut Events<'_>) + Sync,
+    {
+        let spans = &self.record_spans;
+        // Tasks of about this many records: a crowd's log has few records
+        // of many segments, a long run's many of a few.
+        let per_task = spans
+            .len()
+            .div_ceil(4 * rayon::current_num_threads())
+            .max(1);
+        spans
+            .par_chunks(per_task)
+            .map_init(Scratch::new, |scratch, chunk| {
+                let mut acc = init();
+                let mut failed = None;
+                for span in chunk {
+                    let ks = &self.file_order[span.start as usize..span.end as usize];
+                    self.visit_record(
+                        ks,
+                        scratch,
+                        |ev| fold(&mut acc, ev),
+                        |_, r| {
+                            if let (Err(e), None) = (r, &failed) {
+                                failed = Some(e);
+                            }
+                        },
+                    );
+                    if let Some(e) = failed {
+                        return Err(e);
+                    }
+                }
+                Ok(acc)
             })
             .collect()
     }
@@ -482,13 +702,13 @@ impl LogReader {
         block: usize,
         mut f: impl FnMut(u64, Option<u64>, EventRef<'_>),
     ) -> Result<(), FormatError> {
-        let Some(b) = self.blocks.get(block) else {
+        let Some(b) = self.seg(block) else {
             return Ok(());
         };
         with_scratch(|scratch| {
-            let raw = self.raw(b, scratch)?;
-            let mut ev = Events::new(raw, b);
-            let mut i = b.header.first_event;
+            let raw = self.raw_alone(b, scratch)?;
+            let mut ev = self.events(raw, b);
+            let mut i = b.first_event;
             while let Some(e) = ev.next() {
                 f(i, ev.time(), e);
                 i += 1;
@@ -497,3 +717,34 @@ impl LogReader {
         })
     }
 }
+
+/// The same error again, for each segment of a record that failed.
+fn copy_error(e: &FormatError) -> FormatError {
+    match e {
+        FormatError::Corrupt { offset, expected } => {
+            FormatError::corrupt(*offset, expected.clone())
+        }
+        e => FormatError::corrupt(0, e.to_string()),
+    }
+}
+
+/// A block's error, saying which segment was being read.
+fn segment_error(e: FormatError, b: &BlockRef) -> FormatError {
+    match e {
+        FormatError::Corrupt { offset, expected } => FormatError::corrupt(
+            offset,
+            format!(
+                "{expected} (it holds process {}'s events {}..{})",
+                b.process,
+                b.first_event,
+                b.first_event + b.events as u64
+            ),
+        ),
+        e => e,
+    }
+}
+
+/// How far ahead in file order a block's entry in the table is asked for:
+/// in file order, a block's entry is anywhere, and every small block would
+/// wait for it.
+const AHEAD: usize = 8;

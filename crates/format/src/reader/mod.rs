@@ -5,14 +5,18 @@
 //!
 //! ```text
 //! open ─► preamble + header ─► footer ──ok──► block index ─┐
-//!                                 └─missing─► scan blocks ─┴► table: process → blocks
+//!                                 └─missing─► scan blocks ─┴► segment tables
+//!                                                              ─► table: process → segments
 //! events_of / read_all / par_map_blocks ─► decompress (zstd) ─► codec ─► events
-//! block_cursor (resume): one block decompressed, its events a few at a time
+//! block_cursor (resume): one segment decompressed, its events a few at a time
 //! ```
 //!
-//! What the reader serves is, per process, the longest run of intact blocks
-//! from its first event: a process log with a hole would lie about program
-//! order. Everything it left out is listed in [`LogReader::warnings`].
+//! A block record holds segments, each a run of one process's events (in
+//! versions 1 and 2 a record is one segment); the API calls the segments
+//! it serves "blocks". What the reader serves is, per process, the longest
+//! run of intact segments from its first event: a process log with a hole
+//! would lie about program order. Everything it left out is listed in
+//! [`LogReader::warnings`].
 
 mod decode;
 mod locate;
@@ -32,7 +36,8 @@ use crate::meta::{Header, Outcome};
 use memmap2::Mmap;
 use std::ops::Deref;
 use std::path::Path;
-use table::BlockRef;
+use std::sync::atomic::{AtomicU64, Ordering};
+use table::{BlockRef, Record};
 
 /// The bytes of a log: a read-only map of the file, or bytes in memory.
 enum Source {
@@ -59,12 +64,27 @@ pub struct LogReader {
     /// From the footer; `None` when the log was recovered by scanning.
     end: Option<(Outcome, u64)>,
     processes: Vec<ProcessInfo>,
-    /// Readable blocks, grouped by process (in id order), each group in event order.
+    /// The block records found, in file order.
+    records: Vec<Record>,
+    /// The segments found, in file order.
     blocks: Vec<BlockRef>,
-    /// Indices into `blocks` in file order: whole-log reads go this way.
+    /// Readable segments, as indices into `blocks`, grouped by process (in
+    /// id order), each group in event order: the API's block positions.
+    index: Vec<u32>,
+    /// Positions (into `index`) in file order: whole-log reads go this way.
     file_order: Vec<u32>,
+    /// `file_order` cut where the record changes: one task of a whole-log
+    /// read decompresses a record once for all its segments.
+    record_spans: Vec<std::ops::Range<u32>>,
+    /// Tells this reader's decoded bodies apart in a thread's scratch.
+    id: u64,
+    /// Decoded bodies of shared blocks, for reads of one process at a time.
+    bodies: std::sync::Mutex<decode::BodyCache>,
     warnings: Vec<Warning>,
 }
+
+/// Numbers the readers of this process.
+static READERS: AtomicU64 = AtomicU64::new(1);
 
 impl LogReader {
     /// Maps and opens the log at `path`.
@@ -115,8 +135,13 @@ impl LogReader {
             binding,
             end: located.end,
             processes: table.processes,
+            records: located.records,
             blocks: table.blocks,
+            index: table.index,
             file_order: table.file_order,
+            record_spans: table.record_spans,
+            id: READERS.fetch_add(1, Ordering::Relaxed),
+            bodies: Default::default(),
             warnings,
         })
     }
@@ -184,6 +209,11 @@ impl LogReader {
     /// Size of the log in bytes.
     pub fn file_len(&self) -> u64 {
         self.data.len() as u64
+    }
+
+    /// The segment at a block position.
+    fn seg(&self, pos: usize) -> Option<&BlockRef> {
+        Some(&self.blocks[*self.index.get(pos)? as usize])
     }
 }
 

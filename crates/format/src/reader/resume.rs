@@ -25,21 +25,21 @@ impl LogReader {
     /// decoded as [`BlockCursor::next_events`] asks for them. `None` when
     /// there is no such block.
     pub fn block_cursor(&self, block: usize) -> Option<Result<BlockCursor, FormatError>> {
-        let b = self.blocks.get(block)?;
+        let b = self.seg(block)?;
         Some(with_scratch(|scratch| {
-            let raw = self.raw(b, scratch)?.to_vec();
-            let h = &b.header;
+            let raw = self.raw_alone(b, scratch)?.to_vec();
+            let rec = &self.records[b.record as usize];
             let st = BlockDecoder::new(
                 &raw,
-                ProcId(h.process),
-                h.pid,
-                h.first_signal,
-                h.timestamps(),
+                ProcId(b.process),
+                b.pid,
+                b.first_signal,
+                rec.timestamps,
             )
-            .with_version(b.version)
+            .with_version(self.binding.version)
             .detach();
             Ok(BlockCursor {
-                info: BlockInfo::of(b),
+                info: BlockInfo::of(b, rec),
                 raw,
                 state: Some(st),
                 seen: 0,

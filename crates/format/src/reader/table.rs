@@ -1,26 +1,88 @@
-//! The process table and, for each process, the blocks a reader serves: the
-//! longest run of blocks that follow each other without a gap from event 0.
+//! The process table and, for each process, the segments a reader serves:
+//! the longest run of segments that follow each other without a gap from
+//! event 0. (The reader's API calls what it serves of a process "blocks":
+//! each is one segment of a block record, a whole record in versions 1 and 2.)
 
-use crate::container::BlockHeader;
+use crate::container::{Storage, NO_PARENT};
 use crate::error::Warning;
 use crate::event::ProcId;
 use crate::meta::{Header, ProcessEntry};
+use crate::segment::Segment;
 use crate::text::pid_text;
 use std::ops::Range;
 
-/// A block record found in the file; its header has been checked.
 /// Largest process index a log recovered by scanning may hold: this many,
 /// plus so many per block found (a killed run loses the blocks of the
 /// processes it started last, never most of its processes).
 const MAX_SCANNED_INDEX_SLACK: u64 = 1 << 20;
 const MAX_SCANNED_INDEX_PER_BLOCK: u64 = 64;
 
+/// A block record found in the file; its header (and segment table) checked.
+#[derive(Clone, Debug)]
+pub(crate) struct Record {
+    pub offset: u64,
+    /// Length of the whole record.
+    pub len: u64,
+    /// Where its stored body starts in the file.
+    pub body_at: u64,
+    pub storage: Storage,
+    pub timestamps: bool,
+    pub stored_len: u32,
+    pub raw_len: u32,
+    pub body_crc: u32,
+    /// Rows of its segment table.
+    pub segments: u32,
+}
+
+/// A segment of a block record: what the reader serves of a process, one
+/// at a time.
 #[derive(Clone, Debug)]
 pub(crate) struct BlockRef {
+    /// Its record, by position in the reader's records.
+    pub record: u32,
+    /// Where its events start in the record's decoded body, and their length.
+    pub start: u32,
+    pub raw_len: u32,
+    pub process: u32,
+    pub events: u32,
+    pub first_event: u64,
+    pub first_signal: u64,
+    /// The process's pid number (from the process table).
+    pub pid: u64,
+}
+
+/// A segment as a block's table lists it.
+#[derive(Clone, Debug)]
+pub(crate) struct Found {
+    pub seg: BlockRef,
+    /// Offset of its record, for warnings.
     pub offset: u64,
-    pub header: BlockHeader,
-    /// The log's format version: what its blocks may hold.
-    pub version: u16,
+    /// The pid and parent its row gave (a process's first segment).
+    pub origin: Option<(u64, u32)>,
+}
+
+impl Found {
+    pub fn new(record: u32, offset: u64, start: u32, s: Segment) -> Found {
+        Found {
+            seg: BlockRef {
+                record,
+                start,
+                raw_len: s.raw_len,
+                process: s.process,
+                events: s.events,
+                first_event: s.first_event,
+                first_signal: s.first_signal,
+                pid: s.origin.map_or(0, |o| o.0),
+            },
+            offset,
+            origin: s.origin,
+        }
+    }
+
+    fn parent(&self) -> Option<Option<ProcId>> {
+        self.origin
+            .map(|(_, p)| (p != NO_PARENT).then_some(ProcId(p)))
+    }
 }
 
 /// One process of the log.
@@ -71,17 +133,22 @@ struct Row {
 /// What a reader serves.
 pub(super) struct Table {
     pub processes: Vec<ProcessInfo>,
-    /// Grouped by process (in id order), each group in event order.
+    /// Every segment found, in file order (served or not).
     pub blocks: Vec<BlockRef>,
-    /// Indices into `blocks`, in the order the blocks lie in the file.
+    /// The served segments' indices in `blocks`, grouped by process (in id
+    /// order), each group in event order: a block's position in the API.
+    pub index: Vec<u32>,
+    /// Positions (into `index`), in the order the blocks lie in the file.
     pub file_order: Vec<u32>,
+    /// `file_order` cut where the record changes.
+    pub record_spans: Vec<Range<u32>>,
 }
 
 /// The table a reader serves, from the blocks found (headers checked) and
 /// the footer's process table if the log has one.
 pub(super) fn build(
     header: &Header,
-    candidates: Vec<BlockRef>,
+    candidates: Vec<Found>,
     footer: Option<Vec<ProcessEntry>>,
     warnings: &mut Vec<Warning>,
 ) -> Table {
@@ -94,7 +161,7 @@ pub(super) fn build(
     let ids: Vec<u32> = match &footer {
         Some(entries) => (0..entries.len() as u32).collect(),
         None => {
-            let mut ids: Vec<u32> = candidates.iter().map(|b| b.header.process).collect();
+            let mut ids: Vec<u32> = candidates.iter().map(|b| b.seg.process).collect();
             ids.push(0);
             ids.sort_unstable();
             ids.dedup();
@@ -133,19 +200,19 @@ pub(super) fn build(
 /// beyond the blocks found is damage; it is dropped here, because readers
 /// keep tables indexed by process and what they allocate must stay
 /// bounded by the input's size (§8).
-fn drop_far_indices(candidates: Vec<BlockRef>, warnings: &mut Vec<Warning>) -> Vec<BlockRef> {
+fn drop_far_indices(candidates: Vec<Found>, warnings: &mut Vec<Warning>) -> Vec<Found> {
     let found = candidates.len();
     let bound = MAX_SCANNED_INDEX_SLACK + MAX_SCANNED_INDEX_PER_BLOCK * found as u64;
     candidates
         .into_iter()
         .filter(|b| {
-            let keep = (b.header.process as u64) <= bound;
+            let keep = (b.seg.process as u64) <= bound;
             if !keep {
                 warnings.push(Warning::at(
                     b.offset,
                     format!(
                         "block of process {}, an index far beyond the {found} block(s) found; skipped as damaged",
-                        b.header.process
+                        b.seg.process
                     ),
                 ));
             }
@@ -154,48 +221,50 @@ fn drop_far_indices(candidates: Vec<BlockRef>, warnings: &mut Vec<Warning>) -> V
         .collect()
 }
 
-/// The blocks grouped by process: the blocks of row `r` are
-/// `blocks[starts[r]..starts[r + 1]]`, in event order.
+/// The blocks grouped by process: the blocks of row `r` are those found at
+/// `order[starts[r]..starts[r + 1]]`, in event order (the blocks found stay
+/// where they are: a crowd's log has millions).
 struct Groups {
-    blocks: Vec<BlockRef>,
+    found: Vec<Found>,
     starts: Vec<usize>,
-    /// For each of `blocks`, its index among the blocks found.
+    /// Indices into `found`, grouped by row.
     order: Vec<u32>,
-    /// How many blocks were found.
-    found: usize,
 }
 
 impl Groups {
-    fn of(&self, r: usize) -> &[BlockRef] {
-        &self.blocks[self.starts[r]..self.starts[r + 1]]
+    fn of(&self, r: usize) -> impl Iterator<Item = &Found> + Clone + '_ {
+        self.order[self.starts[r]..self.starts[r + 1]]
+            .iter()
+            .map(|&i| &self.found[i as usize])
     }
 }
 
 /// Groups the blocks by process with a counting sort over their rows (file
 /// order is kept within a process), then orders each group by first event:
 /// a writer writes a process's blocks in order, so that is usually a check
-/// only. The blocks themselves move once, at the end.
+/// only.
 fn group(
-    candidates: Vec<BlockRef>,
+    candidates: Vec<Found>,
     rows: usize,
     row_of: impl Fn(u32) -> Option<usize>,
     warnings: &mut Vec<Warning>,
 ) -> Groups {
-    let mut row = Vec::with_capacity(candidates.len());
+    // Each block's row, u32::MAX for none (a crowd's log has millions).
+    let mut row: Vec<u32> = Vec::with_capacity(candidates.len());
     let mut starts = vec![0usize; rows + 1];
     for b in &candidates {
-        let r = row_of(b.header.process);
+        let r = row_of(b.seg.process);
         match r {
             Some(r) => starts[r + 1] += 1,
             None => warnings.push(Warning::at(
                 b.offset,
                 format!(
                     "block of process {} which the footer does not list; skipped",
-                    b.header.process
+                    b.seg.process
                 ),
             )),
         }
-        row.push(r);
+        row.push(r.map_or(u32::MAX, |r| r as u32));
     }
     for r in 0..rows {
         starts[r + 1] += starts[r];
@@ -203,14 +272,15 @@ fn group(
     let mut next = starts.clone();
     let mut order = vec![0u32; starts[rows]];
     for (i, r) in row.into_iter().enumerate() {
-        if let Some(r) = r {
+        if r != u32::MAX {
+            let r = r as usize;
             order[next[r]] = i as u32;
             next[r] += 1;
         }
     }
     let key = |i: &u32| {
         let b = &candidates[*i as usize];
-        (b.header.first_event, b.offset)
+        (b.seg.first_event, b.offset)
     };
     for r in 0..rows {
         let group = &mut order[starts[r]..starts[r + 1]];
@@ -218,34 +288,37 @@ fn group(
             group.sort_by_key(key);
         }
     }
-    let blocks: Vec<BlockRef> = order
-        .iter()
-        .map(|&i| candidates[i as usize].clone())
-        .collect();
     Groups {
-        blocks,
+        found: candidates,
         starts,
         order,
-        found: candidates.len(),
     }
 }
 
-/// A process of a log without a footer, as its blocks describe it.
-fn scanned_row(header: &Header, id: u32, group: &[BlockRef], warnings: &mut Vec<Warning>) -> Row {
-    let (pid, parent) = match group.first() {
-        Some(b) => (b.header.pid, b.header.parent().map(ProcId)),
-        None => (header.entry_pid, None), // the entry process, without blocks
+/// A process of a log without a footer, as its segments describe it: the
+/// first segment of a process says its pid and parent.
+fn scanned_row<'a>(
+    header: &Header,
+    id: u32,
+    group: impl Iterator<Item = &'a Found> + Clone,
+    warnings: &mut Vec<Warning>,
+) -> Row {
+    let origin = group.clone().find(|b| b.origin.is_some());
+    let (pid, parent) = match origin {
+        Some(b) => (b.seg.pid, b.parent().flatten()),
+        None if id == 0 => (header.entry_pid, None),
+        None => (0, None), // its first segment is lost: nothing of it is served
     };
     for b in group {
-        let h = &b.header;
-        if h.pid != pid || h.parent().map(ProcId) != parent {
+        let Some(p) = b.parent() else { continue };
+        if b.seg.pid != pid || p != parent {
             warnings.push(Warning::at(
                 b.offset,
                 format!(
                     "block of process {} says pid {}, {}; an earlier block said {}, {}",
-                    h.process,
-                    pid_text(h.pid),
-                    parent_text(h.parent()),
+                    b.seg.process,
+                    pid_text(b.seg.pid),
+                    parent_text(p.map(|p| p.0)),
                     pid_text(pid),
                     parent_text(parent.map(|p| p.0))
                 ),
@@ -263,8 +336,8 @@ fn scanned_row(header: &Header, id: u32, group: &[BlockRef], warnings: &mut Vec<
 /// Decides which blocks are served (each process's run of blocks from event
 /// 0 without a gap) and lays them out for the reader.
 fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
-    // Which blocks are served; they stay where they are in `groups.blocks`.
-    let mut keep = vec![false; groups.blocks.len()];
+    // Which blocks are served, by their place in `groups.order`.
+    let mut keep = vec![false; groups.order.len()];
     let mut kept = 0usize;
     let mut processes = Vec::with_capacity(rows.len());
     for (r, row) in rows.into_iter().enumerate() {
@@ -281,24 +354,47 @@ fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
             blocks: start..kept,
         });
     }
-    // Where each served block ends up, by its position in the file: reading
-    // blocks in file order touches the file front to back.
-    let mut served_at = vec![u32::MAX; groups.found];
-    let mut at = 0u32;
+    // Positions (served segments grouped by process) and file order, both
+    // as indices: the segments themselves stay where they were found.
+    let mut index = Vec::with_capacity(kept);
     for (k, &i) in groups.order.iter().enumerate() {
         if keep[k] {
-            served_at[i as usize] = at;
-            at += 1;
+            index.push(i);
         }
     }
-    let file_order = served_at.into_iter().filter(|&k| k != u32::MAX).collect();
-    let mut blocks = groups.blocks;
-    let mut keep = keep.into_iter();
-    blocks.retain(|_| keep.next().unwrap_or(false));
+    let mut served_at = vec![u32::MAX; groups.found.len()];
+    for (at, &i) in index.iter().enumerate() {
+        served_at[i as usize] = at as u32;
+    }
+    let mut file_order = Vec::with_capacity(index.len());
+    let mut record_spans: Vec<Range<u32>> = Vec::new();
+    let mut last = None;
+    for (f, k) in groups.found.iter().zip(served_at) {
+        if k == u32::MAX {
+            continue;
+        }
+        let i = file_order.len() as u32;
+        match record_spans.last_mut() {
+            Some(s) if last == Some(f.seg.record) => s.end = i + 1,
+            _ => record_spans.push(i..i + 1),
+        }
+        last = Some(f.seg.record);
+        file_order.push(k);
+    }
+    // The segments, each served one with its process's pid (the decoder
+    // needs it); in place, a crowd's log has millions.
+    let mut blocks: Vec<BlockRef> = groups.found.into_iter().map(|f| f.seg).collect();
+    for p in &processes {
+        for &i in &index[p.blocks.clone()] {
+            blocks[i as usize].pid = p.pid;
+        }
+    }
     Table {
         processes,
         blocks,
+        index,
         file_order,
+        record_spans,
     }
 }
 
@@ -312,9 +408,9 @@ struct Served {
 
 /// Marks in `keep` the blocks of `group` that follow each other from event 0
 /// without a gap, and warns of the rest.
-fn served_run(
+fn served_run<'a>(
     row: &Row,
-    group: &[BlockRef],
+    group: impl Iterator<Item = &'a Found>,
     keep: &mut [bool],
     warnings: &mut Vec<Warning>,
 ) -> Served {
@@ -324,12 +420,12 @@ fn served_run(
     let mut kept = 0usize;
     let mut expected = 0u64;
     let mut gap: Option<(u64, u64, u64)> = None; // (missing from, to, events dropped after)
-    for (k, b) in group.iter().enumerate() {
-        let h = &b.header;
+    for (k, b) in group.enumerate() {
+        let h = &b.seg;
         if let Some(g) = gap.as_mut() {
             g.2 += h.events as u64;
         } else if h.first_event == expected {
-            if h.pid != pid {
+            if b.origin.is_some() && h.pid != pid {
                 warnings.push(Warning::at(
                     b.offset,
                     format!(

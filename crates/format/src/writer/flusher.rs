@@ -1,9 +1,10 @@
 //! The flusher thread: cuts blocks that have waited `flush_interval` (so a
-//! killed run loses little) and, when the memory budget is exceeded, every
-//! idle process's block. It never waits for a running process: it leaves a
-//! hint that the process's slice end picks up.
+//! killed run loses little) and, when the memory budget is exceeded, makes
+//! every idle process's block dormant (its bytes alone kept) and, if that
+//! is not enough, cuts them. It never waits for a running process: it
+//! leaves a hint that the process's slice end picks up.
 
-use super::process::cut_and;
+use super::process::{cut_and, make_dormant};
 use super::sink::lock;
 use super::sink::Wake;
 use super::Inner;
@@ -20,11 +21,28 @@ pub(super) fn run(inner: &Inner) {
             return;
         }
         let pressure = inner.flusher_wake.swap(false, Ordering::Relaxed) || inner.over_budget();
-        sweep(inner, pressure);
+        if pressure {
+            sweep(inner, Pass::Dormant);
+            if inner.over_budget() {
+                sweep(inner, Pass::Cut);
+            }
+        } else {
+            sweep(inner, Pass::Old);
+        }
     }
 }
 
-fn sweep(inner: &Inner, pressure: bool) {
+/// What a sweep does to idle processes' blocks besides cutting the old ones.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Pass {
+    Old,
+    /// Make the others dormant.
+    Dormant,
+    /// Cut the others too.
+    Cut,
+}
+
+fn sweep(inner: &Inner, pass: Pass) {
     let listed = std::mem::take(&mut *lock(&inner.open));
     if listed.is_empty() {
         return;
@@ -47,12 +65,15 @@ fn sweep(inner: &Inner, pressure: bool) {
                 b.listed = false;
                 continue;
             }
-            Some(t) => pressure || now.duration_since(t) >= inner.opts.flush_interval,
+            Some(t) => pass == Pass::Cut || now.duration_since(t) >= inner.opts.flush_interval,
         };
         if due {
             cut_and(&mut b, &state, inner, Wake::Later);
             b.listed = false;
         } else {
+            if pass == Pass::Dormant {
+                make_dormant(&mut b, inner);
+            }
             drop(b);
             keep.push(state);
         }

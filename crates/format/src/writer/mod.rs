@@ -6,7 +6,8 @@
 //! ProcessWriter::slice().push_*() ──encode──► per-process buffer
 //!        │ block_size reached, process closed,      │ flush_interval passed
 //!        │ or memory budget exceeded                ▼ (flusher thread)
-//!        └──────────────► queue ──► compressor threads ──► file (blocks)
+//!        └──────► queue of segments ──► compressor threads: pack segments
+//!                 into blocks, compress ──► file (blocks)
 //! LogWriter::finish(outcome) ──► cut everything, drain, footer + trailer
 //! ```
 
@@ -19,8 +20,8 @@ pub use process::{ProcessWriter, Slice};
 use crate::container::{self, PREAMBLE_LEN};
 use crate::event::{ProcId, ProcessLog};
 use crate::meta::{Footer, Header, Outcome, ProcessEntry};
-use process::{cut, ProcBuf, ProcState};
-use sink::{lock, FileState, Queue, RawBlock, Wake};
+use process::{cut_and, ProcBuf, ProcState};
+use sink::{lock, FileState, Queue, RawSegment, Wake};
 use std::fs::File;
 use std::io::{self, Write};
 use std::marker::PhantomData;
@@ -47,6 +48,11 @@ pub struct WriterOptions {
     pub zstd_level: i32,
     /// Threads compressing and writing blocks.
     pub compress_threads: usize,
+    /// Longest a compressor waits for more segments to pack into a block
+    /// with the first it took: short processes end one at a time, and a
+    /// block each would cost a header and a compressor frame for a few
+    /// events. A killed run loses at most this much more.
+    pub linger: Duration,
 }
 
 impl Default for WriterOptions {
@@ -58,6 +64,7 @@ impl Default for WriterOptions {
             timestamps: false,
             zstd_level: 1,
             compress_threads: 1,
+            linger: Duration::from_millis(30),
         }
     }
 }
@@ -141,7 +148,7 @@ impl Inner {
         lock(&self.open).push(state);
     }
 
-    fn submit(&self, block: RawBlock, wake: Wake) {
+    fn submit(&self, block: RawSegment, wake: Wake) {
         if let Err(b) = self.queue.submit(block, wake) {
             self.lost_after_finish
                 .fetch_add(b.events as u64, Ordering::Relaxed);
@@ -239,6 +246,8 @@ impl LogWriter {
                             &inner.file,
                             inner.opts.zstd_level,
                             binding,
+                            inner.opts.block_size,
+                            inner.opts.linger,
                         )
                     })?,
             );
@@ -325,11 +334,12 @@ impl LogWriter {
         // The flusher must be gone before the open list is read: a sweep in
         // progress holds part of that list and would put it back too late.
         self.stop_flusher();
-        // Cut every open block (waiting for processes inside a slice).
+        // Cut every open block (waiting for processes inside a slice); the
+        // compressors wake when the queue closes, and pack what they find.
         let open = std::mem::take(&mut *lock(&inner.open));
         for state in open {
             let mut b = lock(&state.buf);
-            cut(&mut b, &state, inner);
+            cut_and(&mut b, &state, inner, Wake::Later);
             b.listed = false;
         }
         inner.queue.close();

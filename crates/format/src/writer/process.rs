@@ -1,15 +1,22 @@
 //! The per-process side of the writer: each process owns a [`ProcessWriter`]
 //! and pushes its events through a [`Slice`] — one per scheduling slice.
 //!
+//! A process's open segment is *active* (its encoder at hand) or, once the
+//! flusher needed memory while the process was idle, *dormant*: only its
+//! encoded bytes are kept, and the encoder is rebuilt from them when the
+//! process pushes again. A million idle processes then hold a million
+//! small segments open within the budget, instead of each being cut into
+//! many one-event segments.
+//!
 //! Opening a slice locks the process's buffer (one uncontended lock) and
 //! closing it unlocks; in between, pushing an event only encodes into the
 //! buffer: no lock, no atomic read-modify-write. The background flusher
 //! `try_lock`s buffers of processes that are not running to cut blocks that
 //! have waited too long, and leaves a hint for running ones.
 
-use super::sink::{lock, RawBlock, Wake};
+use super::sink::{lock, RawSegment, Wake};
 use super::Inner;
-use crate::codec::{BlockEncoder, SharedOp};
+use crate::codec::{BlockDecoder, BlockEncoder, SharedOp};
 use crate::container;
 use crate::event::{Dest, Event, MsgId, NondetKind, ProcId, SignalEffect, SignalKind};
 use crate::view::{EventRef, SignalKindRef};
@@ -24,6 +31,8 @@ use std::time::Instant;
 const PUBLISH_STEP: usize = 4096;
 /// What an open block costs before its first byte: the encoder's predictors.
 const OPEN_COST: usize = std::mem::size_of::<BlockEncoder>() + 256;
+/// What a dormant segment costs beyond its bytes: the allocator's share.
+const DORMANT_COST: usize = 16;
 
 /// A process's state shared between its owner and the flusher.
 pub(crate) struct ProcState {
@@ -113,11 +122,51 @@ pub(crate) fn cut(b: &mut ProcBuf, state: &ProcState, inner: &Inner) {
     cut_and(b, state, inner, Wake::Now);
 }
 
+/// Makes an idle process's open segment dormant: its encoder goes back to
+/// the spares and only its bytes stay, in a buffer of their size.
+pub(crate) fn make_dormant(b: &mut ProcBuf, inner: &Inner) {
+    let Some(enc) = b.enc.take() else { return };
+    spare_encoder(enc);
+    b.bytes.shrink_to_fit();
+    let cost = b.bytes.capacity() + DORMANT_COST;
+    if b.published > cost {
+        inner.release(b.published - cost);
+    } else {
+        inner.reserve(cost - b.published);
+    }
+    b.published = cost;
+}
+
+/// The encoder of a dormant segment, as it was when the segment went
+/// dormant: a fresh one that has encoded the same events again.
+fn revive(
+    bytes: &[u8],
+    first_signal: u64,
+    state: &ProcState,
+    timestamps: bool,
+) -> Box<BlockEncoder> {
+    let mut enc = new_encoder(state.id, state.pid);
+    let mut again = Vec::with_capacity(bytes.len());
+    let mut dec = BlockDecoder::new(bytes, state.id, state.pid, first_signal, timestamps);
+    while let Ok(Some(e)) = dec.next() {
+        enc.event(&mut again, &e.to_owned());
+        if let Some(t) = dec.time() {
+            enc.time(&mut again, t);
+        }
+    }
+    debug_assert_eq!(again, bytes, "a segment encodes the same way twice");
+    enc
+}
+
 /// Cuts the open block, if any, and queues it; with [`Wake::Later`] the
 /// caller wakes the compressors itself once it has queued a series.
 pub(crate) fn cut_and(b: &mut ProcBuf, state: &ProcState, inner: &Inner, wake: Wake) {
-    let Some(enc) = b.enc.take() else { return };
-    spare_encoder(enc);
+    if let Some(enc) = b.enc.take() {
+        spare_encoder(enc);
+    }
+    if b.opened_at.is_none() {
+        return;
+    }
     inner.release(b.published);
     b.published = 0;
     b.opened_at = None;
@@ -126,7 +175,7 @@ pub(crate) fn cut_and(b: &mut ProcBuf, state: &ProcState, inner: &Inner, wake: W
         b.bytes = Vec::new();
         return;
     }
-    let block = RawBlock {
+    let block = RawSegment {
         process: state.id.0,
         parent: state.parent.map(|p| p.0),
         pid: state.pid,
@@ -220,11 +269,34 @@ impl Slice<'_> {
         }
     }
 
+    /// Brings a dormant segment back: its encoder rebuilt, its memory
+    /// counted as an open block's again.
+    #[cold]
+    fn wake(&mut self) {
+        let timestamps = self.inner.opts.timestamps;
+        let b = &mut *self.buf;
+        let enc = revive(&b.bytes, b.block_first_signal, self.state, timestamps);
+        b.enc = Some(enc);
+        let want = OPEN_COST + b.bytes.len();
+        if want > b.published {
+            self.inner.reserve(want - b.published);
+        } else {
+            self.inner.release(b.published - want);
+        }
+        b.published = want;
+        // The next event reports the buffer's growth (or cuts it).
+        b.threshold = 0;
+    }
+
     /// The encoder of the open block (opening one if needed) and the buffer.
     #[inline(always)]
     fn enc(&mut self) -> (&mut BlockEncoder, &mut Vec<u8>) {
         if self.buf.enc.is_none() {
-            self.open();
+            if self.buf.opened_at.is_some() {
+                self.wake();
+            } else {
+                self.open();
+            }
         }
         let b = &mut *self.buf;
         (b.enc.as_deref_mut().expect("opened above"), &mut b.bytes)

@@ -1,19 +1,22 @@
-//! The back end of the writer: a bounded queue of cut blocks, and the threads
-//! that compress them and append them to the file. Blocks land in the file in
-//! the order they are compressed; the footer's index and each block's
-//! `first_event` say where they belong.
+//! The back end of the writer: a bounded queue of cut segments (runs of one
+//! process's events), and the threads that pack them into blocks, compress
+//! them and append them to the file. Blocks land in the file in the order
+//! they are compressed; each segment's `first_event` says where it belongs.
 
 use crate::container::{
-    BlockHeader, RunBinding, Storage, BLOCK_HEADER_LEN, FLAG_TIMESTAMPS, MAX_RATIO, NO_PARENT,
+    BlockHeader, RunBinding, Storage, BLOCK_HEADER_LEN, FLAG_TABLE_ZSTD, FLAG_TIMESTAMPS,
+    MAX_BLOCK_RAW, MAX_RATIO, NO_PARENT,
 };
 use crate::meta::BlockEntry;
+use crate::segment::{self, Segment};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Write};
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
-/// One process's block, encoded but not yet compressed.
-pub(crate) struct RawBlock {
+/// One process's segment, encoded, waiting to be packed into a block.
+pub(crate) struct RawSegment {
     pub process: u32,
     pub parent: Option<u32>,
     pub pid: u64,
@@ -25,7 +28,7 @@ pub(crate) struct RawBlock {
 }
 
 struct QueueState {
-    blocks: VecDeque<RawBlock>,
+    blocks: VecDeque<RawSegment>,
     bytes: usize,
     closed: bool,
     /// Threads waiting on `not_empty` and on `not_full`: a condvar's notify
@@ -75,7 +78,7 @@ impl Queue {
     }
 
     /// Queues a block; returns it back if the queue is closed (the log was finished).
-    pub fn submit(&self, b: RawBlock, wake: Wake) -> Result<(), RawBlock> {
+    pub fn submit(&self, b: RawSegment, wake: Wake) -> Result<(), RawSegment> {
         let mut s = lock(&self.state);
         // A block larger than the whole bound is still accepted once the queue is empty.
         while !s.closed && s.bytes > 0 && s.bytes + b.bytes.len() > self.max_bytes {
@@ -110,14 +113,34 @@ impl Queue {
         }
     }
 
+    /// The next segment, waiting for one until `deadline` at most; `None`
+    /// then, or once the queue is closed and drained.
+    fn pop_until(&self, deadline: Instant) -> Option<RawSegment> {
+        let mut s = lock(&self.state);
+        while s.blocks.is_empty() {
+            let now = Instant::now();
+            if s.closed || now >= deadline {
+                return None;
+            }
+            s.consumers_waiting += 1;
+            s = self
+                .not_empty
+                .wait_timeout(s, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+            s.consumers_waiting -= 1;
+        }
+        self.take_front(s)
+    }
+
     /// The next block if one is waiting, without waiting for one.
-    fn try_pop(&self) -> Option<RawBlock> {
+    fn try_pop(&self) -> Option<RawSegment> {
         let s = lock(&self.state);
         self.take_front(s)
     }
 
     /// The next block, or `None` once the queue is closed and drained.
-    fn pop(&self) -> Option<RawBlock> {
+    fn pop(&self) -> Option<RawSegment> {
         let mut s = lock(&self.state);
         while s.blocks.is_empty() {
             if s.closed {
@@ -131,7 +154,7 @@ impl Queue {
     }
 
     /// Removes the first block, waking producers waiting for room.
-    fn take_front(&self, mut s: MutexGuard<'_, QueueState>) -> Option<RawBlock> {
+    fn take_front(&self, mut s: MutexGuard<'_, QueueState>) -> Option<RawSegment> {
         let b = s.blocks.pop_front()?;
         s.bytes -= b.bytes.len();
         let wake = s.producers_waiting > 0;
@@ -169,55 +192,76 @@ pub(crate) struct FileState {
 /// otherwise cost a system call per block.
 const BATCH_BYTES: usize = 256 * 1024;
 
-/// Compresses blocks from `queue` and appends them to `file` until the queue
-/// closes. Records are written in batches, but never held back while the
-/// queue is empty: what has been cut reaches the file as soon as it is
-/// compressed, so a killed run loses no more than before.
+/// Packs segments from `queue` into blocks of about `block_size` decoded
+/// bytes, compresses them and appends them to `file` until the queue
+/// closes. A block waits `linger` at most for more segments after its
+/// first (segments of short processes come one at a time, as they end, and
+/// a block of each would cost a header and a frame for a few events), so
+/// a killed run loses at most that much more. Records are written in
+/// batches while more segments wait.
 pub(crate) fn compress_loop(
     queue: &Queue,
     file: &Mutex<FileState>,
     level: i32,
     binding: RunBinding,
+    block_size: usize,
+    linger: Duration,
 ) {
-    let mut compressor = block_compressor(level);
-    let mut scratch = Vec::new();
+    let mut packer = Packer::new(level);
     let mut batch = Vec::new();
     let mut entries = Vec::new();
-    while let Some(b) = queue.pop() {
-        let mut next = Some(b);
-        while let Some(b) = next.take() {
-            let at = batch.len();
-            encode_record(&b, binding, compressor.as_mut(), &mut scratch, &mut batch);
-            entries.push(Batched {
-                process: b.process,
-                first_event: b.first_event,
-                events: b.events,
-                raw_len: b.bytes.len(),
-                len: (batch.len() - at) as u32,
-            });
-            if batch.len() < BATCH_BYTES {
-                next = queue.try_pop();
+    let mut pending: Option<RawSegment> = None;
+    while let Some(first) = pending.take().or_else(|| queue.pop()) {
+        let mut segs = vec![first];
+        let mut body = segs[0].bytes.len();
+        let deadline = Instant::now() + linger;
+        while body < block_size {
+            match queue.try_pop().or_else(|| queue.pop_until(deadline)) {
+                Some(s) if body + s.bytes.len() <= MAX_BLOCK_RAW as usize => {
+                    body += s.bytes.len();
+                    segs.push(s);
+                }
+                Some(s) => {
+                    pending = Some(s);
+                    break;
+                }
+                None => break,
             }
         }
-        append(file, &batch, &mut entries);
-        batch.clear();
+        let at = batch.len();
+        packer.encode_record(&mut segs, binding, &mut batch);
+        entries.push(Batched {
+            len: (batch.len() - at) as u32,
+            raw_len: body,
+            counts: segs.iter().map(|s| (s.process, s.events)).collect(),
+        });
+        if pending.is_none() && batch.len() < BATCH_BYTES {
+            pending = queue.try_pop();
+        }
+        if pending.is_none() || batch.len() >= BATCH_BYTES {
+            append(file, &batch, &mut entries);
+            batch.clear();
+        }
     }
 }
 
 /// A record of a batch, for the footer's index.
 struct Batched {
-    process: u32,
-    first_event: u64,
-    events: u32,
-    raw_len: usize,
     /// The record's length in the file.
     len: u32,
+    raw_len: usize,
+    /// Each segment's process and events.
+    counts: Vec<(u32, u32)>,
 }
 
 /// Writes a batch of records and enters each in the footer's index.
 fn append(file: &Mutex<FileState>, batch: &[u8], entries: &mut Vec<Batched>) {
     let mut f = lock(file);
-    let lost: u64 = entries.iter().map(|b| b.events as u64).sum();
+    let lost: u64 = entries
+        .iter()
+        .flat_map(|b| &b.counts)
+        .map(|c| c.1 as u64)
+        .sum();
     if f.error.is_some() {
         f.lost_events += lost;
         entries.clear();
@@ -231,20 +275,19 @@ fn append(file: &Mutex<FileState>, batch: &[u8], entries: &mut Vec<Batched>) {
     }
     for b in entries.drain(..) {
         let entry = BlockEntry {
-            process: b.process,
-            first_event: b.first_event,
-            events: b.events,
-            offset: f.offset,
             len: b.len,
+            segments: b.counts.len() as u32,
         };
         f.index = postcard::to_extend(&entry, std::mem::take(&mut f.index))
             .expect("a block entry always encodes");
         f.blocks += 1;
-        let p = b.process as usize;
-        if f.events.len() <= p {
-            f.events.resize(p + 1, 0);
+        for (p, n) in b.counts {
+            let p = p as usize;
+            if f.events.len() <= p {
+                f.events.resize(p + 1, 0);
+            }
+            f.events[p] += n as u64;
         }
-        f.events[p] += b.events as u64;
         f.offset += b.len as u64;
         f.raw_bytes += b.raw_len as u64;
     }
@@ -263,52 +306,120 @@ pub(crate) fn block_compressor(level: i32) -> Option<zstd::bulk::Compressor<'sta
     Some(c)
 }
 
-/// Bodies shorter than this are stored raw without trying zstd: its frame
-/// alone takes a dozen bytes, so it seldom wins on them, and a run of many
-/// short-lived processes cuts hundreds of thousands of such blocks.
+/// Bodies and tables shorter than this are stored raw without trying zstd:
+/// its frame alone takes a dozen bytes, so it seldom wins on them.
 const MIN_COMPRESSED: usize = 64;
 
-/// Appends the block record to `out`: header, then the body, zstd-compressed
-/// when that makes it smaller. `scratch` is reused compression space.
-pub(crate) fn encode_record(
-    b: &RawBlock,
-    binding: RunBinding,
-    compressor: Option<&mut zstd::bulk::Compressor<'_>>,
-    scratch: &mut Vec<u8>,
-    out: &mut Vec<u8>,
-) {
-    let start = out.len();
-    out.resize(start + BLOCK_HEADER_LEN, 0);
-    let body_at = out.len();
-    let mut storage = Storage::Raw;
-    if let Some(c) = compressor.filter(|_| b.bytes.len() >= MIN_COMPRESSED) {
-        scratch.clear();
-        scratch.reserve(zstd::zstd_safe::compress_bound(b.bytes.len()));
-        if matches!(c.compress_to_buffer(&b.bytes[..], &mut *scratch), Ok(n) if n < b.bytes.len()) {
-            storage = Storage::Zstd;
-            out.extend_from_slice(scratch);
-            pad_to_ratio(out, body_at, b.bytes.len());
+/// A compressor thread's tools: one zstd context for bodies and one for
+/// segment tables, and reused buffers.
+pub(crate) struct Packer {
+    body: Option<zstd::bulk::Compressor<'static>>,
+    /// For bodies of many short segments: each starts its predictors
+    /// afresh, so explicit values abound, and the Huffman stage pays.
+    crowd_body: Option<zstd::bulk::Compressor<'static>>,
+    table: Option<zstd::bulk::Compressor<'static>>,
+    rows: Vec<Segment>,
+    raw_table: Vec<u8>,
+    raw_body: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl Packer {
+    pub fn new(level: i32) -> Self {
+        Packer {
+            body: block_compressor(level),
+            crowd_body: zstd::bulk::Compressor::new(level).ok(),
+            // A table is varints of small, skewed values: zstd's Huffman
+            // stage is what shrinks it, once per block.
+            table: zstd::bulk::Compressor::new(level).ok(),
+            rows: Vec::new(),
+            raw_table: Vec::new(),
+            raw_body: Vec::new(),
+            scratch: Vec::new(),
         }
     }
-    if storage == Storage::Raw {
-        out.extend_from_slice(&b.bytes);
+
+    /// Appends the block record of `segs` to `out`: header, segment table,
+    /// body, each part zstd-compressed when that makes it smaller. The
+    /// segments are put in process order (the table's process column then
+    /// holds small steps).
+    pub fn encode_record(
+        &mut self,
+        segs: &mut [RawSegment],
+        binding: RunBinding,
+        out: &mut Vec<u8>,
+    ) {
+        segs.sort_unstable_by_key(|s| (s.process, s.first_event));
+        self.rows.clear();
+        self.raw_body.clear();
+        for s in segs.iter() {
+            self.rows.push(Segment {
+                process: s.process,
+                first_event: s.first_event,
+                first_signal: s.first_signal,
+                events: s.events,
+                raw_len: s.bytes.len() as u32,
+                origin: Some((s.pid, s.parent.unwrap_or(NO_PARENT))),
+            });
+            self.raw_body.extend_from_slice(&s.bytes);
+        }
+        self.raw_table.clear();
+        segment::encode(&self.rows, &mut self.raw_table);
+        let start = out.len();
+        out.resize(start + BLOCK_HEADER_LEN, 0);
+        let table_at = out.len();
+        let table = store(self.table.as_mut(), &self.raw_table, &mut self.scratch, out);
+        let body_at = out.len();
+        let body = if segs.len() >= CROWD_SEGMENTS {
+            self.crowd_body.as_mut()
+        } else {
+            self.body.as_mut()
+        };
+        let storage = store(body, &self.raw_body, &mut self.scratch, out);
+        let timestamps = segs.first().is_some_and(|s| s.timestamps);
+        let mut flags = if timestamps { FLAG_TIMESTAMPS } else { 0 };
+        if table == Storage::Zstd {
+            flags |= FLAG_TABLE_ZSTD;
+        }
+        let header = BlockHeader {
+            storage,
+            flags,
+            run_tag: binding.tag(),
+            segments: segs.len() as u32,
+            table_raw_len: self.raw_table.len() as u32,
+            table_stored_len: (body_at - table_at) as u32,
+            raw_len: self.raw_body.len() as u32,
+            stored_len: (out.len() - body_at) as u32,
+            table_crc: binding.body_crc(&out[table_at..body_at]),
+            body_crc: binding.body_crc(&out[body_at..]),
+        };
+        out[start..table_at].copy_from_slice(&header.encode());
     }
-    let stored = &out[body_at..];
-    let header = BlockHeader {
-        storage,
-        flags: if b.timestamps { FLAG_TIMESTAMPS } else { 0 },
-        run_tag: binding.tag(),
-        process: b.process,
-        parent: b.parent.unwrap_or(NO_PARENT),
-        pid: b.pid,
-        first_event: b.first_event,
-        first_signal: b.first_signal,
-        events: b.events,
-        raw_len: b.bytes.len() as u32,
-        stored_len: stored.len() as u32,
-        body_crc: binding.body_crc(stored),
-    };
-    out[start..body_at].copy_from_slice(&header.encode());
+}
+
+/// A block of at least this many segments is a crowd's (see [`Packer`]).
+const CROWD_SEGMENTS: usize = 16;
+
+/// Appends `raw` to `out`, zstd-compressed when that makes it smaller
+/// (and padded to the reader's ratio bound), else as it is.
+fn store(
+    compressor: Option<&mut zstd::bulk::Compressor<'_>>,
+    raw: &[u8],
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> Storage {
+    let at = out.len();
+    if let Some(c) = compressor.filter(|_| raw.len() >= MIN_COMPRESSED) {
+        scratch.clear();
+        scratch.reserve(zstd::zstd_safe::compress_bound(raw.len()));
+        if matches!(c.compress_to_buffer(raw, &mut *scratch), Ok(n) if n < raw.len()) {
+            out.extend_from_slice(scratch);
+            pad_to_ratio(out, at, raw.len());
+            return Storage::Zstd;
+        }
+    }
+    out.extend_from_slice(raw);
+    Storage::Raw
 }
 
 /// Appends a zstd skippable frame when the body compressed better than
