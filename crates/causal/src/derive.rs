@@ -38,20 +38,20 @@ pub struct DeriveOutcome {
 
 /// Per-process state of the rebuild, with what a run reads of the process,
 /// in one cache line: a run touches little else.
-struct Progress<'m> {
-    receipts: &'m [ReceiptFact],
-    spawns: &'m [SpawnFact],
-    deps: &'m [DepFact],
+pub(crate) struct Progress<'m> {
+    pub(crate) receipts: &'m [ReceiptFact],
+    pub(crate) spawns: &'m [SpawnFact],
+    pub(crate) deps: &'m [DepFact],
     /// Dependencies met (an index into `deps`).
-    d: u32,
-    cursor: u32,
-    end: u32,
+    pub(crate) d: u32,
+    pub(crate) cursor: u32,
+    pub(crate) end: u32,
     /// Receipts taken and spawns done (indices into the slices above).
-    r: u32,
-    k: u32,
+    pub(crate) r: u32,
+    pub(crate) k: u32,
     /// Signals sent so far (those of the whole log are in `published`).
-    sent: u32,
-    started: bool,
+    pub(crate) sent: u32,
+    pub(crate) started: bool,
 }
 
 /// How far ahead in the ready queue a process's state, and then its next
@@ -200,7 +200,12 @@ pub(crate) fn derive_slots(
         waiters.wake(p, sent, |q| ready.push_back(q));
         event_waiters.wake(p, cur, |q| ready.push_back(q));
     }
-    let (cycles, behind) = stuck(model, &prog);
+    outcome(model, &prog, ordered)
+}
+
+/// What a rebuild that left each process at `prog` found.
+pub(crate) fn outcome(model: &Model, prog: &[Progress], ordered: u64) -> DeriveOutcome {
+    let (cycles, behind) = stuck(model, prog);
     DeriveOutcome {
         ordered,
         cycles,
@@ -210,7 +215,7 @@ pub(crate) fn derive_slots(
 
 /// Each process's progress before the derivation: nothing run, up to its
 /// last event (or `limit`'s).
-fn progress<'m>(model: &'m Model, limit: Option<&[u64]>) -> Vec<Progress<'m>> {
+pub(crate) fn progress<'m>(model: &'m Model, limit: Option<&[u64]>) -> Vec<Progress<'m>> {
     model
         .procs
         .iter()

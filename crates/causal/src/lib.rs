@@ -41,6 +41,7 @@ mod inconsistency;
 mod index;
 mod model;
 pub mod query;
+mod reach;
 pub mod render;
 mod resolve;
 mod shared;
