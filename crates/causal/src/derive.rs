@@ -38,20 +38,20 @@ pub struct DeriveOutcome {
 
 /// Per-process state of the rebuild, with what a run reads of the process,
 /// in one cache line: a run touches little else.
-pub(crate) struct Progress<'m> {
-    pub(crate) receipts: &'m [ReceiptFact],
-    pub(crate) spawns: &'m [SpawnFact],
-    pub(crate) deps: &'m [DepFact],
+struct Progress<'m> {
+    receipts: &'m [ReceiptFact],
+    spawns: &'m [SpawnFact],
+    deps: &'m [DepFact],
     /// Dependencies met (an index into `deps`).
-    pub(crate) d: u32,
-    pub(crate) cursor: u32,
-    pub(crate) end: u32,
+    d: u32,
+    cursor: u32,
+    end: u32,
     /// Receipts taken and spawns done (indices into the slices above).
-    pub(crate) r: u32,
-    pub(crate) k: u32,
+    r: u32,
+    k: u32,
     /// Signals sent so far (those of the whole log are in `published`).
-    pub(crate) sent: u32,
-    pub(crate) started: bool,
+    sent: u32,
+    started: bool,
 }
 
 /// How far ahead in the ready queue a process's state, and then its next
@@ -200,12 +200,7 @@ pub(crate) fn derive_slots(
         waiters.wake(p, sent, |q| ready.push_back(q));
         event_waiters.wake(p, cur, |q| ready.push_back(q));
     }
-    outcome(model, &prog, ordered)
-}
-
-/// What a rebuild that left each process at `prog` found.
-pub(crate) fn outcome(model: &Model, prog: &[Progress], ordered: u64) -> DeriveOutcome {
-    let (cycles, behind) = stuck(model, prog);
+    let (cycles, behind) = stuck(model, &prog);
     DeriveOutcome {
         ordered,
         cycles,
@@ -215,7 +210,7 @@ pub(crate) fn outcome(model: &Model, prog: &[Progress], ordered: u64) -> DeriveO
 
 /// Each process's progress before the derivation: nothing run, up to its
 /// last event (or `limit`'s).
-pub(crate) fn progress<'m>(model: &'m Model, limit: Option<&[u64]>) -> Vec<Progress<'m>> {
+fn progress<'m>(model: &'m Model, limit: Option<&[u64]>) -> Vec<Progress<'m>> {
     model
         .procs
         .iter()

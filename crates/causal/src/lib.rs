@@ -41,7 +41,6 @@ mod inconsistency;
 mod index;
 mod model;
 pub mod query;
-mod reach;
 pub mod render;
 mod resolve;
 mod shared;

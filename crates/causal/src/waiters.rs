@@ -75,11 +75,6 @@ impl Waiters {
         }
     }
 
-    /// No one waits on `sender`.
-    pub fn is_empty(&self, sender: TableRow) -> bool {
-        self.lists[sender as usize].head == NONE
-    }
-
     /// Removes and hands over the waiters of `sender` that `sent` signals satisfy.
     pub fn wake(&mut self, sender: TableRow, sent: u32, mut f: impl FnMut(TableRow)) {
         let s = sender as usize;

@@ -8,7 +8,7 @@
 //!           │         of the right kind, taken once, in FIFO order per sender when arrivals are logged
 //!           ├► tree: the spawn tree is well formed (facts gathered while building)
 //!           ├► after exit (found while building)
-//!           ├► reach: happened-before has no cycle (each process acts after its spawn, ...)
+//!           ├► derive: happened-before has no cycle (each process acts after its spawn, ...)
 //!           └► leftovers (parallel, per sender): signals never received, processes never exited
 //! ```
 
@@ -61,14 +61,17 @@ impl Report {
 
 /// Checks the log's causal consistency. The checks of receipts and the
 /// listing of leftovers run in parallel (rayon's pool); the rebuild of
-/// the derivation, which finds cycles, is shared out among the threads
-/// ([`crate::reach`]).
+/// the derivation, which finds cycles, is one pass over receipts.
 pub fn validate(model: &Model) -> Report {
-    // The threads check receipts whenever the cycle check leaves them idle.
-    let checks = receipts::Checks::new(model);
-    let (outcome, parts) = crate::reach::reach_beside(model, |part| checks.step(part));
-    let checked = checks.finish(parts);
-    let (unreceived, to_foreign) = leftovers::unreceived(model, &checked.marks);
+    // The rebuild is sequential: it runs beside the parallel checks.
+    let (outcome, (checked, (unreceived, to_foreign))) = rayon::join(
+        || crate::derive::derive_slots(model, None, |_, _, _| {}),
+        || {
+            let checked = receipts::check(model);
+            let left = leftovers::unreceived(model, &checked.marks);
+            (checked, left)
+        },
+    );
     let mut inconsistencies = checked.problems;
     let mut unverifiable = checked.unverifiable;
     inconsistencies.extend(model.early.iter().cloned());

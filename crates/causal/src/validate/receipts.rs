@@ -11,8 +11,9 @@ use crate::facts::{
 };
 use crate::inconsistency::{Inconsistency, Overtaken, Unverifiable};
 use crate::model::Model;
+use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use trace_format::prefetch::prefetch;
 use trace_format::{MsgId, ProcId, SignalEffect};
 
@@ -67,7 +68,7 @@ fn bit_of(kind: ReceiptKind) -> u8 {
 
 /// What one receiver's task found.
 #[derive(Default)]
-pub(super) struct Found {
+struct Found {
     problems: Vec<Inconsistency>,
     unverifiable: Vec<Unverifiable>,
     /// (signal, kind) seen a second time; resolved into `Twice` afterwards.
@@ -83,52 +84,13 @@ pub(super) struct Checked {
     pub marks: Marks,
 }
 
-/// The receipt checks, one receiver at a time, taken by whichever thread
-/// asks next (those of [`crate::reach`] while they wait).
-pub(super) struct Checks<'m> {
-    m: &'m Model,
-    marks: Marks,
-    next: AtomicUsize,
-}
-
-/// What one thread found, by receiver.
-pub(super) type Part = Vec<(TableRow, Found)>;
-
-impl<'m> Checks<'m> {
-    pub fn new(m: &'m Model) -> Self {
-        Checks {
-            m,
-            marks: Marks::new(m.total_signals()),
-            next: AtomicUsize::new(0),
-        }
-    }
-
-    /// Checks the receipts of the next receiver no one took, into `out`;
-    /// false when none is left.
-    pub fn step(&self, out: &mut Part) -> bool {
-        let r = self.next.fetch_add(1, Ordering::Relaxed);
-        if r >= self.m.procs.len() {
-            return false;
-        }
-        let r = r as TableRow;
-        out.push((r, check_receiver(self.m, r, &self.marks)));
-        true
-    }
-
-    /// Puts together what every thread found, in the order of receivers,
-    /// once every receiver was checked.
-    pub fn finish(self, parts: Vec<Part>) -> Checked {
-        let m = self.m;
-        let marks = self.marks;
-        let mut found: Vec<(TableRow, Found)> = parts.into_iter().flatten().collect();
-        found.sort_unstable_by_key(|&(r, _)| r);
-        debug_assert_eq!(found.len(), m.procs.len());
-        merge(m, found.into_iter().map(|(_, f)| f), marks)
-    }
-}
-
-/// What the checks of receivers found, in the order of receivers.
-fn merge(m: &Model, found: impl Iterator<Item = Found>, marks: Marks) -> Checked {
+pub(super) fn check(m: &Model) -> Checked {
+    let marks = Marks::new(m.total_signals());
+    let found: Vec<Found> = (0..m.procs.len() as TableRow)
+        .into_par_iter()
+        .with_min_len(64)
+        .map(|r| check_receiver(m, r, &marks))
+        .collect();
     let mut problems = Vec::new();
     let mut unverifiable = Vec::new();
     let mut twice = Vec::new();
