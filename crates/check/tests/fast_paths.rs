@@ -98,3 +98,51 @@ fn fast_paths_agree_with_the_engine() {
     // The random runs exercise both verdicts.
     assert!(violated > 10, "{violated}");
 }
+
+/// The verdicts, their violations described in full (causal slices
+/// included), are the same on one thread and on several: slices are filled
+/// one task per violation and the derivation they are ordered by is
+/// rebuilt beside the evaluation.
+#[test]
+fn verdicts_do_not_depend_on_the_threads() {
+    let dir = Scratch::new("threads");
+    let spec = trace_check::load_str(Path::new("t.tspec"), PROPS).unwrap();
+    let pools: Vec<_> = [1, 3]
+        .map(|n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+        })
+        .into();
+    let mut sliced = 0;
+    for seed in 1..=30 {
+        let path = dir.path(&format!("t{seed}.trace"));
+        random_log(seed).write(&path);
+        let reader = LogReader::open(&path).unwrap();
+        let opts = Options {
+            detail: usize::MAX,
+            fast: true,
+        };
+        let described: Vec<String> = pools
+            .iter()
+            .map(|pool| {
+                let (_, v) = pool.install(|| check_with(&spec, &reader, opts)).unwrap();
+                format!("{v:?}")
+            })
+            .collect();
+        assert_eq!(described[0], described[1], "seed {seed}");
+        let (_, v) = check_with(&spec, &reader, opts).unwrap();
+        sliced += v
+            .iter()
+            .flat_map(|v| &v.violations)
+            .filter(|x| {
+                x.slice
+                    .iter()
+                    .any(|e| Some(e.proc) != x.event.map(|a| a.proc))
+            })
+            .count();
+    }
+    // Slices across processes are among them.
+    assert!(sliced > 10, "{sliced}");
+}

@@ -219,9 +219,10 @@ pub fn check_with(
         };
         violations.sort_by_key(|v| v.event.map(|e| (e.proc, e.index)));
         violations.truncate(opts.detail);
-        for v in violations.iter_mut() {
-            slice::fill(&props, &resolved, i, &sources, &model, local, v);
-        }
+        // Each violation's slice is its own causal past: one task each.
+        violations
+            .par_iter_mut()
+            .for_each(|v| slice::fill(&props, &resolved, i, &sources, &model, local, v));
         if !model.is_complete() {
             warnings.push(
                 "the log is incomplete (the run was cut short or blocks are damaged): \

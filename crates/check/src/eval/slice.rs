@@ -96,7 +96,8 @@ pub fn fill(
             ordered.extend(send);
             ordered.push(e);
         }
-        ordered.sort_by_key(|&e| (model.position(e).unwrap_or(u64::MAX), e));
+        // A position is a search: one per event, not one per comparison.
+        ordered.sort_by_cached_key(|&e| (model.position(e).unwrap_or(u64::MAX), e));
     }
     let mut seen = std::collections::HashSet::new();
     ordered.retain(|e| seen.insert(*e));
