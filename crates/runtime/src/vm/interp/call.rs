@@ -11,18 +11,43 @@ use crate::vm::{raise, ExitInfo, SliceEnd};
 use trace_term::{atom, Term};
 
 /// `Return`: back to the caller with the value in `src`.
+///
+/// The caller's function is looked up once, for both its window size and
+/// its code, and the result is written through the new window: the frame's
+/// slot is inside the caller's window, which the check below makes exist.
 #[inline(always)]
 pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot) -> Flow {
     let v = take(vm.reg_mut(src));
-    let mut pc = 0;
-    match do_return(vm.p, vm.prog, &mut vm.fun, &mut pc, &mut vm.base, v) {
-        Some(end) => vm.slow(Next::End(end)),
-        None => {
-            vm.enter_code(pc);
-            vm.refresh();
-            Flow::Go
-        }
+    let Some(fr) = vm.p.frames.pop() else {
+        return vm.slow(Next::End(initial_returned(v)));
+    };
+    // SAFETY: a frame names a function the linker checked.
+    let f = unsafe { vm.prog.funs.get_unchecked(fr.fun as usize) };
+    let base = fr.base as usize;
+    let need = base + f.nslots as usize;
+    if vm.p.regs.len() < need {
+        // See `do_return`: a slice end may have trimmed the caller's top slots.
+        super::grow_stack(vm.p, need);
     }
+    vm.fun = fr.fun;
+    vm.base = base;
+    vm.code = f.code.as_ptr();
+    debug_assert!((fr.pc as usize) < f.code.len());
+    // SAFETY: a saved position is inside its function.
+    vm.ip = unsafe { vm.code.add(fr.pc as usize) };
+    vm.refresh();
+    vm.reg_mut(fr.ret).set(v);
+    Flow::Go
+}
+
+/// How a process ends when its initial call returns `v`.
+#[cold]
+fn initial_returned(v: Term) -> SliceEnd {
+    SliceEnd::Exit(ExitInfo {
+        reason: Term::Atom(atom::NORMAL),
+        crash: None,
+        result: Some(v),
+    })
 }
 
 /// Calls code `f` with its `n` arguments at `base+args` (see
@@ -202,11 +227,7 @@ pub(super) fn do_return(
             p.regs[*base + fr.ret as usize].set(v);
             None
         }
-        None => Some(SliceEnd::Exit(ExitInfo {
-            reason: Term::Atom(atom::NORMAL),
-            crash: None,
-            result: Some(v),
-        })),
+        None => Some(initial_returned(v)),
     }
 }
 

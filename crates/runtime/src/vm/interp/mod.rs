@@ -293,17 +293,19 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
     };
     vm.enter_code(pc);
     if vm.p.trace_calls {
-        return traced_loop(&mut vm);
+        return traced_loop(vm);
     }
     instruction_loop::<false>(&mut vm)
 }
 
 /// The loop of a process whose calls and returns are reported
 /// (`RunOptions::trace_calls`): an instantiation of its own, so the
-/// ordinary loop has not one instruction more.
+/// ordinary loop has not one instruction more. It takes the state by
+/// value: were the ordinary loop's `Vm` lent here, its address would escape
+/// and LLVM would keep its fields in memory rather than in registers.
 #[inline(never)]
-fn traced_loop(vm: &mut Vm<'_>) -> SliceEnd {
-    instruction_loop::<true>(vm)
+fn traced_loop(mut vm: Vm<'_>) -> SliceEnd {
+    instruction_loop::<true>(&mut vm)
 }
 
 /// A return of a traced process, before it runs: reported.
