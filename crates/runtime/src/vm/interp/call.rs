@@ -190,11 +190,26 @@ pub(super) fn callee_base(
     }
 }
 
-/// Moves tail-call arguments from `base+args..` down to `base..`.
+/// Moves tail-call arguments from `base+args..` down to `base..`: one
+/// bounds check for the whole move, not two per argument (a tail-recursive
+/// loop does this on every iteration).
 fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
-    for i in 0..n {
-        let v = std::mem::replace(&mut p.regs[base + args + i], Term::Nil);
-        p.regs[base + i].set(v);
+    if args == 0 {
+        return;
+    }
+    let regs = &mut p.regs[base..base + args + n];
+    if args >= n {
+        let (dst, src) = regs.split_at_mut(args);
+        for (d, s) in dst[..n].iter_mut().zip(src.iter_mut()) {
+            d.set(take(s));
+        }
+    } else {
+        // The two ranges overlap; moving upwards from the bottom reads each
+        // source before it is overwritten.
+        for i in 0..n {
+            let v = take(&mut regs[args + i]);
+            regs[i].set(v);
+        }
     }
 }
 
