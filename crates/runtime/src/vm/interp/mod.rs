@@ -12,7 +12,7 @@
 //! loop were written in one piece. (A `match` on the family followed by one
 //! in the family costs a second dispatch per instruction: LLVM does not
 //! fold the two.) The other instructions (maps, funs, built-ins,
-//! exceptions, receive, binaries) run out of the loop, in `exec_cold`, on a
+//! exceptions, receive) run out of the loop, in `exec_cold`, on a
 //! copy of the state: with them inlined, the loop was too large for LLVM to
 //! keep the instruction pointer and the window in registers.
 
@@ -450,6 +450,14 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         } => call::external(vm, ext, args, arity, Ret::Slot(dst)),
         Instr::TailCallExt { ext, args, arity } => call::external(vm, ext, args, arity, Ret::Tail),
         Instr::Return { src } => call::return_value(vm, src),
+        // Binaries: in the loop, where a segment costs no copy of the state.
+        Instr::BsInit => bin::init(vm),
+        Instr::BsPut { .. } => bin::put(vm, ins),
+        Instr::BsFinish { dst } => bin::finish(vm, dst),
+        Instr::BsStart { src, pos, fail } => bin::start(vm, src, pos, fail),
+        Instr::BsGet { .. } => bin::get(vm, ins),
+        Instr::BsSkip { .. } => bin::skip(vm, ins),
+        Instr::BsEnd { src, pos, fail } => bin::end(vm, src, pos, fail),
         // Named, not `_`: a wildcard costs the dispatch a range check.
         Instr::MapNew { .. }
         | Instr::MapPut { .. }
@@ -473,19 +481,12 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         | Instr::RecvNext { .. }
         | Instr::RecvAccept
         | Instr::RecvWait { .. }
-        | Instr::RecvWaitTimeout { .. }
-        | Instr::BsInit
-        | Instr::BsPut { .. }
-        | Instr::BsFinish { .. }
-        | Instr::BsStart { .. }
-        | Instr::BsGet { .. }
-        | Instr::BsSkip { .. }
-        | Instr::BsEnd { .. } => cold(vm, ins),
+        | Instr::RecvWaitTimeout { .. } => cold(vm, ins),
     }
 }
 
 /// The instructions [`exec`] leaves out of the loop (maps, funs, built-ins,
-/// exceptions, receive, binaries), on a copy of the loop's state: lending
+/// exceptions, receive), on a copy of the loop's state: lending
 /// the loop's own `Vm` would keep its fields in memory on every path, not
 /// in registers.
 #[inline(always)]
@@ -577,14 +578,6 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::RecvAccept => recv::accept(vm),
         Instr::RecvWait { lp } => recv::wait(vm, lp),
         Instr::RecvWaitTimeout { timeout, lp, after } => recv::wait_timeout(vm, timeout, lp, after),
-        // Binaries.
-        Instr::BsInit => bin::init(vm),
-        Instr::BsPut { .. } => bin::put(vm, ins),
-        Instr::BsFinish { dst } => bin::finish(vm, dst),
-        Instr::BsStart { src, pos, fail } => bin::start(vm, src, pos, fail),
-        Instr::BsGet { .. } => bin::get(vm, ins),
-        Instr::BsSkip { .. } => bin::skip(vm, ins),
-        Instr::BsEnd { src, pos, fail } => bin::end(vm, src, pos, fail),
         _ => unreachable!("exec runs {ins:?} itself"),
     }
 }
