@@ -11,18 +11,43 @@ use crate::vm::{raise, ExitInfo, SliceEnd};
 use trace_term::{atom, Term};
 
 /// `Return`: back to the caller with the value in `src`.
+///
+/// The caller's function is looked up once, for both its window size and
+/// its code, and the result is written through the new window: the frame's
+/// slot is inside the caller's window, which the check below makes exist.
 #[inline(always)]
 pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot) -> Flow {
     let v = take(vm.reg_mut(src));
-    let mut pc = 0;
-    match do_return(vm.p, vm.prog, &mut vm.fun, &mut pc, &mut vm.base, v) {
-        Some(end) => vm.slow(Next::End(end)),
-        None => {
-            vm.enter_code(pc);
-            vm.refresh();
-            Flow::Go
-        }
+    let Some(fr) = vm.p.frames.pop() else {
+        return vm.slow(Next::End(initial_returned(v)));
+    };
+    // SAFETY: a frame names a function the linker checked.
+    let f = unsafe { vm.prog.funs.get_unchecked(fr.fun as usize) };
+    let base = fr.base as usize;
+    let need = base + f.nslots as usize;
+    if vm.p.regs.len() < need {
+        // See `do_return`: a slice end may have trimmed the caller's top slots.
+        super::grow_stack(vm.p, need);
     }
+    vm.fun = fr.fun;
+    vm.base = base;
+    vm.code = f.code.as_ptr();
+    debug_assert!((fr.pc as usize) < f.code.len());
+    // SAFETY: a saved position is inside its function.
+    vm.ip = unsafe { vm.code.add(fr.pc as usize) };
+    vm.refresh();
+    vm.reg_mut(fr.ret).set(v);
+    Flow::Go
+}
+
+/// How a process ends when its initial call returns `v`.
+#[cold]
+fn initial_returned(v: Term) -> SliceEnd {
+    SliceEnd::Exit(ExitInfo {
+        reason: Term::Atom(atom::NORMAL),
+        crash: None,
+        result: Some(v),
+    })
 }
 
 /// Calls code `f` with its `n` arguments at `base+args` (see
@@ -165,11 +190,26 @@ pub(super) fn callee_base(
     }
 }
 
-/// Moves tail-call arguments from `base+args..` down to `base..`.
+/// Moves tail-call arguments from `base+args..` down to `base..`: one
+/// bounds check for the whole move, not two per argument (a tail-recursive
+/// loop does this on every iteration).
 fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
-    for i in 0..n {
-        let v = std::mem::replace(&mut p.regs[base + args + i], Term::Nil);
-        p.regs[base + i].set(v);
+    if args == 0 {
+        return;
+    }
+    let regs = &mut p.regs[base..base + args + n];
+    if args >= n {
+        let (dst, src) = regs.split_at_mut(args);
+        for (d, s) in dst[..n].iter_mut().zip(src.iter_mut()) {
+            d.set(take(s));
+        }
+    } else {
+        // The two ranges overlap; moving upwards from the bottom reads each
+        // source before it is overwritten.
+        for i in 0..n {
+            let v = take(&mut regs[args + i]);
+            regs[i].set(v);
+        }
     }
 }
 
@@ -202,11 +242,7 @@ pub(super) fn do_return(
             p.regs[*base + fr.ret as usize].set(v);
             None
         }
-        None => Some(SliceEnd::Exit(ExitInfo {
-            reason: Term::Atom(atom::NORMAL),
-            crash: None,
-            result: Some(v),
-        })),
+        None => Some(initial_returned(v)),
     }
 }
 

@@ -7,11 +7,14 @@
 //! (`recv`) and binaries (`bin`).
 //!
 //! The instructions' functions are `#[inline(always)]` and `exec`'s
-//! `match` is the only dispatch: after inlining, the state's fields live in
-//! registers and each instruction's code sits in its arm, as if the loop
-//! were written in one piece. (A `match` on the family followed by one in
-//! the family costs a second dispatch per instruction: LLVM does not fold
-//! the two.)
+//! `match` is the only dispatch of the instructions of ordinary sequential
+//! code: after inlining, each instruction's code sits in its arm, as if the
+//! loop were written in one piece. (A `match` on the family followed by one
+//! in the family costs a second dispatch per instruction: LLVM does not
+//! fold the two.) The other instructions (maps, funs, built-ins,
+//! exceptions, receive) run out of the loop, in `exec_cold`, on a
+//! copy of the state: with them inlined, the loop was too large for LLVM to
+//! keep the instruction pointer and the window in registers.
 
 mod bif_call;
 mod bin;
@@ -293,17 +296,19 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
     };
     vm.enter_code(pc);
     if vm.p.trace_calls {
-        return traced_loop(&mut vm);
+        return traced_loop(vm);
     }
     instruction_loop::<false>(&mut vm)
 }
 
 /// The loop of a process whose calls and returns are reported
 /// (`RunOptions::trace_calls`): an instantiation of its own, so the
-/// ordinary loop has not one instruction more.
+/// ordinary loop has not one instruction more. It takes the state by
+/// value: were the ordinary loop's `Vm` lent here, its address would escape
+/// and LLVM would keep its fields in memory rather than in registers.
 #[inline(never)]
-fn traced_loop(vm: &mut Vm<'_>) -> SliceEnd {
-    instruction_loop::<true>(vm)
+fn traced_loop(mut vm: Vm<'_>) -> SliceEnd {
+    instruction_loop::<true>(&mut vm)
 }
 
 /// A return of a traced process, before it runs: reported.
@@ -380,8 +385,8 @@ fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
     }
 }
 
-/// Runs one instruction: the loop's only dispatch, to the instruction's
-/// function in the module of its family.
+/// Runs one instruction: the loop's only dispatch for the instructions of
+/// ordinary sequential code; the rest go to [`cold`] in one branch.
 #[inline(always)]
 fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     match *ins {
@@ -399,24 +404,10 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             take,
         } => data::cons(vm, dst, head, tail, take),
         Instr::Tuple { dst, start, arity } => data::tuple(vm, dst, start, arity),
-        Instr::MapNew { dst, start, n } => data::map_new(vm, dst, start, n),
-        Instr::MapPut { .. } => data::map_put(vm, ins),
-        Instr::MakeFun {
-            dst,
-            fun,
-            start,
-            nfree,
-        } => data::make_fun(vm, dst, fun, start, nfree),
         Instr::GetElem { dst, src, idx } => data::get_elem(vm, dst, src, idx),
         Instr::GetHd { dst, src } => data::get_hd(vm, dst, src),
         Instr::GetTl { dst, src } => data::get_tl(vm, dst, src),
         Instr::SplitCons { src, hd, tl, fail } => data::split_cons(vm, src, hd, tl, fail),
-        Instr::GetMapValue {
-            dst,
-            map,
-            key,
-            fail,
-        } => data::get_map_value(vm, dst, map, key, fail),
         // Operators.
         Instr::AddImm { dst, a, imm, fail } => ops::add_imm(vm, dst, a, imm, fail),
         Instr::Op2 {
@@ -426,7 +417,6 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             b,
             fail,
         } => ops::op2(vm, op, dst, a, b, fail),
-        Instr::Op1 { op, dst, a, fail } => ops::op1(vm, op, dst, a, fail),
         // Tests and jumps.
         Instr::Compare { cmp, a, b, fail } => branch::test_compare(vm, cmp, a, b, fail),
         Instr::CompareInt { cmp, a, imm, fail } => branch::test_compare_int(vm, cmp, a, imm, fail),
@@ -459,6 +449,94 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             dst,
         } => call::external(vm, ext, args, arity, Ret::Slot(dst)),
         Instr::TailCallExt { ext, args, arity } => call::external(vm, ext, args, arity, Ret::Tail),
+        Instr::Return { src } => call::return_value(vm, src),
+        // Binaries: in the loop, where a segment costs no copy of the state.
+        Instr::BsInit => bin::init(vm),
+        Instr::BsPut { .. } => bin::put(vm, ins),
+        Instr::BsFinish { dst } => bin::finish(vm, dst),
+        Instr::BsStart { src, pos, fail } => bin::start(vm, src, pos, fail),
+        Instr::BsGet { .. } => bin::get(vm, ins),
+        Instr::BsSkip { .. } => bin::skip(vm, ins),
+        Instr::BsEnd { src, pos, fail } => bin::end(vm, src, pos, fail),
+        // Named, not `_`: a wildcard costs the dispatch a range check.
+        Instr::MapNew { .. }
+        | Instr::MapPut { .. }
+        | Instr::MakeFun { .. }
+        | Instr::GetMapValue { .. }
+        | Instr::Op1 { .. }
+        | Instr::CallBif { .. }
+        | Instr::CallFun { .. }
+        | Instr::TailCallFun { .. }
+        | Instr::CallDyn { .. }
+        | Instr::TailCallDyn { .. }
+        | Instr::Try { .. }
+        | Instr::Catch { .. }
+        | Instr::TryEnd
+        | Instr::CatchEnd
+        | Instr::Raise { .. }
+        | Instr::Error { .. }
+        | Instr::RecvStart { .. }
+        | Instr::RecvRef { .. }
+        | Instr::RecvPeek { .. }
+        | Instr::RecvNext { .. }
+        | Instr::RecvAccept
+        | Instr::RecvWait { .. }
+        | Instr::RecvWaitTimeout { .. } => cold(vm, ins),
+    }
+}
+
+/// The instructions [`exec`] leaves out of the loop (maps, funs, built-ins,
+/// exceptions, receive), on a copy of the loop's state: lending
+/// the loop's own `Vm` would keep its fields in memory on every path, not
+/// in registers.
+#[inline(always)]
+fn cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
+    let mut c = Vm {
+        p: &mut *vm.p,
+        rt: vm.rt,
+        wk: vm.wk,
+        prog: vm.prog,
+        reds: vm.reds,
+        fun: vm.fun,
+        ip: vm.ip,
+        base: vm.base,
+        code: vm.code,
+        w: vm.w,
+        next: &mut *vm.next,
+    };
+    let flow = exec_cold(&mut c, ins);
+    let (reds, fun, ip, base, code, w) = (c.reds, c.fun, c.ip, c.base, c.code, c.w);
+    vm.reds = reds;
+    vm.fun = fun;
+    vm.ip = ip;
+    vm.base = base;
+    vm.code = code;
+    vm.w = w;
+    flow
+}
+
+/// Runs one of the instructions out of the loop (see [`cold`]).
+#[inline(never)]
+fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
+    match *ins {
+        // Maps and funs.
+        Instr::MapNew { dst, start, n } => data::map_new(vm, dst, start, n),
+        Instr::MapPut { .. } => data::map_put(vm, ins),
+        Instr::MakeFun {
+            dst,
+            fun,
+            start,
+            nfree,
+        } => data::make_fun(vm, dst, fun, start, nfree),
+        Instr::GetMapValue {
+            dst,
+            map,
+            key,
+            fail,
+        } => data::get_map_value(vm, dst, map, key, fail),
+        // Operators.
+        Instr::Op1 { op, dst, a, fail } => ops::op1(vm, op, dst, a, fail),
+        // Calls and returns.
         Instr::CallBif {
             bif,
             args,
@@ -486,7 +564,6 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             args,
             arity,
         } => call::dynamic(vm, module, function, args, arity, Ret::Tail),
-        Instr::Return { src } => call::return_value(vm, src),
         // Exceptions.
         Instr::Try { handler, reg } => except::enter_try(vm, handler, reg),
         Instr::Catch { handler, dst } => except::enter_catch(vm, handler, dst),
@@ -501,14 +578,7 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::RecvAccept => recv::accept(vm),
         Instr::RecvWait { lp } => recv::wait(vm, lp),
         Instr::RecvWaitTimeout { timeout, lp, after } => recv::wait_timeout(vm, timeout, lp, after),
-        // Binaries.
-        Instr::BsInit => bin::init(vm),
-        Instr::BsPut { .. } => bin::put(vm, ins),
-        Instr::BsFinish { dst } => bin::finish(vm, dst),
-        Instr::BsStart { src, pos, fail } => bin::start(vm, src, pos, fail),
-        Instr::BsGet { .. } => bin::get(vm, ins),
-        Instr::BsSkip { .. } => bin::skip(vm, ins),
-        Instr::BsEnd { src, pos, fail } => bin::end(vm, src, pos, fail),
+        _ => unreachable!("exec runs {ins:?} itself"),
     }
 }
 

@@ -3,8 +3,10 @@
 //! machinery itself is [`crate::vm::receive`].
 
 use super::{Flow, Next, Vm};
+use crate::code::{FunId, Program};
 use crate::hooks::Touched;
 use crate::ir::{Instr, Slot};
+use crate::process::Process;
 use crate::vm::receive::{self, Step};
 use crate::vm::{raise, ExitInfo, SliceEnd};
 use trace_term::{atom, Term};
@@ -102,7 +104,7 @@ pub(super) fn accept(vm: &mut Vm<'_>) -> Flow {
     }
     let r = receive::accept(vm.p, vm.rt);
     if vm.rt.controlled {
-        report_filter(vm);
+        report_filter(vm.p, vm.prog, vm.fun, vm.base);
     }
     match r {
         Ok(_) => Flow::Go,
@@ -120,25 +122,26 @@ fn pause(vm: &mut Vm<'_>) -> Flow {
 
 /// Tells a controlled run's Observer which messages the receive just
 /// reported could have taken: its filter, with the variables bound before
-/// it replaced by their values.
+/// it replaced by their values. (It takes the loop's state by value, not
+/// `&mut Vm`: a `Vm` whose address escapes lives in memory, not registers.)
 #[inline(never)]
-fn report_filter(vm: &mut Vm<'_>) {
-    if vm.p.observer.is_none() {
+fn report_filter(p: &mut Process, prog: &Program, fun: FunId, base: usize) {
+    if p.observer.is_none() {
         return;
     }
-    let at = vm.p.recv_peek as usize;
-    let code = &vm.prog.funs[vm.fun as usize].code;
+    let at = p.recv_peek as usize;
+    let code = &prog.funs[fun as usize].code;
     let touched = match (code.get(at), code.get(at + 1)) {
         (Some(Instr::RecvPeek { .. }), Some(Instr::RecvNext { .. })) => None,
         (Some(Instr::RecvPeek { filter, .. }), _) => Some(
             filter
                 .as_deref()
-                .map(|f| f.closed(&vm.p.regs[vm.base.min(vm.p.regs.len())..])),
+                .map(|f| f.closed(&p.regs[base.min(p.regs.len())..])),
         ),
         _ => Some(None),
     };
-    let may_time_out = vm.p.recv_may_time_out;
-    if let Some(o) = vm.p.observer.as_mut() {
+    let may_time_out = p.recv_may_time_out;
+    if let Some(o) = p.observer.as_mut() {
         if may_time_out && touched.is_some() {
             o.touched(&Touched::MayTimeOut);
         }
@@ -184,7 +187,7 @@ pub(super) fn wait_timeout(vm: &mut Vm<'_>, timeout: Slot, lp: u32, after: u32) 
         }
         Step::Jump(_) => {
             if vm.rt.controlled {
-                report_filter(vm);
+                report_filter(vm.p, vm.prog, vm.fun, vm.base);
             }
             vm.goto(after);
             Flow::Go
