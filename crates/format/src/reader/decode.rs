@@ -375,18 +375,9 @@ impl LogReader {
         b: &BlockRef,
         scratch: &'s mut Scratch,
     ) -> Result<&'s [u8], FormatError> {
-        let body = self.body(b.record, scratch).map_err(|e| match e {
-            FormatError::Corrupt { offset, expected } => FormatError::corrupt(
-                offset,
-                format!(
-                    "{expected} (it holds process {}'s events {}..{})",
-                    b.process,
-                    b.first_event,
-                    b.first_event + b.events as u64
-                ),
-            ),
-            e => e,
-        })?;
+        let body = self
+            .body(b.record, scratch)
+            .map_err(|e| segment_error(e, b))?;
         Ok(&body[b.start as usize..b.start as usize + b.raw_len as usize])
     }
 
