@@ -37,19 +37,7 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
     let scratch = Scratch::new("bench-log");
     // For working on the format: `LOG_BENCH_CROWD_ONLY=1` measures the crowd alone.
     if std::env::var_os("LOG_BENCH_CROWD_ONLY").is_some() {
-        let crowd = crowd_spec(events);
-        let (steps, processes) = generate(&crowd);
-        let f = measure(&crowd, &steps, processes, &scratch)?;
-        println!(
-            "crowd: {:.3} bytes/event, decode {} /s all cores, {} /s one thread, write {} /s, \
-             writer heap {:.0} MB",
-            f.file_bytes as f64 / f.events as f64,
-            rate(f.decode_rate),
-            rate(f.decode_rate_1),
-            rate(f.write_rate),
-            f.writer_mb
-        );
-        return Ok(());
+        return crowd_only(events, &scratch);
     }
 
     // The main run, written without and then with payloads (same events).
@@ -72,13 +60,60 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
     let many = measure(&crowd, &steps, processes, &scratch)?;
     drop(steps);
 
-    let cols = [&bare, &full, &many];
+    print_table(&bare, &full, &many);
+    let mut missed = Vec::new();
+    let bpe = bare.file_bytes as f64 / bare.events as f64;
+    if bpe > 2.0 {
+        missed.push(format!("bytes per event without payloads {bpe:.3} > 2"));
+    }
+    if bare.decode_rate < 200e6 {
+        missed.push(format!(
+            "decode {} events/s < 200 M/s",
+            rate(bare.decode_rate)
+        ));
+    }
+    let crowd_bpe = many.file_bytes as f64 / many.events as f64;
+    if crowd_bpe > 5.0 {
+        missed.push(format!("crowd bytes per event {crowd_bpe:.3} > 5"));
+    }
+    if many.decode_rate < 50e6 {
+        missed.push(format!(
+            "crowd decode {} events/s < 50 M/s",
+            rate(many.decode_rate)
+        ));
+    }
+    if !missed.is_empty() {
+        println!("targets missed: {}", missed.join("; "));
+    }
+    Ok(())
+}
+
+/// The crowd alone, in one line.
+fn crowd_only(events: u64, scratch: &Scratch) -> Result<(), String> {
+    let crowd = crowd_spec(events);
+    let (steps, processes) = generate(&crowd);
+    let f = measure(&crowd, &steps, processes, scratch)?;
+    println!(
+        "crowd: {:.3} bytes/event, decode {} /s all cores, {} /s one thread, write {} /s, \
+         writer heap {:.0} MB",
+        f.file_bytes as f64 / f.events as f64,
+        rate(f.decode_rate),
+        rate(f.decode_rate_1),
+        rate(f.write_rate),
+        f.writer_mb
+    );
+    Ok(())
+}
+
+/// The figures of the three logs side by side, and what they leave out.
+fn print_table(bare: &Figures, full: &Figures, many: &Figures) {
+    let cols = [bare, full, many];
     let mut t = Table::new(&[
         "figure",
         "no payloads",
         "small payloads",
         "crowd, no payloads",
-        "target",
+        "target (crowd: <= 5 B/event, >= 50 M/s decode)",
     ]);
     let mut row = |name: &str, f: &dyn Fn(&Figures) -> String, target: &str| {
         let mut cells = vec![name.to_string()];
@@ -168,21 +203,6 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
          are cut); the rest is each live process's handle and the footer's index, about \
          10 bytes per block written."
     );
-    let mut missed = Vec::new();
-    let bpe = bare.file_bytes as f64 / bare.events as f64;
-    if bpe > 2.0 {
-        missed.push(format!("bytes per event without payloads {bpe:.3} > 2"));
-    }
-    if bare.decode_rate < 200e6 {
-        missed.push(format!(
-            "decode {} events/s < 200 M/s",
-            rate(bare.decode_rate)
-        ));
-    }
-    if !missed.is_empty() {
-        println!("targets missed: {}", missed.join("; "));
-    }
-    Ok(())
 }
 
 /// A million processes alive at once (for 50 million events), a few events each.
