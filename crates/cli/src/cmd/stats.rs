@@ -53,8 +53,9 @@ pub fn run(args: Args) -> u8 {
         None => "not finished (recovered by scanning)",
     };
     crate::out::outln!(
-        "log              {name}: {} bytes, {} blocks; run {ended}",
+        "log              {name}: {} bytes, {} blocks holding {} process segments; run {ended}",
         s.file_bytes,
+        s.records,
         s.blocks
     );
     crate::out::outln!("entry            {} on {}", h.entry, h.node);
