@@ -62,25 +62,19 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
 
     print_table(&bare, &full, &many);
     let mut missed = Vec::new();
-    let bpe = bare.file_bytes as f64 / bare.events as f64;
-    if bpe > 2.0 {
-        missed.push(format!("bytes per event without payloads {bpe:.3} > 2"));
-    }
-    if bare.decode_rate < 200e6 {
-        missed.push(format!(
-            "decode {} events/s < 200 M/s",
-            rate(bare.decode_rate)
-        ));
-    }
-    let crowd_bpe = many.file_bytes as f64 / many.events as f64;
-    if crowd_bpe > 5.0 {
-        missed.push(format!("crowd bytes per event {crowd_bpe:.3} > 5"));
-    }
-    if many.decode_rate < 50e6 {
-        missed.push(format!(
-            "crowd decode {} events/s < 50 M/s",
-            rate(many.decode_rate)
-        ));
+    for (what, f, most_bytes, least_rate) in [("", &bare, 2.0, 200e6), ("crowd ", &many, 5.0, 50e6)]
+    {
+        let bpe = f.file_bytes as f64 / f.events as f64;
+        if bpe > most_bytes {
+            missed.push(format!("{what}bytes per event {bpe:.3} > {most_bytes}"));
+        }
+        if f.decode_rate < least_rate {
+            missed.push(format!(
+                "{what}decode {} events/s < {}/s",
+                rate(f.decode_rate),
+                rate(least_rate)
+            ));
+        }
     }
     if !missed.is_empty() {
         println!("targets missed: {}", missed.join("; "));
