@@ -511,3 +511,34 @@ impl ObjectCache {
 
 /// Operand of a SHARED tag: the operation found no object.
 pub const OBJECT_NONE: u8 = 30;
+
+/// Every predictor of one block, as the encoder and the decoder both keep
+/// them: they start (and restart) from the same state.
+#[derive(Clone, Default)]
+pub struct Predictors {
+    pub dests: DestCache,
+    /// Receives and signals taken share a predictor: both consume a
+    /// sender's signals in order.
+    pub receipts: SenderCache,
+    pub deliveries: SenderCache,
+    pub objects: ObjectCache,
+    /// Spawns are coded relative to the last child (the block's own process
+    /// at first) and its pid.
+    pub last_child: u32,
+    pub pid_offset: i64,
+    pub next_output: u64,
+}
+
+impl Predictors {
+    /// The state a block of process `own` (engine pid `own_pid`) starts in,
+    /// keeping the tables' storage.
+    pub fn reset(&mut self, own: crate::event::ProcId, own_pid: u64) {
+        self.dests.clear();
+        self.receipts.clear();
+        self.deliveries.clear();
+        self.objects.clear();
+        self.last_child = own.0;
+        self.pid_offset = own_pid.wrapping_sub(own.0 as u64) as i64;
+        self.next_output = 0;
+    }
+}

@@ -2,7 +2,7 @@
 //! untrusted: every read is bounds-checked and every malformed byte becomes a
 //! [`CodecError`] naming its position and what was expected there.
 
-use super::cache::{DestCache, ObjectCache, SenderCache, OBJECT_NONE, SLOTS};
+use super::cache::{Predictors, SenderCache, OBJECT_NONE, SLOTS};
 use super::{dest, nondet_kind, object_kind, op, shared_head_parts, sub, EXPLICIT};
 use crate::event::{Dest, MsgId, ObjectId, ProcId, SignalEffect};
 use crate::varint::{self, unzigzag, VarintError};
@@ -44,13 +44,7 @@ pub struct DecoderState {
     next_signal: u64,
     timestamps: bool,
     time: u64,
-    dests: DestCache,
-    receipts: SenderCache,
-    deliveries: SenderCache,
-    objects: ObjectCache,
-    last_child: u32,
-    pid_offset: i64,
-    next_output: u64,
+    p: Predictors,
     /// The events of a later version of the format are corrupt here.
     version: u16,
 }
@@ -82,6 +76,8 @@ impl<'a> BlockDecoder<'a> {
         first_signal: u64,
         timestamps: bool,
     ) -> Self {
+        let mut p = Predictors::default();
+        p.reset(own, own_pid);
         BlockDecoder {
             buf,
             st: DecoderState {
@@ -90,13 +86,7 @@ impl<'a> BlockDecoder<'a> {
                 next_signal: first_signal,
                 timestamps,
                 time: 0,
-                dests: DestCache::default(),
-                receipts: SenderCache::default(),
-                deliveries: SenderCache::default(),
-                objects: ObjectCache::default(),
-                last_child: own.0,
-                pid_offset: own_pid.wrapping_sub(own.0 as u64) as i64,
-                next_output: 0,
+                p,
                 version: crate::container::VERSION,
             },
         }
@@ -121,13 +111,7 @@ impl<'a> BlockDecoder<'a> {
         st.next_signal = first_signal;
         st.timestamps = timestamps;
         st.time = 0;
-        st.dests.clear();
-        st.receipts.clear();
-        st.deliveries.clear();
-        st.objects.clear();
-        st.last_child = own.0;
-        st.pid_offset = own_pid.wrapping_sub(own.0 as u64) as i64;
-        st.next_output = 0;
+        st.p.reset(own, own_pid);
     }
 
     /// Decodes a block of a log of format version `v`: the events a later
@@ -221,13 +205,13 @@ impl<'a> BlockDecoder<'a> {
     fn new_dest(&mut self) -> Result<Dest, CodecError> {
         let at = self.st.pos;
         let d = self.dest()?;
-        if let Some(slot) = self.st.dests.find(d) {
+        if let Some(slot) = self.st.p.dests.find(d) {
             return Err(err(
                 at,
                 format!("a destination not in the list, found one in slot {slot}"),
             ));
         }
-        self.st.dests.insert(d);
+        self.st.p.dests.insert(d);
         Ok(d)
     }
 
@@ -236,7 +220,7 @@ impl<'a> BlockDecoder<'a> {
         let at = self.st.pos;
         let r = self.varint("a destination slot")?;
         if r < EXPLICIT as u64 {
-            self.st.dests.take(r as usize).ok_or_else(|| {
+            self.st.p.dests.take(r as usize).ok_or_else(|| {
                 err(
                     at,
                     format!("a filled destination slot, found empty slot {r}"),
@@ -254,7 +238,7 @@ impl<'a> BlockDecoder<'a> {
         if operand == EXPLICIT {
             self.new_dest()
         } else {
-            self.st.dests.take(operand as usize).ok_or_else(|| {
+            self.st.p.dests.take(operand as usize).ok_or_else(|| {
                 err(
                     at,
                     format!("a filled destination slot, found empty slot {operand}"),
@@ -328,7 +312,7 @@ impl<'a> BlockDecoder<'a> {
             _ => return Err(err(at, format!("a sender slot (0..=31), found {r}"))),
         };
         let signal = Self::taken(
-            &mut self.st.receipts,
+            &mut self.st.p.receipts,
             self.buf,
             &mut self.st.pos,
             operand,
@@ -368,7 +352,7 @@ impl<'a> BlockDecoder<'a> {
         // loop; everything else goes through `event`.
         let operand = (t & 31) as usize;
         let quick = match t >> 5 {
-            op::SEND => self.st.dests.take(operand).map(|to| {
+            op::SEND => self.st.p.dests.take(operand).map(|to| {
                 (
                     1,
                     EventRef::Send {
@@ -384,7 +368,7 @@ impl<'a> BlockDecoder<'a> {
             // destination or an empty slot take the general path.
             op::SEND_PAYLOAD => match self.buf.get(at + 1) {
                 Some(&len) if len < 0x80 && self.buf.len() - (at + 2) >= len as usize => {
-                    self.st.dests.take(operand).map(|to| {
+                    self.st.p.dests.take(operand).map(|to| {
                         let payload = &self.buf[at + 2..at + 2 + len as usize];
                         (
                             2 + len as usize,
@@ -400,6 +384,7 @@ impl<'a> BlockDecoder<'a> {
             },
             op::RECEIVE => self
                 .st
+                .p
                 .receipts
                 .take_expected(operand)
                 .map(|(sender, index)| {
@@ -411,12 +396,12 @@ impl<'a> BlockDecoder<'a> {
                     )
                 }),
             op::RECEIVE_DELTA => match (
-                self.st.receipts.peek(operand),
+                self.st.p.receipts.peek(operand),
                 self.buf.get(at + 1).filter(|&&d| d < 0x80),
             ) {
                 (Some((sender, expected)), Some(&d)) => {
                     let index = expected.wrapping_add(unzigzag(d as u64) as u64);
-                    self.st.receipts.hit(operand, index);
+                    self.st.p.receipts.hit(operand, index);
                     Some((
                         2,
                         EventRef::Receive {
@@ -467,7 +452,7 @@ impl<'a> BlockDecoder<'a> {
             }
             op::RECEIVE | op::RECEIVE_DELTA => EventRef::Receive {
                 msg: Self::taken(
-                    &mut self.st.receipts,
+                    &mut self.st.p.receipts,
                     self.buf,
                     &mut self.st.pos,
                     operand,
@@ -477,7 +462,7 @@ impl<'a> BlockDecoder<'a> {
             },
             op::DELIVER | op::DELIVER_DELTA => EventRef::Deliver {
                 msg: Self::taken(
-                    &mut self.st.deliveries,
+                    &mut self.st.p.deliveries,
                     self.buf,
                     &mut self.st.pos,
                     operand,
@@ -502,15 +487,15 @@ impl<'a> BlockDecoder<'a> {
             OBJECT_NONE => (None, None),
             EXPLICIT => {
                 let o = self.object_id()?;
-                if let Some(slot) = self.st.objects.find(o) {
+                if let Some(slot) = self.st.p.objects.find(o) {
                     return Err(err(
                         at,
                         format!("a shared object not in the list, found one in slot {slot}"),
                     ));
                 }
-                (Some(o), Some(self.st.objects.expected_evicted(o)))
+                (Some(o), Some(self.st.p.objects.expected_evicted(o)))
             }
-            slot => match self.st.objects.peek(slot as usize) {
+            slot => match self.st.p.objects.peek(slot as usize) {
                 Some((o, next)) => (Some(o), Some(next)),
                 None => {
                     return Err(err(
@@ -533,8 +518,8 @@ impl<'a> BlockDecoder<'a> {
             None => 0,
         };
         match (object, operand) {
-            (Some(o), EXPLICIT) => self.st.objects.miss(o, seq),
-            (Some(_), slot) => self.st.objects.hit(slot as usize, seq),
+            (Some(o), EXPLICIT) => self.st.p.objects.miss(o, seq),
+            (Some(_), slot) => self.st.p.objects.hit(slot as usize, seq),
             (None, _) => {}
         }
         let key = if has_key {
@@ -590,13 +575,14 @@ impl<'a> BlockDecoder<'a> {
                 let d_child = unzigzag(self.varint("a child delta")?) as i32;
                 let child = self
                     .st
+                    .p
                     .last_child
                     .wrapping_add(1)
                     .wrapping_add(d_child as u32);
                 let d_off = unzigzag(self.varint("a pid delta")?);
-                let offset = self.st.pid_offset.wrapping_add(d_off);
-                self.st.last_child = child;
-                self.st.pid_offset = offset;
+                let offset = self.st.p.pid_offset.wrapping_add(d_off);
+                self.st.p.last_child = child;
+                self.st.p.pid_offset = offset;
                 EventRef::Spawn {
                     child: ProcId(child),
                     pid: (child as u64).wrapping_add(offset as u64),
@@ -661,8 +647,8 @@ impl<'a> BlockDecoder<'a> {
             }
             sub::OUTPUT | sub::OUTPUT_BYTES => {
                 let d = unzigzag(self.varint("an output sequence delta")?);
-                let seq = self.st.next_output.wrapping_add(d as u64);
-                self.st.next_output = seq.wrapping_add(1);
+                let seq = self.st.p.next_output.wrapping_add(d as u64);
+                self.st.p.next_output = seq.wrapping_add(1);
                 let bytes = if code == sub::OUTPUT_BYTES {
                     Some(self.bytes("output bytes")?)
                 } else {

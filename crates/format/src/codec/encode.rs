@@ -2,7 +2,7 @@
 //! every event, so each method appends a handful of bytes and touches only the
 //! predictors; nothing allocates except the output buffer growing.
 
-use super::cache::{DestCache, ObjectCache, SenderCache, OBJECT_NONE};
+use super::cache::{Predictors, SenderCache, OBJECT_NONE};
 use super::{dest, nondet_code, object_kind_code, op, shared_head, sub, tag, EXPLICIT};
 use crate::event::{Access, Dest, Event, MsgId, NondetKind, ObjectId, ProcId, SignalEffect};
 use crate::varint::{put, zigzag};
@@ -12,15 +12,7 @@ use crate::view::SignalKindRef;
 /// starts from the same empty state.
 #[derive(Clone)]
 pub struct BlockEncoder {
-    dests: DestCache,
-    /// Receives and signals taken share a predictor: both consume a sender's
-    /// signals in order.
-    receipts: SenderCache,
-    deliveries: SenderCache,
-    objects: ObjectCache,
-    last_child: u32,
-    pid_offset: i64,
-    next_output: u64,
+    p: Predictors,
     last_time: u64,
 }
 
@@ -28,13 +20,7 @@ impl BlockEncoder {
     /// `own`/`own_pid`: the process whose block this is (spawns are coded relative to it).
     pub fn new(own: ProcId, own_pid: u64) -> Self {
         let mut e = BlockEncoder {
-            dests: DestCache::default(),
-            receipts: SenderCache::default(),
-            deliveries: SenderCache::default(),
-            objects: ObjectCache::default(),
-            last_child: 0,
-            pid_offset: 0,
-            next_output: 0,
+            p: Predictors::default(),
             last_time: 0,
         };
         e.reset(own, own_pid);
@@ -45,13 +31,7 @@ impl BlockEncoder {
     /// rebuilding (or reallocating) its tables: a run of short processes
     /// starts a block per process.
     pub fn reset(&mut self, own: ProcId, own_pid: u64) {
-        self.dests.clear();
-        self.receipts.clear();
-        self.deliveries.clear();
-        self.objects.clear();
-        self.last_child = own.0;
-        self.pid_offset = own_pid.wrapping_sub(own.0 as u64) as i64;
-        self.next_output = 0;
+        self.p.reset(own, own_pid);
         self.last_time = 0;
     }
 
@@ -153,13 +133,19 @@ impl BlockEncoder {
 
     #[inline]
     pub fn receive(&mut self, out: &mut Vec<u8>, msg: MsgId) {
-        take(&mut self.receipts, out, op::RECEIVE, op::RECEIVE_DELTA, msg);
+        take(
+            &mut self.p.receipts,
+            out,
+            op::RECEIVE,
+            op::RECEIVE_DELTA,
+            msg,
+        );
     }
 
     #[inline]
     pub fn deliver(&mut self, out: &mut Vec<u8>, msg: MsgId) {
         take(
-            &mut self.deliveries,
+            &mut self.p.deliveries,
             out,
             op::DELIVER,
             op::DELIVER_DELTA,
@@ -173,12 +159,12 @@ impl BlockEncoder {
 
     pub fn spawn(&mut self, out: &mut Vec<u8>, child: ProcId, pid: u64, link: bool, monitor: bool) {
         out.push(tag(op::OTHER, sub::SPAWN + link as u8 + 2 * monitor as u8));
-        let d_child = child.0.wrapping_sub(self.last_child).wrapping_sub(1) as i32;
+        let d_child = child.0.wrapping_sub(self.p.last_child).wrapping_sub(1) as i32;
         put(out, zigzag(d_child as i64));
         let offset = pid.wrapping_sub(child.0 as u64) as i64;
-        put(out, zigzag(offset.wrapping_sub(self.pid_offset)));
-        self.last_child = child.0;
-        self.pid_offset = offset;
+        put(out, zigzag(offset.wrapping_sub(self.p.pid_offset)));
+        self.p.last_child = child.0;
+        self.p.pid_offset = offset;
     }
 
     pub fn signal(&mut self, out: &mut Vec<u8>, to: Dest, kind: SignalKindRef<'_>) {
@@ -212,15 +198,15 @@ impl BlockEncoder {
     /// had, or `None` if it was new (it is then inserted).
     #[inline(always)]
     fn take_dest(&mut self, to: Dest) -> Option<usize> {
-        if self.dests.is_front(to) {
+        if self.p.dests.is_front(to) {
             return Some(0);
         }
-        let slot = self.dests.find(to);
+        let slot = self.p.dests.find(to);
         match slot {
             Some(s) => {
-                self.dests.take(s);
+                self.p.dests.take(s);
             }
-            None => self.dests.insert(to),
+            None => self.p.dests.insert(to),
         }
         slot
     }
@@ -233,7 +219,7 @@ impl BlockEncoder {
             SignalEffect::Killed => 3,
         };
         out.push(tag(op::OTHER, sub::SIGNAL_TAKEN + e));
-        let c = &mut self.receipts;
+        let c = &mut self.p.receipts;
         match c.find(signal.sender.0) {
             Some(slot) => {
                 let (_, expected) = c.peek(slot).expect("slot found");
@@ -264,8 +250,8 @@ impl BlockEncoder {
             sub::OUTPUT
         };
         out.push(tag(op::OTHER, code));
-        put(out, zigzag(seq.wrapping_sub(self.next_output) as i64));
-        self.next_output = seq.wrapping_add(1);
+        put(out, zigzag(seq.wrapping_sub(self.p.next_output) as i64));
+        self.p.next_output = seq.wrapping_add(1);
         if let Some(b) = bytes {
             put_bytes(out, b);
         }
@@ -287,15 +273,15 @@ impl BlockEncoder {
     pub fn shared(&mut self, out: &mut Vec<u8>, s: SharedOp<'_>) {
         let (operand, expected) = match s.object {
             None => (OBJECT_NONE, None),
-            Some(o) => match self.objects.find(o) {
+            Some(o) => match self.p.objects.find(o) {
                 Some(slot) => {
-                    let (_, next) = self.objects.peek(slot).expect("a found slot");
-                    self.objects.hit(slot, s.seq);
+                    let (_, next) = self.p.objects.peek(slot).expect("a found slot");
+                    self.p.objects.hit(slot, s.seq);
                     (slot as u8, Some(next))
                 }
                 None => {
-                    let next = self.objects.expected_evicted(o);
-                    self.objects.miss(o, s.seq);
+                    let next = self.p.objects.expected_evicted(o);
+                    self.p.objects.miss(o, s.seq);
                     (EXPLICIT, Some(next))
                 }
             },
