@@ -417,13 +417,19 @@ impl State {
             return Some(i);
         }
         let last = self.log.steps.last().map(|st| st.actor);
-        let patient = |i: usize| !self.plan.timeouts_last || !times_out(i);
-        let pick = |ok: &dyn Fn(usize) -> bool| {
-            let at =
-                |p: &dyn Fn(&Actor) -> bool| (0..actors.len()).find(|&i| p(&actors[i]) && ok(i));
-            at(&|a| Some(*a) == last && awake(a)).or_else(|| at(&awake))
+        // `patient`: leave out actors whose step would be a timeout.
+        let goes = |i: usize, patient: bool| awake(&actors[i]) && !(patient && times_out(i));
+        let pick = |patient: bool| {
+            let mut all = 0..actors.len();
+            all.clone()
+                .find(|&i| Some(actors[i]) == last && goes(i, patient))
+                .or_else(|| all.find(|&i| goes(i, patient)))
         };
-        let i = pick(&patient).or_else(|| pick(&|_| true));
+        let i = if self.plan.timeouts_last {
+            pick(true).or_else(|| pick(false))
+        } else {
+            pick(false)
+        };
         self.log.sleep_blocked |= i.is_none();
         i
     }
