@@ -225,6 +225,40 @@ impl Hooks {
         }
     }
 
+    /// `text` with each pid of the last run written as its process's
+    /// symbolic name (`<0.83.0>` as `P.1.1`): what stays the same across
+    /// interleavings, where pid numbers follow the order of the spawns.
+    pub fn with_symbolic_pids(&self, text: &str) -> String {
+        let s = self.lock();
+        let by_number: FastMap<u64, u32> = s.pids.iter().map(|(p, a)| (p.number(), *a)).collect();
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find("<0.") {
+            out.push_str(&rest[..at]);
+            let tail = &rest[at + 3..];
+            let digits = tail
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(tail.len());
+            let known = tail[digits..]
+                .starts_with(".0>")
+                .then(|| tail[..digits].parse::<u64>().ok())
+                .flatten()
+                .and_then(|n| by_number.get(&n));
+            match known {
+                Some(&a) => {
+                    out.push_str(&s.interner.symbolic(a).to_string());
+                    rest = &tail[digits + 3..];
+                }
+                None => {
+                    out.push_str("<0.");
+                    rest = tail;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
     /// A process actor's symbolic name.
     pub fn name(&self, p: u32) -> SymbolicName {
         self.lock().interner.symbolic(p)

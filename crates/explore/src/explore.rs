@@ -232,9 +232,10 @@ pub(crate) fn run_once(
     })
 }
 
-/// The failure without what changes between interleavings (pids).
-fn group_key(f: &Failure) -> String {
-    match f {
+/// The failure without what changes between interleavings: pids, which
+/// follow the order of the spawns, are written as symbolic names.
+fn group_key(hooks: &Hooks, f: &Failure) -> String {
+    let key = match f {
         Failure::Crash {
             symbolic, reason, ..
         } => format!("crash {symbolic}: {reason}"),
@@ -243,7 +244,8 @@ fn group_key(f: &Failure) -> String {
             format!("deadlock {}", names.join(", "))
         }
         other => other.to_string(),
-    }
+    };
+    hooks.with_symbolic_pids(&key)
 }
 
 /// Explores every interleaving class of `entry`; `progress` hears of each
@@ -373,7 +375,7 @@ fn stop_now(cfg: &Config, s: &Summary, start: Instant) -> Option<Stop> {
 
 /// Adds the current run of `tree`, failing with `f`, to its group.
 fn file_failure(s: &mut Summary, f: Failure, tree: &Tree) {
-    let key = group_key(&f);
+    let key = group_key(&s.hooks, &f);
     // The steps are copied only for a group's simplest schedule.
     let steps = || -> Vec<Step> { tree.steps().cloned().collect() };
     let schedule: Vec<Actor> = tree.steps().map(|st| st.actor).collect();
