@@ -77,11 +77,122 @@ impl Hits {
         if let Some(i) = found {
             return Some(self.at(t, hits[i]));
         }
+        self.unfiled(t, key)
+    }
+
+    /// The values of task `t`'s hit `key` whose receiver is not recorded.
+    fn unfiled(&self, t: usize, key: u64) -> Option<&[Term]> {
+        let th = &self.tasks[t];
         if th.nobody.is_empty() {
             return None;
         }
         let i = th.nobody.binary_search_by_key(&key, |(k, _)| *k).ok()?;
         Some(self.at(t, th.hits[th.nobody[i].1 as usize]))
+    }
+
+    /// Runs `f` with a [`Receipts`] finder over task `t`'s hits filed under
+    /// process `p`, for looking up its receipts in program order.
+    pub fn with_receipts<R>(
+        &self,
+        t: usize,
+        p: usize,
+        f: impl FnOnce(&mut Receipts<'_>) -> R,
+    ) -> R {
+        NEXT.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut next) => Receipts::start(self, t, p, &mut next).run(f),
+            // Nested in another finder on this thread: a table of its own.
+            Err(_) => Receipts::start(self, t, p, &mut Vec::new()).run(f),
+        })
+    }
+}
+
+/// No hit of the sender left to meet in order.
+const NO_NEXT: u32 = u32::MAX;
+
+thread_local! {
+    /// Per sender (by process id): where its next hit is in the list being
+    /// read. Kept per thread and cleared after each use, not allocated per
+    /// process: a log can have thousands of processes.
+    static NEXT: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Looks up a process's receipts among its received-message hits. Receipts
+/// come in program order and hits in key order (sender, then signal
+/// index), and a process receives each sender's messages mostly in the
+/// order sent: a cursor per sender finds the next hit at once, where a
+/// search per receipt of a long list cost more than the rest of the check.
+/// A receipt out of the sender's order is searched for.
+pub struct Receipts<'a> {
+    hits: &'a Hits,
+    t: usize,
+    list: &'a [Filed],
+    next: &'a mut Vec<u32>,
+}
+
+impl<'a> Receipts<'a> {
+    fn start(hits: &'a Hits, t: usize, p: usize, next: &'a mut Vec<u32>) -> Self {
+        let list = hits.tasks[t].of(p).0;
+        if let Some(last) = list.last() {
+            let senders = (last.0 >> 32) as usize + 1;
+            if next.len() < senders {
+                next.resize(senders, NO_NEXT);
+            }
+        }
+        let mut r = Receipts {
+            hits,
+            t,
+            list,
+            next,
+        };
+        r.each_sender(|next, first| *next = first);
+        r
+    }
+
+    /// Calls `f` with each sender's slot and the position of its first hit.
+    fn each_sender(&mut self, mut f: impl FnMut(&mut u32, u32)) {
+        let mut i = 0;
+        while let Some(h) = self.list.get(i) {
+            let sender = h.0 >> 32;
+            f(&mut self.next[sender as usize], i as u32);
+            i += self.list[i..].partition_point(|x| x.0 >> 32 == sender);
+        }
+    }
+
+    fn run<R>(mut self, f: impl FnOnce(&mut Receipts<'_>) -> R) -> R {
+        let out = f(&mut self);
+        self.each_sender(|next, _| *next = NO_NEXT);
+        out
+    }
+
+    /// The values of the hit on message `key` ([`pack`](super::scan::pack)ed),
+    /// as [`Hits::find`] finds them.
+    #[inline]
+    pub fn find(&mut self, key: u64) -> Option<&'a [Term]> {
+        let list = self.list;
+        let slot = self.next.get_mut((key >> 32) as usize);
+        let at = match slot {
+            Some(slot) if *slot != NO_NEXT => {
+                let c = *slot as usize;
+                if list.get(c).is_some_and(|h| h.0 == key) {
+                    *slot += 1;
+                    return Some(self.hits.at(self.t, list[c]));
+                }
+                // Between the hit before the cursor and the one at it: none.
+                let below = c == 0 || list[c - 1].0 < key;
+                let above = list.get(c).is_none_or(|h| h.0 > key);
+                if below && above {
+                    None
+                } else {
+                    list.binary_search_by_key(&key, |h| h.0).ok()
+                }
+            }
+            // No hit from this sender.
+            _ => None,
+        };
+        match at {
+            Some(i) => Some(self.hits.at(self.t, list[i])),
+            None => self.hits.unfiled(self.t, key),
+        }
     }
 }
 
@@ -176,5 +287,67 @@ pub fn gather(
     Hits {
         tasks: tasks_out,
         store,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hits of one task under process 0 with `keys` (sorted), each valued
+    /// with its own key.
+    fn hits_of(keys: &[u64]) -> Hits {
+        let store = vec![keys.iter().map(|&k| Term::int(k as i64)).collect()];
+        let hits = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, 0, i as u32))
+            .collect();
+        Hits {
+            tasks: vec![TaskHits {
+                hits,
+                start: vec![0, keys.len() as u32],
+                stride: 1,
+                nobody: Vec::new(),
+            }],
+            store,
+        }
+    }
+
+    #[test]
+    fn receipts_find_what_a_search_finds_in_any_order() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for _ in 0..200 {
+            // Messages of 5 senders; some are hits.
+            let all: Vec<u64> = (0..5u64)
+                .flat_map(|s| (0..rand(12)).map(move |i| s << 32 | i))
+                .collect();
+            let keys: Vec<u64> = all.iter().copied().filter(|_| rand(3) > 0).collect();
+            let h = hits_of(&keys);
+            // Receipts mostly in each sender's order, some swapped, some
+            // repeated, some of messages no sender sent.
+            let mut order = all.clone();
+            for _ in 0..rand(4) {
+                let (i, j) = (rand(order.len() as u64 + 1), rand(order.len() as u64 + 1));
+                if (i as usize) < order.len() && (j as usize) < order.len() {
+                    order.swap(i as usize, j as usize);
+                }
+            }
+            order.push(9 << 32);
+            if let Some(&k) = order.first() {
+                order.push(k);
+            }
+            h.with_receipts(0, 0, |found| {
+                for &k in &order {
+                    assert_eq!(found.find(k), h.find(0, 0, k), "key {k:#x} in {keys:x?}");
+                }
+            });
+        }
     }
 }

@@ -263,17 +263,19 @@ impl<'a> Sources<'a> {
             ) {
                 // The receipts alone: no pid is needed to find a hit.
                 let want = receipt_kind(pred.kind);
-                for rc in self.model.receipts_in(p) {
-                    if !want(rc.kind) {
-                        continue;
-                    }
-                    let key = rc.msg.and_then(|x| super::scan::pack(x.sender, x.index));
-                    if let Some(v) = key.and_then(|k| hits.find(t, p.0 as usize, k)) {
-                        if named_ok(v) {
-                            out(EventId::new(p, rc.at), v);
+                hits.with_receipts(t, p.0 as usize, |found| {
+                    for rc in self.model.receipts_in(p) {
+                        if !want(rc.kind) {
+                            continue;
+                        }
+                        let key = rc.msg.and_then(|x| super::scan::pack(x.sender, x.index));
+                        if let Some(v) = key.and_then(|k| found.find(k)) {
+                            if named_ok(v) {
+                                out(EventId::new(p, rc.at), v);
+                            }
                         }
                     }
-                }
+                });
                 return;
             }
             self.events_of_kind(pred.kind, p, |ev, _, key| {
