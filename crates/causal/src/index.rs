@@ -15,6 +15,10 @@ pub(crate) struct Positions {
     pub(crate) dep: Vec<Vec<u64>>,
     /// Every event was placed (no happened-before cycle).
     pub(crate) complete: bool,
+    /// The derivation's stretches in order: each a row and how many of its
+    /// events it runs (a row's stretches follow each other from its first
+    /// event), for sweeps through the derivation ([`crate::pasts`]).
+    pub(crate) stretches: Vec<(TableRow, u32)>,
 }
 
 /// For each signal (global index), the receipts of it (global indices).

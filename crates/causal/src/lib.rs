@@ -40,6 +40,7 @@ mod facts;
 mod inconsistency;
 mod index;
 mod model;
+mod pasts;
 pub mod query;
 pub mod render;
 mod resolve;
@@ -61,6 +62,7 @@ pub use facts::{
 };
 pub use inconsistency::{Inconsistency, Overtaken, Unverifiable, Wait, WaitReason};
 pub use model::Model;
+pub use pasts::causal_pasts;
 pub use query::{Future, Past};
 pub use resolve::{resolve, resolve_msg, resolve_proc, ResolveError};
 pub use shared::{SameTurn, SharedFact};

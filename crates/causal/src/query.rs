@@ -107,6 +107,11 @@ fn slot_in(ids: &[ProcId], id: ProcId) -> Option<usize> {
 }
 
 impl Past {
+    /// The past holding the first `counts[row]` events of each row.
+    pub(crate) fn from_counts(ids: Arc<[ProcId]>, counts: Vec<u64>) -> Past {
+        Past { ids, counts }
+    }
+
     /// How many of `p`'s events are in the past (its vector clock entry).
     pub fn count(&self, p: ProcId) -> u64 {
         slot_in(&self.ids, p).map_or(0, |s| self.counts[s])
@@ -182,7 +187,7 @@ impl Model {
         self.receipts_of.get_or_init(|| ReceiptIndex::build(self))
     }
 
-    fn positions(&self) -> &Positions {
+    pub(crate) fn positions(&self) -> &Positions {
         self.positions.get_or_init(|| {
             let mut start = vec![u64::MAX; self.procs.len()];
             let mut receipt = vec![u64::MAX; self.total_receipts()];
@@ -191,7 +196,9 @@ impl Model {
             let mut next_receipt = vec![0usize; self.procs.len()];
             let mut next_dep = vec![0usize; self.procs.len()];
             let mut pos = 0u64;
+            let mut stretches = Vec::new();
             let out = crate::derive::derive_slots(self, None, |s, from, to| {
+                stretches.push((s, to - from));
                 let base = self.procs[s as usize].receipts.start;
                 let recs = self.receipts_of(s);
                 if from == 0 {
@@ -215,6 +222,7 @@ impl Model {
                 receipt,
                 dep,
                 complete: out.cycles.is_empty() && out.behind.is_empty(),
+                stretches,
             }
         })
     }
@@ -245,7 +253,7 @@ impl Model {
         (base != u64::MAX).then(|| base + (index - at) as u64)
     }
 
-    fn ids(&self) -> Arc<[ProcId]> {
+    pub(crate) fn ids(&self) -> Arc<[ProcId]> {
         self.procs.iter().map(|p| p.id).collect()
     }
 

@@ -195,3 +195,28 @@ fn queries_on_events_outside_the_log_answer_no() {
     assert!(m.causal_future(EventId::new(ProcId(99), 0)).is_empty());
     assert_eq!(m.position(nowhere), None);
 }
+
+#[test]
+fn causal_pasts_of_many_events_are_their_causal_pasts() {
+    for seed in 80..95 {
+        let procs = random_run(seed, 300);
+        let dir = Scratch::new("pasts");
+        let m = model(&dir, &procs);
+        let all: Vec<EventId> = procs
+            .iter()
+            .flat_map(|p| (0..p.events.len() as u64).map(move |i| EventId::new(ProcId(p.id), i)))
+            .collect();
+        // Every event (sweeps of 64), a few late ones, one twice, and one
+        // the log does not have.
+        let mut some: Vec<EventId> = all.iter().rev().step_by(7).take(10).copied().collect();
+        some.push(some[0]);
+        some.push(EventId::new(ProcId(9999), 0));
+        for asked in [&all, &some] {
+            let pasts = trace_causal::causal_pasts(&m, asked);
+            assert_eq!(pasts.len(), asked.len());
+            for (e, past) in asked.iter().zip(&pasts) {
+                assert_eq!(past, &m.causal_past(*e), "seed {seed}: past of {e:?}");
+            }
+        }
+    }
+}

@@ -219,10 +219,15 @@ pub fn check_with(
         };
         violations.sort_by_key(|v| v.event.map(|e| (e.proc, e.index)));
         violations.truncate(opts.detail);
-        // Each violation's slice is its own causal past: one task each.
+        // Each violation's slice is its own causal past: one task each,
+        // with the pasts found together (one sweep of the log for all).
+        let pasts = slice::pasts(prop, &model, local, &violations);
         violations
             .par_iter_mut()
-            .for_each(|v| slice::fill(&props, &resolved, i, &sources, &model, local, v));
+            .zip(pasts.par_iter())
+            .for_each(|(v, past)| {
+                slice::fill(&props, &resolved, i, &sources, &model, past.as_ref(), v)
+            });
         if !model.is_complete() {
             warnings.push(
                 "the log is incomplete (the run was cut short or blocks are damaged): \

@@ -15,7 +15,7 @@ use super::source::Sources;
 use super::verdict::Violation;
 use crate::compiled::CompiledProperty;
 use crate::spec::PredicateKind;
-use trace_causal::{EventId, Model};
+use trace_causal::{EventId, Model, Past};
 use trace_format::ProcId;
 
 /// Events listed per slice; earlier ones are counted, not listed.
@@ -31,15 +31,35 @@ fn env_of(prop: &CompiledProperty, v: &Violation, consts: &Env) -> Env {
     env
 }
 
-/// Fills `v.slice` (and `v.slice_omitted`).
-#[allow(clippy::too_many_arguments)]
+/// The causal past of each violation's event, for [`fill`]: `None` for a
+/// property about one process's order (its slice is that process's) and
+/// for a history (which has no slice).
+pub fn pasts(
+    prop: &CompiledProperty,
+    model: &Model,
+    local: bool,
+    violations: &[Violation],
+) -> Vec<Option<Past>> {
+    if local || matches!(prop.pattern, crate::compiled::PropertyPattern::History(_)) {
+        return vec![None; violations.len()];
+    }
+    let events: Vec<EventId> = violations.iter().filter_map(|v| v.event).collect();
+    let mut pasts = trace_causal::causal_pasts(model, &events).into_iter();
+    violations
+        .iter()
+        .map(|v| v.event.and_then(|_| pasts.next()))
+        .collect()
+}
+
+/// Fills `v.slice` (and `v.slice_omitted`); `past` is its event's causal
+/// past ([`pasts`]), `None` for a property about one process's order.
 pub fn fill(
     props: &[&CompiledProperty],
     resolved: &[super::resolve::Resolved],
     i: usize,
     sources: &Sources<'_>,
     model: &Model,
-    local: bool,
+    past: Option<&Past>,
     v: &mut Violation,
 ) {
     let Some(at) = v.event else { return };
@@ -60,12 +80,13 @@ pub fn fill(
             }
         }
     };
-    if local {
-        add(at.proc, at.index, &mut events);
-    } else {
-        let past = model.causal_past(at);
-        for (p, count) in past.processes() {
-            add(p, count - 1, &mut events);
+    let local = past.is_none();
+    match past {
+        None => add(at.proc, at.index, &mut events),
+        Some(past) => {
+            for (p, count) in past.processes() {
+                add(p, count - 1, &mut events);
+            }
         }
     }
     events.push(at);
