@@ -222,12 +222,12 @@ pub fn check_with(
         // Each violation's slice is its own causal past: one task each,
         // with the pasts found together (one sweep of the log for all).
         let pasts = slice::pasts(prop, &model, local, &violations);
+        let gathered = slice::gather(&props, &resolved, i, &sources, &violations, &pasts);
+        let consts = &resolved[i].consts;
         violations
             .par_iter_mut()
             .zip(pasts.par_iter())
-            .for_each(|(v, past)| {
-                slice::fill(&props, &resolved, i, &sources, &model, past.as_ref(), v)
-            });
+            .for_each(|(v, past)| slice::fill(prop, consts, &gathered, &model, past.as_ref(), v));
         if !model.is_complete() {
             warnings.push(
                 "the log is incomplete (the run was cut short or blocks are damaged): \

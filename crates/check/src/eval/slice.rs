@@ -10,11 +10,13 @@
 //! causal past is computed and the slice listed in the order of a rebuilt
 //! derivation.
 
-use super::matcher::{agrees, Env};
+use super::matcher::{agrees, Env, Matches};
 use super::source::Sources;
 use super::verdict::Violation;
 use crate::compiled::CompiledProperty;
 use crate::spec::PredicateKind;
+use rayon::prelude::*;
+use std::collections::HashMap;
 use trace_causal::{EventId, Model, Past};
 use trace_format::ProcId;
 
@@ -51,27 +53,70 @@ pub fn pasts(
         .collect()
 }
 
-/// Fills `v.slice` (and `v.slice_omitted`); `past` is its event's causal
-/// past ([`pasts`]), `None` for a property about one process's order.
-pub fn fill(
+/// The matches of each predicate of property `i` in each process the
+/// slices of `violations` read (with their `pasts`), gathered once: the
+/// described violations are often in one process, or share most of
+/// their pasts.
+pub fn gather(
     props: &[&CompiledProperty],
     resolved: &[super::resolve::Resolved],
     i: usize,
     sources: &Sources<'_>,
+    violations: &[Violation],
+    pasts: &[Option<Past>],
+) -> Gathered {
+    if matches!(
+        props[i].pattern,
+        crate::compiled::PropertyPattern::History(_)
+    ) {
+        return Gathered::new();
+    }
+    let mut procs: Vec<ProcId> = Vec::new();
+    for (v, past) in violations.iter().zip(pasts) {
+        match (v.event, past) {
+            (Some(_), Some(past)) => procs.extend(past.processes().map(|(p, _)| p)),
+            (Some(at), None) => procs.push(at.proc),
+            (None, _) => {}
+        }
+    }
+    procs.sort_unstable();
+    procs.dedup();
+    procs
+        .into_par_iter()
+        .map(|p| {
+            let m = (0..props[i].preds.len())
+                .map(|k| sources.matches(props, resolved, i, k, p))
+                .collect();
+            (p, m)
+        })
+        .collect()
+}
+
+/// Per process, the matches of each predicate (see [`gather`]).
+pub type Gathered = HashMap<ProcId, Vec<Matches>>;
+
+/// Fills `v.slice` (and `v.slice_omitted`); `past` is its event's causal
+/// past ([`pasts`]), `None` for a property about one process's order;
+/// `gathered` holds the matches of the processes it reads ([`gather`]).
+pub fn fill(
+    prop: &CompiledProperty,
+    consts: &Env,
+    gathered: &Gathered,
     model: &Model,
     past: Option<&Past>,
     v: &mut Violation,
 ) {
     let Some(at) = v.event else { return };
-    let prop = props[i];
     if matches!(prop.pattern, crate::compiled::PropertyPattern::History(_)) {
         return;
     }
-    let env = env_of(prop, v, &resolved[i].consts);
+    let env = env_of(prop, v, consts);
     let mut events: Vec<EventId> = Vec::new();
     let add = |p: ProcId, limit: u64, events: &mut Vec<EventId>| {
-        for (k, pred) in prop.preds.iter().enumerate() {
-            let m = sources.matches(props, resolved, i, k, p);
+        let Some(gathered) = gathered.get(&p) else {
+            return;
+        };
+        for (pred, m) in prop.preds.iter().zip(gathered) {
             for j in 0..m.len() {
                 let ev = m.ev(j);
                 if ev.index <= limit && agrees(pred, &env, m.vals(j)) {
