@@ -31,7 +31,7 @@
 //! Files in layers, none importing one above it: `facts` (what a log gives,
 //! per process), `shared`, `index` and `inconsistency` over them; `model`
 //! composes them; `build` fills a model, and the analyses (`query`,
-//! `derive`, `validate`, `cut`, `resolve`, `steps`, `render`) read it.
+//! `pasts`, `derive`, `validate`, `cut`, `resolve`, `steps`, `render`) read it.
 
 mod build;
 mod cut;

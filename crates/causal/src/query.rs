@@ -19,6 +19,8 @@
 //!   (the first call builds a signal → receipts index, O(R + S)). The same
 //!   for a set of events, and for what lies strictly before or after a set
 //!   ([`Model::causal_past_before`], [`Model::causal_future_after`]).
+//!   The pasts of many events each on its own: [`crate::causal_pasts`],
+//!   one backward sweep of the rebuilt derivation for up to 64 of them.
 //! - [`Model::happened_before`]: O(1) within a process; across processes a
 //!   backward search from the later event that only visits receipts placed
 //!   after the earlier event in the rebuilt derivation, O(k log R) for k such

@@ -8,7 +8,9 @@
 //! process's matching events before the violation, in program order, each
 //! `receive` preceded by its message's send. Otherwise the violation's
 //! causal past is computed and the slice listed in the order of a rebuilt
-//! derivation.
+//! derivation. The described violations of a property have their pasts
+//! computed together (one sweep of the log for all, not a walk each) and
+//! the matches of the processes their slices read gathered once.
 
 use super::matcher::{agrees, Env, Matches};
 use super::source::Sources;
