@@ -169,7 +169,14 @@ impl DestCache {
     #[inline]
     pub fn find(&self, d: Dest) -> Option<usize> {
         // Pool entries are filled in order, so the used ones are `..len`.
-        let entry = self.dests[..self.order.len].iter().position(|&x| x == d)?;
+        let used = &self.dests[..self.order.len];
+        // Nearly every destination is a process: one comparison per entry.
+        let entry = match d {
+            Dest::Proc(p) => used
+                .iter()
+                .position(|x| matches!(x, Dest::Proc(q) if *q == p)),
+            _ => used.iter().position(|&x| x == d),
+        }?;
         Some(self.order.slot_of(entry))
     }
 
