@@ -642,8 +642,11 @@ mod tests {
             .collect()
     }
 
-    /// What a table serves, by process: (pid, events, its segments' (process, first event)).
-    fn served(t: &Table) -> Vec<(u64, u64, Vec<(u32, u64)>)> {
+    /// A process as served: pid, events, its segments' (process, first event).
+    type Served = (u64, u64, Vec<(u32, u64)>);
+
+    /// What a table serves, by process.
+    fn served(t: &Table) -> Vec<Served> {
         let by = match &t.by_process {
             Some(b) => b,
             None => &group_served(&t.blocks, &t.served, &t.entries),
