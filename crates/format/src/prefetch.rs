@@ -16,10 +16,3 @@ pub fn prefetch<T>(p: *const T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
 }
-
-/// As [`prefetch`], for a value that may span two cache lines.
-#[inline(always)]
-pub(crate) fn prefetch_entry<T>(p: &T) {
-    prefetch(p);
-    prefetch((p as *const T as *const u8).wrapping_add(64));
-}

@@ -46,9 +46,30 @@ pub fn get(buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
     get_long(buf, pos)
 }
 
-/// [`get`] past its first byte's fast path.
+/// [`get`] past its first byte's fast path. Varints of 2 and 3 bytes (the
+/// explicit process indices of a crowd's log) are read with one bounds
+/// check; longer ones, and those at the end of `buf`, byte by byte.
 #[inline(never)]
 fn get_long(buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+    let p = *pos;
+    if let Some(&[b0, b1, b2]) = buf.get(p..p.wrapping_add(3)) {
+        let low = (b0 & 0x7f) as u64 | ((b1 & 0x7f) as u64) << 7;
+        if b1 < 0x80 {
+            *pos = p + 2;
+            return Ok(low);
+        }
+        if b2 < 0x80 {
+            *pos = p + 3;
+            return Ok(low | (b2 as u64) << 14);
+        }
+    }
+    get_checked(buf, pos)
+}
+
+/// [`get`] a byte at a time, checking every byte: near the end of the
+/// input, and for 10-byte varints.
+#[cold]
+fn get_checked(buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
     let mut v: u64 = 0;
     let mut shift = 0u32;
     loop {
@@ -102,6 +123,30 @@ mod tests {
             },
             10
         );
+    }
+
+    #[test]
+    fn reads_every_length_away_from_the_end_and_at_it() {
+        for len in 1..=10u32 {
+            let v = if len == 10 {
+                u64::MAX
+            } else {
+                (1u64 << (7 * len)) - 1
+            };
+            let mut b = vec![0xaa];
+            put(&mut b, v);
+            assert_eq!(b.len() as u32, len + 1);
+            for pad in [0, 3, 12] {
+                let mut c = b.clone();
+                c.resize(b.len() + pad, 0x81);
+                let mut pos = 1;
+                assert_eq!(get(&c, &mut pos), Ok(v), "{len} bytes, {pad} after");
+                assert_eq!(pos, b.len());
+            }
+        }
+        let mut eleven = vec![0x80; 10];
+        eleven.extend([0, 0, 0, 0]);
+        assert_eq!(get(&eleven, &mut 0), Err(VarintError::Overflow));
     }
 
     #[test]

@@ -169,7 +169,14 @@ impl DestCache {
     #[inline]
     pub fn find(&self, d: Dest) -> Option<usize> {
         // Pool entries are filled in order, so the used ones are `..len`.
-        let entry = self.dests[..self.order.len].iter().position(|&x| x == d)?;
+        let used = &self.dests[..self.order.len];
+        // Nearly every destination is a process: one comparison per entry.
+        let entry = match d {
+            Dest::Proc(p) => used
+                .iter()
+                .position(|x| matches!(x, Dest::Proc(q) if *q == p)),
+            _ => used.iter().position(|&x| x == d),
+        }?;
         Some(self.order.slot_of(entry))
     }
 
@@ -231,9 +238,11 @@ impl SenderCache {
     /// large is dropped rather than kept for a block that may not need it).
     pub fn clear(&mut self) {
         self.order = Order::default();
+        // Clearing a map, even an empty one, writes all its control
+        // bytes: a crowd's decoder restarts for every few events.
         if self.evicted.capacity() > 64 {
             self.evicted = IdMap::default();
-        } else {
+        } else if !self.evicted.is_empty() {
             self.evicted.clear();
         }
     }
@@ -281,6 +290,10 @@ impl SenderCache {
     /// The index expected from a sender that is not in the list (0 if never seen).
     #[inline]
     pub fn expected_evicted(&self, sender: u32) -> u64 {
+        // Most blocks (a crowd's segments) never evict: no hashing then.
+        if self.evicted.is_empty() {
+            return 0;
+        }
         self.evicted.get(&sender).copied().unwrap_or(0)
     }
 
@@ -295,7 +308,9 @@ impl SenderCache {
     /// Records that `index` was taken from a sender not in the list.
     #[inline]
     pub fn miss(&mut self, sender: u32, index: u64) {
-        self.evicted.remove(&sender);
+        if !self.evicted.is_empty() {
+            self.evicted.remove(&sender);
+        }
         if let Some(v) = self.order.victim() {
             self.evicted.insert(self.senders[v], self.next[v]);
         }
@@ -473,7 +488,9 @@ pub const OBJECT_SLOTS: usize = 30;
 impl ObjectCache {
     pub fn clear(&mut self) {
         self.recent.clear();
-        self.evicted.clear();
+        if !self.evicted.is_empty() {
+            self.evicted.clear();
+        }
     }
 
     pub fn find(&self, o: ObjectId) -> Option<usize> {

@@ -352,6 +352,32 @@ impl<'a> BlockDecoder<'a> {
         // loop; everything else goes through `event`.
         let operand = (t & 31) as usize;
         let quick = match t >> 5 {
+            // A crowd's short segments name most destinations and senders
+            // for the first time: a process index, not yet listed, is
+            // taken here too; anything else (and every error) goes the
+            // general way.
+            op::SEND if operand == EXPLICIT as usize => {
+                self.quick_new_dest(at + 1).map(|(end, to)| {
+                    (
+                        end - at,
+                        EventRef::Send {
+                            msg: self.next_signal_id(),
+                            to,
+                            payload: None,
+                        },
+                    )
+                })
+            }
+            op::RECEIVE if operand == EXPLICIT as usize => {
+                self.quick_new_sender(at + 1).map(|(end, sender, index)| {
+                    (
+                        end - at,
+                        EventRef::Receive {
+                            msg: msg(sender, index),
+                        },
+                    )
+                })
+            }
             op::SEND => self.st.p.dests.take(operand).map(|to| {
                 (
                     1,
@@ -425,6 +451,40 @@ impl<'a> BlockDecoder<'a> {
             self.st.time = self.st.time.wrapping_add(d);
         }
         Ok(Some(e))
+    }
+
+    /// An explicit destination that is a process not in the list, from
+    /// `from`: it joins the list; returns where it ends. `None` leaves
+    /// everything as it was, for the general path.
+    #[inline(always)]
+    fn quick_new_dest(&mut self, from: usize) -> Option<(usize, Dest)> {
+        let mut end = from;
+        let code = varint::get(self.buf, &mut end).ok()?;
+        if code & 3 != dest::PROC {
+            return None;
+        }
+        let to = Dest::Proc(ProcId(u32::try_from(code >> 2).ok()?));
+        if self.st.p.dests.find(to).is_some() {
+            return None;
+        }
+        self.st.p.dests.insert(to);
+        Some((end, to))
+    }
+
+    /// An explicit sender not in the receipt list, from `from`, taken at
+    /// its expected index: returns where it ends, the sender and the index.
+    /// `None` leaves everything as it was, for the general path.
+    #[inline(always)]
+    fn quick_new_sender(&mut self, from: usize) -> Option<(usize, u32, u64)> {
+        let mut end = from;
+        let sender = u32::try_from(varint::get(self.buf, &mut end).ok()?).ok()?;
+        let r = &mut self.st.p.receipts;
+        if r.find(sender).is_some() {
+            return None;
+        }
+        let index = r.expected_evicted(sender);
+        r.miss(sender, index);
+        Some((end, sender, index))
     }
 
     /// Any event (the general path); `t` is its tag byte at `at`.

@@ -9,7 +9,6 @@ use crate::codec::{BlockDecoder, CodecError, DecoderState};
 use crate::container::Storage;
 use crate::error::{FormatError, Warning};
 use crate::event::{Event, ProcId, ProcessLog};
-use crate::prefetch::prefetch_entry;
 use crate::view::EventRef;
 use crate::writer::sink::lock;
 use rayon::prelude::*;
@@ -392,7 +391,7 @@ impl LogReader {
 
     fn blocks_of(&self, id: ProcId) -> impl Iterator<Item = &BlockRef> + '_ {
         let ks = match self.process(id) {
-            Some(p) => &self.index[p.blocks.clone()],
+            Some(p) => &self.index()[p.blocks.clone()],
             None => &[],
         };
         ks.iter().map(|&i| &self.blocks[i as usize])
@@ -401,7 +400,7 @@ impl LogReader {
     /// Every readable block (segment), grouped by process in id order, each
     /// process's in event order.
     pub fn blocks(&self) -> impl ExactSizeIterator<Item = BlockInfo> + '_ {
-        self.index.iter().map(|&i| {
+        self.index().iter().map(|&i| {
             let b = &self.blocks[i as usize];
             BlockInfo::of(b, self.record_of(b))
         })
@@ -488,7 +487,7 @@ impl LogReader {
             self.par_map_blocks(|ev| ev.map(EventRef::to_owned).collect::<Vec<Event>>())?;
         let mut per_block = per_block.into_iter();
         Ok(self
-            .processes
+            .processes()
             .iter()
             .map(|p| {
                 let mut events = Vec::with_capacity(p.events.min(1 << 24) as usize);
@@ -513,7 +512,7 @@ impl LogReader {
             .into_iter();
         let mut warnings = Vec::new();
         let logs = self
-            .processes
+            .processes()
             .iter()
             .map(|p| {
                 let mut events = Vec::new();
@@ -524,7 +523,7 @@ impl LogReader {
                         Ok(_) => {}
                         Err(e) if !failed => {
                             failed = true;
-                            let b = &self.blocks[self.index[k] as usize];
+                            let b = &self.blocks[self.index()[k] as usize];
                             warnings.push(Warning::at(
                                 e.offset().unwrap_or(self.record_of(b).offset),
                                 format!(
@@ -569,55 +568,53 @@ impl LogReader {
             .record_spans
             .par_iter()
             .map_init(Scratch::new, |scratch, span| {
-                let ks = &self.file_order[span.start as usize..span.end as usize];
+                let ks = &self.served[span.start as usize..span.end as usize];
                 self.map_record(ks, scratch, &f)
             })
             .collect();
-        let mut out: Vec<Option<Result<T, FormatError>>> = Vec::with_capacity(self.index.len());
-        out.resize_with(self.index.len(), || None);
-        for (&k, r) in self.file_order.iter().zip(decoded.into_iter().flatten()) {
+        let position = &self.by_process().position;
+        let mut out: Vec<Option<Result<T, FormatError>>> = Vec::with_capacity(position.len());
+        out.resize_with(position.len(), || None);
+        for (&k, r) in position.iter().zip(decoded.into_iter().flatten()) {
             out[k as usize] = Some(r);
         }
         out.into_iter()
-            .map(|r| r.expect("file_order is a permutation of the blocks"))
+            .map(|r| r.expect("the positions are a permutation of the blocks"))
             .collect()
     }
 
-    /// `f` over the segments `ks` (positions in `blocks`) of one record, in
-    /// file order, each result put into `sink` with the segment's position:
-    /// the body is decoded once and one decoder restarted for each segment.
+    /// `f` over the segments `ks` (indices into `self.blocks`, of one
+    /// record, in file order), each result put into `sink`: the body is
+    /// decoded once and one decoder restarted for each segment.
     fn visit_record<T>(
         &self,
         ks: &[u32],
         scratch: &mut Scratch,
         mut f: impl FnMut(&mut Events<'_>) -> T,
-        mut sink: impl FnMut(u32, Result<T, FormatError>),
+        mut sink: impl FnMut(Result<T, FormatError>),
     ) {
         let Some(&k0) = ks.first() else {
             return;
         };
-        let at = |k: u32| &self.blocks[self.index[k as usize] as usize];
+        let at = |k: u32| &self.blocks[k as usize];
         let first = at(k0);
         let body = match self.body(first.record, scratch) {
             Ok(body) => body,
             Err(e) => {
                 for &k in ks {
-                    sink(k, Err(segment_error(copy_error(&e), at(k))));
+                    sink(Err(segment_error(copy_error(&e), at(k))));
                 }
                 return;
             }
         };
         let rec = self.record_of(first);
         let mut ev = Events::new(&[], first, rec, self.binding.version);
-        for (i, &k) in ks.iter().enumerate() {
-            if let Some(&n) = ks.get(i + AHEAD) {
-                prefetch_entry(&self.index[n as usize]);
-            }
+        for &k in ks {
             let b = at(k);
             let raw = &body[b.start as usize..b.start as usize + b.raw_len as usize];
             ev.restart(raw, b, rec);
             let t = f(&mut ev);
-            sink(k, ev.check().map(|()| t));
+            sink(ev.check().map(|()| t));
         }
     }
 
@@ -632,7 +629,7 @@ impl LogReader {
         F: Fn(&mut Events<'_>) -> T,
     {
         let mut out = Vec::with_capacity(ks.len());
-        self.visit_record(ks, scratch, f, |_, r| out.push(r));
+        self.visit_record(ks, scratch, f, |r| out.push(r));
         out
     }
 
@@ -664,12 +661,12 @@ impl LogReader {
                 let mut acc = init();
                 let mut failed = None;
                 for span in chunk {
-                    let ks = &self.file_order[span.start as usize..span.end as usize];
+                    let ks = &self.served[span.start as usize..span.end as usize];
                     self.visit_record(
                         ks,
                         scratch,
                         |ev| fold(&mut acc, ev),
-                        |_, r| {
+                        |r| {
                             if let (Err(e), None) = (r, &failed) {
                                 failed = Some(e);
                             }
@@ -734,8 +731,3 @@ fn segment_error(e: FormatError, b: &BlockRef) -> FormatError {
         e => e,
     }
 }
-
-/// How far ahead in file order a block's entry in the table is asked for:
-/// in file order, a block's entry is anywhere, and every small block would
-/// wait for it.
-const AHEAD: usize = 8;

@@ -37,7 +37,8 @@ use memmap2::Mmap;
 use std::ops::Deref;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use table::{BlockRef, Record};
+use std::sync::OnceLock;
+use table::{BlockRef, ByProcess, Record};
 
 /// The bytes of a log: a read-only map of the file, or bytes in memory.
 enum Source {
@@ -63,19 +64,22 @@ pub struct LogReader {
     binding: RunBinding,
     /// From the footer; `None` when the log was recovered by scanning.
     end: Option<(Outcome, u64)>,
-    processes: Vec<ProcessInfo>,
     /// The block records found, in file order.
     records: Vec<Record>,
     /// The segments found, in file order.
     blocks: Vec<BlockRef>,
-    /// Readable segments, as indices into `blocks`, grouped by process (in
-    /// id order), each group in event order: the API's block positions.
-    index: Vec<u32>,
-    /// Positions (into `index`) in file order: whole-log reads go this way.
-    file_order: Vec<u32>,
-    /// `file_order` cut where the record changes: one task of a whole-log
+    /// Readable segments, as indices into `blocks`, in file order:
+    /// whole-log reads go this way.
+    served: Vec<u32>,
+    /// `served` cut where the record changes: one task of a whole-log
     /// read decompresses a record once for all its segments.
     record_spans: Vec<std::ops::Range<u32>>,
+    /// The processes and their readable segments, grouped by process:
+    /// built when opening decided what is served, or else (a finished log
+    /// that serves all it holds) when first asked for, from `entries`. A
+    /// whole-log fold needs none of it.
+    by_process: OnceLock<ByProcess>,
+    entries: Vec<crate::meta::ProcessEntry>,
     /// Tells this reader's decoded bodies apart in a thread's scratch.
     id: u64,
     /// Decoded bodies of shared blocks, for reads of one process at a time.
@@ -129,17 +133,21 @@ impl LogReader {
             located.processes,
             &mut warnings,
         );
+        let by_process = OnceLock::new();
+        if let Some(t) = table.by_process {
+            let _ = by_process.set(t);
+        }
         Ok(LogReader {
             data,
             header,
             binding,
             end: located.end,
-            processes: table.processes,
             records: located.records,
             blocks: table.blocks,
-            index: table.index,
-            file_order: table.file_order,
+            served: table.served,
             record_spans: table.record_spans,
+            by_process,
+            entries: table.entries,
             id: READERS.fetch_add(1, Ordering::Relaxed),
             bodies: Default::default(),
             warnings,
@@ -166,14 +174,26 @@ impl LogReader {
         self.end.is_none()
     }
 
+    /// The processes and their segments, built on first use.
+    fn by_process(&self) -> &ByProcess {
+        self.by_process
+            .get_or_init(|| table::group_served(&self.blocks, &self.served, &self.entries))
+    }
+
+    /// The readable segments, as indices into `blocks`, grouped by process
+    /// (in id order), each group in event order: the API's block positions.
+    fn index(&self) -> &[u32] {
+        &self.by_process().index
+    }
+
     /// The processes, by dense index.
     pub fn processes(&self) -> &[ProcessInfo] {
-        &self.processes
+        &self.by_process().processes
     }
 
     /// One past the largest process id: the length of a table indexed by id.
     pub fn id_slots(&self) -> usize {
-        self.processes
+        self.processes()
             .iter()
             .map(|p| p.id.0 as usize + 1)
             .max()
@@ -181,19 +201,19 @@ impl LogReader {
     }
 
     pub fn process(&self, id: ProcId) -> Option<&ProcessInfo> {
-        match self.processes.get(id.0 as usize) {
+        let processes = self.processes();
+        match processes.get(id.0 as usize) {
             Some(p) if p.id == id => Some(p),
-            _ => self
-                .processes
+            _ => processes
                 .binary_search_by_key(&id, |p| p.id)
                 .ok()
-                .map(|i| &self.processes[i]),
+                .map(|i| &processes[i]),
         }
     }
 
     /// The process that had raw pid number `pid`.
     pub fn process_by_pid(&self, pid: u64) -> Option<&ProcessInfo> {
-        self.processes.iter().find(|p| p.pid == pid)
+        self.processes().iter().find(|p| p.pid == pid)
     }
 
     /// What was lost or worked around when opening, with byte offsets.
@@ -203,7 +223,7 @@ impl LogReader {
 
     /// Number of readable events over all processes.
     pub fn event_count(&self) -> u64 {
-        self.processes.iter().map(|p| p.events).sum()
+        self.processes().iter().map(|p| p.events).sum()
     }
 
     /// Size of the log in bytes.
@@ -213,7 +233,7 @@ impl LogReader {
 
     /// The segment at a block position.
     fn seg(&self, pos: usize) -> Option<&BlockRef> {
-        Some(&self.blocks[*self.index.get(pos)? as usize])
+        Some(&self.blocks[*self.index().get(pos)? as usize])
     }
 }
 

@@ -132,21 +132,139 @@ struct Row {
 
 /// What a reader serves.
 pub(super) struct Table {
-    pub processes: Vec<ProcessInfo>,
     /// Every segment found, in file order (served or not).
     pub blocks: Vec<BlockRef>,
+    /// The served segments, as indices into `blocks`, in file order:
+    /// whole-log reads go this way.
+    pub served: Vec<u32>,
+    /// `served` cut where the record changes: one task of a whole-log read
+    /// decompresses a record once for all its segments.
+    pub record_spans: Vec<Range<u32>>,
+    /// The served segments by process, when deciding what is served needed
+    /// them; otherwise built from `entries` when first asked for.
+    pub by_process: Option<ByProcess>,
+    /// The footer's process table, for building `by_process` later.
+    pub entries: Vec<ProcessEntry>,
+}
+
+/// The served segments by process: what reads of one process, and reads
+/// whose results come in process order, need.
+pub(crate) struct ByProcess {
+    pub processes: Vec<ProcessInfo>,
     /// The served segments' indices in `blocks`, grouped by process (in id
     /// order), each group in event order: a block's position in the API.
     pub index: Vec<u32>,
-    /// Positions (into `index`), in the order the blocks lie in the file.
-    pub file_order: Vec<u32>,
-    /// `file_order` cut where the record changes.
-    pub record_spans: Vec<Range<u32>>,
+    /// For each of `served` (file order), its position in `index`.
+    pub position: Vec<u32>,
 }
 
 /// The table a reader serves, from the blocks found (headers checked) and
 /// the footer's process table if the log has one.
 pub(super) fn build(
+    header: &Header,
+    mut candidates: Vec<Found>,
+    footer: Option<Vec<ProcessEntry>>,
+    warnings: &mut Vec<Warning>,
+) -> Table {
+    if let Some(entries) = footer {
+        if all_served(&mut candidates, &entries) {
+            return Table::all_served(candidates, entries);
+        }
+        return build_checked(header, candidates, Some(entries), warnings);
+    }
+    build_checked(header, candidates, None, warnings)
+}
+
+/// Whether a footer's log serves every segment found, as they are: each
+/// process's segments lie in the file in event order, without a gap or a
+/// repeat, as many events as the footer counts, the pid it says. That is
+/// how a finished log is written (but for segments that compressor threads
+/// swapped), and one pass in file order checks it, with no grouping by
+/// process: a whole-log read needs none. Fills in the segments' pids.
+fn all_served(candidates: &mut [Found], entries: &[ProcessEntry]) -> bool {
+    let mut next = vec![0u64; entries.len()];
+    for f in candidates.iter_mut() {
+        let p = f.seg.process as usize;
+        let (Some(e), Some(n)) = (entries.get(p), next.get_mut(p)) else {
+            return false;
+        };
+        if f.seg.first_event != *n || f.origin.is_some_and(|(pid, _)| pid != e.pid) {
+            return false;
+        }
+        *n += f.seg.events as u64;
+        f.seg.pid = e.pid;
+    }
+    next.iter().zip(entries).all(|(n, e)| *n == e.events)
+}
+
+impl Table {
+    /// Every segment served, in file order (see [`all_served`]).
+    fn all_served(candidates: Vec<Found>, entries: Vec<ProcessEntry>) -> Table {
+        let blocks: Vec<BlockRef> = candidates.into_iter().map(|f| f.seg).collect();
+        let mut record_spans: Vec<Range<u32>> = Vec::new();
+        for (i, b) in blocks.iter().enumerate() {
+            let i = i as u32;
+            match record_spans.last_mut() {
+                Some(s) if blocks[s.start as usize].record == b.record => s.end = i + 1,
+                _ => record_spans.push(i..i + 1),
+            }
+        }
+        Table {
+            served: (0..blocks.len() as u32).collect(),
+            blocks,
+            record_spans,
+            by_process: None,
+            entries,
+        }
+    }
+}
+
+/// The served segments of a log that serves all it holds (see
+/// [`all_served`]) grouped by process, with a counting sort: file order is
+/// event order within a process.
+pub(crate) fn group_served(
+    blocks: &[BlockRef],
+    served: &[u32],
+    entries: &[ProcessEntry],
+) -> ByProcess {
+    let mut starts = vec![0u32; entries.len() + 1];
+    for &i in served {
+        starts[blocks[i as usize].process as usize + 1] += 1;
+    }
+    for p in 0..entries.len() {
+        starts[p + 1] += starts[p];
+    }
+    let mut next = starts.clone();
+    let mut index = vec![0u32; served.len()];
+    let mut position = Vec::with_capacity(served.len());
+    for &i in served {
+        let slot = &mut next[blocks[i as usize].process as usize];
+        index[*slot as usize] = i;
+        position.push(*slot);
+        *slot += 1;
+    }
+    let processes = entries
+        .iter()
+        .enumerate()
+        .map(|(p, e)| ProcessInfo {
+            id: ProcId(p as u32),
+            pid: e.pid,
+            parent: e.parent.map(ProcId),
+            events: e.events,
+            recorded: Some(e.events),
+            blocks: starts[p] as usize..starts[p + 1] as usize,
+        })
+        .collect();
+    ByProcess {
+        processes,
+        index,
+        position,
+    }
+}
+
+/// The table of a log that may not serve all it holds: without a footer,
+/// or with one whose segments are not all in order (see [`all_served`]).
+fn build_checked(
     header: &Header,
     candidates: Vec<Found>,
     footer: Option<Vec<ProcessEntry>>,
@@ -390,11 +508,15 @@ fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
         }
     }
     Table {
-        processes,
         blocks,
-        index,
-        file_order,
+        served: file_order.iter().map(|&k| index[k as usize]).collect(),
         record_spans,
+        by_process: Some(ByProcess {
+            processes,
+            index,
+            position: file_order,
+        }),
+        entries: Vec::new(),
     }
 }
 
@@ -485,5 +607,109 @@ fn parent_text(parent: Option<u32>) -> String {
     match parent {
         Some(p) => format!("parent process {p}"),
         None => "no parent".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::segment::Segment;
+
+    /// Process `p`'s segment of `events` events from `first`, in record `record`.
+    fn found(record: u32, p: u32, first: u64, events: u32) -> Found {
+        let origin = (first == 0).then_some((80 + p as u64, NO_PARENT));
+        let seg = Segment {
+            process: p,
+            first_event: first,
+            first_signal: 0,
+            events,
+            raw_len: events,
+            origin,
+        };
+        Found::new(record, 100 * record as u64, 0, seg)
+    }
+
+    fn entries(events: &[u64]) -> Vec<ProcessEntry> {
+        let pid = |p: usize| 80 + p as u64;
+        events
+            .iter()
+            .enumerate()
+            .map(|(p, &events)| ProcessEntry {
+                pid: pid(p),
+                parent: None,
+                events,
+            })
+            .collect()
+    }
+
+    /// A process as served: pid, events, its segments' (process, first event).
+    type Served = (u64, u64, Vec<(u32, u64)>);
+
+    /// What a table serves, by process.
+    fn served(t: &Table) -> Vec<Served> {
+        let by = match &t.by_process {
+            Some(b) => b,
+            None => &group_served(&t.blocks, &t.served, &t.entries),
+        };
+        for (i, &k) in t.served.iter().enumerate() {
+            assert_eq!(
+                by.index[by.position[i] as usize], k,
+                "positions place each segment"
+            );
+        }
+        by.processes
+            .iter()
+            .map(|p| {
+                let segs = by.index[p.blocks.clone()]
+                    .iter()
+                    .map(|&i| {
+                        (
+                            t.blocks[i as usize].process,
+                            t.blocks[i as usize].first_event,
+                        )
+                    })
+                    .collect();
+                (p.pid, p.events, segs)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_log_in_order_is_served_whole_without_grouping_and_as_checked() {
+        let segs = || {
+            vec![
+                found(0, 1, 0, 2),
+                found(0, 0, 0, 3),
+                found(0, 2, 0, 1),
+                found(1, 1, 2, 4),
+                found(1, 0, 3, 1),
+            ]
+        };
+        let h = Header::default();
+        let mut w = Vec::new();
+        let fast = build(&h, segs(), Some(entries(&[4, 6, 1])), &mut w);
+        assert!(fast.by_process.is_none(), "nothing grouped when opening");
+        assert_eq!(fast.record_spans, vec![0..3, 3..5]);
+        let checked = build_checked(&h, segs(), Some(entries(&[4, 6, 1])), &mut w);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(served(&fast), served(&checked));
+        assert_eq!(fast.served, checked.served);
+        assert!(fast.blocks.iter().all(|b| b.pid == 80 + b.process as u64));
+    }
+
+    #[test]
+    fn a_log_out_of_order_or_with_a_gap_is_checked_by_process() {
+        let h = Header::default();
+        // Process 0's second segment lies before its first (two compressors).
+        let swapped = vec![found(0, 0, 3, 1), found(1, 0, 0, 3)];
+        let mut w = Vec::new();
+        let t = build(&h, swapped, Some(entries(&[4])), &mut w);
+        assert!(t.by_process.is_some() && w.is_empty(), "{w:?}");
+        assert_eq!(served(&t), vec![(80, 4, vec![(0, 0), (0, 3)])]);
+        // A gap: only what precedes it is served, with a warning.
+        let gap = vec![found(0, 0, 0, 3), found(1, 0, 5, 1)];
+        let t = build(&h, gap, Some(entries(&[6])), &mut w);
+        assert_eq!(served(&t), vec![(80, 3, vec![(0, 0)])]);
+        assert_eq!(w.len(), 1, "{w:?}");
     }
 }
