@@ -3,8 +3,9 @@
 //! Each process gets a [`ProcessRecorder`]. Each of its events is mapped to
 //! a log event by the capture layer's one mapping (engine pids → dense log
 //! ids, payloads → ETF) and written into the process's open block of the log
-//! writer, on the scheduler thread running the process; blocks are
-//! compressed and written on the writer's threads.
+//! writer, on the scheduler thread running the process (a message's ETF
+//! straight into the block); blocks are compressed and written on the
+//! writer's threads.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -102,10 +103,14 @@ impl ProcessObserver for ProcessRecorder {
             return;
         }
         let Some(w) = self.w.as_mut() else { return };
-        let e = self
-            .translator
-            .log_event(&self.shared.pids, ev, WRITER_ASSIGNS);
-        w.slice().push_ref(&e);
+        let pids = &self.shared.pids;
+        if let Some((to, payload)) = self.translator.send_with_payload(pids, ev) {
+            w.slice()
+                .push_send_with(to, |out| trace_term::etf::encode(payload, out));
+        } else {
+            let e = self.translator.log_event(pids, ev, WRITER_ASSIGNS);
+            w.slice().push_ref(&e);
+        }
         self.unpublished += 1;
     }
 
