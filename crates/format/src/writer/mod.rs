@@ -288,6 +288,7 @@ impl LogWriter {
                 flush_hint: AtomicBool::new(false),
             }),
             inner: self.inner.clone(),
+            closed: false,
             _not_sync: PhantomData,
         }
     }
