@@ -77,6 +77,12 @@ pub struct ProcessRecorder {
     unpublished: u64,
 }
 
+/// Events a process counts before it adds them to the shared count: the
+/// count is one cache line written from every scheduler thread, and a
+/// message ring ends a slice every event or two. Progress displays lag by
+/// at most this many events per live process.
+const PUBLISH_EVERY: u64 = 64;
+
 /// The identity the writer replaces with the process's next signal index.
 const WRITER_ASSIGNS: MsgId = MsgId {
     sender: ProcId::UNKNOWN,
@@ -123,7 +129,9 @@ impl ProcessObserver for ProcessRecorder {
     }
 
     fn slice_end(&mut self) {
-        self.publish();
+        if self.unpublished >= PUBLISH_EVERY {
+            self.publish();
+        }
     }
 }
 
