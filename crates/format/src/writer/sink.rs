@@ -474,3 +474,48 @@ fn pad_to_ratio(out: &mut Vec<u8>, body_at: usize, raw_len: usize) {
 
 /// zstd's first skippable-frame magic number.
 const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segment(process: u32, len: usize) -> RawSegment {
+        RawSegment {
+            process,
+            parent: None,
+            pid: 80 + process as u64,
+            first_event: 0,
+            first_signal: 0,
+            events: 1,
+            timestamps: false,
+            bytes: vec![0xc1; len],
+        }
+    }
+
+    /// A lingering consumer takes what is queued at its deadline, and
+    /// nothing when nothing is.
+    #[test]
+    fn a_lingering_pop_takes_what_waits_at_its_deadline() {
+        let q = Queue::new(1 << 20, 100);
+        let past = Instant::now();
+        assert!(q.pop_until(past).is_none());
+        assert!(q.submit(segment(1, 10), Wake::Now).is_ok());
+        assert!(q.submit(segment(2, 10), Wake::Now).is_ok());
+        assert_eq!(q.pop_until(past).map(|s| s.process), Some(1));
+        assert_eq!(q.try_pop().map(|s| s.process), Some(2));
+    }
+
+    /// Once a block's worth is queued, a lingering consumer does not wait
+    /// for its deadline (an hour away here), nor once the queue is closed.
+    #[test]
+    fn a_lingering_pop_returns_once_a_block_is_filled_or_the_queue_closes() {
+        let q = Queue::new(1 << 20, 100);
+        let later = Instant::now() + Duration::from_secs(3600);
+        assert!(q.submit(segment(1, 60), Wake::Now).is_ok());
+        assert!(q.submit(segment(2, 60), Wake::Now).is_ok());
+        assert_eq!(q.pop_until(later).map(|s| s.process), Some(1));
+        q.close();
+        assert_eq!(q.pop_until(later).map(|s| s.process), Some(2));
+        assert!(q.pop_until(later).is_none());
+    }
+}
