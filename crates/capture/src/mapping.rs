@@ -163,6 +163,16 @@ impl Translator {
         }
     }
 
+    /// The message a `Receive` took, for the recorder's direct path
+    /// ([`trace_format::Slice::push_receive`]); `None` for any other event.
+    #[inline]
+    pub fn receipt(&mut self, pids: &PidMap, ev: &hooks::Event<'_>) -> Option<MsgId> {
+        match *ev {
+            hooks::Event::Receive { id, .. } => Some(self.msg(pids, id)),
+            _ => None,
+        }
+    }
+
     /// The log event the engine event `ev` is recorded as. `own` is the
     /// identity a `Send` or `Signal` takes (the writer assigns its own; the
     /// replayer passes the next one the process log expects). A term is

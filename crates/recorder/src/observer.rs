@@ -110,9 +110,13 @@ impl ProcessObserver for ProcessRecorder {
         }
         let Some(w) = self.w.as_mut() else { return };
         let pids = &self.shared.pids;
+        // The two most common events skip the general mapping's match and
+        // the writer's.
         if let Some((to, payload)) = self.translator.send_with_payload(pids, ev) {
             w.slice()
                 .push_send_with(to, |out| trace_term::etf::encode(payload, out));
+        } else if let Some(msg) = self.translator.receipt(pids, ev) {
+            w.slice().push_receive(msg);
         } else {
             let e = self.translator.log_event(pids, ev, WRITER_ASSIGNS);
             w.slice().push_ref(&e);
