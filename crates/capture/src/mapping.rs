@@ -144,6 +144,35 @@ impl Translator {
         }
     }
 
+    /// A send whose payload the log keeps, as the destination and the
+    /// term: the recorder encodes the term straight into its block
+    /// ([`trace_format::Slice::push_send_with`]) rather than into this
+    /// translator's scratch space to be copied. `None` for any other event,
+    /// which goes through [`Translator::log_event`].
+    #[inline]
+    pub fn send_with_payload<'e>(
+        &mut self,
+        pids: &PidMap,
+        ev: &hooks::Event<'e>,
+    ) -> Option<(Dest, &'e Term)> {
+        match *ev {
+            hooks::Event::Send { to, payload, .. } if self.flags.payloads => {
+                Some((self.dest(pids, to), payload))
+            }
+            _ => None,
+        }
+    }
+
+    /// The message a `Receive` took, for the recorder's direct path
+    /// ([`trace_format::Slice::push_receive`]); `None` for any other event.
+    #[inline]
+    pub fn receipt(&mut self, pids: &PidMap, ev: &hooks::Event<'_>) -> Option<MsgId> {
+        match *ev {
+            hooks::Event::Receive { id, .. } => Some(self.msg(pids, id)),
+            _ => None,
+        }
+    }
+
     /// The log event the engine event `ev` is recorded as. `own` is the
     /// identity a `Send` or `Signal` takes (the writer assigns its own; the
     /// replayer passes the next one the process log expects). A term is

@@ -3,8 +3,9 @@
 //! Each process gets a [`ProcessRecorder`]. Each of its events is mapped to
 //! a log event by the capture layer's one mapping (engine pids → dense log
 //! ids, payloads → ETF) and written into the process's open block of the log
-//! writer, on the scheduler thread running the process; blocks are
-//! compressed and written on the writer's threads.
+//! writer, on the scheduler thread running the process (a message's ETF
+//! straight into the block); blocks are compressed and written on the
+//! writer's threads.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -76,6 +77,12 @@ pub struct ProcessRecorder {
     unpublished: u64,
 }
 
+/// Events a process counts before it adds them to the shared count: the
+/// count is one cache line written from every scheduler thread, and a
+/// message ring ends a slice every event or two. Progress displays lag by
+/// at most this many events per live process.
+const PUBLISH_EVERY: u64 = 64;
+
 /// The identity the writer replaces with the process's next signal index.
 const WRITER_ASSIGNS: MsgId = MsgId {
     sender: ProcId::UNKNOWN,
@@ -102,10 +109,18 @@ impl ProcessObserver for ProcessRecorder {
             return;
         }
         let Some(w) = self.w.as_mut() else { return };
-        let e = self
-            .translator
-            .log_event(&self.shared.pids, ev, WRITER_ASSIGNS);
-        w.slice().push_ref(&e);
+        let pids = &self.shared.pids;
+        // The two most common events skip the general mapping's match and
+        // the writer's.
+        if let Some((to, payload)) = self.translator.send_with_payload(pids, ev) {
+            w.slice()
+                .push_send_with(to, |out| trace_term::etf::encode(payload, out));
+        } else if let Some(msg) = self.translator.receipt(pids, ev) {
+            w.slice().push_receive(msg);
+        } else {
+            let e = self.translator.log_event(pids, ev, WRITER_ASSIGNS);
+            w.slice().push_ref(&e);
+        }
         self.unpublished += 1;
     }
 
@@ -118,7 +133,9 @@ impl ProcessObserver for ProcessRecorder {
     }
 
     fn slice_end(&mut self) {
-        self.publish();
+        if self.unpublished >= PUBLISH_EVERY {
+            self.publish();
+        }
     }
 }
 

@@ -231,6 +231,10 @@ pub struct SenderCache {
     next: [u64; SLOTS],
     /// Expectations of senders that fell off the list.
     evicted: IdMap,
+    /// One more than the largest sender ever put in `evicted` since the
+    /// last clear: a sender at or above it is not there, with no lookup (a
+    /// parent receiving from child after new child never finds one).
+    evicted_above: u64,
 }
 
 impl SenderCache {
@@ -245,6 +249,7 @@ impl SenderCache {
         } else if !self.evicted.is_empty() {
             self.evicted.clear();
         }
+        self.evicted_above = 0;
     }
 
     #[inline]
@@ -290,8 +295,10 @@ impl SenderCache {
     /// The index expected from a sender that is not in the list (0 if never seen).
     #[inline]
     pub fn expected_evicted(&self, sender: u32) -> u64 {
-        // Most blocks (a crowd's segments) never evict: no hashing then.
-        if self.evicted.is_empty() {
+        // Most blocks (a crowd's segments) never evict, and a parent taking
+        // one message from each new child evicts only older senders: no
+        // hashing then.
+        if u64::from(sender) >= self.evicted_above {
             return 0;
         }
         self.evicted.get(&sender).copied().unwrap_or(0)
@@ -308,11 +315,13 @@ impl SenderCache {
     /// Records that `index` was taken from a sender not in the list.
     #[inline]
     pub fn miss(&mut self, sender: u32, index: u64) {
-        if !self.evicted.is_empty() {
+        if u64::from(sender) < self.evicted_above {
             self.evicted.remove(&sender);
         }
         if let Some(v) = self.order.victim() {
-            self.evicted.insert(self.senders[v], self.next[v]);
+            let victim = self.senders[v];
+            self.evicted.insert(victim, self.next[v]);
+            self.evicted_above = self.evicted_above.max(u64::from(victim) + 1);
         }
         let e = self.order.push_front();
         self.senders[e] = sender;

@@ -111,9 +111,8 @@ impl BlockEncoder {
         if n < 0x80 {
             out[len_at] = n as u8;
         } else {
-            let mut len = Vec::with_capacity(10);
-            put(&mut len, n as u64);
-            out.splice(len_at..len_at + 1, len);
+            let (len, k) = varint_bytes(n as u64);
+            out.splice(len_at..len_at + 1, len[..k].iter().copied());
         }
         true
     }
@@ -360,6 +359,19 @@ fn take(c: &mut SenderCache, out: &mut Vec<u8>, exact: u8, delta: u8, msg: MsgId
             c.miss(msg.sender.0, msg.index);
         }
     }
+}
+
+/// The varint of `v` in a fixed array, and its length (no allocation).
+fn varint_bytes(mut v: u64) -> ([u8; 10], usize) {
+    let mut b = [0u8; 10];
+    let mut k = 0;
+    while v >= 0x80 {
+        b[k] = (v as u8) | 0x80;
+        v >>= 7;
+        k += 1;
+    }
+    b[k] = v as u8;
+    (b, k + 1)
 }
 
 fn put_dest(out: &mut Vec<u8>, d: Dest) {

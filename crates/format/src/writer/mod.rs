@@ -216,7 +216,7 @@ impl LogWriter {
             processes: Mutex::new(Vec::new()),
             open: Mutex::new(Vec::new()),
             buffered: AtomicUsize::new(0),
-            queue: Queue::new(queue_bytes),
+            queue: Queue::new(queue_bytes, opts.block_size),
             file: Mutex::new(FileState {
                 file,
                 offset: head.len() as u64,
@@ -288,6 +288,7 @@ impl LogWriter {
                 flush_hint: AtomicBool::new(false),
             }),
             inner: self.inner.clone(),
+            closed: false,
             _not_sync: PhantomData,
         }
     }

@@ -61,6 +61,10 @@ pub(crate) struct ProcBuf {
     /// In the writer's list of processes with an open block.
     pub listed: bool,
     closed: bool,
+    /// The last block was cut full: the next one starts at the block size
+    /// rather than growing to it by doubling (a busy process's block was
+    /// copied about once over by its reallocations).
+    busy: bool,
 }
 
 impl ProcBuf {
@@ -78,6 +82,7 @@ impl ProcBuf {
             published: 0,
             listed: false,
             closed: false,
+            busy: false,
         }
     }
 
@@ -161,6 +166,7 @@ fn revive(
 /// Cuts the open block, if any, and queues it; with [`Wake::Later`] the
 /// caller wakes the compressors itself once it has queued a series.
 pub(crate) fn cut_and(b: &mut ProcBuf, state: &ProcState, inner: &Inner, wake: Wake) {
+    b.busy = false;
     if let Some(enc) = b.enc.take() {
         spare_encoder(enc);
     }
@@ -192,6 +198,8 @@ pub(crate) fn cut_and(b: &mut ProcBuf, state: &ProcState, inner: &Inner, wake: W
 pub struct ProcessWriter {
     pub(crate) state: Arc<ProcState>,
     pub(crate) inner: Arc<Inner>,
+    /// [`ProcessWriter::close`] ran: dropping need not lock to see it.
+    pub(crate) closed: bool,
     pub(crate) _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -223,11 +231,12 @@ impl ProcessWriter {
 
     /// The process exited: writes out its last block. Returns how many events
     /// the process pushed in all.
-    pub fn close(self) -> u64 {
+    pub fn close(mut self) -> u64 {
         self.close_inner()
     }
 
-    fn close_inner(&self) -> u64 {
+    fn close_inner(&mut self) -> u64 {
+        self.closed = true;
         let mut b = lock(&self.state.buf);
         if !b.closed {
             b.closed = true;
@@ -239,7 +248,9 @@ impl ProcessWriter {
 
 impl Drop for ProcessWriter {
     fn drop(&mut self) {
-        self.close_inner();
+        if !self.closed {
+            self.close_inner();
+        }
     }
 }
 
@@ -259,7 +270,13 @@ impl Slice<'_> {
         b.block_first_signal = b.signals;
         b.block_events = 0;
         b.opened_at = Some(Instant::now());
-        b.bytes.reserve(256);
+        // Doubling would reach twice the block size at worst: no more memory.
+        let want = if b.busy {
+            self.inner.opts.block_size + 64
+        } else {
+            256
+        };
+        b.bytes.reserve(want);
         b.published = OPEN_COST;
         b.threshold = PUBLISH_STEP.min(self.inner.opts.block_size);
         self.inner.reserve(OPEN_COST);
@@ -326,6 +343,7 @@ impl Slice<'_> {
         let b = &mut *self.buf;
         if b.bytes.len() >= block_size {
             cut(b, self.state, self.inner);
+            b.busy = true;
             return;
         }
         // Report memory ahead of use, one step at a time.

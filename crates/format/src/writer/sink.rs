@@ -36,6 +36,12 @@ struct QueueState {
     /// processes submits (and pops) hundreds of thousands of blocks.
     consumers_waiting: usize,
     producers_waiting: usize,
+    /// Consumers lingering to fill a block they have started
+    /// ([`Queue::pop_until`]), waiting on `filled`: they are woken when a
+    /// block's worth is queued, not for each segment (a run of short
+    /// processes ends one at a time, and a wake-up per segment cost a futex
+    /// call on each side).
+    lingering: usize,
 }
 
 /// Whether queuing a block wakes a waiting compressor at once, or leaves it
@@ -52,8 +58,11 @@ pub(crate) enum Wake {
 pub(crate) struct Queue {
     state: Mutex<QueueState>,
     not_empty: Condvar,
+    filled: Condvar,
     not_full: Condvar,
     max_bytes: usize,
+    /// Queued bytes that wake a lingering consumer: a block's worth.
+    fill_bytes: usize,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -62,7 +71,9 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Queue {
-    pub fn new(max_bytes: usize) -> Self {
+    /// A queue holding up to `max_bytes` of segments, whose lingering
+    /// consumers wake once `fill_bytes` are queued.
+    pub fn new(max_bytes: usize, fill_bytes: usize) -> Self {
         Queue {
             state: Mutex::new(QueueState {
                 blocks: VecDeque::new(),
@@ -70,11 +81,31 @@ impl Queue {
                 closed: false,
                 consumers_waiting: 0,
                 producers_waiting: 0,
+                lingering: 0,
             }),
             not_empty: Condvar::new(),
+            filled: Condvar::new(),
             not_full: Condvar::new(),
             max_bytes,
+            fill_bytes,
         }
+    }
+
+    /// Wakes the consumer that the queued segments concern, if any: one
+    /// waiting for a first segment, else one lingering once a block's worth
+    /// is queued. Called without the lock, with what was seen under it.
+    fn notify(&self, idle: bool, filled: bool) {
+        if idle {
+            self.not_empty.notify_one();
+        } else if filled {
+            self.filled.notify_one();
+        }
+    }
+
+    /// Whom the queue's state calls for: (an idle consumer, a lingering one).
+    fn due(&self, s: &QueueState) -> (bool, bool) {
+        let idle = s.consumers_waiting > 0 && !s.blocks.is_empty();
+        (idle, s.lingering > 0 && s.bytes >= self.fill_bytes)
     }
 
     /// Queues a block; returns it back if the queue is closed (the log was finished).
@@ -86,6 +117,9 @@ impl Queue {
             if s.consumers_waiting > 0 {
                 self.not_empty.notify_one();
             }
+            if s.lingering > 0 {
+                self.filled.notify_one();
+            }
             s.producers_waiting += 1;
             s = self.not_full.wait(s).unwrap_or_else(|e| e.into_inner());
             s.producers_waiting -= 1;
@@ -95,10 +129,10 @@ impl Queue {
         }
         s.bytes += b.bytes.len();
         s.blocks.push_back(b);
-        let waiting = s.consumers_waiting > 0;
+        let (idle, filled) = self.due(&s);
         drop(s);
-        if waiting && wake == Wake::Now {
-            self.not_empty.notify_one();
+        if wake == Wake::Now {
+            self.notify(idle, filled);
         }
         Ok(())
     }
@@ -106,29 +140,29 @@ impl Queue {
     /// Wakes a waiting compressor if blocks wait (after [`Wake::Later`] submits).
     pub fn wake(&self) {
         let s = lock(&self.state);
-        let wake = s.consumers_waiting > 0 && !s.blocks.is_empty();
+        let (idle, filled) = self.due(&s);
         drop(s);
-        if wake {
-            self.not_empty.notify_one();
-        }
+        self.notify(idle, filled);
     }
 
-    /// The next segment, waiting for one until `deadline` at most; `None`
-    /// then, or once the queue is closed and drained.
+    /// The next segment for a block already started: once a block's worth
+    /// is queued, or at `deadline` whatever is queued (`None` if nothing),
+    /// or once the queue is closed. Segments queued meanwhile do not wake
+    /// it one by one.
     fn pop_until(&self, deadline: Instant) -> Option<RawSegment> {
         let mut s = lock(&self.state);
-        while s.blocks.is_empty() {
+        loop {
             let now = Instant::now();
-            if s.closed || now >= deadline {
-                return None;
+            if s.closed || now >= deadline || s.bytes >= self.fill_bytes {
+                break;
             }
-            s.consumers_waiting += 1;
+            s.lingering += 1;
             s = self
-                .not_empty
+                .filled
                 .wait_timeout(s, deadline - now)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
-            s.consumers_waiting -= 1;
+            s.lingering -= 1;
         }
         self.take_front(s)
     }
@@ -168,6 +202,7 @@ impl Queue {
     pub fn close(&self) {
         lock(&self.state).closed = true;
         self.not_empty.notify_all();
+        self.filled.notify_all();
         self.not_full.notify_all();
     }
 }
@@ -439,3 +474,48 @@ fn pad_to_ratio(out: &mut Vec<u8>, body_at: usize, raw_len: usize) {
 
 /// zstd's first skippable-frame magic number.
 const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segment(process: u32, len: usize) -> RawSegment {
+        RawSegment {
+            process,
+            parent: None,
+            pid: 80 + process as u64,
+            first_event: 0,
+            first_signal: 0,
+            events: 1,
+            timestamps: false,
+            bytes: vec![0xc1; len],
+        }
+    }
+
+    /// A lingering consumer takes what is queued at its deadline, and
+    /// nothing when nothing is.
+    #[test]
+    fn a_lingering_pop_takes_what_waits_at_its_deadline() {
+        let q = Queue::new(1 << 20, 100);
+        let past = Instant::now();
+        assert!(q.pop_until(past).is_none());
+        assert!(q.submit(segment(1, 10), Wake::Now).is_ok());
+        assert!(q.submit(segment(2, 10), Wake::Now).is_ok());
+        assert_eq!(q.pop_until(past).map(|s| s.process), Some(1));
+        assert_eq!(q.try_pop().map(|s| s.process), Some(2));
+    }
+
+    /// Once a block's worth is queued, a lingering consumer does not wait
+    /// for its deadline (an hour away here), nor once the queue is closed.
+    #[test]
+    fn a_lingering_pop_returns_once_a_block_is_filled_or_the_queue_closes() {
+        let q = Queue::new(1 << 20, 100);
+        let later = Instant::now() + Duration::from_secs(3600);
+        assert!(q.submit(segment(1, 60), Wake::Now).is_ok());
+        assert!(q.submit(segment(2, 60), Wake::Now).is_ok());
+        assert_eq!(q.pop_until(later).map(|s| s.process), Some(1));
+        q.close();
+        assert_eq!(q.pop_until(later).map(|s| s.process), Some(2));
+        assert!(q.pop_until(later).is_none());
+    }
+}
