@@ -232,6 +232,28 @@ pub enum Instr {
         b: Slot,
         fail: Label,
     },
+    /// `a + b`, `a - b` and `a * b`: the commonest operators of [`Op2`],
+    /// each an instruction of its own (the linker makes them from `Op2`),
+    /// so the loop reaches their small-integer and float cases with no
+    /// second dispatch on the operator.
+    Add {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        fail: Label,
+    },
+    Sub {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        fail: Label,
+    },
+    Mul {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        fail: Label,
+    },
     /// `a + imm` / `a - imm` fast path for small immediates.
     AddImm {
         dst: Slot,
@@ -540,6 +562,9 @@ macro_rules! label_operands {
         match $ins {
             MapPut { fail, .. }
             | Op2 { fail, .. }
+            | Add { fail, .. }
+            | Sub { fail, .. }
+            | Mul { fail, .. }
             | AddImm { fail, .. }
             | Op1 { fail, .. }
             | Compare { fail, .. }

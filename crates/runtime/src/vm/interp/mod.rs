@@ -29,7 +29,7 @@ mod recv;
 use super::{raise, ExitInfo, SliceEnd};
 use crate::code::{FunId, Program};
 use crate::exception::Exception;
-use crate::ir::{Instr, Slot};
+use crate::ir::{Instr, Op2, Slot};
 use crate::process::Process;
 use crate::sched::Runtime;
 use crate::sched::Worker;
@@ -409,6 +409,9 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::GetTl { dst, src } => data::get_tl(vm, dst, src),
         Instr::SplitCons { src, hd, tl, fail } => data::split_cons(vm, src, hd, tl, fail),
         // Operators.
+        Instr::Add { dst, a, b, .. } => ops::arith(vm, Op2::Add, dst, a, b, ins),
+        Instr::Sub { dst, a, b, .. } => ops::arith(vm, Op2::Sub, dst, a, b, ins),
+        Instr::Mul { dst, a, b, .. } => ops::arith(vm, Op2::Mul, dst, a, b, ins),
         Instr::AddImm { dst, a, imm, fail } => ops::add_imm(vm, dst, a, imm, fail),
         Instr::Op2 {
             op,
@@ -534,8 +537,11 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             key,
             fail,
         } => data::get_map_value(vm, dst, map, key, fail),
-        // Operators.
+        // Operators: `Add`, `Sub` and `Mul` beyond their inline cases.
         Instr::Op1 { op, dst, a, fail } => ops::op1(vm, op, dst, a, fail),
+        Instr::Add { dst, a, b, fail } => ops::op2(vm, Op2::Add, dst, a, b, fail),
+        Instr::Sub { dst, a, b, fail } => ops::op2(vm, Op2::Sub, dst, a, b, fail),
+        Instr::Mul { dst, a, b, fail } => ops::op2(vm, Op2::Mul, dst, a, b, fail),
         // Calls and returns.
         Instr::CallBif {
             bif,
