@@ -283,6 +283,30 @@ pub enum Instr {
         imm: i32,
         fail: Label,
     },
+    /// `CompareInt` of the orderings (`<`, `=<`, `>`, `>=`), each an
+    /// instruction of its own (the linker makes them from `CompareInt`), so
+    /// the loop tests a small integer with no second dispatch on the
+    /// comparison. (`==` and `=:=` stay `CompareInt`: they differ on floats.)
+    LtInt {
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
+    LeInt {
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
+    GtInt {
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
+    GeInt {
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
     TestType {
         test: TypeTest,
         a: Slot,
@@ -569,6 +593,10 @@ macro_rules! label_operands {
             | Op1 { fail, .. }
             | Compare { fail, .. }
             | CompareInt { fail, .. }
+            | LtInt { fail, .. }
+            | LeInt { fail, .. }
+            | GtInt { fail, .. }
+            | GeInt { fail, .. }
             | TestType { fail, .. }
             | TestAtom { fail, .. }
             | TestInt { fail, .. }

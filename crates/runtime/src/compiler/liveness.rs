@@ -193,6 +193,10 @@ fn uses(ins: &Instr, arity: u16, f: &mut impl FnMut(Slot)) {
         }
         AddImm { a, .. }
         | CompareInt { a, .. }
+        | LtInt { a, .. }
+        | LeInt { a, .. }
+        | GtInt { a, .. }
+        | GeInt { a, .. }
         | Op1 { a, .. }
         | TestType { a, .. }
         | TestAtom { a, .. }

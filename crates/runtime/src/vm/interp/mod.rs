@@ -29,7 +29,7 @@ mod recv;
 use super::{raise, ExitInfo, SliceEnd};
 use crate::code::{FunId, Program};
 use crate::exception::Exception;
-use crate::ir::{Instr, Op2, Slot};
+use crate::ir::{Cmp, Instr, Op2, Slot};
 use crate::process::Process;
 use crate::sched::Runtime;
 use crate::sched::Worker;
@@ -423,6 +423,10 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         // Tests and jumps.
         Instr::Compare { cmp, a, b, fail } => branch::test_compare(vm, cmp, a, b, fail),
         Instr::CompareInt { cmp, a, imm, fail } => branch::test_compare_int(vm, cmp, a, imm, fail),
+        Instr::LtInt { a, imm, fail } => branch::test_order_int(vm, Cmp::Lt, a, imm, fail, ins),
+        Instr::LeInt { a, imm, fail } => branch::test_order_int(vm, Cmp::Le, a, imm, fail, ins),
+        Instr::GtInt { a, imm, fail } => branch::test_order_int(vm, Cmp::Gt, a, imm, fail, ins),
+        Instr::GeInt { a, imm, fail } => branch::test_order_int(vm, Cmp::Ge, a, imm, fail, ins),
         Instr::TestType { test, a, fail } => branch::test_type(vm, test, a, fail),
         Instr::TestAtom { a, atom, fail } => branch::test_atom(vm, a, atom, fail),
         Instr::TestInt { a, val, fail } => branch::test_int(vm, a, val, fail),
@@ -542,6 +546,11 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::Add { dst, a, b, fail } => ops::op2(vm, Op2::Add, dst, a, b, fail),
         Instr::Sub { dst, a, b, fail } => ops::op2(vm, Op2::Sub, dst, a, b, fail),
         Instr::Mul { dst, a, b, fail } => ops::op2(vm, Op2::Mul, dst, a, b, fail),
+        // Comparisons with a constant beyond their inline case.
+        Instr::LtInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Lt, a, imm, fail),
+        Instr::LeInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Le, a, imm, fail),
+        Instr::GtInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Gt, a, imm, fail),
+        Instr::GeInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Ge, a, imm, fail),
         // Calls and returns.
         Instr::CallBif {
             bif,
