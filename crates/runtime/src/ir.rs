@@ -232,6 +232,28 @@ pub enum Instr {
         b: Slot,
         fail: Label,
     },
+    /// `a + b`, `a - b` and `a * b`: the commonest operators of [`Op2`],
+    /// each an instruction of its own (the linker makes them from `Op2`),
+    /// so the loop reaches their small-integer and float cases with no
+    /// second dispatch on the operator.
+    Add {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        fail: Label,
+    },
+    Sub {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        fail: Label,
+    },
+    Mul {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        fail: Label,
+    },
     /// `a + imm` / `a - imm` fast path for small immediates.
     AddImm {
         dst: Slot,
@@ -257,6 +279,30 @@ pub enum Instr {
     /// instruction where loading the constant into a slot would be two.
     CompareInt {
         cmp: Cmp,
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
+    /// `CompareInt` of the orderings (`<`, `=<`, `>`, `>=`), each an
+    /// instruction of its own (the linker makes them from `CompareInt`), so
+    /// the loop tests a small integer with no second dispatch on the
+    /// comparison. (`==` and `=:=` stay `CompareInt`: they differ on floats.)
+    LtInt {
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
+    LeInt {
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
+    GtInt {
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
+    GeInt {
         a: Slot,
         imm: i32,
         fail: Label,
@@ -540,10 +586,17 @@ macro_rules! label_operands {
         match $ins {
             MapPut { fail, .. }
             | Op2 { fail, .. }
+            | Add { fail, .. }
+            | Sub { fail, .. }
+            | Mul { fail, .. }
             | AddImm { fail, .. }
             | Op1 { fail, .. }
             | Compare { fail, .. }
             | CompareInt { fail, .. }
+            | LtInt { fail, .. }
+            | LeInt { fail, .. }
+            | GtInt { fail, .. }
+            | GeInt { fail, .. }
             | TestType { fail, .. }
             | TestAtom { fail, .. }
             | TestInt { fail, .. }

@@ -7,7 +7,7 @@
 use crate::bif;
 use crate::code::{ExtTarget, FunCode, ModuleInfo, Program};
 use crate::compiler::ModuleCode;
-use crate::ir::{Instr, RAISE};
+use crate::ir::{Cmp, Instr, Op2, RAISE};
 use crate::otp;
 use trace_syntax::ast::Pos;
 use trace_syntax::{DiagKind, Diagnostic};
@@ -91,7 +91,8 @@ pub fn link(mods: Vec<ModuleCode>) -> Result<Program, Vec<Diagnostic>> {
         }
     }
 
-    // Pass 3: calls whose external target is known become direct.
+    // Pass 3: calls whose external target is known become direct, and the
+    // commonest operators and comparisons instructions of their own.
     let exts = prog.exts.clone();
     for f in &mut prog.funs {
         for ins in &mut f.code {
@@ -167,6 +168,25 @@ fn rebase(ins: &mut Instr, fb: u32, lb: u32, sb: u32, cb: u32, eb: u32) {
 
 fn direct(ins: &mut Instr, exts: &[ExtTarget]) {
     match *ins {
+        Instr::Op2 {
+            op,
+            dst,
+            a,
+            b,
+            fail,
+        } => match op {
+            Op2::Add => *ins = Instr::Add { dst, a, b, fail },
+            Op2::Sub => *ins = Instr::Sub { dst, a, b, fail },
+            Op2::Mul => *ins = Instr::Mul { dst, a, b, fail },
+            _ => {}
+        },
+        Instr::CompareInt { cmp, a, imm, fail } => match cmp {
+            Cmp::Lt => *ins = Instr::LtInt { a, imm, fail },
+            Cmp::Le => *ins = Instr::LeInt { a, imm, fail },
+            Cmp::Gt => *ins = Instr::GtInt { a, imm, fail },
+            Cmp::Ge => *ins = Instr::GeInt { a, imm, fail },
+            _ => {}
+        },
         Instr::CallExt {
             ext,
             args,

@@ -183,12 +183,20 @@ fn uses(ins: &Instr, arity: u16, f: &mut impl FnMut(Slot)) {
             f(*val);
         }
         MakeFun { start, nfree, .. } => range(*start, *nfree as usize, f),
-        Op2 { a, b, .. } | Compare { a, b, .. } => {
+        Op2 { a, b, .. }
+        | Add { a, b, .. }
+        | Sub { a, b, .. }
+        | Mul { a, b, .. }
+        | Compare { a, b, .. } => {
             f(*a);
             f(*b);
         }
         AddImm { a, .. }
         | CompareInt { a, .. }
+        | LtInt { a, .. }
+        | LeInt { a, .. }
+        | GtInt { a, .. }
+        | GeInt { a, .. }
         | Op1 { a, .. }
         | TestType { a, .. }
         | TestAtom { a, .. }

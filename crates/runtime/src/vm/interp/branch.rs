@@ -2,7 +2,7 @@
 //! and jump to their `fail` label when false, and jumps and switches.
 
 use super::{Flow, Vm};
-use crate::ir::{Cmp, Slot, SwitchKind, TypeTest};
+use crate::ir::{Cmp, Instr, Slot, SwitchKind, TypeTest};
 use std::cmp::Ordering;
 use trace_term::order::{compare, exact_eq};
 use trace_term::{atom, Atom, Term};
@@ -30,6 +30,30 @@ pub(super) fn test_compare_int(vm: &mut Vm<'_>, cmp: Cmp, a: Slot, imm: i32, fai
             }
         }
         other => compare_op(cmp, other, &Term::Int(imm as i64)),
+    };
+    vm.test(ok, fail)
+}
+
+/// `LtInt`, `LeInt`, `GtInt`, `GeInt` (`cmp` a constant at each use, so its
+/// match folds away): a small integer inline, anything else out of the loop.
+#[inline(always)]
+pub(super) fn test_order_int(
+    vm: &mut Vm<'_>,
+    cmp: Cmp,
+    a: Slot,
+    imm: i32,
+    fail: u32,
+    ins: &Instr,
+) -> Flow {
+    let Term::Int(x) = *vm.reg(a) else {
+        return super::cold(vm, ins);
+    };
+    let y = imm as i64;
+    let ok = match cmp {
+        Cmp::Lt => x < y,
+        Cmp::Le => x <= y,
+        Cmp::Gt => x > y,
+        _ => x >= y,
     };
     vm.test(ok, fail)
 }

@@ -29,7 +29,7 @@ mod recv;
 use super::{raise, ExitInfo, SliceEnd};
 use crate::code::{FunId, Program};
 use crate::exception::Exception;
-use crate::ir::{Instr, Slot};
+use crate::ir::{Cmp, Instr, Op2, Slot};
 use crate::process::Process;
 use crate::sched::Runtime;
 use crate::sched::Worker;
@@ -409,6 +409,9 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::GetTl { dst, src } => data::get_tl(vm, dst, src),
         Instr::SplitCons { src, hd, tl, fail } => data::split_cons(vm, src, hd, tl, fail),
         // Operators.
+        Instr::Add { dst, a, b, .. } => ops::arith(vm, Op2::Add, dst, a, b, ins),
+        Instr::Sub { dst, a, b, .. } => ops::arith(vm, Op2::Sub, dst, a, b, ins),
+        Instr::Mul { dst, a, b, .. } => ops::arith(vm, Op2::Mul, dst, a, b, ins),
         Instr::AddImm { dst, a, imm, fail } => ops::add_imm(vm, dst, a, imm, fail),
         Instr::Op2 {
             op,
@@ -420,6 +423,10 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         // Tests and jumps.
         Instr::Compare { cmp, a, b, fail } => branch::test_compare(vm, cmp, a, b, fail),
         Instr::CompareInt { cmp, a, imm, fail } => branch::test_compare_int(vm, cmp, a, imm, fail),
+        Instr::LtInt { a, imm, fail } => branch::test_order_int(vm, Cmp::Lt, a, imm, fail, ins),
+        Instr::LeInt { a, imm, fail } => branch::test_order_int(vm, Cmp::Le, a, imm, fail, ins),
+        Instr::GtInt { a, imm, fail } => branch::test_order_int(vm, Cmp::Gt, a, imm, fail, ins),
+        Instr::GeInt { a, imm, fail } => branch::test_order_int(vm, Cmp::Ge, a, imm, fail, ins),
         Instr::TestType { test, a, fail } => branch::test_type(vm, test, a, fail),
         Instr::TestAtom { a, atom, fail } => branch::test_atom(vm, a, atom, fail),
         Instr::TestInt { a, val, fail } => branch::test_int(vm, a, val, fail),
@@ -534,8 +541,16 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             key,
             fail,
         } => data::get_map_value(vm, dst, map, key, fail),
-        // Operators.
+        // Operators: `Add`, `Sub` and `Mul` beyond their inline cases.
         Instr::Op1 { op, dst, a, fail } => ops::op1(vm, op, dst, a, fail),
+        Instr::Add { dst, a, b, fail } => ops::op2(vm, Op2::Add, dst, a, b, fail),
+        Instr::Sub { dst, a, b, fail } => ops::op2(vm, Op2::Sub, dst, a, b, fail),
+        Instr::Mul { dst, a, b, fail } => ops::op2(vm, Op2::Mul, dst, a, b, fail),
+        // Comparisons with a constant beyond their inline case.
+        Instr::LtInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Lt, a, imm, fail),
+        Instr::LeInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Le, a, imm, fail),
+        Instr::GtInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Gt, a, imm, fail),
+        Instr::GeInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Ge, a, imm, fail),
         // Calls and returns.
         Instr::CallBif {
             bif,

@@ -3,7 +3,7 @@
 
 use super::{Flow, Next, Vm};
 use crate::exception::Fault;
-use crate::ir::{Op1, Op2, Slot};
+use crate::ir::{Instr, Op1, Op2, Slot};
 use crate::vm::{arith, raise};
 use trace_term::order::{compare, exact_eq};
 use trace_term::Term;
@@ -34,6 +34,38 @@ pub(super) fn add_imm(vm: &mut Vm<'_>, dst: Slot, a: Slot, imm: i32, fail: u32) 
             let e = raise::op_error(vm.p, vm.prog, vm.fun, vm.pc(), f);
             vm.slow(Next::Raise(e))
         }
+    }
+}
+
+/// `Add`, `Sub`, `Mul` (`op` a constant at each use, so its matches fold
+/// away): two small integers or two floats inline; the rest (mixed or big
+/// numbers, errors) out of the loop, as `Op2` does it.
+#[inline(always)]
+pub(super) fn arith(vm: &mut Vm<'_>, op: Op2, dst: Slot, a: Slot, b: Slot, ins: &Instr) -> Flow {
+    let v = match (vm.reg(a), vm.reg(b)) {
+        (Term::Int(x), Term::Int(y)) => match op {
+            Op2::Add => x.checked_add(*y),
+            Op2::Sub => x.checked_sub(*y),
+            _ => x.checked_mul(*y),
+        }
+        .map(Term::Int),
+        (Term::Float(x), Term::Float(y)) => {
+            let r = match op {
+                Op2::Add => x + y,
+                Op2::Sub => x - y,
+                _ => x * y,
+            };
+            // An infinite result is badarith: out of the loop.
+            r.is_finite().then_some(Term::Float(r))
+        }
+        _ => None,
+    };
+    match v {
+        Some(v) => {
+            vm.reg_mut(dst).set(v);
+            Flow::Go
+        }
+        None => super::cold(vm, ins),
     }
 }
 
