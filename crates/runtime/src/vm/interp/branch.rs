@@ -18,17 +18,7 @@ pub(super) fn test_compare(vm: &mut Vm<'_>, cmp: Cmp, a: Slot, b: Slot, fail: u3
 #[inline(always)]
 pub(super) fn test_compare_int(vm: &mut Vm<'_>, cmp: Cmp, a: Slot, imm: i32, fail: u32) -> Flow {
     let ok = match vm.reg(a) {
-        Term::Int(x) => {
-            let o = x.cmp(&(imm as i64));
-            match cmp {
-                Cmp::Eq | Cmp::ExactEq => o.is_eq(),
-                Cmp::Neq | Cmp::ExactNeq => o.is_ne(),
-                Cmp::Lt => o.is_lt(),
-                Cmp::Le => o.is_le(),
-                Cmp::Gt => o.is_gt(),
-                Cmp::Ge => o.is_ge(),
-            }
-        }
+        Term::Int(x) => small_int(cmp, *x, imm),
         other => compare_op(cmp, other, &Term::Int(imm as i64)),
     };
     vm.test(ok, fail)
@@ -48,14 +38,21 @@ pub(super) fn test_order_int(
     let Term::Int(x) = *vm.reg(a) else {
         return super::cold(vm, ins);
     };
-    let y = imm as i64;
-    let ok = match cmp {
-        Cmp::Lt => x < y,
-        Cmp::Le => x <= y,
-        Cmp::Gt => x > y,
-        _ => x >= y,
-    };
-    vm.test(ok, fail)
+    vm.test(small_int(cmp, x, imm), fail)
+}
+
+/// `x cmp imm` on a small integer.
+#[inline(always)]
+fn small_int(cmp: Cmp, x: i64, imm: i32) -> bool {
+    let o = x.cmp(&(imm as i64));
+    match cmp {
+        Cmp::Eq | Cmp::ExactEq => o.is_eq(),
+        Cmp::Neq | Cmp::ExactNeq => o.is_ne(),
+        Cmp::Lt => o.is_lt(),
+        Cmp::Le => o.is_le(),
+        Cmp::Gt => o.is_gt(),
+        Cmp::Ge => o.is_ge(),
+    }
 }
 
 /// `TestType`: a type test of the guard BIFs.

@@ -37,18 +37,25 @@ pub(super) fn add_imm(vm: &mut Vm<'_>, dst: Slot, a: Slot, imm: i32, fail: u32) 
     }
 }
 
+/// `x op y` for the operators computed inline on two small integers
+/// (`+`, `-`, `*`); `None` on overflow or for another operator.
+#[inline(always)]
+fn small_int(op: Op2, x: i64, y: i64) -> Option<i64> {
+    match op {
+        Op2::Add => x.checked_add(y),
+        Op2::Sub => x.checked_sub(y),
+        Op2::Mul => x.checked_mul(y),
+        _ => None,
+    }
+}
+
 /// `Add`, `Sub`, `Mul` (`op` a constant at each use, so its matches fold
 /// away): two small integers or two floats inline; the rest (mixed or big
 /// numbers, errors) out of the loop, as `Op2` does it.
 #[inline(always)]
 pub(super) fn arith(vm: &mut Vm<'_>, op: Op2, dst: Slot, a: Slot, b: Slot, ins: &Instr) -> Flow {
     let v = match (vm.reg(a), vm.reg(b)) {
-        (Term::Int(x), Term::Int(y)) => match op {
-            Op2::Add => x.checked_add(*y),
-            Op2::Sub => x.checked_sub(*y),
-            _ => x.checked_mul(*y),
-        }
-        .map(Term::Int),
+        (Term::Int(x), Term::Int(y)) => small_int(op, *x, *y).map(Term::Int),
         (Term::Float(x), Term::Float(y)) => {
             let r = match op {
                 Op2::Add => x + y,
@@ -73,13 +80,7 @@ pub(super) fn arith(vm: &mut Vm<'_>, op: Op2, dst: Slot, a: Slot, b: Slot, ins: 
 #[inline(always)]
 pub(super) fn op2(vm: &mut Vm<'_>, op: Op2, dst: Slot, a: Slot, b: Slot, fail: u32) -> Flow {
     if let (Term::Int(x), Term::Int(y)) = (vm.reg(a), vm.reg(b)) {
-        let fast = match op {
-            Op2::Add => x.checked_add(*y),
-            Op2::Sub => x.checked_sub(*y),
-            Op2::Mul => x.checked_mul(*y),
-            _ => None,
-        };
-        if let Some(v) = fast {
+        if let Some(v) = small_int(op, *x, *y) {
             vm.reg_mut(dst).set(Term::Int(v));
             return Flow::Go;
         }
