@@ -96,12 +96,8 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    // `TRACE_BENCH_BINARY=PATH`: a `trace` built elsewhere (a machine
-    // without cargo runs the groups that only read and write logs).
-    let built = match std::env::var_os("TRACE_BENCH_BINARY") {
-        Some(p) => Ok(PathBuf::from(p)),
-        None => crate::erl::trace_binary(),
-    };
+    // `TRACE_BIN=PATH` benches a `trace` built elsewhere (see `trace_binary`).
+    let built = crate::erl::trace_binary();
     let trace = match built {
         Ok(t) => t,
         Err(e) => {
