@@ -12,6 +12,7 @@
 //! term lies, and only those parts are decoded (`{ping, From}` decodes a
 //! pid, not the tuple and its atom).
 
+use crate::etf_prefix::{Lead, Prefix};
 use crate::node::Node;
 use trace_term::etf::{
     ATOM_EXT, ATOM_UTF8_EXT, BINARY_EXT, BIT_BINARY_EXT, COMPRESSED, FLOAT_EXT, INTEGER_EXT,
@@ -123,7 +124,7 @@ fn atom_at(b: &[u8], i: usize) -> Option<(&[u8], bool)> {
 
 /// One step of the quick test, over a cursor in the bytes.
 #[derive(Clone, Debug)]
-enum Op {
+pub(crate) enum Op {
     /// A tuple of this arity; the cursor moves to its first element.
     Tuple(u32),
     /// This atom (its UTF-8 name).
@@ -149,6 +150,8 @@ enum Op {
 #[derive(Clone, Debug, Default)]
 pub struct Quick {
     ops: Vec<Op>,
+    /// The leading ops as the usual encoders write them, compared at once.
+    prefix: Prefix,
     /// Passing every op proves a match.
     pub(crate) decides: bool,
     /// Passing every op proves a match once the bound parts are decoded.
@@ -173,6 +176,7 @@ impl Quick {
         let once = uses.iter().all(|&n| n <= 1);
         Quick {
             binds_all: !stops && once && binds <= MAX_BINDS,
+            prefix: Prefix::of(&ops),
             ops,
             decides,
         }
@@ -261,17 +265,15 @@ fn other_shape(tag: u8) -> bool {
 /// (variable, start, end).
 #[inline(always)]
 fn run(q: &Quick, b: &[u8], mut bound: impl FnMut(usize, usize, usize)) -> Result<(), Stop> {
-    // The commonest rejection first: a tuple of another arity.
-    if let (Some(Op::Tuple(n)), Some(&SMALL_TUPLE_EXT), Some(&a)) =
-        (q.ops.first(), b.first(), b.get(1))
-    {
-        if a as u32 != *n {
-            return Err(Stop::No);
-        }
-    }
-    let mut i = 0;
+    // Most terms are encoded the usual way: their first bytes pass or fail
+    // the pattern's leading parts in one comparison.
+    let (first, mut i) = match q.prefix.lead(b) {
+        Lead::Passed => (q.prefix.ops(), q.prefix.len()),
+        Lead::Differs => return Err(Stop::No),
+        Lead::Unknown => (0, 0),
+    };
     let last = q.ops.len().saturating_sub(1);
-    for (n, op) in q.ops.iter().enumerate() {
+    for (n, op) in q.ops.iter().enumerate().skip(first) {
         let tag = *b.get(i).ok_or(Stop::No)?;
         // A zlib-compressed term: left to the decoder.
         if tag == COMPRESSED {

@@ -12,6 +12,7 @@
 
 mod compile;
 mod etf;
+mod etf_prefix;
 #[cfg(test)]
 mod etf_props;
 mod guard;
