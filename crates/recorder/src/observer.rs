@@ -101,6 +101,10 @@ impl ProcessRecorder {
 }
 
 impl ProcessObserver for ProcessRecorder {
+    fn wants_deliveries(&self) -> bool {
+        self.shared.flags.deliveries
+    }
+
     /// Writes the event into the process's open block. The writer's lock is
     /// the process's own and uncontended (the flusher only tries it), so
     /// taking it per event costs less than staging events for the slice.
