@@ -163,6 +163,17 @@ impl Translator {
         }
     }
 
+    /// The reason of an `Exit` whose reason is logged, for the recorder's
+    /// direct path ([`trace_format::Slice::push_exit_with`]); `None` for
+    /// any other event.
+    #[inline]
+    pub fn exit_reason<'e>(&self, ev: &hooks::Event<'e>) -> Option<&'e Term> {
+        match *ev {
+            hooks::Event::Exit { reason } if self.flags.payloads => Some(reason),
+            _ => None,
+        }
+    }
+
     /// The message a `Receive` took, for the recorder's direct path
     /// ([`trace_format::Slice::push_receive`]); `None` for any other event.
     #[inline]

@@ -101,6 +101,10 @@ impl ProcessRecorder {
 }
 
 impl ProcessObserver for ProcessRecorder {
+    fn wants_deliveries(&self) -> bool {
+        self.shared.flags.deliveries
+    }
+
     /// Writes the event into the process's open block. The writer's lock is
     /// the process's own and uncontended (the flusher only tries it), so
     /// taking it per event costs less than staging events for the slice.
@@ -111,12 +115,15 @@ impl ProcessObserver for ProcessRecorder {
         let Some(w) = self.w.as_mut() else { return };
         let pids = &self.shared.pids;
         // The two most common events skip the general mapping's match and
-        // the writer's.
+        // the writer's; an exit's reason goes straight into the block.
         if let Some((to, payload)) = self.translator.send_with_payload(pids, ev) {
             w.slice()
                 .push_send_with(to, |out| trace_term::etf::encode(payload, out));
         } else if let Some(msg) = self.translator.receipt(pids, ev) {
             w.slice().push_receive(msg);
+        } else if let Some(reason) = self.translator.exit_reason(ev) {
+            w.slice()
+                .push_exit_with(|out| trace_term::etf::encode(reason, out));
         } else {
             let e = self.translator.log_event(pids, ev, WRITER_ASSIGNS);
             w.slice().push_ref(&e);

@@ -207,6 +207,12 @@ impl ProcessObserver for BothOf {
     fn event(&mut self, ev: &Event<'_>) {
         self.each(|o| o.event(ev));
     }
+    fn wants_deliveries(&self) -> bool {
+        self.0
+            .iter()
+            .chain(self.1.iter())
+            .any(|o| o.wants_deliveries())
+    }
     fn shared(&mut self, op: &SharedOp<'_>) {
         self.each(|o| o.shared(op));
     }

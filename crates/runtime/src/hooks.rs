@@ -205,6 +205,12 @@ pub trait Observer: Send + Sync {
 /// Receives one process's events, in the process's order.
 pub trait ProcessObserver: Send {
     fn event(&mut self, ev: &Event<'_>);
+    /// Whether this observer wants [`Event::Deliver`]s. Asked once, when the
+    /// process starts: a recording without deliveries is not called for
+    /// each message entering a mailbox (one in three events of a ring).
+    fn wants_deliveries(&self) -> bool {
+        true
+    }
     /// An operation on shared state (a table, an array, `persistent_term`),
     /// in the process's order among its [`Event`]s. Kept beside `event`
     /// rather than in [`Event`] until the log has a record for it.

@@ -343,6 +343,9 @@ pub struct Process {
     /// Set when the process must die at the next safe point (reason).
     pub kill: Option<Term>,
     pub observer: Option<Box<dyn ProcessObserver>>,
+    /// The observer wants `Deliver` events (see
+    /// [`ProcessObserver::wants_deliveries`]), or a Director may.
+    pub reports_deliveries: bool,
     /// Report calls and returns to the observer (`RunOptions::trace_calls`).
     pub trace_calls: bool,
     pub director: Option<Box<dyn ProcessDirector>>,
@@ -435,6 +438,7 @@ impl Process {
             initial,
             kill: None,
             observer: None,
+            reports_deliveries: false,
             trace_calls: false,
             director: None,
             directed_signals: false,

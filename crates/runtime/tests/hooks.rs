@@ -13,12 +13,14 @@ use trace_runtime::hooks::{
 
 type Log = Arc<Mutex<HashMap<Vec<u32>, Vec<String>>>>;
 
+/// Collects every process's events; with `false`, says it wants no deliveries.
 #[derive(Default)]
-struct Collect(Log);
+struct Collect(Log, bool);
 
 struct Events {
     path: Vec<u32>,
     log: Log,
+    no_deliveries: bool,
 }
 
 impl Observer for Collect {
@@ -26,6 +28,7 @@ impl Observer for Collect {
         Some(Box::new(Events {
             path: p.path.clone(),
             log: self.0.clone(),
+            no_deliveries: self.1,
         }))
     }
 }
@@ -76,6 +79,9 @@ fn kind_name(k: NondetBif) -> &'static str {
 }
 
 impl ProcessObserver for Events {
+    fn wants_deliveries(&self) -> bool {
+        !self.no_deliveries
+    }
     fn event(&mut self, ev: &Event<'_>) {
         self.log
             .lock()
@@ -126,7 +132,7 @@ fn every_kind_of_event_reaches_the_observer_in_process_order() {
         let (outcome, out) = common::run_with(
             &file,
             schedulers,
-            Arc::new(Collect(log.clone())),
+            Arc::new(Collect(log.clone(), false)),
             Arc::new(Native),
         );
         assert_eq!(outcome.verdict(), trace_runtime::Verdict::Ok);
@@ -180,6 +186,39 @@ fn every_kind_of_event_reaches_the_observer_in_process_order() {
         );
         let monitored = &log[&vec![2]];
         in_order(monitored, &["exit bye", "signal Down"]);
+    }
+}
+
+/// An observer that wants no deliveries gets every other event, in the
+/// same order, and no call for a message entering a mailbox.
+#[test]
+fn an_observer_without_deliveries_gets_every_other_event() {
+    let file = common::program("events", PROGRAM);
+    let run = |no_deliveries: bool| {
+        let log = Log::default();
+        let (outcome, _) = common::run_with(
+            &file,
+            1,
+            Arc::new(Collect(log.clone(), no_deliveries)),
+            Arc::new(Native),
+        );
+        assert_eq!(outcome.verdict(), trace_runtime::Verdict::Ok);
+        let events = std::mem::take(&mut *log.lock().unwrap());
+        events
+    };
+    let (all, some) = (run(false), run(true));
+    assert!(all.values().flatten().any(|e| e == "deliver"));
+    assert_eq!(all.len(), some.len());
+    // Compared by kind: a random number differs from run to run.
+    let kinds = |events: &[String]| -> Vec<String> {
+        events
+            .iter()
+            .filter(|e| *e != "deliver")
+            .map(|e| e.split(' ').next().unwrap_or_default().to_string())
+            .collect()
+    };
+    for (path, events) in &all {
+        assert_eq!(kinds(&some[path]), kinds(events), "process {path:?}");
     }
 }
 

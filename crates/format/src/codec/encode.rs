@@ -98,21 +98,9 @@ impl BlockEncoder {
     ) -> bool {
         let tag_at = out.len();
         self.send_head(out, to, true);
-        let len_at = out.len();
-        // One byte for the length, the common case; moved up if it needs more.
-        out.push(0);
-        write(out);
-        let n = out.len() - len_at - 1;
-        if n > max {
-            out.truncate(len_at);
+        if !put_term_with(out, max, write) {
             out[tag_at] = tag(op::SEND, out[tag_at] & EXPLICIT);
             return false;
-        }
-        if n < 0x80 {
-            out[len_at] = n as u8;
-        } else {
-            let (len, k) = varint_bytes(n as u64);
-            out.splice(len_at..len_at + 1, len[..k].iter().copied());
         }
         true
     }
@@ -256,6 +244,24 @@ impl BlockEncoder {
         }
     }
 
+    /// Appends an exit whose reason `write` appends in place (as
+    /// [`BlockEncoder::send_with`] does a payload); a reason longer than
+    /// `max` bytes is taken back out. Returns whether the reason was kept.
+    pub fn exit_with(
+        &mut self,
+        out: &mut Vec<u8>,
+        max: usize,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) -> bool {
+        let tag_at = out.len();
+        out.push(tag(op::OTHER, sub::EXIT_REASON));
+        if !put_term_with(out, max, write) {
+            out[tag_at] = tag(op::OTHER, sub::EXIT);
+            return false;
+        }
+        true
+    }
+
     pub fn exit(&mut self, out: &mut Vec<u8>, reason: Option<&[u8]>) {
         match reason {
             None => out.push(tag(op::OTHER, sub::EXIT)),
@@ -359,6 +365,29 @@ fn take(c: &mut SenderCache, out: &mut Vec<u8>, exact: u8, delta: u8, msg: MsgId
             c.miss(msg.sender.0, msg.index);
         }
     }
+}
+
+/// Appends a length-prefixed term that `write` appends in place: one byte
+/// is kept for the length (the common case) and moved up if it needs more.
+/// A term longer than `max` bytes is taken back out (`out` is as it was);
+/// returns whether it was kept.
+#[inline]
+fn put_term_with(out: &mut Vec<u8>, max: usize, write: impl FnOnce(&mut Vec<u8>)) -> bool {
+    let len_at = out.len();
+    out.push(0);
+    write(out);
+    let n = out.len() - len_at - 1;
+    if n > max {
+        out.truncate(len_at);
+        return false;
+    }
+    if n < 0x80 {
+        out[len_at] = n as u8;
+    } else {
+        let (len, k) = varint_bytes(n as u64);
+        out.splice(len_at..len_at + 1, len[..k].iter().copied());
+    }
+    true
 }
 
 /// The varint of `v` in a fixed array, and its length (no allocation).

@@ -439,6 +439,17 @@ proptest! {
             prop_assert_eq!(&got, &want);
         }
     }
+    /// So are exits with their reason written in place.
+    #[test]
+    fn exits_written_in_place_match_staged_ones(len in 0usize..400, byte: u8, max in 100usize..300) {
+        let (mut staged, mut in_place) = (BlockEncoder::new(ProcId(1), 81), BlockEncoder::new(ProcId(1), 81));
+        let (mut want, mut got) = (vec![5u8], vec![5u8]);
+        let reason = vec![byte; len];
+        staged.exit(&mut want, (len <= max).then_some(&reason[..]));
+        let kept = in_place.exit_with(&mut got, max, |out| out.extend_from_slice(&reason));
+        prop_assert_eq!(kept, len <= max);
+        prop_assert_eq!(got, want);
+    }
 }
 
 proptest! {

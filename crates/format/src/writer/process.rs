@@ -527,6 +527,17 @@ impl Slice<'_> {
         self.done();
     }
 
+    /// Pushes an exit whose reason `write` appends (see
+    /// [`BlockEncoder::exit_with`]): a process's last event goes straight
+    /// into its block, like a message's payload.
+    pub fn push_exit_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        let (enc, out) = self.enc();
+        if !enc.exit_with(out, container::MAX_TERM, write) {
+            self.inner.count_oversized();
+        }
+        self.done();
+    }
+
     pub fn push_exit(&mut self, reason: Option<&[u8]>) {
         let reason = self.inner.fit(reason);
         let (enc, out) = self.enc();

@@ -53,6 +53,17 @@ pub(crate) enum Wake {
     Later,
 }
 
+/// What [`Queue::drain_into`] found.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Drained {
+    /// It took segments, and the block has room for more.
+    Some,
+    /// The next segment would take the block past the reader's limit.
+    Full,
+    /// Nothing waits (and it took nothing).
+    Empty,
+}
+
 /// Cut blocks waiting for a compressor. Bounded in bytes: a producer that
 /// finds it full waits (backpressure keeps the writer's memory bounded).
 pub(crate) struct Queue {
@@ -167,6 +178,45 @@ impl Queue {
         self.take_front(s)
     }
 
+    /// Moves waiting segments to the block being gathered in `segs`, under
+    /// one lock (a crowd's segments come by the thousand, and taking each
+    /// under a lock of its own made the producers wait on it), while the
+    /// block's `body` is under `block_size` and the next segment keeps it
+    /// within the reader's limit; that one stays queued for the next block.
+    fn drain_into(
+        &self,
+        segs: &mut Vec<RawSegment>,
+        body: &mut usize,
+        block_size: usize,
+    ) -> Drained {
+        let mut s = lock(&self.state);
+        let mut took = false;
+        let mut drained = Drained::Empty;
+        while *body < block_size {
+            let Some(len) = s.blocks.front().map(|b| b.bytes.len()) else {
+                break;
+            };
+            if *body + len > MAX_BLOCK_RAW as usize {
+                drained = Drained::Full;
+                break;
+            }
+            let b = s.blocks.pop_front().expect("a front segment");
+            s.bytes -= len;
+            *body += len;
+            segs.push(b);
+            took = true;
+        }
+        let wake = took && s.producers_waiting > 0;
+        drop(s);
+        if wake {
+            self.not_full.notify_all();
+        }
+        match drained {
+            Drained::Empty if took => Drained::Some,
+            d => d,
+        }
+    }
+
     /// The next block if one is waiting, without waiting for one.
     fn try_pop(&self) -> Option<RawSegment> {
         let s = lock(&self.state);
@@ -246,12 +296,20 @@ pub(crate) fn compress_loop(
     let mut batch = Vec::new();
     let mut entries = Vec::new();
     let mut pending: Option<RawSegment> = None;
+    // Reused: a crowd's block gathers thousands of segments.
+    let mut segs = Vec::new();
     while let Some(first) = pending.take().or_else(|| queue.pop()) {
-        let mut segs = vec![first];
+        segs.clear();
+        segs.push(first);
         let mut body = segs[0].bytes.len();
         let deadline = Instant::now() + linger;
         while body < block_size {
-            match queue.try_pop().or_else(|| queue.pop_until(deadline)) {
+            match queue.drain_into(&mut segs, &mut body, block_size) {
+                Drained::Some => continue,
+                Drained::Full => break,
+                Drained::Empty => {}
+            }
+            match queue.pop_until(deadline) {
                 Some(s) if body + s.bytes.len() <= MAX_BLOCK_RAW as usize => {
                     body += s.bytes.len();
                     segs.push(s);
@@ -264,7 +322,7 @@ pub(crate) fn compress_loop(
             }
         }
         let at = batch.len();
-        packer.encode_record(&mut segs, binding, &mut batch);
+        packer.encode_record(&segs, binding, &mut batch);
         entries.push(Batched {
             len: (batch.len() - at) as u32,
             raw_len: body,
@@ -354,6 +412,8 @@ pub(crate) struct Packer {
     crowd_body: Option<zstd::bulk::Compressor<'static>>,
     table: Option<zstd::bulk::Compressor<'static>>,
     rows: Vec<Segment>,
+    /// The segments' order in the block: (process, first event, position).
+    order: Vec<(u32, u64, u32)>,
     raw_table: Vec<u8>,
     raw_body: Vec<u8>,
     scratch: Vec<u8>,
@@ -368,6 +428,7 @@ impl Packer {
             // stage is what shrinks it, once per block.
             table: zstd::bulk::Compressor::new(level).ok(),
             rows: Vec::new(),
+            order: Vec::new(),
             raw_table: Vec::new(),
             raw_body: Vec::new(),
             scratch: Vec::new(),
@@ -378,16 +439,20 @@ impl Packer {
     /// body, each part zstd-compressed when that makes it smaller. The
     /// segments are put in process order (the table's process column then
     /// holds small steps).
-    pub fn encode_record(
-        &mut self,
-        segs: &mut [RawSegment],
-        binding: RunBinding,
-        out: &mut Vec<u8>,
-    ) {
-        segs.sort_unstable_by_key(|s| (s.process, s.first_event));
+    pub fn encode_record(&mut self, segs: &[RawSegment], binding: RunBinding, out: &mut Vec<u8>) {
+        // Sorted by reference: a segment is 80 bytes to move, and a crowd's
+        // block holds thousands, ended by two schedulers in turn.
+        self.order.clear();
+        self.order.extend(
+            segs.iter()
+                .enumerate()
+                .map(|(i, s)| (s.process, s.first_event, i as u32)),
+        );
+        self.order.sort_unstable();
         self.rows.clear();
         self.raw_body.clear();
-        for s in segs.iter() {
+        for &(_, _, i) in &self.order {
+            let s = &segs[i as usize];
             self.rows.push(Segment {
                 process: s.process,
                 first_event: s.first_event,
@@ -503,6 +568,31 @@ mod tests {
         assert!(q.submit(segment(2, 10), Wake::Now).is_ok());
         assert_eq!(q.pop_until(past).map(|s| s.process), Some(1));
         assert_eq!(q.try_pop().map(|s| s.process), Some(2));
+    }
+
+    /// A drain takes waiting segments, in order, until the block reaches
+    /// its size, and leaves one that would take it past the reader's limit.
+    #[test]
+    fn a_drain_takes_segments_up_to_the_block_size() {
+        let q = Queue::new(1 << 20, 100);
+        for p in 1..=4 {
+            assert!(q.submit(segment(p, 40), Wake::Now).is_ok());
+        }
+        let (mut segs, mut body) = (Vec::new(), 0);
+        assert_eq!(q.drain_into(&mut segs, &mut body, 100), Drained::Some);
+        let taken: Vec<u32> = segs.iter().map(|s| s.process).collect();
+        assert_eq!((taken, body), (vec![1, 2, 3], 120));
+        segs.clear();
+        body = MAX_BLOCK_RAW as usize - 10;
+        assert_eq!(
+            q.drain_into(&mut segs, &mut body, usize::MAX),
+            Drained::Full
+        );
+        assert!(segs.is_empty());
+        body = 0;
+        assert_eq!(q.drain_into(&mut segs, &mut body, 100), Drained::Some);
+        assert_eq!(segs[0].process, 4);
+        assert_eq!(q.drain_into(&mut segs, &mut body, 100), Drained::Empty);
     }
 
     /// Once a block's worth is queued, a lingering consumer does not wait

@@ -285,7 +285,11 @@ fn arrive(p: &mut Process, rt: &Runtime, id: SignalId, payload: Term, via: Optio
         }
     }
     p.mailbox.push_back(Message { id, payload, via });
-    emit(p, rt, Event::Deliver { id });
+    if p.reports_deliveries {
+        emit(p, rt, Event::Deliver { id });
+    } else {
+        p.events += 1;
+    }
     true
 }
 

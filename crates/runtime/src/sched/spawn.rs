@@ -108,6 +108,8 @@ fn new_process(
         .director
         .as_ref()
         .is_some_and(|d| !d.takes_signals_natively());
+    body.reports_deliveries =
+        body.director.is_some() || body.observer.as_ref().is_some_and(|o| o.wants_deliveries());
     if !rt.table.insert(shared.clone()) {
         return Err(Fault::Error(Term::Atom(atom::SYSTEM_LIMIT)));
     }
