@@ -109,7 +109,7 @@ pub fn compute(r: &LogReader, zstd_level: i32) -> Result<Stats, FormatError> {
     let mut last_time = None;
     // Each segment's stripped events, by its record's offset and in the
     // order the writer packs a record's segments (by process, then event).
-    let mut segments: Vec<((u64, u32, u64), u32, Vec<u8>)> = Vec::with_capacity(per_block.len());
+    let mut segments: Vec<StrippedSegment> = Vec::with_capacity(per_block.len());
     for (f, b) in per_block.into_iter().zip(r.blocks()) {
         for (k, n) in f.by_kind.iter().enumerate() {
             s.by_kind[k] += n;
@@ -155,6 +155,11 @@ pub fn compute(r: &LogReader, zstd_level: i32) -> Result<Stats, FormatError> {
     };
     Ok(s)
 }
+
+/// A segment re-encoded without payloads: where the writer put it (its
+/// record's offset, its process, its first event), its record's stored
+/// body length, and its events.
+type StrippedSegment = ((u64, u32, u64), u32, Vec<u8>);
 
 fn encode_stripped(enc: &mut BlockEncoder, out: &mut Vec<u8>, e: &EventRef<'_>) {
     match *e {
