@@ -3,8 +3,9 @@
 //!
 //! "Without payloads" is measured, not estimated: every segment is
 //! re-encoded with its optional terms (message payloads, exit and 'DOWN'
-//! reasons, output bytes) left out, and each block's body compressed again
-//! the way the writer does; nondeterministic built-ins' results stay, since
+//! reasons, output bytes) left out, and each block's segments packed and
+//! compressed again as the writer packs them (in process order, with the
+//! compressor it picks for a block of that many segments); nondeterministic built-ins' results stay, since
 //! replay needs them.
 
 use crate::codec::{BlockEncoder, SharedOp};
@@ -12,6 +13,7 @@ use crate::error::FormatError;
 use crate::event::EventKind;
 use crate::reader::LogReader;
 use crate::view::{EventRef, SignalKindRef};
+use crate::writer::sink::Packer;
 use rayon::prelude::*;
 use std::cell::RefCell;
 
@@ -72,7 +74,8 @@ struct BlockFigures {
 }
 
 thread_local! {
-    static ZSTD: RefCell<Option<zstd::bulk::Compressor<'static>>> = const { RefCell::new(None) };
+    /// The writer's way of compressing a block body, per thread.
+    static PACKER: RefCell<Option<Packer>> = const { RefCell::new(None) };
 }
 
 /// Computes the figures, decoding every block in parallel.
@@ -104,8 +107,9 @@ pub fn compute(r: &LogReader, zstd_level: i32) -> Result<Stats, FormatError> {
         ..Default::default()
     };
     let mut last_time = None;
-    // The segments of each record, by the record's offset, stripped bodies joined.
-    let mut records: Vec<(u64, u32, Vec<u8>)> = Vec::new();
+    // Each segment's stripped events, by its record's offset and in the
+    // order the writer packs a record's segments (by process, then event).
+    let mut segments: Vec<StrippedSegment> = Vec::with_capacity(per_block.len());
     for (f, b) in per_block.into_iter().zip(r.blocks()) {
         for (k, n) in f.by_kind.iter().enumerate() {
             s.by_kind[k] += n;
@@ -114,36 +118,33 @@ pub fn compute(r: &LogReader, zstd_level: i32) -> Result<Stats, FormatError> {
         s.nondet_bytes += f.nondet;
         s.raw_bytes += b.raw_len as u64;
         last_time = last_time.max(f.last_time);
-        match records.iter_mut().rev().take(64).find(|r| r.0 == b.offset) {
-            Some(rec) => rec.2.extend_from_slice(&f.stripped),
-            None => records.push((b.offset, b.stored_len, f.stripped)),
-        }
+        let key = (b.offset, b.process.0, b.first_event);
+        segments.push((key, b.stored_len, f.stripped));
     }
-    records.sort_unstable_by_key(|r| r.0);
-    records.dedup_by(|a, b| {
-        // Segments of one record read apart (another process's between): join them.
-        if a.0 == b.0 {
-            b.2.append(&mut a.2);
-            true
-        } else {
-            false
+    segments.sort_unstable_by_key(|s| s.0);
+    // The records: stored length, segments, stripped body.
+    let mut records: Vec<(u32, usize, Vec<u8>)> = Vec::new();
+    let mut last = None;
+    for ((offset, ..), stored, stripped) in segments {
+        match records.last_mut() {
+            Some(rec) if last == Some(offset) => {
+                rec.1 += 1;
+                rec.2.extend_from_slice(&stripped);
+            }
+            _ => records.push((stored, 1, stripped)),
         }
-    });
+        last = Some(offset);
+    }
     s.records = records.len() as u64;
-    s.stored_bytes = records.iter().map(|r| r.1 as u64).sum();
+    s.stored_bytes = records.iter().map(|r| r.0 as u64).sum();
     let stripped: u64 = records
         .par_iter()
-        .map(|(_, _, raw)| {
-            let compressed = ZSTD.with(|z| {
-                let mut z = z.borrow_mut();
-                if z.is_none() {
-                    *z = crate::writer::sink::block_compressor(zstd_level);
-                }
-                z.as_mut()
-                    .and_then(|c| c.compress(raw).ok())
-                    .map(|v| v.len())
-            });
-            compressed.map_or(raw.len(), |c| c.min(raw.len())) as u64
+        .map(|(_, segments, raw)| {
+            PACKER.with(|p| {
+                let mut p = p.borrow_mut();
+                let p = p.get_or_insert_with(|| Packer::new(zstd_level));
+                p.stored_body_len(*segments, raw) as u64
+            })
         })
         .sum();
     s.events = s.by_kind.iter().sum();
@@ -154,6 +155,11 @@ pub fn compute(r: &LogReader, zstd_level: i32) -> Result<Stats, FormatError> {
     };
     Ok(s)
 }
+
+/// A segment re-encoded without payloads: where the writer put it (its
+/// record's offset, its process, its first event), its record's stored
+/// body length, and its events.
+type StrippedSegment = ((u64, u32, u64), u32, Vec<u8>);
 
 fn encode_stripped(enc: &mut BlockEncoder, out: &mut Vec<u8>, e: &EventRef<'_>) {
     match *e {

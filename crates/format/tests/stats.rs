@@ -57,3 +57,21 @@ fn counts_kinds_payloads_and_sizes() {
     let footer_slack = 4 * s.blocks;
     assert!(s.file_bytes_without_payloads.abs_diff(s2.file_bytes) <= footer_slack);
 }
+
+#[test]
+fn a_crowd_without_payloads_measures_its_own_size_without_payloads() {
+    // Hundreds of short processes: blocks of many segments, which the
+    // writer compresses otherwise than a busy process's block.
+    let t = TempPath::new("stats-crowd.trace");
+    let summary = write(&t.0, &ring(400, 2, false), WriterOptions::default());
+    let r = LogReader::open(&t.0).unwrap();
+    let s = compute(&r, WriterOptions::default().zstd_level).unwrap();
+    assert!(
+        s.blocks > 16 * s.records,
+        "{} segments in {} blocks",
+        s.blocks,
+        s.records
+    );
+    assert_eq!(s.events, summary.events);
+    assert_eq!(s.file_bytes_without_payloads, s.file_bytes);
+}

@@ -368,15 +368,17 @@ impl<'a> BlockDecoder<'a> {
                     )
                 })
             }
-            op::RECEIVE if operand == EXPLICIT as usize => {
-                self.quick_new_sender(at + 1).map(|(end, sender, index)| {
-                    (
-                        end - at,
-                        EventRef::Receive {
-                            msg: msg(sender, index),
-                        },
-                    )
-                })
+            op::RECEIVE | op::RECEIVE_DELTA if operand == EXPLICIT as usize => {
+                let delta = t >> 5 == op::RECEIVE_DELTA;
+                self.quick_new_sender(at + 1, delta)
+                    .map(|(end, sender, index)| {
+                        (
+                            end - at,
+                            EventRef::Receive {
+                                msg: msg(sender, index),
+                            },
+                        )
+                    })
             }
             op::SEND => self.st.p.dests.take(operand).map(|to| {
                 (
@@ -437,6 +439,7 @@ impl<'a> BlockDecoder<'a> {
                 }
                 _ => None,
             },
+            op::OTHER => self.quick_other(operand as u8, at),
             _ => None,
         };
         let e = match quick {
@@ -472,19 +475,124 @@ impl<'a> BlockDecoder<'a> {
     }
 
     /// An explicit sender not in the receipt list, from `from`, taken at
-    /// its expected index: returns where it ends, the sender and the index.
-    /// `None` leaves everything as it was, for the general path.
+    /// its expected index, or with `delta` at the index a zigzag delta
+    /// after it (a child taking its parent's k-th message): returns where
+    /// it ends, the sender and the index. `None` leaves everything as it
+    /// was, for the general path.
     #[inline(always)]
-    fn quick_new_sender(&mut self, from: usize) -> Option<(usize, u32, u64)> {
+    fn quick_new_sender(&mut self, from: usize, delta: bool) -> Option<(usize, u32, u64)> {
         let mut end = from;
         let sender = u32::try_from(varint::get(self.buf, &mut end).ok()?).ok()?;
+        let d = match delta {
+            true => unzigzag(varint::get(self.buf, &mut end).ok()?) as u64,
+            false => 0,
+        };
         let r = &mut self.st.p.receipts;
         if r.find(sender).is_some() {
             return None;
         }
-        let index = r.expected_evicted(sender);
+        let index = r.expected_evicted(sender).wrapping_add(d);
         r.miss(sender, index);
         Some((end, sender, index))
+    }
+
+    /// The OTHER events a crowd's segments hold besides sends and receives,
+    /// in their common forms: an exit or timeout, a spawn whose deltas are
+    /// one byte each, a signal without a reason to a listed or new
+    /// process, a signal taken whose sender and delta are short. Returns
+    /// the event's length; `None` leaves everything as it was, for the
+    /// general path (which also reports every error).
+    #[inline(always)]
+    fn quick_other(&mut self, code: u8, at: usize) -> Option<(usize, EventRef<'a>)> {
+        match code {
+            sub::EXIT => Some((1, EventRef::Exit { reason: None })),
+            sub::TIMEOUT => Some((1, EventRef::Timeout)),
+            sub::SPAWN..=6 => {
+                let (&d_child, &d_off) = (self.buf.get(at + 1)?, self.buf.get(at + 2)?);
+                if (d_child | d_off) >= 0x80 {
+                    return None;
+                }
+                let p = &mut self.st.p;
+                let child = p
+                    .last_child
+                    .wrapping_add(1)
+                    .wrapping_add(unzigzag(d_child as u64) as i32 as u32);
+                let offset = p.pid_offset.wrapping_add(unzigzag(d_off as u64));
+                p.last_child = child;
+                p.pid_offset = offset;
+                let flags = code - sub::SPAWN;
+                Some((
+                    3,
+                    EventRef::Spawn {
+                        child: ProcId(child),
+                        pid: (child as u64).wrapping_add(offset as u64),
+                        link: flags & 1 != 0,
+                        monitor: flags & 2 != 0,
+                    },
+                ))
+            }
+            sub::LINK..=sub::DEMONITOR | sub::EXIT_SIGNAL | 13 | sub::DOWN => {
+                let (end, to) = match *self.buf.get(at + 1)? {
+                    r if r < EXPLICIT => (at + 2, self.st.p.dests.take(r as usize)?),
+                    EXPLICIT => self.quick_new_dest(at + 2)?,
+                    _ => return None,
+                };
+                let kind = match code {
+                    sub::LINK => SignalKindRef::Link,
+                    sub::UNLINK => SignalKindRef::Unlink,
+                    sub::MONITOR => SignalKindRef::Monitor,
+                    sub::DEMONITOR => SignalKindRef::Demonitor,
+                    sub::DOWN => SignalKindRef::Down { reason: None },
+                    c => SignalKindRef::Exit {
+                        reason: None,
+                        linked: c == 13,
+                    },
+                };
+                let signal = self.next_signal_id();
+                Some((end - at, EventRef::Signal { signal, to, kind }))
+            }
+            sub::SIGNAL_TAKEN..=20 => {
+                let (end, signal) = self.quick_signal_taken(at + 1)?;
+                let effect = match code - sub::SIGNAL_TAKEN {
+                    0 => SignalEffect::Applied,
+                    1 => SignalEffect::Ignored,
+                    2 => SignalEffect::Converted,
+                    _ => SignalEffect::Killed,
+                };
+                Some((end - at, EventRef::SignalTaken { signal, effect }))
+            }
+            _ => None,
+        }
+    }
+
+    /// The sender reference and one-byte delta of a signal taken, from
+    /// `from`, when the sender is listed or a new one: returns where they
+    /// end and the signal. `None` leaves everything as it was.
+    #[inline(always)]
+    fn quick_signal_taken(&mut self, from: usize) -> Option<(usize, MsgId)> {
+        let r = *self.buf.get(from)?;
+        let r_list = &mut self.st.p.receipts;
+        if r < EXPLICIT {
+            let d = *self.buf.get(from + 1).filter(|&&d| d < 0x80)?;
+            let (sender, expected) = r_list.peek(r as usize)?;
+            let index = expected.wrapping_add(unzigzag(d as u64) as u64);
+            r_list.hit(r as usize, index);
+            return Some((from + 2, msg(sender, index)));
+        }
+        if r != EXPLICIT {
+            return None;
+        }
+        let mut end = from + 1;
+        let sender = u32::try_from(varint::get(self.buf, &mut end).ok()?).ok()?;
+        let d = *self.buf.get(end).filter(|&&d| d < 0x80)?;
+        if r_list.find(sender).is_some() {
+            return None;
+        }
+        let index = r_list
+            .expected_evicted(sender)
+            .wrapping_add(unzigzag(d as u64) as u64);
+        r_list.miss(sender, index);
+        Some((end + 1, msg(sender, index)))
     }
 
     /// Any event (the general path); `t` is its tag byte at `at`.

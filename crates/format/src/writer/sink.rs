@@ -470,11 +470,7 @@ impl Packer {
         let table_at = out.len();
         let table = store(self.table.as_mut(), &self.raw_table, &mut self.scratch, out);
         let body_at = out.len();
-        let body = if segs.len() >= CROWD_SEGMENTS {
-            self.crowd_body.as_mut()
-        } else {
-            self.body.as_mut()
-        };
+        let body = body_compressor(&mut self.body, &mut self.crowd_body, segs.len());
         let storage = store(body, &self.raw_body, &mut self.scratch, out);
         let timestamps = segs.first().is_some_and(|s| s.timestamps);
         let mut flags = if timestamps { FLAG_TIMESTAMPS } else { 0 };
@@ -494,6 +490,38 @@ impl Packer {
             body_crc: binding.body_crc(&out[body_at..]),
         };
         out[start..table_at].copy_from_slice(&header.encode());
+    }
+}
+
+/// A zstd context, if one could be made.
+type Zstd = Option<zstd::bulk::Compressor<'static>>;
+
+/// The compressor for a body of `segments` segments: a crowd's, or the
+/// other bodies'.
+fn body_compressor<'c>(
+    body: &'c mut Zstd,
+    crowd_body: &'c mut Zstd,
+    segments: usize,
+) -> Option<&'c mut zstd::bulk::Compressor<'static>> {
+    if segments >= CROWD_SEGMENTS {
+        crowd_body.as_mut()
+    } else {
+        body.as_mut()
+    }
+}
+
+impl Packer {
+    /// The bytes [`encode_record`](Self::encode_record) stores for a body
+    /// of `segments` segments whose events are `raw`: `trace stats`
+    /// re-encodes a log's blocks and packs them as the writer would.
+    pub fn stored_body_len(&mut self, segments: usize, raw: &[u8]) -> usize {
+        let mut out = std::mem::take(&mut self.raw_body);
+        out.clear();
+        let c = body_compressor(&mut self.body, &mut self.crowd_body, segments);
+        store(c, raw, &mut self.scratch, &mut out);
+        let n = out.len();
+        self.raw_body = out;
+        n
     }
 }
 
