@@ -21,6 +21,7 @@ use crate::shared::DepFact;
 use crate::waiters::Waiters;
 use std::collections::VecDeque;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use trace_format::prefetch::prefetch;
 use trace_format::{MsgId, ProcId};
 
@@ -85,8 +86,19 @@ pub fn derive_within(
 pub(crate) fn derive_slots(
     model: &Model,
     limit: Option<&[u64]>,
-    mut run: impl FnMut(TableRow, u32, u32),
+    run: impl FnMut(TableRow, u32, u32),
 ) -> DeriveOutcome {
+    derive_slots_unless(model, limit, None, run).unwrap_or_default()
+}
+
+/// As [`derive_slots`], given up (`None`) as soon as `cancel` is set: for
+/// a derivation built beside other work that may find it unneeded.
+pub(crate) fn derive_slots_unless(
+    model: &Model,
+    limit: Option<&[u64]>,
+    cancel: Option<&AtomicBool>,
+    mut run: impl FnMut(TableRow, u32, u32),
+) -> Option<DeriveOutcome> {
     let n = model.procs.len();
     let mut prog = progress(model, limit);
     let mut waiters = Waiters::new(n);
@@ -103,6 +115,9 @@ pub(crate) fn derive_slots(
     // First in, first out, with what a process's run reads asked for in
     // advance: the run of a process starts with a cache miss otherwise.
     while let Some(p) = ready.pop_front() {
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return None;
+        }
         prefetch_ahead(model, &prog, &ready);
         let st = &prog[p as usize];
         let (recs, spawns, deps) = (st.receipts, st.spawns, st.deps);
@@ -201,11 +216,11 @@ pub(crate) fn derive_slots(
         event_waiters.wake(p, cur, |q| ready.push_back(q));
     }
     let (cycles, behind) = stuck(model, &prog);
-    DeriveOutcome {
+    Some(DeriveOutcome {
         ordered,
         cycles,
         behind,
-    }
+    })
 }
 
 /// Each process's progress before the derivation: nothing run, up to its

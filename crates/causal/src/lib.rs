@@ -18,6 +18,8 @@
 //!                                                 │   (signals sent, receipts, spawns, exit)
 //!           names: symbolic names from the spawn tree  ├─► check (validate/): Report
 //!           event: EVENT syntax ──resolve──► EventId    ├─► derive: a derivation (and cycles)
+//!                                                      ├─► reach: whether it places every
+//!                                                      │    event (parallel, no order)
 //!                                                      └─► query: happened_before, causal
 //!                                                           past / future (vector clocks)
 //! steps: a derivation with its events decoded, for printing (render: text, JSON)
@@ -31,7 +33,8 @@
 //! Files in layers, none importing one above it: `facts` (what a log gives,
 //! per process), `shared`, `index` and `inconsistency` over them; `model`
 //! composes them; `build` fills a model, and the analyses (`query`,
-//! `pasts`, `derive`, `validate`, `cut`, `resolve`, `steps`, `render`) read it.
+//! `pasts`, `derive`, `reach`, `validate`, `cut`, `resolve`, `steps`,
+//! `render`) read it.
 
 mod build;
 mod cut;
@@ -42,6 +45,7 @@ mod index;
 mod model;
 mod pasts;
 pub mod query;
+mod reach;
 pub mod render;
 mod resolve;
 mod shared;

@@ -31,6 +31,7 @@ use crate::facts::{EventId, ReceiptFact, TableRow, NO_ROW};
 use crate::index::{Positions, ReceiptIndex};
 use crate::model::Model;
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use trace_format::ProcId;
 
@@ -191,41 +192,58 @@ impl Model {
 
     pub(crate) fn positions(&self) -> &Positions {
         self.positions.get_or_init(|| {
-            let mut start = vec![u64::MAX; self.procs.len()];
-            let mut receipt = vec![u64::MAX; self.total_receipts()];
-            let mut dep: Vec<Vec<u64>> =
-                self.deps.iter().map(|d| vec![u64::MAX; d.len()]).collect();
-            let mut next_receipt = vec![0usize; self.procs.len()];
-            let mut next_dep = vec![0usize; self.procs.len()];
-            let mut pos = 0u64;
-            let mut stretches = Vec::new();
-            let out = crate::derive::derive_slots(self, None, |s, from, to| {
-                stretches.push((s, to - from));
-                let base = self.procs[s as usize].receipts.start;
-                let recs = self.receipts_of(s);
-                if from == 0 {
-                    start[s as usize] = pos;
-                }
-                let j = &mut next_receipt[s as usize];
-                while *j < recs.len() && recs[*j].at < to {
-                    receipt[base + *j] = pos + (recs[*j].at - from) as u64;
-                    *j += 1;
-                }
-                let deps = self.deps_of(s);
-                let j = &mut next_dep[s as usize];
-                while *j < deps.len() && deps[*j].at < to {
-                    dep[s as usize][*j] = pos + (deps[*j].at - from) as u64;
-                    *j += 1;
-                }
-                pos += (to - from) as u64;
-            });
-            Positions {
-                start,
-                receipt,
-                dep,
-                complete: out.cycles.is_empty() && out.behind.is_empty(),
-                stretches,
+            self.place_events(None)
+                .expect("a derivation that cannot be cancelled")
+        })
+    }
+
+    /// Rebuilds the derivation that places events ([`position`](Self::position),
+    /// [`happened_before`](Self::happened_before), [`crate::causal_pasts`]),
+    /// unless `cancel` is set before it is done: a caller that may need it
+    /// builds it beside other work, and gives it up when that work finds it
+    /// unneeded.
+    pub fn place_events_unless(&self, cancel: &AtomicBool) {
+        if self.positions.get().is_none() {
+            if let Some(p) = self.place_events(Some(cancel)) {
+                let _ = self.positions.set(p);
             }
+        }
+    }
+
+    fn place_events(&self, cancel: Option<&AtomicBool>) -> Option<Positions> {
+        let mut start = vec![u64::MAX; self.procs.len()];
+        let mut receipt = vec![u64::MAX; self.total_receipts()];
+        let mut dep: Vec<Vec<u64>> = self.deps.iter().map(|d| vec![u64::MAX; d.len()]).collect();
+        let mut next_receipt = vec![0usize; self.procs.len()];
+        let mut next_dep = vec![0usize; self.procs.len()];
+        let mut pos = 0u64;
+        let mut stretches = Vec::new();
+        let out = crate::derive::derive_slots_unless(self, None, cancel, |s, from, to| {
+            stretches.push((s, to - from));
+            let base = self.procs[s as usize].receipts.start;
+            let recs = self.receipts_of(s);
+            if from == 0 {
+                start[s as usize] = pos;
+            }
+            let j = &mut next_receipt[s as usize];
+            while *j < recs.len() && recs[*j].at < to {
+                receipt[base + *j] = pos + (recs[*j].at - from) as u64;
+                *j += 1;
+            }
+            let deps = self.deps_of(s);
+            let j = &mut next_dep[s as usize];
+            while *j < deps.len() && deps[*j].at < to {
+                dep[s as usize][*j] = pos + (deps[*j].at - from) as u64;
+                *j += 1;
+            }
+            pos += (to - from) as u64;
+        })?;
+        Some(Positions {
+            start,
+            receipt,
+            dep,
+            complete: out.cycles.is_empty() && out.behind.is_empty(),
+            stretches,
         })
     }
 

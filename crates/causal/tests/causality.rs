@@ -132,6 +132,23 @@ fn causal_past_and_future_agree_with_reachability() {
 }
 
 #[test]
+fn a_derivation_given_up_is_built_in_full_when_asked_for() {
+    use std::sync::atomic::AtomicBool;
+    let procs = random_run(61, 400);
+    let dir = Scratch::new("derive-cancel");
+    let m = model(&dir, &procs);
+    m.place_events_unless(&AtomicBool::new(true));
+    let mut n = 0;
+    trace_causal::derive(&m, |p, range| {
+        for i in range {
+            assert_eq!(m.position(EventId::new(p, i)), Some(n));
+            n += 1;
+        }
+    });
+    assert_eq!(n, m.event_count());
+}
+
+#[test]
 fn a_derivation_places_every_event_after_its_causes() {
     for seed in 50..70 {
         let procs = random_run(seed, 400);

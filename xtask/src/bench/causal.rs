@@ -5,11 +5,14 @@
 //! machine's cores). The baseline, measured in the same
 //! run, is decoding alone: the format crate's parallel reader decoding every
 //! block of the same log, in this process, on as many threads.
+//!
+//! `CAUSAL_BENCH_LOG=/path/to/file.trace` keeps the generated log there and
+//! reuses it when it exists, for profiling `trace replay` on it.
 
 use super::synth;
 use super::table::{secs, Table};
 use crate::erl::{self, Scratch};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use trace_format::WriterOptions;
@@ -68,25 +71,41 @@ pub(super) fn decode_alone(log: &Path, threads: usize, runs: usize) -> Result<f6
     Ok(best)
 }
 
+/// The synthetic log of `events` events: the kept one (`CAUSAL_BENCH_LOG`)
+/// when it has that many, else written anew (there, or in `dir`).
+fn synthetic_log(events: u64, dir: &Path) -> Result<PathBuf, String> {
+    let kept = std::env::var_os("CAUSAL_BENCH_LOG").map(PathBuf::from);
+    let log = kept.clone().unwrap_or_else(|| dir.join("synth.trace"));
+    if let Some(k) = &kept {
+        if let Ok(r) = trace_format::LogReader::open(k) {
+            if r.event_count() == events {
+                return Ok(log);
+            }
+        }
+    }
+    let spec = synth::Spec::new(events);
+    let payloads = synth::Payloads::new(&spec);
+    let steps = synth::steps(&spec);
+    synth::write_log(&log, &spec, &payloads, &steps, WriterOptions::default())
+        .map_err(|e| format!("writing the synthetic log: {e}"))?;
+    Ok(log)
+}
+
 pub fn run(ctx: &super::Ctx) -> Result<(), String> {
     let events: u64 = if ctx.quick { 2_000_000 } else { 50_000_000 };
     let runs = if ctx.quick { 1 } else { 5 };
     let scratch = Scratch::new("bench-causal");
-    let log = scratch.0.join("synth.trace");
+    let log = synthetic_log(events, &scratch.0)?;
     let log_arg = log.to_str().ok_or("scratch path is not UTF-8")?;
-
-    let spec = synth::Spec::new(events);
-    let payloads = synth::Payloads::new(&spec);
-    let steps = synth::steps(&spec);
-    let summary = synth::write_log(&log, &spec, &payloads, &steps, WriterOptions::default())
-        .map_err(|e| format!("writing the synthetic log: {e}"))?;
-    drop(steps);
+    let reader = trace_format::LogReader::open(&log).map_err(|e| e.to_string())?;
     println!(
         "synthetic log: {} events, {} processes, {:.1} MiB",
-        summary.events,
-        summary.processes,
-        summary.bytes as f64 / (1 << 20) as f64
+        reader.event_count(),
+        reader.processes().len(),
+        std::fs::metadata(&log).map_or(0, |m| m.len()) as f64 / (1 << 20) as f64
     );
+    let events = reader.event_count();
+    drop(reader);
 
     // (threads, decode time and memory, replay time and memory)
     let mut measured = Vec::new();
@@ -114,7 +133,7 @@ pub fn run(ctx: &super::Ctx) -> Result<(), String> {
         "peak RSS",
         "time vs decoding alone",
     ]);
-    let per_s = |s: f64| format!("{:.1}M", summary.events as f64 / s / 1e6);
+    let per_s = |s: f64| format!("{:.1}M", events as f64 / s / 1e6);
     let mib = |b: u64| format!("{:.0} MiB", b as f64 / (1 << 20) as f64);
     let (one_d, one_r) = (measured[0].1, measured[0].2 .0);
     for &(threads, dt, (rt, rmem)) in &measured {

@@ -8,7 +8,8 @@
 //!           │         of the right kind, taken once, in FIFO order per sender when arrivals are logged
 //!           ├► tree: the spawn tree is well formed (facts gathered while building)
 //!           ├► after exit (found while building)
-//!           ├► derive: happened-before has no cycle (each process acts after its spawn, ...)
+//!           ├► reach (parallel, per process): happened-before has no cycle (each process
+//!           │         acts after its spawn, ...); derive names the cycles when there are any
 //!           └► leftovers (parallel, per sender): signals never received, processes never exited
 //! ```
 
@@ -16,6 +17,7 @@ mod leftovers;
 mod receipts;
 mod tree;
 
+use crate::derive::DeriveOutcome;
 use crate::inconsistency::{Inconsistency, Overtaken, Unverifiable};
 use crate::model::Model;
 use trace_format::ProcId;
@@ -60,12 +62,11 @@ impl Report {
 }
 
 /// Checks the log's causal consistency. The checks of receipts and the
-/// listing of leftovers run in parallel (rayon's pool); the rebuild of
-/// the derivation, which finds cycles, is one pass over receipts.
+/// listing of leftovers run in parallel (rayon's pool), beside the search
+/// for happened-before cycles.
 pub fn validate(model: &Model) -> Report {
-    // The rebuild is sequential: it runs beside the parallel checks.
     let (outcome, (checked, (unreceived, to_foreign))) = rayon::join(
-        || crate::derive::derive_slots(model, None, |_, _, _| {}),
+        || cycles(model),
         || {
             let checked = receipts::check(model);
             let left = leftovers::unreceived(model, &checked.marks);
@@ -100,4 +101,17 @@ pub fn validate(model: &Model) -> Report {
         exits_recorded: model.records_exits,
         complete: model.complete,
     }
+}
+
+/// The happened-before cycles of the log, found without the derivation's
+/// order when several threads can look ([`crate::reach`]): the rebuild in
+/// order, one sequential pass over receipts, names them when there are any.
+fn cycles(model: &Model) -> DeriveOutcome {
+    if rayon::current_num_threads() > 1 && crate::reach::places_every_event(model) {
+        return DeriveOutcome {
+            ordered: model.event_count(),
+            ..DeriveOutcome::default()
+        };
+    }
+    crate::derive::derive_slots(model, None, |_, _, _| {})
 }

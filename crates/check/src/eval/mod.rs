@@ -36,6 +36,7 @@ use rayon::prelude::*;
 pub use resolve::show as show_proc;
 use resolve::Resolved as Names;
 use source::Sources;
+use std::sync::atomic::{AtomicBool, Ordering};
 use trace_causal::{EventId, Model};
 use trace_format::{LogReader, ProcId};
 pub use verdict::{CheckError, GaveUp, Status, Verdict, Violation};
@@ -383,6 +384,18 @@ impl Evaluation<'_> {
             .collect()
     }
 
+    /// The matches of every predicate in all processes, gathered in parallel.
+    fn all_matches(&self, all: &[ProcId]) -> Vec<Matches> {
+        let per: Vec<Vec<Matches>> = all.par_iter().map(|&p| self.gather(p)).collect();
+        let mut m = self.empty();
+        for mut proc_m in per {
+            for (k, list) in proc_m.iter_mut().enumerate() {
+                m[k].append(list);
+            }
+        }
+        m
+    }
+
     /// No matches of any predicate.
     fn empty(&self) -> Vec<Matches> {
         self.prop
@@ -476,26 +489,35 @@ impl Evaluation<'_> {
     /// All processes' matches together, on happened-before.
     fn across(&self, all: &[ProcId]) -> Counted {
         let (prop, model, r) = (self.prop, self.model, self.names);
-        let per: Vec<Vec<Matches>> = all.par_iter().map(|&p| self.gather(p)).collect();
-        let mut m = self.empty();
-        for mut proc_m in per {
-            for (k, list) in proc_m.iter_mut().enumerate() {
-                m[k].append(list);
-            }
-        }
+        let fast = stream::applies_across(prop).filter(|_| self.opts.fast);
+        // The matches are ordered for the engine by the rebuilt derivation
+        // (one sequential pass over the log), which the fast path needs
+        // only when it finds violations: built beside the search, and
+        // given up when none is found.
+        // (On one thread the search runs first, and the derivation after it.)
+        let unneeded = AtomicBool::new(false);
+        let ((mut m, found), ()) = rayon::join(
+            || {
+                let m = self.all_matches(all);
+                let found = fast
+                    .map(|(kind, t, o)| stream::across(model, kind, m[t].events(), m[o].events()));
+                if found.as_ref().is_some_and(Vec::is_empty) {
+                    unneeded.store(true, Ordering::Relaxed);
+                }
+                (m, found)
+            },
+            || model.place_events_unless(&unneeded),
+        );
         let order = Causal(model);
-        // Ordering the matches for the engine places every event in a
-        // rebuilt derivation: done only when something needs it.
         let sort = |m: &mut Vec<Matches>| {
             for list in m {
                 list.sort_by_key(|e| (order_position(model, e), e));
             }
         };
-        let Some((kind, t, o)) = stream::applies_across(prop).filter(|_| self.opts.fast) else {
+        let (Some((_, t, _)), Some(mut v)) = (fast, found) else {
             sort(&mut m);
             return self.whole(m, &order, None);
         };
-        let mut v = stream::across(model, kind, m[t].events(), m[o].events());
         let total = v.len();
         first::first_by_key(&mut v, self.opts.detail, |e| (e.proc, e.index));
         if v.is_empty() {
