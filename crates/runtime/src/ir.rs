@@ -19,6 +19,45 @@ pub type Label = u32;
 /// "No failure label": an instruction that fails raises instead of branching.
 pub const RAISE: Label = u32::MAX;
 
+/// Where a called function starts and how many slots its window takes, as
+/// the linker finds them (`link::link_calls`); unlinked code holds
+/// [`Entry::UNLINKED`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub code: CodePtr,
+    pub nslots: u16,
+}
+
+impl Entry {
+    /// An entry the linker has yet to fill in.
+    pub const UNLINKED: Entry = Entry {
+        code: CodePtr(std::ptr::null()),
+        nslots: 0,
+    };
+}
+
+/// The first instruction of a function of a linked program.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub struct CodePtr(pub *const Instr);
+
+// SAFETY: it points into a `Program`'s code, which nothing mutates once it
+// is linked and which outlives every process running it (the `Runtime`
+// holds it); sharing the address between threads shares only reads.
+unsafe impl Send for CodePtr {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for CodePtr {}
+
+impl std::fmt::Debug for CodePtr {
+    // An address says nothing in a listing, and differs from run to run.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_null() {
+            "unlinked"
+        } else {
+            "linked"
+        })
+    }
+}
+
 /// [`Instr::Cons`] moves its head operand.
 pub const TAKE_HEAD: u8 = 1;
 /// [`Instr::Cons`] moves its tail operand.
@@ -397,16 +436,22 @@ pub enum Instr {
 
     // --- calls
     /// Call function `fun` of the program with the `arity` arguments at `args..`.
+    /// The linker fills in `entry` (the callee's code and window size) and
+    /// `own` (the caller's window size, which its frame keeps for the
+    /// return), so the call and the return look nothing up.
     Call {
-        fun: u32,
-        args: Slot,
         arity: u8,
+        args: Slot,
         dst: Slot,
+        own: u16,
+        fun: u32,
+        entry: Entry,
     },
     TailCall {
-        fun: u32,
-        args: Slot,
         arity: u8,
+        args: Slot,
+        fun: u32,
+        entry: Entry,
     },
     /// Call through the external table (remote calls resolved at link time).
     CallExt {

@@ -7,7 +7,7 @@
 use crate::bif;
 use crate::code::{ExtTarget, FunCode, ModuleInfo, Program};
 use crate::compiler::ModuleCode;
-use crate::ir::{Cmp, Instr, Op2, RAISE};
+use crate::ir::{Cmp, CodePtr, Entry, Instr, Op2, RAISE};
 use crate::otp;
 use trace_syntax::ast::Pos;
 use trace_syntax::{DiagKind, Diagnostic};
@@ -111,6 +111,7 @@ pub fn link(mods: Vec<ModuleCode>) -> Result<Program, Vec<Diagnostic>> {
         ));
     }
     if diags.is_empty() {
+        link_calls(&mut prog);
         Ok(prog)
     } else {
         Err(diags)
@@ -153,6 +154,35 @@ fn check_supported(prog: &Program, m: Atom, f: Atom, a: u32) -> Result<(), Strin
         ));
     }
     Ok(())
+}
+
+/// Fills in each direct call's [`Entry`] (its callee's code and window
+/// size) and its caller's window size, once every function's code is in
+/// place and checked: the code is not moved or changed after this.
+fn link_calls(prog: &mut Program) {
+    let entries: Vec<Entry> = prog
+        .funs
+        .iter()
+        .map(|f| Entry {
+            code: CodePtr(f.code.as_ptr()),
+            nslots: f.nslots,
+        })
+        .collect();
+    for f in &mut prog.funs {
+        let nslots = f.nslots;
+        for ins in &mut f.code {
+            match ins {
+                Instr::Call {
+                    fun, own, entry, ..
+                } => {
+                    *entry = entries[*fun as usize];
+                    *own = nslots;
+                }
+                Instr::TailCall { fun, entry, .. } => *entry = entries[*fun as usize],
+                _ => {}
+            }
+        }
+    }
 }
 
 fn rebase(ins: &mut Instr, fb: u32, lb: u32, sb: u32, cb: u32, eb: u32) {
@@ -199,6 +229,8 @@ fn direct(ins: &mut Instr, exts: &[ExtTarget]) {
                     args,
                     arity,
                     dst,
+                    own: 0,
+                    entry: Entry::UNLINKED,
                 }
             }
             ExtTarget::Bif(bif) => {
@@ -214,7 +246,12 @@ fn direct(ins: &mut Instr, exts: &[ExtTarget]) {
         },
         Instr::TailCallExt { ext, args, arity } => {
             if let ExtTarget::Fun(fun) = exts[ext as usize] {
-                *ins = Instr::TailCall { fun, args, arity };
+                *ins = Instr::TailCall {
+                    fun,
+                    args,
+                    arity,
+                    entry: Entry::UNLINKED,
+                };
             }
         }
         _ => {}

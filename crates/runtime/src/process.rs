@@ -8,6 +8,7 @@
 
 use crate::code::FunId;
 use crate::hooks::{ProcessDirector, ProcessObserver};
+use crate::ir::CodePtr;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Mutex;
@@ -124,6 +125,10 @@ pub struct Frame {
     pub base: u32,
     /// The caller's slot that receives the result.
     pub ret: u16,
+    /// The caller's window size and code (`fun`'s, kept here so that a
+    /// return looks nothing up).
+    pub nslots: u16,
+    pub code: CodePtr,
 }
 
 /// An active `try` or `catch`.
@@ -281,7 +286,9 @@ pub struct Process {
     pub regs: Vec<Term>,
     pub frames: Vec<Frame>,
     pub handlers: Vec<Handler>,
-    /// Current position.
+    /// Current position. While the process runs, `fun` and `base` are
+    /// kept current by the instruction loop (they are not in its locals),
+    /// and `pc` is saved at a slice's end and for built-ins.
     pub fun: FunId,
     pub pc: u32,
     pub base: u32,

@@ -4,7 +4,7 @@
 use super::builder::{self, FnBuilder};
 use super::{binary, comprehension, constant, control, funs, pattern, records, CResult, ModuleCtx};
 use crate::bif;
-use crate::ir::{ErrKind, Instr, Op1, Op2, Slot, RAISE};
+use crate::ir::{Entry, ErrKind, Instr, Op1, Op2, Slot, RAISE};
 use trace_syntax::ast::{self, BinOp, Expr, ExprKind, Pos};
 use trace_term::{Atom, Term};
 
@@ -679,7 +679,12 @@ fn emit_call(b: &mut FnBuilder, k: CallKind, args: Slot, arity: u8, dest: Dest) 
     let tail = matches!(dest, Dest::Tail) && b.protected == 0;
     if tail {
         b.emit(match k {
-            CallKind::Local(fun) => Instr::TailCall { fun, args, arity },
+            CallKind::Local(fun) => Instr::TailCall {
+                fun,
+                args,
+                arity,
+                entry: Entry::UNLINKED,
+            },
             CallKind::Ext(ext) => Instr::TailCallExt { ext, args, arity },
             CallKind::Fun(fun) => Instr::TailCallFun { fun, args, arity },
             CallKind::Dyn(module, function) => Instr::TailCallDyn {
@@ -704,6 +709,8 @@ fn emit_call(b: &mut FnBuilder, k: CallKind, args: Slot, arity: u8, dest: Dest) 
             args,
             arity,
             dst,
+            own: 0,
+            entry: Entry::UNLINKED,
         },
         CallKind::Ext(ext) => Instr::CallExt {
             ext,

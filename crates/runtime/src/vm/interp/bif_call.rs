@@ -138,7 +138,7 @@ fn deliver(
                 crate::vm::calls::returned(p, prog, fun, pc.saturating_sub(1), &v);
             }
             let (mut f, mut npc, mut nb) = (fun, pc, base);
-            match do_return(p, prog, &mut f, &mut npc, &mut nb, v) {
+            match do_return(p, &mut f, &mut npc, &mut nb, v) {
                 Some(end) => Next::End(end),
                 None => {
                     p.fun = f;
@@ -186,7 +186,7 @@ fn apply(
                 Apply::Fun(fv) => closure_extra(fv, prog),
                 Apply::Mfa(..) => 0,
             };
-            let nb = callee_base(p, ret, fun, pc, base, nslots, arity + extra);
+            let nb = callee_base(p, prog, ret, fun, pc, base, nslots, arity + extra);
             let need = nb + prog.funs[f as usize].nslots as usize;
             if p.regs.len() < need {
                 p.regs.resize(need, Term::Nil);

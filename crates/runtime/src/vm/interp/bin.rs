@@ -32,13 +32,13 @@ pub(super) fn put(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         unreachable!("not a BsPut")
     };
     let v = vm.reg(*val).clone();
-    let sz = bits::size_value(&vm.p.regs, vm.base, *size);
+    let sz = bits::size_value(&vm.p.regs, vm.base(), *size);
     let w = vm.p.bs.as_mut().expect("BsPut outside a binary");
     match bits::put(w, &v, *ty, sz, *unit, *flags) {
         Ok(()) => Flow::Go,
         Err(f) => {
             vm.p.bs = None;
-            let e = raise::error(vm.p, vm.prog, vm.fun, vm.pc(), f);
+            let e = raise::error(vm.p, vm.prog, vm.fun(), vm.pc(), f);
             vm.slow(Next::Raise(e))
         }
     }
@@ -76,7 +76,7 @@ pub(super) fn skip(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     else {
         unreachable!("not a BsSkip")
     };
-    let sz = bits::size_value(&vm.p.regs, vm.base, *size);
+    let sz = bits::size_value(&vm.p.regs, vm.base(), *size);
     let at = vm.reg(*pos).as_int().unwrap_or(0) as usize;
     let total = match vm.reg(*src) {
         Term::Binary(b) => b.bit_len(),
@@ -115,7 +115,7 @@ pub(super) fn get(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     else {
         unreachable!("not a BsGet")
     };
-    let sz = bits::size_value(&vm.p.regs, vm.base, *size);
+    let sz = bits::size_value(&vm.p.regs, vm.base(), *size);
     let at = vm.reg(*pos).as_int().unwrap_or(0) as usize;
     // The rest of a dead binary nobody else holds: narrow the
     // term in place rather than allocate a new one.

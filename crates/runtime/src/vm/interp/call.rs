@@ -5,38 +5,54 @@ use super::callee::{closure_extra, prepare_fun_call, resolve_dyn, stop_unsupport
 use super::{bif_call::call_bif, take, Flow, Next, Vm};
 use crate::code::{ExtTarget, FunId, Program};
 use crate::exception::Exception;
-use crate::ir::{Slot, RAISE};
+use crate::ir::{CodePtr, Instr, Slot, RAISE};
 use crate::process::{Frame, Process};
 use crate::vm::{raise, ExitInfo, SliceEnd};
 use trace_term::{atom, Term};
 
 /// `Return`: back to the caller with the value in `src`.
 ///
-/// The caller's function is looked up once, for both its window size and
-/// its code, and the result is written through the new window: the frame's
-/// slot is inside the caller's window, which the check below makes exist.
+/// The frame holds all the caller's position needs (its code and window
+/// size): nothing is looked up. The process's last return goes out of the
+/// loop to [`return_slow`]. The value moves after the check that may grow
+/// the stack, so that it is not kept across that call.
 #[inline(always)]
-pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot) -> Flow {
-    let v = take(vm.reg_mut(src));
-    let Some(fr) = vm.p.frames.pop() else {
-        return vm.slow(Next::End(initial_returned(v)));
+pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
+    let Some(&fr) = vm.p.frames.last() else {
+        return super::cold(vm, ins);
     };
-    // SAFETY: a frame names a function the linker checked.
-    let f = unsafe { vm.prog.funs.get_unchecked(fr.fun as usize) };
     let base = fr.base as usize;
-    let need = base + f.nslots as usize;
+    let need = base + fr.nslots as usize;
     if vm.p.regs.len() < need {
         // See `do_return`: a slice end may have trimmed the caller's top slots.
         super::grow_stack(vm.p, need);
+        vm.refresh();
     }
-    vm.fun = fr.fun;
-    vm.base = base;
-    vm.code = f.code.as_ptr();
-    debug_assert!((fr.pc as usize) < f.code.len());
+    let v = take(vm.reg_mut(src));
+    // SAFETY: the frame just read is there.
+    unsafe { vm.p.frames.set_len(vm.p.frames.len() - 1) };
+    vm.p.fun = fr.fun;
+    vm.p.base = base as u32;
+    vm.code = fr.code.0;
     // SAFETY: a saved position is inside its function.
     vm.ip = unsafe { vm.code.add(fr.pc as usize) };
     vm.refresh();
     vm.reg_mut(fr.ret).set(v);
+    Flow::Go
+}
+
+/// `Return` out of the loop: the process's initial call returns, or its
+/// caller's window must be given back first (see [`do_return`]).
+pub(super) fn return_slow(vm: &mut Vm<'_>, src: Slot) -> Flow {
+    let v = take(vm.reg_mut(src));
+    let (mut fun, mut pc, mut base) = (vm.fun(), 0, vm.base());
+    if let Some(end) = do_return(vm.p, &mut fun, &mut pc, &mut base, v) {
+        return vm.slow(Next::End(end));
+    }
+    vm.p.fun = fun;
+    vm.p.base = base as u32;
+    vm.enter_code(pc);
+    vm.refresh();
     Flow::Go
 }
 
@@ -54,8 +70,64 @@ fn initial_returned(v: Term) -> SliceEnd {
 /// [`callee_base`]; `ret` is a constant at each use, so its match folds away).
 #[inline(always)]
 pub(super) fn local(vm: &mut Vm<'_>, f: FunId, args: Slot, n: usize, ret: Ret) -> Flow {
-    let nb = callee_base(vm.p, ret, vm.fun, vm.pc(), vm.base, args as usize, n);
+    let nb = callee_base(
+        vm.p,
+        vm.prog,
+        ret,
+        vm.fun(),
+        vm.pc(),
+        vm.base(),
+        args as usize,
+        n,
+    );
     vm.enter(f, nb)
+}
+
+/// `Call` and `TailCall`: as [`local`], with what the linker found of the
+/// callee and of the caller (see [`Linked`]), so that neither the call nor
+/// the return looks a function up. Both stacks are grown, when they must
+/// be, before the frame is built, so that its fields are not kept across
+/// those calls.
+#[inline(always)]
+pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret) -> Flow {
+    let nb = match ret {
+        Ret::Slot(_) => vm.base() + args as usize,
+        Ret::Tail => vm.base(),
+    };
+    let frames = &vm.p.frames;
+    if matches!(ret, Ret::Slot(_)) && frames.len() == frames.capacity() {
+        grow_frames(vm.p);
+    }
+    let need = nb + l.callee.nslots as usize;
+    if vm.p.regs.len() < need {
+        super::grow_stack(vm.p, need);
+    }
+    match ret {
+        Ret::Slot(dst) => {
+            let fr = Frame {
+                fun: vm.fun(),
+                pc: vm.pc() as u32,
+                base: vm.base() as u32,
+                ret: dst,
+                nslots: l.own,
+                code: CodePtr(vm.code),
+            };
+            let frames = &mut vm.p.frames;
+            let len = frames.len();
+            // SAFETY: there is room for one more (tested above).
+            unsafe {
+                frames.as_mut_ptr().add(len).write(fr);
+                frames.set_len(len + 1);
+            }
+        }
+        Ret::Tail => tail_args(vm.p, vm.base(), args as usize, l.arity),
+    }
+    vm.p.fun = f;
+    vm.p.base = nb as u32;
+    vm.code = l.callee.code.0;
+    vm.ip = vm.code;
+    vm.refresh();
+    vm.count_call()
 }
 
 /// Calls a built-in with the `arity` arguments at `base+args`.
@@ -68,15 +140,15 @@ pub(super) fn built_in(
     ret: Ret,
     fail: u32,
 ) -> Flow {
-    let s = vm.base + args as usize;
+    let s = vm.base() + args as usize;
     let next = call_bif(
         vm.p,
         vm.rt,
         vm.wk,
         vm.prog,
-        vm.fun,
+        vm.fun(),
         vm.pc(),
-        vm.base,
+        vm.base(),
         id,
         s,
         arity as usize,
@@ -119,9 +191,9 @@ pub(super) fn external(vm: &mut Vm<'_>, ext: u32, args: Slot, arity: u8, ret: Re
             function,
             arity: a,
         } => {
-            let s = vm.base + args as usize;
+            let s = vm.base() + args as usize;
             let argv = vm.p.regs[s..s + *a as usize].to_vec();
-            let e = raise::undef(vm.p, prog, vm.fun, vm.pc(), *module, *function, argv);
+            let e = raise::undef(vm.p, prog, vm.fun(), vm.pc(), *module, *function, argv);
             vm.slow(Next::Raise(e))
         }
     }
@@ -133,13 +205,14 @@ pub(super) fn fun_value(vm: &mut Vm<'_>, fs: Slot, args: Slot, arity: u8, ret: R
     // Borrow the fun by moving it out and back: no reference count.
     let fv = take(vm.reg_mut(fs));
     let (a, n) = (args as usize, arity as usize);
-    let callee = prepare_fun_call(vm.p, vm.prog, vm.fun, vm.pc(), vm.base, &fv, a, n);
+    let callee = prepare_fun_call(vm.p, vm.prog, vm.fun(), vm.pc(), vm.base(), &fv, a, n);
     // A tail call moves the captured values down with the arguments.
     let n = match ret {
         Ret::Tail => arity as usize + closure_extra(&fv, vm.prog),
         Ret::Slot(_) => 0,
     };
-    vm.p.regs[vm.base + fs as usize] = fv;
+    let slot = vm.base() + fs as usize;
+    vm.p.regs[slot] = fv;
     resolved(vm, callee, args, arity, n, ret)
 }
 
@@ -155,7 +228,7 @@ pub(super) fn dynamic(
 ) -> Flow {
     let (m, f) = (vm.reg(module).clone(), vm.reg(function).clone());
     let (a, n) = (args as usize, arity as usize);
-    let callee = resolve_dyn(vm.p, vm.prog, vm.fun, vm.pc(), vm.base, &m, &f, a, n);
+    let callee = resolve_dyn(vm.p, vm.prog, vm.fun(), vm.pc(), vm.base(), &m, &f, a, n);
     resolved(vm, callee, args, arity, arity as usize, ret)
 }
 
@@ -163,9 +236,11 @@ pub(super) fn dynamic(
 /// `base+args`: a body call pushes a frame that returns into `Ret::Slot`'s
 /// slot and the window starts at the arguments; a tail call moves them down
 /// to `base` and reuses the frame.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) fn callee_base(
     p: &mut Process,
+    prog: &Program,
     ret: Ret,
     fun: FunId,
     pc: usize,
@@ -175,11 +250,14 @@ pub(super) fn callee_base(
 ) -> usize {
     match ret {
         Ret::Slot(dst) => {
+            let caller = &prog.funs[fun as usize];
             p.frames.push(Frame {
                 fun,
                 pc: pc as u32,
                 base: base as u32,
                 ret: dst,
+                nslots: caller.nslots,
+                code: CodePtr(caller.code.as_ptr()),
             });
             base + args
         }
@@ -221,7 +299,6 @@ fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
 #[inline(always)]
 pub(super) fn do_return(
     p: &mut Process,
-    prog: &Program,
     fun: &mut FunId,
     pc: &mut usize,
     base: &mut usize,
@@ -235,7 +312,7 @@ pub(super) fn do_return(
             // A callee's window starts inside its caller's, so trimming the
             // stack to the callee's window (at a slice end) may have cut the
             // caller's top slots: give them back.
-            let need = *base + prog.funs[*fun as usize].nslots as usize;
+            let need = *base + fr.nslots as usize;
             if p.regs.len() < need {
                 p.regs.resize(need, Term::Nil);
             }
@@ -244,6 +321,22 @@ pub(super) fn do_return(
         }
         None => Some(initial_returned(v)),
     }
+}
+
+/// Makes room for one more frame (a call deeper than any before).
+#[cold]
+#[inline(never)]
+fn grow_frames(p: &mut Process) {
+    p.frames.reserve(1);
+}
+
+/// What a linked call knows beyond its callee's id: the callee's entry,
+/// the caller's window size and, for a tail call, the arguments to move.
+#[derive(Copy, Clone)]
+pub(super) struct Linked {
+    pub callee: crate::ir::Entry,
+    pub own: u16,
+    pub arity: usize,
 }
 
 /// Where a built-in's result goes.

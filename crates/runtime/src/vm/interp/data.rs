@@ -61,7 +61,7 @@ pub(super) fn cons(vm: &mut Vm<'_>, dst: Slot, head: Slot, tail: Slot, t: u8) ->
 /// `Tuple`: a tuple of the `arity` values at `start..`.
 #[inline(always)]
 pub(super) fn tuple(vm: &mut Vm<'_>, dst: Slot, start: Slot, arity: u16) -> Flow {
-    let s = vm.base + start as usize;
+    let s = vm.base() + start as usize;
     let v = Term::Tuple(trace_term::Tuple::from_iter(
         vm.p.regs[s..s + arity as usize].iter_mut().map(take),
     ));
@@ -72,7 +72,7 @@ pub(super) fn tuple(vm: &mut Vm<'_>, dst: Slot, start: Slot, arity: u16) -> Flow
 /// `MapNew`: a map of the `n` key/value pairs at `start..`.
 #[inline(always)]
 pub(super) fn map_new(vm: &mut Vm<'_>, dst: Slot, start: Slot, n: u16) -> Flow {
-    let s = vm.base + start as usize;
+    let s = vm.base() + start as usize;
     let mut m = MapRepr::new();
     for i in 0..n as usize {
         let k = take(&mut vm.p.regs[s + 2 * i]);
@@ -119,7 +119,7 @@ pub(super) fn map_put(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         if vm.fail_to(*fail) {
             return Flow::Go;
         }
-        let e = super::raise::error(vm.p, vm.prog, vm.fun, vm.pc(), f);
+        let e = super::raise::error(vm.p, vm.prog, vm.fun(), vm.pc(), f);
         return vm.slow(Next::Raise(e));
     }
     let Term::Map(mut m) = m else { unreachable!() };
@@ -137,7 +137,7 @@ pub(super) fn map_put(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
 #[inline(always)]
 pub(super) fn make_fun(vm: &mut Vm<'_>, dst: Slot, tmpl: u32, start: Slot, nfree: u16) -> Flow {
     let info = &vm.prog.closures[tmpl as usize];
-    let s = vm.base + start as usize;
+    let s = vm.base() + start as usize;
     let env: Box<[Term]> = vm.p.regs[s..s + nfree as usize]
         .iter_mut()
         .map(take)

@@ -12,14 +12,14 @@ use trace_term::{atom, Term};
 /// `Try`: enters a `try` whose handler is at `handler`.
 #[inline(always)]
 pub(super) fn enter_try(vm: &mut Vm<'_>, handler: u32, reg: Slot) -> Flow {
-    push_handler(vm.p, vm.fun, handler, vm.base, reg, false);
+    push_handler(vm.p, vm.fun(), handler, vm.base(), reg, false);
     Flow::Go
 }
 
 /// `Catch`: enters a `catch` whose handler is at `handler`.
 #[inline(always)]
 pub(super) fn enter_catch(vm: &mut Vm<'_>, handler: u32, dst: Slot) -> Flow {
-    push_handler(vm.p, vm.fun, handler, vm.base, dst, true);
+    push_handler(vm.p, vm.fun(), handler, vm.base(), dst, true);
     Flow::Go
 }
 
@@ -50,12 +50,12 @@ pub(super) fn reraise(vm: &mut Vm<'_>, reg: Slot) -> Flow {
 pub(super) fn error(vm: &mut Vm<'_>, kind: ErrKind, val: Slot) -> Flow {
     let reason = error_reason(kind, vm.reg(val).clone());
     let args = if kind == ErrKind::FunctionClause {
-        let n = vm.prog.funs[vm.fun as usize].arity as usize;
-        Some(vm.p.regs[vm.base..vm.base + n].to_vec())
+        let n = vm.prog.funs[vm.fun() as usize].arity as usize;
+        Some(vm.p.regs[vm.base()..vm.base() + n].to_vec())
     } else {
         None
     };
-    let e = raise::compiled_error(vm.p, vm.fun, vm.pc(), reason, args);
+    let e = raise::compiled_error(vm.p, vm.fun(), vm.pc(), reason, args);
     vm.slow(Next::Raise(e))
 }
 

@@ -33,7 +33,7 @@ use crate::ir::{Cmp, Instr, Op2, Slot};
 use crate::process::Process;
 use crate::sched::Runtime;
 use crate::sched::Worker;
-use call::Ret;
+use call::{Linked, Ret};
 use trace_term::Term;
 
 /// A copy of `t`: a plain 16-byte copy for immediates (the common case in
@@ -53,6 +53,45 @@ fn dup(t: &Term) -> Term {
 #[inline(always)]
 fn take(t: &mut Term) -> Term {
     std::mem::replace(t, Term::Nil)
+}
+
+/// Writes small integer `v` into slot `t`. The out-of-line path takes the
+/// integer, not a `Term`: a `Term` handed to a function out of line is
+/// built in memory, and LLVM then built every result in memory, on the
+/// fast path too (a store, a load and a copy more per integer written).
+#[inline(always)]
+fn put_int(t: &mut Term, v: i64) {
+    if t.is_immediate() {
+        // SAFETY: an immediate owns nothing to release.
+        unsafe { std::ptr::write(t, Term::Int(v)) }
+    } else {
+        replace_int(t, v)
+    }
+}
+
+/// [`put_int`] over a value holding a reference.
+#[cold]
+#[inline(never)]
+fn replace_int(t: &mut Term, v: i64) {
+    *t = Term::Int(v);
+}
+
+/// Writes float `v` into slot `t` (see [`put_int`]).
+#[inline(always)]
+fn put_float(t: &mut Term, v: f64) {
+    if t.is_immediate() {
+        // SAFETY: an immediate owns nothing to release.
+        unsafe { std::ptr::write(t, Term::Float(v)) }
+    } else {
+        replace_float(t, v)
+    }
+}
+
+/// [`put_float`] over a value holding a reference.
+#[cold]
+#[inline(never)]
+fn replace_float(t: &mut Term, v: f64) {
+    *t = Term::Float(v);
 }
 
 /// How an instruction hands control back to the loop.
@@ -90,18 +129,16 @@ struct Vm<'a> {
     prog: &'a Program,
     /// Reductions left in the slice.
     reds: u32,
-    fun: FunId,
     /// The next instruction to run. Invariant: it points into the current
     /// function's code, `code`: every label is inside its function and no
     /// function's last instruction falls through (`code_check::check`
     /// verifies both for every program), so the loop fetches without a
     /// bounds check.
     ip: *const Instr,
-    base: usize,
     /// The start of the current function's code.
     code: *const Instr,
     /// The current window, as a raw pointer: slot accesses are the hottest
-    /// operation of the loop. Invariant: `w == p.regs.as_mut_ptr() + base`
+    /// operation of the loop. Invariant: `w == p.regs.as_mut_ptr() + p.base`
     /// and `p.regs.len() >= base + nslots(fun)`; every place that moves
     /// `base` or may reallocate `p.regs` re-establishes it with
     /// [`Vm::refresh`]. The compiler only emits slot numbers below the
@@ -113,13 +150,28 @@ struct Vm<'a> {
 }
 
 impl<'a> Vm<'a> {
+    /// The current function. It lives in the process (`p.fun`), not in
+    /// the loop's state: a loop that kept it (and `base`) in locals had
+    /// more values than registers, and LLVM moved the window or the process
+    /// to the stack instead, reloading them at every instruction.
+    #[inline(always)]
+    fn fun(&self) -> FunId {
+        self.p.fun
+    }
+
+    /// Where the current window starts in the value stack (`p.base`).
+    #[inline(always)]
+    fn base(&self) -> usize {
+        self.p.base as usize
+    }
+
     /// Slot `s` of the current window.
     #[inline(always)]
     fn reg(&self, s: Slot) -> &Term {
         let s = s as usize;
         debug_assert!(
-            self.base + s < self.p.regs.len()
-                && std::ptr::eq(self.w, self.p.regs.as_ptr().wrapping_add(self.base))
+            self.base() + s < self.p.regs.len()
+                && std::ptr::eq(self.w, self.p.regs.as_ptr().wrapping_add(self.base()))
         );
         // SAFETY: see the invariant on `w`.
         unsafe { &*self.w.add(s) }
@@ -130,8 +182,8 @@ impl<'a> Vm<'a> {
     fn reg_mut(&mut self, s: Slot) -> &mut Term {
         let s = s as usize;
         debug_assert!(
-            self.base + s < self.p.regs.len()
-                && self.w == self.p.regs.as_mut_ptr().wrapping_add(self.base)
+            self.base() + s < self.p.regs.len()
+                && self.w == self.p.regs.as_mut_ptr().wrapping_add(self.base())
         );
         // SAFETY: see the invariant on `w`.
         unsafe { &mut *self.w.add(s) }
@@ -140,7 +192,7 @@ impl<'a> Vm<'a> {
     /// Re-establishes the invariant on `w`.
     #[inline(always)]
     fn refresh(&mut self) {
-        self.w = self.p.regs.as_mut_ptr().wrapping_add(self.base);
+        self.w = self.p.regs.as_mut_ptr().wrapping_add(self.base());
     }
 
     /// The index of the next instruction in the current function.
@@ -153,16 +205,16 @@ impl<'a> Vm<'a> {
     /// Continues at `label` of the current function.
     #[inline(always)]
     fn goto(&mut self, label: u32) {
-        debug_assert!((label as usize) < self.prog.funs[self.fun as usize].code.len());
+        debug_assert!((label as usize) < self.prog.funs[self.fun() as usize].code.len());
         // SAFETY: labels are inside their function (see the invariant on `ip`).
         self.ip = unsafe { self.code.add(label as usize) };
     }
 
-    /// Switches to the code of function `self.fun`, at `pc`.
+    /// Switches to the code of function `self.fun()`, at `pc`.
     #[inline(always)]
     fn enter_code(&mut self, pc: usize) {
         // SAFETY: the linker checked every function id the code names.
-        let f = unsafe { self.prog.funs.get_unchecked(self.fun as usize) };
+        let f = unsafe { self.prog.funs.get_unchecked(self.fun() as usize) };
         debug_assert!(pc < f.code.len());
         self.code = f.code.as_ptr();
         // SAFETY: `pc` is a label or a saved position inside the function.
@@ -193,9 +245,7 @@ impl<'a> Vm<'a> {
     /// Keeps the position in the process, for the next slice or a built-in.
     #[inline(always)]
     fn save(&mut self) {
-        self.p.fun = self.fun;
         self.p.pc = self.pc() as u32;
-        self.p.base = self.base as u32;
     }
 
     /// Goes to the start of function `f`, its window at `nb`, counting a
@@ -208,11 +258,18 @@ impl<'a> Vm<'a> {
         if self.p.regs.len() < need {
             grow_stack(self.p, need);
         }
-        self.fun = f;
-        self.base = nb;
+        self.p.fun = f;
+        self.p.base = nb as u32;
         self.code = callee.code.as_ptr();
         self.ip = self.code;
         self.refresh();
+        self.count_call()
+    }
+
+    /// Counts the reduction of a call that entered its callee; the slice
+    /// ends, at the callee's start, when it was the last.
+    #[inline(always)]
+    fn count_call(&mut self) -> Flow {
         self.reds -= 1;
         if self.reds == 0 {
             self.save();
@@ -224,8 +281,6 @@ impl<'a> Vm<'a> {
     /// Goes on from where the process says it is, after a built-in.
     #[inline(always)]
     fn resume(&mut self) {
-        self.fun = self.p.fun;
-        self.base = self.p.base as usize;
         self.enter_code(self.p.pc as usize);
         self.refresh();
     }
@@ -235,8 +290,8 @@ impl<'a> Vm<'a> {
     #[inline(always)]
     fn throw(&mut self, e: Exception) -> Result<(), SliceEnd> {
         let (f, pc, base) = raise::throw(self.p, self.prog, e)?;
-        self.fun = f;
-        self.base = base;
+        self.p.fun = f;
+        self.p.base = base as u32;
         self.enter_code(pc);
         self.refresh();
         Ok(())
@@ -287,9 +342,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
         wk,
         prog,
         reds: budget.max(1),
-        fun,
         ip: code,
-        base,
         code,
         w,
         next: &mut pending,
@@ -315,7 +368,7 @@ fn traced_loop(mut vm: Vm<'_>) -> SliceEnd {
 #[cold]
 fn report_return(vm: &mut Vm<'_>, src: Slot) {
     let v = vm.reg(src).clone();
-    crate::vm::calls::returned(vm.p, vm.prog, vm.fun, vm.pc(), &v);
+    crate::vm::calls::returned(vm.p, vm.prog, vm.fun(), vm.pc(), &v);
 }
 
 /// After instruction `ins` of a traced process, which left it at the start
@@ -324,7 +377,7 @@ fn report_return(vm: &mut Vm<'_>, src: Slot) {
 #[cold]
 fn report_call(vm: &mut Vm<'_>, ins: &Instr) {
     if ins.is_call() {
-        crate::vm::calls::called(vm.p, vm.prog, vm.fun, vm.base);
+        crate::vm::calls::called(vm.p, vm.prog, vm.fun(), vm.base());
     }
 }
 
@@ -394,7 +447,10 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::Move { dst, src } => data::copy(vm, dst, src),
         Instr::Take { dst, src } => data::take_slot(vm, dst, src),
         Instr::Lit { dst, lit } => data::literal(vm, dst, lit),
-        Instr::Int { dst, val } => data::constant(vm, dst, Term::Int(val as i64)),
+        Instr::Int { dst, val } => {
+            put_int(vm.reg_mut(dst), val as i64);
+            Flow::Go
+        }
         Instr::Atom { dst, atom } => data::constant(vm, dst, Term::Atom(atom)),
         Instr::Nil { dst } => data::constant(vm, dst, Term::Nil),
         Instr::Cons {
@@ -445,9 +501,33 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::Jump { to } => branch::jump(vm, to),
         Instr::Switch { a, table } => branch::switch(vm, a, table),
         // Calls and returns.
-        Instr::Call { fun, args, dst, .. } => call::local(vm, fun, args, 0, Ret::Slot(dst)),
-        Instr::TailCall { fun, args, arity } => {
-            call::local(vm, fun, args, arity as usize, Ret::Tail)
+        Instr::Call {
+            fun,
+            args,
+            dst,
+            own,
+            entry,
+            ..
+        } => {
+            let l = Linked {
+                callee: entry,
+                own,
+                arity: 0,
+            };
+            call::linked(vm, fun, l, args, Ret::Slot(dst))
+        }
+        Instr::TailCall {
+            fun,
+            args,
+            arity,
+            entry,
+        } => {
+            let l = Linked {
+                callee: entry,
+                own: 0,
+                arity: arity as usize,
+            };
+            call::linked(vm, fun, l, args, Ret::Tail)
         }
         Instr::CallExt {
             ext,
@@ -456,7 +536,7 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             dst,
         } => call::external(vm, ext, args, arity, Ret::Slot(dst)),
         Instr::TailCallExt { ext, args, arity } => call::external(vm, ext, args, arity, Ret::Tail),
-        Instr::Return { src } => call::return_value(vm, src),
+        Instr::Return { src } => call::return_value(vm, src, ins),
         // Binaries: in the loop, where a segment costs no copy of the state.
         Instr::BsInit => bin::init(vm),
         Instr::BsPut { .. } => bin::put(vm, ins),
@@ -504,19 +584,15 @@ fn cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         wk: vm.wk,
         prog: vm.prog,
         reds: vm.reds,
-        fun: vm.fun,
         ip: vm.ip,
-        base: vm.base,
         code: vm.code,
         w: vm.w,
         next: &mut *vm.next,
     };
     let flow = exec_cold(&mut c, ins);
-    let (reds, fun, ip, base, code, w) = (c.reds, c.fun, c.ip, c.base, c.code, c.w);
+    let (reds, ip, code, w) = (c.reds, c.ip, c.code, c.w);
     vm.reds = reds;
-    vm.fun = fun;
     vm.ip = ip;
-    vm.base = base;
     vm.code = code;
     vm.w = w;
     flow
@@ -551,7 +627,8 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::LeInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Le, a, imm, fail),
         Instr::GtInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Gt, a, imm, fail),
         Instr::GeInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Ge, a, imm, fail),
-        // Calls and returns.
+        // Calls and returns: the return that ends the process.
+        Instr::Return { src } => call::return_slow(vm, src),
         Instr::CallBif {
             bif,
             args,

@@ -1,7 +1,7 @@
 //! Operators: arithmetic, bit operations, comparisons as values, boolean
 //! operators and list `++`/`--`; the small-integer and float cases inline.
 
-use super::{Flow, Next, Vm};
+use super::{put_float, put_int, Flow, Next, Vm};
 use crate::exception::Fault;
 use crate::ir::{Instr, Op1, Op2, Slot};
 use crate::vm::{arith, raise};
@@ -13,7 +13,7 @@ use trace_term::Term;
 pub(super) fn add_imm(vm: &mut Vm<'_>, dst: Slot, a: Slot, imm: i32, fail: u32) -> Flow {
     if let Term::Int(x) = vm.reg(a) {
         if let Some(v) = x.checked_add(imm as i64) {
-            vm.reg_mut(dst).set(Term::Int(v));
+            put_int(vm.reg_mut(dst), v);
             return Flow::Go;
         }
     }
@@ -31,7 +31,7 @@ pub(super) fn add_imm(vm: &mut Vm<'_>, dst: Slot, a: Slot, imm: i32, fail: u32) 
             if vm.fail_to(fail) {
                 return Flow::Go;
             }
-            let e = raise::op_error(vm.p, vm.prog, vm.fun, vm.pc(), f);
+            let e = raise::op_error(vm.p, vm.prog, vm.fun(), vm.pc(), f);
             vm.slow(Next::Raise(e))
         }
     }
@@ -54,8 +54,13 @@ fn small_int(op: Op2, x: i64, y: i64) -> Option<i64> {
 /// numbers, errors) out of the loop, as `Op2` does it.
 #[inline(always)]
 pub(super) fn arith(vm: &mut Vm<'_>, op: Op2, dst: Slot, a: Slot, b: Slot, ins: &Instr) -> Flow {
-    let v = match (vm.reg(a), vm.reg(b)) {
-        (Term::Int(x), Term::Int(y)) => small_int(op, *x, *y).map(Term::Int),
+    match (vm.reg(a), vm.reg(b)) {
+        (Term::Int(x), Term::Int(y)) => {
+            if let Some(v) = small_int(op, *x, *y) {
+                put_int(vm.reg_mut(dst), v);
+                return Flow::Go;
+            }
+        }
         (Term::Float(x), Term::Float(y)) => {
             let r = match op {
                 Op2::Add => x + y,
@@ -63,17 +68,14 @@ pub(super) fn arith(vm: &mut Vm<'_>, op: Op2, dst: Slot, a: Slot, b: Slot, ins: 
                 _ => x * y,
             };
             // An infinite result is badarith: out of the loop.
-            r.is_finite().then_some(Term::Float(r))
+            if r.is_finite() {
+                put_float(vm.reg_mut(dst), r);
+                return Flow::Go;
+            }
         }
-        _ => None,
-    };
-    match v {
-        Some(v) => {
-            vm.reg_mut(dst).set(v);
-            Flow::Go
-        }
-        None => super::cold(vm, ins),
+        _ => {}
     }
+    super::cold(vm, ins)
 }
 
 /// `Op2`: a binary operator, small integers and floats inline.
@@ -81,12 +83,12 @@ pub(super) fn arith(vm: &mut Vm<'_>, op: Op2, dst: Slot, a: Slot, b: Slot, ins: 
 pub(super) fn op2(vm: &mut Vm<'_>, op: Op2, dst: Slot, a: Slot, b: Slot, fail: u32) -> Flow {
     if let (Term::Int(x), Term::Int(y)) = (vm.reg(a), vm.reg(b)) {
         if let Some(v) = small_int(op, *x, *y) {
-            vm.reg_mut(dst).set(Term::Int(v));
+            put_int(vm.reg_mut(dst), v);
             return Flow::Go;
         }
     }
     if let Some(v) = arith::fast_float(op, vm.reg(a), vm.reg(b)) {
-        vm.reg_mut(dst).set(Term::Float(v));
+        put_float(vm.reg_mut(dst), v);
         return Flow::Go;
     }
     match value(op, vm.reg(a), vm.reg(b)) {
@@ -99,7 +101,7 @@ pub(super) fn op2(vm: &mut Vm<'_>, op: Op2, dst: Slot, a: Slot, b: Slot, fail: u
             if vm.fail_to(fail) {
                 return Flow::Go;
             }
-            let e = raise::op2_error(vm.p, vm.prog, vm.fun, vm.pc(), op, x, y, f);
+            let e = raise::op2_error(vm.p, vm.prog, vm.fun(), vm.pc(), op, x, y, f);
             vm.slow(Next::Raise(e))
         }
     }
@@ -124,7 +126,7 @@ pub(super) fn op1(vm: &mut Vm<'_>, op: Op1, dst: Slot, a: Slot, fail: u32) -> Fl
             if vm.fail_to(fail) {
                 return Flow::Go;
             }
-            let e = raise::op_error(vm.p, vm.prog, vm.fun, vm.pc(), f);
+            let e = raise::op_error(vm.p, vm.prog, vm.fun(), vm.pc(), f);
             vm.slow(Next::Raise(e))
         }
     }

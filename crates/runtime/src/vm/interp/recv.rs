@@ -58,8 +58,8 @@ pub(super) fn peek(vm: &mut Vm<'_>, dst: Slot, wait: u32) -> Flow {
     // it) goes to the clauses unfiltered: it usually matches,
     // and the filter pays only once the scan passes messages
     // over (in RecvNext).
-    if receive::lend_current(vm.p, vm.base, dst, None)
-        || receive::peek(vm.p, vm.rt, vm.wk, vm.base, dst)
+    if receive::lend_current(vm.p, vm.base(), dst, None)
+        || receive::peek(vm.p, vm.rt, vm.wk, vm.base(), dst)
     {
         return Flow::Go;
     }
@@ -78,7 +78,7 @@ pub(super) fn next(vm: &mut Vm<'_>, lp: u32) -> Flow {
         // Do the RecvPeek at `lp` here when the next message is
         // in the mailbox: one dispatch less per scanned message.
         if let Instr::RecvPeek { dst, filter, .. } = vm.current() {
-            if receive::lend_current(vm.p, vm.base, *dst, filter.as_deref()) {
+            if receive::lend_current(vm.p, vm.base(), *dst, filter.as_deref()) {
                 vm.step();
             }
         }
@@ -104,7 +104,7 @@ pub(super) fn accept(vm: &mut Vm<'_>) -> Flow {
     }
     let r = receive::accept(vm.p, vm.rt);
     if vm.rt.controlled {
-        report_filter(vm.p, vm.prog, vm.fun, vm.base);
+        report_filter(vm.p, vm.prog, vm.fun(), vm.base());
     }
     match r {
         Ok(_) => Flow::Go,
@@ -176,7 +176,7 @@ pub(super) fn wait_timeout(vm: &mut Vm<'_>, timeout: Slot, lp: u32, after: u32) 
         Term::Int(i) if (0..=u32::MAX as i64).contains(i) => Some(*i as u64),
         _ => {
             let reason = Term::Atom(atom::TIMEOUT_VALUE);
-            let e = raise::compiled_error(vm.p, vm.fun, vm.pc(), reason, None);
+            let e = raise::compiled_error(vm.p, vm.fun(), vm.pc(), reason, None);
             return vm.slow(Next::Throw(e));
         }
     };
@@ -187,7 +187,7 @@ pub(super) fn wait_timeout(vm: &mut Vm<'_>, timeout: Slot, lp: u32, after: u32) 
         }
         Step::Jump(_) => {
             if vm.rt.controlled {
-                report_filter(vm.p, vm.prog, vm.fun, vm.base);
+                report_filter(vm.p, vm.prog, vm.fun(), vm.base());
             }
             vm.goto(after);
             Flow::Go
