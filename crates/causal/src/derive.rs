@@ -127,24 +127,10 @@ pub(crate) fn derive_slots_unless(
         // receipt needs it (a wait, or a signal to itself), by walking
         // the process's signals from where the last run left them.
         let mut sent = st.sent;
-        let sent_before = |from: u32, at: u32| {
-            let sigs = model.signals_of(p);
-            let mut n = from as usize;
-            while n < sigs.len() && sigs[n].at < at {
-                n += 1;
-            }
-            n as u32
-        };
+        let sent_before = |from: u32, at: u32| signals_before(model.signals_of(p), from, at);
         let start = cur;
         loop {
-            let stop = match recs.get(r) {
-                Some(rc) if rc.at < end => rc.at,
-                _ => end,
-            };
-            let stop = match deps.get(d) {
-                Some(dp) if dp.at < stop => dp.at,
-                _ => stop,
-            };
+            let stop = next_stop(recs, deps, r, d, end);
             while k < spawns.len() && spawns[k].at < stop {
                 let c = spawns[k].child;
                 if c != NO_ROW
@@ -374,4 +360,34 @@ fn stuck(model: &Model, prog: &[Progress]) -> (Vec<Vec<Wait>>, Vec<ProcId>) {
         .map(|s| model.id(s))
         .collect();
     (cycles, behind)
+}
+
+/// The process's own signals sent before its event `at`, counted on from
+/// `from` (a rebuild walks a process's signals only as far as a receipt
+/// needs them).
+pub(crate) fn signals_before(sigs: &[crate::facts::SignalFact], from: u32, at: u32) -> u32 {
+    let mut n = from as usize;
+    while n < sigs.len() && sigs[n].at < at {
+        n += 1;
+    }
+    n as u32
+}
+
+/// Where a process's run must stop next: at its next receipt or
+/// dependency, whichever comes first, or at `end`.
+pub(crate) fn next_stop(
+    recs: &[ReceiptFact],
+    deps: &[DepFact],
+    r: usize,
+    d: usize,
+    end: u32,
+) -> u32 {
+    let stop = match recs.get(r) {
+        Some(rc) if rc.at < end => rc.at,
+        _ => end,
+    };
+    match deps.get(d) {
+        Some(dp) if dp.at < stop => dp.at,
+        _ => stop,
+    }
 }

@@ -13,6 +13,7 @@
 //! derivation in order to name the cycles, the same ones on any thread
 //! count.
 
+use crate::derive::{next_stop, signals_before};
 use crate::facts::{TableRow, NO_ROW};
 use crate::model::Model;
 use rayon::Scope;
@@ -171,24 +172,11 @@ impl<'m> Reach<'m> {
         let end = m.procs[p as usize].events as u32;
         let (mut r, mut k, mut d) = (task.r as usize, task.k as usize, task.d as usize);
         // Own signals sent before event `at`, counted on from `from`.
-        let sent_before = |from: u32, at: u32| {
-            let mut n = from as usize;
-            while n < sigs.len() && sigs[n].at < at {
-                n += 1;
-            }
-            n as u32
-        };
+        let sent_before = |from: u32, at: u32| signals_before(sigs, from, at);
         let mut sent = task.sent;
         let mut need = None;
         loop {
-            let stop = match recs.get(r) {
-                Some(rc) if rc.at < end => rc.at,
-                _ => end,
-            };
-            let stop = match deps.get(d) {
-                Some(dp) if dp.at < stop => dp.at,
-                _ => stop,
-            };
+            let stop = next_stop(recs, deps, r, d, end);
             while k < spawns.len() && spawns[k].at < stop {
                 let c = spawns[k].child;
                 if c != NO_ROW && m.spawned_by[c as usize] == Some((p, spawns[k].at)) {

@@ -430,6 +430,35 @@ mod tests {
         trace_term::etf::to_vec(&crate::compile::literal(&e).unwrap())
     }
 
+    /// The prefix decides what the program would: a term in another form
+    /// is read by the program, and still answered right.
+    #[test]
+    fn the_prefix_and_the_program_agree_on_every_form() {
+        let p = compile_str("{req, 300, _}").unwrap();
+        assert_eq!(p.test_etf(&etf("{req, 300, x}")), super::EtfTest::Yes);
+        assert_eq!(p.test_etf(&etf("{req, 301, x}")), super::EtfTest::No);
+        assert_eq!(p.test_etf(&etf("{rep, 300, x}")), super::EtfTest::No);
+        assert_eq!(p.test_etf(&etf("{req, 300}")), super::EtfTest::No);
+        assert_eq!(p.test_etf(&etf("req")), super::EtfTest::No);
+        // `req` as a Latin-1 atom, 300 as it is: another form, same term.
+        let mut latin1 = vec![131, 104, 3, 100, 0, 3];
+        latin1.extend(b"req");
+        latin1.extend([98, 0, 0, 1, 44, 106]);
+        assert_eq!(p.test_etf(&latin1), super::EtfTest::Yes);
+        // 5 written in four bytes is 5.
+        let q = compile_str("{a, 5}").unwrap();
+        assert_eq!(
+            q.test_etf(&[131, 104, 2, 119, 1, b'a', 98, 0, 0, 0, 5]),
+            super::EtfTest::Yes
+        );
+        assert_eq!(
+            q.test_etf(&[131, 104, 2, 119, 1, b'a', 98, 0, 0, 0, 6]),
+            super::EtfTest::No
+        );
+        // Cut short inside the prefix: never a sure match.
+        assert_ne!(q.test_etf(&[131, 104, 2, 119, 1]), super::EtfTest::Yes);
+    }
+
     #[test]
     fn tells_sure_matches() {
         use super::EtfTest;
