@@ -304,6 +304,26 @@ impl<'a> BlockDecoder<'a> {
         }
     }
 
+    /// A spawn with its deltas read (zigzag undone): the child's process
+    /// index and pid offset move on by them.
+    #[inline(always)]
+    fn spawned(&mut self, flags: u8, d_child: i64, d_off: i64) -> EventRef<'a> {
+        let p = &mut self.st.p;
+        let child = p
+            .last_child
+            .wrapping_add(1)
+            .wrapping_add(d_child as i32 as u32);
+        let offset = p.pid_offset.wrapping_add(d_off);
+        p.last_child = child;
+        p.pid_offset = offset;
+        EventRef::Spawn {
+            child: ProcId(child),
+            pid: (child as u64).wrapping_add(offset as u64),
+            link: flags & 1 != 0,
+            monitor: flags & 2 != 0,
+        }
+    }
+
     fn signal_taken(&mut self, effect: u8) -> Result<EventRef<'a>, CodecError> {
         let at = self.st.pos;
         let r = self.varint("a sender slot")?;
@@ -319,13 +339,10 @@ impl<'a> BlockDecoder<'a> {
             true,
             at,
         )?;
-        let effect = match effect {
-            0 => SignalEffect::Applied,
-            1 => SignalEffect::Ignored,
-            2 => SignalEffect::Converted,
-            _ => SignalEffect::Killed,
-        };
-        Ok(EventRef::SignalTaken { signal, effect })
+        Ok(EventRef::SignalTaken {
+            signal,
+            effect: signal_effect(effect),
+        })
     }
 
     #[inline]
@@ -512,24 +529,8 @@ impl<'a> BlockDecoder<'a> {
                 if (d_child | d_off) >= 0x80 {
                     return None;
                 }
-                let p = &mut self.st.p;
-                let child = p
-                    .last_child
-                    .wrapping_add(1)
-                    .wrapping_add(unzigzag(d_child as u64) as i32 as u32);
-                let offset = p.pid_offset.wrapping_add(unzigzag(d_off as u64));
-                p.last_child = child;
-                p.pid_offset = offset;
-                let flags = code - sub::SPAWN;
-                Some((
-                    3,
-                    EventRef::Spawn {
-                        child: ProcId(child),
-                        pid: (child as u64).wrapping_add(offset as u64),
-                        link: flags & 1 != 0,
-                        monitor: flags & 2 != 0,
-                    },
-                ))
+                let (d_child, d_off) = (unzigzag(d_child as u64), unzigzag(d_off as u64));
+                Some((3, self.spawned(code - sub::SPAWN, d_child, d_off)))
             }
             sub::LINK..=sub::DEMONITOR | sub::EXIT_SIGNAL | 13 | sub::DOWN => {
                 let (end, to) = match *self.buf.get(at + 1)? {
@@ -553,12 +554,7 @@ impl<'a> BlockDecoder<'a> {
             }
             sub::SIGNAL_TAKEN..=20 => {
                 let (end, signal) = self.quick_signal_taken(at + 1)?;
-                let effect = match code - sub::SIGNAL_TAKEN {
-                    0 => SignalEffect::Applied,
-                    1 => SignalEffect::Ignored,
-                    2 => SignalEffect::Converted,
-                    _ => SignalEffect::Killed,
-                };
+                let effect = signal_effect(code - sub::SIGNAL_TAKEN);
                 Some((end - at, EventRef::SignalTaken { signal, effect }))
             }
             _ => None,
@@ -739,24 +735,9 @@ impl<'a> BlockDecoder<'a> {
                 reason: Some(self.bytes("an exit reason")?),
             },
             c @ sub::SPAWN..=6 => {
-                let flags = c - sub::SPAWN;
-                let d_child = unzigzag(self.varint("a child delta")?) as i32;
-                let child = self
-                    .st
-                    .p
-                    .last_child
-                    .wrapping_add(1)
-                    .wrapping_add(d_child as u32);
+                let d_child = unzigzag(self.varint("a child delta")?);
                 let d_off = unzigzag(self.varint("a pid delta")?);
-                let offset = self.st.p.pid_offset.wrapping_add(d_off);
-                self.st.p.last_child = child;
-                self.st.p.pid_offset = offset;
-                EventRef::Spawn {
-                    child: ProcId(child),
-                    pid: (child as u64).wrapping_add(offset as u64),
-                    link: flags & 1 != 0,
-                    monitor: flags & 2 != 0,
-                }
+                self.spawned(c - sub::SPAWN, d_child, d_off)
             }
             sub::LINK | sub::UNLINK | sub::MONITOR | sub::DEMONITOR => {
                 let to = self.dest_ref()?;
@@ -850,5 +831,15 @@ impl<'a> Iterator for BlockDecoder<'a> {
                 Some(Err(e))
             }
         }
+    }
+}
+
+/// The effect a signal-taken event's sub-code (less [`sub::SIGNAL_TAKEN`]) names.
+fn signal_effect(n: u8) -> SignalEffect {
+    match n {
+        0 => SignalEffect::Applied,
+        1 => SignalEffect::Ignored,
+        2 => SignalEffect::Converted,
+        _ => SignalEffect::Killed,
     }
 }
