@@ -558,6 +558,7 @@ pub struct Predictors {
 impl Predictors {
     /// The state a block of process `own` (engine pid `own_pid`) starts in,
     /// keeping the tables' storage.
+    #[inline]
     pub fn reset(&mut self, own: crate::event::ProcId, own_pid: u64) {
         self.dests.clear();
         self.receipts.clear();
