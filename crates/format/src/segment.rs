@@ -271,6 +271,28 @@ mod tests {
     }
 
     #[test]
+    fn long_columns_of_long_varints_round_trip() {
+        // Enough rows that columns are skipped a word at a time, with
+        // values of one to four bytes.
+        let rows: Vec<Segment> = (0..300u64)
+            .map(|i| Segment {
+                process: (i * 7) as u32,
+                first_event: if i % 3 == 0 { 0 } else { i * i * 37 },
+                first_signal: i * 1001,
+                events: 1 + (i % 200) as u32,
+                raw_len: 1 + (i % 200) as u32 + (i * 13 % 300) as u32,
+                origin: (i % 3 == 0).then_some((80 + i * 9, i as u32 / 2)),
+            })
+            .collect();
+        let raw: u32 = rows.iter().map(|r| r.raw_len).sum();
+        let mut t = Vec::new();
+        encode(&rows, &mut t);
+        assert_eq!(parse(&t, 300, raw).unwrap(), rows);
+        assert!(parse(&t, 299, raw).is_err());
+        assert!(parse(&t[..t.len() - 1], 300, raw).is_err());
+    }
+
+    #[test]
     fn a_table_that_lies_is_refused() {
         let mut t = Vec::new();
         encode(&rows(), &mut t);
