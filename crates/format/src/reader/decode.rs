@@ -727,8 +727,9 @@ impl LogReader {
         mut f: impl FnMut(&mut Events<'_>),
     ) -> Result<(), FormatError> {
         let rec = &self.records[k];
-        let mut rows = self.tables[k].0.iter();
-        let Some(first) = rows.next() else {
+        let t = &self.tables[k];
+        let mut rows = t.rows.iter().zip(&t.pids);
+        let Some((first, &pid)) = rows.next() else {
             return Ok(());
         };
         let mut b = BlockRef {
@@ -739,7 +740,7 @@ impl LogReader {
             events: first.events,
             first_event: first.first_event,
             first_signal: first.first_signal,
-            pid: self.pid_of(first.process),
+            pid,
         };
         let body = self
             .body(k as u32, scratch)
@@ -753,7 +754,7 @@ impl LogReader {
             ev.restart(raw, &b, rec);
             f(&mut ev);
             ev.check()?;
-            let Some(s) = rows.next() else {
+            let Some((s, &pid)) = rows.next() else {
                 return Ok(());
             };
             b = BlockRef {
@@ -763,16 +764,10 @@ impl LogReader {
                 events: s.events,
                 first_event: s.first_event,
                 first_signal: s.first_signal,
-                pid: self.pid_of(s.process),
+                pid,
                 ..b
             };
         }
-    }
-
-    /// A process's pid number, from the footer's table.
-    #[inline]
-    fn pid_of(&self, process: u32) -> u64 {
-        self.entries.get(process as usize).map_or(0, |e| e.pid)
     }
 
     /// Calls `f` on each event of one block (its position in

@@ -248,7 +248,7 @@ fn from_footer_v2(
         }
         match read_record(data, e.offset as usize, binding, false, &mut inf) {
             Read::Record(rec, segs) => {
-                let Some(s) = segs.0.first() else {
+                let Some(s) = segs.rows.first() else {
                     continue;
                 };
                 if rec.len != e.len as u64
@@ -361,7 +361,7 @@ fn read_record(
         table
     };
     let segs = match segment::parse(table, h.segments, h.raw_len) {
-        Ok(s) => SegTable(s),
+        Ok(s) => SegTable::new(s),
         Err((at, what)) => {
             return damaged(format!("expected {what} at byte {at} of its segment table"))
         }
@@ -441,7 +441,7 @@ fn read_record_v2(data: &[u8], pos: usize, binding: RunBinding, check_body: bool
         raw_len: h.raw_len,
         origin: Some((h.pid, h.parent)),
     };
-    Read::Record(rec, SegTable(vec![seg]))
+    Read::Record(rec, SegTable::new(vec![seg]))
 }
 
 /// Every intact block record from `start` on, in file order, with its

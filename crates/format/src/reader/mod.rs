@@ -133,7 +133,7 @@ impl LogReader {
         let (listing, by_process) = (OnceLock::new(), OnceLock::new());
         let mut tables = located.tables;
         let (whole, entries) = match located.processes {
-            Some(entries) if table::all_served_in(&tables, &entries) => (true, entries),
+            Some(entries) if table::all_served_in(&mut tables, &entries) => (true, entries),
             footer => {
                 let found = table::found_in(&located.records, &tables);
                 // Listed: reads go through the listing alone.
@@ -186,7 +186,7 @@ impl LogReader {
     /// The segments, listed on first use.
     fn listing(&self) -> &Listing {
         self.listing
-            .get_or_init(|| Listing::whole(&self.records, &self.tables, &self.entries))
+            .get_or_init(|| Listing::whole(&self.records, &self.tables))
     }
 
     /// The processes and their segments, built on first use.

@@ -156,12 +156,25 @@ pub(super) struct Table {
 /// opened) lists them: a whole-log read takes them a record at a time
 /// from here, and a log served whole lists them one by one only when a
 /// read by process asks for it.
-pub(crate) struct SegTable(pub Vec<Segment>);
+pub(crate) struct SegTable {
+    pub rows: Vec<Segment>,
+    /// Each row's pid number, from the footer's process table, once
+    /// [`all_served_in`] found the log served whole: the footer's table
+    /// is read in process order there, not once more per segment.
+    pub pids: Vec<u64>,
+}
 
 impl SegTable {
+    pub fn new(rows: Vec<Segment>) -> SegTable {
+        SegTable {
+            rows,
+            pids: Vec::new(),
+        }
+    }
+
     /// How many segments the record holds.
     pub fn count(&self) -> u32 {
-        self.0.len() as u32
+        self.rows.len() as u32
     }
 }
 
@@ -171,7 +184,7 @@ pub(super) fn found_in(records: &[Record], tables: &[SegTable]) -> Vec<Found> {
     let mut found = Vec::with_capacity(tables.iter().map(|t| t.count() as usize).sum());
     for (k, (t, rec)) in tables.iter().zip(records).enumerate() {
         let mut start = 0u32;
-        for s in &t.0 {
+        for s in &t.rows {
             let len = s.raw_len;
             found.push(Found::new(k as u32, rec.offset, start, s.clone()));
             start = start.wrapping_add(len);
@@ -219,17 +232,23 @@ fn build(
 /// how a finished log is written (but for segments that compressor threads
 /// swapped), and one pass in file order over the records' tables checks
 /// it, listing no segment: a whole-log read needs none.
-pub(super) fn all_served_in(tables: &[SegTable], entries: &[ProcessEntry]) -> bool {
+/// Fills in the rows' pids when it is so.
+pub(super) fn all_served_in(tables: &mut [SegTable], entries: &[ProcessEntry]) -> bool {
     let mut next = vec![0u64; entries.len()];
-    for s in tables.iter().flat_map(|t| &t.0) {
-        let p = s.process as usize;
-        let (Some(e), Some(n)) = (entries.get(p), next.get_mut(p)) else {
-            return false;
-        };
-        if s.first_event != *n || s.origin.is_some_and(|(pid, _)| pid != e.pid) {
-            return false;
+    for t in tables.iter_mut() {
+        t.pids.clear();
+        t.pids.reserve_exact(t.rows.len());
+        for s in &t.rows {
+            let p = s.process as usize;
+            let (Some(e), Some(n)) = (entries.get(p), next.get_mut(p)) else {
+                return false;
+            };
+            if s.first_event != *n || s.origin.is_some_and(|(pid, _)| pid != e.pid) {
+                return false;
+            }
+            *n += s.events as u64;
+            t.pids.push(e.pid);
         }
-        *n += s.events as u64;
     }
     next.iter().zip(entries).all(|(n, e)| *n == e.events)
 }
@@ -254,11 +273,11 @@ fn all_served(candidates: &mut [Found], entries: &[ProcessEntry]) -> bool {
 
 impl Listing {
     /// Every segment of a log that serves all it holds (see
-    /// [`all_served_in`]), in file order, with the pids `entries` give.
-    pub fn whole(records: &[Record], tables: &[SegTable], entries: &[ProcessEntry]) -> Listing {
+    /// [`all_served_in`]), in file order, with the pids it found.
+    pub fn whole(records: &[Record], tables: &[SegTable]) -> Listing {
         let mut found = found_in(records, tables);
-        for f in &mut found {
-            f.seg.pid = entries.get(f.seg.process as usize).map_or(0, |e| e.pid);
+        for (f, &pid) in found.iter_mut().zip(tables.iter().flat_map(|t| &t.pids)) {
+            f.seg.pid = pid;
         }
         Listing::all_served(found)
     }
