@@ -68,18 +68,35 @@ fn parent_code(process: u32, parent: u32) -> u64 {
     }
 }
 
-/// Skips a column of `count` varints from `*at`; returns how many were 0.
-/// A varint ends at a byte below 0x80, so this counts such bytes rather
-/// than decoding values (a table holds a handful of bytes per row, and
-/// rows are many); the values are read, strictly, afterwards.
+/// Skips a column of `count` varints from `*at`; returns how many were 0
+/// when `counts_zeros` (0 otherwise). A varint ends at a byte below 0x80,
+/// so this counts such bytes rather than decoding values (a table holds a
+/// handful of bytes per row, and rows are many); the values are read,
+/// strictly, afterwards.
 fn skip_column(
     table: &[u8],
     at: &mut usize,
     count: usize,
+    counts_zeros: bool,
     what: &str,
 ) -> Result<usize, (usize, String)> {
     let (mut ended, mut zeros, mut starts_varint) = (0, 0, true);
     let mut i = *at;
+    if !counts_zeros {
+        // Eight bytes at a time while the column's end is not among them:
+        // a varint ends at each byte whose high bit is clear.
+        while let Some(w) = table.get(i..i + 8) {
+            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            let ends = (!w & 0x8080_8080_8080_8080).count_ones() as usize;
+            if ended + ends >= count {
+                break;
+            }
+            ended += ends;
+            i += 8;
+        }
+        // The word before `i` ended with a varint's last byte, or a varint
+        // runs on into the next (a start only matters for zeros).
+    }
     while ended < count {
         let Some(&b) = table.get(i) else {
             return Err((i, format!("a varint ({what})")));
@@ -135,7 +152,7 @@ pub fn parse(table: &[u8], count: u32, raw_len: u32) -> Result<Vec<Segment>, (us
     for c in 0..7 {
         col[c] = at;
         let len = if c < 5 { n } else { starts };
-        let zeros = skip_column(table, &mut at, len, names[c])?;
+        let zeros = skip_column(table, &mut at, len, c == 1, names[c])?;
         if c == 1 {
             starts = zeros;
         }
@@ -251,6 +268,28 @@ mod tests {
         let mut t = Vec::new();
         encode(&rows(), &mut t);
         assert_eq!(parse(&t, 3, 15).unwrap(), rows());
+    }
+
+    #[test]
+    fn long_columns_of_long_varints_round_trip() {
+        // Enough rows that columns are skipped a word at a time, with
+        // values of one to four bytes.
+        let rows: Vec<Segment> = (0..300u64)
+            .map(|i| Segment {
+                process: (i * 7) as u32,
+                first_event: if i % 3 == 0 { 0 } else { i * i * 37 },
+                first_signal: i * 1001,
+                events: 1 + (i % 200) as u32,
+                raw_len: 1 + (i % 200) as u32 + (i * 13 % 300) as u32,
+                origin: (i % 3 == 0).then_some((80 + i * 9, i as u32 / 2)),
+            })
+            .collect();
+        let raw: u32 = rows.iter().map(|r| r.raw_len).sum();
+        let mut t = Vec::new();
+        encode(&rows, &mut t);
+        assert_eq!(parse(&t, 300, raw).unwrap(), rows);
+        assert!(parse(&t, 299, raw).is_err());
+        assert!(parse(&t[..t.len() - 1], 300, raw).is_err());
     }
 
     #[test]

@@ -240,8 +240,19 @@ pub struct SenderCache {
 impl SenderCache {
     /// Empties the list and the side map for a new block (a side map grown
     /// large is dropped rather than kept for a block that may not need it).
+    #[inline]
     pub fn clear(&mut self) {
         self.order = Order::default();
+        // Every sender put in the side map raised `evicted_above`: while
+        // it is 0 the map is empty (a crowd's short segments never evict),
+        // and is not looked at.
+        if self.evicted_above != 0 {
+            self.clear_evicted();
+        }
+    }
+
+    #[inline(never)]
+    fn clear_evicted(&mut self) {
         // Clearing a map, even an empty one, writes all its control
         // bytes: a crowd's decoder restarts for every few events.
         if self.evicted.capacity() > 64 {
@@ -558,6 +569,7 @@ pub struct Predictors {
 impl Predictors {
     /// The state a block of process `own` (engine pid `own_pid`) starts in,
     /// keeping the tables' storage.
+    #[inline]
     pub fn reset(&mut self, own: crate::event::ProcId, own_pid: u64) {
         self.dests.clear();
         self.receipts.clear();

@@ -96,6 +96,7 @@ impl<'a> BlockDecoder<'a> {
     /// it, keeping its predictors' storage: a reader of many small segments
     /// restarts one decoder rather than building (and moving) a fresh one
     /// for each.
+    #[inline]
     pub fn restart(
         &mut self,
         buf: &'a [u8],

@@ -84,6 +84,7 @@ impl<'a> Events<'a> {
     /// Makes these events those of segment `b` (of the same log), as
     /// [`new`](Self::new) would, reusing the decoder (see
     /// [`BlockDecoder::restart`]).
+    #[inline]
     pub(super) fn restart(&mut self, raw: &'a [u8], b: &BlockRef, rec: &Record) {
         self.dec.restart(
             raw,
@@ -138,8 +139,23 @@ impl<'a> Events<'a> {
         self.check()
     }
 
-    /// As [`finish`](Self::finish), leaving the events to be restarted.
+    /// As [`finish`](Self::finish), leaving the events to be restarted;
+    /// a segment read to its end as its row says is passed at once (a
+    /// crowd's log has millions of segments of a few events).
+    #[inline]
     fn check(&mut self) -> Result<(), FormatError> {
+        if self.error.is_none()
+            && self.seen == self.info.events
+            && self.dec.position() >= self.dec.len()
+        {
+            return Ok(());
+        }
+        self.check_rest()
+    }
+
+    /// [`check`](Self::check) past its quick test.
+    #[inline(never)]
+    fn check_rest(&mut self) -> Result<(), FormatError> {
         // Drain what the caller left unread so the count is checked too.
         while self.next().is_some() {}
         let offset = self.info.offset;
@@ -394,14 +410,16 @@ impl LogReader {
             Some(p) => &self.index()[p.blocks.clone()],
             None => &[],
         };
-        ks.iter().map(|&i| &self.blocks[i as usize])
+        let blocks = &self.listing().blocks;
+        ks.iter().map(|&i| &blocks[i as usize])
     }
 
     /// Every readable block (segment), grouped by process in id order, each
     /// process's in event order.
     pub fn blocks(&self) -> impl ExactSizeIterator<Item = BlockInfo> + '_ {
+        let blocks = &self.listing().blocks;
         self.index().iter().map(|&i| {
-            let b = &self.blocks[i as usize];
+            let b = &blocks[i as usize];
             BlockInfo::of(b, self.record_of(b))
         })
     }
@@ -523,7 +541,7 @@ impl LogReader {
                         Ok(_) => {}
                         Err(e) if !failed => {
                             failed = true;
-                            let b = &self.blocks[self.index()[k] as usize];
+                            let b = &self.listing().blocks[self.index()[k] as usize];
                             warnings.push(Warning::at(
                                 e.offset().unwrap_or(self.record_of(b).offset),
                                 format!(
@@ -564,11 +582,12 @@ impl LogReader {
         // the next part of the file, and a record's body is decompressed
         // once for all its segments), and their results put back in
         // `blocks` order.
-        let decoded: Vec<Vec<Result<T, FormatError>>> = self
+        let listing = self.listing();
+        let decoded: Vec<Vec<Result<T, FormatError>>> = listing
             .record_spans
             .par_iter()
             .map_init(Scratch::new, |scratch, span| {
-                let ks = &self.served[span.start as usize..span.end as usize];
+                let ks = &listing.served[span.start as usize..span.end as usize];
                 self.map_record(ks, scratch, &f)
             })
             .collect();
@@ -596,7 +615,8 @@ impl LogReader {
         let Some(&k0) = ks.first() else {
             return;
         };
-        let at = |k: u32| &self.blocks[k as usize];
+        let blocks = &self.listing().blocks;
+        let at = |k: u32| &blocks[k as usize];
         let first = at(k0);
         let body = match self.body(first.record, scratch) {
             Ok(body) => body,
@@ -648,20 +668,36 @@ impl LogReader {
         I: Fn() -> A + Sync,
         F: Fn(&mut A, &mut Events<'_>) + Sync,
     {
-        let spans = &self.record_spans;
         // Tasks of about this many records: a crowd's log has few records
         // of many segments, a long run's many of a few.
-        let per_task = spans
-            .len()
-            .div_ceil(4 * rayon::current_num_threads())
-            .max(1);
+        let per_task = |records: usize| records.div_ceil(4 * rayon::current_num_threads()).max(1);
+        if self.whole {
+            // Every segment is served as found: each record's table is
+            // read as its body is decoded, and no segment is listed.
+            let tasks: Vec<usize> = (0..self.records.len())
+                .step_by(per_task(self.records.len()))
+                .collect();
+            return tasks
+                .par_iter()
+                .map_init(Scratch::new, |scratch, &from| {
+                    let to = (from + per_task(self.records.len())).min(self.records.len());
+                    let mut acc = init();
+                    for k in from..to {
+                        self.fold_whole_record(k, scratch, |ev| fold(&mut acc, ev))?;
+                    }
+                    Ok(acc)
+                })
+                .collect();
+        }
+        let listing = self.listing();
+        let spans = &listing.record_spans;
         spans
-            .par_chunks(per_task)
+            .par_chunks(per_task(spans.len()))
             .map_init(Scratch::new, |scratch, chunk| {
                 let mut acc = init();
                 let mut failed = None;
                 for span in chunk {
-                    let ks = &self.served[span.start as usize..span.end as usize];
+                    let ks = &listing.served[span.start as usize..span.end as usize];
                     self.visit_record(
                         ks,
                         scratch,
@@ -679,6 +715,59 @@ impl LogReader {
                 Ok(acc)
             })
             .collect()
+    }
+
+    /// `f` over every segment of record `k` of a log served whole, its
+    /// rows read from the record's table as its body is decoded; the
+    /// first segment that fails stops the record.
+    fn fold_whole_record(
+        &self,
+        k: usize,
+        scratch: &mut Scratch,
+        mut f: impl FnMut(&mut Events<'_>),
+    ) -> Result<(), FormatError> {
+        let rec = &self.records[k];
+        let t = &self.tables[k];
+        let mut rows = t.rows.iter().zip(&t.pids);
+        let Some((first, &pid)) = rows.next() else {
+            return Ok(());
+        };
+        let mut b = BlockRef {
+            record: k as u32,
+            start: 0,
+            raw_len: first.raw_len,
+            process: first.process,
+            events: first.events,
+            first_event: first.first_event,
+            first_signal: first.first_signal,
+            pid,
+        };
+        let body = self
+            .body(k as u32, scratch)
+            .map_err(|e| segment_error(e, &b))?;
+        let mut ev = Events::new(&[], &b, rec, self.binding.version);
+        loop {
+            // The table was checked to fill the body exactly.
+            let raw = body
+                .get(b.start as usize..b.start as usize + b.raw_len as usize)
+                .unwrap_or(&[]);
+            ev.restart(raw, &b, rec);
+            f(&mut ev);
+            ev.check()?;
+            let Some((s, &pid)) = rows.next() else {
+                return Ok(());
+            };
+            b = BlockRef {
+                start: b.start + b.raw_len,
+                raw_len: s.raw_len,
+                process: s.process,
+                events: s.events,
+                first_event: s.first_event,
+                first_signal: s.first_signal,
+                pid,
+                ..b
+            };
+        }
     }
 
     /// Calls `f` on each event of one block (its position in

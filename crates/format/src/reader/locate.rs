@@ -5,7 +5,7 @@
 //! bodies are checked when decoded.
 
 use super::decode::Inflater;
-use super::table::{Found, Record};
+use super::table::{Record, SegTable};
 use crate::container::{
     self, BlockHeader, BlockHeaderV2, RunBinding, BLOCK_HEADER_LEN, BLOCK_HEADER_LEN_V2,
     BLOCK_MAGIC, FOOTER_MAGIC, FOOTER_RECORD_HEADER_LEN, TRAILER_LEN,
@@ -18,15 +18,15 @@ use rayon::prelude::*;
 pub(super) struct Located {
     /// The block records found, in file order.
     pub records: Vec<Record>,
-    /// Their segments, in file order.
-    pub candidates: Vec<Found>,
+    /// Their segment tables, checked.
+    pub tables: Vec<SegTable>,
     /// The footer's process table, when the footer was usable.
     pub processes: Option<Vec<ProcessEntry>>,
     pub end: Option<(Outcome, u64)>,
 }
 
 /// A block record read: its offset, the record and its segments.
-type ReadRecord = (u64, Record, Vec<Segment>);
+type ReadRecord = (u64, Record, SegTable);
 
 /// A footer of either layout.
 enum AnyFooter {
@@ -70,34 +70,21 @@ fn recover(
     warnings: &mut Vec<Warning>,
     mut why: Warning,
 ) -> Located {
-    let found = Found::collect(scan(data, blocks_start, binding, warnings));
+    let found = collect(scan(data, blocks_start, binding, warnings));
     let n = found.records.len();
     why.message = format!("{}; recovered {n} intact blocks by scanning", why.message);
     warnings.insert(0, why);
     found
 }
 
-impl Found {
-    /// Records and their segments, as the scan or the footer found them.
-    fn collect(read: Vec<ReadRecord>) -> Located {
-        let mut records = Vec::with_capacity(read.len());
-        // Sized once: a crowd's log has millions of segments.
-        let mut candidates = Vec::with_capacity(read.iter().map(|r| r.2.len()).sum());
-        for (_, rec, segs) in read {
-            let k = records.len() as u32;
-            let mut start = 0u32;
-            for s in segs {
-                candidates.push(Found::new(k, rec.offset, start, s));
-                start += candidates.last().map_or(0, |f| f.seg.raw_len);
-            }
-            records.push(rec);
-        }
-        Located {
-            records,
-            candidates,
-            processes: None,
-            end: None,
-        }
+/// Records and their segment tables, as the scan or the footer found them.
+fn collect(read: Vec<ReadRecord>) -> Located {
+    let (records, tables) = read.into_iter().map(|(_, rec, t)| (rec, t)).unzip();
+    Located {
+        records,
+        tables,
+        processes: None,
+        end: None,
     }
 }
 
@@ -192,7 +179,7 @@ fn from_footer(
             Err(w) => warnings.push(w),
         }
     }
-    let mut found = Found::collect(ok);
+    let mut found = collect(ok);
     found.processes = Some(footer.processes);
     found.end = Some((footer.outcome, footer.end_time_ns));
     found
@@ -214,11 +201,11 @@ fn listed_record(
     };
     match read_record(data, at as usize, binding, false, inf) {
         Read::Record(rec, segs) => {
-            if rec.len != e.len as u64 || segs.len() != e.segments as usize {
+            if rec.len != e.len as u64 || segs.count() != e.segments {
                 return Err(fail(format!(
                     "its header ({} segments, {} bytes) disagrees with the footer ({} segments, \
                      {} bytes)",
-                    segs.len(),
+                    segs.count(),
                     rec.len,
                     e.segments,
                     e.len
@@ -261,7 +248,9 @@ fn from_footer_v2(
         }
         match read_record(data, e.offset as usize, binding, false, &mut inf) {
             Read::Record(rec, segs) => {
-                let s = &segs[0];
+                let Some(s) = segs.rows.first() else {
+                    continue;
+                };
                 if rec.len != e.len as u64
                     || s.process != e.process
                     || s.first_event != e.first_event
@@ -290,7 +279,7 @@ fn from_footer_v2(
             )),
         }
     }
-    let mut found = Found::collect(read);
+    let mut found = collect(read);
     found.processes = Some(footer.processes);
     found.end = Some((footer.outcome, footer.end_time_ns));
     found
@@ -299,7 +288,7 @@ fn from_footer_v2(
 /// What lies at a position where a block record may start.
 enum Read {
     /// An intact record (its body checked only when asked).
-    Record(Record, Vec<Segment>),
+    Record(Record, SegTable),
     /// A record whose header parses but which is not part of this log or
     /// fails a checksum: skipped whole.
     Damaged { len: u64, what: String },
@@ -372,7 +361,7 @@ fn read_record(
         table
     };
     let segs = match segment::parse(table, h.segments, h.raw_len) {
-        Ok(s) => s,
+        Ok(s) => SegTable::new(s),
         Err((at, what)) => {
             return damaged(format!("expected {what} at byte {at} of its segment table"))
         }
@@ -452,7 +441,7 @@ fn read_record_v2(data: &[u8], pos: usize, binding: RunBinding, check_body: bool
         raw_len: h.raw_len,
         origin: Some((h.pid, h.parent)),
     };
-    Read::Record(rec, vec![seg])
+    Read::Record(rec, SegTable::new(vec![seg]))
 }
 
 /// Every intact block record from `start` on, in file order, with its

@@ -6,7 +6,9 @@
 //! ```text
 //! open ─► preamble + header ─► footer ──ok──► block index ─┐
 //!                                 └─missing─► scan blocks ─┴► segment tables
-//!                                                              ─► table: process → segments
+//!         ─► all served in file order? ──yes──► kept by record (listed on demand)
+//!                                      └─no──► table: process → segments
+//! par_fold_blocks: a record at a time, its rows beside its body
 //! events_of / read_all / par_map_blocks ─► decompress (zstd) ─► codec ─► events
 //! block_cursor (resume): one segment decompressed, its events a few at a time
 //! ```
@@ -38,7 +40,7 @@ use std::ops::Deref;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
-use table::{BlockRef, ByProcess, Record};
+use table::{BlockRef, ByProcess, Listing, Record, SegTable};
 
 /// The bytes of a log: a read-only map of the file, or bytes in memory.
 enum Source {
@@ -66,14 +68,15 @@ pub struct LogReader {
     end: Option<(Outcome, u64)>,
     /// The block records found, in file order.
     records: Vec<Record>,
-    /// The segments found, in file order.
-    blocks: Vec<BlockRef>,
-    /// Readable segments, as indices into `blocks`, in file order:
-    /// whole-log reads go this way.
-    served: Vec<u32>,
-    /// `served` cut where the record changes: one task of a whole-log
-    /// read decompresses a record once for all its segments.
-    record_spans: Vec<std::ops::Range<u32>>,
+    /// Their segment tables, checked.
+    tables: Vec<SegTable>,
+    /// Whether every segment found is served, in file order (a finished
+    /// log as written): a whole-log read then goes through `tables`, a
+    /// record at a time, and lists no segment.
+    whole: bool,
+    /// The segments found, listed: built when opening decided what is
+    /// served, or else (`whole`) when first asked for.
+    listing: OnceLock<Listing>,
     /// The processes and their readable segments, grouped by process:
     /// built when opening decided what is served, or else (a finished log
     /// that serves all it holds) when first asked for, from `entries`. A
@@ -127,27 +130,33 @@ impl LogReader {
         };
         let mut warnings = Vec::new();
         let located = locate::locate(&data, blocks_start, binding, &mut warnings);
-        let table = table::build(
-            &header,
-            located.candidates,
-            located.processes,
-            &mut warnings,
-        );
-        let by_process = OnceLock::new();
-        if let Some(t) = table.by_process {
-            let _ = by_process.set(t);
-        }
+        let (listing, by_process) = (OnceLock::new(), OnceLock::new());
+        let mut tables = located.tables;
+        let (whole, entries) = match located.processes {
+            Some(entries) if table::all_served_in(&mut tables, &entries) => (true, entries),
+            footer => {
+                let found = table::found_in(&located.records, &tables);
+                // Listed: reads go through the listing alone.
+                tables = Vec::new();
+                let t = table::build_checked(&header, found, footer, &mut warnings);
+                let _ = listing.set(t.listing);
+                if let Some(b) = t.by_process {
+                    let _ = by_process.set(b);
+                }
+                (false, t.entries)
+            }
+        };
         Ok(LogReader {
             data,
             header,
             binding,
             end: located.end,
             records: located.records,
-            blocks: table.blocks,
-            served: table.served,
-            record_spans: table.record_spans,
+            tables,
+            whole,
+            listing,
             by_process,
-            entries: table.entries,
+            entries,
             id: READERS.fetch_add(1, Ordering::Relaxed),
             bodies: Default::default(),
             warnings,
@@ -174,10 +183,18 @@ impl LogReader {
         self.end.is_none()
     }
 
+    /// The segments, listed on first use.
+    fn listing(&self) -> &Listing {
+        self.listing
+            .get_or_init(|| Listing::whole(&self.records, &self.tables))
+    }
+
     /// The processes and their segments, built on first use.
     fn by_process(&self) -> &ByProcess {
-        self.by_process
-            .get_or_init(|| table::group_served(&self.blocks, &self.served, &self.entries))
+        self.by_process.get_or_init(|| {
+            let l = self.listing();
+            table::group_served(&l.blocks, &l.served, &self.entries)
+        })
     }
 
     /// The readable segments, as indices into `blocks`, grouped by process
@@ -233,7 +250,7 @@ impl LogReader {
 
     /// The segment at a block position.
     fn seg(&self, pos: usize) -> Option<&BlockRef> {
-        Some(&self.blocks[*self.index().get(pos)? as usize])
+        Some(&self.listing().blocks[*self.index().get(pos)? as usize])
     }
 }
 

@@ -130,8 +130,8 @@ struct Row {
     recorded: Option<u64>,
 }
 
-/// What a reader serves.
-pub(super) struct Table {
+/// The segments a reader serves, listed one by one.
+pub(crate) struct Listing {
     /// Every segment found, in file order (served or not).
     pub blocks: Vec<BlockRef>,
     /// The served segments, as indices into `blocks`, in file order:
@@ -140,11 +140,57 @@ pub(super) struct Table {
     /// `served` cut where the record changes: one task of a whole-log read
     /// decompresses a record once for all its segments.
     pub record_spans: Vec<Range<u32>>,
+}
+
+/// What a reader serves.
+pub(super) struct Table {
+    pub listing: Listing,
     /// The served segments by process, when deciding what is served needed
     /// them; otherwise built from `entries` when first asked for.
     pub by_process: Option<ByProcess>,
     /// The footer's process table, for building `by_process` later.
     pub entries: Vec<ProcessEntry>,
+}
+
+/// A block record's segments, as its table (checked when the log was
+/// opened) lists them: a whole-log read takes them a record at a time
+/// from here, and a log served whole lists them one by one only when a
+/// read by process asks for it.
+pub(crate) struct SegTable {
+    pub rows: Vec<Segment>,
+    /// Each row's pid number, from the footer's process table, once
+    /// [`all_served_in`] found the log served whole: the footer's table
+    /// is read in process order there, not once more per segment.
+    pub pids: Vec<u64>,
+}
+
+impl SegTable {
+    pub fn new(rows: Vec<Segment>) -> SegTable {
+        SegTable {
+            rows,
+            pids: Vec::new(),
+        }
+    }
+
+    /// How many segments the record holds.
+    pub fn count(&self) -> u32 {
+        self.rows.len() as u32
+    }
+}
+
+/// Every segment of the records, as found.
+pub(super) fn found_in(records: &[Record], tables: &[SegTable]) -> Vec<Found> {
+    // Sized once: a crowd's log has millions of segments.
+    let mut found = Vec::with_capacity(tables.iter().map(|t| t.count() as usize).sum());
+    for (k, (t, rec)) in tables.iter().zip(records).enumerate() {
+        let mut start = 0u32;
+        for s in &t.rows {
+            let len = s.raw_len;
+            found.push(Found::new(k as u32, rec.offset, start, s.clone()));
+            start = start.wrapping_add(len);
+        }
+    }
+    found
 }
 
 /// The served segments by process: what reads of one process, and reads
@@ -160,7 +206,8 @@ pub(crate) struct ByProcess {
 
 /// The table a reader serves, from the blocks found (headers checked) and
 /// the footer's process table if the log has one.
-pub(super) fn build(
+#[cfg(test)]
+fn build(
     header: &Header,
     mut candidates: Vec<Found>,
     footer: Option<Vec<ProcessEntry>>,
@@ -168,7 +215,11 @@ pub(super) fn build(
 ) -> Table {
     if let Some(entries) = footer {
         if all_served(&mut candidates, &entries) {
-            return Table::all_served(candidates, entries);
+            return Table {
+                listing: Listing::all_served(candidates),
+                by_process: None,
+                entries,
+            };
         }
         return build_checked(header, candidates, Some(entries), warnings);
     }
@@ -179,8 +230,31 @@ pub(super) fn build(
 /// process's segments lie in the file in event order, without a gap or a
 /// repeat, as many events as the footer counts, the pid it says. That is
 /// how a finished log is written (but for segments that compressor threads
-/// swapped), and one pass in file order checks it, with no grouping by
-/// process: a whole-log read needs none. Fills in the segments' pids.
+/// swapped), and one pass in file order over the records' tables checks
+/// it, listing no segment: a whole-log read needs none.
+/// Fills in the rows' pids when it is so.
+pub(super) fn all_served_in(tables: &mut [SegTable], entries: &[ProcessEntry]) -> bool {
+    let mut next = vec![0u64; entries.len()];
+    for t in tables.iter_mut() {
+        t.pids.clear();
+        t.pids.reserve_exact(t.rows.len());
+        for s in &t.rows {
+            let p = s.process as usize;
+            let (Some(e), Some(n)) = (entries.get(p), next.get_mut(p)) else {
+                return false;
+            };
+            if s.first_event != *n || s.origin.is_some_and(|(pid, _)| pid != e.pid) {
+                return false;
+            }
+            *n += s.events as u64;
+            t.pids.push(e.pid);
+        }
+    }
+    next.iter().zip(entries).all(|(n, e)| *n == e.events)
+}
+
+/// As [`all_served_in`], over segments listed. Fills in the segments' pids.
+#[cfg(test)]
 fn all_served(candidates: &mut [Found], entries: &[ProcessEntry]) -> bool {
     let mut next = vec![0u64; entries.len()];
     for f in candidates.iter_mut() {
@@ -197,9 +271,19 @@ fn all_served(candidates: &mut [Found], entries: &[ProcessEntry]) -> bool {
     next.iter().zip(entries).all(|(n, e)| *n == e.events)
 }
 
-impl Table {
+impl Listing {
+    /// Every segment of a log that serves all it holds (see
+    /// [`all_served_in`]), in file order, with the pids it found.
+    pub fn whole(records: &[Record], tables: &[SegTable]) -> Listing {
+        let mut found = found_in(records, tables);
+        for (f, &pid) in found.iter_mut().zip(tables.iter().flat_map(|t| &t.pids)) {
+            f.seg.pid = pid;
+        }
+        Listing::all_served(found)
+    }
+
     /// Every segment served, in file order (see [`all_served`]).
-    fn all_served(candidates: Vec<Found>, entries: Vec<ProcessEntry>) -> Table {
+    fn all_served(candidates: Vec<Found>) -> Listing {
         let blocks: Vec<BlockRef> = candidates.into_iter().map(|f| f.seg).collect();
         let mut record_spans: Vec<Range<u32>> = Vec::new();
         for (i, b) in blocks.iter().enumerate() {
@@ -209,12 +293,10 @@ impl Table {
                 _ => record_spans.push(i..i + 1),
             }
         }
-        Table {
+        Listing {
             served: (0..blocks.len() as u32).collect(),
             blocks,
             record_spans,
-            by_process: None,
-            entries,
         }
     }
 }
@@ -264,7 +346,7 @@ pub(crate) fn group_served(
 
 /// The table of a log that may not serve all it holds: without a footer,
 /// or with one whose segments are not all in order (see [`all_served`]).
-fn build_checked(
+pub(super) fn build_checked(
     header: &Header,
     candidates: Vec<Found>,
     footer: Option<Vec<ProcessEntry>>,
@@ -508,9 +590,11 @@ fn serve(rows: Vec<Row>, groups: Groups, warnings: &mut Vec<Warning>) -> Table {
         }
     }
     Table {
-        blocks,
-        served: file_order.iter().map(|&k| index[k as usize]).collect(),
-        record_spans,
+        listing: Listing {
+            blocks,
+            served: file_order.iter().map(|&k| index[k as usize]).collect(),
+            record_spans,
+        },
         by_process: Some(ByProcess {
             processes,
             index,
@@ -649,9 +733,9 @@ mod tests {
     fn served(t: &Table) -> Vec<Served> {
         let by = match &t.by_process {
             Some(b) => b,
-            None => &group_served(&t.blocks, &t.served, &t.entries),
+            None => &group_served(&t.listing.blocks, &t.listing.served, &t.entries),
         };
-        for (i, &k) in t.served.iter().enumerate() {
+        for (i, &k) in t.listing.served.iter().enumerate() {
             assert_eq!(
                 by.index[by.position[i] as usize], k,
                 "positions place each segment"
@@ -664,8 +748,8 @@ mod tests {
                     .iter()
                     .map(|&i| {
                         (
-                            t.blocks[i as usize].process,
-                            t.blocks[i as usize].first_event,
+                            t.listing.blocks[i as usize].process,
+                            t.listing.blocks[i as usize].first_event,
                         )
                     })
                     .collect();
@@ -689,12 +773,16 @@ mod tests {
         let mut w = Vec::new();
         let fast = build(&h, segs(), Some(entries(&[4, 6, 1])), &mut w);
         assert!(fast.by_process.is_none(), "nothing grouped when opening");
-        assert_eq!(fast.record_spans, vec![0..3, 3..5]);
+        assert_eq!(fast.listing.record_spans, vec![0..3, 3..5]);
         let checked = build_checked(&h, segs(), Some(entries(&[4, 6, 1])), &mut w);
         assert!(w.is_empty(), "{w:?}");
         assert_eq!(served(&fast), served(&checked));
-        assert_eq!(fast.served, checked.served);
-        assert!(fast.blocks.iter().all(|b| b.pid == 80 + b.process as u64));
+        assert_eq!(fast.listing.served, checked.listing.served);
+        assert!(fast
+            .listing
+            .blocks
+            .iter()
+            .all(|b| b.pid == 80 + b.process as u64));
     }
 
     #[test]
