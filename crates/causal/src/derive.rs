@@ -14,12 +14,11 @@
 //! cycle: each stuck process waits for one event of another, and following
 //! those waits leads round a cycle.
 
-use crate::facts::{EventId, ReceiptFact, SpawnFact, TableRow, NO_ROW};
+use crate::facts::{EventId, ReceiptFact, TableRow, NO_ROW};
 use crate::inconsistency::{Wait, WaitReason};
 use crate::model::Model;
 use crate::shared::DepFact;
 use crate::waiters::Waiters;
-use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use trace_format::prefetch::prefetch;
@@ -38,20 +37,23 @@ pub struct DeriveOutcome {
 }
 
 /// Per-process state of the rebuild, with what a run reads of the process,
-/// in one cache line: a run touches little else.
+/// in one cache line: a run touches little else. Spawns and dependencies
+/// are rare beside receipts: a run compares with the event of the next of
+/// each, and reads their arrays only there.
 struct Progress<'m> {
     receipts: &'m [ReceiptFact],
-    spawns: &'m [SpawnFact],
-    deps: &'m [DepFact],
-    /// Dependencies met (an index into `deps`).
-    d: u32,
     cursor: u32,
     end: u32,
-    /// Receipts taken and spawns done (indices into the slices above).
+    /// Receipts taken (an index into `receipts`).
     r: u32,
-    k: u32,
     /// Signals sent so far (those of the whole log are in `published`).
     sent: u32,
+    /// Spawns done and dependencies met (indices into the model's arrays),
+    /// and the events of the next of each (`u32::MAX`: none left).
+    k: u32,
+    d: u32,
+    next_spawn: u32,
+    next_dep: u32,
     started: bool,
 }
 
@@ -60,6 +62,48 @@ struct Progress<'m> {
 /// the synthetic log of `cargo xtask bench causal`).
 const AHEAD_STATE: usize = 6;
 const AHEAD_ARRAYS: usize = 3;
+
+/// The processes ready to run, first in, first out: a ring over an array
+/// of a power of two at least the number of processes (a process is queued
+/// at most once: when it starts, or when what it waits for happens).
+struct Ready {
+    ring: Vec<TableRow>,
+    head: usize,
+    len: usize,
+}
+
+impl Ready {
+    fn new(n: usize) -> Ready {
+        Ready {
+            ring: vec![0; n.max(1).next_power_of_two()],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, p: TableRow) {
+        let mask = self.ring.len() - 1;
+        self.ring[(self.head + self.len) & mask] = p;
+        self.len += 1;
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<TableRow> {
+        if self.len == 0 {
+            return None;
+        }
+        let p = self.ring[self.head];
+        self.head = (self.head + 1) & (self.ring.len() - 1);
+        self.len -= 1;
+        Some(p)
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> Option<TableRow> {
+        (i < self.len).then(|| self.ring[(self.head + i) & (self.ring.len() - 1)])
+    }
+}
 
 /// Rebuilds a derivation of the whole log: calls `run(p, from..to)` for
 /// each stretch of consecutive events of one process, in an order
@@ -91,6 +135,17 @@ pub(crate) fn derive_slots(
     derive_slots_unless(model, limit, None, run).unwrap_or_default()
 }
 
+/// Who waits for what while a derivation is rebuilt, and who may run.
+struct Queues {
+    ready: Ready,
+    /// Processes waiting for a signal, by the number of its sender's
+    /// signals sent so far.
+    waiters: Waiters,
+    /// Processes waiting for another's event (a dependency), by the number
+    /// of that process's events run so far.
+    event_waiters: Waiters,
+}
+
 /// As [`derive_slots`], given up (`None`) as soon as `cancel` is set: for
 /// a derivation built beside other work that may find it unneeded.
 pub(crate) fn derive_slots_unless(
@@ -101,83 +156,27 @@ pub(crate) fn derive_slots_unless(
 ) -> Option<DeriveOutcome> {
     let n = model.procs.len();
     let mut prog = progress(model, limit);
-    let mut waiters = Waiters::new(n);
-    // Processes waiting for another's event (a dependency), by the number
-    // of that process's events run so far.
-    let mut event_waiters = Waiters::new(n);
+    let mut q = Queues {
+        ready: Ready::new(n),
+        waiters: Waiters::new(n),
+        event_waiters: Waiters::new(n),
+    };
     // Per process: the signals it has sent so far and those of its whole
     // log, what a receipt checks of its sender. Kept apart from the rest
     // of the state so that it stays in cache, and side by side so that a
     // receipt reads one line.
     let mut published: Vec<[u32; 2]> = model.sent.iter().map(|&t| [0, t]).collect();
-    let mut ready = roots(model, &mut prog);
+    roots(model, &mut prog, &mut q.ready);
     let mut ordered = 0u64;
     // First in, first out, with what a process's run reads asked for in
     // advance: the run of a process starts with a cache miss otherwise.
-    while let Some(p) = ready.pop_front() {
+    while let Some(p) = q.ready.pop() {
         if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return None;
         }
-        prefetch_ahead(model, &prog, &ready);
-        let st = &prog[p as usize];
-        let (recs, spawns, deps) = (st.receipts, st.spawns, st.deps);
-        let (mut cur, end, total) = (st.cursor, st.end, published[p as usize][1]);
-        let (mut r, mut k, mut d) = (st.r as usize, st.k as usize, st.d as usize);
-        // Signals sent before `cur`; brought forward only where a
-        // receipt needs it (a wait, or a signal to itself), by walking
-        // the process's signals from where the last run left them.
-        let mut sent = st.sent;
-        let sent_before = |from: u32, at: u32| signals_before(model.signals_of(p), from, at);
-        let start = cur;
-        loop {
-            let stop = next_stop(recs, deps, r, d, end);
-            while k < spawns.len() && spawns[k].at < stop {
-                let c = spawns[k].child;
-                if c != NO_ROW
-                    && model.spawned_by[c as usize] == Some((p, spawns[k].at))
-                    && !prog[c as usize].started
-                {
-                    prog[c as usize].started = true;
-                    ready.push_back(c);
-                }
-                k += 1;
-            }
-            cur = stop;
-            if cur == end {
-                sent = if end as u64 == model.procs[p as usize].events {
-                    total
-                } else {
-                    sent_before(sent, end)
-                };
-                break;
-            }
-            if let Some(dp) = deps.get(d).filter(|dp| dp.at == cur) {
-                if prog[dp.after as usize].cursor <= dp.after_at {
-                    sent = sent_before(sent, cur);
-                    event_waiters.add(dp.after, dp.after_at, p);
-                    break;
-                }
-                d += 1;
-                continue;
-            }
-            let rc = &recs[r];
-            if rc.sender != NO_ROW {
-                // A receipt of a signal no log holds orders nothing (validation reports it).
-                let [published_by, sent_in_all] = published[rc.sender as usize];
-                let done = if rc.sender == p {
-                    sent = sent_before(sent, rc.at);
-                    sent
-                } else {
-                    published_by
-                };
-                if rc.index < sent_in_all && rc.index >= done {
-                    sent = sent_before(sent, rc.at);
-                    waiters.add(rc.sender, rc.index, p);
-                    break;
-                }
-            }
-            r += 1;
-        }
+        prefetch_ahead(model, &prog, &q.ready);
+        let start = prog[p as usize].cursor;
+        let (cur, sent) = run_process(model, &mut prog, &published, &mut q, p);
         if cur > start {
             run(p, start, cur);
             ordered += (cur - start) as u64;
@@ -186,20 +185,16 @@ pub(crate) fn derive_slots_unless(
         // have gone by: ask for its next receipts and signals now, the
         // lines past the current ones included (a thousand processes
         // interleaved are too many streams for the hardware to follow).
+        let st = &prog[p as usize];
+        let next_receipt = st.receipts.as_ptr().wrapping_add(st.r as usize);
         let next_signal = model.signals_of(p).as_ptr().wrapping_add(sent as usize);
         for line in [0, 64] {
-            prefetch((recs.as_ptr().wrapping_add(r) as *const u8).wrapping_add(line));
+            prefetch((next_receipt as *const u8).wrapping_add(line));
             prefetch((next_signal as *const u8).wrapping_add(line));
         }
-        let st = &mut prog[p as usize];
-        st.cursor = cur;
-        st.r = r as u32;
-        st.sent = sent;
         published[p as usize][0] = sent;
-        st.k = k as u32;
-        st.d = d as u32;
-        waiters.wake(p, sent, |q| ready.push_back(q));
-        event_waiters.wake(p, cur, |q| ready.push_back(q));
+        q.waiters.wake(p, sent, |w| q.ready.push(w));
+        q.event_waiters.wake(p, cur, |w| q.ready.push(w));
     }
     let (cycles, behind) = stuck(model, &prog);
     Some(DeriveOutcome {
@@ -209,6 +204,111 @@ pub(crate) fn derive_slots_unless(
     })
 }
 
+/// Runs process `p` from where it stands until it waits (put among the
+/// waiters) or reaches its end; returns where it stopped and the signals
+/// it sent before that, both also kept in its progress.
+#[inline(always)]
+fn run_process(
+    model: &Model,
+    prog: &mut [Progress],
+    published: &[[u32; 2]],
+    q: &mut Queues,
+    p: TableRow,
+) -> (u32, u32) {
+    let st = &prog[p as usize];
+    let recs = st.receipts;
+    let end = st.end;
+    let mut cur;
+    let (mut r, mut next_spawn, mut next_dep) = (st.r as usize, st.next_spawn, st.next_dep);
+    // Signals sent before `cur`; brought forward only where a receipt
+    // needs it (a wait, or a signal to itself), by walking the process's
+    // signals from where the last run left them.
+    let mut sent = st.sent;
+    let sent_before = |from: u32, at: u32| signals_before(model.signals_of(p), from, at);
+    loop {
+        let stop = match recs.get(r) {
+            Some(rc) if rc.at < end => rc.at,
+            _ => end,
+        }
+        .min(next_dep);
+        if next_spawn < stop {
+            next_spawn = start_children(model, prog, &mut q.ready, p, stop);
+        }
+        cur = stop;
+        if cur == end {
+            sent = if end as u64 == model.procs[p as usize].events {
+                published[p as usize][1]
+            } else {
+                sent_before(sent, end)
+            };
+            break;
+        }
+        if next_dep == cur {
+            let (deps, d) = (model.deps_of(p), prog[p as usize].d as usize);
+            let dp = deps[d];
+            if prog[dp.after as usize].cursor <= dp.after_at {
+                sent = sent_before(sent, cur);
+                q.event_waiters.add(dp.after, dp.after_at, p);
+                break;
+            }
+            prog[p as usize].d += 1;
+            next_dep = deps.get(d + 1).map_or(u32::MAX, |d| d.at);
+            continue;
+        }
+        let rc = &recs[r];
+        if rc.sender != NO_ROW {
+            // A receipt of a signal no log holds orders nothing (validation reports it).
+            let [published_by, sent_in_all] = published[rc.sender as usize];
+            let done = if rc.sender == p {
+                sent = sent_before(sent, rc.at);
+                sent
+            } else {
+                published_by
+            };
+            if rc.index < sent_in_all && rc.index >= done {
+                sent = sent_before(sent, rc.at);
+                q.waiters.add(rc.sender, rc.index, p);
+                break;
+            }
+        }
+        r += 1;
+    }
+    let st = &mut prog[p as usize];
+    st.cursor = cur;
+    st.r = r as u32;
+    st.sent = sent;
+    st.next_spawn = next_spawn;
+    st.next_dep = next_dep;
+    (cur, sent)
+}
+
+/// Starts the children `p` spawned before its event `stop` (those whose
+/// first spawn this is); returns the event of its next spawn.
+#[cold]
+fn start_children(
+    model: &Model,
+    prog: &mut [Progress],
+    ready: &mut Ready,
+    p: TableRow,
+    stop: u32,
+) -> u32 {
+    let spawns = model.spawns_of(p);
+    let mut k = prog[p as usize].k as usize;
+    while k < spawns.len() && spawns[k].at < stop {
+        let c = spawns[k].child;
+        if c != NO_ROW
+            && model.spawned_by[c as usize] == Some((p, spawns[k].at))
+            && !prog[c as usize].started
+        {
+            prog[c as usize].started = true;
+            ready.push(c);
+        }
+        k += 1;
+    }
+    prog[p as usize].k = k as u32;
+    spawns.get(k).map_or(u32::MAX, |s| s.at)
+}
+
 /// Each process's progress before the derivation: nothing run, up to its
 /// last event (or `limit`'s).
 fn progress<'m>(model: &'m Model, limit: Option<&[u64]>) -> Vec<Progress<'m>> {
@@ -216,42 +316,43 @@ fn progress<'m>(model: &'m Model, limit: Option<&[u64]>) -> Vec<Progress<'m>> {
         .procs
         .iter()
         .enumerate()
-        .map(|(s, p)| Progress {
-            receipts: model.receipts_of(s as TableRow),
-            spawns: model.spawns_of(s as TableRow),
-            deps: model.deps.get(s).map_or(&[][..], Vec::as_slice),
-            d: 0,
-            cursor: 0,
-            end: limit.map_or(p.events, |l| l[s].min(p.events)) as u32,
-            r: 0,
-            k: 0,
-            sent: 0,
-            started: false,
+        .map(|(s, p)| {
+            let s = s as TableRow;
+            Progress {
+                receipts: model.receipts_of(s),
+                cursor: 0,
+                end: limit.map_or(p.events, |l| l[s as usize].min(p.events)) as u32,
+                r: 0,
+                sent: 0,
+                k: 0,
+                d: 0,
+                next_spawn: model.spawns_of(s).first().map_or(u32::MAX, |f| f.at),
+                next_dep: model.deps_of(s).first().map_or(u32::MAX, |f| f.at),
+                started: false,
+            }
         })
         .collect()
 }
 
 /// Processes no spawn created start at once: the entry process first.
-fn roots(model: &Model, prog: &mut [Progress]) -> VecDeque<TableRow> {
-    let mut ready = VecDeque::new();
+fn roots(model: &Model, prog: &mut [Progress], ready: &mut Ready) {
     for (s, st) in prog.iter_mut().enumerate() {
         if model.spawned_by[s].is_none() {
             st.started = true;
-            ready.push_back(s as TableRow);
+            ready.push(s as TableRow);
         }
     }
-    ready
 }
 
 /// Asks for what the runs of processes soon to come read: the state of
 /// one a few places ahead, the receipt and signal of a nearer one (whose
 /// state was asked for then).
 #[inline(always)]
-fn prefetch_ahead(model: &Model, prog: &[Progress], ready: &VecDeque<TableRow>) {
-    if let Some(&q) = ready.get(AHEAD_STATE) {
+fn prefetch_ahead(model: &Model, prog: &[Progress], ready: &Ready) {
+    if let Some(q) = ready.get(AHEAD_STATE) {
         prefetch(&prog[q as usize]);
     }
-    if let Some(&q) = ready.get(AHEAD_ARRAYS) {
+    if let Some(q) = ready.get(AHEAD_ARRAYS) {
         let next = &prog[q as usize];
         prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
         prefetch(
@@ -274,7 +375,11 @@ fn wait_of(model: &Model, s: TableRow, st: &Progress) -> Option<Wait> {
             why: WaitReason::Spawn,
         });
     }
-    if let Some(dp) = st.deps.get(st.d as usize).filter(|dp| dp.at == st.cursor) {
+    if let Some(dp) = model
+        .deps_of(s)
+        .get(st.d as usize)
+        .filter(|dp| dp.at == st.cursor)
+    {
         return Some(Wait {
             event: EventId::new(me, dp.at as u64),
             needs: EventId::new(model.id(dp.after), dp.after_at as u64),

@@ -48,21 +48,28 @@ impl Waiters {
     }
 
     /// `w` waits until `sender` has sent more than `need` signals.
+    #[inline]
     pub fn add(&mut self, sender: TableRow, need: u32, w: TableRow) {
         let list = self.lists[sender as usize];
         // Waiters usually need later and later signals: append in O(1).
-        if list.tail == NONE || self.nodes[list.tail as usize].need <= need {
-            self.nodes[w as usize] = Node { need, next: NONE };
-            if list.tail == NONE {
-                self.lists[sender as usize].head = w;
-            } else {
-                self.nodes[list.tail as usize].next = w;
-            }
-            self.lists[sender as usize].tail = w;
-            return;
+        if list.tail != NONE && self.nodes[list.tail as usize].need > need {
+            return self.insert(sender, need, w);
         }
+        self.nodes[w as usize] = Node { need, next: NONE };
+        if list.tail == NONE {
+            self.lists[sender as usize].head = w;
+        } else {
+            self.nodes[list.tail as usize].next = w;
+        }
+        self.lists[sender as usize].tail = w;
+    }
+
+    /// As [`add`](Self::add), for a waiter that needs less than the last:
+    /// its place is found from the head.
+    #[cold]
+    fn insert(&mut self, sender: TableRow, need: u32, w: TableRow) {
         let mut prev = NONE;
-        let mut at = list.head;
+        let mut at = self.lists[sender as usize].head;
         while at != NONE && self.nodes[at as usize].need <= need {
             prev = at;
             at = self.nodes[at as usize].next;

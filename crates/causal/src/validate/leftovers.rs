@@ -42,12 +42,12 @@ pub(super) fn unreceived(m: &Model, marks: &Marks) -> (Vec<Unreceived>, u64) {
             let start = m.procs[s as usize].signals.start;
             let mut left = Vec::new();
             let mut foreign = 0u64;
-            for (k, sig) in m.signals_of(s).iter().enumerate() {
+            let sigs = m.signals_of(s);
+            for (k, (sig, &mark)) in sigs.iter().zip(marks.of(start, sigs.len())).enumerate() {
                 if sig.dest == DEST_FOREIGN {
                     foreign += 1;
                     continue;
                 }
-                let mark = marks.get(start + k);
                 let arrival = if sig.class.is_message() {
                     if mark & RECEIVED != 0 {
                         continue;
