@@ -11,6 +11,7 @@
 //! LogWriter::finish(outcome) ──► cut everything, drain, footer + trailer
 //! ```
 
+mod cell;
 mod flusher;
 mod process;
 pub(crate) mod sink;
@@ -284,11 +285,12 @@ impl LogWriter {
                 id,
                 pid,
                 parent,
-                buf: Mutex::new(ProcBuf::new()),
+                buf: cell::BufCell::new(ProcBuf::new()),
                 flush_hint: AtomicBool::new(false),
             }),
             inner: self.inner.clone(),
             closed: false,
+            held: false,
             _not_sync: PhantomData,
         }
     }
@@ -339,7 +341,7 @@ impl LogWriter {
         // compressors wake when the queue closes, and pack what they find.
         let open = std::mem::take(&mut *lock(&inner.open));
         for state in open {
-            let mut b = lock(&state.buf);
+            let mut b = state.buf.lock();
             cut_and(&mut b, &state, inner, Wake::Later);
             b.listed = false;
         }
