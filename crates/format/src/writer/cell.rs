@@ -90,7 +90,9 @@ impl<T> BufCell<T> {
 
     /// Holds the buffer until the guard drops, if no one holds it now.
     pub fn try_lock(&self) -> Option<CellGuard<'_, T>> {
-        self.try_hold().then_some(CellGuard(self))
+        // `then`, not `then_some`: a guard made and dropped on failure would
+        // let go of the holder's buffer.
+        self.try_hold().then(|| CellGuard(self))
     }
 }
 
@@ -129,8 +131,52 @@ mod tests {
         let c = BufCell::new(0u32);
         let g = c.lock();
         assert!(c.try_lock().is_none(), "held by the guard");
+        assert!(c.try_lock().is_none(), "a failed try lets nothing go");
         drop(g);
         assert!(c.try_lock().is_some(), "free once the guard dropped");
+    }
+
+    #[test]
+    fn a_failed_try_leaves_the_holder_holding() {
+        let c = BufCell::new(0u32);
+        c.hold();
+        assert!(c.try_lock().is_none());
+        assert!(!c.try_hold(), "still held after the failed try");
+        // SAFETY: held above.
+        unsafe { c.release() };
+        assert!(c.try_hold());
+    }
+
+    /// A holder's writes are its own while a second thread keeps trying
+    /// the buffer (the flusher's way).
+    #[test]
+    fn a_trying_thread_never_enters_while_held() {
+        let c = Arc::new(BufCell::new(0u64));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let trier = {
+            let (c, stop) = (c.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    if let Some(mut g) = c.try_lock() {
+                        *g = u64::MAX;
+                    }
+                }
+            })
+        };
+        for i in 0..20_000 {
+            c.hold();
+            // SAFETY: held until the release below; no other reference.
+            unsafe {
+                *c.get() = i;
+                for _ in 0..20 {
+                    std::hint::spin_loop();
+                }
+                assert_eq!(*c.get(), i, "another thread wrote while held");
+                c.release();
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        trier.join().unwrap();
     }
 
     #[test]
