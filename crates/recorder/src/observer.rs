@@ -4,7 +4,8 @@
 //! a log event by the capture layer's one mapping (engine pids → dense log
 //! ids, payloads → ETF) and written into the process's open block of the log
 //! writer, on the scheduler thread running the process (a message's ETF
-//! straight into the block); blocks are compressed and written on the
+//! straight into the block), which holds the block from its first event in
+//! a slice to the slice's end; blocks are compressed and written on the
 //! writer's threads.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -105,14 +106,16 @@ impl ProcessObserver for ProcessRecorder {
         self.shared.flags.deliveries
     }
 
-    /// Writes the event into the process's open block. The writer's lock is
-    /// the process's own and uncontended (the flusher only tries it), so
-    /// taking it per event costs less than staging events for the slice.
+    /// Writes the event into the process's open block. The process holds
+    /// its buffer from its first event in a slice to the slice's end: one
+    /// atomic exchange a slice, not a lock per event (the flusher only tries
+    /// the buffer, and leaves a hint that the release acts on).
     fn event(&mut self, ev: &Event<'_>) {
         if !self.shared.flags.logs(ev) {
             return;
         }
         let Some(w) = self.w.as_mut() else { return };
+        w.hold();
         let pids = &self.shared.pids;
         // The two most common events skip the general mapping's match and
         // the writer's; an exit's reason goes straight into the block.
@@ -133,6 +136,7 @@ impl ProcessObserver for ProcessRecorder {
 
     fn shared(&mut self, op: &SharedOp<'_>) {
         let Some(w) = self.w.as_mut() else { return };
+        w.hold();
         let s = &*self.shared;
         let e = self.translator.shared_event(&s.pids, &s.functions, op);
         w.slice().push_ref(&e);
@@ -140,6 +144,9 @@ impl ProcessObserver for ProcessRecorder {
     }
 
     fn slice_end(&mut self) {
+        if let Some(w) = self.w.as_mut() {
+            w.release();
+        }
         if self.unpublished >= PUBLISH_EVERY {
             self.publish();
         }

@@ -9,7 +9,6 @@ use super::sink::lock;
 use super::sink::Wake;
 use super::Inner;
 use std::sync::atomic::Ordering;
-use std::sync::TryLockError;
 use std::time::{Duration, Instant};
 
 pub(super) fn run(inner: &Inner) {
@@ -51,9 +50,8 @@ fn sweep(inner: &Inner, pass: Pass) {
     let mut keep = Vec::with_capacity(listed.len());
     for state in listed {
         let mut b = match state.buf.try_lock() {
-            Ok(b) => b,
-            Err(TryLockError::Poisoned(e)) => e.into_inner(),
-            Err(TryLockError::WouldBlock) => {
+            Some(b) => b,
+            None => {
                 state.flush_hint.store(true, Ordering::Relaxed);
                 keep.push(state.clone());
                 continue;

@@ -11,15 +11,17 @@
 //! LogWriter::finish(outcome) ──► cut everything, drain, footer + trailer
 //! ```
 
+mod cell;
 mod flusher;
 mod process;
+mod registry;
 pub(crate) mod sink;
 
 pub use process::{ProcessWriter, Slice};
 
 use crate::container::{self, PREAMBLE_LEN};
 use crate::event::{ProcId, ProcessLog};
-use crate::meta::{Footer, Header, Outcome, ProcessEntry};
+use crate::meta::{Footer, Header, Outcome};
 use process::{cut_and, ProcBuf, ProcState};
 use sink::{lock, FileState, Queue, RawSegment, Wake};
 use std::fs::File;
@@ -95,7 +97,7 @@ pub struct Summary {
 pub(crate) struct Inner {
     opts: WriterOptions,
     start: Instant,
-    processes: Mutex<Vec<ProcessEntry>>,
+    processes: registry::Registry,
     /// Processes with an open block (each listed once).
     open: Mutex<Vec<Arc<ProcState>>>,
     /// Bytes reported by open blocks.
@@ -213,7 +215,7 @@ impl LogWriter {
         let queue_bytes = (opts.max_buffered_bytes / 4).max(4 * opts.block_size);
         let inner = Arc::new(Inner {
             start: Instant::now(),
-            processes: Mutex::new(Vec::new()),
+            processes: registry::Registry::default(),
             open: Mutex::new(Vec::new()),
             buffered: AtomicUsize::new(0),
             queue: Queue::new(queue_bytes, opts.block_size),
@@ -270,25 +272,18 @@ impl LogWriter {
     /// given in registration order: register the entry process first (index
     /// 0), and a child before its parent pushes the `Spawn` naming it.
     pub fn register(&self, pid: u64, parent: Option<ProcId>) -> ProcessWriter {
-        let id = {
-            let mut t = lock(&self.inner.processes);
-            t.push(ProcessEntry {
-                pid,
-                parent: parent.map(|p| p.0),
-                events: 0,
-            });
-            ProcId((t.len() - 1) as u32)
-        };
+        let id = self.inner.processes.register(pid, parent);
         ProcessWriter {
             state: Arc::new(ProcState {
                 id,
                 pid,
                 parent,
-                buf: Mutex::new(ProcBuf::new()),
+                buf: cell::BufCell::new(ProcBuf::new()),
                 flush_hint: AtomicBool::new(false),
             }),
             inner: self.inner.clone(),
             closed: false,
+            held: false,
             _not_sync: PhantomData,
         }
     }
@@ -339,7 +334,7 @@ impl LogWriter {
         // compressors wake when the queue closes, and pack what they find.
         let open = std::mem::take(&mut *lock(&inner.open));
         for state in open {
-            let mut b = lock(&state.buf);
+            let mut b = state.buf.lock();
             cut_and(&mut b, &state, inner, Wake::Later);
             b.listed = false;
         }
@@ -348,7 +343,7 @@ impl LogWriter {
             let _ = h.join();
         }
 
-        let mut processes = std::mem::take(&mut *lock(&inner.processes));
+        let mut processes = inner.processes.entries();
         let mut f = lock(&inner.file);
         if let Some(e) = f.error.take() {
             return Err(e);

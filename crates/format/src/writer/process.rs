@@ -8,13 +8,16 @@
 //! small segments open within the budget, instead of each being cut into
 //! many one-event segments.
 //!
-//! Opening a slice locks the process's buffer (one uncontended lock) and
-//! closing it unlocks; in between, pushing an event only encodes into the
-//! buffer: no lock, no atomic read-modify-write. The background flusher
-//! `try_lock`s buffers of processes that are not running to cut blocks that
-//! have waited too long, and leaves a hint for running ones.
+//! The process holds its buffer ([`super::cell`]) from [`ProcessWriter::hold`]
+//! to [`ProcessWriter::release`] — the recorder's scheduling slice — and
+//! pushing an event in between only encodes into the buffer: no lock, no
+//! atomic read-modify-write. A [`Slice`] taken without holding holds the
+//! buffer for itself. The background flusher tries to hold buffers of
+//! processes that are not running to cut blocks that have waited too long,
+//! and leaves a hint for running ones.
 
-use super::sink::{lock, RawSegment, Wake};
+use super::cell::BufCell;
+use super::sink::{RawSegment, Wake};
 use super::Inner;
 use crate::codec::{BlockDecoder, BlockEncoder, SharedOp};
 use crate::container;
@@ -23,7 +26,7 @@ use crate::view::{EventRef, SignalKindRef};
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Memory is reported to the writer's global budget in steps of this many
@@ -39,7 +42,7 @@ pub(crate) struct ProcState {
     pub id: ProcId,
     pub pid: u64,
     pub parent: Option<ProcId>,
-    pub buf: Mutex<ProcBuf>,
+    pub buf: BufCell<ProcBuf>,
     /// Set by the flusher when it found the process running: the slice's end
     /// checks whether its block should be cut.
     pub flush_hint: AtomicBool,
@@ -200,6 +203,8 @@ pub struct ProcessWriter {
     pub(crate) inner: Arc<Inner>,
     /// [`ProcessWriter::close`] ran: dropping need not lock to see it.
     pub(crate) closed: bool,
+    /// This handle holds `state.buf` ([`ProcessWriter::hold`]).
+    pub(crate) held: bool,
     pub(crate) _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -214,13 +219,46 @@ impl ProcessWriter {
         self.state.pid
     }
 
-    /// Begins a scheduling slice: events are pushed through the returned
-    /// [`Slice`]; dropping it ends the slice. Costs one uncontended lock.
+    /// Holds the process's buffer until [`ProcessWriter::release`]: the
+    /// slices taken in between take no lock. Hold it for a scheduling slice
+    /// at most: the flusher cannot cut an old block while it is held.
+    #[inline]
+    pub fn hold(&mut self) {
+        if !self.held {
+            self.state.buf.hold();
+            self.held = true;
+        }
+    }
+
+    /// Lets the buffer go after [`ProcessWriter::hold`] (nothing if not
+    /// held), first cutting the open block if the flusher found it due
+    /// while it was held.
+    #[inline]
+    pub fn release(&mut self) {
+        if self.held {
+            self.slice().take_hint();
+            self.held = false;
+            // SAFETY: held by this handle, and no slice borrows it now.
+            unsafe { self.state.buf.release() }
+        }
+    }
+
+    /// A scheduling slice: events are pushed through the returned [`Slice`].
+    /// Without [`ProcessWriter::hold`], it holds the buffer until it drops
+    /// (one uncontended atomic exchange each way).
+    #[inline]
     pub fn slice(&mut self) -> Slice<'_> {
+        let own = !self.held;
+        if own {
+            self.state.buf.hold();
+        }
         Slice {
-            buf: lock(&self.state.buf),
+            // SAFETY: held (by this handle or for this slice), and the slice
+            // borrows the handle mutably: no other reference to the buffer.
+            buf: unsafe { self.state.buf.get() },
             state: &self.state,
             inner: &self.inner,
+            own,
         }
     }
 
@@ -237,12 +275,18 @@ impl ProcessWriter {
 
     fn close_inner(&mut self) -> u64 {
         self.closed = true;
-        let mut b = lock(&self.state.buf);
+        self.hold();
+        // SAFETY: held just above.
+        let b = unsafe { self.state.buf.get() };
         if !b.closed {
             b.closed = true;
-            cut(&mut b, &self.state, &self.inner);
+            cut(b, &self.state, &self.inner);
         }
-        b.events
+        let events = b.events;
+        self.held = false;
+        // SAFETY: held, and `b` is not used past here.
+        unsafe { self.state.buf.release() };
+        events
     }
 }
 
@@ -256,9 +300,11 @@ impl Drop for ProcessWriter {
 
 /// One scheduling slice of a process: the only way to push events.
 pub struct Slice<'a> {
-    buf: MutexGuard<'a, ProcBuf>,
+    buf: &'a mut ProcBuf,
     state: &'a Arc<ProcState>,
     inner: &'a Arc<Inner>,
+    /// Holds the buffer for itself (its handle did not): lets it go on drop.
+    own: bool,
 }
 
 impl Slice<'_> {
@@ -551,21 +597,35 @@ impl Slice<'_> {
     }
 }
 
+impl Slice<'_> {
+    /// Cuts the open block if the flusher found it due while the process
+    /// held it. One plain load when it did not.
+    #[inline]
+    fn take_hint(&mut self) {
+        if self.state.flush_hint.load(Ordering::Relaxed) {
+            self.cut_if_due();
+        }
+    }
+
+    #[cold]
+    fn cut_if_due(&mut self) {
+        self.state.flush_hint.store(false, Ordering::Relaxed);
+        let due = match self.buf.opened_at {
+            Some(t) => t.elapsed() >= self.inner.opts.flush_interval || self.inner.over_budget(),
+            None => false,
+        };
+        if due {
+            cut(self.buf, self.state, self.inner);
+        }
+    }
+}
+
 impl Drop for Slice<'_> {
     fn drop(&mut self) {
-        // One plain load per slice; the flusher set the hint if it could not
-        // cut this process's old block because the process was running.
-        if self.state.flush_hint.load(Ordering::Relaxed) {
-            self.state.flush_hint.store(false, Ordering::Relaxed);
-            let due = match self.buf.opened_at {
-                Some(t) => {
-                    t.elapsed() >= self.inner.opts.flush_interval || self.inner.over_budget()
-                }
-                None => false,
-            };
-            if due {
-                cut(&mut self.buf, self.state, self.inner);
-            }
+        if self.own {
+            self.take_hint();
+            // SAFETY: held for this slice, whose borrow of the buffer ends here.
+            unsafe { self.state.buf.release() }
         }
     }
 }

@@ -47,6 +47,14 @@ pub fn encode(t: &Term, out: &mut Vec<u8>) {
 
 /// Appends the ETF encoding of `t` in the given style.
 pub fn encode_with(t: &Term, out: &mut Vec<u8>, st: Style) {
+    if st == Style::V2 && super::flat::encode(t, out) {
+        return;
+    }
+    encode_general(t, out, st);
+}
+
+/// [`encode_with`] without the flat path: every term, part by part.
+pub(super) fn encode_general(t: &Term, out: &mut Vec<u8>, st: Style) {
     // Most recorded messages are small: one growth up front instead of one
     // capacity check after another.
     out.reserve(64);
@@ -282,7 +290,7 @@ fn encode_bits(b: &Bitstring, out: &mut Vec<u8>) {
 
 /// `'nonode@nohost'` as minor version 2 writes it: every pid and reference
 /// of a log carries it, so it is written as one constant.
-const NONODE_UTF8: &[u8; 15] = b"\x77\x0dnonode@nohost";
+pub(super) const NONODE_UTF8: &[u8; 15] = b"\x77\x0dnonode@nohost";
 
 /// A pid or reference: `head`, the node, `tail`. In minor version 2 (the
 /// log's) the three are assembled into one array of a size known after

@@ -27,6 +27,7 @@ mod decode;
 #[cfg(test)]
 mod decode_tests;
 mod encode;
+mod flat;
 
 pub use decode::{decode, decode_part, decode_prefix, EtfError, MAX_DEPTH};
 pub use encode::{encode, encode_with, to_vec, Style};
