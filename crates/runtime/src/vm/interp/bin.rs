@@ -38,7 +38,7 @@ pub(super) fn put(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Ok(()) => Flow::Go,
         Err(f) => {
             vm.p.bs = None;
-            let e = raise::error(vm.p, vm.prog, vm.fun(), vm.pc(), f);
+            let e = raise::error(vm.p, vm.env.prog, vm.fun(), vm.pc(), f);
             vm.slow(Next::Raise(e))
         }
     }

@@ -33,9 +33,9 @@ pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
     unsafe { vm.p.frames.set_len(vm.p.frames.len() - 1) };
     vm.p.fun = fr.fun;
     vm.p.base = base as u32;
-    vm.code = fr.code.0;
+    vm.set_code(fr.code.0);
     // SAFETY: a saved position is inside its function.
-    vm.ip = unsafe { vm.code.add(fr.pc as usize) };
+    vm.ip = unsafe { fr.code.0.add(fr.pc as usize) };
     vm.refresh();
     vm.reg_mut(fr.ret).set(v);
     Flow::Go
@@ -72,7 +72,7 @@ fn initial_returned(v: Term) -> SliceEnd {
 pub(super) fn local(vm: &mut Vm<'_>, f: FunId, args: Slot, n: usize, ret: Ret) -> Flow {
     let nb = callee_base(
         vm.p,
-        vm.prog,
+        vm.env.prog,
         ret,
         vm.fun(),
         vm.pc(),
@@ -110,7 +110,7 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
                 base: vm.base() as u32,
                 ret: dst,
                 nslots: l.own,
-                code: CodePtr(vm.code),
+                code: CodePtr(vm.code()),
             };
             let frames = &mut vm.p.frames;
             let len = frames.len();
@@ -124,8 +124,8 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
     }
     vm.p.fun = f;
     vm.p.base = nb as u32;
-    vm.code = l.callee.code.0;
-    vm.ip = vm.code;
+    vm.set_code(l.callee.code.0);
+    vm.ip = l.callee.code.0;
     vm.refresh();
     vm.count_call()
 }
@@ -143,9 +143,9 @@ pub(super) fn built_in(
     let s = vm.base() + args as usize;
     let next = call_bif(
         vm.p,
-        vm.rt,
-        vm.wk,
-        vm.prog,
+        vm.env.rt,
+        vm.env.wk,
+        vm.env.prog,
         vm.fun(),
         vm.pc(),
         vm.base(),
@@ -172,7 +172,7 @@ fn resolved(
         Ok(Callee::Code(f)) => local(vm, f, args, n, ret),
         Ok(Callee::Bif(id)) => built_in(vm, id, args, arity, ret, RAISE),
         Ok(Callee::Unsupported(msg)) => {
-            let next = stop_unsupported(vm.rt, msg);
+            let next = stop_unsupported(vm.env.rt, msg);
             vm.slow(next)
         }
         Err(e) => vm.slow(Next::Raise(e)),
@@ -182,7 +182,7 @@ fn resolved(
 /// Calls an external function, body or tail (`ret` says which).
 #[inline(always)]
 pub(super) fn external(vm: &mut Vm<'_>, ext: u32, args: Slot, arity: u8, ret: Ret) -> Flow {
-    let prog = vm.prog;
+    let prog = vm.env.prog;
     match &prog.exts[ext as usize] {
         ExtTarget::Fun(f) => local(vm, *f, args, arity as usize, ret),
         ExtTarget::Bif(id) => built_in(vm, *id, args, arity, ret, RAISE),
@@ -205,10 +205,10 @@ pub(super) fn fun_value(vm: &mut Vm<'_>, fs: Slot, args: Slot, arity: u8, ret: R
     // Borrow the fun by moving it out and back: no reference count.
     let fv = take(vm.reg_mut(fs));
     let (a, n) = (args as usize, arity as usize);
-    let callee = prepare_fun_call(vm.p, vm.prog, vm.fun(), vm.pc(), vm.base(), &fv, a, n);
+    let callee = prepare_fun_call(vm.p, vm.env.prog, vm.fun(), vm.pc(), vm.base(), &fv, a, n);
     // A tail call moves the captured values down with the arguments.
     let n = match ret {
-        Ret::Tail => arity as usize + closure_extra(&fv, vm.prog),
+        Ret::Tail => arity as usize + closure_extra(&fv, vm.env.prog),
         Ret::Slot(_) => 0,
     };
     let slot = vm.base() + fs as usize;
@@ -228,7 +228,17 @@ pub(super) fn dynamic(
 ) -> Flow {
     let (m, f) = (vm.reg(module).clone(), vm.reg(function).clone());
     let (a, n) = (args as usize, arity as usize);
-    let callee = resolve_dyn(vm.p, vm.prog, vm.fun(), vm.pc(), vm.base(), &m, &f, a, n);
+    let callee = resolve_dyn(
+        vm.p,
+        vm.env.prog,
+        vm.fun(),
+        vm.pc(),
+        vm.base(),
+        &m,
+        &f,
+        a,
+        n,
+    );
     resolved(vm, callee, args, arity, arity as usize, ret)
 }
 

@@ -31,7 +31,7 @@ pub(super) fn add_imm(vm: &mut Vm<'_>, dst: Slot, a: Slot, imm: i32, fail: u32) 
             if vm.fail_to(fail) {
                 return Flow::Go;
             }
-            let e = raise::op_error(vm.p, vm.prog, vm.fun(), vm.pc(), f);
+            let e = raise::op_error(vm.p, vm.env.prog, vm.fun(), vm.pc(), f);
             vm.slow(Next::Raise(e))
         }
     }
@@ -101,7 +101,7 @@ pub(super) fn op2(vm: &mut Vm<'_>, op: Op2, dst: Slot, a: Slot, b: Slot, fail: u
             if vm.fail_to(fail) {
                 return Flow::Go;
             }
-            let e = raise::op2_error(vm.p, vm.prog, vm.fun(), vm.pc(), op, x, y, f);
+            let e = raise::op2_error(vm.p, vm.env.prog, vm.fun(), vm.pc(), op, x, y, f);
             vm.slow(Next::Raise(e))
         }
     }
@@ -126,7 +126,7 @@ pub(super) fn op1(vm: &mut Vm<'_>, op: Op1, dst: Slot, a: Slot, fail: u32) -> Fl
             if vm.fail_to(fail) {
                 return Flow::Go;
             }
-            let e = raise::op_error(vm.p, vm.prog, vm.fun(), vm.pc(), f);
+            let e = raise::op_error(vm.p, vm.env.prog, vm.fun(), vm.pc(), f);
             vm.slow(Next::Raise(e))
         }
     }
