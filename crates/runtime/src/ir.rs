@@ -300,6 +300,15 @@ pub enum Instr {
         imm: i32,
         fail: Label,
     },
+    /// `AddImm` whose next instruction is a `Call` or `TailCall` (the
+    /// linker makes it, for `f(N - 1)`): the loop runs the call straight
+    /// after the sum, without a dispatch of its own.
+    AddImmCall {
+        dst: Slot,
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
     Op1 {
         op: Op1,
         dst: Slot,
@@ -635,6 +644,7 @@ macro_rules! label_operands {
             | Sub { fail, .. }
             | Mul { fail, .. }
             | AddImm { fail, .. }
+            | AddImmCall { fail, .. }
             | Op1 { fail, .. }
             | Compare { fail, .. }
             | CompareInt { fail, .. }

@@ -192,6 +192,7 @@ fn uses(ins: &Instr, arity: u16, f: &mut impl FnMut(Slot)) {
             f(*b);
         }
         AddImm { a, .. }
+        | AddImmCall { a, .. }
         | CompareInt { a, .. }
         | LtInt { a, .. }
         | LeInt { a, .. }

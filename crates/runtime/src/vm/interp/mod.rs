@@ -413,7 +413,7 @@ fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
             report_return(vm, *src);
         }
         vm.step();
-        let flow = exec(vm, ins);
+        let flow = exec::<TRACE>(vm, ins);
         let next = match flow {
             Flow::Go => {
                 if TRACE && vm.pc() == 0 {
@@ -461,9 +461,11 @@ fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
 }
 
 /// Runs one instruction: the loop's only dispatch for the instructions of
-/// ordinary sequential code; the rest go to [`cold`] in one branch.
+/// ordinary sequential code; the rest go to [`cold`] in one branch. A
+/// traced process (`TRACE`) runs a fused pair as its two instructions, so
+/// that the call is reported as any other.
 #[inline(always)]
-fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
+fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     match *ins {
         // Moves and constants, construction, destructuring.
         Instr::Move { dst, src } => data::copy(vm, dst, src),
@@ -491,6 +493,13 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::Sub { dst, a, b, .. } => ops::arith(vm, Op2::Sub, dst, a, b, ins),
         Instr::Mul { dst, a, b, .. } => ops::arith(vm, Op2::Mul, dst, a, b, ins),
         Instr::AddImm { dst, a, imm, fail } => ops::add_imm(vm, dst, a, imm, fail),
+        Instr::AddImmCall { dst, a, imm, fail } => {
+            if TRACE {
+                ops::add_imm(vm, dst, a, imm, fail)
+            } else {
+                ops::add_imm_call(vm, dst, a, imm, ins)
+            }
+        }
         Instr::Op2 {
             op,
             dst,
@@ -523,34 +532,7 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::Jump { to } => branch::jump(vm, to),
         Instr::Switch { a, table } => branch::switch(vm, a, table),
         // Calls and returns.
-        Instr::Call {
-            fun,
-            args,
-            dst,
-            own,
-            entry,
-            ..
-        } => {
-            let l = Linked {
-                callee: entry,
-                own,
-                arity: 0,
-            };
-            call::linked(vm, fun, l, args, Ret::Slot(dst))
-        }
-        Instr::TailCall {
-            fun,
-            args,
-            arity,
-            entry,
-        } => {
-            let l = Linked {
-                callee: entry,
-                own: 0,
-                arity: arity as usize,
-            };
-            call::linked(vm, fun, l, args, Ret::Tail)
-        }
+        Instr::Call { .. } | Instr::TailCall { .. } => local_call(vm, ins),
         Instr::CallExt {
             ext,
             args,
@@ -591,6 +573,56 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         | Instr::RecvAccept
         | Instr::RecvWait { .. }
         | Instr::RecvWaitTimeout { .. } => cold(vm, ins),
+    }
+}
+
+/// `Call` and `TailCall` (anything else is left to the loop's dispatch).
+#[inline(always)]
+fn local_call(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
+    match *ins {
+        Instr::Call {
+            fun,
+            args,
+            dst,
+            own,
+            entry,
+            ..
+        } => {
+            let l = Linked {
+                callee: entry,
+                own,
+                arity: 0,
+            };
+            call::linked(vm, fun, l, args, Ret::Slot(dst))
+        }
+        Instr::TailCall {
+            fun,
+            args,
+            arity,
+            entry,
+        } => {
+            let l = Linked {
+                callee: entry,
+                own: 0,
+                arity: arity as usize,
+            };
+            call::linked(vm, fun, l, args, Ret::Tail)
+        }
+        _ => Flow::Go,
+    }
+}
+
+/// The second instruction of a fused pair, a `Call` or `TailCall` (the
+/// linker fused only those), run without a dispatch.
+#[inline(always)]
+fn call_next(vm: &mut Vm<'_>) -> Flow {
+    let ins = vm.current();
+    vm.step();
+    match *ins {
+        Instr::Call { .. } | Instr::TailCall { .. } => local_call(vm, ins),
+        // SAFETY: the linker fuses an instruction only with a call after
+        // it (`link::fuse`), and linked code is never changed.
+        _ => unsafe { std::hint::unreachable_unchecked() },
     }
 }
 
@@ -636,6 +668,8 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         } => data::get_map_value(vm, dst, map, key, fail),
         // Operators: `Add`, `Sub` and `Mul` beyond their inline cases.
         Instr::Op1 { op, dst, a, fail } => ops::op1(vm, op, dst, a, fail),
+        // A fused sum beyond its inline case: the call is dispatched next.
+        Instr::AddImmCall { dst, a, imm, fail } => ops::add_imm(vm, dst, a, imm, fail),
         Instr::Add { dst, a, b, fail } => ops::op2(vm, Op2::Add, dst, a, b, fail),
         Instr::Sub { dst, a, b, fail } => ops::op2(vm, Op2::Sub, dst, a, b, fail),
         Instr::Mul { dst, a, b, fail } => ops::op2(vm, Op2::Mul, dst, a, b, fail),
