@@ -13,9 +13,9 @@ use trace_term::{atom, Term};
 /// `Return`: back to the caller with the value in `src`.
 ///
 /// The frame holds all the caller's position needs (its code and window
-/// size): nothing is looked up. The process's last return goes out of the
-/// loop to [`return_slow`]. The value moves after the check that may grow
-/// the stack, so that it is not kept across that call.
+/// size): nothing is looked up. The process's last return, and one whose
+/// caller's window must be given back first, go out of the loop to
+/// [`return_slow`].
 #[inline(always)]
 pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
     let Some(&fr) = vm.p.frames.last() else {
@@ -24,9 +24,10 @@ pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
     let base = fr.base as usize;
     let need = base + fr.nslots as usize;
     if vm.p.regs.len() < need {
-        // See `do_return`: a slice end may have trimmed the caller's top slots.
-        super::grow_stack(vm.p, need);
-        vm.refresh();
+        // See `do_return`: a slice end may have trimmed the caller's top
+        // slots. Out of the loop, as the last return: nothing read here is
+        // then kept across a call, which kept it on the stack on every return.
+        return super::cold(vm, ins);
     }
     let v = take(vm.reg_mut(src));
     // SAFETY: the frame just read is there.
@@ -85,9 +86,8 @@ pub(super) fn local(vm: &mut Vm<'_>, f: FunId, args: Slot, n: usize, ret: Ret) -
 
 /// `Call` and `TailCall`: as [`local`], with what the linker found of the
 /// callee and of the caller (see [`Linked`]), so that neither the call nor
-/// the return looks a function up. Both stacks are grown, when they must
-/// be, before the frame is built, so that its fields are not kept across
-/// those calls.
+/// the return looks a function up. When a stack must grow, it grows and
+/// the call runs again (see [`make_room`]).
 #[inline(always)]
 pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret) -> Flow {
     let nb = match ret {
@@ -95,12 +95,11 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
         Ret::Tail => vm.base(),
     };
     let frames = &vm.p.frames;
-    if matches!(ret, Ret::Slot(_)) && frames.len() == frames.capacity() {
-        grow_frames(vm.p);
-    }
     let need = nb + l.callee.nslots as usize;
-    if vm.p.regs.len() < need {
-        super::grow_stack(vm.p, need);
+    let full = matches!(ret, Ret::Slot(_)) && frames.len() == frames.capacity();
+    if full || vm.p.regs.len() < need {
+        make_room(vm.p, need);
+        return vm.retry();
     }
     match ret {
         Ret::Slot(dst) => {
@@ -333,11 +332,18 @@ pub(super) fn do_return(
     }
 }
 
-/// Makes room for one more frame (a call deeper than any before).
+/// A call deeper than any before: makes room for one more frame and a value stack `need` slots
+/// long. The instruction then runs again ([`Vm::retry`]): going back
+/// through the dispatch, rather than on from here, spares the fast path
+/// keeping its operands across this call (LLVM kept them on the stack, on
+/// every call).
 #[cold]
 #[inline(never)]
-fn grow_frames(p: &mut Process) {
+fn make_room(p: &mut Process, need: usize) {
     p.frames.reserve(1);
+    if p.regs.len() < need {
+        p.regs.resize(need, Term::Nil);
+    }
 }
 
 /// What a linked call knows beyond its callee's id: the callee's entry,

@@ -262,6 +262,14 @@ impl<'a> Vm<'a> {
         self.ip = unsafe { self.ip.sub(1) };
     }
 
+    /// Runs the instruction just fetched again, after a stack grew under it.
+    #[inline(always)]
+    fn retry(&mut self) -> Flow {
+        self.refresh();
+        self.back();
+        Flow::Go
+    }
+
     /// Keeps the position in the process, for the next slice or a built-in.
     #[inline(always)]
     fn save(&mut self) {
@@ -416,7 +424,9 @@ fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
         let flow = exec::<TRACE>(vm, ins);
         let next = match flow {
             Flow::Go => {
-                if TRACE && vm.pc() == 0 {
+                // A call that grew a stack runs again (`Vm::retry`): it has
+                // not entered its callee yet, even at its function's start.
+                if TRACE && vm.pc() == 0 && !std::ptr::eq(vm.current(), ins) {
                     report_call(vm, ins);
                 }
                 continue;
