@@ -199,12 +199,19 @@ fn rebase(ins: &mut Instr, fb: u32, lb: u32, sb: u32, cb: u32, eb: u32) {
 
 /// Marks the common pairs the loop runs without a dispatch between them:
 /// an `AddImm` right before a local call (`f(N - 1)`) becomes
-/// `AddImmCall`. The call stays where it was, for the labels that reach it.
+/// `AddImmCall`, an `Add` whose sum the next instruction returns becomes
+/// `AddReturn`. The second instruction stays where it was, for the labels
+/// that reach it.
 fn fuse(code: &mut [Instr]) {
     for i in 1..code.len() {
-        let call = matches!(code[i], Instr::Call { .. } | Instr::TailCall { .. });
-        if let (true, &Instr::AddImm { dst, a, imm, fail }) = (call, &code[i - 1]) {
-            code[i - 1] = Instr::AddImmCall { dst, a, imm, fail };
+        match (&code[i - 1], &code[i]) {
+            (&Instr::AddImm { dst, a, imm, fail }, Instr::Call { .. } | Instr::TailCall { .. }) => {
+                code[i - 1] = Instr::AddImmCall { dst, a, imm, fail };
+            }
+            (&Instr::Add { dst, a, b, fail }, &Instr::Return { src }) if src == dst => {
+                code[i - 1] = Instr::AddReturn { dst, a, b, fail };
+            }
+            _ => {}
         }
     }
 }

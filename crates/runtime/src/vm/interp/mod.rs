@@ -510,6 +510,13 @@ fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
                 ops::add_imm_call(vm, dst, a, imm, ins)
             }
         }
+        Instr::AddReturn { dst, a, b, .. } => {
+            if TRACE {
+                ops::arith(vm, Op2::Add, dst, a, b, ins)
+            } else {
+                ops::add_return(vm, dst, a, b, ins)
+            }
+        }
         Instr::Op2 {
             op,
             dst,
@@ -636,6 +643,20 @@ fn call_next(vm: &mut Vm<'_>) -> Flow {
     }
 }
 
+/// The second instruction of a fused pair, a `Return` (the linker fused
+/// only that), run without a dispatch.
+#[inline(always)]
+fn return_next(vm: &mut Vm<'_>) -> Flow {
+    let ins = vm.current();
+    vm.step();
+    match *ins {
+        Instr::Return { src } => call::return_value(vm, src, ins),
+        // SAFETY: the linker fuses an instruction only with a return after
+        // it (`link::fuse`), and linked code is never changed.
+        _ => unsafe { std::hint::unreachable_unchecked() },
+    }
+}
+
 /// The instructions [`exec`] leaves out of the loop (maps, funs, built-ins,
 /// exceptions, receive), on a copy of the loop's state: lending
 /// the loop's own `Vm` would keep its fields in memory on every path, not
@@ -680,7 +701,9 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::Op1 { op, dst, a, fail } => ops::op1(vm, op, dst, a, fail),
         // A fused sum beyond its inline case: the call is dispatched next.
         Instr::AddImmCall { dst, a, imm, fail } => ops::add_imm(vm, dst, a, imm, fail),
-        Instr::Add { dst, a, b, fail } => ops::op2(vm, Op2::Add, dst, a, b, fail),
+        Instr::Add { dst, a, b, fail } | Instr::AddReturn { dst, a, b, fail } => {
+            ops::op2(vm, Op2::Add, dst, a, b, fail)
+        }
         Instr::Sub { dst, a, b, fail } => ops::op2(vm, Op2::Sub, dst, a, b, fail),
         Instr::Mul { dst, a, b, fail } => ops::op2(vm, Op2::Mul, dst, a, b, fail),
         // Comparisons with a constant beyond their inline case.
