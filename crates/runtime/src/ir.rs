@@ -300,6 +300,24 @@ pub enum Instr {
         imm: i32,
         fail: Label,
     },
+    /// `Add` whose next instruction returns its result (`fib(N - 1) +
+    /// fib(N - 2)`, `H + sum(T)`; the linker makes it): the loop returns
+    /// straight after the sum, without a dispatch of its own.
+    AddReturn {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        fail: Label,
+    },
+    /// `AddImm` whose next instruction is a `Call` or `TailCall` (the
+    /// linker makes it, for `f(N - 1)`): the loop runs the call straight
+    /// after the sum, without a dispatch of its own.
+    AddImmCall {
+        dst: Slot,
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
     Op1 {
         op: Op1,
         dst: Slot,
@@ -632,9 +650,11 @@ macro_rules! label_operands {
             MapPut { fail, .. }
             | Op2 { fail, .. }
             | Add { fail, .. }
+            | AddReturn { fail, .. }
             | Sub { fail, .. }
             | Mul { fail, .. }
             | AddImm { fail, .. }
+            | AddImmCall { fail, .. }
             | Op1 { fail, .. }
             | Compare { fail, .. }
             | CompareInt { fail, .. }

@@ -98,6 +98,7 @@ pub fn link(mods: Vec<ModuleCode>) -> Result<Program, Vec<Diagnostic>> {
         for ins in &mut f.code {
             direct(ins, &exts);
         }
+        fuse(&mut f.code);
     }
     // A compiler bug, never the program's fault; the interpreter relies on it.
     if let Err(what) = crate::code_check::check(&prog) {
@@ -193,6 +194,25 @@ fn rebase(ins: &mut Instr, fb: u32, lb: u32, sb: u32, cb: u32, eb: u32) {
         Instr::MakeFun { fun, .. } => *fun += cb,
         Instr::CallExt { ext, .. } | Instr::TailCallExt { ext, .. } => *ext += eb,
         _ => {}
+    }
+}
+
+/// Marks the common pairs the loop runs without a dispatch between them:
+/// an `AddImm` right before a local call (`f(N - 1)`) becomes
+/// `AddImmCall`, an `Add` whose sum the next instruction returns becomes
+/// `AddReturn`. The second instruction stays where it was, for the labels
+/// that reach it.
+fn fuse(code: &mut [Instr]) {
+    for i in 1..code.len() {
+        match (&code[i - 1], &code[i]) {
+            (&Instr::AddImm { dst, a, imm, fail }, Instr::Call { .. } | Instr::TailCall { .. }) => {
+                code[i - 1] = Instr::AddImmCall { dst, a, imm, fail };
+            }
+            (&Instr::Add { dst, a, b, fail }, &Instr::Return { src }) if src == dst => {
+                code[i - 1] = Instr::AddReturn { dst, a, b, fail };
+            }
+            _ => {}
+        }
     }
 }
 

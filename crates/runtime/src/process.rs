@@ -292,6 +292,9 @@ pub struct Process {
     pub fun: FunId,
     pub pc: u32,
     pub base: u32,
+    /// The start of `fun`'s code while the process runs (set by the
+    /// instruction loop when a slice starts; meaningless between slices).
+    pub code: crate::ir::CodePtr,
     pub mailbox: VecDeque<Message>,
     /// Receive scan position in the mailbox.
     pub cursor: usize,
@@ -418,6 +421,7 @@ impl Process {
             fun,
             pc: 0,
             base: 0,
+            code: crate::ir::CodePtr(std::ptr::null()),
             mailbox: VecDeque::new(),
             cursor: 0,
             loan: None,

@@ -185,6 +185,7 @@ fn uses(ins: &Instr, arity: u16, f: &mut impl FnMut(Slot)) {
         MakeFun { start, nfree, .. } => range(*start, *nfree as usize, f),
         Op2 { a, b, .. }
         | Add { a, b, .. }
+        | AddReturn { a, b, .. }
         | Sub { a, b, .. }
         | Mul { a, b, .. }
         | Compare { a, b, .. } => {
@@ -192,6 +193,7 @@ fn uses(ins: &Instr, arity: u16, f: &mut impl FnMut(Slot)) {
             f(*b);
         }
         AddImm { a, .. }
+        | AddImmCall { a, .. }
         | CompareInt { a, .. }
         | LtInt { a, .. }
         | LeInt { a, .. }

@@ -31,14 +31,18 @@ pub(super) fn put(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     else {
         unreachable!("not a BsPut")
     };
-    let v = vm.reg(*val).clone();
-    let sz = bits::size_value(&vm.p.regs, vm.base(), *size);
-    let w = vm.p.bs.as_mut().expect("BsPut outside a binary");
-    match bits::put(w, &v, *ty, sz, *unit, *flags) {
+    let base = vm.base();
+    let sz = bits::size_value(&vm.p.regs, base, *size);
+    // The value is lent from its slot, not cloned: a binary appended to
+    // (`Acc/binary`) cost a reference count up and down per append.
+    let p = &mut *vm.p;
+    let v = &p.regs[base + *val as usize];
+    let w = p.bs.as_mut().expect("BsPut outside a binary");
+    match bits::put(w, v, *ty, sz, *unit, *flags) {
         Ok(()) => Flow::Go,
         Err(f) => {
             vm.p.bs = None;
-            let e = raise::error(vm.p, vm.prog, vm.fun(), vm.pc(), f);
+            let e = raise::error(vm.p, vm.env.prog, vm.fun(), vm.pc(), f);
             vm.slow(Next::Raise(e))
         }
     }

@@ -79,7 +79,7 @@ pub(super) fn test_int(vm: &mut Vm<'_>, a: Slot, val: i64, fail: u32) -> Flow {
 /// `TestLit`: `a =:= lit`.
 #[inline(always)]
 pub(super) fn test_lit(vm: &mut Vm<'_>, a: Slot, lit: u32, fail: u32) -> Flow {
-    let ok = exact_eq(vm.reg(a), &vm.prog.literals[lit as usize]);
+    let ok = exact_eq(vm.reg(a), &vm.env.prog.literals[lit as usize]);
     vm.test(ok, fail)
 }
 
@@ -144,7 +144,7 @@ pub(super) fn jump(vm: &mut Vm<'_>, to: u32) -> Flow {
 /// `Switch`: a multi-way branch on an atom, integer or tuple arity.
 #[inline(always)]
 pub(super) fn switch(vm: &mut Vm<'_>, a: Slot, table: u32) -> Flow {
-    let sw = &vm.prog.switches[table as usize];
+    let sw = &vm.env.prog.switches[table as usize];
     let key = match (sw.kind, vm.reg(a)) {
         (SwitchKind::Atom, Term::Atom(x)) => Some(x.index() as i64),
         (SwitchKind::Int, Term::Int(i)) => Some(*i),

@@ -13,9 +13,9 @@ use trace_term::{atom, Term};
 /// `Return`: back to the caller with the value in `src`.
 ///
 /// The frame holds all the caller's position needs (its code and window
-/// size): nothing is looked up. The process's last return goes out of the
-/// loop to [`return_slow`]. The value moves after the check that may grow
-/// the stack, so that it is not kept across that call.
+/// size): nothing is looked up. The process's last return, and one whose
+/// caller's window must be given back first, go out of the loop to
+/// [`return_slow`].
 #[inline(always)]
 pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
     let Some(&fr) = vm.p.frames.last() else {
@@ -24,18 +24,19 @@ pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
     let base = fr.base as usize;
     let need = base + fr.nslots as usize;
     if vm.p.regs.len() < need {
-        // See `do_return`: a slice end may have trimmed the caller's top slots.
-        super::grow_stack(vm.p, need);
-        vm.refresh();
+        // See `do_return`: a slice end may have trimmed the caller's top
+        // slots. Out of the loop, as the last return: nothing read here is
+        // then kept across a call, which kept it on the stack on every return.
+        return super::cold(vm, ins);
     }
     let v = take(vm.reg_mut(src));
     // SAFETY: the frame just read is there.
     unsafe { vm.p.frames.set_len(vm.p.frames.len() - 1) };
     vm.p.fun = fr.fun;
     vm.p.base = base as u32;
-    vm.code = fr.code.0;
+    vm.set_code(fr.code.0);
     // SAFETY: a saved position is inside its function.
-    vm.ip = unsafe { vm.code.add(fr.pc as usize) };
+    vm.ip = unsafe { fr.code.0.add(fr.pc as usize) };
     vm.refresh();
     vm.reg_mut(fr.ret).set(v);
     Flow::Go
@@ -72,7 +73,7 @@ fn initial_returned(v: Term) -> SliceEnd {
 pub(super) fn local(vm: &mut Vm<'_>, f: FunId, args: Slot, n: usize, ret: Ret) -> Flow {
     let nb = callee_base(
         vm.p,
-        vm.prog,
+        vm.env.prog,
         ret,
         vm.fun(),
         vm.pc(),
@@ -85,9 +86,8 @@ pub(super) fn local(vm: &mut Vm<'_>, f: FunId, args: Slot, n: usize, ret: Ret) -
 
 /// `Call` and `TailCall`: as [`local`], with what the linker found of the
 /// callee and of the caller (see [`Linked`]), so that neither the call nor
-/// the return looks a function up. Both stacks are grown, when they must
-/// be, before the frame is built, so that its fields are not kept across
-/// those calls.
+/// the return looks a function up. When a stack must grow, it grows and
+/// the call runs again (see [`make_room`]).
 #[inline(always)]
 pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret) -> Flow {
     let nb = match ret {
@@ -95,12 +95,11 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
         Ret::Tail => vm.base(),
     };
     let frames = &vm.p.frames;
-    if matches!(ret, Ret::Slot(_)) && frames.len() == frames.capacity() {
-        grow_frames(vm.p);
-    }
     let need = nb + l.callee.nslots as usize;
-    if vm.p.regs.len() < need {
-        super::grow_stack(vm.p, need);
+    let full = matches!(ret, Ret::Slot(_)) && frames.len() == frames.capacity();
+    if full || vm.p.regs.len() < need {
+        make_room(vm.p, need);
+        return vm.retry();
     }
     match ret {
         Ret::Slot(dst) => {
@@ -110,7 +109,7 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
                 base: vm.base() as u32,
                 ret: dst,
                 nslots: l.own,
-                code: CodePtr(vm.code),
+                code: CodePtr(vm.code()),
             };
             let frames = &mut vm.p.frames;
             let len = frames.len();
@@ -124,8 +123,8 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
     }
     vm.p.fun = f;
     vm.p.base = nb as u32;
-    vm.code = l.callee.code.0;
-    vm.ip = vm.code;
+    vm.set_code(l.callee.code.0);
+    vm.ip = l.callee.code.0;
     vm.refresh();
     vm.count_call()
 }
@@ -143,9 +142,9 @@ pub(super) fn built_in(
     let s = vm.base() + args as usize;
     let next = call_bif(
         vm.p,
-        vm.rt,
-        vm.wk,
-        vm.prog,
+        vm.env.rt,
+        vm.env.wk,
+        vm.env.prog,
         vm.fun(),
         vm.pc(),
         vm.base(),
@@ -172,7 +171,7 @@ fn resolved(
         Ok(Callee::Code(f)) => local(vm, f, args, n, ret),
         Ok(Callee::Bif(id)) => built_in(vm, id, args, arity, ret, RAISE),
         Ok(Callee::Unsupported(msg)) => {
-            let next = stop_unsupported(vm.rt, msg);
+            let next = stop_unsupported(vm.env.rt, msg);
             vm.slow(next)
         }
         Err(e) => vm.slow(Next::Raise(e)),
@@ -182,7 +181,7 @@ fn resolved(
 /// Calls an external function, body or tail (`ret` says which).
 #[inline(always)]
 pub(super) fn external(vm: &mut Vm<'_>, ext: u32, args: Slot, arity: u8, ret: Ret) -> Flow {
-    let prog = vm.prog;
+    let prog = vm.env.prog;
     match &prog.exts[ext as usize] {
         ExtTarget::Fun(f) => local(vm, *f, args, arity as usize, ret),
         ExtTarget::Bif(id) => built_in(vm, *id, args, arity, ret, RAISE),
@@ -205,10 +204,10 @@ pub(super) fn fun_value(vm: &mut Vm<'_>, fs: Slot, args: Slot, arity: u8, ret: R
     // Borrow the fun by moving it out and back: no reference count.
     let fv = take(vm.reg_mut(fs));
     let (a, n) = (args as usize, arity as usize);
-    let callee = prepare_fun_call(vm.p, vm.prog, vm.fun(), vm.pc(), vm.base(), &fv, a, n);
+    let callee = prepare_fun_call(vm.p, vm.env.prog, vm.fun(), vm.pc(), vm.base(), &fv, a, n);
     // A tail call moves the captured values down with the arguments.
     let n = match ret {
-        Ret::Tail => arity as usize + closure_extra(&fv, vm.prog),
+        Ret::Tail => arity as usize + closure_extra(&fv, vm.env.prog),
         Ret::Slot(_) => 0,
     };
     let slot = vm.base() + fs as usize;
@@ -228,7 +227,17 @@ pub(super) fn dynamic(
 ) -> Flow {
     let (m, f) = (vm.reg(module).clone(), vm.reg(function).clone());
     let (a, n) = (args as usize, arity as usize);
-    let callee = resolve_dyn(vm.p, vm.prog, vm.fun(), vm.pc(), vm.base(), &m, &f, a, n);
+    let callee = resolve_dyn(
+        vm.p,
+        vm.env.prog,
+        vm.fun(),
+        vm.pc(),
+        vm.base(),
+        &m,
+        &f,
+        a,
+        n,
+    );
     resolved(vm, callee, args, arity, arity as usize, ret)
 }
 
@@ -323,11 +332,18 @@ pub(super) fn do_return(
     }
 }
 
-/// Makes room for one more frame (a call deeper than any before).
+/// A call deeper than any before: makes room for one more frame and a value stack `need` slots
+/// long. The instruction then runs again ([`Vm::retry`]): going back
+/// through the dispatch, rather than on from here, spares the fast path
+/// keeping its operands across this call (LLVM kept them on the stack, on
+/// every call).
 #[cold]
 #[inline(never)]
-fn grow_frames(p: &mut Process) {
+fn make_room(p: &mut Process, need: usize) {
     p.frames.reserve(1);
+    if p.regs.len() < need {
+        p.regs.resize(need, Term::Nil);
+    }
 }
 
 /// What a linked call knows beyond its callee's id: the callee's entry,

@@ -32,7 +32,7 @@ pub(super) fn constant(vm: &mut Vm<'_>, dst: Slot, v: Term) -> Flow {
 /// `Lit`: literal `lit` of the program into a slot.
 #[inline(always)]
 pub(super) fn literal(vm: &mut Vm<'_>, dst: Slot, lit: u32) -> Flow {
-    let v = vm.prog.literals[lit as usize].clone();
+    let v = vm.env.prog.literals[lit as usize].clone();
     vm.reg_mut(dst).set(v);
     Flow::Go
 }
@@ -119,7 +119,7 @@ pub(super) fn map_put(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         if vm.fail_to(*fail) {
             return Flow::Go;
         }
-        let e = super::raise::error(vm.p, vm.prog, vm.fun(), vm.pc(), f);
+        let e = super::raise::error(vm.p, vm.env.prog, vm.fun(), vm.pc(), f);
         return vm.slow(Next::Raise(e));
     }
     let Term::Map(mut m) = m else { unreachable!() };
@@ -136,7 +136,7 @@ pub(super) fn map_put(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
 /// `MakeFun`: a closure of template `tmpl` capturing the `nfree` values at `start..`.
 #[inline(always)]
 pub(super) fn make_fun(vm: &mut Vm<'_>, dst: Slot, tmpl: u32, start: Slot, nfree: u16) -> Flow {
-    let info = &vm.prog.closures[tmpl as usize];
+    let info = &vm.env.prog.closures[tmpl as usize];
     let s = vm.base() + start as usize;
     let env: Box<[Term]> = vm.p.regs[s..s + nfree as usize]
         .iter_mut()

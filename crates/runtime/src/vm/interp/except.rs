@@ -50,7 +50,7 @@ pub(super) fn reraise(vm: &mut Vm<'_>, reg: Slot) -> Flow {
 pub(super) fn error(vm: &mut Vm<'_>, kind: ErrKind, val: Slot) -> Flow {
     let reason = error_reason(kind, vm.reg(val).clone());
     let args = if kind == ErrKind::FunctionClause {
-        let n = vm.prog.funs[vm.fun() as usize].arity as usize;
+        let n = vm.env.prog.funs[vm.fun() as usize].arity as usize;
         Some(vm.p.regs[vm.base()..vm.base() + n].to_vec())
     } else {
         None

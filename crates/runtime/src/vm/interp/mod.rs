@@ -124,19 +124,18 @@ enum Next {
 /// The loop's state: the process, what it runs in, and where it is.
 struct Vm<'a> {
     p: &'a mut Process,
-    rt: &'a Runtime,
-    wk: &'a Worker,
-    prog: &'a Program,
+    /// What the slow paths need, behind one pointer: each value the loop
+    /// keeps beyond the process, position, window and reductions had
+    /// pushed one of those out of the registers.
+    env: &'a Env<'a>,
     /// Reductions left in the slice.
     reds: u32,
     /// The next instruction to run. Invariant: it points into the current
-    /// function's code, `code`: every label is inside its function and no
+    /// function's code, `p.code`: every label is inside its function and no
     /// function's last instruction falls through (`code_check::check`
     /// verifies both for every program), so the loop fetches without a
     /// bounds check.
     ip: *const Instr,
-    /// The start of the current function's code.
-    code: *const Instr,
     /// The current window, as a raw pointer: slot accesses are the hottest
     /// operation of the loop. Invariant: `w == p.regs.as_mut_ptr() + p.base`
     /// and `p.regs.len() >= base + nslots(fun)`; every place that moves
@@ -144,9 +143,16 @@ struct Vm<'a> {
     /// [`Vm::refresh`]. The compiler only emits slot numbers below the
     /// function's `nslots`.
     w: *mut Term,
-    /// What an instruction that left the fast path asks for (see [`Flow`]):
-    /// kept outside this struct, whose fields must stay in registers.
-    next: &'a mut Option<Next>,
+}
+
+/// What the process runs in, and what an instruction that left the fast
+/// path asks for (see [`Flow`]): kept out of [`Vm`], whose fields must stay
+/// in registers.
+struct Env<'a> {
+    rt: &'a Runtime,
+    wk: &'a Worker,
+    prog: &'a Program,
+    next: std::cell::Cell<Option<Next>>,
 }
 
 impl<'a> Vm<'a> {
@@ -157,6 +163,20 @@ impl<'a> Vm<'a> {
     #[inline(always)]
     fn fun(&self) -> FunId {
         self.p.fun
+    }
+
+    /// The start of the current function's code (`p.code`): in the
+    /// process, like the function and window base, so that the loop's
+    /// locals leave a register for the process pointer.
+    #[inline(always)]
+    fn code(&self) -> *const Instr {
+        self.p.code.0
+    }
+
+    /// Switches the current function's code to `c`.
+    #[inline(always)]
+    fn set_code(&mut self, c: *const Instr) {
+        self.p.code = crate::ir::CodePtr(c);
     }
 
     /// Where the current window starts in the value stack (`p.base`).
@@ -199,26 +219,26 @@ impl<'a> Vm<'a> {
     #[inline(always)]
     fn pc(&self) -> usize {
         // SAFETY: `ip` and `code` point into the same function's code.
-        unsafe { self.ip.offset_from(self.code) as usize }
+        unsafe { self.ip.offset_from(self.code()) as usize }
     }
 
     /// Continues at `label` of the current function.
     #[inline(always)]
     fn goto(&mut self, label: u32) {
-        debug_assert!((label as usize) < self.prog.funs[self.fun() as usize].code.len());
+        debug_assert!((label as usize) < self.env.prog.funs[self.fun() as usize].code.len());
         // SAFETY: labels are inside their function (see the invariant on `ip`).
-        self.ip = unsafe { self.code.add(label as usize) };
+        self.ip = unsafe { self.code().add(label as usize) };
     }
 
     /// Switches to the code of function `self.fun()`, at `pc`.
     #[inline(always)]
     fn enter_code(&mut self, pc: usize) {
         // SAFETY: the linker checked every function id the code names.
-        let f = unsafe { self.prog.funs.get_unchecked(self.fun() as usize) };
+        let f = unsafe { self.env.prog.funs.get_unchecked(self.fun() as usize) };
         debug_assert!(pc < f.code.len());
-        self.code = f.code.as_ptr();
+        self.set_code(f.code.as_ptr());
         // SAFETY: `pc` is a label or a saved position inside the function.
-        self.ip = unsafe { self.code.add(pc) };
+        self.ip = unsafe { f.code.as_ptr().add(pc) };
     }
 
     /// The instruction at `ip` (the next one to run).
@@ -242,6 +262,14 @@ impl<'a> Vm<'a> {
         self.ip = unsafe { self.ip.sub(1) };
     }
 
+    /// Runs the instruction just fetched again, after a stack grew under it.
+    #[inline(always)]
+    fn retry(&mut self) -> Flow {
+        self.refresh();
+        self.back();
+        Flow::Go
+    }
+
     /// Keeps the position in the process, for the next slice or a built-in.
     #[inline(always)]
     fn save(&mut self) {
@@ -253,15 +281,15 @@ impl<'a> Vm<'a> {
     #[inline(always)]
     fn enter(&mut self, f: FunId, nb: usize) -> Flow {
         // SAFETY: the linker checked every function id the code names.
-        let callee = unsafe { self.prog.funs.get_unchecked(f as usize) };
+        let callee = unsafe { self.env.prog.funs.get_unchecked(f as usize) };
         let need = nb + callee.nslots as usize;
         if self.p.regs.len() < need {
             grow_stack(self.p, need);
         }
         self.p.fun = f;
         self.p.base = nb as u32;
-        self.code = callee.code.as_ptr();
-        self.ip = self.code;
+        self.set_code(callee.code.as_ptr());
+        self.ip = callee.code.as_ptr();
         self.refresh();
         self.count_call()
     }
@@ -289,7 +317,7 @@ impl<'a> Vm<'a> {
     /// when there is none.
     #[inline(always)]
     fn throw(&mut self, e: Exception) -> Result<(), SliceEnd> {
-        let (f, pc, base) = raise::throw(self.p, self.prog, e)?;
+        let (f, pc, base) = raise::throw(self.p, self.env.prog, e)?;
         self.p.fun = f;
         self.p.base = base as u32;
         self.enter_code(pc);
@@ -309,7 +337,7 @@ impl<'a> Vm<'a> {
     /// Leaves the fast path: the loop does what `next` says.
     #[inline(always)]
     fn slow(&mut self, next: Next) -> Flow {
-        *self.next = Some(next);
+        self.env.next.set(Some(next));
         Flow::Next
     }
 
@@ -335,17 +363,19 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
     let (fun, pc, base) = (p.fun, p.pc as usize, p.base as usize);
     let w = p.regs.as_mut_ptr().wrapping_add(base);
     let code = prog.funs[fun as usize].code.as_ptr();
-    let mut pending = None;
-    let mut vm = Vm {
-        p,
+    p.code = crate::ir::CodePtr(code);
+    let env = Env {
         rt,
         wk,
         prog,
+        next: std::cell::Cell::new(None),
+    };
+    let mut vm = Vm {
+        p,
+        env: &env,
         reds: budget.max(1),
         ip: code,
-        code,
         w,
-        next: &mut pending,
     };
     vm.enter_code(pc);
     if vm.p.trace_calls {
@@ -368,7 +398,7 @@ fn traced_loop(mut vm: Vm<'_>) -> SliceEnd {
 #[cold]
 fn report_return(vm: &mut Vm<'_>, src: Slot) {
     let v = vm.reg(src).clone();
-    crate::vm::calls::returned(vm.p, vm.prog, vm.fun(), vm.pc(), &v);
+    crate::vm::calls::returned(vm.p, vm.env.prog, vm.fun(), vm.pc(), &v);
 }
 
 /// After instruction `ins` of a traced process, which left it at the start
@@ -377,7 +407,7 @@ fn report_return(vm: &mut Vm<'_>, src: Slot) {
 #[cold]
 fn report_call(vm: &mut Vm<'_>, ins: &Instr) {
     if ins.is_call() {
-        crate::vm::calls::called(vm.p, vm.prog, vm.fun(), vm.base());
+        crate::vm::calls::called(vm.p, vm.env.prog, vm.fun(), vm.base());
     }
 }
 
@@ -391,15 +421,17 @@ fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
             report_return(vm, *src);
         }
         vm.step();
-        let flow = exec(vm, ins);
+        let flow = exec::<TRACE>(vm, ins);
         let next = match flow {
             Flow::Go => {
-                if TRACE && vm.pc() == 0 {
+                // A call that grew a stack runs again (`Vm::retry`): it has
+                // not entered its callee yet, even at its function's start.
+                if TRACE && vm.pc() == 0 && !std::ptr::eq(vm.current(), ins) {
                     report_call(vm, ins);
                 }
                 continue;
             }
-            Flow::Next => vm.next.take().expect("a slow path says what to do"),
+            Flow::Next => vm.env.next.take().expect("a slow path says what to do"),
         };
         match next {
             Next::Continue => {
@@ -439,9 +471,11 @@ fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
 }
 
 /// Runs one instruction: the loop's only dispatch for the instructions of
-/// ordinary sequential code; the rest go to [`cold`] in one branch.
+/// ordinary sequential code; the rest go to [`cold`] in one branch. A
+/// traced process (`TRACE`) runs a fused pair as its two instructions, so
+/// that the call is reported as any other.
 #[inline(always)]
-fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
+fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     match *ins {
         // Moves and constants, construction, destructuring.
         Instr::Move { dst, src } => data::copy(vm, dst, src),
@@ -469,6 +503,20 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::Sub { dst, a, b, .. } => ops::arith(vm, Op2::Sub, dst, a, b, ins),
         Instr::Mul { dst, a, b, .. } => ops::arith(vm, Op2::Mul, dst, a, b, ins),
         Instr::AddImm { dst, a, imm, fail } => ops::add_imm(vm, dst, a, imm, fail),
+        Instr::AddImmCall { dst, a, imm, fail } => {
+            if TRACE {
+                ops::add_imm(vm, dst, a, imm, fail)
+            } else {
+                ops::add_imm_call(vm, dst, a, imm, ins)
+            }
+        }
+        Instr::AddReturn { dst, a, b, .. } => {
+            if TRACE {
+                ops::arith(vm, Op2::Add, dst, a, b, ins)
+            } else {
+                ops::add_return(vm, dst, a, b, ins)
+            }
+        }
         Instr::Op2 {
             op,
             dst,
@@ -501,34 +549,7 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::Jump { to } => branch::jump(vm, to),
         Instr::Switch { a, table } => branch::switch(vm, a, table),
         // Calls and returns.
-        Instr::Call {
-            fun,
-            args,
-            dst,
-            own,
-            entry,
-            ..
-        } => {
-            let l = Linked {
-                callee: entry,
-                own,
-                arity: 0,
-            };
-            call::linked(vm, fun, l, args, Ret::Slot(dst))
-        }
-        Instr::TailCall {
-            fun,
-            args,
-            arity,
-            entry,
-        } => {
-            let l = Linked {
-                callee: entry,
-                own: 0,
-                arity: arity as usize,
-            };
-            call::linked(vm, fun, l, args, Ret::Tail)
-        }
+        Instr::Call { .. } | Instr::TailCall { .. } => local_call(vm, ins),
         Instr::CallExt {
             ext,
             args,
@@ -572,6 +593,70 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     }
 }
 
+/// `Call` and `TailCall` (anything else is left to the loop's dispatch).
+#[inline(always)]
+fn local_call(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
+    match *ins {
+        Instr::Call {
+            fun,
+            args,
+            dst,
+            own,
+            entry,
+            ..
+        } => {
+            let l = Linked {
+                callee: entry,
+                own,
+                arity: 0,
+            };
+            call::linked(vm, fun, l, args, Ret::Slot(dst))
+        }
+        Instr::TailCall {
+            fun,
+            args,
+            arity,
+            entry,
+        } => {
+            let l = Linked {
+                callee: entry,
+                own: 0,
+                arity: arity as usize,
+            };
+            call::linked(vm, fun, l, args, Ret::Tail)
+        }
+        _ => Flow::Go,
+    }
+}
+
+/// The second instruction of a fused pair, a `Call` or `TailCall` (the
+/// linker fused only those), run without a dispatch.
+#[inline(always)]
+fn call_next(vm: &mut Vm<'_>) -> Flow {
+    let ins = vm.current();
+    vm.step();
+    match *ins {
+        Instr::Call { .. } | Instr::TailCall { .. } => local_call(vm, ins),
+        // SAFETY: the linker fuses an instruction only with a call after
+        // it (`link::fuse`), and linked code is never changed.
+        _ => unsafe { std::hint::unreachable_unchecked() },
+    }
+}
+
+/// The second instruction of a fused pair, a `Return` (the linker fused
+/// only that), run without a dispatch.
+#[inline(always)]
+fn return_next(vm: &mut Vm<'_>) -> Flow {
+    let ins = vm.current();
+    vm.step();
+    match *ins {
+        Instr::Return { src } => call::return_value(vm, src, ins),
+        // SAFETY: the linker fuses an instruction only with a return after
+        // it (`link::fuse`), and linked code is never changed.
+        _ => unsafe { std::hint::unreachable_unchecked() },
+    }
+}
+
 /// The instructions [`exec`] leaves out of the loop (maps, funs, built-ins,
 /// exceptions, receive), on a copy of the loop's state: lending
 /// the loop's own `Vm` would keep its fields in memory on every path, not
@@ -580,20 +665,15 @@ fn exec(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
 fn cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     let mut c = Vm {
         p: &mut *vm.p,
-        rt: vm.rt,
-        wk: vm.wk,
-        prog: vm.prog,
+        env: vm.env,
         reds: vm.reds,
         ip: vm.ip,
-        code: vm.code,
         w: vm.w,
-        next: &mut *vm.next,
     };
     let flow = exec_cold(&mut c, ins);
-    let (reds, ip, code, w) = (c.reds, c.ip, c.code, c.w);
+    let (reds, ip, w) = (c.reds, c.ip, c.w);
     vm.reds = reds;
     vm.ip = ip;
-    vm.code = code;
     vm.w = w;
     flow
 }
@@ -619,7 +699,11 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         } => data::get_map_value(vm, dst, map, key, fail),
         // Operators: `Add`, `Sub` and `Mul` beyond their inline cases.
         Instr::Op1 { op, dst, a, fail } => ops::op1(vm, op, dst, a, fail),
-        Instr::Add { dst, a, b, fail } => ops::op2(vm, Op2::Add, dst, a, b, fail),
+        // A fused sum beyond its inline case: the call is dispatched next.
+        Instr::AddImmCall { dst, a, imm, fail } => ops::add_imm(vm, dst, a, imm, fail),
+        Instr::Add { dst, a, b, fail } | Instr::AddReturn { dst, a, b, fail } => {
+            ops::op2(vm, Op2::Add, dst, a, b, fail)
+        }
         Instr::Sub { dst, a, b, fail } => ops::op2(vm, Op2::Sub, dst, a, b, fail),
         Instr::Mul { dst, a, b, fail } => ops::op2(vm, Op2::Mul, dst, a, b, fail),
         // Comparisons with a constant beyond their inline case.

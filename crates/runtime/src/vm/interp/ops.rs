@@ -31,10 +31,39 @@ pub(super) fn add_imm(vm: &mut Vm<'_>, dst: Slot, a: Slot, imm: i32, fail: u32) 
             if vm.fail_to(fail) {
                 return Flow::Go;
             }
-            let e = raise::op_error(vm.p, vm.prog, vm.fun(), vm.pc(), f);
+            let e = raise::op_error(vm.p, vm.env.prog, vm.fun(), vm.pc(), f);
             vm.slow(Next::Raise(e))
         }
     }
+}
+
+/// `AddImmCall`: `a + imm`, then the call after it with no dispatch
+/// between them; other than small integers, the sum goes out of the loop
+/// (as `AddImm`) and the call is dispatched as usual.
+#[inline(always)]
+pub(super) fn add_imm_call(vm: &mut Vm<'_>, dst: Slot, a: Slot, imm: i32, ins: &Instr) -> Flow {
+    if let Term::Int(x) = vm.reg(a) {
+        if let Some(v) = x.checked_add(imm as i64) {
+            put_int(vm.reg_mut(dst), v);
+            return super::call_next(vm);
+        }
+    }
+    super::cold(vm, ins)
+}
+
+/// `AddReturn`: `a + b`, then the return of the sum after it with no
+/// dispatch between them; other than two small integers, the sum is
+/// `Add`'s (out of the loop for the rare cases) and the return is
+/// dispatched as usual.
+#[inline(always)]
+pub(super) fn add_return(vm: &mut Vm<'_>, dst: Slot, a: Slot, b: Slot, ins: &Instr) -> Flow {
+    if let (Term::Int(x), Term::Int(y)) = (vm.reg(a), vm.reg(b)) {
+        if let Some(v) = x.checked_add(*y) {
+            put_int(vm.reg_mut(dst), v);
+            return super::return_next(vm);
+        }
+    }
+    arith(vm, Op2::Add, dst, a, b, ins)
 }
 
 /// `x op y` for the operators computed inline on two small integers
@@ -101,7 +130,7 @@ pub(super) fn op2(vm: &mut Vm<'_>, op: Op2, dst: Slot, a: Slot, b: Slot, fail: u
             if vm.fail_to(fail) {
                 return Flow::Go;
             }
-            let e = raise::op2_error(vm.p, vm.prog, vm.fun(), vm.pc(), op, x, y, f);
+            let e = raise::op2_error(vm.p, vm.env.prog, vm.fun(), vm.pc(), op, x, y, f);
             vm.slow(Next::Raise(e))
         }
     }
@@ -126,7 +155,7 @@ pub(super) fn op1(vm: &mut Vm<'_>, op: Op1, dst: Slot, a: Slot, fail: u32) -> Fl
             if vm.fail_to(fail) {
                 return Flow::Go;
             }
-            let e = raise::op_error(vm.p, vm.prog, vm.fun(), vm.pc(), f);
+            let e = raise::op_error(vm.p, vm.env.prog, vm.fun(), vm.pc(), f);
             vm.slow(Next::Raise(e))
         }
     }

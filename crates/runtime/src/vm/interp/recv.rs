@@ -14,7 +14,7 @@ use trace_term::{atom, Term};
 /// `RecvStart`: begins a receive whose `after` branch is at `after`.
 #[inline(always)]
 pub(super) fn start(vm: &mut Vm<'_>, after: u32) -> Flow {
-    if vm.rt.controlled {
+    if vm.env.rt.controlled {
         vm.p.recv_peek = match vm.current() {
             Instr::RecvRef { .. } => vm.pc() as u32 + 1,
             _ => vm.pc() as u32,
@@ -23,9 +23,9 @@ pub(super) fn start(vm: &mut Vm<'_>, after: u32) -> Flow {
     }
     if vm.p.trace_calls {
         vm.save();
-        crate::vm::calls::receive_reached(vm.p, vm.prog);
+        crate::vm::calls::receive_reached(vm.p, vm.env.prog);
     }
-    match receive::start(vm.p, vm.rt, vm.wk, after) {
+    match receive::start(vm.p, vm.env.rt, vm.env.wk, after) {
         Step::Continue => Flow::Go,
         Step::Jump(to) => {
             vm.goto(to);
@@ -59,7 +59,7 @@ pub(super) fn peek(vm: &mut Vm<'_>, dst: Slot, wait: u32) -> Flow {
     // and the filter pays only once the scan passes messages
     // over (in RecvNext).
     if receive::lend_current(vm.p, vm.base(), dst, None)
-        || receive::peek(vm.p, vm.rt, vm.wk, vm.base(), dst)
+        || receive::peek(vm.p, vm.env.rt, vm.env.wk, vm.base(), dst)
     {
         return Flow::Go;
     }
@@ -82,7 +82,7 @@ pub(super) fn next(vm: &mut Vm<'_>, lp: u32) -> Flow {
                 vm.step();
             }
         }
-    } else if let Err(e) = receive::next(vm.p, vm.rt) {
+    } else if let Err(e) = receive::next(vm.p, vm.env.rt) {
         return vm.slow(Next::End(e));
     }
     Flow::Go
@@ -102,9 +102,9 @@ pub(super) fn accept(vm: &mut Vm<'_>) -> Flow {
         vm.save();
         vm.step();
     }
-    let r = receive::accept(vm.p, vm.rt);
-    if vm.rt.controlled {
-        report_filter(vm.p, vm.prog, vm.fun(), vm.base());
+    let r = receive::accept(vm.p, vm.env.rt);
+    if vm.env.rt.controlled {
+        report_filter(vm.p, vm.env.prog, vm.fun(), vm.base());
     }
     match r {
         Ok(_) => Flow::Go,
@@ -156,7 +156,7 @@ fn report_filter(p: &mut Process, prog: &Program, fun: FunId, base: usize) {
 #[inline(always)]
 pub(super) fn wait(vm: &mut Vm<'_>, lp: u32) -> Flow {
     vm.goto(lp);
-    match receive::wait(vm.p, vm.rt, vm.wk, None) {
+    match receive::wait(vm.p, vm.env.rt, vm.env.wk, None) {
         Step::Continue | Step::Jump(_) => Flow::Go,
         Step::Pause => unreachable!("a receive without a timeout never pauses for one"),
         Step::End(e) => {
@@ -180,14 +180,14 @@ pub(super) fn wait_timeout(vm: &mut Vm<'_>, timeout: Slot, lp: u32, after: u32) 
             return vm.slow(Next::Throw(e));
         }
     };
-    match receive::wait(vm.p, vm.rt, vm.wk, ms) {
+    match receive::wait(vm.p, vm.env.rt, vm.env.wk, ms) {
         Step::Continue => {
             vm.goto(lp);
             Flow::Go
         }
         Step::Jump(_) => {
-            if vm.rt.controlled {
-                report_filter(vm.p, vm.prog, vm.fun(), vm.base());
+            if vm.env.rt.controlled {
+                report_filter(vm.p, vm.env.prog, vm.fun(), vm.base());
             }
             vm.goto(after);
             Flow::Go
