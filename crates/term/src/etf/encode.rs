@@ -290,41 +290,57 @@ fn encode_bits(b: &Bitstring, out: &mut Vec<u8>) {
 
 /// `'nonode@nohost'` as minor version 2 writes it: every pid and reference
 /// of a log carries it, so it is written as one constant.
-pub(super) const NONODE_UTF8: &[u8; 15] = b"\x77\x0dnonode@nohost";
+const NONODE_UTF8: &[u8; 15] = b"\x77\x0dnonode@nohost";
 
-/// A pid or reference: `head`, the node, `tail`. In minor version 2 (the
-/// log's) the three are assembled into one array of a size known after
-/// inlining, so the write is a few moves and one capacity check.
+/// A pid or reference in latin1 atoms (minor version 1): `head`, the
+/// node, `tail`.
+fn encode_with_latin1_node(head: &[u8], tail: &[u8], out: &mut Vec<u8>) {
+    out.extend_from_slice(head);
+    encode_atom_latin1(crate::atom::NONODE, out);
+    out.extend_from_slice(tail);
+}
+
+/// `NEW_PID_EXT` as minor version 2 (the log's) writes it: the node, ID
+/// and serial, creation 0, as one array of known size, so the write is a
+/// few moves and one capacity check.
 #[inline(always)]
-fn encode_with_node(head: &[u8], tail: &[u8], out: &mut Vec<u8>, st: Style) {
-    if st.latin1_atoms {
-        out.extend_from_slice(head);
-        encode_atom_latin1(crate::atom::NONODE, out);
-        out.extend_from_slice(tail);
-        return;
-    }
-    let mut b = [0u8; 64];
-    let (h, n) = (head.len(), head.len() + NONODE_UTF8.len());
-    b[..h].copy_from_slice(head);
-    b[h..n].copy_from_slice(NONODE_UTF8);
-    b[n..n + tail.len()].copy_from_slice(tail);
-    out.extend_from_slice(&b[..n + tail.len()]);
+pub(super) fn pid_utf8(p: Pid) -> [u8; 28] {
+    let mut b = [0u8; 28];
+    b[0] = NEW_PID_EXT;
+    b[1..16].copy_from_slice(NONODE_UTF8);
+    b[16..20].copy_from_slice(&(p.0 as u32).to_be_bytes());
+    b[20..24].copy_from_slice(&((p.0 >> 32) as u32).to_be_bytes());
+    b
+}
+
+/// `NEWER_REFERENCE_EXT` as minor version 2 writes it: three ids, the
+/// node, creation 0, the ids 0, counter, creator.
+#[inline(always)]
+pub(super) fn ref_utf8(r: Ref) -> [u8; 34] {
+    let mut b = [0u8; 34];
+    b[..3].copy_from_slice(&[NEWER_REFERENCE_EXT, 0, 3]);
+    b[3..18].copy_from_slice(NONODE_UTF8);
+    b[22..26].copy_from_slice(&r.counter().to_be_bytes());
+    b[26..30].copy_from_slice(&(r.creator() as u32).to_be_bytes());
+    b
 }
 
 #[inline(always)]
 fn encode_pid(p: Pid, out: &mut Vec<u8>, st: Style) {
-    let mut tail = [0u8; 12];
-    tail[..4].copy_from_slice(&(p.0 as u32).to_be_bytes());
-    tail[4..8].copy_from_slice(&((p.0 >> 32) as u32).to_be_bytes());
-    encode_with_node(&[NEW_PID_EXT], &tail, out, st);
+    if st.latin1_atoms {
+        let b = pid_utf8(p);
+        return encode_with_latin1_node(&b[..1], &b[16..], out);
+    }
+    out.extend_from_slice(&pid_utf8(p));
 }
 
 #[inline(always)]
 fn encode_ref(r: Ref, out: &mut Vec<u8>, st: Style) {
-    let mut tail = [0u8; 16];
-    tail[4..8].copy_from_slice(&r.counter().to_be_bytes());
-    tail[8..12].copy_from_slice(&(r.creator() as u32).to_be_bytes());
-    encode_with_node(&[NEWER_REFERENCE_EXT, 0, 3], &tail, out, st);
+    if st.latin1_atoms {
+        let b = ref_utf8(r);
+        return encode_with_latin1_node(&b[..3], &b[18..], out);
+    }
+    out.extend_from_slice(&ref_utf8(r));
 }
 
 /// Writes an external fun whole, or a closure up to its free variables;

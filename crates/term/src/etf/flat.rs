@@ -4,7 +4,7 @@
 //! instead of a capacity check and a length update per part.
 
 use super::*;
-use crate::term::{Pid, Ref, Term};
+use crate::term::Term;
 
 /// Room on the stack: a tuple of three references takes 105 bytes.
 const ROOM: usize = 128;
@@ -70,32 +70,11 @@ impl Buf {
                 },
             },
             Term::Nil => self.put(&[NIL_EXT]),
-            Term::Pid(p) => self.put(&pid(p)),
-            Term::Ref(r) => self.put(&reference(r)),
+            Term::Pid(p) => self.put(&super::encode::pid_utf8(p)),
+            Term::Ref(r) => self.put(&super::encode::ref_utf8(r)),
             _ => false,
         }
     }
-}
-
-/// `NEW_PID_EXT`, the node, ID and serial, creation 0: 28 bytes.
-fn pid(p: Pid) -> [u8; 28] {
-    let mut b = [0u8; 28];
-    b[0] = NEW_PID_EXT;
-    b[1..16].copy_from_slice(super::encode::NONODE_UTF8);
-    b[16..20].copy_from_slice(&(p.0 as u32).to_be_bytes());
-    b[20..24].copy_from_slice(&((p.0 >> 32) as u32).to_be_bytes());
-    b
-}
-
-/// `NEWER_REFERENCE_EXT` with three ids, the node, creation 0, the ids
-/// 0, counter, creator: 34 bytes.
-fn reference(r: Ref) -> [u8; 34] {
-    let mut b = [0u8; 34];
-    b[..3].copy_from_slice(&[NEWER_REFERENCE_EXT, 0, 3]);
-    b[3..18].copy_from_slice(super::encode::NONODE_UTF8);
-    b[22..26].copy_from_slice(&r.counter().to_be_bytes());
-    b[26..30].copy_from_slice(&(r.creator() as u32).to_be_bytes());
-    b
 }
 
 #[cfg(test)]
