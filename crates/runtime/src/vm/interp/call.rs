@@ -342,7 +342,7 @@ pub(super) fn do_return(
 fn make_room(p: &mut Process, need: usize) {
     p.frames.reserve(1);
     if p.regs.len() < need {
-        p.regs.resize(need, Term::Nil);
+        super::grow_stack(p, need);
     }
 }
 

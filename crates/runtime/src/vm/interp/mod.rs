@@ -593,7 +593,10 @@ fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     }
 }
 
-/// `Call` and `TailCall` (anything else is left to the loop's dispatch).
+/// `Call` and `TailCall`, the only instructions sent here: by the loop's
+/// dispatch, or as the second of a fused pair (the linker fuses an
+/// instruction only with a call after it, `link::fuse`, and linked code is
+/// never changed).
 #[inline(always)]
 fn local_call(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     match *ins {
@@ -625,7 +628,7 @@ fn local_call(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             };
             call::linked(vm, fun, l, args, Ret::Tail)
         }
-        _ => Flow::Go,
+        _ => unreachable!("a local call that is neither Call nor TailCall"),
     }
 }
 
@@ -635,13 +638,7 @@ fn local_call(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
 fn call_next(vm: &mut Vm<'_>) -> Flow {
     let ins = vm.current();
     vm.step();
-    match *ins {
-        Instr::Call { .. } | Instr::TailCall { .. } => local_call(vm, ins),
-        // The linker fuses an instruction only with a call after it
-        // (`link::fuse`), and linked code is never changed. A checked
-        // `unreachable!` costs no more here than the unchecked hint did.
-        _ => unreachable!("a fused call pair without its call"),
-    }
+    local_call(vm, ins)
 }
 
 /// The second instruction of a fused pair, a `Return` (the linker fused
@@ -762,7 +759,7 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
 /// Makes the value stack `need` slots long (a call deeper than any before).
 #[cold]
 #[inline(never)]
-fn grow_stack(p: &mut Process, need: usize) {
+pub(super) fn grow_stack(p: &mut Process, need: usize) {
     p.regs.resize(need, Term::Nil);
 }
 
