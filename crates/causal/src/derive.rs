@@ -295,13 +295,11 @@ fn start_children(
     let spawns = model.spawns_of(p);
     let mut k = prog[p as usize].k as usize;
     while k < spawns.len() && spawns[k].at < stop {
-        let c = spawns[k].child;
-        if c != NO_ROW
-            && model.spawned_by[c as usize] == Some((p, spawns[k].at))
-            && !prog[c as usize].started
-        {
-            prog[c as usize].started = true;
-            ready.push(c);
+        if let Some(c) = model.starts_child(p, &spawns[k]) {
+            if !prog[c as usize].started {
+                prog[c as usize].started = true;
+                ready.push(c);
+            }
         }
         k += 1;
     }

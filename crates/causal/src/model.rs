@@ -143,6 +143,14 @@ impl Model {
         &self.facts.receipts[s as usize]
     }
 
+    /// The child that `parent`'s spawn `s` started, if it is the spawn the
+    /// child's log names (a log may repeat a pid; only one spawn starts it).
+    #[inline]
+    pub(crate) fn starts_child(&self, parent: TableRow, s: &SpawnFact) -> Option<TableRow> {
+        let c = s.child;
+        (c != NO_ROW && self.spawned_by[c as usize] == Some((parent, s.at))).then_some(c)
+    }
+
     pub(crate) fn spawns_of(&self, s: TableRow) -> &[SpawnFact] {
         &self.facts.spawns[s as usize]
     }

@@ -12,7 +12,7 @@
 //! The sweep needs a complete derivation without dependencies on shared
 //! state; otherwise each past is walked on its own.
 
-use crate::facts::{EventId, TableRow, NO_ROW};
+use crate::facts::{EventId, TableRow};
 use crate::model::Model;
 use crate::query::Past;
 
@@ -178,8 +178,7 @@ impl<'m> Sweep<'m> {
         let mut add = 0u64;
         while *k > 0 && spawns[*k - 1].at == e {
             *k -= 1;
-            let c = spawns[*k].child;
-            if c != NO_ROW && m.spawned_by[c as usize] == Some((s, e)) {
+            if let Some(c) = m.starts_child(s, &spawns[*k]) {
                 add |= self.mask[c as usize];
             }
         }

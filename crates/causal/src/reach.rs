@@ -178,8 +178,7 @@ impl<'m> Reach<'m> {
         loop {
             let stop = next_stop(recs, deps, r, d, end);
             while k < spawns.len() && spawns[k].at < stop {
-                let c = spawns[k].child;
-                if c != NO_ROW && m.spawned_by[c as usize] == Some((p, spawns[k].at)) {
+                if let Some(c) = m.starts_child(p, &spawns[k]) {
                     let child = Task::start(c);
                     s.spawn(move |s| self.drive(s, child));
                 }
