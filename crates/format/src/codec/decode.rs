@@ -441,22 +441,16 @@ impl<'a> BlockDecoder<'a> {
                         },
                     )
                 }),
-            op::RECEIVE_DELTA => match (
-                self.st.p.receipts.peek(operand),
-                self.buf.get(at + 1).filter(|&&d| d < 0x80),
-            ) {
-                (Some((sender, expected)), Some(&d)) => {
-                    let index = expected.wrapping_add(unzigzag(d as u64) as u64);
-                    self.st.p.receipts.hit(operand, index);
-                    Some((
+            op::RECEIVE_DELTA => self
+                .quick_listed_delta(operand, at + 1)
+                .map(|(sender, index)| {
+                    (
                         2,
                         EventRef::Receive {
                             msg: msg(sender, index),
                         },
-                    ))
-                }
-                _ => None,
-            },
+                    )
+                }),
             op::OTHER => self.quick_other(operand as u8, at),
             _ => None,
         };
@@ -567,29 +561,30 @@ impl<'a> BlockDecoder<'a> {
     /// end and the signal. `None` leaves everything as it was.
     #[inline(always)]
     fn quick_signal_taken(&mut self, from: usize) -> Option<(usize, MsgId)> {
-        let r = *self.buf.get(from)?;
-        let r_list = &mut self.st.p.receipts;
-        if r < EXPLICIT {
-            let d = *self.buf.get(from + 1).filter(|&&d| d < 0x80)?;
-            let (sender, expected) = r_list.peek(r as usize)?;
-            let index = expected.wrapping_add(unzigzag(d as u64) as u64);
-            r_list.hit(r as usize, index);
-            return Some((from + 2, msg(sender, index)));
+        match *self.buf.get(from)? {
+            r if r < EXPLICIT => {
+                let (sender, index) = self.quick_listed_delta(r as usize, from + 1)?;
+                Some((from + 2, msg(sender, index)))
+            }
+            EXPLICIT => {
+                let (end, sender, index) = self.quick_new_sender(from + 1, true)?;
+                Some((end, msg(sender, index)))
+            }
+            _ => None,
         }
-        if r != EXPLICIT {
-            return None;
-        }
-        let mut end = from + 1;
-        let sender = u32::try_from(varint::get(self.buf, &mut end).ok()?).ok()?;
-        let d = *self.buf.get(end).filter(|&&d| d < 0x80)?;
-        if r_list.find(sender).is_some() {
-            return None;
-        }
-        let index = r_list
-            .expected_evicted(sender)
-            .wrapping_add(unzigzag(d as u64) as u64);
-        r_list.miss(sender, index);
-        Some((end + 1, msg(sender, index)))
+    }
+
+    /// The listed sender in receipt slot `slot` and the one-byte zigzag
+    /// delta at `d_at` from the index expected of it: the sender and the
+    /// index, the slot moved to the front. `None` leaves everything as it
+    /// was.
+    #[inline(always)]
+    fn quick_listed_delta(&mut self, slot: usize, d_at: usize) -> Option<(u32, u64)> {
+        let d = *self.buf.get(d_at).filter(|&&d| d < 0x80)?;
+        let (sender, expected) = self.st.p.receipts.peek(slot)?;
+        let index = expected.wrapping_add(unzigzag(d as u64) as u64);
+        self.st.p.receipts.hit(slot, index);
+        Some((sender, index))
     }
 
     /// Any event (the general path); `t` is its tag byte at `at`.
