@@ -91,7 +91,7 @@ pub fn error_tagged(tag: Atom, v: Term) -> Fault {
 }
 
 /// One raw stack-trace entry: a function and the instruction it was at.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RawFrame {
     pub fun: u32,
     pub pc: u32,

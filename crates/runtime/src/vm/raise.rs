@@ -9,6 +9,9 @@ use crate::process::Process;
 use trace_term::{atom, Atom, Term};
 
 /// The raw frames of the current position and its callers, innermost first.
+/// As BEAM does, a return address equal to the one just before it is
+/// recorded once, so a body recursion shows one frame per call site, not
+/// one per level, and the depth counts only frames recorded.
 fn frames(p: &Process, fun: FunId, pc: usize) -> Vec<RawFrame> {
     let mut out = Vec::with_capacity(TRACE_DEPTH);
     out.push(RawFrame {
@@ -19,10 +22,13 @@ fn frames(p: &Process, fun: FunId, pc: usize) -> Vec<RawFrame> {
         if out.len() >= TRACE_DEPTH {
             break;
         }
-        out.push(RawFrame {
+        let frame = RawFrame {
             fun: fr.fun,
             pc: fr.pc.saturating_sub(1),
-        });
+        };
+        if out.last() != Some(&frame) {
+            out.push(frame);
+        }
     }
     out
 }
