@@ -122,24 +122,22 @@ pub fn compute(r: &LogReader, zstd_level: i32) -> Result<Stats, FormatError> {
         segments.push((key, b.stored_len, f.stripped));
     }
     segments.sort_unstable_by_key(|s| s.0);
-    // The records: stored length, segments, stripped body.
-    let mut records: Vec<(u32, usize, Vec<u8>)> = Vec::new();
-    let mut last = None;
+    // The records: offset, stored length, segments, stripped body.
+    let mut records: Vec<(u64, u32, usize, Vec<u8>)> = Vec::new();
     for ((offset, ..), stored, stripped) in segments {
         match records.last_mut() {
-            Some(rec) if last == Some(offset) => {
-                rec.1 += 1;
-                rec.2.extend_from_slice(&stripped);
+            Some(rec) if rec.0 == offset => {
+                rec.2 += 1;
+                rec.3.extend_from_slice(&stripped);
             }
-            _ => records.push((stored, 1, stripped)),
+            _ => records.push((offset, stored, 1, stripped)),
         }
-        last = Some(offset);
     }
     s.records = records.len() as u64;
-    s.stored_bytes = records.iter().map(|r| r.0 as u64).sum();
+    s.stored_bytes = records.iter().map(|r| r.1 as u64).sum();
     let stripped: u64 = records
         .par_iter()
-        .map(|(_, segments, raw)| {
+        .map(|(_, _, segments, raw)| {
             PACKER.with(|p| {
                 let mut p = p.borrow_mut();
                 let p = p.get_or_insert_with(|| Packer::new(zstd_level));
