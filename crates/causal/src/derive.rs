@@ -17,7 +17,6 @@
 use crate::facts::{EventId, ReceiptFact, TableRow, NO_ROW};
 use crate::inconsistency::{Wait, WaitReason};
 use crate::model::Model;
-use crate::shared::DepFact;
 use crate::waiters::Waiters;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -226,11 +225,7 @@ fn run_process(
     let mut sent = st.sent;
     let sent_before = |from: u32, at: u32| signals_before(model.signals_of(p), from, at);
     loop {
-        let stop = match recs.get(r) {
-            Some(rc) if rc.at < end => rc.at,
-            _ => end,
-        }
-        .min(next_dep);
+        let stop = next_stop(recs, r, next_dep, end);
         if next_spawn < stop {
             next_spawn = start_children(model, prog, &mut q.ready, p, stop);
         }
@@ -476,21 +471,14 @@ pub(crate) fn signals_before(sigs: &[crate::facts::SignalFact], from: u32, at: u
     n as u32
 }
 
-/// Where a process's run must stop next: at its next receipt or
-/// dependency, whichever comes first, or at `end`.
-pub(crate) fn next_stop(
-    recs: &[ReceiptFact],
-    deps: &[DepFact],
-    r: usize,
-    d: usize,
-    end: u32,
-) -> u32 {
-    let stop = match recs.get(r) {
+/// Where a process's run must stop next: at its next receipt (`recs[r]`)
+/// or at `next_dep`, the event of its next dependency (`u32::MAX`: none),
+/// whichever comes first, or at `end`.
+#[inline(always)]
+pub(crate) fn next_stop(recs: &[ReceiptFact], r: usize, next_dep: u32, end: u32) -> u32 {
+    match recs.get(r) {
         Some(rc) if rc.at < end => rc.at,
         _ => end,
-    };
-    match deps.get(d) {
-        Some(dp) if dp.at < stop => dp.at,
-        _ => stop,
     }
+    .min(next_dep)
 }

@@ -176,7 +176,8 @@ impl<'m> Reach<'m> {
         let mut sent = task.sent;
         let mut need = None;
         loop {
-            let stop = next_stop(recs, deps, r, d, end);
+            let next_dep = deps.get(d).map_or(u32::MAX, |dp| dp.at);
+            let stop = next_stop(recs, r, next_dep, end);
             while k < spawns.len() && spawns[k].at < stop {
                 if let Some(c) = m.starts_child(p, &spawns[k]) {
                     let child = Task::start(c);
