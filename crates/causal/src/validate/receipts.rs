@@ -166,9 +166,10 @@ fn check_receiver(m: &Model, r: TableRow, marks: &Marks) -> Found {
         // in a log without deliveries: all there is to check is that it is
         // taken once.
         if rc.kind == ReceiptKind::Receive && !m.deliveries {
-            if let Some(g) = m.signal_global(rc.sender, rc.index) {
-                let sig = m.signals_of(rc.sender)[rc.index as usize];
+            // One bounds check: the signal's own, in its sender's array.
+            if let Some(sig) = m.signals_of(rc.sender).get(rc.index as usize) {
                 if sig.dest == r && sig.class.is_message() {
+                    let g = m.facts.signal_start[rc.sender as usize] + rc.index as usize;
                     if marks.set_owned(g, RECEIVED) {
                         f.twice.push((g, rc.kind));
                     }
