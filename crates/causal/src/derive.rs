@@ -14,10 +14,9 @@
 //! cycle: each stuck process waits for one event of another, and following
 //! those waits leads round a cycle.
 
-use crate::facts::{EventId, ReceiptFact, TableRow, NO_ROW};
+use crate::facts::{EventId, ReceiptFact, SignalFact, TableRow};
 use crate::inconsistency::{Wait, WaitReason};
 use crate::model::Model;
-use crate::shared::DepFact;
 use crate::waiters::Waiters;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,25 +35,35 @@ pub struct DeriveOutcome {
     pub behind: Vec<ProcId>,
 }
 
-/// Per-process state of the rebuild, with what a run reads of the process,
-/// in one cache line: a run touches little else. Spawns and dependencies
-/// are rare beside receipts: a run compares with the event of the next of
-/// each, and reads their arrays only there.
+/// Per-process state of the rebuild, with what a run reads of the process
+/// (its receipts and signals), in one cache line: a run touches little
+/// else. Spawns and dependencies are rare beside receipts: a run compares
+/// with the event of the next of each, and reads their arrays, and where
+/// it stands in them ([`Rare`]), only there.
+#[repr(align(64))]
 struct Progress<'m> {
     receipts: &'m [ReceiptFact],
+    signals: &'m [SignalFact],
     cursor: u32,
     end: u32,
     /// Receipts taken (an index into `receipts`).
     r: u32,
     /// Signals sent so far (those of the whole log are in `published`).
     sent: u32,
-    /// Spawns done and dependencies met (indices into the model's arrays),
-    /// and the events of the next of each (`u32::MAX`: none left).
-    k: u32,
-    d: u32,
+    /// The events of the next spawn and dependency (`u32::MAX`: none left).
     next_spawn: u32,
     next_dep: u32,
     started: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<Progress<'static>>() == 64);
+
+/// Per process, the spawns done and dependencies met (indices into the
+/// model's arrays): read only at a spawn or a dependency.
+#[derive(Copy, Clone, Default)]
+struct Rare {
+    k: u32,
+    d: u32,
 }
 
 /// How far ahead in the ready queue a process's state, and then its next
@@ -156,6 +165,7 @@ pub(crate) fn derive_slots_unless(
 ) -> Option<DeriveOutcome> {
     let n = model.procs.len();
     let mut prog = progress(model, limit);
+    let mut rare = vec![Rare::default(); n];
     let mut q = Queues {
         ready: Ready::new(n),
         waiters: Waiters::new(n),
@@ -167,6 +177,9 @@ pub(crate) fn derive_slots_unless(
     // receipt reads one line.
     let mut published: Vec<[u32; 2]> = model.sent.iter().map(|&t| [0, t]).collect();
     roots(model, &mut prog, &mut q.ready);
+    // Only operations on shared state make a process wait for another's
+    // event: a log without them has nobody to wake that way.
+    let has_deps = model.deps.iter().any(|d| !d.is_empty());
     let mut ordered = 0u64;
     // First in, first out, with what a process's run reads asked for in
     // advance: the run of a process starts with a cache miss otherwise.
@@ -174,9 +187,9 @@ pub(crate) fn derive_slots_unless(
         if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return None;
         }
-        prefetch_ahead(model, &prog, &q.ready);
+        prefetch_ahead(&prog, &q.ready);
         let start = prog[p as usize].cursor;
-        let (cur, sent) = run_process(model, &mut prog, &published, &mut q, p);
+        let (cur, sent) = run_process(model, &mut prog, &mut rare, &published, &mut q, p);
         if cur > start {
             run(p, start, cur);
             ordered += (cur - start) as u64;
@@ -187,16 +200,18 @@ pub(crate) fn derive_slots_unless(
         // interleaved are too many streams for the hardware to follow).
         let st = &prog[p as usize];
         let next_receipt = st.receipts.as_ptr().wrapping_add(st.r as usize);
-        let next_signal = model.signals_of(p).as_ptr().wrapping_add(sent as usize);
+        let next_signal = st.signals.as_ptr().wrapping_add(sent as usize);
         for line in [0, 64] {
             prefetch((next_receipt as *const u8).wrapping_add(line));
             prefetch((next_signal as *const u8).wrapping_add(line));
         }
         published[p as usize][0] = sent;
         q.waiters.wake(p, sent, |w| q.ready.push(w));
-        q.event_waiters.wake(p, cur, |w| q.ready.push(w));
+        if has_deps {
+            q.event_waiters.wake(p, cur, |w| q.ready.push(w));
+        }
     }
-    let (cycles, behind) = stuck(model, &prog);
+    let (cycles, behind) = stuck(model, &prog, &rare);
     Some(DeriveOutcome {
         ordered,
         cycles,
@@ -211,6 +226,7 @@ pub(crate) fn derive_slots_unless(
 fn run_process(
     model: &Model,
     prog: &mut [Progress],
+    rare: &mut [Rare],
     published: &[[u32; 2]],
     q: &mut Queues,
     p: TableRow,
@@ -224,41 +240,38 @@ fn run_process(
     // needs it (a wait, or a signal to itself), by walking the process's
     // signals from where the last run left them.
     let mut sent = st.sent;
-    let sent_before = |from: u32, at: u32| signals_before(model.signals_of(p), from, at);
+    let sigs = st.signals;
+    let sent_before = |from: u32, at: u32| signals_before(sigs, from, at);
     loop {
-        let stop = match recs.get(r) {
-            Some(rc) if rc.at < end => rc.at,
-            _ => end,
-        }
-        .min(next_dep);
+        let (stop, receipt) = next_stop(recs, r, next_dep, end);
         if next_spawn < stop {
-            next_spawn = start_children(model, prog, &mut q.ready, p, stop);
+            next_spawn = start_children(model, prog, &mut rare[p as usize], &mut q.ready, p, stop);
         }
         cur = stop;
-        if cur == end {
-            sent = if end as u64 == model.procs[p as usize].events {
-                published[p as usize][1]
-            } else {
-                sent_before(sent, end)
-            };
-            break;
-        }
-        if next_dep == cur {
-            let (deps, d) = (model.deps_of(p), prog[p as usize].d as usize);
+        let Some(rc) = receipt else {
+            if cur == end {
+                sent = if end as u64 == model.procs[p as usize].events {
+                    published[p as usize][1]
+                } else {
+                    sent_before(sent, end)
+                };
+                break;
+            }
+            // A dependency: the operation of another process it follows.
+            let (deps, d) = (model.deps_of(p), rare[p as usize].d as usize);
             let dp = deps[d];
             if prog[dp.after as usize].cursor <= dp.after_at {
                 sent = sent_before(sent, cur);
                 q.event_waiters.add(dp.after, dp.after_at, p);
                 break;
             }
-            prog[p as usize].d += 1;
+            rare[p as usize].d += 1;
             next_dep = deps.get(d + 1).map_or(u32::MAX, |d| d.at);
             continue;
-        }
-        let rc = &recs[r];
-        if rc.sender != NO_ROW {
-            // A receipt of a signal no log holds orders nothing (validation reports it).
-            let [published_by, sent_in_all] = published[rc.sender as usize];
+        };
+        // A receipt of a signal no log holds orders nothing (validation
+        // reports it); its sender, `NO_ROW`, is beyond the table.
+        if let Some(&[published_by, sent_in_all]) = published.get(rc.sender as usize) {
             let done = if rc.sender == p {
                 sent = sent_before(sent, rc.at);
                 sent
@@ -288,12 +301,13 @@ fn run_process(
 fn start_children(
     model: &Model,
     prog: &mut [Progress],
+    rare: &mut Rare,
     ready: &mut Ready,
     p: TableRow,
     stop: u32,
 ) -> u32 {
     let spawns = model.spawns_of(p);
-    let mut k = prog[p as usize].k as usize;
+    let mut k = rare.k as usize;
     while k < spawns.len() && spawns[k].at < stop {
         if let Some(c) = model.starts_child(p, &spawns[k]) {
             if !prog[c as usize].started {
@@ -303,7 +317,7 @@ fn start_children(
         }
         k += 1;
     }
-    prog[p as usize].k = k as u32;
+    rare.k = k as u32;
     spawns.get(k).map_or(u32::MAX, |s| s.at)
 }
 
@@ -318,12 +332,11 @@ fn progress<'m>(model: &'m Model, limit: Option<&[u64]>) -> Vec<Progress<'m>> {
             let s = s as TableRow;
             Progress {
                 receipts: model.receipts_of(s),
+                signals: model.signals_of(s),
                 cursor: 0,
                 end: limit.map_or(p.events, |l| l[s as usize].min(p.events)) as u32,
                 r: 0,
                 sent: 0,
-                k: 0,
-                d: 0,
                 next_spawn: model.spawns_of(s).first().map_or(u32::MAX, |f| f.at),
                 next_dep: model.deps_of(s).first().map_or(u32::MAX, |f| f.at),
                 started: false,
@@ -346,24 +359,19 @@ fn roots(model: &Model, prog: &mut [Progress], ready: &mut Ready) {
 /// one a few places ahead, the receipt and signal of a nearer one (whose
 /// state was asked for then).
 #[inline(always)]
-fn prefetch_ahead(model: &Model, prog: &[Progress], ready: &Ready) {
+fn prefetch_ahead(prog: &[Progress], ready: &Ready) {
     if let Some(q) = ready.get(AHEAD_STATE) {
         prefetch(&prog[q as usize]);
     }
     if let Some(q) = ready.get(AHEAD_ARRAYS) {
         let next = &prog[q as usize];
         prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
-        prefetch(
-            model
-                .signals_of(q)
-                .as_ptr()
-                .wrapping_add(next.sent as usize),
-        );
+        prefetch(next.signals.as_ptr().wrapping_add(next.sent as usize));
     }
 }
 
 /// The wait of a process that did not finish, if it has one.
-fn wait_of(model: &Model, s: TableRow, st: &Progress) -> Option<Wait> {
+fn wait_of(model: &Model, s: TableRow, st: &Progress, rare: Rare) -> Option<Wait> {
     let me = model.id(s);
     if !st.started {
         let (parent, at) = model.spawned_by[s as usize]?;
@@ -375,7 +383,7 @@ fn wait_of(model: &Model, s: TableRow, st: &Progress) -> Option<Wait> {
     }
     if let Some(dp) = model
         .deps_of(s)
-        .get(st.d as usize)
+        .get(rare.d as usize)
         .filter(|dp| dp.at == st.cursor)
     {
         return Some(Wait {
@@ -400,7 +408,7 @@ fn wait_of(model: &Model, s: TableRow, st: &Progress) -> Option<Wait> {
 /// Follows the waits of the processes left unfinished: every one waits
 /// for exactly one other, so the waits form cycles with trees hanging
 /// off them.
-fn stuck(model: &Model, prog: &[Progress]) -> (Vec<Vec<Wait>>, Vec<ProcId>) {
+fn stuck(model: &Model, prog: &[Progress], rare: &[Rare]) -> (Vec<Vec<Wait>>, Vec<ProcId>) {
     let stuck: Vec<TableRow> = (0..prog.len() as TableRow)
         .filter(|&s| {
             let st = &prog[s as usize];
@@ -414,7 +422,7 @@ fn stuck(model: &Model, prog: &[Progress]) -> (Vec<Vec<Wait>>, Vec<ProcId>) {
         .map(|s| {
             let st = &prog[s as usize];
             if !st.started && st.end > 0 || st.cursor < st.end {
-                wait_of(model, s, st)
+                wait_of(model, s, st, rare[s as usize])
             } else {
                 None
             }
@@ -468,7 +476,7 @@ fn stuck(model: &Model, prog: &[Progress]) -> (Vec<Vec<Wait>>, Vec<ProcId>) {
 /// The process's own signals sent before its event `at`, counted on from
 /// `from` (a rebuild walks a process's signals only as far as a receipt
 /// needs them).
-pub(crate) fn signals_before(sigs: &[crate::facts::SignalFact], from: u32, at: u32) -> u32 {
+pub(crate) fn signals_before(sigs: &[SignalFact], from: u32, at: u32) -> u32 {
     let mut n = from as usize;
     while n < sigs.len() && sigs[n].at < at {
         n += 1;
@@ -476,21 +484,19 @@ pub(crate) fn signals_before(sigs: &[crate::facts::SignalFact], from: u32, at: u
     n as u32
 }
 
-/// Where a process's run must stop next: at its next receipt or
-/// dependency, whichever comes first, or at `end`.
+/// Where a process's run must stop next: at its next receipt (`recs[r]`,
+/// handed back with it) or at `next_dep`, the event of its next dependency
+/// (`u32::MAX`: none), whichever comes first, or at `end`.
+#[inline(always)]
 pub(crate) fn next_stop(
     recs: &[ReceiptFact],
-    deps: &[DepFact],
     r: usize,
-    d: usize,
+    next_dep: u32,
     end: u32,
-) -> u32 {
-    let stop = match recs.get(r) {
-        Some(rc) if rc.at < end => rc.at,
-        _ => end,
-    };
-    match deps.get(d) {
-        Some(dp) if dp.at < stop => dp.at,
-        _ => stop,
+) -> (u32, Option<&ReceiptFact>) {
+    match recs.get(r) {
+        // A receipt and an operation on shared state are never one event.
+        Some(rc) if rc.at < end && rc.at < next_dep => (rc.at, Some(rc)),
+        _ => (end.min(next_dep), None),
     }
 }

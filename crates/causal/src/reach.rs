@@ -176,7 +176,8 @@ impl<'m> Reach<'m> {
         let mut sent = task.sent;
         let mut need = None;
         loop {
-            let stop = next_stop(recs, deps, r, d, end);
+            let next_dep = deps.get(d).map_or(u32::MAX, |dp| dp.at);
+            let (stop, receipt) = next_stop(recs, r, next_dep, end);
             while k < spawns.len() && spawns[k].at < stop {
                 if let Some(c) = m.starts_child(p, &spawns[k]) {
                     let child = Task::start(c);
@@ -185,11 +186,13 @@ impl<'m> Reach<'m> {
                 k += 1;
             }
             task.cursor = stop;
-            if stop == end {
-                sent = sigs.len() as u32;
-                break;
-            }
-            if let Some(dp) = deps.get(d).filter(|dp| dp.at == stop) {
+            let Some(rc) = receipt else {
+                if stop == end {
+                    sent = sigs.len() as u32;
+                    break;
+                }
+                // A dependency: the operation of another process it follows.
+                let dp = &deps[d];
                 let ready = if dp.after == p {
                     task.cursor > dp.after_at
                 } else {
@@ -201,8 +204,7 @@ impl<'m> Reach<'m> {
                 }
                 d += 1;
                 continue;
-            }
-            let rc = &recs[r];
+            };
             // A receipt of a signal no log holds orders nothing (validation reports it).
             if rc.sender != NO_ROW && rc.index < m.sent[rc.sender as usize] {
                 let done = if rc.sender == p {

@@ -9,20 +9,17 @@ use crate::facts::TableRow;
 const NONE: u32 = u32::MAX;
 
 pub(crate) struct Waiters {
-    /// Per sender: first and last waiter.
-    lists: Vec<List>,
-    /// Per waiter: the index it needs and the next waiter on the same sender.
-    nodes: Vec<Node>,
+    /// Per process: its list as a sender (first and last waiter) and its
+    /// place as a waiter (the index it needs, the next waiter on the same
+    /// sender), side by side: a wake reads the sender's list and then the
+    /// waiters' places, and one line holds both for a process.
+    slots: Vec<Slot>,
 }
 
 #[derive(Copy, Clone)]
-struct List {
+struct Slot {
     head: u32,
     tail: u32,
-}
-
-#[derive(Copy, Clone)]
-struct Node {
     need: u32,
     next: u32,
 }
@@ -30,15 +27,10 @@ struct Node {
 impl Waiters {
     pub fn new(n: usize) -> Self {
         Waiters {
-            lists: vec![
-                List {
+            slots: vec![
+                Slot {
                     head: NONE,
-                    tail: NONE
-                };
-                n
-            ],
-            nodes: vec![
-                Node {
+                    tail: NONE,
                     need: 0,
                     next: NONE
                 };
@@ -50,18 +42,20 @@ impl Waiters {
     /// `w` waits until `sender` has sent more than `need` signals.
     #[inline]
     pub fn add(&mut self, sender: TableRow, need: u32, w: TableRow) {
-        let list = self.lists[sender as usize];
+        let tail = self.slots[sender as usize].tail;
         // Waiters usually need later and later signals: append in O(1).
-        if list.tail != NONE && self.nodes[list.tail as usize].need > need {
+        if tail != NONE && self.slots[tail as usize].need > need {
             return self.insert(sender, need, w);
         }
-        self.nodes[w as usize] = Node { need, next: NONE };
-        if list.tail == NONE {
-            self.lists[sender as usize].head = w;
+        let me = &mut self.slots[w as usize];
+        me.need = need;
+        me.next = NONE;
+        if tail == NONE {
+            self.slots[sender as usize].head = w;
         } else {
-            self.nodes[list.tail as usize].next = w;
+            self.slots[tail as usize].next = w;
         }
-        self.lists[sender as usize].tail = w;
+        self.slots[sender as usize].tail = w;
     }
 
     /// As [`add`](Self::add), for a waiter that needs less than the last:
@@ -69,31 +63,39 @@ impl Waiters {
     #[cold]
     fn insert(&mut self, sender: TableRow, need: u32, w: TableRow) {
         let mut prev = NONE;
-        let mut at = self.lists[sender as usize].head;
-        while at != NONE && self.nodes[at as usize].need <= need {
+        let mut at = self.slots[sender as usize].head;
+        while at != NONE && self.slots[at as usize].need <= need {
             prev = at;
-            at = self.nodes[at as usize].next;
+            at = self.slots[at as usize].next;
         }
-        self.nodes[w as usize] = Node { need, next: at };
+        let me = &mut self.slots[w as usize];
+        me.need = need;
+        me.next = at;
         if prev == NONE {
-            self.lists[sender as usize].head = w;
+            self.slots[sender as usize].head = w;
         } else {
-            self.nodes[prev as usize].next = w;
+            self.slots[prev as usize].next = w;
         }
     }
 
-    /// Removes and hands over the waiters of `sender` that `sent` signals satisfy.
+    /// Removes and hands over the waiters of `sender` that `sent` signals
+    /// satisfy. A sender nobody waits for is only read.
+    #[inline]
     pub fn wake(&mut self, sender: TableRow, sent: u32, mut f: impl FnMut(TableRow)) {
         let s = sender as usize;
-        let mut at = self.lists[s].head;
-        while at != NONE && self.nodes[at as usize].need < sent {
-            let next = self.nodes[at as usize].next;
+        let head = self.slots[s].head;
+        if head == NONE || self.slots[head as usize].need >= sent {
+            return;
+        }
+        let mut at = head;
+        while at != NONE && self.slots[at as usize].need < sent {
+            let next = self.slots[at as usize].next;
             f(at);
             at = next;
         }
-        self.lists[s].head = at;
+        self.slots[s].head = at;
         if at == NONE {
-            self.lists[s].tail = NONE;
+            self.slots[s].tail = NONE;
         }
     }
 }

@@ -474,3 +474,66 @@ fn a_receive_step_shows_the_message_it_took() {
         .expect("the receipt of P:0");
     assert_eq!(took["payload"], "{ping,1}");
 }
+
+/// What `replay` prints of a log, in each mode, on `threads` threads.
+fn every_output(log: &Path, threads: &str) -> Vec<(i32, String)> {
+    [
+        &[][..],
+        &["--summary"],
+        &["--json"],
+        &["--summary", "--json"],
+    ]
+    .iter()
+    .map(|mode| {
+        let mut extra = mode.to_vec();
+        extra.extend(["--threads", threads]);
+        let (code, out, _) = replay(log, &extra);
+        (code, out)
+    })
+    .collect()
+}
+
+#[test]
+fn findings_and_derivations_are_the_same_on_any_thread_count() {
+    let dir = Scratch::new("cli-threads");
+    let mut logs = Vec::new();
+    // Recorded runs: links, monitors, shared tables, a deadlock.
+    for program in ["links_monitors", "ets_shared", "deadlock", "job_scheduler"] {
+        let log = record(&dir, &fixture(&format!("fixtures/conc/{program}.erl")), &[]);
+        let kept = dir.path(&format!("{program}.trace"));
+        std::fs::rename(&log, &kept).unwrap();
+        logs.push(kept);
+    }
+    // Random runs, some with receives moved before what they need (cycles,
+    // and processes stuck behind them).
+    for seed in 1..8 {
+        let mut procs = random_run(seed, 300);
+        if seed % 2 == 0 {
+            for (n, p) in procs.iter_mut().enumerate() {
+                let receives: Vec<usize> = (0..p.events.len())
+                    .filter(|&i| matches!(p.events[i], trace_format::Event::Receive { .. }))
+                    .collect();
+                if let Some(&i) = receives.get((seed as usize + n) % 3) {
+                    let e = p.events.remove(i);
+                    p.events.insert(i / 2, e);
+                }
+            }
+        }
+        let log = dir.path(&format!("random{seed}.trace"));
+        write(&log, &procs, seed % 3 == 0, Ending::Complete);
+        logs.push(log);
+    }
+    let mut cyclic = 0;
+    for log in &logs {
+        let one = every_output(log, "1");
+        cyclic += usize::from(one[1].1.contains("happened-before cycle"));
+        for threads in ["2", "4"] {
+            assert!(
+                one == every_output(log, threads),
+                "{} on {threads} threads",
+                log.display()
+            );
+        }
+    }
+    assert!(cyclic > 0, "no log had a cycle");
+}

@@ -7,7 +7,7 @@
 //! went), so each signal has a byte of marks set atomically.
 
 use crate::facts::{
-    EventId, ReceiptFact, ReceiptKind, SignalClass, SignalFact, TableRow, DEST_UNKNOWN, NO_ROW,
+    EventId, ReceiptFact, ReceiptKind, SignalClass, SignalFact, TableRow, DEST_UNKNOWN,
 };
 use crate::inconsistency::{Inconsistency, Overtaken, Unverifiable};
 use crate::model::Model;
@@ -85,12 +85,20 @@ pub(super) struct Checked {
     pub marks: Marks,
 }
 
+/// Per row: its signals and the global index of the first, side by side:
+/// a receipt finds its signal and the signal's marks with one lookup of
+/// its sender (the model keeps the two in arrays of their own).
+type Senders<'m> = [(&'m [SignalFact], usize)];
+
 pub(super) fn check(m: &Model) -> Checked {
     let marks = Marks::new(m.total_signals());
+    let senders: Vec<(&[SignalFact], usize)> = (0..m.procs.len())
+        .map(|s| (m.signals_of(s as TableRow), m.facts.signal_start[s]))
+        .collect();
     let found: Vec<Found> = (0..m.procs.len() as TableRow)
         .into_par_iter()
         .with_min_len(64)
-        .map(|r| check_receiver(m, r, &marks))
+        .map(|r| check_receiver(m, &senders, r, &marks))
         .collect();
     let mut problems = Vec::new();
     let mut unverifiable = Vec::new();
@@ -141,7 +149,7 @@ pub(super) fn locate_signal(m: &Model, g: usize) -> (TableRow, u32) {
     (s as TableRow, (g - m.procs[s].signals.start) as u32)
 }
 
-fn check_receiver(m: &Model, r: TableRow, marks: &Marks) -> Found {
+fn check_receiver(m: &Model, senders: &Senders<'_>, r: TableRow, marks: &Marks) -> Found {
     let mut f = Found::default();
     let mut rest = Receiver {
         me: m.id(r),
@@ -152,23 +160,26 @@ fn check_receiver(m: &Model, r: TableRow, marks: &Marks) -> Found {
     for (j, rc) in recs.iter().enumerate() {
         // The signal a receipt names is anywhere in memory: ask for the one
         // a few receipts ahead now, so that it is in cache when its turn comes.
+        // (A prefetch never faults: an index beyond the signals is harmless.)
         if let Some(ahead) = recs.get(j + PREFETCH_AHEAD) {
-            if let Some(g) = m.signal_global(ahead.sender, ahead.index) {
-                let sigs = m.signals_of(ahead.sender);
-                prefetch(sigs.as_ptr().wrapping_add(ahead.index as usize));
-                prefetch(marks.0.as_ptr().wrapping_add(g));
+            if let Some(&(sigs, start)) = senders.get(ahead.sender as usize) {
+                let i = ahead.index as usize;
+                prefetch(sigs.as_ptr().wrapping_add(i));
+                prefetch(marks.0.as_ptr().wrapping_add(start.wrapping_add(i)));
             }
         }
-        if rc.sender == NO_ROW {
-            continue; // reported while building: the sender has no log
-        }
+        // A sender of NO_ROW, beyond the table, has no log: reported while building.
+        let Some(&(sigs, start)) = senders.get(rc.sender as usize) else {
+            continue;
+        };
         // Most receipts are a `receive` of a message sent to this process,
         // in a log without deliveries: all there is to check is that it is
         // taken once.
         if rc.kind == ReceiptKind::Receive && !m.deliveries {
-            if let Some(g) = m.signal_global(rc.sender, rc.index) {
-                let sig = m.signals_of(rc.sender)[rc.index as usize];
+            // One bounds check: the signal's own, in its sender's array.
+            if let Some(sig) = sigs.get(rc.index as usize) {
                 if sig.dest == r && sig.class.is_message() {
+                    let g = start + rc.index as usize;
                     if marks.set_owned(g, RECEIVED) {
                         f.twice.push((g, rc.kind));
                     }
