@@ -21,7 +21,7 @@ fn frames(p: &Process, fun: FunId, pc: usize) -> Vec<RawFrame> {
         }
         out.push(RawFrame {
             fun: fr.fun,
-            pc: fr.pc.saturating_sub(1),
+            pc: fr.pc().saturating_sub(1),
         });
     }
     out
