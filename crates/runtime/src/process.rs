@@ -358,6 +358,10 @@ pub struct Process {
     pub path: Vec<u32>,
     /// The binary under construction (`BsInit` .. `BsFinish`).
     pub bs: Option<BitWriter>,
+    /// The byte buffer of the last binary built by appending to another
+    /// (`<<Acc/binary, X:32>>`), kept for the next one: an append loop
+    /// then allocates no buffer per append.
+    pub bs_spare: Vec<u8>,
     /// The function the process was started in (for reports).
     pub initial: (Atom, Atom, u32),
     /// Set when the process must die at the next safe point (reason).
@@ -456,6 +460,7 @@ impl Process {
             children: 0,
             path,
             bs: None,
+            bs_spare: Vec::new(),
             initial,
             kill: None,
             observer: None,
