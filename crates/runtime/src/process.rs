@@ -120,8 +120,6 @@ pub struct MonitoredBy {
 #[derive(Copy, Clone, Debug)]
 pub struct Frame {
     pub fun: FunId,
-    /// Where to continue in the caller.
-    pub pc: u32,
     pub base: u32,
     /// The caller's slot that receives the result.
     pub ret: u16,
@@ -129,6 +127,18 @@ pub struct Frame {
     /// return looks nothing up).
     pub nslots: u16,
     pub code: CodePtr,
+    /// Where to continue in the caller: an instruction of `code`, kept as
+    /// an address so that neither the call nor the return converts it.
+    pub ip: CodePtr,
+}
+
+impl Frame {
+    /// Where to continue in the caller, as an index into its code.
+    pub fn pc(&self) -> u32 {
+        // SAFETY: `ip` points into the code that starts at `code` (both
+        // come from the same function's code, set by the call).
+        unsafe { self.ip.0.offset_from(self.code.0) as u32 }
+    }
 }
 
 /// An active `try` or `catch`.
@@ -348,6 +358,10 @@ pub struct Process {
     pub path: Vec<u32>,
     /// The binary under construction (`BsInit` .. `BsFinish`).
     pub bs: Option<BitWriter>,
+    /// The byte buffer of the last binary built by appending to another
+    /// (`<<Acc/binary, X:32>>`), kept for the next one: an append loop
+    /// then allocates no buffer per append.
+    pub bs_spare: Vec<u8>,
     /// The function the process was started in (for reports).
     pub initial: (Atom, Atom, u32),
     /// Set when the process must die at the next safe point (reason).
@@ -446,6 +460,7 @@ impl Process {
             children: 0,
             path,
             bs: None,
+            bs_spare: Vec::new(),
             initial,
             kill: None,
             observer: None,

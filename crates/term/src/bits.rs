@@ -296,6 +296,31 @@ impl BitWriter {
         }
     }
 
+    /// A writer that builds into `bytes` (emptied first): a caller that
+    /// builds binary after binary keeps one allocation for them (see
+    /// [`BitWriter::finish_reusing`]).
+    pub fn with_buffer(mut bytes: Vec<u8>) -> BitWriter {
+        bytes.clear();
+        BitWriter {
+            prefix: None,
+            bytes,
+            bit_len: 0,
+        }
+    }
+
+    /// [`BitWriter::finish`], handing back the byte buffer when the result
+    /// did not take it over: an append to a prefix copies its new bytes
+    /// out, and the buffer can serve the next binary.
+    pub fn finish_reusing(self) -> (Bitstring, Option<Vec<u8>>) {
+        match self.prefix {
+            None => (Bitstring::from_bits(self.bytes, self.bit_len), None),
+            Some(p) => {
+                let n = self.bit_len.div_ceil(8).min(self.bytes.len());
+                (p.appended(&self.bytes[..n], self.bit_len), Some(self.bytes))
+            }
+        }
+    }
+
     pub fn finish(self) -> Bitstring {
         match self.prefix {
             None => Bitstring::from_bits(self.bytes, self.bit_len),
@@ -351,6 +376,29 @@ mod tests {
         let odd = w.finish();
         assert_eq!(odd.bit_len(), 106 * 8 + 3);
         assert_eq!(odd.bytes()[106], 0b1010_0000);
+    }
+
+    #[test]
+    fn a_reused_buffer_builds_what_a_new_one_builds() {
+        let base = Bitstring::from_bytes(&[1u8; 80]);
+        let mut spare = Vec::with_capacity(32);
+        spare.extend_from_slice(b"left over");
+        let mut w = BitWriter::with_buffer(spare);
+        w.push_bitstring(&base);
+        w.push_uint(0x0203, 16);
+        w.push_uint(0b1, 1);
+        let (got, back) = w.finish_reusing();
+        assert_eq!(got.bit_len(), 82 * 8 + 1);
+        assert_eq!(&got.bytes()[80..], &[2, 3, 0x80]);
+        // The prefix took the new bytes by copy: the buffer comes back.
+        let back = back.expect("an append hands its buffer back");
+        assert!(back.capacity() >= 32);
+        // Without a prefix the binary is the buffer itself.
+        let mut w = BitWriter::with_buffer(back);
+        w.push_uint(7, 8);
+        let (got, back) = w.finish_reusing();
+        assert_eq!(got.bytes(), &[7]);
+        assert!(back.is_none());
     }
 
     #[test]

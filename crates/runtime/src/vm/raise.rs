@@ -24,7 +24,7 @@ fn frames(p: &Process, fun: FunId, pc: usize) -> Vec<RawFrame> {
         }
         let frame = RawFrame {
             fun: fr.fun,
-            pc: fr.pc.saturating_sub(1),
+            pc: fr.pc().saturating_sub(1),
         };
         if out.last() != Some(&frame) {
             out.push(frame);

@@ -189,7 +189,7 @@ fn apply(
             let nb = callee_base(p, prog, ret, fun, pc, base, nslots, arity + extra);
             let need = nb + prog.funs[f as usize].nslots as usize;
             if p.regs.len() < need {
-                p.regs.resize(need, Term::Nil);
+                super::grow_stack(p, need);
             }
             p.fun = f;
             p.pc = 0;

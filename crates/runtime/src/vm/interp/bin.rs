@@ -10,7 +10,8 @@ use trace_term::{Arc, Term};
 /// `BsInit`: starts building a binary.
 #[inline(always)]
 pub(super) fn init(vm: &mut Vm<'_>) -> Flow {
-    vm.p.bs = Some(trace_term::BitWriter::new());
+    let spare = std::mem::take(&mut vm.p.bs_spare);
+    vm.p.bs = Some(trace_term::BitWriter::with_buffer(spare));
     Flow::Go
 }
 
@@ -52,9 +53,17 @@ pub(super) fn put(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
 #[inline(always)]
 pub(super) fn finish(vm: &mut Vm<'_>, dst: Slot) -> Flow {
     let w = vm.p.bs.take().expect("BsFinish outside a binary");
-    vm.reg_mut(dst).set(Term::Binary(Arc::new(w.finish())));
+    let (b, spare) = w.finish_reusing();
+    // A buffer that grew large for one binary is not kept for ever.
+    if let Some(v) = spare.filter(|v| v.capacity() <= SPARE_MAX) {
+        vm.p.bs_spare = v;
+    }
+    vm.reg_mut(dst).set(Term::Binary(Arc::new(b)));
     Flow::Go
 }
+
+/// The largest byte buffer a process keeps for its next binary.
+const SPARE_MAX: usize = 256;
 
 /// `BsStart`: starts matching `src`, or jumps to `fail` if it is no bitstring.
 #[inline(always)]

@@ -12,34 +12,64 @@ use trace_term::{atom, Term};
 
 /// `Return`: back to the caller with the value in `src`.
 ///
-/// The frame holds all the caller's position needs (its code and window
-/// size): nothing is looked up. The process's last return, and one whose
-/// caller's window must be given back first, go out of the loop to
-/// [`return_slow`].
+/// The value is swapped into the caller's slot, not moved and dropped:
+/// what that slot held is dead (the call's result replaces it) and goes
+/// to the callee's slot, which is dead too (a callee's window starts at
+/// its caller's arguments, above everything live in the caller), to be
+/// dropped with the other stale slots (see [`do_return`]). A swap tests
+/// no tag and writes no `[]` (LLVM still takes one of the two through the
+/// stack frame, as it did the moved value).
 #[inline(always)]
 pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
-    let Some(&fr) = vm.p.frames.last() else {
+    let from: *mut Term = vm.reg_mut(src);
+    let Some(to) = pop_frame(vm) else {
         return super::cold(vm, ins);
     };
-    let base = fr.base as usize;
-    let need = base + fr.nslots as usize;
-    if vm.p.regs.len() < need {
-        // See `do_return`: a slice end may have trimmed the caller's top
-        // slots. Out of the loop, as the last return: nothing read here is
-        // then kept across a call, which kept it on the stack on every return.
-        return super::cold(vm, ins);
+    // SAFETY: both are slots of the value stack, which `pop_frame` does
+    // not resize; they may be the same slot, which `swap` allows.
+    unsafe { std::ptr::swap(from, to) };
+    Flow::Go
+}
+
+/// The `Return` after a fused `AddReturn`, of small integer `v` (the sum
+/// meant for slot `dst`): written straight into the caller's slot, with
+/// no trip through `dst`.
+#[inline(always)]
+pub(super) fn return_int(vm: &mut Vm<'_>, dst: Slot, v: i64) -> Flow {
+    debug_assert!(matches!(vm.current(), Instr::Return { src } if *src == dst));
+    match pop_frame(vm) {
+        // SAFETY: a slot of the caller's window, just found in the stack.
+        Some(to) => super::put_int(unsafe { &mut *to }, v),
+        None => {
+            super::put_int(vm.reg_mut(dst), v);
+            return super::return_next(vm);
+        }
     }
-    let v = take(vm.reg_mut(src));
+    Flow::Go
+}
+
+/// Pops the caller's frame and goes on at its position; the caller's slot
+/// that receives the result. `None`, with nothing changed, when the return
+/// must go out of the loop: the process's initial call returns, or its
+/// caller's window must be given back first (a slice end may have trimmed
+/// the caller's top slots, see [`do_return`]). Out of the loop, nothing
+/// read here is kept across a call, which kept it on the stack on every
+/// return.
+#[inline(always)]
+fn pop_frame(vm: &mut Vm<'_>) -> Option<*mut Term> {
+    let &fr = vm.p.frames.last()?;
+    let base = fr.base as usize;
+    if vm.p.regs.len() < base + fr.nslots as usize {
+        return None;
+    }
     // SAFETY: the frame just read is there.
     unsafe { vm.p.frames.set_len(vm.p.frames.len() - 1) };
     vm.p.fun = fr.fun;
     vm.p.base = base as u32;
     vm.set_code(fr.code.0);
-    // SAFETY: a saved position is inside its function.
-    vm.ip = unsafe { fr.code.0.add(fr.pc as usize) };
+    vm.ip = fr.ip.0;
     vm.refresh();
-    vm.reg_mut(fr.ret).set(v);
-    Flow::Go
+    Some(vm.reg_mut(fr.ret))
 }
 
 /// `Return` out of the loop: the process's initial call returns, or its
@@ -105,11 +135,11 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
         Ret::Slot(dst) => {
             let fr = Frame {
                 fun: vm.fun(),
-                pc: vm.pc() as u32,
                 base: vm.base() as u32,
                 ret: dst,
                 nslots: l.own,
                 code: CodePtr(vm.code()),
+                ip: CodePtr(vm.ip),
             };
             let frames = &mut vm.p.frames;
             let len = frames.len();
@@ -262,11 +292,11 @@ pub(super) fn callee_base(
             let caller = &prog.funs[fun as usize];
             p.frames.push(Frame {
                 fun,
-                pc: pc as u32,
                 base: base as u32,
                 ret: dst,
                 nslots: caller.nslots,
                 code: CodePtr(caller.code.as_ptr()),
+                ip: CodePtr(caller.code.as_ptr().wrapping_add(pc)),
             });
             base + args
         }
@@ -316,7 +346,7 @@ pub(super) fn do_return(
     match p.frames.pop() {
         Some(fr) => {
             *fun = fr.fun;
-            *pc = fr.pc as usize;
+            *pc = fr.pc() as usize;
             *base = fr.base as usize;
             // A callee's window starts inside its caller's, so trimming the
             // stack to the callee's window (at a slice end) may have cut the

@@ -85,7 +85,7 @@ pub(super) fn prepare_fun_call(
             let target = info.code;
             let need = s + prog.funs[target as usize].nslots as usize + env.len() + 1;
             if p.regs.len() < need {
-                p.regs.resize(need, Term::Nil);
+                super::grow_stack(p, need);
             }
             for (i, v) in env.iter().enumerate() {
                 p.regs[s + arity + i] = v.clone();

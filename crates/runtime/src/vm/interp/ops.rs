@@ -52,15 +52,14 @@ pub(super) fn add_imm_call(vm: &mut Vm<'_>, dst: Slot, a: Slot, imm: i32, ins: &
 }
 
 /// `AddReturn`: `a + b`, then the return of the sum after it with no
-/// dispatch between them; other than two small integers, the sum is
+/// dispatch between them, the sum written straight into the caller's slot; other than two small integers, the sum is
 /// `Add`'s (out of the loop for the rare cases) and the return is
 /// dispatched as usual.
 #[inline(always)]
 pub(super) fn add_return(vm: &mut Vm<'_>, dst: Slot, a: Slot, b: Slot, ins: &Instr) -> Flow {
     if let (Term::Int(x), Term::Int(y)) = (vm.reg(a), vm.reg(b)) {
         if let Some(v) = x.checked_add(*y) {
-            put_int(vm.reg_mut(dst), v);
-            return super::return_next(vm);
+            return super::call::return_int(vm, dst, v);
         }
     }
     arith(vm, Op2::Add, dst, a, b, ins)
