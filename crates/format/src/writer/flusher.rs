@@ -4,11 +4,12 @@
 //! is not enough, cuts them. It never waits for a running process: it
 //! leaves a hint that the process's slice end picks up.
 
-use super::process::{cut_and, make_dormant};
+use super::process::{cut_and, make_dormant, ProcState};
 use super::sink::lock;
 use super::sink::Wake;
 use super::Inner;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub(super) fn run(inner: &Inner) {
@@ -42,11 +43,20 @@ enum Pass {
 }
 
 fn sweep(inner: &Inner, pass: Pass) {
-    let listed = std::mem::take(&mut *lock(&inner.open));
+    let now = Instant::now();
+    for shard in inner.open.shards() {
+        sweep_shard(inner, &shard.0, pass, now);
+    }
+    inner.queue.wake();
+}
+
+/// Cuts (or makes dormant) what is due in one shard's list, keeping the
+/// rest listed. Processes listed meanwhile are added to the list again.
+fn sweep_shard(inner: &Inner, list: &Mutex<Vec<Arc<ProcState>>>, pass: Pass, now: Instant) {
+    let listed = std::mem::take(&mut *lock(list));
     if listed.is_empty() {
         return;
     }
-    let now = Instant::now();
     let mut keep = Vec::with_capacity(listed.len());
     for state in listed {
         let mut b = match state.buf.try_lock() {
@@ -76,6 +86,5 @@ fn sweep(inner: &Inner, pass: Pass) {
             keep.push(state);
         }
     }
-    inner.queue.wake();
-    lock(&inner.open).extend(keep);
+    lock(list).extend(keep);
 }

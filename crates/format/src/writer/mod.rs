@@ -13,6 +13,7 @@
 
 mod cell;
 mod flusher;
+mod open;
 mod process;
 mod registry;
 pub(crate) mod sink;
@@ -99,7 +100,7 @@ pub(crate) struct Inner {
     start: Instant,
     processes: registry::Registry,
     /// Processes with an open block (each listed once).
-    open: Mutex<Vec<Arc<ProcState>>>,
+    open: open::OpenLists,
     /// Bytes reported by open blocks.
     buffered: AtomicUsize,
     queue: Queue,
@@ -147,7 +148,7 @@ impl Inner {
     }
 
     fn list_open(&self, state: Arc<ProcState>) {
-        lock(&self.open).push(state);
+        self.open.push(state);
     }
 
     fn submit(&self, block: RawSegment, wake: Wake) {
@@ -216,7 +217,7 @@ impl LogWriter {
         let inner = Arc::new(Inner {
             start: Instant::now(),
             processes: registry::Registry::default(),
-            open: Mutex::new(Vec::new()),
+            open: open::OpenLists::new(),
             buffered: AtomicUsize::new(0),
             queue: Queue::new(queue_bytes, opts.block_size),
             file: Mutex::new(FileState {
@@ -332,8 +333,7 @@ impl LogWriter {
         self.stop_flusher();
         // Cut every open block (waiting for processes inside a slice); the
         // compressors wake when the queue closes, and pack what they find.
-        let open = std::mem::take(&mut *lock(&inner.open));
-        for state in open {
+        for state in inner.open.take_all() {
             let mut b = state.buf.lock();
             cut_and(&mut b, &state, inner, Wake::Later);
             b.listed = false;

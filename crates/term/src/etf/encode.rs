@@ -47,8 +47,20 @@ pub fn encode(t: &Term, out: &mut Vec<u8>) {
 
 /// Appends the ETF encoding of `t` in the given style.
 pub fn encode_with(t: &Term, out: &mut Vec<u8>, st: Style) {
-    if st == Style::V2 && super::flat::encode(t, out) {
-        return;
+    if st == Style::V2 {
+        // An atom alone (an exit reason such as `normal`, a message such
+        // as `done`) is its cached encoding after the version byte: no
+        // assembling on the stack.
+        if let Term::Atom(a) = *t {
+            let etf = a.etf();
+            out.reserve(1 + etf.len());
+            out.push(VERSION);
+            out.extend_from_slice(etf);
+            return;
+        }
+        if super::flat::encode(t, out) {
+            return;
+        }
     }
     encode_general(t, out, st);
 }
@@ -470,6 +482,26 @@ mod tests {
                 Term::Map(m) => stack.extend(m.values().cloned()),
                 _ => {}
             }
+        }
+    }
+
+    /// A lone atom's short path writes what the general encoder writes.
+    #[test]
+    fn lone_atoms_encode_as_the_general_encoder_does() {
+        for name in [
+            "normal",
+            "done",
+            "",
+            "é",
+            &"ŧ".repeat(255),
+            &"a".repeat(255),
+        ] {
+            let t = Term::atom(name);
+            let mut general = vec![7];
+            encode_general(&t, &mut general, Style::V2);
+            let mut short = vec![7];
+            encode(&t, &mut short);
+            assert_eq!(short, general, "{name}");
         }
     }
 
