@@ -40,7 +40,7 @@ use std::ops::Deref;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
-use table::{BlockRef, ByProcess, Listing, Record, SegTable};
+use table::{BlockRef, ByProcess, Listing, Opened, Record, SegTable};
 
 /// The bytes of a log: a read-only map of the file, or bytes in memory.
 enum Source {
@@ -131,19 +131,21 @@ impl LogReader {
         let mut warnings = Vec::new();
         let located = locate::locate(&data, blocks_start, binding, &mut warnings);
         let (listing, by_process) = (OnceLock::new(), OnceLock::new());
-        let mut tables = located.tables;
-        let (whole, entries) = match located.processes {
-            Some(entries) if table::all_served_in(&mut tables, &entries) => (true, entries),
-            footer => {
-                let found = table::found_in(&located.records, &tables);
-                // Listed: reads go through the listing alone.
-                tables = Vec::new();
-                let t = table::build_checked(&header, found, footer, &mut warnings);
+        let opened = table::open(
+            &header,
+            &located.records,
+            located.tables,
+            located.processes,
+            &mut warnings,
+        );
+        let (whole, tables, entries) = match opened {
+            Opened::Whole { tables, entries } => (true, tables, entries),
+            Opened::Listed(t) => {
                 let _ = listing.set(t.listing);
                 if let Some(b) = t.by_process {
                     let _ = by_process.set(b);
                 }
-                (false, t.entries)
+                (false, Vec::new(), t.entries)
             }
         };
         Ok(LogReader {
