@@ -68,163 +68,147 @@ fn parent_code(process: u32, parent: u32) -> u64 {
     }
 }
 
-/// Skips a column of `count` varints from `*at`; returns how many were 0
-/// when `counts_zeros` (0 otherwise). A varint ends at a byte below 0x80,
-/// so this counts such bytes rather than decoding values (a table holds a
-/// handful of bytes per row, and rows are many); the values are read,
-/// strictly, afterwards.
-fn skip_column(
-    table: &[u8],
-    at: &mut usize,
-    count: usize,
-    counts_zeros: bool,
-    what: &str,
-) -> Result<usize, (usize, String)> {
-    let (mut ended, mut zeros, mut starts_varint) = (0, 0, true);
-    let mut i = *at;
-    if !counts_zeros {
-        // Eight bytes at a time while the column's end is not among them:
-        // a varint ends at each byte whose high bit is clear.
-        while let Some(w) = table.get(i..i + 8) {
-            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-            let ends = (!w & 0x8080_8080_8080_8080).count_ones() as usize;
-            if ended + ends >= count {
-                break;
-            }
-            ended += ends;
-            i += 8;
-        }
-        // The word before `i` ended with a varint's last byte, or a varint
-        // runs on into the next (a start only matters for zeros).
-    }
-    while ended < count {
-        let Some(&b) = table.get(i) else {
-            return Err((i, format!("a varint ({what})")));
-        };
-        zeros += (starts_varint && b == 0) as usize;
-        starts_varint = b < 0x80;
-        ended += starts_varint as usize;
-        i += 1;
-    }
-    *at = i;
-    Ok(zeros)
+/// A column being read: the varints from `at` on, one after another.
+/// A varint that does not read (cut short by the table's end, or over
+/// 64 bits) gives 0, and its place is kept in `bad` for [`parse`] to
+/// report once the columns are read.
+struct Column<'t> {
+    table: &'t [u8],
+    at: usize,
+    bad: Option<(usize, &'static str)>,
 }
 
-/// The varint at `*at` of a column already skipped; one that does not read
-/// (over 64 bits) gives 0 and its place in `bad`.
-#[inline(always)]
-fn value(table: &[u8], at: &mut usize, bad: &mut Option<usize>) -> u64 {
-    if let Some(&b) = table.get(*at) {
-        if b < 0x80 {
-            *at += 1;
-            return b as u64;
+impl Column<'_> {
+    #[inline(always)]
+    fn next(&mut self, what: &'static str) -> u64 {
+        let at = self.at;
+        if let Some(&b) = self.table.get(at) {
+            if b < 0x80 {
+                self.at = at + 1;
+                return b as u64;
+            }
         }
+        get(self.table, &mut self.at).unwrap_or_else(|_| {
+            self.bad.get_or_insert((at, what));
+            // Past the end: every later value reads 0 at once.
+            self.at = self.table.len();
+            0
+        })
     }
-    let from = *at;
-    get(table, at).unwrap_or_else(|_| {
-        bad.get_or_insert(from);
-        0
-    })
 }
 
 /// Parses the `count` rows of `table`, which they must fill exactly, and
 /// which must describe `raw_len` bytes of body between them. The error is a
 /// position in the table and what was expected there.
+///
+/// The columns are read one after the other, each in a loop of its own
+/// over the rows (a table holds a handful of bytes per row, and a crowd's
+/// log millions of rows), and the rows checked in one pass after them.
 pub fn parse(table: &[u8], count: u32, raw_len: u32) -> Result<Vec<Segment>, (usize, String)> {
     // Every row takes a byte in each of its five columns.
     let n = count as usize;
     if n.saturating_mul(5) > table.len() {
         return Err((0, format!("{count} rows, found {} bytes", table.len())));
     }
-    // Where each column starts: the columns are read side by side.
-    let names = [
-        "process",
-        "first event",
-        "first signal",
-        "events",
-        "length",
-        "pid",
-        "parent",
-    ];
-    let mut col = [0usize; 7];
-    let mut at = 0usize;
-    let mut starts = 0;
-    for c in 0..7 {
-        col[c] = at;
-        let len = if c < 5 { n } else { starts };
-        let zeros = skip_column(table, &mut at, len, c == 1, names[c])?;
-        if c == 1 {
-            starts = zeros;
-        }
-    }
-    if at != table.len() {
-        return Err((at, format!("the end of the table after {count} rows")));
-    }
-    let ends = col;
-    let mut overlong = None;
-    let mut next = |c: usize| value(table, &mut col[c], &mut overlong);
+    let mut col = Column {
+        table,
+        at: 0,
+        bad: None,
+    };
     let mut rows = Vec::with_capacity(n);
-    let (mut prev, mut body, mut origins) = (0u32, 0u64, 0usize);
+    // Process indices, each a step from the previous row's; the first
+    // step that leaves the range is kept to be reported.
+    let mut prev = 0i64;
+    let mut bad_process = None;
     for i in 0..n {
-        let bad = |what: String| (0, format!("row {i}: {what}"));
-        let delta = unzigzag(next(0));
-        let p = (prev as i64)
-            .checked_add(delta)
-            .and_then(|p| u32::try_from(p).ok())
-            .filter(|p| *p != NO_PARENT)
-            .ok_or_else(|| bad(format!("a process index, found {prev} + {delta}")))?;
-        prev = p;
-        let (first_event, first_signal, ev, extra) = (next(1), next(2), next(3), next(4));
-        let len = ev
-            .checked_add(extra)
-            .filter(|l| *l <= raw_len as u64 && ev >= 1 && first_event.checked_add(ev).is_some())
-            .ok_or_else(|| {
-                bad(format!(
-                    "a segment of 1 event or more within the block, found {ev} events"
-                ))
-            })?;
-        body += len;
-        if body > raw_len as u64 {
-            return Err(bad(format!(
-                "segments within the block's {raw_len} decoded bytes"
-            )));
+        let delta = unzigzag(col.next("process"));
+        let p = prev.wrapping_add(delta);
+        if !(0..NO_PARENT as i64).contains(&p) && bad_process.is_none() {
+            bad_process = Some((i, prev, delta));
         }
-        let origin = if first_event == 0 {
-            origins += 1;
-            let pid = (p as u64).wrapping_add(unzigzag(next(5)) as u64);
-            let parent = match next(6) {
-                0 => NO_PARENT,
-                c => (p as i64)
-                    .checked_sub(unzigzag(c - 1))
-                    .and_then(|q| u32::try_from(q).ok())
-                    .filter(|q| *q != NO_PARENT)
-                    .ok_or_else(|| bad(format!("a parent process index, code {c}")))?,
-            };
-            Some((pid, parent))
-        } else {
-            None
-        };
+        prev = p;
         rows.push(Segment {
-            process: p,
-            first_event,
-            first_signal,
-            events: ev as u32,
-            raw_len: len as u32,
-            origin,
+            process: p as u32,
+            first_event: 0,
+            first_signal: 0,
+            events: 0,
+            raw_len: 0,
+            origin: None,
         });
     }
-    // Columns skipped by their bytes must read as they were skipped: no
-    // varint over 64 bits, and as many first segments as zeros counted.
-    if let Some(at) = overlong {
-        return Err((at, "a varint of at most 64 bits".into()));
+    for r in rows.iter_mut() {
+        r.first_event = col.next("first event");
     }
-    if origins != starts || col[..6] != ends[1..] || col[6] != at {
-        return Err((at, "columns of canonical varints".into()));
+    for r in rows.iter_mut() {
+        r.first_signal = col.next("first signal");
+    }
+    // A segment's events and length: the first row that lies about them
+    // is kept to be reported.
+    let mut bad_segment = None;
+    for (i, r) in rows.iter_mut().enumerate() {
+        let ev = col.next("events");
+        if ev == 0 || ev > raw_len as u64 || r.first_event.checked_add(ev).is_none() {
+            bad_segment.get_or_insert((i, ev));
+        }
+        r.events = ev as u32;
+    }
+    let mut body = 0u64;
+    for (i, r) in rows.iter_mut().enumerate() {
+        let len = (r.events as u64).saturating_add(col.next("length"));
+        if len > raw_len as u64 {
+            bad_segment.get_or_insert((i, r.events as u64));
+        }
+        r.raw_len = len as u32;
+        body = body.saturating_add(len);
+    }
+    // Who each process is, in the rows that start a process log.
+    for r in rows.iter_mut().filter(|r| r.first_event == 0) {
+        let pid = (r.process as u64).wrapping_add(unzigzag(col.next("pid")) as u64);
+        r.origin = Some((pid, NO_PARENT));
+    }
+    let mut bad_parent = None;
+    for (i, r) in rows.iter_mut().enumerate() {
+        let Some((_, parent)) = &mut r.origin else {
+            continue;
+        };
+        let c = col.next("parent");
+        if c != 0 {
+            let q = (r.process as i64)
+                .checked_sub(unzigzag(c - 1))
+                .and_then(|q| u32::try_from(q).ok())
+                .filter(|q| *q != NO_PARENT);
+            match q {
+                Some(q) => *parent = q,
+                None => _ = bad_parent.get_or_insert((i, c)),
+            }
+        }
+    }
+    if let Some((at, what)) = col.bad {
+        return Err((at, format!("a varint ({what})")));
+    }
+    if col.at != table.len() {
+        return Err((col.at, format!("the end of the table after {count} rows")));
+    }
+    let bad = |i: usize, what: String| (0, format!("row {i}: {what}"));
+    if let Some((i, prev, delta)) = bad_process {
+        return Err(bad(i, format!("a process index, found {prev} + {delta}")));
+    }
+    if let Some((i, ev)) = bad_segment {
+        let what = format!("a segment of 1 event or more within the block, found {ev} events");
+        return Err(bad(i, what));
+    }
+    if let Some((i, c)) = bad_parent {
+        return Err(bad(i, format!("a parent process index, code {c}")));
     }
     if body != raw_len as u64 {
+        let how = if body > raw_len as u64 {
+            "within"
+        } else {
+            "that fill"
+        };
         return Err((
-            at,
-            format!("segments that fill the block's {raw_len} decoded bytes, found {body}"),
+            col.at,
+            format!("segments {how} the block's {raw_len} decoded bytes, found {body}"),
         ));
     }
     Ok(rows)
@@ -290,6 +274,26 @@ mod tests {
         assert_eq!(parse(&t, 300, raw).unwrap(), rows);
         assert!(parse(&t, 299, raw).is_err());
         assert!(parse(&t[..t.len() - 1], 300, raw).is_err());
+    }
+
+    #[test]
+    fn a_longer_form_reads_as_its_value() {
+        // One row: process 0, first event 0 written in two bytes (so it
+        // starts the process log), first signal 4 in two bytes, 1 event,
+        // no extra bytes, then its pid and parent.
+        let t = [0x00, 0x80, 0x00, 0x84, 0x00, 0x01, 0x00, 0x02, 0x00];
+        let rows = parse(&t, 1, 1).unwrap();
+        assert_eq!(
+            rows,
+            vec![Segment {
+                process: 0,
+                first_event: 0,
+                first_signal: 4,
+                events: 1,
+                raw_len: 1,
+                origin: Some((1, NO_PARENT)),
+            }]
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! of its segments. Blocks decode independently, so whole logs decode in
 //! parallel with rayon, a block's body once for all its segments.
 
-use super::table::{BlockRef, Record};
+use super::table::{BlockRef, Record, SegTable};
 use super::LogReader;
 use crate::codec::{BlockDecoder, CodecError, DecoderState};
 use crate::container::Storage;
@@ -671,9 +671,9 @@ impl LogReader {
         // Tasks of about this many records: a crowd's log has few records
         // of many segments, a long run's many of a few.
         let per_task = |records: usize| records.div_ceil(4 * rayon::current_num_threads()).max(1);
-        if self.whole {
-            // Every segment is served as found: each record's table is
-            // read as its body is decoded, and no segment is listed.
+        if let Some(rows) = self.kept_rows() {
+            // Every segment is served as found and none is listed yet:
+            // each record's rows are read as its body is decoded.
             let tasks: Vec<usize> = (0..self.records.len())
                 .step_by(per_task(self.records.len()))
                 .collect();
@@ -683,7 +683,8 @@ impl LogReader {
                     let to = (from + per_task(self.records.len())).min(self.records.len());
                     let mut acc = init();
                     for k in from..to {
-                        self.fold_whole_record(k, scratch, |ev| fold(&mut acc, ev))?;
+                        let t = &rows[k];
+                        self.fold_whole_record(k, t, scratch, |ev| fold(&mut acc, ev))?;
                     }
                     Ok(acc)
                 })
@@ -718,16 +719,16 @@ impl LogReader {
     }
 
     /// `f` over every segment of record `k` of a log served whole, its
-    /// rows read from the record's table as its body is decoded; the
+    /// rows `t` read from the record's table as its body is decoded; the
     /// first segment that fails stops the record.
     fn fold_whole_record(
         &self,
         k: usize,
+        t: &SegTable,
         scratch: &mut Scratch,
         mut f: impl FnMut(&mut Events<'_>),
     ) -> Result<(), FormatError> {
         let rec = &self.records[k];
-        let t = &self.tables[k];
         let mut rows = t.rows.iter().zip(&t.pids);
         let Some((first, &pid)) = rows.next() else {
             return Ok(());

@@ -6,7 +6,8 @@
 //! ```text
 //! open ─► preamble + header ─► footer ──ok──► block index ─┐
 //!                                 └─missing─► scan blocks ─┴► segment tables
-//!         ─► all served in file order? ──yes──► kept by record (listed on demand)
+//!         ─► all served in file order? ──yes──► kept by record (listed on demand,
+//!                                                then let go)
 //!                                      └─no──► table: process → segments
 //! par_fold_blocks: a record at a time, its rows beside its body
 //! events_of / read_all / par_map_blocks ─► decompress (zstd) ─► codec ─► events
@@ -35,12 +36,13 @@ use crate::container::{
 use crate::error::{FormatError, Warning};
 use crate::event::ProcId;
 use crate::meta::{Header, Outcome};
+use crate::writer::sink::lock;
 use memmap2::Mmap;
 use std::ops::Deref;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
-use table::{BlockRef, ByProcess, Listing, Record, SegTable};
+use std::sync::{Arc, Mutex, OnceLock};
+use table::{BlockRef, ByProcess, Listing, Opened, Record, SegTable};
 
 /// The bytes of a log: a read-only map of the file, or bytes in memory.
 enum Source {
@@ -68,14 +70,15 @@ pub struct LogReader {
     end: Option<(Outcome, u64)>,
     /// The block records found, in file order.
     records: Vec<Record>,
-    /// Their segment tables, checked.
-    tables: Vec<SegTable>,
-    /// Whether every segment found is served, in file order (a finished
-    /// log as written): a whole-log read then goes through `tables`, a
-    /// record at a time, and lists no segment.
-    whole: bool,
+    /// Each record's rows as its checked table gave them, when every
+    /// segment found is served in file order (a finished log as written):
+    /// a whole-log fold goes through them, a record at a time, until a
+    /// read by process has the segments listed. The listing then serves
+    /// the fold too, and the rows are let go (a crowd's log has millions;
+    /// a fold still running keeps its own handle on them).
+    rows: Mutex<Option<Arc<Vec<SegTable>>>>,
     /// The segments found, listed: built when opening decided what is
-    /// served, or else (`whole`) when first asked for.
+    /// served, or else (from `rows`) when first asked for.
     listing: OnceLock<Listing>,
     /// The processes and their readable segments, grouped by process:
     /// built when opening decided what is served, or else (a finished log
@@ -131,19 +134,21 @@ impl LogReader {
         let mut warnings = Vec::new();
         let located = locate::locate(&data, blocks_start, binding, &mut warnings);
         let (listing, by_process) = (OnceLock::new(), OnceLock::new());
-        let mut tables = located.tables;
-        let (whole, entries) = match located.processes {
-            Some(entries) if table::all_served_in(&mut tables, &entries) => (true, entries),
-            footer => {
-                let found = table::found_in(&located.records, &tables);
-                // Listed: reads go through the listing alone.
-                tables = Vec::new();
-                let t = table::build_checked(&header, found, footer, &mut warnings);
+        let opened = table::open(
+            &header,
+            &located.records,
+            located.tables,
+            located.processes,
+            &mut warnings,
+        );
+        let (rows, entries) = match opened {
+            Opened::Whole { tables, entries } => (Some(Arc::new(tables)), entries),
+            Opened::Listed(t) => {
                 let _ = listing.set(t.listing);
                 if let Some(b) = t.by_process {
                     let _ = by_process.set(b);
                 }
-                (false, t.entries)
+                (None, t.entries)
             }
         };
         Ok(LogReader {
@@ -152,8 +157,7 @@ impl LogReader {
             binding,
             end: located.end,
             records: located.records,
-            tables,
-            whole,
+            rows: Mutex::new(rows),
             listing,
             by_process,
             entries,
@@ -183,10 +187,17 @@ impl LogReader {
         self.end.is_none()
     }
 
-    /// The segments, listed on first use.
+    /// The segments, listed on first use; the rows kept by record go then.
     fn listing(&self) -> &Listing {
-        self.listing
-            .get_or_init(|| Listing::whole(&self.records, &self.tables))
+        self.listing.get_or_init(|| {
+            let rows = lock(&self.rows).take().unwrap_or_default();
+            Listing::whole(&self.records, &rows)
+        })
+    }
+
+    /// Each record's rows, while the log is served whole and not listed.
+    fn kept_rows(&self) -> Option<Arc<Vec<SegTable>>> {
+        lock(&self.rows).clone()
     }
 
     /// The processes and their segments, built on first use.
@@ -333,4 +344,97 @@ fn read_header(data: &[u8]) -> Result<(Header, u16, usize), FormatError> {
         FormatError::corrupt(PREAMBLE_LEN as u64, format!("a header (postcard): {e}"))
     })?;
     Ok((header, version, end + 4))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Dest, Event, MsgId, ProcessLog};
+    use crate::meta::Outcome;
+    use crate::writer::{LogWriter, WriterOptions};
+
+    /// A crowd: process 0 spawns `n` processes, each of which sends it one
+    /// message and exits; 0 takes the messages and exits.
+    fn crowd(n: u32) -> Vec<ProcessLog> {
+        let child = |i: u32| ProcessLog {
+            id: ProcId(i),
+            pid: 100 + i as u64,
+            parent: Some(ProcId(0)),
+            events: vec![
+                Event::Send {
+                    to: Dest::Proc(ProcId(0)),
+                    payload: None,
+                },
+                Event::Exit { reason: None },
+            ],
+        };
+        let mut root = Vec::new();
+        for i in 1..=n {
+            root.push(Event::Spawn {
+                child: ProcId(i),
+                pid: 100 + i as u64,
+                link: false,
+                monitor: false,
+            });
+        }
+        for i in 1..=n {
+            let msg = MsgId {
+                sender: ProcId(i),
+                index: 0,
+            };
+            root.push(Event::Receive { msg });
+        }
+        root.push(Event::Exit { reason: None });
+        let mut logs = vec![ProcessLog {
+            id: ProcId(0),
+            pid: 100,
+            parent: None,
+            events: root,
+        }];
+        logs.extend((1..=n).map(child));
+        logs
+    }
+
+    /// Events folded by process: (process, index in its log, event).
+    fn fold(r: &LogReader) -> Vec<(ProcId, u64, Event)> {
+        let folded = r
+            .par_fold_blocks(Vec::new, |seen, ev| {
+                while let Some(e) = ev.next() {
+                    seen.push((ev.info().process, ev.index(), e.to_owned()));
+                }
+            })
+            .unwrap();
+        let mut seen: Vec<_> = folded.into_iter().flatten().collect();
+        seen.sort_by_key(|(p, i, _)| (*p, *i));
+        seen
+    }
+
+    #[test]
+    fn a_log_served_whole_lets_its_rows_go_once_listed_and_folds_alike() {
+        let path =
+            std::env::temp_dir().join(format!("trace-format-rows-{}.trace", std::process::id()));
+        let logs = crowd(300);
+        let w = LogWriter::create(&path, Header::default(), WriterOptions::default()).unwrap();
+        w.write_logs(&logs);
+        w.finish(Outcome::default()).unwrap();
+        let r = LogReader::open(&path);
+        let _ = std::fs::remove_file(&path);
+        let r = r.unwrap();
+        assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+        assert!(r.kept_rows().is_some(), "a finished log is served whole");
+        let before = fold(&r);
+        let want: Vec<_> = logs
+            .iter()
+            .flat_map(|l| {
+                let ev = l.events.iter().cloned().enumerate();
+                ev.map(|(i, e)| (l.id, i as u64, e))
+            })
+            .collect();
+        assert_eq!(before, want);
+        // A read by process lists the segments: the rows go, and the fold
+        // reads the listing instead.
+        assert_eq!(r.processes().len(), logs.len());
+        assert!(r.kept_rows().is_none(), "the rows are let go once listed");
+        assert_eq!(fold(&r), want);
+    }
 }

@@ -204,26 +204,36 @@ pub(crate) struct ByProcess {
     pub position: Vec<u32>,
 }
 
-/// The table a reader serves, from the blocks found (headers checked) and
-/// the footer's process table if the log has one.
-#[cfg(test)]
-fn build(
+/// What opening a log decided it serves.
+pub(super) enum Opened {
+    /// Every segment found, as found (see [`all_served_in`]): each
+    /// record's rows are kept, with their pids, and nothing is listed.
+    Whole {
+        tables: Vec<SegTable>,
+        entries: Vec<ProcessEntry>,
+    },
+    /// Checked process by process, and listed.
+    Listed(Table),
+}
+
+/// What a reader serves of the records found (headers and tables
+/// checked), given the footer's process table if the log has one.
+pub(super) fn open(
     header: &Header,
-    mut candidates: Vec<Found>,
+    records: &[Record],
+    mut tables: Vec<SegTable>,
     footer: Option<Vec<ProcessEntry>>,
     warnings: &mut Vec<Warning>,
-) -> Table {
-    if let Some(entries) = footer {
-        if all_served(&mut candidates, &entries) {
-            return Table {
-                listing: Listing::all_served(candidates),
-                by_process: None,
-                entries,
-            };
+) -> Opened {
+    match footer {
+        Some(entries) if all_served_in(&mut tables, &entries) => Opened::Whole { tables, entries },
+        footer => {
+            let found = found_in(records, &tables);
+            // Listed: reads go through the listing alone.
+            drop(tables);
+            Opened::Listed(build_checked(header, found, footer, warnings))
         }
-        return build_checked(header, candidates, Some(entries), warnings);
     }
-    build_checked(header, candidates, None, warnings)
 }
 
 /// Whether a footer's log serves every segment found, as they are: each
@@ -253,24 +263,6 @@ pub(super) fn all_served_in(tables: &mut [SegTable], entries: &[ProcessEntry]) -
     next.iter().zip(entries).all(|(n, e)| *n == e.events)
 }
 
-/// As [`all_served_in`], over segments listed. Fills in the segments' pids.
-#[cfg(test)]
-fn all_served(candidates: &mut [Found], entries: &[ProcessEntry]) -> bool {
-    let mut next = vec![0u64; entries.len()];
-    for f in candidates.iter_mut() {
-        let p = f.seg.process as usize;
-        let (Some(e), Some(n)) = (entries.get(p), next.get_mut(p)) else {
-            return false;
-        };
-        if f.seg.first_event != *n || f.origin.is_some_and(|(pid, _)| pid != e.pid) {
-            return false;
-        }
-        *n += f.seg.events as u64;
-        f.seg.pid = e.pid;
-    }
-    next.iter().zip(entries).all(|(n, e)| *n == e.events)
-}
-
 impl Listing {
     /// Every segment of a log that serves all it holds (see
     /// [`all_served_in`]), in file order, with the pids it found.
@@ -279,12 +271,7 @@ impl Listing {
         for (f, &pid) in found.iter_mut().zip(tables.iter().flat_map(|t| &t.pids)) {
             f.seg.pid = pid;
         }
-        Listing::all_served(found)
-    }
-
-    /// Every segment served, in file order (see [`all_served`]).
-    fn all_served(candidates: Vec<Found>) -> Listing {
-        let blocks: Vec<BlockRef> = candidates.into_iter().map(|f| f.seg).collect();
+        let blocks: Vec<BlockRef> = found.into_iter().map(|f| f.seg).collect();
         let mut record_spans: Vec<Range<u32>> = Vec::new();
         for (i, b) in blocks.iter().enumerate() {
             let i = i as u32;
@@ -302,7 +289,7 @@ impl Listing {
 }
 
 /// The served segments of a log that serves all it holds (see
-/// [`all_served`]) grouped by process, with a counting sort: file order is
+/// [`all_served_in`]) grouped by process, with a counting sort: file order is
 /// event order within a process.
 pub(crate) fn group_served(
     blocks: &[BlockRef],
@@ -345,7 +332,7 @@ pub(crate) fn group_served(
 }
 
 /// The table of a log that may not serve all it holds: without a footer,
-/// or with one whose segments are not all in order (see [`all_served`]).
+/// or with one whose segments are not all in order (see [`all_served_in`]).
 pub(super) fn build_checked(
     header: &Header,
     candidates: Vec<Found>,
@@ -700,7 +687,7 @@ mod tests {
     use crate::segment::Segment;
 
     /// Process `p`'s segment of `events` events from `first`, in record `record`.
-    fn found(record: u32, p: u32, first: u64, events: u32) -> Found {
+    fn found(record: u32, p: u32, first: u64, events: u32) -> (u32, Segment) {
         let origin = (first == 0).then_some((80 + p as u64, NO_PARENT));
         let seg = Segment {
             process: p,
@@ -710,7 +697,65 @@ mod tests {
             raw_len: events,
             origin,
         };
-        Found::new(record, 100 * record as u64, 0, seg)
+        (record, seg)
+    }
+
+    /// The records and their tables that hold `segs`, in file order (each
+    /// record's segments together, records numbered from 0).
+    fn records(segs: Vec<(u32, Segment)>) -> (Vec<Record>, Vec<SegTable>) {
+        let mut records: Vec<Record> = Vec::new();
+        let mut tables: Vec<SegTable> = Vec::new();
+        for (k, s) in segs {
+            if records.len() <= k as usize {
+                records.push(Record {
+                    offset: 100 * k as u64,
+                    len: 100,
+                    body_at: 100 * k as u64 + 40,
+                    storage: Storage::Raw,
+                    timestamps: false,
+                    stored_len: 0,
+                    raw_len: 0,
+                    body_crc: 0,
+                    segments: 0,
+                });
+                tables.push(SegTable::new(Vec::new()));
+            }
+            let rec = records.last_mut().expect("pushed above");
+            rec.raw_len += s.raw_len;
+            rec.stored_len += s.raw_len;
+            rec.segments += 1;
+            tables.last_mut().expect("pushed above").rows.push(s);
+        }
+        (records, tables)
+    }
+
+    /// What the reader serves of `segs`, as opening decides it.
+    fn build(
+        h: &Header,
+        segs: Vec<(u32, Segment)>,
+        footer: Option<Vec<ProcessEntry>>,
+        w: &mut Vec<Warning>,
+    ) -> Table {
+        let (records, tables) = records(segs);
+        match open(h, &records, tables, footer, w) {
+            Opened::Whole { tables, entries } => Table {
+                listing: Listing::whole(&records, &tables),
+                by_process: None,
+                entries,
+            },
+            Opened::Listed(t) => t,
+        }
+    }
+
+    /// What checking process by process serves of `segs`.
+    fn checked(
+        h: &Header,
+        segs: Vec<(u32, Segment)>,
+        footer: Option<Vec<ProcessEntry>>,
+        w: &mut Vec<Warning>,
+    ) -> Table {
+        let (records, tables) = records(segs);
+        build_checked(h, found_in(&records, &tables), footer, w)
     }
 
     fn entries(events: &[u64]) -> Vec<ProcessEntry> {
@@ -774,7 +819,7 @@ mod tests {
         let fast = build(&h, segs(), Some(entries(&[4, 6, 1])), &mut w);
         assert!(fast.by_process.is_none(), "nothing grouped when opening");
         assert_eq!(fast.listing.record_spans, vec![0..3, 3..5]);
-        let checked = build_checked(&h, segs(), Some(entries(&[4, 6, 1])), &mut w);
+        let checked = checked(&h, segs(), Some(entries(&[4, 6, 1])), &mut w);
         assert!(w.is_empty(), "{w:?}");
         assert_eq!(served(&fast), served(&checked));
         assert_eq!(fast.listing.served, checked.listing.served);
