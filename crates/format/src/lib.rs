@@ -22,7 +22,8 @@
 //! - [`text`] and [`stats`]: for `trace dump` and `trace stats`; [`cauder`]:
 //!   CauDEr's log directories, both ways.
 //! - [`prefetch`]: a cache hint for the readers of large tables, here and in
-//!   the crates that analyse logs.
+//!   the crates that analyse logs; `sync`: the lock both the writer and the
+//!   reader take.
 
 pub mod cauder;
 pub mod codec;
@@ -35,6 +36,7 @@ pub mod reader;
 pub mod segment;
 mod sniff;
 pub mod stats;
+mod sync;
 pub mod text;
 pub mod varint;
 pub mod view;

@@ -36,7 +36,7 @@ use crate::container::{
 use crate::error::{FormatError, Warning};
 use crate::event::ProcId;
 use crate::meta::{Header, Outcome};
-use crate::writer::sink::lock;
+use crate::sync::lock;
 use memmap2::Mmap;
 use std::ops::Deref;
 use std::path::Path;

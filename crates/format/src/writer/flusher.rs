@@ -5,9 +5,9 @@
 //! leaves a hint that the process's slice end picks up.
 
 use super::process::{cut_and, make_dormant, ProcState};
-use super::sink::lock;
 use super::sink::Wake;
 use super::Inner;
+use crate::sync::lock;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -6,7 +6,7 @@
 //! shard of the thread that opened its segment, wherever it runs later.
 
 use super::process::ProcState;
-use super::sink::lock;
+use crate::sync::lock;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -9,6 +9,7 @@ use crate::container::{
 };
 use crate::meta::BlockEntry;
 use crate::segment::{self, Segment};
+use crate::sync::lock;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Write};
@@ -74,11 +75,6 @@ pub(crate) struct Queue {
     max_bytes: usize,
     /// Queued bytes that wake a lingering consumer: a block's worth.
     fill_bytes: usize,
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic elsewhere must not stop the log from being finished.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Queue {
