@@ -322,14 +322,7 @@ impl BitWriter {
     }
 
     pub fn finish(self) -> Bitstring {
-        match self.prefix {
-            None => Bitstring::from_bits(self.bytes, self.bit_len),
-            Some(p) => {
-                let mut bytes = self.bytes;
-                bytes.truncate(self.bit_len.div_ceil(8));
-                p.appended(&bytes, self.bit_len)
-            }
-        }
+        self.finish_reusing().0
     }
 }
 
