@@ -47,14 +47,7 @@ impl Waiters {
         if tail != NONE && self.slots[tail as usize].need > need {
             return self.insert(sender, need, w);
         }
-        let me = &mut self.slots[w as usize];
-        me.need = need;
-        me.next = NONE;
-        if tail == NONE {
-            self.slots[sender as usize].head = w;
-        } else {
-            self.slots[tail as usize].next = w;
-        }
+        self.link(sender, tail, w, need, NONE);
         self.slots[sender as usize].tail = w;
     }
 
@@ -68,9 +61,16 @@ impl Waiters {
             prev = at;
             at = self.slots[at as usize].next;
         }
+        self.link(sender, prev, w, need, at);
+    }
+
+    /// Puts waiter `w` (needing `need`) in `sender`'s list after `prev`
+    /// (`NONE`: at the head) and before `next`.
+    #[inline(always)]
+    fn link(&mut self, sender: TableRow, prev: u32, w: TableRow, need: u32, next: u32) {
         let me = &mut self.slots[w as usize];
         me.need = need;
-        me.next = at;
+        me.next = next;
         if prev == NONE {
             self.slots[sender as usize].head = w;
         } else {
