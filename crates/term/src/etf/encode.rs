@@ -47,20 +47,8 @@ pub fn encode(t: &Term, out: &mut Vec<u8>) {
 
 /// Appends the ETF encoding of `t` in the given style.
 pub fn encode_with(t: &Term, out: &mut Vec<u8>, st: Style) {
-    if st == Style::V2 {
-        // An atom alone (an exit reason such as `normal`, a message such
-        // as `done`) is its cached encoding after the version byte: no
-        // assembling on the stack.
-        if let Term::Atom(a) = *t {
-            let etf = a.etf();
-            out.reserve(1 + etf.len());
-            out.push(VERSION);
-            out.extend_from_slice(etf);
-            return;
-        }
-        if super::flat::encode(t, out) {
-            return;
-        }
+    if st == Style::V2 && super::flat::encode(t, out) {
+        return;
     }
     encode_general(t, out, st);
 }

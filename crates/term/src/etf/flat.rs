@@ -13,6 +13,16 @@ const ROOM: usize = 128;
 /// 255 scalars whose encoding fits [`ROOM`]; returns whether it did.
 #[inline]
 pub(super) fn encode(t: &Term, out: &mut Vec<u8>) -> bool {
+    // An atom alone (an exit reason such as `normal`, a message such as
+    // `done`) is its cached encoding after the version byte: nothing to
+    // assemble, and no stack buffer to clear.
+    if let Term::Atom(a) = *t {
+        let etf = a.etf();
+        out.reserve(1 + etf.len());
+        out.push(VERSION);
+        out.extend_from_slice(etf);
+        return true;
+    }
     let mut b = Buf {
         bytes: [0; ROOM],
         len: 1,
