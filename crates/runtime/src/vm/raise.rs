@@ -101,8 +101,10 @@ pub fn op_name(op: Op2) -> &'static str {
     }
 }
 
-/// An error from a binary operator. (OTP 25 shows no `erlang:'+'/2` frame
-/// for operators in compiled code: the top frame is the function itself.)
+/// An error from a binary operator, the function itself its top frame.
+/// (OTP 25 shows none for `+`, `-` and `/`, but an `erlang` frame of the
+/// operator for most others, `div` and `++` among them: docs/library.md
+/// lists it as a difference.)
 #[allow(clippy::too_many_arguments)]
 pub fn op2_error(
     p: &Process,
