@@ -199,20 +199,28 @@ fn rebase(ins: &mut Instr, fb: u32, lb: u32, sb: u32, cb: u32, eb: u32) {
 
 /// Marks the common pairs the loop runs without a dispatch between them:
 /// an `AddImm` right before a local call (`f(N - 1)`) becomes
-/// `AddImmCall`, an `Add` whose sum the next instruction returns becomes
-/// `AddReturn`. The second instruction stays where it was, for the labels
-/// that reach it.
+/// `AddImmCall` or `AddImmTailCall`, an `Add` or `Int` whose value the next
+/// instruction returns becomes `AddReturn` or `IntReturn`. The second
+/// instruction stays where it was, for the labels that reach it;
+/// `code_check` verifies each pair, which the loop relies on.
 fn fuse(code: &mut [Instr]) {
     for i in 1..code.len() {
-        match (&code[i - 1], &code[i]) {
-            (&Instr::AddImm { dst, a, imm, fail }, Instr::Call { .. } | Instr::TailCall { .. }) => {
-                code[i - 1] = Instr::AddImmCall { dst, a, imm, fail };
+        let fused = match (&code[i - 1], &code[i]) {
+            (&Instr::AddImm { dst, a, imm, fail }, Instr::Call { .. }) => {
+                Instr::AddImmCall { dst, a, imm, fail }
+            }
+            (&Instr::AddImm { dst, a, imm, fail }, Instr::TailCall { .. }) => {
+                Instr::AddImmTailCall { dst, a, imm, fail }
             }
             (&Instr::Add { dst, a, b, fail }, &Instr::Return { src }) if src == dst => {
-                code[i - 1] = Instr::AddReturn { dst, a, b, fail };
+                Instr::AddReturn { dst, a, b, fail }
             }
-            _ => {}
-        }
+            (&Instr::Int { dst, val }, &Instr::Return { src }) if src == dst => {
+                Instr::IntReturn { dst, val }
+            }
+            _ => continue,
+        };
+        code[i - 1] = fused;
     }
 }
 

@@ -31,9 +31,9 @@ pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
     Flow::Go
 }
 
-/// The `Return` after a fused `AddReturn`, of small integer `v` (the sum
-/// meant for slot `dst`): written straight into the caller's slot, with
-/// no trip through `dst`.
+/// The `Return` after a fused `AddReturn` or `IntReturn`, of small
+/// integer `v` (the value meant for slot `dst`): written straight into the
+/// caller's slot, with no trip through `dst`.
 #[inline(always)]
 pub(super) fn return_int(vm: &mut Vm<'_>, dst: Slot, v: i64) -> Flow {
     debug_assert!(matches!(vm.current(), Instr::Return { src } if *src == dst));
