@@ -161,6 +161,7 @@ fn check_supported(prog: &Program, m: Atom, f: Atom, a: u32) -> Result<(), Strin
 /// size) and its caller's window size, once every function's code is in
 /// place and checked: the code is not moved or changed after this.
 fn link_calls(prog: &mut Program) {
+    prog.max_nslots = prog.funs.iter().map(|f| f.nslots).max().unwrap_or(0);
     let entries: Vec<Entry> = prog
         .funs
         .iter()

@@ -151,6 +151,36 @@ flush() -> receive M -> [M | flush()] after 0 -> [] end.
     assert_eq!(String::from_utf8_lossy(&out), "7 9 [{n,5},{n,1},{n,3}]\n");
 }
 
+/// A caller's window reaching far above its callee's stays whole while the
+/// callee runs for many slices (each slice's end cuts the stack) and when an
+/// exception is caught by a callee with a small window: the caller writes
+/// its temporaries there after the return (as erl prints).
+#[test]
+fn a_callers_window_outlives_its_callees_slices_and_unwinding() {
+    let src = r#"
+-module(windows).
+-export([main/0]).
+main() -> io:format("~p~n~p~n", [wide(0), unwound(0)]).
+wide(N) ->
+    X = count(100000, 0),
+    {X, N + 1, N + 2, N + 3, N + 4, N + 5, N + 6, N + 7, N + 8, N + 9}.
+count(0, Acc) -> Acc;
+count(K, Acc) -> count(K - 1, Acc + 1).
+unwound(N) ->
+    R = catcher(),
+    {R, N + 1, N + 2, N + 3, N + 4, N + 5, N + 6, N + 7, N + 8, N + 9}.
+catcher() -> try deep(5000) catch throw:D -> D end.
+deep(0) -> throw(bottom);
+deep(K) -> 1 + deep(K - 1).
+"#;
+    let (outcome, out) = common::run(&common::program("windows", src), 1);
+    assert_eq!(outcome.internal_error, None);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "{100000,1,2,3,4,5,6,7,8,9}\n{bottom,1,2,3,4,5,6,7,8,9}\n"
+    );
+}
+
 /// What OTP would run but the engine cannot is named at load time, as
 /// unsupported (exit status 4), not reported as an undefined function.
 #[test]

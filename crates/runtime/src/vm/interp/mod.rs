@@ -814,11 +814,13 @@ pub(super) fn grow_stack(p: &mut Process, need: usize) {
 /// The most slots [`grow_stack`] adds beyond what a call needs (16 KiB).
 const STACK_STEP: usize = 1024;
 
-/// Drops the values left above the current frame's window (returned
-/// callees' slots), so a suspended process keeps nothing dead alive.
+/// Drops the values left above the current frame's window and its
+/// callers' (returned callees' slots), so a suspended process keeps
+/// nothing dead alive.
 pub fn trim_stack(p: &mut Process, prog: &Program) {
     let end = p.base as usize + prog.funs[p.fun as usize].nslots as usize;
-    if p.regs.len() > end {
-        p.regs.truncate(end);
+    let keep = raise::kept_len(p, prog, end);
+    if p.regs.len() > keep {
+        p.regs.truncate(keep);
     }
 }
