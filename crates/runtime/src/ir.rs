@@ -395,6 +395,18 @@ pub enum Instr {
         val: i64,
         fail: Label,
     },
+    /// A `TestInt` whose `fail` is a second `TestInt` of the same slot
+    /// (clauses on `0` then `1`; the linker makes it): falls through when
+    /// `a =:= first`, goes to `then` (past the second test) when
+    /// `a =:= second`, else to the second's `fail`, with one dispatch for
+    /// both tests. The second stays in place, for the labels that reach it.
+    TestInt2 {
+        a: Slot,
+        first: i32,
+        second: i32,
+        then: Label,
+        fail: Label,
+    },
     /// `a =:= lit`
     TestLit {
         a: Slot,
@@ -702,6 +714,7 @@ macro_rules! label_operands {
             RecvPeek { wait, .. } => ([Some(wait), None], false),
             RecvNext { lp } | RecvWait { lp } => ([Some(lp), None], false),
             RecvWaitTimeout { lp, after, .. } => ([Some(lp), Some(after)], false),
+            TestInt2 { then, fail, .. } => ([Some(then), Some(fail)], false),
             Move { .. }
             | Take { .. }
             | Lit { .. }

@@ -223,6 +223,36 @@ fn fuse(code: &mut [Instr]) {
         };
         code[i - 1] = fused;
     }
+    for i in 0..code.len() {
+        if let Some(pair) = int_tests(code, i) {
+            code[i] = pair;
+        }
+    }
+}
+
+/// The `TestInt2` that runs `code[i]`, a `TestInt`, and the `TestInt` of
+/// the same slot its failure goes to; `None` where they are not that.
+fn int_tests(code: &[Instr], i: usize) -> Option<Instr> {
+    let Instr::TestInt { a, val, fail } = code[i] else {
+        return None;
+    };
+    let &Instr::TestInt {
+        a: a2,
+        val: val2,
+        fail: fail2,
+    } = code.get(fail as usize)?
+    else {
+        return None;
+    };
+    let then = fail + 1;
+    let (first, second) = (i32::try_from(val).ok()?, i32::try_from(val2).ok()?);
+    (a == a2 && fail2 != RAISE && (then as usize) < code.len()).then_some(Instr::TestInt2 {
+        a,
+        first,
+        second,
+        then,
+        fail: fail2,
+    })
 }
 
 fn direct(ins: &mut Instr, exts: &[ExtTarget]) {

@@ -204,6 +204,7 @@ fn uses(ins: &Instr, arity: u16, f: &mut impl FnMut(Slot)) {
         | TestType { a, .. }
         | TestAtom { a, .. }
         | TestInt { a, .. }
+        | TestInt2 { a, .. }
         | TestLit { a, .. }
         | TestTuple { a, .. }
         | TestRecord { a, .. }

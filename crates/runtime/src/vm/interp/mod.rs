@@ -549,6 +549,13 @@ fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::TestType { test, a, fail } => branch::test_type(vm, test, a, fail),
         Instr::TestAtom { a, atom, fail } => branch::test_atom(vm, a, atom, fail),
         Instr::TestInt { a, val, fail } => branch::test_int(vm, a, val, fail),
+        Instr::TestInt2 {
+            a,
+            first,
+            second,
+            then,
+            fail,
+        } => branch::test_int2(vm, a, [first, second], then, fail),
         Instr::TestLit { a, lit, fail } => branch::test_lit(vm, a, lit, fail),
         Instr::TestTuple { a, arity, fail } => branch::test_tuple(vm, a, arity, fail),
         Instr::TestRecord {
