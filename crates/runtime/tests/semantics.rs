@@ -181,6 +181,46 @@ deep(K) -> 1 + deep(K - 1).
     );
 }
 
+/// A `case` on a comparison whose clauses are `true` and `false` (in either
+/// order) takes the clause of the comparison's value for every operator and
+/// every pair of numbers, atoms, tuples and lists (as erl prints).
+#[test]
+fn a_case_on_a_comparison_takes_the_clause_of_its_value() {
+    let src = r#"
+-module(cmpcase).
+-export([main/0]).
+main() ->
+    Vs = [1, 1.0, 2, a, {1}, [1]],
+    io:format("~w~n", [[{t(X, Y), f(X, Y)} || X <- Vs, Y <- Vs]]),
+    io:format("~w~n", [loop(10, 0)]).
+t(X, Y) ->
+    [case X < Y of true -> lt; false -> nlt end,
+     case X =< Y of true -> le; false -> nle end,
+     case X > Y of true -> gt; false -> ngt end,
+     case X >= Y of true -> ge; false -> nge end,
+     case X == Y of true -> eq; false -> neq end,
+     case X /= Y of true -> ne; false -> nne end,
+     case X =:= Y of true -> xeq; false -> nxeq end,
+     case X =/= Y of true -> xne; false -> nxne end].
+f(X, Y) ->
+    [case X < Y of false -> nlt; true -> lt end,
+     case X == Y of false -> neq; true -> eq end,
+     case X =/= Y of false -> nxne; true -> xne end].
+loop(N, Acc) ->
+    case N > 0 of
+        true -> loop(N - 1, Acc + N);
+        false -> Acc
+    end.
+"#;
+    let (outcome, out) = common::run(&common::program("cmpcase", src), 1);
+    assert_eq!(outcome.internal_error, None);
+    let expected = concat!(
+        "[{[nlt,le,ngt,ge,eq,nne,xeq,nxne],[nlt,eq,nxne]},{[nlt,le,ngt,ge,eq,nne,nxeq,xne],[nlt,eq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[nlt,le,ngt,ge,eq,nne,nxeq,xne],[nlt,eq,xne]},{[nlt,le,ngt,ge,eq,nne,xeq,nxne],[nlt,eq,nxne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,le,ngt,ge,eq,nne,xeq,nxne],[nlt,eq,nxne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,le,ngt,ge,eq,nne,xeq,nxne],[nlt,eq,nxne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,le,ngt,ge,eq,nne,xeq,nxne],[nlt,eq,nxne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,le,ngt,ge,eq,nne,xeq,nxne],[nlt,eq,nxne]}]\n",
+        "55\n",
+    );
+    assert_eq!(String::from_utf8_lossy(&out), expected);
+}
+
 /// What OTP would run but the engine cannot is named at load time, as
 /// unsupported (exit status 4), not reported as an undefined function.
 #[test]
