@@ -1,10 +1,12 @@
 //! What the interpreter assumes of linked code, checked once per program:
 //! every label names an instruction of its own function, every function id
-//! a function of the program, no function's last instruction falls
-//! through its end, and each fused instruction is followed by the one it
-//! runs without a dispatch (see `link::fuse`). The instruction loop fetches through a raw pointer on
-//! the strength of this (see `vm::interp`), so a compiler bug that broke it
-//! is reported here instead of running off the end of an array.
+//! a function of the program, no function's last instruction falls through
+//! its end, and each fused instruction is followed by the one it runs
+//! without a dispatch (see `link::fuse`). The instruction loop fetches
+//! through a raw pointer, and reads a fused pair's second instruction
+//! unchecked, on the strength of this (see `vm::interp`), so a compiler bug
+//! that broke it is reported here instead of running off the end of an
+//! array.
 
 use crate::code::Program;
 use crate::ir::{Instr, Label, RAISE};
