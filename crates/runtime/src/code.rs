@@ -124,6 +124,10 @@ pub struct Program {
     /// The program's own applications: `{application, Name, Properties}`
     /// from their `.app` or `.app.src` files.
     pub apps: Vec<Term>,
+    /// The most slots any function's window takes (the linker sets it):
+    /// how far above its start a frame's window may reach (see
+    /// `vm::raise::kept_len`).
+    pub max_nslots: u16,
 }
 
 impl Program {

@@ -1,9 +1,12 @@
 //! What the interpreter assumes of linked code, checked once per program:
 //! every label names an instruction of its own function, every function id
-//! a function of the program, and no function's last instruction falls
-//! through its end. The instruction loop fetches through a raw pointer on
-//! the strength of this (see `vm::interp`), so a compiler bug that broke it
-//! is reported here instead of running off the end of an array.
+//! a function of the program, no function's last instruction falls through
+//! its end, and each fused instruction is followed by the one it runs
+//! without a dispatch (see `link::fuse`). The instruction loop fetches
+//! through a raw pointer, and reads a fused pair's second instruction
+//! unchecked, on the strength of this (see `vm::interp`), so a compiler bug
+//! that broke it is reported here instead of running off the end of an
+//! array.
 
 use crate::code::Program;
 use crate::ir::{Instr, Label, RAISE};
@@ -32,6 +35,12 @@ pub fn check(prog: &Program) -> Result<(), String> {
                     return Err(format!("{} at {pc}: no function {fun}", name()));
                 }
             }
+            if !pair_follows(ins, f.code.get(pc + 1)) {
+                return Err(format!(
+                    "{} at {pc}: a fused pair without its second",
+                    name()
+                ));
+            }
         }
     }
     for c in &prog.closures {
@@ -40,6 +49,19 @@ pub fn check(prog: &Program) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether `next` is what fused instruction `ins` runs after itself
+/// without a dispatch; true of an instruction that is not fused.
+fn pair_follows(ins: &Instr, next: Option<&Instr>) -> bool {
+    match (ins, next) {
+        (Instr::AddImmCall { .. }, next) => matches!(next, Some(Instr::Call { .. })),
+        (Instr::AddImmTailCall { .. }, next) => matches!(next, Some(Instr::TailCall { .. })),
+        (Instr::AddReturn { dst, .. } | Instr::IntReturn { dst, .. }, next) => {
+            matches!(next, Some(Instr::Return { src }) if src == dst)
+        }
+        _ => true,
+    }
 }
 
 /// Calls `f` with every label `ins` may jump to, and whether the label

@@ -214,6 +214,14 @@ pub enum Instr {
         dst: Slot,
         val: i32,
     },
+    /// `Int` whose next instruction returns it (a clause that returns a
+    /// number, as `fib(0) -> 0`; the linker makes it): the loop writes the
+    /// integer straight into the caller's slot, without a dispatch of the
+    /// return.
+    IntReturn {
+        dst: Slot,
+        val: i32,
+    },
     Atom {
         dst: Slot,
         atom: Atom,
@@ -309,10 +317,18 @@ pub enum Instr {
         b: Slot,
         fail: Label,
     },
-    /// `AddImm` whose next instruction is a `Call` or `TailCall` (the
-    /// linker makes it, for `f(N - 1)`): the loop runs the call straight
-    /// after the sum, without a dispatch of its own.
+    /// `AddImm` whose next instruction is a `Call` (the linker makes it,
+    /// for `f(N - 1)`): the loop runs the call straight after the sum,
+    /// without a dispatch of its own.
     AddImmCall {
+        dst: Slot,
+        a: Slot,
+        imm: i32,
+        fail: Label,
+    },
+    /// `AddImmCall` before a `TailCall` (`loop(N - 1)` last in a body): a
+    /// variant of its own, so that neither tests which call follows.
+    AddImmTailCall {
         dst: Slot,
         a: Slot,
         imm: i32,
@@ -377,6 +393,18 @@ pub enum Instr {
     TestInt {
         a: Slot,
         val: i64,
+        fail: Label,
+    },
+    /// A `TestInt` whose `fail` is a second `TestInt` of the same slot
+    /// (clauses on `0` then `1`; the linker makes it): falls through when
+    /// `a =:= first`, goes to `then` (past the second test) when
+    /// `a =:= second`, else to the second's `fail`, with one dispatch for
+    /// both tests. The second stays in place, for the labels that reach it.
+    TestInt2 {
+        a: Slot,
+        first: i32,
+        second: i32,
+        then: Label,
         fail: Label,
     },
     /// `a =:= lit`
@@ -655,6 +683,7 @@ macro_rules! label_operands {
             | Mul { fail, .. }
             | AddImm { fail, .. }
             | AddImmCall { fail, .. }
+            | AddImmTailCall { fail, .. }
             | Op1 { fail, .. }
             | Compare { fail, .. }
             | CompareInt { fail, .. }
@@ -685,10 +714,12 @@ macro_rules! label_operands {
             RecvPeek { wait, .. } => ([Some(wait), None], false),
             RecvNext { lp } | RecvWait { lp } => ([Some(lp), None], false),
             RecvWaitTimeout { lp, after, .. } => ([Some(lp), Some(after)], false),
+            TestInt2 { then, fail, .. } => ([Some(then), Some(fail)], false),
             Move { .. }
             | Take { .. }
             | Lit { .. }
             | Int { .. }
+            | IntReturn { .. }
             | Atom { .. }
             | Nil { .. }
             | Cons { .. }

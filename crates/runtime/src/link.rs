@@ -161,6 +161,7 @@ fn check_supported(prog: &Program, m: Atom, f: Atom, a: u32) -> Result<(), Strin
 /// size) and its caller's window size, once every function's code is in
 /// place and checked: the code is not moved or changed after this.
 fn link_calls(prog: &mut Program) {
+    prog.max_nslots = prog.funs.iter().map(|f| f.nslots).max().unwrap_or(0);
     let entries: Vec<Entry> = prog
         .funs
         .iter()
@@ -199,21 +200,59 @@ fn rebase(ins: &mut Instr, fb: u32, lb: u32, sb: u32, cb: u32, eb: u32) {
 
 /// Marks the common pairs the loop runs without a dispatch between them:
 /// an `AddImm` right before a local call (`f(N - 1)`) becomes
-/// `AddImmCall`, an `Add` whose sum the next instruction returns becomes
-/// `AddReturn`. The second instruction stays where it was, for the labels
-/// that reach it.
+/// `AddImmCall` or `AddImmTailCall`, an `Add` or `Int` whose value the next
+/// instruction returns becomes `AddReturn` or `IntReturn`. The second
+/// instruction stays where it was, for the labels that reach it;
+/// `code_check` verifies each pair, which the loop relies on.
 fn fuse(code: &mut [Instr]) {
     for i in 1..code.len() {
-        match (&code[i - 1], &code[i]) {
-            (&Instr::AddImm { dst, a, imm, fail }, Instr::Call { .. } | Instr::TailCall { .. }) => {
-                code[i - 1] = Instr::AddImmCall { dst, a, imm, fail };
+        let fused = match (&code[i - 1], &code[i]) {
+            (&Instr::AddImm { dst, a, imm, fail }, Instr::Call { .. }) => {
+                Instr::AddImmCall { dst, a, imm, fail }
+            }
+            (&Instr::AddImm { dst, a, imm, fail }, Instr::TailCall { .. }) => {
+                Instr::AddImmTailCall { dst, a, imm, fail }
             }
             (&Instr::Add { dst, a, b, fail }, &Instr::Return { src }) if src == dst => {
-                code[i - 1] = Instr::AddReturn { dst, a, b, fail };
+                Instr::AddReturn { dst, a, b, fail }
             }
-            _ => {}
+            (&Instr::Int { dst, val }, &Instr::Return { src }) if src == dst => {
+                Instr::IntReturn { dst, val }
+            }
+            _ => continue,
+        };
+        code[i - 1] = fused;
+    }
+    for i in 0..code.len() {
+        if let Some(pair) = int_tests(code, i) {
+            code[i] = pair;
         }
     }
+}
+
+/// The `TestInt2` that runs `code[i]`, a `TestInt`, and the `TestInt` of
+/// the same slot its failure goes to; `None` where they are not that.
+fn int_tests(code: &[Instr], i: usize) -> Option<Instr> {
+    let Instr::TestInt { a, val, fail } = code[i] else {
+        return None;
+    };
+    let &Instr::TestInt {
+        a: a2,
+        val: val2,
+        fail: fail2,
+    } = code.get(fail as usize)?
+    else {
+        return None;
+    };
+    let then = fail + 1;
+    let (first, second) = (i32::try_from(val).ok()?, i32::try_from(val2).ok()?);
+    (a == a2 && fail2 != RAISE && (then as usize) < code.len()).then_some(Instr::TestInt2 {
+        a,
+        first,
+        second,
+        then,
+        fail: fail2,
+    })
 }
 
 fn direct(ins: &mut Instr, exts: &[ExtTarget]) {

@@ -151,6 +151,76 @@ flush() -> receive M -> [M | flush()] after 0 -> [] end.
     assert_eq!(String::from_utf8_lossy(&out), "7 9 [{n,5},{n,1},{n,3}]\n");
 }
 
+/// A caller's window reaching far above its callee's stays whole while the
+/// callee runs for many slices (each slice's end cuts the stack) and when an
+/// exception is caught by a callee with a small window: the caller writes
+/// its temporaries there after the return (as erl prints).
+#[test]
+fn a_callers_window_outlives_its_callees_slices_and_unwinding() {
+    let src = r#"
+-module(windows).
+-export([main/0]).
+main() -> io:format("~p~n~p~n", [wide(0), unwound(0)]).
+wide(N) ->
+    X = count(100000, 0),
+    {X, N + 1, N + 2, N + 3, N + 4, N + 5, N + 6, N + 7, N + 8, N + 9}.
+count(0, Acc) -> Acc;
+count(K, Acc) -> count(K - 1, Acc + 1).
+unwound(N) ->
+    R = catcher(),
+    {R, N + 1, N + 2, N + 3, N + 4, N + 5, N + 6, N + 7, N + 8, N + 9}.
+catcher() -> try deep(5000) catch throw:D -> D end.
+deep(0) -> throw(bottom);
+deep(K) -> 1 + deep(K - 1).
+"#;
+    let (outcome, out) = common::run(&common::program("windows", src), 1);
+    assert_eq!(outcome.internal_error, None);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "{100000,1,2,3,4,5,6,7,8,9}\n{bottom,1,2,3,4,5,6,7,8,9}\n"
+    );
+}
+
+/// A `case` on a comparison whose clauses are `true` and `false` (in either
+/// order) takes the clause of the comparison's value for every operator and
+/// every pair of numbers, atoms, tuples and lists (as erl prints).
+#[test]
+fn a_case_on_a_comparison_takes_the_clause_of_its_value() {
+    let src = r#"
+-module(cmpcase).
+-export([main/0]).
+main() ->
+    Vs = [1, 1.0, 2, a, {1}, [1]],
+    io:format("~w~n", [[{t(X, Y), f(X, Y)} || X <- Vs, Y <- Vs]]),
+    io:format("~w~n", [loop(10, 0)]).
+t(X, Y) ->
+    [case X < Y of true -> lt; false -> nlt end,
+     case X =< Y of true -> le; false -> nle end,
+     case X > Y of true -> gt; false -> ngt end,
+     case X >= Y of true -> ge; false -> nge end,
+     case X == Y of true -> eq; false -> neq end,
+     case X /= Y of true -> ne; false -> nne end,
+     case X =:= Y of true -> xeq; false -> nxeq end,
+     case X =/= Y of true -> xne; false -> nxne end].
+f(X, Y) ->
+    [case X < Y of false -> nlt; true -> lt end,
+     case X == Y of false -> neq; true -> eq end,
+     case X =/= Y of false -> nxne; true -> xne end].
+loop(N, Acc) ->
+    case N > 0 of
+        true -> loop(N - 1, Acc + N);
+        false -> Acc
+    end.
+"#;
+    let (outcome, out) = common::run(&common::program("cmpcase", src), 1);
+    assert_eq!(outcome.internal_error, None);
+    let expected = concat!(
+        "[{[nlt,le,ngt,ge,eq,nne,xeq,nxne],[nlt,eq,nxne]},{[nlt,le,ngt,ge,eq,nne,nxeq,xne],[nlt,eq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[nlt,le,ngt,ge,eq,nne,nxeq,xne],[nlt,eq,xne]},{[nlt,le,ngt,ge,eq,nne,xeq,nxne],[nlt,eq,nxne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,le,ngt,ge,eq,nne,xeq,nxne],[nlt,eq,nxne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,le,ngt,ge,eq,nne,xeq,nxne],[nlt,eq,nxne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,le,ngt,ge,eq,nne,xeq,nxne],[nlt,eq,nxne]},{[lt,le,ngt,nge,neq,ne,nxeq,xne],[lt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,nle,gt,ge,neq,ne,nxeq,xne],[nlt,neq,xne]},{[nlt,le,ngt,ge,eq,nne,xeq,nxne],[nlt,eq,nxne]}]\n",
+        "55\n",
+    );
+    assert_eq!(String::from_utf8_lossy(&out), expected);
+}
+
 /// What OTP would run but the engine cannot is named at load time, as
 /// unsupported (exit status 4), not reported as an undefined function.
 #[test]

@@ -5,7 +5,7 @@
 use super::builder::{BindState, FnBuilder};
 use super::expr::{body, deliver, expr_any, expr_into, Dest};
 use super::{guard, pattern, CResult, ModuleCtx};
-use crate::ir::{ErrKind, Instr, Slot, RAISE};
+use crate::ir::{Cmp, ErrKind, Instr, Slot, RAISE};
 use trace_syntax::ast::{BinOp, CatchClause, Clause, Expr, ExprKind, Pos};
 use trace_term::atom;
 
@@ -115,6 +115,9 @@ pub fn case(
     dest: Dest,
     pos: Pos,
 ) -> CResult<()> {
+    if let Some(on) = compare_case(x, cs) {
+        return case_of_compare(cx, b, on, cs, dest, pos);
+    }
     let mark = b.mark();
     let v = expr_any(cx, b, x)?;
     let before = b.state.clone();
@@ -125,6 +128,98 @@ pub fn case(
         kind: ErrKind::CaseClause,
         val: v,
     });
+    b.bind_label(end);
+    b.state = BindState::merge(&before, &states, "case", pos);
+    b.release(mark);
+    Ok(())
+}
+
+/// What [`case_of_compare`] branches on: the comparison with its operands,
+/// turned so that it holds when the first clause runs.
+struct CompareCase<'e> {
+    cmp: Cmp,
+    l: &'e Expr,
+    r: &'e Expr,
+}
+
+/// `case A op B of true -> ...; false -> ... end` (either order, no
+/// guards), `op` a comparison: what to branch on, else `None`.
+fn compare_case<'e>(x: &'e Expr, cs: &[Clause]) -> Option<CompareCase<'e>> {
+    let ExprKind::BinOp(op, l, r) = &x.kind else {
+        return None;
+    };
+    let cmp = guard::cmp_of(*op)?;
+    let boolean = |c: &Clause| match (c.patterns.as_slice(), c.guards.is_empty()) {
+        ([p], true) => match &p.kind {
+            ExprKind::Atom(a) if a == "true" => Some(true),
+            ExprKind::Atom(a) if a == "false" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    };
+    let [first, second] = cs else {
+        return None;
+    };
+    let (first, second) = (boolean(first)?, boolean(second)?);
+    if first == second {
+        return None;
+    }
+    let cmp = if first { cmp } else { negated(cmp) };
+    Some(CompareCase { cmp, l, r })
+}
+
+/// The comparison that holds exactly when `cmp` does not (terms are totally
+/// ordered).
+fn negated(cmp: Cmp) -> Cmp {
+    match cmp {
+        Cmp::Eq => Cmp::Neq,
+        Cmp::Neq => Cmp::Eq,
+        Cmp::ExactEq => Cmp::ExactNeq,
+        Cmp::ExactNeq => Cmp::ExactEq,
+        Cmp::Lt => Cmp::Ge,
+        Cmp::Ge => Cmp::Lt,
+        Cmp::Le => Cmp::Gt,
+        Cmp::Gt => Cmp::Le,
+    }
+}
+
+/// A `case` on a comparison (see [`compare_case`]) as a branch on it, as a
+/// guard's test is, not a boolean built and then tested against each
+/// clause's atom: a comparison gives `true` or `false` and never fails, so
+/// no `case_clause` can arise.
+fn case_of_compare(
+    cx: &mut ModuleCtx,
+    b: &mut FnBuilder,
+    on: CompareCase<'_>,
+    cs: &[Clause],
+    dest: Dest,
+    pos: Pos,
+) -> CResult<()> {
+    let mark = b.mark();
+    let x = expr_any(cx, b, on.l)?;
+    let y = expr_any(cx, b, on.r)?;
+    let before = b.state.clone();
+    let (second, end) = (b.new_label(), b.new_label());
+    b.set_pos(pos);
+    b.emit(Instr::Compare {
+        cmp: on.cmp,
+        a: x,
+        b: y,
+        fail: b.lab(second),
+    });
+    let mut states = Vec::new();
+    for (i, c) in cs.iter().enumerate() {
+        b.state = before.clone();
+        b.set_pos(c.pos);
+        body(cx, b, &c.body, dest)?;
+        if i == 0 && !matches!(dest, Dest::Tail) {
+            b.emit(Instr::Jump { to: b.lab(end) });
+        }
+        states.push(b.state.clone());
+        if i == 0 {
+            b.bind_label(second);
+        }
+    }
     b.bind_label(end);
     b.state = BindState::merge(&before, &states, "case", pos);
     b.release(mark);

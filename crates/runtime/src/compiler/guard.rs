@@ -40,7 +40,7 @@ pub fn guard_seq(
     Ok(())
 }
 
-fn cmp_of(op: BinOp) -> Option<Cmp> {
+pub(super) fn cmp_of(op: BinOp) -> Option<Cmp> {
     Some(match op {
         BinOp::Eq => Cmp::Eq,
         BinOp::Neq => Cmp::Neq,

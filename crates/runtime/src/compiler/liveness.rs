@@ -170,7 +170,7 @@ fn uses(ins: &Instr, arity: u16, f: &mut impl FnMut(Slot)) {
     use Instr::*;
     match ins {
         Move { src, .. } | Take { src, .. } => f(*src),
-        Lit { .. } | Int { .. } | Atom { .. } | Nil { .. } => {}
+        Lit { .. } | Int { .. } | IntReturn { .. } | Atom { .. } | Nil { .. } => {}
         Cons { head, tail, .. } => {
             f(*head);
             f(*tail);
@@ -194,6 +194,7 @@ fn uses(ins: &Instr, arity: u16, f: &mut impl FnMut(Slot)) {
         }
         AddImm { a, .. }
         | AddImmCall { a, .. }
+        | AddImmTailCall { a, .. }
         | CompareInt { a, .. }
         | LtInt { a, .. }
         | LeInt { a, .. }
@@ -203,6 +204,7 @@ fn uses(ins: &Instr, arity: u16, f: &mut impl FnMut(Slot)) {
         | TestType { a, .. }
         | TestAtom { a, .. }
         | TestInt { a, .. }
+        | TestInt2 { a, .. }
         | TestLit { a, .. }
         | TestTuple { a, .. }
         | TestRecord { a, .. }

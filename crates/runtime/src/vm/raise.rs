@@ -268,7 +268,7 @@ pub fn throw(
     p.frames.truncate(h.depth as usize);
     let base = h.base as usize;
     let end = base + prog.funs[h.fun as usize].nslots as usize;
-    p.regs.truncate(end);
+    p.regs.truncate(kept_len(p, prog, end));
     if p.regs.len() < end {
         p.regs.resize(end, Term::Nil);
     }
@@ -282,3 +282,32 @@ pub fn throw(
     }
     Ok((h.fun, h.pc as usize, base))
 }
+
+/// How long the value stack must stay for the current window, which ends
+/// at `end`, and its callers' windows: the stack is cut (at a slice's end,
+/// when unwinding) to no less, so that a return never checks that its
+/// caller's window is whole (see `interp::call::pop_frame`).
+///
+/// A callee's window starts at or above its caller's, so frames deeper
+/// than one whose window starts `max_nslots` below what is kept reach no
+/// higher: the walk stops there, after a frame or two in most stacks. One
+/// that has not stopped after [`KEPT_WALK`] frames (a deep recursion that
+/// grows no window) keeps the whole stack, to be cut at a later end.
+pub fn kept_len(p: &Process, prog: &Program, end: usize) -> usize {
+    let reach = prog.max_nslots as usize;
+    let mut keep = end;
+    for fr in p.frames.iter().rev().take(KEPT_WALK) {
+        let base = fr.base as usize;
+        if base + reach <= keep {
+            return keep;
+        }
+        keep = keep.max(base + fr.nslots as usize);
+    }
+    if p.frames.len() > KEPT_WALK {
+        keep = keep.max(p.regs.len());
+    }
+    keep
+}
+
+/// The most frames [`kept_len`] walks.
+const KEPT_WALK: usize = 256;

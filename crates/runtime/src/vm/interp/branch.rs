@@ -76,6 +76,19 @@ pub(super) fn test_int(vm: &mut Vm<'_>, a: Slot, val: i64, fail: u32) -> Flow {
     vm.test(ok, fail)
 }
 
+/// `TestInt2`: `a =:= first` falls through, `a =:= second` goes to
+/// `then`, anything else to `fail`.
+#[inline(always)]
+pub(super) fn test_int2(vm: &mut Vm<'_>, a: Slot, vals: [i32; 2], then: u32, fail: u32) -> Flow {
+    let to = match *vm.reg(a) {
+        Term::Int(x) if x == vals[0] as i64 => return Flow::Go,
+        Term::Int(x) if x == vals[1] as i64 => then,
+        _ => fail,
+    };
+    vm.goto(to);
+    Flow::Go
+}
+
 /// `TestLit`: `a =:= lit`.
 #[inline(always)]
 pub(super) fn test_lit(vm: &mut Vm<'_>, a: Slot, lit: u32, fail: u32) -> Flow {

@@ -31,9 +31,9 @@ pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
     Flow::Go
 }
 
-/// The `Return` after a fused `AddReturn`, of small integer `v` (the sum
-/// meant for slot `dst`): written straight into the caller's slot, with
-/// no trip through `dst`.
+/// The `Return` after a fused `AddReturn` or `IntReturn`, of small
+/// integer `v` (the value meant for slot `dst`): written straight into the
+/// caller's slot, with no trip through `dst`.
 #[inline(always)]
 pub(super) fn return_int(vm: &mut Vm<'_>, dst: Slot, v: i64) -> Flow {
     debug_assert!(matches!(vm.current(), Instr::Return { src } if *src == dst));
@@ -49,31 +49,26 @@ pub(super) fn return_int(vm: &mut Vm<'_>, dst: Slot, v: i64) -> Flow {
 }
 
 /// Pops the caller's frame and goes on at its position; the caller's slot
-/// that receives the result. `None`, with nothing changed, when the return
-/// must go out of the loop: the process's initial call returns, or its
-/// caller's window must be given back first (a slice end may have trimmed
-/// the caller's top slots, see [`do_return`]). Out of the loop, nothing
-/// read here is kept across a call, which kept it on the stack on every
-/// return.
+/// that receives the result. `None`, with nothing changed, when the
+/// process's initial call returns (out of the loop, where nothing read
+/// here is kept across a call, which kept it on the stack on every
+/// return). The caller's window is whole: the stack is never cut below
+/// a live frame's window (see [`crate::vm::raise::kept_len`]).
 #[inline(always)]
 fn pop_frame(vm: &mut Vm<'_>) -> Option<*mut Term> {
     let &fr = vm.p.frames.last()?;
-    let base = fr.base as usize;
-    if vm.p.regs.len() < base + fr.nslots as usize {
-        return None;
-    }
+    debug_assert!(vm.p.regs.len() >= fr.base as usize + fr.nslots as usize);
     // SAFETY: the frame just read is there.
     unsafe { vm.p.frames.set_len(vm.p.frames.len() - 1) };
     vm.p.fun = fr.fun;
-    vm.p.base = base as u32;
+    vm.p.base = fr.base;
     vm.set_code(fr.code.0);
     vm.ip = fr.ip.0;
     vm.refresh();
     Some(vm.reg_mut(fr.ret))
 }
 
-/// `Return` out of the loop: the process's initial call returns, or its
-/// caller's window must be given back first (see [`do_return`]).
+/// `Return` out of the loop: the process's initial call returns.
 pub(super) fn return_slow(vm: &mut Vm<'_>, src: Slot) -> Flow {
     let v = take(vm.reg_mut(src));
     let (mut fun, mut pc, mut base) = (vm.fun(), 0, vm.base());
@@ -348,13 +343,7 @@ pub(super) fn do_return(
             *fun = fr.fun;
             *pc = fr.pc() as usize;
             *base = fr.base as usize;
-            // A callee's window starts inside its caller's, so trimming the
-            // stack to the callee's window (at a slice end) may have cut the
-            // caller's top slots: give them back.
-            let need = *base + fr.nslots as usize;
-            if p.regs.len() < need {
-                p.regs.resize(need, Term::Nil);
-            }
+            // The caller's window is whole (see `raise::kept_len`).
             p.regs[*base + fr.ret as usize].set(v);
             None
         }

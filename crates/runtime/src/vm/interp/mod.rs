@@ -485,6 +485,14 @@ fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             put_int(vm.reg_mut(dst), val as i64);
             Flow::Go
         }
+        Instr::IntReturn { dst, val } => {
+            if TRACE {
+                put_int(vm.reg_mut(dst), val as i64);
+                Flow::Go
+            } else {
+                call::return_int(vm, dst, val as i64)
+            }
+        }
         Instr::Atom { dst, atom } => data::constant(vm, dst, Term::Atom(atom)),
         Instr::Nil { dst } => data::constant(vm, dst, Term::Nil),
         Instr::Cons {
@@ -507,7 +515,14 @@ fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             if TRACE {
                 ops::add_imm(vm, dst, a, imm, fail)
             } else {
-                ops::add_imm_call(vm, dst, a, imm, ins)
+                ops::add_imm_call(vm, dst, a, imm, ins, body_call_next)
+            }
+        }
+        Instr::AddImmTailCall { dst, a, imm, fail } => {
+            if TRACE {
+                ops::add_imm(vm, dst, a, imm, fail)
+            } else {
+                ops::add_imm_call(vm, dst, a, imm, ins, tail_call_next)
             }
         }
         Instr::AddReturn { dst, a, b, .. } => {
@@ -534,6 +549,13 @@ fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::TestType { test, a, fail } => branch::test_type(vm, test, a, fail),
         Instr::TestAtom { a, atom, fail } => branch::test_atom(vm, a, atom, fail),
         Instr::TestInt { a, val, fail } => branch::test_int(vm, a, val, fail),
+        Instr::TestInt2 {
+            a,
+            first,
+            second,
+            then,
+            fail,
+        } => branch::test_int2(vm, a, [first, second], then, fail),
         Instr::TestLit { a, lit, fail } => branch::test_lit(vm, a, lit, fail),
         Instr::TestTuple { a, arity, fail } => branch::test_tuple(vm, a, arity, fail),
         Instr::TestRecord {
@@ -632,12 +654,29 @@ fn local_call(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     }
 }
 
-/// The second instruction of a fused pair, a `Call` or `TailCall` (the
-/// linker fused only those), run without a dispatch.
+/// The `Call` after an `AddImmCall`, run without a dispatch.
 #[inline(always)]
-fn call_next(vm: &mut Vm<'_>) -> Flow {
+fn body_call_next(vm: &mut Vm<'_>) -> Flow {
     let ins = vm.current();
     vm.step();
+    if !matches!(ins, Instr::Call { .. }) {
+        // SAFETY: `code_check` verified that a `Call` follows every
+        // `AddImmCall` (`link::fuse` made them so), and linked code is
+        // never changed.
+        unsafe { std::hint::unreachable_unchecked() }
+    }
+    local_call(vm, ins)
+}
+
+/// The `TailCall` after an `AddImmTailCall`, run without a dispatch.
+#[inline(always)]
+fn tail_call_next(vm: &mut Vm<'_>) -> Flow {
+    let ins = vm.current();
+    vm.step();
+    if !matches!(ins, Instr::TailCall { .. }) {
+        // SAFETY: as in `body_call_next`, for `AddImmTailCall`.
+        unsafe { std::hint::unreachable_unchecked() }
+    }
     local_call(vm, ins)
 }
 
@@ -698,7 +737,9 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         // Operators: `Add`, `Sub` and `Mul` beyond their inline cases.
         Instr::Op1 { op, dst, a, fail } => ops::op1(vm, op, dst, a, fail),
         // A fused sum beyond its inline case: the call is dispatched next.
-        Instr::AddImmCall { dst, a, imm, fail } => ops::add_imm(vm, dst, a, imm, fail),
+        Instr::AddImmCall { dst, a, imm, fail } | Instr::AddImmTailCall { dst, a, imm, fail } => {
+            ops::add_imm(vm, dst, a, imm, fail)
+        }
         Instr::Add { dst, a, b, fail } | Instr::AddReturn { dst, a, b, fail } => {
             ops::op2(vm, Op2::Add, dst, a, b, fail)
         }
@@ -780,11 +821,13 @@ pub(super) fn grow_stack(p: &mut Process, need: usize) {
 /// The most slots [`grow_stack`] adds beyond what a call needs (16 KiB).
 const STACK_STEP: usize = 1024;
 
-/// Drops the values left above the current frame's window (returned
-/// callees' slots), so a suspended process keeps nothing dead alive.
+/// Drops the values left above the current frame's window and its
+/// callers' (returned callees' slots), so a suspended process keeps
+/// nothing dead alive.
 pub fn trim_stack(p: &mut Process, prog: &Program) {
     let end = p.base as usize + prog.funs[p.fun as usize].nslots as usize;
-    if p.regs.len() > end {
-        p.regs.truncate(end);
+    let keep = raise::kept_len(p, prog, end);
+    if p.regs.len() > keep {
+        p.regs.truncate(keep);
     }
 }

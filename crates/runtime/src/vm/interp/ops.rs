@@ -37,15 +37,23 @@ pub(super) fn add_imm(vm: &mut Vm<'_>, dst: Slot, a: Slot, imm: i32, fail: u32) 
     }
 }
 
-/// `AddImmCall`: `a + imm`, then the call after it with no dispatch
-/// between them; other than small integers, the sum goes out of the loop
-/// (as `AddImm`) and the call is dispatched as usual.
+/// `AddImmCall` and `AddImmTailCall`: `a + imm`, then the call after it
+/// (`call_next`) with no dispatch between them; other than small integers,
+/// the sum goes out of the loop (as `AddImm`) and the call is dispatched as
+/// usual.
 #[inline(always)]
-pub(super) fn add_imm_call(vm: &mut Vm<'_>, dst: Slot, a: Slot, imm: i32, ins: &Instr) -> Flow {
+pub(super) fn add_imm_call(
+    vm: &mut Vm<'_>,
+    dst: Slot,
+    a: Slot,
+    imm: i32,
+    ins: &Instr,
+    call_next: impl FnOnce(&mut Vm<'_>) -> Flow,
+) -> Flow {
     if let Term::Int(x) = vm.reg(a) {
         if let Some(v) = x.checked_add(imm as i64) {
             put_int(vm.reg_mut(dst), v);
-            return super::call_next(vm);
+            return call_next(vm);
         }
     }
     super::cold(vm, ins)
