@@ -44,14 +44,16 @@ pub(super) fn unreceived(m: &Model, marks: &Marks) -> (Vec<Unreceived>, u64) {
             let mut foreign = 0u64;
             let sigs = m.signals_of(s);
             for (k, (sig, &mark)) in sigs.iter().zip(marks.of(start, sigs.len())).enumerate() {
+                // Most signals are messages received: nothing to list. (No
+                // receipt marks a signal sent outside the log.)
+                if mark & RECEIVED != 0 && sig.class.is_message() {
+                    continue;
+                }
                 if sig.dest == DEST_FOREIGN {
                     foreign += 1;
                     continue;
                 }
                 let arrival = if sig.class.is_message() {
-                    if mark & RECEIVED != 0 {
-                        continue;
-                    }
                     match (m.deliveries, mark & DELIVERED != 0) {
                         (false, _) => Arrival::Unknown,
                         (true, true) => Arrival::InMailbox,

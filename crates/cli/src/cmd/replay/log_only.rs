@@ -106,73 +106,46 @@ fn print(
         return Ok(());
     }
     let limit = if args.all { usize::MAX } else { TEXT_LIMIT };
-    let mut section = |title: &str, lines: Vec<String>| -> io::Result<()> {
-        if lines.is_empty() {
+    // Only the lines shown are rendered: a large log leaves tens of
+    // thousands of signals never received, and naming each costs more
+    // than the rest of the report.
+    let mut section = |title: &str, n: usize, line: &dyn Fn(usize) -> String| -> io::Result<()> {
+        if n == 0 {
             return Ok(());
         }
-        writeln!(out, "{title} ({}):", lines.len())?;
-        for l in lines.iter().take(limit) {
-            writeln!(out, "  {l}")?;
+        writeln!(out, "{title} ({n}):")?;
+        for i in 0..n.min(limit) {
+            writeln!(out, "  {}", line(i))?;
         }
-        if lines.len() > limit {
+        if n > limit {
             writeln!(
                 out,
                 "  ... and {} more (--all lists them, --json too)",
-                lines.len() - limit
+                n - limit
             )?;
         }
         Ok(())
     };
-    section(
-        "inconsistent",
-        report
-            .inconsistencies
-            .iter()
-            .map(|i| render::inconsistency(&n, i))
-            .collect(),
-    )?;
-    if !report.behind_cycles.is_empty() {
-        section(
-            "stuck behind a cycle",
-            report
-                .behind_cycles
-                .iter()
-                .map(|&p| n.label(p).to_string())
-                .collect(),
-        )?;
-    }
+    section("inconsistent", report.inconsistencies.len(), &|i| {
+        render::inconsistency(&n, &report.inconsistencies[i])
+    })?;
+    section("stuck behind a cycle", report.behind_cycles.len(), &|i| {
+        n.label(report.behind_cycles[i]).to_string()
+    })?;
     section(
         "overtaken by a later message of the same sender (not counted: timers do this)",
-        report
-            .overtaken
-            .iter()
-            .map(|o| render::overtaken_message(&n, o))
-            .collect(),
+        report.overtaken.len(),
+        &|i| render::overtaken_message(&n, &report.overtaken[i]),
     )?;
-    section(
-        "not checkable",
-        report
-            .unverifiable
-            .iter()
-            .map(|u| render::unverifiable(&n, u))
-            .collect(),
-    )?;
-    section(
-        "never received",
-        report
-            .unreceived
-            .iter()
-            .map(|u| render::unreceived(&n, u))
-            .collect(),
-    )?;
-    section(
-        "never exited",
-        report
-            .never_exited
-            .iter()
-            .map(|&p| render::never_exited(&n, p))
-            .collect(),
-    )?;
+    section("not checkable", report.unverifiable.len(), &|i| {
+        render::unverifiable(&n, &report.unverifiable[i])
+    })?;
+    section("never received", report.unreceived.len(), &|i| {
+        render::unreceived(&n, &report.unreceived[i])
+    })?;
+    section("never exited", report.never_exited.len(), &|i| {
+        render::never_exited(&n, report.never_exited[i])
+    })?;
     if report.to_foreign > 0 {
         writeln!(out, "sent to pids outside this log: {}", report.to_foreign)?;
     }
