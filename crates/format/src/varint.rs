@@ -48,7 +48,8 @@ pub fn get(buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
 
 /// [`get`] past its first byte's fast path. Varints of 2 and 3 bytes (the
 /// explicit process indices of a crowd's log) are read with one bounds
-/// check; longer ones, and those at the end of `buf`, byte by byte.
+/// check, and of 4 with one more; longer ones, and those at the end of
+/// `buf`, byte by byte.
 #[inline(never)]
 fn get_long(buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
     let p = *pos;
@@ -61,6 +62,12 @@ fn get_long(buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
         if b2 < 0x80 {
             *pos = p + 3;
             return Ok(low | (b2 as u64) << 14);
+        }
+        // Four bytes: a destination code (a process index times 4) of a
+        // process past 2^19.
+        if let Some(&b3) = buf.get(p + 3).filter(|&&b| b < 0x80) {
+            *pos = p + 4;
+            return Ok(low | ((b2 & 0x7f) as u64) << 14 | (b3 as u64) << 21);
         }
     }
     get_checked(buf, pos)
@@ -165,6 +172,11 @@ mod tests {
         assert_eq!(get(&[0x80, 0x80], &mut pos), Err(VarintError::Truncated));
         let mut pos = 0;
         assert_eq!(get(&[], &mut pos), Err(VarintError::Truncated));
+        for cut in 2..=4 {
+            let mut pos = 0;
+            let b = [0xffu8; 4];
+            assert_eq!(get(&b[..cut], &mut pos), Err(VarintError::Truncated));
+        }
         let over = [0xff; 10];
         let mut pos = 0;
         assert_eq!(get(&over, &mut pos), Err(VarintError::Overflow));

@@ -165,8 +165,10 @@ impl DestCache {
         self.order = Order::default();
     }
 
-    /// The slot holding `d`, if any.
-    #[inline]
+    /// The slot holding `d`, if any. Inlined: a crowd's segments name
+    /// most destinations for the first time, each looked for in a list
+    /// of a few.
+    #[inline(always)]
     pub fn find(&self, d: Dest) -> Option<usize> {
         // Pool entries are filled in order, so the used ones are `..len`.
         let used = &self.dests[..self.order.len];
@@ -326,6 +328,20 @@ impl SenderCache {
     /// Records that `index` was taken from a sender not in the list.
     #[inline]
     pub fn miss(&mut self, sender: u32, index: u64) {
+        // The side map out of line: a crowd's short segments never fill
+        // the list, and this inlines into the decoder's quick path.
+        if u64::from(sender) < self.evicted_above || self.order.len == SLOTS {
+            self.move_to_side_map(sender);
+        }
+        let e = self.order.push_front();
+        self.senders[e] = sender;
+        self.next[e] = index.wrapping_add(1);
+    }
+
+    /// Takes `sender`, about to join the list, out of the side map, and
+    /// puts there the sender that falls off the list, if it is full.
+    #[inline(never)]
+    fn move_to_side_map(&mut self, sender: u32) {
         if u64::from(sender) < self.evicted_above {
             self.evicted.remove(&sender);
         }
@@ -334,9 +350,6 @@ impl SenderCache {
             self.evicted.insert(victim, self.next[v]);
             self.evicted_above = self.evicted_above.max(u64::from(victim) + 1);
         }
-        let e = self.order.push_front();
-        self.senders[e] = sender;
-        self.next[e] = index.wrapping_add(1);
     }
 }
 

@@ -81,19 +81,22 @@ impl<'a> Events<'a> {
         }
     }
 
-    /// Makes these events those of segment `b` (of the same log), as
+    /// Makes these events those of segment `b` of the same record, as
     /// [`new`](Self::new) would, reusing the decoder (see
-    /// [`BlockDecoder::restart`]).
+    /// [`BlockDecoder::restart`]): only what differs from segment to
+    /// segment is written (a crowd's record holds thousands).
     #[inline]
-    pub(super) fn restart(&mut self, raw: &'a [u8], b: &BlockRef, rec: &Record) {
-        self.dec.restart(
-            raw,
-            ProcId(b.process),
-            b.pid,
-            b.first_signal,
-            rec.timestamps,
-        );
-        self.info = BlockInfo::of(b, rec);
+    pub(super) fn restart(&mut self, raw: &'a [u8], b: &BlockRef) {
+        let timestamps = self.dec.time().is_some();
+        self.dec
+            .restart(raw, ProcId(b.process), b.pid, b.first_signal, timestamps);
+        let info = &mut self.info;
+        info.process = ProcId(b.process);
+        info.pid = b.pid;
+        info.first_event = b.first_event;
+        info.events = b.events;
+        info.first_signal = b.first_signal;
+        info.raw_len = b.raw_len;
         self.seen = 0;
         self.error = None;
     }
@@ -632,7 +635,7 @@ impl LogReader {
         for &k in ks {
             let b = at(k);
             let raw = &body[b.start as usize..b.start as usize + b.raw_len as usize];
-            ev.restart(raw, b, rec);
+            ev.restart(raw, b);
             let t = f(&mut ev);
             sink(ev.check().map(|()| t));
         }
@@ -752,7 +755,7 @@ impl LogReader {
             let raw = body
                 .get(b.start as usize..b.start as usize + b.raw_len as usize)
                 .unwrap_or(&[]);
-            ev.restart(raw, &b, rec);
+            ev.restart(raw, &b);
             f(&mut ev);
             ev.check()?;
             let Some((s, &pid)) = rows.next() else {
