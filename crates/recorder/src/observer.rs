@@ -20,7 +20,6 @@ struct Shared {
     pids: PidMap,
     functions: SharedFunctions,
     events: AtomicU64,
-    processes: AtomicU64,
 }
 
 /// Streams a run's events into a log.
@@ -38,7 +37,6 @@ impl Recorder {
                 pids: PidMap::default(),
                 functions: SharedFunctions::default(),
                 events: AtomicU64::new(0),
-                processes: AtomicU64::new(0),
             }),
         }
     }
@@ -48,9 +46,10 @@ impl Recorder {
         self.shared.events.load(Ordering::Relaxed)
     }
 
-    /// Processes seen so far.
+    /// Processes seen so far (the writer's count: a count of its own was
+    /// one more cache line written by every scheduler thread per process).
     pub fn processes(&self) -> u64 {
-        self.shared.processes.load(Ordering::Relaxed)
+        self.writer.processes()
     }
 }
 
@@ -59,7 +58,6 @@ impl Observer for Recorder {
         let parent = p.parent.and_then(|pp| self.shared.pids.get(pp.number()));
         let w = self.writer.register(p.pid.number(), parent);
         self.shared.pids.insert(p.pid.number(), w.id());
-        self.shared.processes.fetch_add(1, Ordering::Relaxed);
         Some(Box::new(ProcessRecorder {
             w: Some(w),
             shared: self.shared.clone(),
