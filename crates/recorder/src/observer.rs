@@ -55,13 +55,22 @@ impl Recorder {
 
 impl Observer for Recorder {
     fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
-        let parent = p.parent.and_then(|pp| self.shared.pids.get(pp.number()));
-        let w = self.writer.register(p.pid.number(), parent);
+        let parent = p
+            .parent
+            .and_then(|pp| Some((pp.number(), self.shared.pids.get(pp.number())?)));
+        let w = self
+            .writer
+            .register(p.pid.number(), parent.map(|(_, id)| id));
         self.shared.pids.insert(p.pid.number(), w.id());
+        let mut translator = Translator::new(self.shared.flags);
+        // A child mostly talks to its parent first: its pid needs no lookup.
+        if let Some((pid, id)) = parent {
+            translator.knows(pid, id);
+        }
         Some(Box::new(ProcessRecorder {
             w: Some(w),
             shared: self.shared.clone(),
-            translator: Translator::new(self.shared.flags),
+            translator,
             unpublished: 0,
         }))
     }
