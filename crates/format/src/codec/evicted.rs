@@ -121,7 +121,12 @@ impl Evicted {
             if i >= self.span() {
                 return None;
             }
-            self.window.resize(i + 1, 0);
+            // Mostly the next place (children evicted in turn): a push.
+            if i == self.window.len() {
+                self.window.push(0);
+            } else {
+                self.window.resize(i + 1, 0);
+            }
         }
         Some(i)
     }
