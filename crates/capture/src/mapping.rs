@@ -112,6 +112,13 @@ impl Translator {
         }
     }
 
+    /// Notes that `pid` is the log's `id` (a new process's parent, which it
+    /// most likely sends to or hears from first), sparing a lookup.
+    pub fn knows(&mut self, pid: u64, id: ProcId) {
+        self.last_dest = (pid, id);
+        self.last_sender = (pid, id);
+    }
+
     pub fn flags(&self) -> RecordFlags {
         self.flags
     }

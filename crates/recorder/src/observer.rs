@@ -20,7 +20,6 @@ struct Shared {
     pids: PidMap,
     functions: SharedFunctions,
     events: AtomicU64,
-    processes: AtomicU64,
 }
 
 /// Streams a run's events into a log.
@@ -38,7 +37,6 @@ impl Recorder {
                 pids: PidMap::default(),
                 functions: SharedFunctions::default(),
                 events: AtomicU64::new(0),
-                processes: AtomicU64::new(0),
             }),
         }
     }
@@ -48,22 +46,31 @@ impl Recorder {
         self.shared.events.load(Ordering::Relaxed)
     }
 
-    /// Processes seen so far.
+    /// Processes seen so far (the writer's count: a count of its own was
+    /// one more cache line written by every scheduler thread per process).
     pub fn processes(&self) -> u64 {
-        self.shared.processes.load(Ordering::Relaxed)
+        self.writer.processes()
     }
 }
 
 impl Observer for Recorder {
     fn process_started(&self, p: &ProcessStart) -> Option<Box<dyn ProcessObserver>> {
-        let parent = p.parent.and_then(|pp| self.shared.pids.get(pp.number()));
-        let w = self.writer.register(p.pid.number(), parent);
+        let parent = p
+            .parent
+            .and_then(|pp| Some((pp.number(), self.shared.pids.get(pp.number())?)));
+        let w = self
+            .writer
+            .register(p.pid.number(), parent.map(|(_, id)| id));
         self.shared.pids.insert(p.pid.number(), w.id());
-        self.shared.processes.fetch_add(1, Ordering::Relaxed);
+        let mut translator = Translator::new(self.shared.flags);
+        // A child mostly talks to its parent first: its pid needs no lookup.
+        if let Some((pid, id)) = parent {
+            translator.knows(pid, id);
+        }
         Some(Box::new(ProcessRecorder {
             w: Some(w),
             shared: self.shared.clone(),
-            translator: Translator::new(self.shared.flags),
+            translator,
             unpublished: 0,
         }))
     }

@@ -8,9 +8,9 @@
 //! their expectation in a side map, so a later explicit receive from them still
 //! needs only a small delta.
 
+use super::evicted::Evicted;
 use crate::event::{Dest, ObjectId};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// Number of addressable slots: operand values 0..=30 of a tag byte (31 means
 /// "explicit value follows").
@@ -205,26 +205,6 @@ impl DestCache {
     }
 }
 
-/// A fast hasher for the side map: keys are dense process indices.
-#[derive(Default)]
-pub struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (n as u64 ^ 0x5851_F42D_4C95_7F2D).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type IdMap = HashMap<u32, u64, BuildHasherDefault<IdHasher>>;
-
 /// Recent senders with the index expected next from each, most recent first.
 #[derive(Clone, Default)]
 pub struct SenderCache {
@@ -232,7 +212,7 @@ pub struct SenderCache {
     senders: [u32; SLOTS],
     next: [u64; SLOTS],
     /// Expectations of senders that fell off the list.
-    evicted: IdMap,
+    evicted: Evicted,
     /// One more than the largest sender ever put in `evicted` since the
     /// last clear: a sender at or above it is not there, with no lookup (a
     /// parent receiving from child after new child never finds one).
@@ -255,13 +235,7 @@ impl SenderCache {
 
     #[inline(never)]
     fn clear_evicted(&mut self) {
-        // Clearing a map, even an empty one, writes all its control
-        // bytes: a crowd's decoder restarts for every few events.
-        if self.evicted.capacity() > 64 {
-            self.evicted = IdMap::default();
-        } else if !self.evicted.is_empty() {
-            self.evicted.clear();
-        }
+        self.evicted.clear();
         self.evicted_above = 0;
     }
 
@@ -314,7 +288,7 @@ impl SenderCache {
         if u64::from(sender) >= self.evicted_above {
             return 0;
         }
-        self.evicted.get(&sender).copied().unwrap_or(0)
+        self.evicted.get(sender)
     }
 
     /// Records that `index` was taken from the sender in `slot` (a filled
@@ -343,7 +317,7 @@ impl SenderCache {
     #[inline(never)]
     fn move_to_side_map(&mut self, sender: u32) {
         if u64::from(sender) < self.evicted_above {
-            self.evicted.remove(&sender);
+            self.evicted.remove(sender);
         }
         if let Some(v) = self.order.victim() {
             let victim = self.senders[v];

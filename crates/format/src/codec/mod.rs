@@ -12,6 +12,7 @@
 pub mod cache;
 mod decode;
 mod encode;
+mod evicted;
 
 pub use decode::{BlockDecoder, CodecError, DecoderState};
 pub use encode::{BlockEncoder, SharedOp};

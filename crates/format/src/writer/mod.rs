@@ -308,6 +308,11 @@ impl LogWriter {
         }
     }
 
+    /// Processes registered so far.
+    pub fn processes(&self) -> u64 {
+        self.inner.processes.count()
+    }
+
     /// Nanoseconds since the writer was created: the clock of event timestamps.
     pub fn elapsed_ns(&self) -> u64 {
         self.inner.start.elapsed().as_nanos() as u64

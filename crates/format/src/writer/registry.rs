@@ -57,6 +57,11 @@ impl Registry {
         ProcId(i)
     }
 
+    /// How many processes were registered so far.
+    pub fn count(&self) -> u64 {
+        u64::from(self.next.load(Ordering::Relaxed))
+    }
+
     /// Every process registered, by index (call once registering ended).
     pub fn entries(&self) -> Vec<ProcessEntry> {
         let n = self.next.load(Ordering::Acquire);
