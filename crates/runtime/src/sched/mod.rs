@@ -502,10 +502,28 @@ impl Runtime {
         // between two processes then stays on one thread instead of paying
         // a cross-thread wake-up per message; idle threads still steal
         // whatever is left waiting.
-        if more_than_one && self.sleepers.load(Ordering::Acquire) > 0 {
+        if more_than_one {
+            self.wake_a_sleeper();
+        }
+    }
+
+    /// Wakes one idle scheduler thread, if one sleeps, to take work queued
+    /// beyond what its thread runs next.
+    pub(crate) fn wake_a_sleeper(&self) {
+        // Pairs with the sleeper's count in `worker::run`: either that thread
+        // sees the work just queued, or this one sees it going to sleep.
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if self.sleepers.load(Ordering::Relaxed) > 0 {
             let _g = self.sleep.0.lock().unwrap_or_else(|e| e.into_inner());
             self.sleep.1.notify_one();
         }
+    }
+
+    /// Whether a thread with nothing to do could take something now: a
+    /// process in the global queue, or a queue holding more than the
+    /// process its owner runs next.
+    pub(crate) fn work_waiting(&self) -> bool {
+        !self.injector.is_empty() || self.stealers.iter().any(worker::Victim::has_spare)
     }
 
     /// Takes a process put in the global queue (by a timer, or when the
