@@ -353,16 +353,7 @@ pub(crate) fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
             }
             *shared.body.lock().unwrap_or_else(|e| e.into_inner()) = Some(body);
             shared.state.store(run_state::QUEUED, Ordering::Release);
-            if w.chaos && w.random().is_multiple_of(4) {
-                rt.enqueue(None, shared);
-            } else {
-                w.push(shared);
-                // Preempted with another process waiting behind it: two
-                // processes share this thread while another may be idle.
-                if w.queued() > 1 {
-                    rt.wake_a_sleeper();
-                }
-            }
+            requeue_preempted(rt, w, shared);
         }
         SliceEnd::Wait { deadline } => {
             if let Some(at) = deadline {
@@ -394,6 +385,21 @@ pub(crate) fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
             exit::finish(rt, w, &shared, body, info);
             w.defer_deactivation();
         }
+    }
+}
+
+/// Puts a process whose slice ran out back in a run queue: this thread's
+/// (the global one, now and then, under chaos).
+fn requeue_preempted(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
+    if w.chaos && w.random().is_multiple_of(4) {
+        rt.enqueue(None, shared);
+        return;
+    }
+    w.push(shared);
+    // Another process waits behind it: two share this thread while another
+    // thread may be idle.
+    if w.queued() > 1 {
+        rt.wake_a_sleeper();
     }
 }
 
@@ -444,9 +450,13 @@ mod tests {
         let w = Worker::new(0, None);
         let v = w.victim();
         assert!(!v.has_spare());
-        w.push(std::sync::Arc::new(crate::process::ProcShared::new(trace_term::Pid(1))));
+        w.push(std::sync::Arc::new(crate::process::ProcShared::new(
+            trace_term::Pid(1),
+        )));
         assert!(!v.has_spare(), "the owner runs a lone process next");
-        w.push(std::sync::Arc::new(crate::process::ProcShared::new(trace_term::Pid(1))));
+        w.push(std::sync::Arc::new(crate::process::ProcShared::new(
+            trace_term::Pid(1),
+        )));
         assert!(v.has_spare());
     }
 
