@@ -306,11 +306,18 @@ fn encode_with_latin1_node(head: &[u8], tail: &[u8], out: &mut Vec<u8>) {
 #[inline(always)]
 pub(super) fn pid_utf8(p: Pid) -> [u8; 28] {
     let mut b = [0u8; 28];
+    put_pid_utf8(p, &mut b);
+    b
+}
+
+/// [`pid_utf8`] into `b`, which must be zeroed: the creation is left as
+/// it is (the flat path writes into its zeroed buffer, without a copy).
+#[inline(always)]
+pub(super) fn put_pid_utf8(p: Pid, b: &mut [u8; 28]) {
     b[0] = NEW_PID_EXT;
     b[1..16].copy_from_slice(NONODE_UTF8);
     b[16..20].copy_from_slice(&(p.0 as u32).to_be_bytes());
     b[20..24].copy_from_slice(&((p.0 >> 32) as u32).to_be_bytes());
-    b
 }
 
 /// `NEWER_REFERENCE_EXT` as minor version 2 writes it: three ids, the
@@ -318,11 +325,18 @@ pub(super) fn pid_utf8(p: Pid) -> [u8; 28] {
 #[inline(always)]
 pub(super) fn ref_utf8(r: Ref) -> [u8; 34] {
     let mut b = [0u8; 34];
+    put_ref_utf8(r, &mut b);
+    b
+}
+
+/// [`ref_utf8`] into `b`, which must be zeroed: the creation and the
+/// first id are left as they are.
+#[inline(always)]
+pub(super) fn put_ref_utf8(r: Ref, b: &mut [u8; 34]) {
     b[..3].copy_from_slice(&[NEWER_REFERENCE_EXT, 0, 3]);
     b[3..18].copy_from_slice(NONODE_UTF8);
     b[22..26].copy_from_slice(&r.counter().to_be_bytes());
     b[26..30].copy_from_slice(&(r.creator() as u32).to_be_bytes());
-    b
 }
 
 #[inline(always)]

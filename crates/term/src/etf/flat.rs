@@ -63,6 +63,23 @@ impl Buf {
         }
     }
 
+    /// Appends `N` bytes that `write` writes in place, if they fit: the
+    /// room is still zeroed, so `write` leaves zero fields as they are, and
+    /// a pid or reference is not assembled elsewhere to be copied.
+    #[inline(always)]
+    fn fill<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N])) -> bool {
+        let end = self.len + N;
+        let Some(room) = self.bytes.get_mut(self.len..end) else {
+            return false;
+        };
+        let Ok(room) = <&mut [u8; N]>::try_from(room) else {
+            return false;
+        };
+        write(room);
+        self.len = end;
+        true
+    }
+
     /// Appends a scalar as the general encoder writes it (minor version 2);
     /// false for anything else, or when it does not fit.
     #[inline(always)]
@@ -80,8 +97,8 @@ impl Buf {
                 },
             },
             Term::Nil => self.put(&[NIL_EXT]),
-            Term::Pid(p) => self.put(&super::encode::pid_utf8(p)),
-            Term::Ref(r) => self.put(&super::encode::ref_utf8(r)),
+            Term::Pid(p) => self.fill(|b| super::encode::put_pid_utf8(p, b)),
+            Term::Ref(r) => self.fill(|b| super::encode::put_ref_utf8(r, b)),
             _ => false,
         }
     }
