@@ -272,14 +272,14 @@ fn run_process(
         };
         // A receipt of a signal no log holds orders nothing (validation
         // reports it); its sender, `NO_ROW`, is beyond the table.
+        // What a sender has published is at most what it has sent, so a
+        // signal published is sent; one not yet may be a process's own,
+        // sent since its last run: only then are its signals counted.
         if let Some(&[published_by, sent_in_all]) = published.get(rc.sender as usize) {
-            let done = if rc.sender == p {
-                sent = sent_before(sent, rc.at);
-                sent
-            } else {
-                published_by
-            };
-            if rc.index < sent_in_all && rc.index >= done {
+            if rc.index >= published_by
+                && rc.index < sent_in_all
+                && (rc.sender != p || rc.index >= sent_before(sent, rc.at))
+            {
                 sent = sent_before(sent, rc.at);
                 q.waiters.add(rc.sender, rc.index, p);
                 // Only the signal wakes it: the receipt is taken then, so
