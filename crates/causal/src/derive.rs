@@ -46,7 +46,8 @@ struct Progress<'m> {
     signals: &'m [SignalFact],
     cursor: u32,
     end: u32,
-    /// Receipts taken (an index into `receipts`).
+    /// Receipts taken (an index into `receipts`), the one a process waits
+    /// for included: it is at `cursor` then.
     r: u32,
     /// Signals sent so far (those of the whole log are in `published`).
     sent: u32,
@@ -271,16 +272,19 @@ fn run_process(
         };
         // A receipt of a signal no log holds orders nothing (validation
         // reports it); its sender, `NO_ROW`, is beyond the table.
+        // What a sender has published is at most what it has sent, so a
+        // signal published is sent; one not yet may be a process's own,
+        // sent since its last run: only then are its signals counted.
         if let Some(&[published_by, sent_in_all]) = published.get(rc.sender as usize) {
-            let done = if rc.sender == p {
-                sent = sent_before(sent, rc.at);
-                sent
-            } else {
-                published_by
-            };
-            if rc.index < sent_in_all && rc.index >= done {
+            if rc.index >= published_by
+                && rc.index < sent_in_all
+                && (rc.sender != p || rc.index >= sent_before(sent, rc.at))
+            {
                 sent = sent_before(sent, rc.at);
                 q.waiters.add(rc.sender, rc.index, p);
+                // Only the signal wakes it: the receipt is taken then, so
+                // its next run starts after it instead of checking it again.
+                r += 1;
                 break;
             }
         }
@@ -392,7 +396,10 @@ fn wait_of(model: &Model, s: TableRow, st: &Progress, rare: Rare) -> Option<Wait
             why: WaitReason::Shared,
         });
     }
-    let rc = st.receipts.get(st.r as usize)?;
+    // A process waiting for a signal stands at the receipt it has taken
+    // in advance (see `run_process`).
+    let taken = (st.r as usize).checked_sub(1)?;
+    let rc = st.receipts.get(taken).filter(|rc| rc.at == st.cursor)?;
     let f = model.signal(rc.sender, rc.index)?;
     let sender = model.id(rc.sender);
     Some(Wait {
