@@ -157,7 +157,10 @@ pub fn run_erl(
         ),
     };
     let mut cmd = Command::new("erl");
-    cmd.args(spec.erl_flags)
+    // In the scratch folder: a VM that fails writes its crash dump there,
+    // not in the user's working directory.
+    cmd.current_dir(beams)
+        .args(spec.erl_flags)
         .arg("-noshell")
         .arg("-pa")
         .arg(beams)

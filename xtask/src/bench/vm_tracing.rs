@@ -22,8 +22,17 @@ pub struct Recorded {
     pub log_bytes: u64,
 }
 
-/// Prints the comparison for `rows` (erl must be on the PATH).
+/// Prints the comparison for `rows` (erl must be on the PATH). Without
+/// dbg (an erl installed without its runtime tools) it says so and skips
+/// the table.
 pub fn print(rows: &[Recorded], runs: usize) -> Result<(), String> {
+    if !dbg_available() {
+        eprintln!(
+            "bench record: erl has no dbg module, so the VM's tracing is not measured \
+             (Debian: apt-get install erlang-runtime-tools, part of erlang-nox)"
+        );
+        return Ok(());
+    }
     let scratch = Scratch::new("bench-vm-tracing");
     let trace_file = scratch.0.join("run.dbg");
     let mut t = Table::new(&[
@@ -82,6 +91,15 @@ pub fn print(rows: &[Recorded], runs: usize) -> Result<(), String> {
     }
     t.print();
     Ok(())
+}
+
+/// Whether erl finds dbg (Debian ships it apart, in erlang-runtime-tools).
+fn dbg_available() -> bool {
+    std::process::Command::new("erl")
+        .args(["-noshell", "-eval"])
+        .arg("erlang:halt(case code:which(dbg) of non_existing -> 1; _ -> 0 end).")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn overhead(base: f64, with: f64) -> String {
