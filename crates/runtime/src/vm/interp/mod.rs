@@ -515,14 +515,14 @@ fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             if TRACE {
                 ops::add_imm(vm, dst, a, imm, fail)
             } else {
-                ops::add_imm_call(vm, dst, a, imm, ins, body_call_next)
+                ops::add_imm_call(vm, dst, a, imm, ins, fused_call_next::<false>)
             }
         }
         Instr::AddImmTailCall { dst, a, imm, fail } => {
             if TRACE {
                 ops::add_imm(vm, dst, a, imm, fail)
             } else {
-                ops::add_imm_call(vm, dst, a, imm, ins, tail_call_next)
+                ops::add_imm_call(vm, dst, a, imm, ins, fused_call_next::<true>)
             }
         }
         Instr::AddReturn { dst, a, b, .. } => {
@@ -654,27 +654,21 @@ fn local_call(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     }
 }
 
-/// The `Call` after an `AddImmCall`, run without a dispatch.
+/// The `Call` after an `AddImmCall` (`TAIL` false), or the `TailCall`
+/// after an `AddImmTailCall` (`TAIL` true), run without a dispatch.
 #[inline(always)]
-fn body_call_next(vm: &mut Vm<'_>) -> Flow {
+fn fused_call_next<const TAIL: bool>(vm: &mut Vm<'_>) -> Flow {
     let ins = vm.current();
     vm.step();
-    if !matches!(ins, Instr::Call { .. }) {
+    let expected = if TAIL {
+        matches!(ins, Instr::TailCall { .. })
+    } else {
+        matches!(ins, Instr::Call { .. })
+    };
+    if !expected {
         // SAFETY: `code_check` verified that a `Call` follows every
-        // `AddImmCall` (`link::fuse` made them so), and linked code is
-        // never changed.
-        unsafe { std::hint::unreachable_unchecked() }
-    }
-    local_call(vm, ins)
-}
-
-/// The `TailCall` after an `AddImmTailCall`, run without a dispatch.
-#[inline(always)]
-fn tail_call_next(vm: &mut Vm<'_>) -> Flow {
-    let ins = vm.current();
-    vm.step();
-    if !matches!(ins, Instr::TailCall { .. }) {
-        // SAFETY: as in `body_call_next`, for `AddImmTailCall`.
+        // `AddImmCall` and a `TailCall` every `AddImmTailCall`
+        // (`link::fuse` made them so), and linked code is never changed.
         unsafe { std::hint::unreachable_unchecked() }
     }
     local_call(vm, ins)
