@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use trace_capture::EventSpec;
 use trace_causal::{EventId, Model};
-use trace_format::{EventRef, LogReader, ProcId};
+use trace_format::{EventRef, LogReader, NondetKind, ProcId};
 use trace_runtime::{Blocked, RunOutcome};
 use trace_term::Term;
 
@@ -78,7 +78,7 @@ pub fn plan(log: &LogReader, spec: &EventSpec) -> Result<Plan, String> {
         // it as part of the exit, and the log has it just after.
         let n = match model.process(id).and_then(|f| f.exit) {
             Some(x) if n == x + 1 => n + signals_of_death(log, id, n),
-            _ => n,
+            _ => n + liveness_after_signal(log, id, n),
         };
         if let Some(h) = holds.get_mut(id.0 as usize) {
             *h = n;
@@ -109,6 +109,31 @@ fn signals_of_death(log: &LogReader, id: ProcId, from: u64) -> u64 {
         }
     });
     n
+}
+
+/// 1 if process `id`'s past ends with a signal (a link or monitor) that
+/// the log follows with the liveness its call observed: the engine logs
+/// both within one built-in call, with no place to hold the process
+/// between them, so the observation is replayed with the signal.
+fn liveness_after_signal(log: &LogReader, id: ProcId, n: u64) -> u64 {
+    let Some(last) = n.checked_sub(1) else {
+        return 0;
+    };
+    let (mut signal, mut liveness) = (false, false);
+    let _ = log.for_each_event_of(id, |i, _, e| {
+        if i == last {
+            signal = matches!(e, EventRef::Signal { .. });
+        } else if i == n {
+            liveness = matches!(
+                e,
+                EventRef::Nondet {
+                    kind: NondetKind::IsProcessAlive,
+                    ..
+                }
+            );
+        }
+    });
+    u64::from(signal && liveness)
 }
 
 impl Plan {

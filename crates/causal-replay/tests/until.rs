@@ -179,3 +179,37 @@ fn the_past_of_an_exit_includes_what_the_death_sends() {
         assert!(r.replay.outcome.divergence.is_none(), "{event}");
     }
 }
+
+const MONITORING: &str = "-module(mon).\n-export([main/0]).\n\
+main() ->\n\
+    S = spawn(fun() -> server(2) end),\n\
+    [spawn(fun() -> client(S, I) end) || I <- [1, 2]],\n\
+    ok.\n\
+server(0) -> ok;\n\
+server(N) -> receive {req, I} -> io:format(\"req ~p~n\", [I]), server(N - 1) end.\n\
+client(S, I) ->\n\
+    erlang:monitor(process, S),\n\
+    S ! {req, I}.\n";
+
+/// `erlang:monitor/2` logs the monitor signal and then whether the target
+/// was alive, in one call: a causal past that takes the signal (the server
+/// took the second client's monitor before its first request) replays the
+/// observation too, and is no departure.
+#[test]
+fn a_monitor_in_the_past_brings_the_liveness_its_call_observed() {
+    let d = Scratch::new("until-monitor");
+    let src = d.write("mon.erl", MONITORING);
+    let loaded = trace_runtime::load(&[src], &LoadOptions::default()).unwrap();
+    let log = d.path("m.trace");
+    record(&loaded, &log, no_reports());
+    let (r, _) = until(&loaded, &log, "P.1#2").unwrap();
+    assert!(
+        r.replay.outcome.divergence.is_none(),
+        "{:?}",
+        r.replay.outcome.divergence
+    );
+    assert_eq!(r.verdict(), trace_runtime::Verdict::Ok);
+    let until = r.until.expect("an until report");
+    let third = until.participants.iter().find(|p| p.id == ProcId(3));
+    assert_eq!(third.map(|p| p.events), Some(2), "{:?}", until.participants);
+}
