@@ -6,8 +6,9 @@
 
 use std::collections::HashMap;
 use trace_capture::EventSpec;
+use trace_causal::stop_points::{Kind, StopPoints};
 use trace_causal::{EventId, Model};
-use trace_format::{EventRef, LogReader, NondetKind, ProcId};
+use trace_format::{LogReader, ProcId};
 use trace_runtime::{Blocked, RunOutcome};
 use trace_term::Term;
 
@@ -72,14 +73,24 @@ pub fn plan(log: &LogReader, spec: &EventSpec) -> Result<Plan, String> {
     let mut holds = vec![0u64; log.processes().len()];
     let mut labels = HashMap::new();
     let mut pids = HashMap::new();
+    let functions =
+        trace_capture::mapping::SharedFunctions::of_names(&log.header().shared_functions);
+    let (exit_fn, give_fn) = (functions.index("exit"), functions.index("give_away"));
     for (id, n) in past.processes() {
-        // A process held right after its exit still sends what its death
-        // sends (exit signals to links, 'DOWN' to monitors): the engine does
-        // it as part of the exit, and the log has it just after.
-        let n = match model.process(id).and_then(|f| f.exit) {
-            Some(x) if n == x + 1 => n + signals_of_death(log, id, n),
-            _ => n + liveness_after_signal(log, id, n),
-        };
+        // The past may end inside a group of events the engine does in one
+        // step (the signals a death sends, after the exit; whether a
+        // monitor's target lives, after its signal): the process is held
+        // after the group.
+        // An arrival is taken as it is, not moved past: its send may lie
+        // outside the past.
+        let mut kinds = Vec::new();
+        let _ = log.for_each_event_of(id, |_, _, e| {
+            kinds.push(match Kind::of(&e, id, exit_fn, give_fn) {
+                Kind::Deliver => Kind::Other,
+                k => k,
+            });
+        });
+        let n = StopPoints::of_kinds(&[kinds]).at_or_after(0, n).max(n);
         if let Some(h) = holds.get_mut(id.0 as usize) {
             *h = n;
         }
@@ -95,45 +106,6 @@ pub fn plan(log: &LogReader, spec: &EventSpec) -> Result<Plan, String> {
         labels,
         pids,
     })
-}
-
-/// How many signals process `id` logged one after another from event `from`
-/// on (those its exit sent).
-fn signals_of_death(log: &LogReader, id: ProcId, from: u64) -> u64 {
-    let mut n = 0;
-    let mut more = true;
-    let _ = log.for_each_event_of(id, |i, _, e| {
-        if i >= from && more {
-            more = matches!(e, EventRef::Signal { .. });
-            n += more as u64;
-        }
-    });
-    n
-}
-
-/// 1 if process `id`'s past ends with a signal (a link or monitor) that
-/// the log follows with the liveness its call observed: the engine logs
-/// both within one built-in call, with no place to hold the process
-/// between them, so the observation is replayed with the signal.
-fn liveness_after_signal(log: &LogReader, id: ProcId, n: u64) -> u64 {
-    let Some(last) = n.checked_sub(1) else {
-        return 0;
-    };
-    let (mut signal, mut liveness) = (false, false);
-    let _ = log.for_each_event_of(id, |i, _, e| {
-        if i == last {
-            signal = matches!(e, EventRef::Signal { .. });
-        } else if i == n {
-            liveness = matches!(
-                e,
-                EventRef::Nondet {
-                    kind: NondetKind::IsProcessAlive,
-                    ..
-                }
-            );
-        }
-    });
-    u64::from(signal && liveness)
 }
 
 impl Plan {

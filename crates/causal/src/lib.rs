@@ -23,6 +23,7 @@
 //!                                                      └─► query: happened_before, causal
 //!                                                           past / future (vector clocks)
 //! steps: a derivation with its events decoded, for printing (render: text, JSON)
+//! stop_points: where a replay can hold each process (never inside a step's events)
 //! ```
 //!
 //! The model holds no payloads: 9 bytes per signal, 13 per receipt and 8 per
@@ -50,6 +51,7 @@ pub mod render;
 mod resolve;
 mod shared;
 mod steps;
+pub mod stop_points;
 mod validate;
 mod waiters;
 

@@ -58,7 +58,7 @@ impl<'a> Render<'a> {
     /// The list of what can step, when the session schedules freely and
     /// stands at the end of its steps.
     fn free_next(&self) -> Option<&'a [crate::free::Next]> {
-        self.next.filter(|_| *self.cut == self.stops.end())
+        self.next.filter(|_| *self.cut == Cut::end(self.stops))
     }
 
     /// A process's status at the end of a free session's steps.

@@ -21,7 +21,7 @@ pub fn save(
     cut: &Cut,
     path: &str,
 ) -> Result<u64, String> {
-    let complete = *cut == stops.end();
+    let complete = *cut == Cut::end(stops);
     let kept: Vec<usize> = (0..model.processes().len())
         .filter(|&s| cut.exists(model, s))
         .collect();

@@ -90,7 +90,7 @@ impl Session {
         let Some(f) = self.free.as_ref() else {
             return Err("this session walks a log".into());
         };
-        let at_end = *self.cut() == self.stops().end();
+        let at_end = *self.cut() == Cut::end(self.stops());
         let kept = if at_end {
             f.taken.clone()
         } else {
@@ -128,7 +128,7 @@ impl Session {
         let start = Cut((0..self.model().processes().len())
             .map(|s| before.get(&self.path_of(s)).copied().unwrap_or(0))
             .collect());
-        let end = self.stops().end();
+        let end = Cut::end(self.stops());
         if start == end {
             let snap = self.bring_to_life(&end);
             if let Some(e) = &snap.failure {

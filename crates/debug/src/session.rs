@@ -214,7 +214,7 @@ impl Session {
             match c {
                 Command::Step(p, n) => return self.free_steps(&p, n, out),
                 Command::Deliver(m) => return self.free_deliver(&m, out),
-                Command::Run(None) if self.cut == self.stops.end() => {
+                Command::Run(None) if self.cut == Cut::end(&self.stops) => {
                     return self.free_run(out);
                 }
                 _ => {}
@@ -367,7 +367,7 @@ impl Session {
             .iter()
             .filter(|(_, e)| !self.at_break(*e))
             .collect();
-        let end = self.stops.end();
+        let end = Cut::end(&self.stops);
         let mut target = end.clone();
         let ids: Vec<EventId> = ahead.iter().map(|(_, e)| *e).collect();
         if !ids.is_empty() {
