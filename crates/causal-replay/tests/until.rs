@@ -33,10 +33,15 @@ fn no_reports() -> RunOptions {
 }
 
 fn setup(tag: &str) -> (Scratch, Loaded, PathBuf) {
+    recorded(tag, "pipeline.erl", PIPELINE)
+}
+
+/// `source`, written as `file`, loaded and recorded in a scratch folder.
+fn recorded(tag: &str, file: &str, source: &str) -> (Scratch, Loaded, PathBuf) {
     let d = Scratch::new(&format!("until-{tag}"));
-    let src = d.write("pipeline.erl", PIPELINE);
+    let src = d.write(file, source);
     let loaded = trace_runtime::load(&[src], &LoadOptions::default()).unwrap();
-    let log = d.path("p.trace");
+    let log = d.path("run.trace");
     record(&loaded, &log, no_reports());
     (d, loaded, log)
 }
@@ -163,11 +168,7 @@ main() ->\n\
 /// the exit replays them too, and is no departure.
 #[test]
 fn the_past_of_an_exit_includes_what_the_death_sends() {
-    let d = Scratch::new("until-exit-signals");
-    let src = d.write("linked.erl", LINKED);
-    let loaded = trace_runtime::load(&[src], &LoadOptions::default()).unwrap();
-    let log = d.path("l.trace");
-    record(&loaded, &log, no_reports());
+    let (_d, loaded, log) = recorded("exit-signals", "linked.erl", LINKED);
     for event in ["exit(P.1)", "exit(P.2)"] {
         let (r, _) = until(&loaded, &log, event).unwrap();
         assert_eq!(
@@ -197,11 +198,7 @@ client(S, I) ->\n\
 /// observation too, and is no departure.
 #[test]
 fn a_monitor_in_the_past_brings_the_liveness_its_call_observed() {
-    let d = Scratch::new("until-monitor");
-    let src = d.write("mon.erl", MONITORING);
-    let loaded = trace_runtime::load(&[src], &LoadOptions::default()).unwrap();
-    let log = d.path("m.trace");
-    record(&loaded, &log, no_reports());
+    let (_d, loaded, log) = recorded("monitor", "mon.erl", MONITORING);
     let (r, _) = until(&loaded, &log, "P.1#2").unwrap();
     assert!(
         r.replay.outcome.divergence.is_none(),
