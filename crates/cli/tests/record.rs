@@ -264,6 +264,46 @@ fn two_recorders_of_one_output_leave_one_whole_log() {
     }
 }
 
+/// A crowd of workers each sending a few results to one collector.
+const CROWD: &str = "-module(crowd).\n-export([main/0]).\n\
+main() -> Me = self(), [spawn(fun() -> work(Me, I) end) || I <- lists:seq(1, 400)],\n\
+    io:format(\"~p~n\", [collect(1200, 0)]).\n\
+work(To, I) -> [To ! {I, K} || K <- [1, 2, 3]].\n\
+collect(0, Sum) -> Sum;\n\
+collect(N, Sum) -> receive {I, K} -> collect(N - 1, Sum + I * K) end.\n";
+
+/// With 8 schedulers the recorder runs two compressors, which may finish
+/// blocks out of order; small blocks make many of them. The log reads back
+/// whole and replays to the recorded output.
+#[test]
+fn a_log_from_several_compressors_replays_to_the_recorded_output() {
+    let dir = Scratch::new("rec-compressors");
+    let src = dir.path("crowd.erl");
+    std::fs::write(&src, CROWD).unwrap();
+    let log = dir.path("crowd.trace");
+    let rec = trace(&[
+        "record",
+        "-q",
+        "-o",
+        s(&log),
+        "--schedulers",
+        "8",
+        "--block-size",
+        "256",
+        s(&src),
+    ]);
+    assert!(rec.status.success(), "{}", text(&rec.stderr));
+    assert_eq!(text(&rec.stdout), "481200\n");
+    let r = LogReader::open(&log).unwrap();
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+    assert!(r.blocks().len() > 10, "{} blocks", r.blocks().len());
+    let summary = trace(&["replay", s(&log), "--summary"]);
+    assert!(summary.status.success(), "{}", text(&summary.stdout));
+    let replay = trace(&["replay", s(&src), s(&log)]);
+    assert!(replay.status.success(), "{}", text(&replay.stderr));
+    assert_eq!(text(&replay.stdout), text(&rec.stdout));
+}
+
 /// An output that is not a regular file (a device, a directory) is refused
 /// before the program runs, not after.
 #[test]

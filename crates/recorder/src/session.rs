@@ -54,6 +54,25 @@ impl Recording {
     }
 }
 
+/// Scheduler threads one compressor keeps up with. On 16 cores the 16
+/// ping-pong pairs of `cargo xtask bench scaling` produce about 28M events
+/// a second, some 800 MB of encoded blocks, about what one thread's zstd at
+/// level 1 gets through: a single compressor held the recording back.
+const SCHEDULERS_PER_COMPRESSOR: usize = 4;
+
+/// More compressors than this would each linger over a trickle of blocks.
+const MAX_COMPRESSORS: usize = 16;
+
+/// The writer's options for this run: at least one compressor per
+/// [`SCHEDULERS_PER_COMPRESSOR`] schedulers, up to [`MAX_COMPRESSORS`].
+fn writer_options(cfg: &RecordConfig) -> WriterOptions {
+    let mut w = cfg.writer.clone();
+    w.compress_threads = w
+        .compress_threads
+        .max((cfg.run.schedulers / SCHEDULERS_PER_COMPRESSOR).min(MAX_COMPRESSORS));
+    w
+}
+
 fn header(loaded: &Loaded, cfg: &RecordConfig) -> Header {
     Header {
         recorder: format!("trace-recorder {}", env!("CARGO_PKG_VERSION")),
@@ -126,7 +145,7 @@ pub fn record_observed(
     also: Option<Arc<dyn Observer>>,
 ) -> io::Result<Recording> {
     let output = crate::output::prepare(&cfg.out)?;
-    let writer = LogWriter::create(&output.partial, header(loaded, cfg), cfg.writer.clone())
+    let writer = LogWriter::create(&output.partial, header(loaded, cfg), writer_options(cfg))
         .map_err(|e| in_file(e, &output.partial))?;
     let recorder = Arc::new(Recorder::new(writer.clone(), cfg.flags));
     let observer: Arc<dyn Observer> = match also {
@@ -265,5 +284,40 @@ impl io::Write for Captured {
     }
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(schedulers: usize, compress_threads: usize) -> RecordConfig {
+        RecordConfig {
+            out: PathBuf::from("unused.trace"),
+            flags: RecordFlags::default(),
+            writer: WriterOptions {
+                compress_threads,
+                ..WriterOptions::default()
+            },
+            run: RunOptions {
+                schedulers,
+                ..RunOptions::default()
+            },
+            entry_text: String::new(),
+            footer_status: |_| 0,
+        }
+    }
+
+    #[test]
+    fn compressors_follow_the_schedulers() {
+        let threads = |s, c| writer_options(&config(s, c)).compress_threads;
+        assert_eq!(threads(1, 1), 1);
+        assert_eq!(threads(2, 1), 1);
+        assert_eq!(threads(7, 1), 1);
+        assert_eq!(threads(8, 1), 2);
+        assert_eq!(threads(16, 1), 4);
+        assert_eq!(threads(1024, 1), MAX_COMPRESSORS);
+        // A caller asking for more keeps them.
+        assert_eq!(threads(2, 3), 3);
     }
 }
