@@ -116,23 +116,31 @@ pub struct MonitoredBy {
     pub name: Option<Atom>,
 }
 
-/// A caller's saved position.
+/// A caller's saved position: where it continues, its window, and the
+/// slot that receives the result. No function id and no window size: the
+/// code address says which function it is ([`Frame::fun`]), and a slow
+/// path that needs the size looks the function up. A call writes, and a
+/// return reads, just these (see `vm::interp::call`).
 #[derive(Copy, Clone, Debug)]
 pub struct Frame {
-    pub fun: FunId,
-    pub base: u32,
-    /// The caller's slot that receives the result.
-    pub ret: u16,
-    /// The caller's window size and code (`fun`'s, kept here so that a
-    /// return looks nothing up).
-    pub nslots: u16,
+    /// The start of the caller's code, in the program's arena.
     pub code: CodePtr,
     /// Where to continue in the caller: an instruction of `code`, kept as
     /// an address so that neither the call nor the return converts it.
     pub ip: CodePtr,
+    pub base: u32,
+    /// The caller's slot that receives the result.
+    pub ret: u16,
 }
 
 impl Frame {
+    /// The caller.
+    pub fn fun(&self) -> FunId {
+        // SAFETY: a frame's `code` is a function's start in the arena of
+        // the program the process runs (set by the call that pushed it).
+        unsafe { crate::ir::fun_of(self.code) }
+    }
+
     /// Where to continue in the caller, as an index into its code.
     pub fn pc(&self) -> u32 {
         // SAFETY: `ip` points into the code that starts at `code` (both
@@ -296,14 +304,17 @@ pub struct Process {
     pub regs: Vec<Term>,
     pub frames: Vec<Frame>,
     pub handlers: Vec<Handler>,
-    /// Current position. While the process runs, `fun` and `base` are
-    /// kept current by the instruction loop (they are not in its locals),
-    /// and `pc` is saved at a slice's end and for built-ins.
+    /// Current position. While the process runs, `base` and `code` are
+    /// kept current by the instruction loop (they are not in its locals);
+    /// `fun` and `pc` are saved at a slice's end, for built-ins and before
+    /// the instructions run out of the loop (a call or return does not
+    /// write `fun`: the loop finds it from `code` when it needs it).
     pub fun: FunId,
     pub pc: u32,
     pub base: u32,
-    /// The start of `fun`'s code while the process runs (set by the
-    /// instruction loop when a slice starts; meaningless between slices).
+    /// The start of the current function's code in the program's arena
+    /// while the process runs (set by the instruction loop when a slice
+    /// starts; meaningless between slices).
     pub code: crate::ir::CodePtr,
     pub mailbox: VecDeque<Message>,
     /// Receive scan position in the mailbox.

@@ -57,10 +57,11 @@ pub(super) fn return_int(vm: &mut Vm<'_>, dst: Slot, v: i64) -> Flow {
 #[inline(always)]
 fn pop_frame(vm: &mut Vm<'_>) -> Option<*mut Term> {
     let &fr = vm.p.frames.last()?;
-    debug_assert!(vm.p.regs.len() >= fr.base as usize + fr.nslots as usize);
+    debug_assert!(
+        vm.p.regs.len() >= fr.base as usize + vm.env.prog.funs[fr.fun() as usize].nslots as usize
+    );
     // SAFETY: the frame just read is there.
     unsafe { vm.p.frames.set_len(vm.p.frames.len() - 1) };
-    vm.p.fun = fr.fun;
     vm.p.base = fr.base;
     vm.set_code(fr.code.0);
     vm.ip = fr.ip.0;
@@ -75,9 +76,8 @@ pub(super) fn return_slow(vm: &mut Vm<'_>, src: Slot) -> Flow {
     if let Some(end) = do_return(vm.p, &mut fun, &mut pc, &mut base, v) {
         return vm.slow(Next::End(end));
     }
-    vm.p.fun = fun;
     vm.p.base = base as u32;
-    vm.enter_code(pc);
+    vm.enter_code(fun, pc);
     vm.refresh();
     Flow::Go
 }
@@ -129,12 +129,10 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
     match ret {
         Ret::Slot(dst) => {
             let fr = Frame {
-                fun: vm.fun(),
-                base: vm.base() as u32,
-                ret: dst,
-                nslots: l.own,
                 code: CodePtr(vm.code()),
                 ip: CodePtr(vm.ip),
+                base: vm.base() as u32,
+                ret: dst,
             };
             let frames = &mut vm.p.frames;
             let len = frames.len();
@@ -146,7 +144,7 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
         }
         Ret::Tail => tail_args(vm.p, vm.base(), args as usize, l.arity),
     }
-    vm.p.fun = f;
+    debug_assert!(std::ptr::eq(l.callee.code.0, vm.env.prog.code_start(f).0));
     vm.p.base = nb as u32;
     vm.set_code(l.callee.code.0);
     vm.ip = l.callee.code.0;
@@ -284,14 +282,12 @@ pub(super) fn callee_base(
 ) -> usize {
     match ret {
         Ret::Slot(dst) => {
-            let caller = &prog.funs[fun as usize];
+            let code = prog.code_start(fun);
             p.frames.push(Frame {
-                fun,
+                code,
+                ip: CodePtr(code.0.wrapping_add(pc)),
                 base: base as u32,
                 ret: dst,
-                nslots: caller.nslots,
-                code: CodePtr(caller.code.as_ptr()),
-                ip: CodePtr(caller.code.as_ptr().wrapping_add(pc)),
             });
             base + args
         }
@@ -340,7 +336,7 @@ pub(super) fn do_return(
 ) -> Option<SliceEnd> {
     match p.frames.pop() {
         Some(fr) => {
-            *fun = fr.fun;
+            *fun = fr.fun();
             *pc = fr.pc() as usize;
             *base = fr.base as usize;
             // The caller's window is whole (see `raise::kept_len`).
@@ -365,12 +361,11 @@ fn make_room(p: &mut Process, need: usize) {
     }
 }
 
-/// What a linked call knows beyond its callee's id: the callee's entry,
-/// the caller's window size and, for a tail call, the arguments to move.
+/// What a linked call knows beyond its callee's id: the callee's entry
+/// and, for a tail call, the arguments to move.
 #[derive(Copy, Clone)]
 pub(super) struct Linked {
     pub callee: crate::ir::Entry,
-    pub own: u16,
     pub arity: usize,
 }
 

@@ -156,18 +156,26 @@ struct Env<'a> {
 }
 
 impl<'a> Vm<'a> {
-    /// The current function. It lives in the process (`p.fun`), not in
-    /// the loop's state: a loop that kept it (and `base`) in locals had
-    /// more values than registers, and LLVM moved the window or the process
-    /// to the stack instead, reloading them at every instruction.
+    /// The current function, found from its code's address: calls and
+    /// returns keep only that address (`p.code`) current, and the slow
+    /// paths that ask for the function are few.
     #[inline(always)]
     fn fun(&self) -> FunId {
-        self.p.fun
+        // SAFETY: `p.code` is a function's start in the program's arena
+        // (set from `Program::code_start`, a call's entry or a frame).
+        unsafe { crate::ir::fun_of(self.p.code) }
+    }
+
+    /// Writes the current function into the process (`p.fun`), for the
+    /// code out of the loop that reads it there.
+    #[inline(always)]
+    fn keep_fun(&mut self) {
+        self.p.fun = self.fun();
     }
 
     /// The start of the current function's code (`p.code`): in the
-    /// process, like the function and window base, so that the loop's
-    /// locals leave a register for the process pointer.
+    /// process, like the window base, so that the loop's locals leave a
+    /// register for the process pointer.
     #[inline(always)]
     fn code(&self) -> *const Instr {
         self.p.code.0
@@ -230,15 +238,14 @@ impl<'a> Vm<'a> {
         self.ip = unsafe { self.code().add(label as usize) };
     }
 
-    /// Switches to the code of function `self.fun()`, at `pc`.
+    /// Switches to the code of function `fun`, at `pc`.
     #[inline(always)]
-    fn enter_code(&mut self, pc: usize) {
-        // SAFETY: the linker checked every function id the code names.
-        let f = unsafe { self.env.prog.funs.get_unchecked(self.fun() as usize) };
-        debug_assert!(pc < f.code.len());
-        self.set_code(f.code.as_ptr());
+    fn enter_code(&mut self, fun: FunId, pc: usize) {
+        let code = self.env.prog.code_start(fun).0;
+        debug_assert!(pc < self.env.prog.funs[fun as usize].code.len());
+        self.set_code(code);
         // SAFETY: `pc` is a label or a saved position inside the function.
-        self.ip = unsafe { f.code.as_ptr().add(pc) };
+        self.ip = unsafe { code.add(pc) };
     }
 
     /// The instruction at `ip` (the next one to run).
@@ -273,6 +280,7 @@ impl<'a> Vm<'a> {
     /// Keeps the position in the process, for the next slice or a built-in.
     #[inline(always)]
     fn save(&mut self) {
+        self.keep_fun();
         self.p.pc = self.pc() as u32;
     }
 
@@ -286,10 +294,8 @@ impl<'a> Vm<'a> {
         if self.p.regs.len() < need {
             grow_stack(self.p, need);
         }
-        self.p.fun = f;
         self.p.base = nb as u32;
-        self.set_code(callee.code.as_ptr());
-        self.ip = callee.code.as_ptr();
+        self.enter_code(f, 0);
         self.refresh();
         self.count_call()
     }
@@ -309,7 +315,7 @@ impl<'a> Vm<'a> {
     /// Goes on from where the process says it is, after a built-in.
     #[inline(always)]
     fn resume(&mut self) {
-        self.enter_code(self.p.pc as usize);
+        self.enter_code(self.p.fun, self.p.pc as usize);
         self.refresh();
     }
 
@@ -317,10 +323,11 @@ impl<'a> Vm<'a> {
     /// when there is none.
     #[inline(always)]
     fn throw(&mut self, e: Exception) -> Result<(), SliceEnd> {
+        self.keep_fun();
         let (f, pc, base) = raise::throw(self.p, self.env.prog, e)?;
         self.p.fun = f;
         self.p.base = base as u32;
-        self.enter_code(pc);
+        self.enter_code(f, pc);
         self.refresh();
         Ok(())
     }
@@ -362,7 +369,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
     let prog: &Program = &rt.program;
     let (fun, pc, base) = (p.fun, p.pc as usize, p.base as usize);
     let w = p.regs.as_mut_ptr().wrapping_add(base);
-    let code = prog.funs[fun as usize].code.as_ptr();
+    let code = prog.code_start(fun).0;
     p.code = crate::ir::CodePtr(code);
     let env = Env {
         rt,
@@ -377,7 +384,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
         ip: code,
         w,
     };
-    vm.enter_code(pc);
+    vm.enter_code(fun, pc);
     if vm.p.trace_calls {
         return traced_loop(vm);
     }
@@ -611,7 +618,8 @@ fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         | Instr::RecvNext { .. }
         | Instr::RecvAccept
         | Instr::RecvWait { .. }
-        | Instr::RecvWaitTimeout { .. } => cold(vm, ins),
+        | Instr::RecvWaitTimeout { .. }
+        | Instr::FunStart { .. } => cold(vm, ins),
     }
 }
 
@@ -626,13 +634,11 @@ fn local_call(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             fun,
             args,
             dst,
-            own,
             entry,
             ..
         } => {
             let l = Linked {
                 callee: entry,
-                own,
                 arity: 0,
             };
             call::linked(vm, fun, l, args, Ret::Slot(dst))
@@ -645,7 +651,6 @@ fn local_call(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         } => {
             let l = Linked {
                 callee: entry,
-                own: 0,
                 arity: arity as usize,
             };
             call::linked(vm, fun, l, args, Ret::Tail)
@@ -694,6 +699,9 @@ fn return_next(vm: &mut Vm<'_>) -> Flow {
 /// in registers.
 #[inline(always)]
 fn cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
+    // What runs there may read the function from the process (a
+    // receive's report, an event's place).
+    vm.keep_fun();
     let mut c = Vm {
         p: &mut *vm.p,
         env: vm.env,
