@@ -7,8 +7,8 @@
 //! safe points, and a `receive` later consumes one (receipt).
 
 use crate::code::FunId;
+pub use crate::frames::{Frame, Frames};
 use crate::hooks::{ProcessDirector, ProcessObserver};
-use crate::ir::CodePtr;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Mutex;
@@ -114,39 +114,6 @@ pub struct MonitoredBy {
     pub watcher: Pid,
     /// Set up by registered name: the 'DOWN' shows `{Name, Node}`.
     pub name: Option<Atom>,
-}
-
-/// A caller's saved position: where it continues, its window, and the
-/// slot that receives the result. No function id and no window size: the
-/// code address says which function it is ([`Frame::fun`]), and a slow
-/// path that needs the size looks the function up. A call writes, and a
-/// return reads, just these (see `vm::interp::call`).
-#[derive(Copy, Clone, Debug)]
-pub struct Frame {
-    /// The start of the caller's code, in the program's arena.
-    pub code: CodePtr,
-    /// Where to continue in the caller: an instruction of `code`, kept as
-    /// an address so that neither the call nor the return converts it.
-    pub ip: CodePtr,
-    pub base: u32,
-    /// The caller's slot that receives the result.
-    pub ret: u16,
-}
-
-impl Frame {
-    /// The caller.
-    pub fn fun(&self) -> FunId {
-        // SAFETY: a frame's `code` is a function's start in the arena of
-        // the program the process runs (set by the call that pushed it).
-        unsafe { crate::ir::fun_of(self.code) }
-    }
-
-    /// Where to continue in the caller, as an index into its code.
-    pub fn pc(&self) -> u32 {
-        // SAFETY: `ip` points into the code that starts at `code` (both
-        // come from the same function's code, set by the call).
-        unsafe { self.ip.0.offset_from(self.code.0) as u32 }
-    }
 }
 
 /// An active `try` or `catch`.
@@ -302,7 +269,7 @@ pub struct Process {
     pub pid: Pid,
     /// Value stack: each function's window of slots.
     pub regs: Vec<Term>,
-    pub frames: Vec<Frame>,
+    pub frames: Frames,
     pub handlers: Vec<Handler>,
     /// Current position. While the process runs, `base` and `code` are
     /// kept current by the instruction loop (they are not in its locals);
@@ -441,7 +408,7 @@ impl Process {
         Process {
             pid,
             regs,
-            frames: Vec::new(),
+            frames: Frames::default(),
             handlers: Vec::new(),
             fun,
             pc: 0,

@@ -56,12 +56,10 @@ pub(super) fn return_int(vm: &mut Vm<'_>, dst: Slot, v: i64) -> Flow {
 /// a live frame's window (see [`crate::vm::raise::kept_len`]).
 #[inline(always)]
 fn pop_frame(vm: &mut Vm<'_>) -> Option<*mut Term> {
-    let &fr = vm.p.frames.last()?;
+    let fr = vm.p.frames.pop()?;
     debug_assert!(
         vm.p.regs.len() >= fr.base as usize + vm.env.prog.funs[fr.fun() as usize].nslots as usize
     );
-    // SAFETY: the frame just read is there.
-    unsafe { vm.p.frames.set_len(vm.p.frames.len() - 1) };
     vm.p.base = fr.base;
     vm.set_code(fr.code.0);
     vm.ip = fr.ip.0;
@@ -119,9 +117,8 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
         Ret::Slot(_) => vm.base() + args as usize,
         Ret::Tail => vm.base(),
     };
-    let frames = &vm.p.frames;
     let need = nb + l.callee.nslots as usize;
-    let full = matches!(ret, Ret::Slot(_)) && frames.len() == frames.capacity();
+    let full = matches!(ret, Ret::Slot(_)) && vm.p.frames.is_full();
     if full || vm.p.regs.len() < need {
         make_room(vm.p, need);
         return vm.retry();
@@ -134,13 +131,8 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
                 base: vm.base() as u32,
                 ret: dst,
             };
-            let frames = &mut vm.p.frames;
-            let len = frames.len();
             // SAFETY: there is room for one more (tested above).
-            unsafe {
-                frames.as_mut_ptr().add(len).write(fr);
-                frames.set_len(len + 1);
-            }
+            unsafe { vm.p.frames.push_unchecked(fr) };
         }
         Ret::Tail => tail_args(vm.p, vm.base(), args as usize, l.arity),
     }
@@ -355,7 +347,7 @@ pub(super) fn do_return(
 #[cold]
 #[inline(never)]
 fn make_room(p: &mut Process, need: usize) {
-    p.frames.reserve(1);
+    p.frames.reserve_one();
     if p.regs.len() < need {
         super::grow_stack(p, need);
     }
