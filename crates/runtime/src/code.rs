@@ -150,6 +150,22 @@ impl Program {
         crate::ir::CodePtr(self.arena[at..].as_ptr())
     }
 
+    /// [`Program::code_start`] without the bounds checks, for the
+    /// instruction loop.
+    ///
+    /// # Safety
+    /// `id` must be a function of this program.
+    #[inline(always)]
+    pub unsafe fn code_start_unchecked(&self, id: FunId) -> crate::ir::CodePtr {
+        debug_assert!((id as usize) < self.starts.len());
+        // SAFETY: the caller's promise; every function's start is inside
+        // the arena (`link::link_calls`).
+        unsafe {
+            let at = *self.starts.get_unchecked(id as usize) as usize;
+            crate::ir::CodePtr(self.arena.as_ptr().add(at))
+        }
+    }
+
     /// Looks up an exported function `m:f/a`.
     pub fn exported(&self, m: Atom, f: Atom, a: u32) -> Option<FunId> {
         self.modules.get(&m)?.exports.get(&(f, a)).copied()

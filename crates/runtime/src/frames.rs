@@ -2,10 +2,26 @@
 //! innermost last, in a stack ([`Frames`]) that a call and a return move
 //! by one pointer.
 //!
-//! Why not a `Vec`: a push or pop through a `Vec` loads its buffer and
-//! length and scales the length by the frame's size on every call and
-//! return; here the top is an address, compared with the limit on a call
-//! and with the bottom on a return.
+//! The frame is what a body call writes and its return reads, and
+//! nothing more: the caller's code start, where it continues, its window
+//! base and the slot for the result (24 bytes). Which function a frame is
+//! in, and how large its window is, only slow paths ask (stack traces,
+//! `inspect`, the debugger, cutting the stack): the code address answers
+//! through the [`crate::ir::Instr::FunStart`] the linker puts before each
+//! function in the program's arena ([`crate::ir::fun_of`]), and the
+//! function's `nslots` follows from it. The running process keeps no
+//! function id either (`Process::fun` is written only where the loop is
+//! left). Why not a `Vec`: a push or pop through one loads its buffer and
+//! length and scales the length by the frame's size; here the top is an
+//! address, compared with the limit on a call and with the bottom on a
+//! return.
+//!
+//! Measured (callgrind, instructions per call of naive fib:
+//! `(Ir(fib 28) - Ir(fib 27)) / 392,836` of `trace run --schedulers 1`):
+//! 124.2 with a 32-byte frame of function, base, result slot, window
+//! size, code and position in a `Vec`, also writing the function into
+//! the process at every call and return; 116.2 without the function and
+//! the window size; 111.2 with this stack.
 
 use crate::code::FunId;
 use crate::ir::CodePtr;

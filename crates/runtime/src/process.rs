@@ -273,9 +273,9 @@ pub struct Process {
     pub handlers: Vec<Handler>,
     /// Current position. While the process runs, `base` and `code` are
     /// kept current by the instruction loop (they are not in its locals);
-    /// `fun` and `pc` are saved at a slice's end, for built-ins and before
-    /// the instructions run out of the loop (a call or return does not
-    /// write `fun`: the loop finds it from `code` when it needs it).
+    /// `fun` and `pc` are saved at a slice's end, for built-ins, a
+    /// receive and an exception (a call or return does not write `fun`:
+    /// the loop finds it from `code` when it needs it).
     pub fun: FunId,
     pub pc: u32,
     pub base: u32,

@@ -1,5 +1,8 @@
 //! Calls and returns: local, external, built-in, fun and run-time-resolved
-//! calls, body or tail, and the frames they push and pop.
+//! calls, body or tail, and the frames they push and pop. A body call
+//! saves only what its return restores (see [`crate::frames`]): the
+//! caller's code start and position, window base and result slot; the
+//! loop then keeps the callee's code start and base in the process.
 
 use super::callee::{closure_extra, prepare_fun_call, resolve_dyn, stop_unsupported, Callee};
 use super::{bif_call::call_bif, take, Flow, Next, Vm};
@@ -186,6 +189,8 @@ fn resolved(
         Ok(Callee::Code(f)) => local(vm, f, args, n, ret),
         Ok(Callee::Bif(id)) => built_in(vm, id, args, arity, ret, RAISE),
         Ok(Callee::Unsupported(msg)) => {
+            // The slice ends here without `save`.
+            vm.keep_fun();
             let next = stop_unsupported(vm.env.rt, msg);
             vm.slow(next)
         }

@@ -241,7 +241,9 @@ impl<'a> Vm<'a> {
     /// Switches to the code of function `fun`, at `pc`.
     #[inline(always)]
     fn enter_code(&mut self, fun: FunId, pc: usize) {
-        let code = self.env.prog.code_start(fun).0;
+        // SAFETY: every function id the loop holds (a call's, a frame's,
+        // a handler's, the process's) is one the linker checked.
+        let code = unsafe { self.env.prog.code_start_unchecked(fun).0 };
         debug_assert!(pc < self.env.prog.funs[fun as usize].code.len());
         self.set_code(code);
         // SAFETY: `pc` is a label or a saved position inside the function.
@@ -699,9 +701,6 @@ fn return_next(vm: &mut Vm<'_>) -> Flow {
 /// in registers.
 #[inline(always)]
 fn cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
-    // What runs there may read the function from the process (a
-    // receive's report, an event's place).
-    vm.keep_fun();
     let mut c = Vm {
         p: &mut *vm.p,
         env: vm.env,
@@ -787,7 +786,25 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::TryEnd | Instr::CatchEnd => except::leave(vm),
         Instr::Raise { reg } => except::reraise(vm, reg),
         Instr::Error { kind, val } => except::error(vm, kind, val),
-        // Receive.
+        // Receive: its reports and events read the place from the process.
+        Instr::RecvStart { .. }
+        | Instr::RecvRef { .. }
+        | Instr::RecvPeek { .. }
+        | Instr::RecvNext { .. }
+        | Instr::RecvAccept
+        | Instr::RecvWait { .. }
+        | Instr::RecvWaitTimeout { .. } => {
+            vm.keep_fun();
+            receive(vm, ins)
+        }
+        _ => unreachable!("exec runs {ins:?} itself"),
+    }
+}
+
+/// Runs a receive instruction (out of the loop, see [`exec_cold`]).
+#[inline(always)]
+fn receive(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
+    match *ins {
         Instr::RecvStart { after } => recv::start(vm, after),
         Instr::RecvRef { src } => recv::use_ref(vm, src),
         Instr::RecvPeek { dst, wait, .. } => recv::peek(vm, dst, wait),
@@ -795,7 +812,7 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::RecvAccept => recv::accept(vm),
         Instr::RecvWait { lp } => recv::wait(vm, lp),
         Instr::RecvWaitTimeout { timeout, lp, after } => recv::wait_timeout(vm, timeout, lp, after),
-        _ => unreachable!("exec runs {ins:?} itself"),
+        _ => unreachable!("{ins:?} is not a receive"),
     }
 }
 
