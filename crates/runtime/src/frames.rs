@@ -21,14 +21,32 @@
 //! 124.2 with a 32-byte frame of function, base, result slot, window
 //! size, code and position in a `Vec`, also writing the function into
 //! the process at every call and return; 116.2 without the function and
-//! the window size; 111.2 with this stack. Tried and dropped: writing
-//! the function into the process before every instruction run out of the
-//! loop, not only before a receive, cost maps_bench 23M instructions
-//! (2,314.5M on a 32-byte frame, 2,337.9M; 2,323.9M as it is).
+//! the window size; 111.2 with this stack; 108.7 with the bottom frame
+//! (a return no longer asks whether there is a caller). Tried and
+//! dropped: writing the function into the process before every
+//! instruction run out of the loop, not only before a receive, cost
+//! maps_bench 23M instructions (2,314.5M on the 32-byte frame, 2,337.9M;
+//! 2,323.9M as it is).
 
 use crate::code::FunId;
-use crate::ir::CodePtr;
+use crate::ir::{CodePtr, Instr};
 use std::mem::MaybeUninit;
+
+/// The code a process's bottom frame returns to: a function of its own
+/// (for [`crate::ir::fun_of`]) that only ends the process.
+static END_CODE: [Instr; 2] = [Instr::FunStart { fun: END_FUN }, Instr::EndProcess];
+
+/// The function id [`END_CODE`] names: no function of any program.
+pub const END_FUN: FunId = FunId::MAX;
+
+/// The frame below every process's frames (see [`Frames`]); an empty
+/// stack's bottom points just past it.
+static BOTTOM: [Frame; 1] = [Frame {
+    code: CodePtr(END_CODE.as_ptr().wrapping_add(1)),
+    ip: CodePtr(END_CODE.as_ptr().wrapping_add(1)),
+    base: 0,
+    ret: 0,
+}];
 
 /// A caller's saved position: where it continues, its window, and the
 /// slot that receives the result. No function id and no window size: the
@@ -65,8 +83,15 @@ impl Frame {
 
 /// The frames of a process, innermost last.
 ///
+/// Below them lies one more, a copy of [`BOTTOM`], which returns to
+/// [`Instr::EndProcess`]: a return pops a frame without asking whether
+/// there is one ([`Frames::pop_to_bottom`]), and the initial call's
+/// return lands where the loop ends the process.
+///
 /// Invariant: `bottom <= top <= limit`, all three in (or one past) the
-/// buffer `_store`, whose slots below `top` are written frames.
+/// buffer `_store`, whose slots below `top` are written frames and whose
+/// first slot, just below `bottom`, is the bottom frame (an empty stack,
+/// with no buffer, has [`BOTTOM`] there).
 pub struct Frames {
     /// Owns the buffer the pointers point into (read only through them).
     _store: Box<[MaybeUninit<Frame>]>,
@@ -83,15 +108,26 @@ unsafe impl Send for Frames {}
 unsafe impl Sync for Frames {}
 
 impl Default for Frames {
+    /// No frames and no buffer (a process that never calls allocates none).
     fn default() -> Frames {
-        Frames::with_capacity(0)
+        // Never written through: `limit == bottom`, so the first push grows.
+        let bottom = BOTTOM.as_ptr().wrapping_add(1).cast_mut();
+        Frames {
+            _store: Box::new([]),
+            bottom,
+            top: bottom,
+            limit: bottom,
+        }
     }
 }
 
 impl Frames {
+    /// Room for `n` frames above the bottom frame.
     fn with_capacity(n: usize) -> Frames {
-        let mut store: Box<[MaybeUninit<Frame>]> = Box::new_uninit_slice(n);
-        let bottom = store.as_mut_ptr().cast::<Frame>();
+        let mut store: Box<[MaybeUninit<Frame>]> = Box::new_uninit_slice(n + 1);
+        store[0].write(BOTTOM[0]);
+        // SAFETY: the buffer has `n + 1` slots.
+        let bottom = unsafe { store.as_mut_ptr().cast::<Frame>().add(1) };
         Frames {
             _store: store,
             bottom,
@@ -159,6 +195,24 @@ impl Frames {
         unsafe {
             self.top = self.top.sub(1);
             Some(self.top.read())
+        }
+    }
+
+    /// Pops the innermost frame, or the bottom frame when there is none,
+    /// which returns to [`Instr::EndProcess`].
+    ///
+    /// # Safety
+    /// After the bottom frame is popped, nothing but [`Frames::clear`]
+    /// may be called (the top is below the bottom): the loop runs
+    /// `EndProcess` next, which clears the stack.
+    #[inline(always)]
+    pub unsafe fn pop_to_bottom(&mut self) -> Frame {
+        // SAFETY: the slot below `bottom` holds the bottom frame (see the
+        // invariant), and a stack popped below it is cleared before any
+        // other use (the caller's promise).
+        unsafe {
+            self.top = self.top.sub(1);
+            self.top.read()
         }
     }
 

@@ -667,6 +667,9 @@ pub enum Instr {
     FunStart {
         fun: u32,
     },
+    /// Never in a function's code: what a process's bottom frame returns
+    /// to (`frames::Frames`): its initial call returned, and it ends.
+    EndProcess,
 }
 
 /// The function whose code starts at `code`, an address the linker gave
@@ -765,6 +768,7 @@ macro_rules! label_operands {
             | Raise { .. }
             | Error { .. }
             | FunStart { .. }
+            | EndProcess
             | RecvRef { .. }
             | RecvAccept
             | BsInit

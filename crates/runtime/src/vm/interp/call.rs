@@ -23,11 +23,9 @@ use trace_term::{atom, Term};
 /// no tag and writes no `[]` (LLVM still takes one of the two through the
 /// stack frame, as it did the moved value).
 #[inline(always)]
-pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
+pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot) -> Flow {
     let from: *mut Term = vm.reg_mut(src);
-    let Some(to) = pop_frame(vm) else {
-        return super::cold(vm, ins);
-    };
+    let to = pop_frame(vm);
     // SAFETY: both are slots of the value stack, which `pop_frame` does
     // not resize; they may be the same slot, which `swap` allows.
     unsafe { std::ptr::swap(from, to) };
@@ -40,47 +38,42 @@ pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
 #[inline(always)]
 pub(super) fn return_int(vm: &mut Vm<'_>, dst: Slot, v: i64) -> Flow {
     debug_assert!(matches!(vm.current(), Instr::Return { src } if *src == dst));
-    match pop_frame(vm) {
-        // SAFETY: a slot of the caller's window, just found in the stack.
-        Some(to) => super::put_int(unsafe { &mut *to }, v),
-        None => {
-            super::put_int(vm.reg_mut(dst), v);
-            return super::return_next(vm);
-        }
-    }
+    let to = pop_frame(vm);
+    // SAFETY: a slot of the caller's window, just found in the stack.
+    super::put_int(unsafe { &mut *to }, v);
     Flow::Go
 }
 
 /// Pops the caller's frame and goes on at its position; the caller's slot
-/// that receives the result. `None`, with nothing changed, when the
-/// process's initial call returns (out of the loop, where nothing read
-/// here is kept across a call, which kept it on the stack on every
-/// return). The caller's window is whole: the stack is never cut below
-/// a live frame's window (see [`crate::vm::raise::kept_len`]).
+/// that receives the result. The process's initial call pops the bottom
+/// frame, whose slot is the initial window's first and whose position
+/// ends the process ([`end_process`]): no return asks whether there is a
+/// caller. The caller's window is whole: the stack is never cut below a
+/// live frame's window (see [`crate::vm::raise::kept_len`]), and the
+/// initial window (at 0, where the returning function's is: a tail call
+/// keeps its window's start) has the slot its `Return` read.
 #[inline(always)]
-fn pop_frame(vm: &mut Vm<'_>) -> Option<*mut Term> {
-    let fr = vm.p.frames.pop()?;
+fn pop_frame(vm: &mut Vm<'_>) -> *mut Term {
+    // SAFETY: `EndProcess` runs next when this was the bottom frame.
+    let fr = unsafe { vm.p.frames.pop_to_bottom() };
     debug_assert!(
-        vm.p.regs.len() >= fr.base as usize + vm.env.prog.funs[fr.fun() as usize].nslots as usize
+        fr.fun() == crate::frames::END_FUN
+            || vm.p.regs.len()
+                >= fr.base as usize + vm.env.prog.funs[fr.fun() as usize].nslots as usize
     );
     vm.p.base = fr.base;
     vm.set_code(fr.code.0);
     vm.ip = fr.ip.0;
     vm.refresh();
-    Some(vm.reg_mut(fr.ret))
+    vm.reg_mut(fr.ret)
 }
 
-/// `Return` out of the loop: the process's initial call returns.
-pub(super) fn return_slow(vm: &mut Vm<'_>, src: Slot) -> Flow {
-    let v = take(vm.reg_mut(src));
-    let (mut fun, mut pc, mut base) = (vm.fun(), 0, vm.base());
-    if let Some(end) = do_return(vm.p, &mut fun, &mut pc, &mut base, v) {
-        return vm.slow(Next::End(end));
-    }
-    vm.p.base = base as u32;
-    vm.enter_code(fun, pc);
-    vm.refresh();
-    Flow::Go
+/// `EndProcess`: the process's initial call returned into the bottom
+/// frame's slot (see [`pop_frame`]).
+pub(super) fn end_process(vm: &mut Vm<'_>) -> Flow {
+    vm.p.frames.clear();
+    let v = take(vm.reg_mut(0));
+    vm.slow(Next::End(initial_returned(v)))
 }
 
 /// How a process ends when its initial call returns `v`.

@@ -588,7 +588,7 @@ fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             dst,
         } => call::external(vm, ext, args, arity, Ret::Slot(dst)),
         Instr::TailCallExt { ext, args, arity } => call::external(vm, ext, args, arity, Ret::Tail),
-        Instr::Return { src } => call::return_value(vm, src, ins),
+        Instr::Return { src } => call::return_value(vm, src),
         // Binaries: in the loop, where a segment costs no copy of the state.
         Instr::BsInit => bin::init(vm),
         Instr::BsPut { .. } => bin::put(vm, ins),
@@ -621,6 +621,7 @@ fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         | Instr::RecvAccept
         | Instr::RecvWait { .. }
         | Instr::RecvWaitTimeout { .. }
+        | Instr::EndProcess
         | Instr::FunStart { .. } => cold(vm, ins),
     }
 }
@@ -681,20 +682,6 @@ fn fused_call_next<const TAIL: bool>(vm: &mut Vm<'_>) -> Flow {
     local_call(vm, ins)
 }
 
-/// The second instruction of a fused pair, a `Return` (the linker fused
-/// only that), run without a dispatch.
-#[inline(always)]
-fn return_next(vm: &mut Vm<'_>) -> Flow {
-    let ins = vm.current();
-    vm.step();
-    match *ins {
-        Instr::Return { src } => call::return_value(vm, src, ins),
-        // The linker fuses an instruction only with a return after it
-        // (`link::fuse`), and linked code is never changed.
-        _ => unreachable!("a fused return pair without its return"),
-    }
-}
-
 /// The instructions [`exec`] leaves out of the loop (maps, funs, built-ins,
 /// exceptions, receive), on a copy of the loop's state: lending
 /// the loop's own `Vm` would keep its fields in memory on every path, not
@@ -751,8 +738,8 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::LeInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Le, a, imm, fail),
         Instr::GtInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Gt, a, imm, fail),
         Instr::GeInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Ge, a, imm, fail),
-        // Calls and returns: the return that ends the process.
-        Instr::Return { src } => call::return_slow(vm, src),
+        // Calls and returns: the end of the process's initial call.
+        Instr::EndProcess => call::end_process(vm),
         Instr::CallBif {
             bif,
             args,
