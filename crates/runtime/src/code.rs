@@ -128,9 +128,44 @@ pub struct Program {
     /// how far above its start a frame's window may reach (see
     /// `vm::raise::kept_len`).
     pub max_nslots: u16,
+    /// The code the instruction loop runs: every function's code, as in
+    /// `funs`, one after another in one allocation, each preceded by an
+    /// [`Instr::FunStart`] naming it (the linker builds it, last; see
+    /// `link::link_calls`). A running process and its frames keep only
+    /// addresses into it, and [`crate::ir::fun_of`] finds the function of
+    /// one when a slow path asks. Nothing changes it once built.
+    pub arena: Vec<Instr>,
+    /// Where each function's code starts in `arena`.
+    pub starts: Vec<u32>,
 }
 
 impl Program {
+    /// Where function `id`'s code starts in the arena (what calls and
+    /// frames hold).
+    #[inline]
+    pub fn code_start(&self, id: FunId) -> crate::ir::CodePtr {
+        // A linked program has a start for every function id its code
+        // names (`code_check` verified them).
+        let at = self.starts[id as usize] as usize;
+        crate::ir::CodePtr(self.arena[at..].as_ptr())
+    }
+
+    /// [`Program::code_start`] without the bounds checks, for the
+    /// instruction loop.
+    ///
+    /// # Safety
+    /// `id` must be a function of this program.
+    #[inline(always)]
+    pub unsafe fn code_start_unchecked(&self, id: FunId) -> crate::ir::CodePtr {
+        debug_assert!((id as usize) < self.starts.len());
+        // SAFETY: the caller's promise; every function's start is inside
+        // the arena (`link::link_calls`).
+        unsafe {
+            let at = *self.starts.get_unchecked(id as usize) as usize;
+            crate::ir::CodePtr(self.arena.as_ptr().add(at))
+        }
+    }
+
     /// Looks up an exported function `m:f/a`.
     pub fn exported(&self, m: Atom, f: Atom, a: u32) -> Option<FunId> {
         self.modules.get(&m)?.exports.get(&(f, a)).copied()

@@ -482,14 +482,12 @@ pub enum Instr {
 
     // --- calls
     /// Call function `fun` of the program with the `arity` arguments at `args..`.
-    /// The linker fills in `entry` (the callee's code and window size) and
-    /// `own` (the caller's window size, which its frame keeps for the
-    /// return), so the call and the return look nothing up.
+    /// The linker fills in `entry` (the callee's code and window size), so
+    /// the call looks nothing up.
     Call {
         arity: u8,
         args: Slot,
         dst: Slot,
-        own: u16,
         fun: u32,
         entry: Entry,
     },
@@ -663,6 +661,32 @@ pub enum Instr {
         unit: u8,
         fail: Label,
     },
+    /// Never run: the word just before each function's code in the
+    /// program's arena (`Program::arena`), naming the function, so that a
+    /// code address alone says which function it is (see [`fun_of`]).
+    FunStart {
+        fun: u32,
+    },
+    /// Never in a function's code: what a process's bottom frame returns
+    /// to (`frames::Frames`): its initial call returned, and it ends.
+    EndProcess,
+}
+
+/// The function whose code starts at `code`, an address the linker gave
+/// out (a call's [`Entry`], `Program::code_start`): the running code and
+/// the frames keep no function id, only that address.
+///
+/// # Safety
+/// `code` must be the start of a function's code in a linked program's
+/// arena, which puts a [`Instr::FunStart`] just before it.
+#[inline]
+pub unsafe fn fun_of(code: CodePtr) -> u32 {
+    // SAFETY: the caller's promise; the arena is never changed once linked.
+    match unsafe { &*code.0.sub(1) } {
+        Instr::FunStart { fun } => *fun,
+        // SAFETY: as above: the linker put one before every function.
+        _ => unsafe { std::hint::unreachable_unchecked() },
+    }
 }
 
 /// The label operands of an instruction, by reference or by mutable
@@ -743,6 +767,8 @@ macro_rules! label_operands {
             | CatchEnd
             | Raise { .. }
             | Error { .. }
+            | FunStart { .. }
+            | EndProcess
             | RecvRef { .. }
             | RecvAccept
             | BsInit

@@ -19,6 +19,7 @@ pub mod code_check;
 pub mod compiler;
 pub mod ets;
 pub mod exception;
+pub mod frames;
 pub mod hooks;
 pub mod inspect;
 pub mod ir;

@@ -158,33 +158,46 @@ fn check_supported(prog: &Program, m: Atom, f: Atom, a: u32) -> Result<(), Strin
 }
 
 /// Fills in each direct call's [`Entry`] (its callee's code and window
-/// size) and its caller's window size, once every function's code is in
-/// place and checked: the code is not moved or changed after this.
+/// size), once every function's code is in
+/// place and checked, then lays the code out in the arena the loop runs
+/// (see [`Program::arena`]): the code is not moved or changed after this.
 fn link_calls(prog: &mut Program) {
     prog.max_nslots = prog.funs.iter().map(|f| f.nslots).max().unwrap_or(0);
+    // The arena's size is known before anything is copied into it, so the
+    // entries can point into it before it is filled.
+    let mut starts = Vec::with_capacity(prog.funs.len());
+    let mut len = 0usize;
+    for f in &prog.funs {
+        len += 1;
+        starts.push(len as u32);
+        len += f.code.len();
+    }
+    let mut arena: Vec<Instr> = Vec::with_capacity(len);
+    let base = arena.as_ptr();
     let entries: Vec<Entry> = prog
         .funs
         .iter()
-        .map(|f| Entry {
-            code: CodePtr(f.code.as_ptr()),
+        .zip(&starts)
+        .map(|(f, &at)| Entry {
+            code: CodePtr(base.wrapping_add(at as usize)),
             nslots: f.nslots,
         })
         .collect();
-    for f in &mut prog.funs {
-        let nslots = f.nslots;
+    for (id, f) in prog.funs.iter_mut().enumerate() {
         for ins in &mut f.code {
             match ins {
-                Instr::Call {
-                    fun, own, entry, ..
-                } => {
-                    *entry = entries[*fun as usize];
-                    *own = nslots;
+                Instr::Call { fun, entry, .. } | Instr::TailCall { fun, entry, .. } => {
+                    *entry = entries[*fun as usize]
                 }
-                Instr::TailCall { fun, entry, .. } => *entry = entries[*fun as usize],
                 _ => {}
             }
         }
+        arena.push(Instr::FunStart { fun: id as u32 });
+        arena.extend(f.code.iter().cloned());
     }
+    debug_assert!(std::ptr::eq(arena.as_ptr(), base) && arena.len() == len);
+    prog.arena = arena;
+    prog.starts = starts;
 }
 
 fn rebase(ins: &mut Instr, fb: u32, lb: u32, sb: u32, cb: u32, eb: u32) {
@@ -288,7 +301,6 @@ fn direct(ins: &mut Instr, exts: &[ExtTarget]) {
                     args,
                     arity,
                     dst,
-                    own: 0,
                     entry: Entry::UNLINKED,
                 }
             }

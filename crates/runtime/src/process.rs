@@ -7,8 +7,8 @@
 //! safe points, and a `receive` later consumes one (receipt).
 
 use crate::code::FunId;
+pub use crate::frames::{Frame, Frames};
 use crate::hooks::{ProcessDirector, ProcessObserver};
-use crate::ir::CodePtr;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Mutex;
@@ -114,31 +114,6 @@ pub struct MonitoredBy {
     pub watcher: Pid,
     /// Set up by registered name: the 'DOWN' shows `{Name, Node}`.
     pub name: Option<Atom>,
-}
-
-/// A caller's saved position.
-#[derive(Copy, Clone, Debug)]
-pub struct Frame {
-    pub fun: FunId,
-    pub base: u32,
-    /// The caller's slot that receives the result.
-    pub ret: u16,
-    /// The caller's window size and code (`fun`'s, kept here so that a
-    /// return looks nothing up).
-    pub nslots: u16,
-    pub code: CodePtr,
-    /// Where to continue in the caller: an instruction of `code`, kept as
-    /// an address so that neither the call nor the return converts it.
-    pub ip: CodePtr,
-}
-
-impl Frame {
-    /// Where to continue in the caller, as an index into its code.
-    pub fn pc(&self) -> u32 {
-        // SAFETY: `ip` points into the code that starts at `code` (both
-        // come from the same function's code, set by the call).
-        unsafe { self.ip.0.offset_from(self.code.0) as u32 }
-    }
 }
 
 /// An active `try` or `catch`.
@@ -294,16 +269,19 @@ pub struct Process {
     pub pid: Pid,
     /// Value stack: each function's window of slots.
     pub regs: Vec<Term>,
-    pub frames: Vec<Frame>,
+    pub frames: Frames,
     pub handlers: Vec<Handler>,
-    /// Current position. While the process runs, `fun` and `base` are
-    /// kept current by the instruction loop (they are not in its locals),
-    /// and `pc` is saved at a slice's end and for built-ins.
+    /// Current position. While the process runs, `base` and `code` are
+    /// kept current by the instruction loop (they are not in its locals);
+    /// `fun` and `pc` are saved at a slice's end, for built-ins, a
+    /// receive and an exception (a call or return does not write `fun`:
+    /// the loop finds it from `code` when it needs it).
     pub fun: FunId,
     pub pc: u32,
     pub base: u32,
-    /// The start of `fun`'s code while the process runs (set by the
-    /// instruction loop when a slice starts; meaningless between slices).
+    /// The start of the current function's code in the program's arena
+    /// while the process runs (set by the instruction loop when a slice
+    /// starts; meaningless between slices).
     pub code: crate::ir::CodePtr,
     pub mailbox: VecDeque<Message>,
     /// Receive scan position in the mailbox.
@@ -430,7 +408,7 @@ impl Process {
         Process {
             pid,
             regs,
-            frames: Vec::new(),
+            frames: Frames::default(),
             handlers: Vec::new(),
             fun,
             pc: 0,

@@ -709,7 +709,6 @@ fn emit_call(b: &mut FnBuilder, k: CallKind, args: Slot, arity: u8, dest: Dest) 
             args,
             arity,
             dst,
-            own: 0,
             entry: Entry::UNLINKED,
         },
         CallKind::Ext(ext) => Instr::CallExt {

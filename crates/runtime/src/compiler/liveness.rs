@@ -216,7 +216,7 @@ fn uses(ins: &Instr, arity: u16, f: &mut impl FnMut(Slot)) {
             f(*a);
             f(*arity);
         }
-        Jump { .. } => {}
+        Jump { .. } | FunStart { .. } | EndProcess => {}
         GetElem { src, .. } | GetHd { src, .. } | GetTl { src, .. } | SplitCons { src, .. } => {
             f(*src)
         }

@@ -23,7 +23,7 @@ fn frames(p: &Process, fun: FunId, pc: usize) -> Vec<RawFrame> {
             break;
         }
         let frame = RawFrame {
-            fun: fr.fun,
+            fun: fr.fun(),
             pc: fr.pc().saturating_sub(1),
         };
         if out.last() != Some(&frame) {
@@ -301,7 +301,7 @@ pub fn kept_len(p: &Process, prog: &Program, end: usize) -> usize {
         if base + reach <= keep {
             return keep;
         }
-        keep = keep.max(base + fr.nslots as usize);
+        keep = keep.max(base + prog.funs[fr.fun() as usize].nslots as usize);
     }
     if p.frames.len() > KEPT_WALK {
         keep = keep.max(p.regs.len());

@@ -1,5 +1,8 @@
 //! Calls and returns: local, external, built-in, fun and run-time-resolved
-//! calls, body or tail, and the frames they push and pop.
+//! calls, body or tail, and the frames they push and pop. A body call
+//! saves only what its return restores (see [`crate::frames`]): the
+//! caller's code start and position, window base and result slot; the
+//! loop then keeps the callee's code start and base in the process.
 
 use super::callee::{closure_extra, prepare_fun_call, resolve_dyn, stop_unsupported, Callee};
 use super::{bif_call::call_bif, take, Flow, Next, Vm};
@@ -20,11 +23,9 @@ use trace_term::{atom, Term};
 /// no tag and writes no `[]` (LLVM still takes one of the two through the
 /// stack frame, as it did the moved value).
 #[inline(always)]
-pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
+pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot) -> Flow {
     let from: *mut Term = vm.reg_mut(src);
-    let Some(to) = pop_frame(vm) else {
-        return super::cold(vm, ins);
-    };
+    let to = pop_frame(vm);
     // SAFETY: both are slots of the value stack, which `pop_frame` does
     // not resize; they may be the same slot, which `swap` allows.
     unsafe { std::ptr::swap(from, to) };
@@ -37,49 +38,42 @@ pub(super) fn return_value(vm: &mut Vm<'_>, src: Slot, ins: &Instr) -> Flow {
 #[inline(always)]
 pub(super) fn return_int(vm: &mut Vm<'_>, dst: Slot, v: i64) -> Flow {
     debug_assert!(matches!(vm.current(), Instr::Return { src } if *src == dst));
-    match pop_frame(vm) {
-        // SAFETY: a slot of the caller's window, just found in the stack.
-        Some(to) => super::put_int(unsafe { &mut *to }, v),
-        None => {
-            super::put_int(vm.reg_mut(dst), v);
-            return super::return_next(vm);
-        }
-    }
+    let to = pop_frame(vm);
+    // SAFETY: a slot of the caller's window, just found in the stack.
+    super::put_int(unsafe { &mut *to }, v);
     Flow::Go
 }
 
 /// Pops the caller's frame and goes on at its position; the caller's slot
-/// that receives the result. `None`, with nothing changed, when the
-/// process's initial call returns (out of the loop, where nothing read
-/// here is kept across a call, which kept it on the stack on every
-/// return). The caller's window is whole: the stack is never cut below
-/// a live frame's window (see [`crate::vm::raise::kept_len`]).
+/// that receives the result. The process's initial call pops the bottom
+/// frame, whose slot is the initial window's first and whose position
+/// ends the process ([`end_process`]): no return asks whether there is a
+/// caller. The caller's window is whole: the stack is never cut below a
+/// live frame's window (see [`crate::vm::raise::kept_len`]), and the
+/// initial window (at 0, where the returning function's is: a tail call
+/// keeps its window's start) has the slot its `Return` read.
 #[inline(always)]
-fn pop_frame(vm: &mut Vm<'_>) -> Option<*mut Term> {
-    let &fr = vm.p.frames.last()?;
-    debug_assert!(vm.p.regs.len() >= fr.base as usize + fr.nslots as usize);
-    // SAFETY: the frame just read is there.
-    unsafe { vm.p.frames.set_len(vm.p.frames.len() - 1) };
-    vm.p.fun = fr.fun;
+fn pop_frame(vm: &mut Vm<'_>) -> *mut Term {
+    // SAFETY: `EndProcess` runs next when this was the bottom frame.
+    let fr = unsafe { vm.p.frames.pop_to_bottom() };
+    debug_assert!(
+        fr.fun() == crate::frames::END_FUN
+            || vm.p.regs.len()
+                >= fr.base as usize + vm.env.prog.funs[fr.fun() as usize].nslots as usize
+    );
     vm.p.base = fr.base;
     vm.set_code(fr.code.0);
     vm.ip = fr.ip.0;
     vm.refresh();
-    Some(vm.reg_mut(fr.ret))
+    vm.reg_mut(fr.ret)
 }
 
-/// `Return` out of the loop: the process's initial call returns.
-pub(super) fn return_slow(vm: &mut Vm<'_>, src: Slot) -> Flow {
-    let v = take(vm.reg_mut(src));
-    let (mut fun, mut pc, mut base) = (vm.fun(), 0, vm.base());
-    if let Some(end) = do_return(vm.p, &mut fun, &mut pc, &mut base, v) {
-        return vm.slow(Next::End(end));
-    }
-    vm.p.fun = fun;
-    vm.p.base = base as u32;
-    vm.enter_code(pc);
-    vm.refresh();
-    Flow::Go
+/// `EndProcess`: the process's initial call returned into the bottom
+/// frame's slot (see [`pop_frame`]).
+pub(super) fn end_process(vm: &mut Vm<'_>) -> Flow {
+    vm.p.frames.clear();
+    let v = take(vm.reg_mut(0));
+    vm.slow(Next::End(initial_returned(v)))
 }
 
 /// How a process ends when its initial call returns `v`.
@@ -119,9 +113,8 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
         Ret::Slot(_) => vm.base() + args as usize,
         Ret::Tail => vm.base(),
     };
-    let frames = &vm.p.frames;
     let need = nb + l.callee.nslots as usize;
-    let full = matches!(ret, Ret::Slot(_)) && frames.len() == frames.capacity();
+    let full = matches!(ret, Ret::Slot(_)) && vm.p.frames.is_full();
     if full || vm.p.regs.len() < need {
         make_room(vm.p, need);
         return vm.retry();
@@ -129,24 +122,17 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
     match ret {
         Ret::Slot(dst) => {
             let fr = Frame {
-                fun: vm.fun(),
-                base: vm.base() as u32,
-                ret: dst,
-                nslots: l.own,
                 code: CodePtr(vm.code()),
                 ip: CodePtr(vm.ip),
+                base: vm.base() as u32,
+                ret: dst,
             };
-            let frames = &mut vm.p.frames;
-            let len = frames.len();
             // SAFETY: there is room for one more (tested above).
-            unsafe {
-                frames.as_mut_ptr().add(len).write(fr);
-                frames.set_len(len + 1);
-            }
+            unsafe { vm.p.frames.push_unchecked(fr) };
         }
         Ret::Tail => tail_args(vm.p, vm.base(), args as usize, l.arity),
     }
-    vm.p.fun = f;
+    debug_assert!(std::ptr::eq(l.callee.code.0, vm.env.prog.code_start(f).0));
     vm.p.base = nb as u32;
     vm.set_code(l.callee.code.0);
     vm.ip = l.callee.code.0;
@@ -196,6 +182,8 @@ fn resolved(
         Ok(Callee::Code(f)) => local(vm, f, args, n, ret),
         Ok(Callee::Bif(id)) => built_in(vm, id, args, arity, ret, RAISE),
         Ok(Callee::Unsupported(msg)) => {
+            // The slice ends here without `save`.
+            vm.keep_fun();
             let next = stop_unsupported(vm.env.rt, msg);
             vm.slow(next)
         }
@@ -284,14 +272,12 @@ pub(super) fn callee_base(
 ) -> usize {
     match ret {
         Ret::Slot(dst) => {
-            let caller = &prog.funs[fun as usize];
+            let code = prog.code_start(fun);
             p.frames.push(Frame {
-                fun,
+                code,
+                ip: CodePtr(code.0.wrapping_add(pc)),
                 base: base as u32,
                 ret: dst,
-                nslots: caller.nslots,
-                code: CodePtr(caller.code.as_ptr()),
-                ip: CodePtr(caller.code.as_ptr().wrapping_add(pc)),
             });
             base + args
         }
@@ -340,7 +326,7 @@ pub(super) fn do_return(
 ) -> Option<SliceEnd> {
     match p.frames.pop() {
         Some(fr) => {
-            *fun = fr.fun;
+            *fun = fr.fun();
             *pc = fr.pc() as usize;
             *base = fr.base as usize;
             // The caller's window is whole (see `raise::kept_len`).
@@ -359,18 +345,17 @@ pub(super) fn do_return(
 #[cold]
 #[inline(never)]
 fn make_room(p: &mut Process, need: usize) {
-    p.frames.reserve(1);
+    p.frames.reserve_one();
     if p.regs.len() < need {
         super::grow_stack(p, need);
     }
 }
 
-/// What a linked call knows beyond its callee's id: the callee's entry,
-/// the caller's window size and, for a tail call, the arguments to move.
+/// What a linked call knows beyond its callee's id: the callee's entry
+/// and, for a tail call, the arguments to move.
 #[derive(Copy, Clone)]
 pub(super) struct Linked {
     pub callee: crate::ir::Entry,
-    pub own: u16,
     pub arity: usize,
 }
 

@@ -156,18 +156,26 @@ struct Env<'a> {
 }
 
 impl<'a> Vm<'a> {
-    /// The current function. It lives in the process (`p.fun`), not in
-    /// the loop's state: a loop that kept it (and `base`) in locals had
-    /// more values than registers, and LLVM moved the window or the process
-    /// to the stack instead, reloading them at every instruction.
+    /// The current function, found from its code's address: calls and
+    /// returns keep only that address (`p.code`) current, and the slow
+    /// paths that ask for the function are few.
     #[inline(always)]
     fn fun(&self) -> FunId {
-        self.p.fun
+        // SAFETY: `p.code` is a function's start in the program's arena
+        // (set from `Program::code_start`, a call's entry or a frame).
+        unsafe { crate::ir::fun_of(self.p.code) }
+    }
+
+    /// Writes the current function into the process (`p.fun`), for the
+    /// code out of the loop that reads it there.
+    #[inline(always)]
+    fn keep_fun(&mut self) {
+        self.p.fun = self.fun();
     }
 
     /// The start of the current function's code (`p.code`): in the
-    /// process, like the function and window base, so that the loop's
-    /// locals leave a register for the process pointer.
+    /// process, like the window base, so that the loop's locals leave a
+    /// register for the process pointer.
     #[inline(always)]
     fn code(&self) -> *const Instr {
         self.p.code.0
@@ -230,15 +238,16 @@ impl<'a> Vm<'a> {
         self.ip = unsafe { self.code().add(label as usize) };
     }
 
-    /// Switches to the code of function `self.fun()`, at `pc`.
+    /// Switches to the code of function `fun`, at `pc`.
     #[inline(always)]
-    fn enter_code(&mut self, pc: usize) {
-        // SAFETY: the linker checked every function id the code names.
-        let f = unsafe { self.env.prog.funs.get_unchecked(self.fun() as usize) };
-        debug_assert!(pc < f.code.len());
-        self.set_code(f.code.as_ptr());
+    fn enter_code(&mut self, fun: FunId, pc: usize) {
+        // SAFETY: every function id the loop holds (a call's, a frame's,
+        // a handler's, the process's) is one the linker checked.
+        let code = unsafe { self.env.prog.code_start_unchecked(fun).0 };
+        debug_assert!(pc < self.env.prog.funs[fun as usize].code.len());
+        self.set_code(code);
         // SAFETY: `pc` is a label or a saved position inside the function.
-        self.ip = unsafe { f.code.as_ptr().add(pc) };
+        self.ip = unsafe { code.add(pc) };
     }
 
     /// The instruction at `ip` (the next one to run).
@@ -273,6 +282,7 @@ impl<'a> Vm<'a> {
     /// Keeps the position in the process, for the next slice or a built-in.
     #[inline(always)]
     fn save(&mut self) {
+        self.keep_fun();
         self.p.pc = self.pc() as u32;
     }
 
@@ -286,10 +296,8 @@ impl<'a> Vm<'a> {
         if self.p.regs.len() < need {
             grow_stack(self.p, need);
         }
-        self.p.fun = f;
         self.p.base = nb as u32;
-        self.set_code(callee.code.as_ptr());
-        self.ip = callee.code.as_ptr();
+        self.enter_code(f, 0);
         self.refresh();
         self.count_call()
     }
@@ -309,7 +317,7 @@ impl<'a> Vm<'a> {
     /// Goes on from where the process says it is, after a built-in.
     #[inline(always)]
     fn resume(&mut self) {
-        self.enter_code(self.p.pc as usize);
+        self.enter_code(self.p.fun, self.p.pc as usize);
         self.refresh();
     }
 
@@ -317,10 +325,11 @@ impl<'a> Vm<'a> {
     /// when there is none.
     #[inline(always)]
     fn throw(&mut self, e: Exception) -> Result<(), SliceEnd> {
+        self.keep_fun();
         let (f, pc, base) = raise::throw(self.p, self.env.prog, e)?;
         self.p.fun = f;
         self.p.base = base as u32;
-        self.enter_code(pc);
+        self.enter_code(f, pc);
         self.refresh();
         Ok(())
     }
@@ -362,7 +371,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
     let prog: &Program = &rt.program;
     let (fun, pc, base) = (p.fun, p.pc as usize, p.base as usize);
     let w = p.regs.as_mut_ptr().wrapping_add(base);
-    let code = prog.funs[fun as usize].code.as_ptr();
+    let code = prog.code_start(fun).0;
     p.code = crate::ir::CodePtr(code);
     let env = Env {
         rt,
@@ -377,7 +386,7 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
         ip: code,
         w,
     };
-    vm.enter_code(pc);
+    vm.enter_code(fun, pc);
     if vm.p.trace_calls {
         return traced_loop(vm);
     }
@@ -579,7 +588,7 @@ fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             dst,
         } => call::external(vm, ext, args, arity, Ret::Slot(dst)),
         Instr::TailCallExt { ext, args, arity } => call::external(vm, ext, args, arity, Ret::Tail),
-        Instr::Return { src } => call::return_value(vm, src, ins),
+        Instr::Return { src } => call::return_value(vm, src),
         // Binaries: in the loop, where a segment costs no copy of the state.
         Instr::BsInit => bin::init(vm),
         Instr::BsPut { .. } => bin::put(vm, ins),
@@ -611,7 +620,9 @@ fn exec<const TRACE: bool>(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         | Instr::RecvNext { .. }
         | Instr::RecvAccept
         | Instr::RecvWait { .. }
-        | Instr::RecvWaitTimeout { .. } => cold(vm, ins),
+        | Instr::RecvWaitTimeout { .. }
+        | Instr::EndProcess
+        | Instr::FunStart { .. } => cold(vm, ins),
     }
 }
 
@@ -626,13 +637,11 @@ fn local_call(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
             fun,
             args,
             dst,
-            own,
             entry,
             ..
         } => {
             let l = Linked {
                 callee: entry,
-                own,
                 arity: 0,
             };
             call::linked(vm, fun, l, args, Ret::Slot(dst))
@@ -645,7 +654,6 @@ fn local_call(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         } => {
             let l = Linked {
                 callee: entry,
-                own: 0,
                 arity: arity as usize,
             };
             call::linked(vm, fun, l, args, Ret::Tail)
@@ -672,20 +680,6 @@ fn fused_call_next<const TAIL: bool>(vm: &mut Vm<'_>) -> Flow {
         unsafe { std::hint::unreachable_unchecked() }
     }
     local_call(vm, ins)
-}
-
-/// The second instruction of a fused pair, a `Return` (the linker fused
-/// only that), run without a dispatch.
-#[inline(always)]
-fn return_next(vm: &mut Vm<'_>) -> Flow {
-    let ins = vm.current();
-    vm.step();
-    match *ins {
-        Instr::Return { src } => call::return_value(vm, src, ins),
-        // The linker fuses an instruction only with a return after it
-        // (`link::fuse`), and linked code is never changed.
-        _ => unreachable!("a fused return pair without its return"),
-    }
 }
 
 /// The instructions [`exec`] leaves out of the loop (maps, funs, built-ins,
@@ -744,8 +738,8 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::LeInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Le, a, imm, fail),
         Instr::GtInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Gt, a, imm, fail),
         Instr::GeInt { a, imm, fail } => branch::test_compare_int(vm, Cmp::Ge, a, imm, fail),
-        // Calls and returns: the return that ends the process.
-        Instr::Return { src } => call::return_slow(vm, src),
+        // Calls and returns: the end of the process's initial call.
+        Instr::EndProcess => call::end_process(vm),
         Instr::CallBif {
             bif,
             args,
@@ -779,7 +773,25 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::TryEnd | Instr::CatchEnd => except::leave(vm),
         Instr::Raise { reg } => except::reraise(vm, reg),
         Instr::Error { kind, val } => except::error(vm, kind, val),
-        // Receive.
+        // Receive: its reports and events read the place from the process.
+        Instr::RecvStart { .. }
+        | Instr::RecvRef { .. }
+        | Instr::RecvPeek { .. }
+        | Instr::RecvNext { .. }
+        | Instr::RecvAccept
+        | Instr::RecvWait { .. }
+        | Instr::RecvWaitTimeout { .. } => {
+            vm.keep_fun();
+            receive(vm, ins)
+        }
+        _ => unreachable!("exec runs {ins:?} itself"),
+    }
+}
+
+/// Runs a receive instruction (out of the loop, see [`exec_cold`]).
+#[inline(always)]
+fn receive(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
+    match *ins {
         Instr::RecvStart { after } => recv::start(vm, after),
         Instr::RecvRef { src } => recv::use_ref(vm, src),
         Instr::RecvPeek { dst, wait, .. } => recv::peek(vm, dst, wait),
@@ -787,7 +799,7 @@ fn exec_cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
         Instr::RecvAccept => recv::accept(vm),
         Instr::RecvWait { lp } => recv::wait(vm, lp),
         Instr::RecvWaitTimeout { timeout, lp, after } => recv::wait_timeout(vm, timeout, lp, after),
-        _ => unreachable!("exec runs {ins:?} itself"),
+        _ => unreachable!("{ins:?} is not a receive"),
     }
 }
 
