@@ -16,7 +16,7 @@ fn writer(t: &TempPath, opts: WriterOptions) -> std::sync::Arc<LogWriter> {
 
 /// A short process's life: a message to its parent and its end, in one slice.
 fn short_life(h: &mut ProcessWriter, parent: ProcId) {
-    h.hold_crowded();
+    h.hold_crowded(|| true);
     let mut s = h.slice();
     s.push_send(Dest::Proc(parent), Some(&atom("done")));
     s.push_exit(Some(&atom("normal")));
@@ -50,7 +50,7 @@ fn short_processes_share_blocks_and_read_back_whole() {
     let n = 3000u32;
     for i in 1..=n {
         let mut child = w.register(80 + i as u64, Some(ProcId(0)));
-        parent.hold_crowded();
+        parent.hold_crowded(|| true);
         parent
             .slice()
             .push_spawn(child.id(), child.pid(), false, false);
@@ -93,7 +93,7 @@ fn a_long_lived_process_goes_on_in_its_own_segments() {
         let mut p = w.register(80, None);
         let mut want = Vec::new();
         for slice in 0..5u64 {
-            p.hold_crowded();
+            p.hold_crowded(|| true);
             let mut s = p.slice();
             // The first slice is longer than a block.
             let events = if slice == 0 { 400 } else { 30 };
@@ -125,7 +125,7 @@ fn a_process_that_finds_the_crowd_held_opens_its_own_segment() {
     let w = writer(&t, WriterOptions::default());
     let mut a = w.register(80, None);
     let mut b = w.register(81, Some(ProcId(0)));
-    a.hold_crowded();
+    a.hold_crowded(|| true);
     a.slice().push_spawn(ProcId(1), 81, false, false);
     short_life(&mut b, ProcId(0));
     a.slice().push_timeout();
@@ -186,11 +186,11 @@ fn a_crowd_reaches_the_file_within_the_flush_interval() {
         },
     );
     let mut idle = w.register(80, None);
-    idle.hold_crowded();
+    idle.hold_crowded(|| true);
     idle.slice().push_timeout();
     idle.release();
     let mut holder = w.register(81, None);
-    holder.hold_crowded();
+    holder.hold_crowded(|| true);
     holder.slice().push_timeout();
     // Held across the flusher's sweeps: its slice end cuts the crowd.
     std::thread::sleep(Duration::from_millis(60));

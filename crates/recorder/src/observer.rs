@@ -126,7 +126,7 @@ impl ProcessObserver for ProcessRecorder {
         // process then costs a row of a shared block), unless the event
         // is a delivery: that comes on the sender's thread, outside the
         // process's slice, and would hold the sender's crowd until then.
-        w.hold_crowded();
+        w.hold_crowded(|| !matches!(ev, Event::Deliver { .. }));
         let pids = &self.shared.pids;
         // The two most common events skip the general mapping's match and
         // the writer's; an exit's reason goes straight into the block.

@@ -10,6 +10,10 @@
 //!                 into blocks, compress ──► file (blocks)
 //! LogWriter::finish(outcome) ──► cut everything, drain, footer + trailer
 //! ```
+//!
+//! A process's first slice (`ProcessWriter::hold_crowded`) goes instead
+//! into its thread's crowd ([`crowd`]), a block of many processes' first
+//! segments that is queued whole.
 
 mod cell;
 mod crowd;

@@ -279,14 +279,22 @@ impl ProcessWriter {
     /// writes its events until [`ProcessWriter::release`] into its thread's
     /// crowd ([`super::crowd`]) rather than into a segment of its own: a
     /// short process's whole life then costs a row in a shared block.
+    /// `in_slice` is asked then (once a process): whether the event comes
+    /// in the process's own slice on this thread. One that does not (a
+    /// delivery, on its sender's thread) would hold the sender's crowd
+    /// until the process's slice ends.
     #[inline]
-    pub fn hold_crowded(&mut self) {
+    pub fn hold_crowded(&mut self, in_slice: impl FnOnce() -> bool) {
         if self.held {
             return;
         }
         self.hold();
         if self.crowd == CrowdStage::Fresh {
-            self.join_crowd();
+            if in_slice() {
+                self.join_crowd();
+            } else {
+                self.crowd = CrowdStage::Out;
+            }
         }
     }
 
@@ -765,5 +773,38 @@ impl Drop for Slice<'_> {
             // SAFETY: held for this slice, whose borrow of the buffer ends here.
             unsafe { self.state.buf.release() }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{LogWriter, WriterOptions};
+    use super::CrowdStage;
+    use crate::meta::Header;
+
+    /// A first event in the process's slice takes the thread's crowd; one
+    /// outside it (a delivery) does not, and leaves the crowd free.
+    #[test]
+    fn only_a_first_event_in_the_slice_takes_the_crowd() {
+        let dir = std::env::temp_dir().join(format!("trace-crowd-{}", std::process::id()));
+        let w = LogWriter::create(&dir, Header::default(), WriterOptions::default()).unwrap();
+        let mut delivered = w.register(80, None);
+        delivered.hold_crowded(|| false);
+        delivered.slice().push_timeout();
+        assert_eq!(delivered.crowd, CrowdStage::Out);
+        let mut running = w.register(81, None);
+        running.hold_crowded(|| true);
+        running.slice().push_timeout();
+        assert!(matches!(running.crowd, CrowdStage::In(_)));
+        running.release();
+        assert_eq!(running.crowd, CrowdStage::Out);
+        running.hold_crowded(|| true);
+        assert_eq!(running.crowd, CrowdStage::Out, "a second slice");
+        running.release();
+        delivered.release();
+        drop((delivered, running));
+        let summary = w.finish(Default::default()).unwrap();
+        assert_eq!(summary.events, 2);
+        let _ = std::fs::remove_file(&dir);
     }
 }
