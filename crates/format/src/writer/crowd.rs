@@ -9,8 +9,9 @@
 //!
 //! Each thread writes into the crowd of its shard (the open lists' shard):
 //! a process takes it for its first slice only if no one holds it (another
-//! thread dealt the same shard, the flusher, a process whose first event
-//! came from another thread), and otherwise opens a segment of its own. The
+//! thread dealt the same shard, the flusher), and otherwise opens a segment
+//! of its own, as does one whose first event comes outside its slice (a
+//! delivery, on the sender's thread, would hold the crowd until then). The
 //! flusher cuts a crowd that has waited the flush interval, as it cuts an
 //! open segment: if a process holds it, the process's slice end does.
 
