@@ -122,7 +122,11 @@ impl ProcessObserver for ProcessRecorder {
             return;
         }
         let Some(w) = self.w.as_mut() else { return };
-        w.hold();
+        // A process's first slice goes to its thread's crowd (a short
+        // process then costs a row of a shared block), unless the event
+        // is a delivery: that comes on the sender's thread, outside the
+        // process's slice, and would hold the sender's crowd until then.
+        w.hold_crowded(|| !matches!(ev, Event::Deliver { .. }));
         let pids = &self.shared.pids;
         // The two most common events skip the general mapping's match and
         // the writer's; an exit's reason goes straight into the block.

@@ -4,6 +4,7 @@
 //! is not enough, cuts them. It never waits for a running process: it
 //! leaves a hint that the process's slice end picks up.
 
+use super::crowd::CrowdCell;
 use super::process::{cut_and, make_dormant, ProcState};
 use super::sink::Wake;
 use super::Inner;
@@ -47,7 +48,23 @@ fn sweep(inner: &Inner, pass: Pass) {
     for shard in inner.open.shards() {
         sweep_shard(inner, &shard.0, pass, now);
     }
+    for c in inner.crowds.iter() {
+        sweep_crowd(inner, c, pass);
+    }
     inner.queue.wake();
+}
+
+/// Cuts a crowd that waited the flush interval (any, under pressure), or
+/// leaves its holder a hint.
+fn sweep_crowd(inner: &Inner, cell: &CrowdCell, pass: Pass) {
+    match cell.crowd.try_lock() {
+        Some(mut c) => {
+            if pass != Pass::Old || c.due(inner) {
+                c.cut(inner, Wake::Later);
+            }
+        }
+        None => cell.flush_hint.store(true, Ordering::Relaxed),
+    }
 }
 
 /// Cuts (or makes dormant) what is due in one shard's list, keeping the

@@ -10,8 +10,13 @@
 //!                 into blocks, compress ──► file (blocks)
 //! LogWriter::finish(outcome) ──► cut everything, drain, footer + trailer
 //! ```
+//!
+//! A process's first slice (`ProcessWriter::hold_crowded`) goes instead
+//! into its thread's crowd ([`crowd`]), a block of many processes' first
+//! segments that is queued whole.
 
 mod cell;
+mod crowd;
 mod flusher;
 mod open;
 mod process;
@@ -25,7 +30,7 @@ use crate::event::{ProcId, ProcessLog};
 use crate::meta::{Footer, Header, Outcome};
 use crate::sync::lock;
 use process::{cut_and, ProcBuf, ProcState};
-use sink::{FileState, Queue, RawSegment, Wake};
+use sink::{FileState, Queue, Queued, RawSegment, Wake};
 use std::fs::File;
 use std::io::{self, Write};
 use std::marker::PhantomData;
@@ -102,6 +107,9 @@ pub(crate) struct Inner {
     processes: registry::Registry,
     /// Processes with an open block (each listed once).
     open: open::OpenLists,
+    /// The crowds of new processes' first slices, one a shard. Not counted
+    /// in `buffered`: they hold a block's worth each at most.
+    crowds: Box<[crowd::CrowdCell]>,
     /// Bytes reported by open blocks.
     buffered: AtomicUsize,
     queue: Queue,
@@ -153,9 +161,14 @@ impl Inner {
     }
 
     fn submit(&self, block: RawSegment, wake: Wake) {
-        if let Err(b) = self.queue.submit(block, wake) {
-            self.lost_after_finish
-                .fetch_add(b.events as u64, Ordering::Relaxed);
+        let events = block.events as u64;
+        self.submit_queued(Queued::Segment(block), events, wake);
+    }
+
+    /// Queues a segment or a crowd of `events` events.
+    fn submit_queued(&self, q: Queued, events: u64, wake: Wake) {
+        if self.queue.submit(q, wake).is_err() {
+            self.lost_after_finish.fetch_add(events, Ordering::Relaxed);
         }
     }
 }
@@ -219,6 +232,7 @@ impl LogWriter {
             start: Instant::now(),
             processes: registry::Registry::default(),
             open: open::OpenLists::new(),
+            crowds: (0..open::SHARDS).map(|_| crowd::CrowdCell::new()).collect(),
             buffered: AtomicUsize::new(0),
             queue: Queue::new(queue_bytes, opts.block_size),
             file: Mutex::new(FileState {
@@ -286,6 +300,7 @@ impl LogWriter {
             inner: self.inner.clone(),
             closed: false,
             held: false,
+            crowd: process::CrowdStage::Fresh,
             _not_sync: PhantomData,
         }
     }
@@ -343,6 +358,9 @@ impl LogWriter {
             let mut b = state.buf.lock();
             cut_and(&mut b, &state, inner, Wake::Later);
             b.listed = false;
+        }
+        for c in inner.crowds.iter() {
+            c.crowd.lock().cut(inner, Wake::Later);
         }
         inner.queue.close();
         for h in std::mem::take(&mut *lock(&self.threads)) {

@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex};
 
 /// Shards: more than the scheduler threads of most machines, so that
 /// threads seldom share one.
-const SHARDS: usize = 16;
+pub(crate) const SHARDS: usize = 16;
+// The crowds' indices, one a shard, are kept in a byte.
+const _: () = assert!(SHARDS <= 256);
 
 /// One shard, alone on its cache lines.
 #[repr(align(128))]
@@ -32,7 +34,7 @@ thread_local! {
 /// Shards are dealt to threads in turn.
 static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
 
-fn my_shard() -> usize {
+pub(crate) fn my_shard() -> usize {
     SHARD.with(|s| match s.get() {
         usize::MAX => {
             let k = deal(&NEXT_SHARD);

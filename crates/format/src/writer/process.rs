@@ -17,6 +17,8 @@
 //! and leaves a hint for running ones.
 
 use super::cell::BufCell;
+use super::crowd::{self, Crowd};
+use super::open::my_shard;
 use super::sink::{RawSegment, Wake};
 use super::Inner;
 use crate::codec::{BlockDecoder, BlockEncoder, SharedOp};
@@ -68,6 +70,10 @@ pub(crate) struct ProcBuf {
     /// rather than growing to it by doubling (a busy process's block was
     /// copied about once over by its reallocations).
     busy: bool,
+    /// The crowd (its index in the writer's) whose encoder and bytes `enc`
+    /// and `bytes` are, lent for the process's first slice: its events
+    /// take the same path as into a segment of its own.
+    crowd: Option<u8>,
 }
 
 impl ProcBuf {
@@ -86,6 +92,7 @@ impl ProcBuf {
             listed: false,
             closed: false,
             busy: false,
+            crowd: None,
         }
     }
 
@@ -166,9 +173,34 @@ fn revive(
     enc
 }
 
+/// Lends `c`'s encoder and bytes to the process, for a row of its events
+/// from here on.
+fn lend_crowd(c: &mut Crowd, k: u8, b: &mut ProcBuf, state: &ProcState, inner: &Inner) {
+    let block_size = inner.opts.block_size;
+    c.start_row(state, block_size);
+    b.enc = c.enc.take();
+    std::mem::swap(&mut b.bytes, &mut c.bytes);
+    b.block_first_event = b.events;
+    b.block_first_signal = b.signals;
+    b.block_events = 0;
+    // The slow path's only business in a crowd: its being full.
+    b.threshold = block_size;
+    b.crowd = Some(k);
+}
+
+/// Takes back what [`lend_crowd`] lent, and ends the process's row.
+fn return_crowd(c: &mut Crowd, b: &mut ProcBuf, state: &ProcState) {
+    c.enc = b.enc.take();
+    std::mem::swap(&mut b.bytes, &mut c.bytes);
+    b.crowd = None;
+    let events = std::mem::take(&mut b.block_events);
+    c.end_row(state, b.block_first_event, b.block_first_signal, events);
+}
+
 /// Cuts the open block, if any, and queues it; with [`Wake::Later`] the
 /// caller wakes the compressors itself once it has queued a series.
 pub(crate) fn cut_and(b: &mut ProcBuf, state: &ProcState, inner: &Inner, wake: Wake) {
+    debug_assert!(b.crowd.is_none(), "a crowd's row is not a segment to cut");
     b.busy = false;
     if let Some(enc) = b.enc.take() {
         spare_encoder(enc);
@@ -197,6 +229,17 @@ pub(crate) fn cut_and(b: &mut ProcBuf, state: &ProcState, inner: &Inner, wake: W
     inner.submit(block, wake);
 }
 
+/// Where a process stands with the crowds ([`super::crowd`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum CrowdStage {
+    /// Nothing pushed through [`ProcessWriter::hold_crowded`] yet.
+    Fresh,
+    /// Writing its first slice into the crowd of this index.
+    In(u8),
+    /// Past its first slice.
+    Out,
+}
+
 /// A process's handle on the log. Owned by the process: `Send`, not `Sync`.
 pub struct ProcessWriter {
     pub(crate) state: Arc<ProcState>,
@@ -205,6 +248,8 @@ pub struct ProcessWriter {
     pub(crate) closed: bool,
     /// This handle holds `state.buf` ([`ProcessWriter::hold`]).
     pub(crate) held: bool,
+    /// Where the process stands with its thread's crowd.
+    pub(crate) crowd: CrowdStage,
     pub(crate) _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -230,17 +275,98 @@ impl ProcessWriter {
         }
     }
 
+    /// [`ProcessWriter::hold`]; and a process that has pushed nothing yet
+    /// writes its events until [`ProcessWriter::release`] into its thread's
+    /// crowd ([`super::crowd`]) rather than into a segment of its own: a
+    /// short process's whole life then costs a row in a shared block.
+    /// `in_slice` is asked then (once a process): whether the event comes
+    /// in the process's own slice on this thread. One that does not (a
+    /// delivery, on its sender's thread) would hold the sender's crowd
+    /// until the process's slice ends.
+    #[inline]
+    pub fn hold_crowded(&mut self, in_slice: impl FnOnce() -> bool) {
+        if self.held {
+            return;
+        }
+        self.hold();
+        if self.crowd == CrowdStage::Fresh {
+            if in_slice() {
+                self.join_crowd();
+            } else {
+                self.crowd = CrowdStage::Out;
+            }
+        }
+    }
+
+    /// Takes this thread's crowd for the process's first slice, unless
+    /// someone holds it (then the process opens a segment of its own).
+    #[cold]
+    fn join_crowd(&mut self) {
+        self.crowd = CrowdStage::Out;
+        // SAFETY: held by the caller; no other reference to the buffer.
+        let b = unsafe { self.state.buf.get() };
+        if b.events != 0 || b.opened_at.is_some() {
+            return;
+        }
+        let k = my_shard();
+        let cell = &self.inner.crowds[k];
+        if !cell.crowd.try_hold() {
+            return;
+        }
+        // SAFETY: just taken; no other reference to it.
+        let c = unsafe { cell.crowd.get() };
+        // A shard's index fits a byte (`open::SHARDS`).
+        let k = k as u8;
+        lend_crowd(c, k, b, &self.state, &self.inner);
+        self.crowd = CrowdStage::In(k);
+    }
+
+    /// Ends the process's row in the crowd it writes into, and lets the
+    /// crowd go, cutting it first if it is full or the flusher found it due.
+    fn leave_crowd(&mut self, k: u8) {
+        self.crowd = CrowdStage::Out;
+        let inner = &*self.inner;
+        let cell = &inner.crowds[k as usize];
+        // SAFETY: the process's buffer is held by this handle, and so is
+        // the crowd it borrowed from (since `join_crowd`); no other
+        // reference to either.
+        let (c, b) = unsafe { (cell.crowd.get(), self.state.buf.get()) };
+        return_crowd(c, b, &self.state);
+        if c.full(inner.opts.block_size)
+            || (crowd::take_hint(cell) && (c.due(inner) || inner.over_budget()))
+        {
+            c.cut(inner, Wake::Now);
+        }
+        // SAFETY: held by this handle, and `c` is not used past here.
+        unsafe { cell.crowd.release() }
+    }
+
     /// Lets the buffer go after [`ProcessWriter::hold`] (nothing if not
     /// held), first cutting the open block if the flusher found it due
-    /// while it was held.
+    /// while it was held, and ending the process's row in a crowd.
     #[inline]
     pub fn release(&mut self) {
         if self.held {
-            self.slice().take_hint();
-            self.held = false;
-            // SAFETY: held by this handle, and no slice borrows it now.
-            unsafe { self.state.buf.release() }
+            // A path of its own: sharing the common one cost it registers.
+            if let CrowdStage::In(k) = self.crowd {
+                return self.release_from_crowd(k);
+            }
+            self.release_held();
         }
+    }
+
+    #[cold]
+    fn release_from_crowd(&mut self, k: u8) {
+        self.leave_crowd(k);
+        self.release_held();
+    }
+
+    #[inline]
+    fn release_held(&mut self) {
+        self.slice().take_hint();
+        self.held = false;
+        // SAFETY: held by this handle, and no slice borrows it now.
+        unsafe { self.state.buf.release() }
     }
 
     /// A scheduling slice: events are pushed through the returned [`Slice`].
@@ -276,6 +402,9 @@ impl ProcessWriter {
     fn close_inner(&mut self) -> u64 {
         self.closed = true;
         self.hold();
+        if let CrowdStage::In(k) = self.crowd {
+            self.leave_crowd(k);
+        }
         // SAFETY: held just above.
         let b = unsafe { self.state.buf.get() };
         if !b.closed {
@@ -387,6 +516,10 @@ impl Slice<'_> {
     fn grow(&mut self) {
         let block_size = self.inner.opts.block_size;
         let b = &mut *self.buf;
+        if let Some(k) = b.crowd {
+            self.crowd_full(k);
+            return;
+        }
         if b.bytes.len() >= block_size {
             cut(b, self.state, self.inner);
             b.busy = true;
@@ -409,6 +542,19 @@ impl Slice<'_> {
         };
         b.signals += 1;
         m
+    }
+
+    /// The crowd filled up in the process's first slice: its row so far
+    /// goes with the crowd's block, and its next events start a new row.
+    #[cold]
+    fn crowd_full(&mut self, k: u8) {
+        let inner = &**self.inner;
+        // SAFETY: the crowd was lent to this process's buffer, which this
+        // slice holds: the crowd is held by its handle (`join_crowd`).
+        let c = unsafe { inner.crowds[k as usize].crowd.get() };
+        return_crowd(c, self.buf, self.state);
+        c.cut(inner, Wake::Now);
+        lend_crowd(c, k, self.buf, self.state, inner);
     }
 
     /// Pushes any event.
@@ -627,5 +773,38 @@ impl Drop for Slice<'_> {
             // SAFETY: held for this slice, whose borrow of the buffer ends here.
             unsafe { self.state.buf.release() }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{LogWriter, WriterOptions};
+    use super::CrowdStage;
+    use crate::meta::Header;
+
+    /// A first event in the process's slice takes the thread's crowd; one
+    /// outside it (a delivery) does not, and leaves the crowd free.
+    #[test]
+    fn only_a_first_event_in_the_slice_takes_the_crowd() {
+        let dir = std::env::temp_dir().join(format!("trace-crowd-{}", std::process::id()));
+        let w = LogWriter::create(&dir, Header::default(), WriterOptions::default()).unwrap();
+        let mut delivered = w.register(80, None);
+        delivered.hold_crowded(|| false);
+        delivered.slice().push_timeout();
+        assert_eq!(delivered.crowd, CrowdStage::Out);
+        let mut running = w.register(81, None);
+        running.hold_crowded(|| true);
+        running.slice().push_timeout();
+        assert!(matches!(running.crowd, CrowdStage::In(_)));
+        running.release();
+        assert_eq!(running.crowd, CrowdStage::Out);
+        running.hold_crowded(|| true);
+        assert_eq!(running.crowd, CrowdStage::Out, "a second slice");
+        running.release();
+        delivered.release();
+        drop((delivered, running));
+        let summary = w.finish(Default::default()).unwrap();
+        assert_eq!(summary.events, 2);
+        let _ = std::fs::remove_file(&dir);
     }
 }

@@ -3,6 +3,7 @@
 //! them and append them to the file. Blocks land in the file in the order
 //! they are compressed; each segment's `first_event` says where it belongs.
 
+use super::crowd::CrowdBlock;
 use crate::container::{
     BlockHeader, RunBinding, Storage, BLOCK_HEADER_LEN, FLAG_TABLE_ZSTD, FLAG_TIMESTAMPS,
     MAX_BLOCK_RAW, MAX_RATIO, NO_PARENT,
@@ -28,8 +29,25 @@ pub(crate) struct RawSegment {
     pub bytes: Vec<u8>,
 }
 
+/// What waits in the queue: a segment to pack with others, or a crowd,
+/// packed already (docs: [`super::crowd`]).
+pub(crate) enum Queued {
+    Segment(RawSegment),
+    Crowd(Box<CrowdBlock>),
+}
+
+impl Queued {
+    /// Its encoded events' bytes.
+    fn len(&self) -> usize {
+        match self {
+            Queued::Segment(s) => s.bytes.len(),
+            Queued::Crowd(c) => c.bytes.len(),
+        }
+    }
+}
+
 struct QueueState {
-    blocks: VecDeque<RawSegment>,
+    blocks: VecDeque<Queued>,
     bytes: usize,
     closed: bool,
     /// Threads waiting on `not_empty` and on `not_full`: a condvar's notify
@@ -116,10 +134,10 @@ impl Queue {
     }
 
     /// Queues a block; returns it back if the queue is closed (the log was finished).
-    pub fn submit(&self, b: RawSegment, wake: Wake) -> Result<(), RawSegment> {
+    pub fn submit(&self, b: Queued, wake: Wake) -> Result<(), Queued> {
         let mut s = lock(&self.state);
         // A block larger than the whole bound is still accepted once the queue is empty.
-        while !s.closed && s.bytes > 0 && s.bytes + b.bytes.len() > self.max_bytes {
+        while !s.closed && s.bytes > 0 && s.bytes + b.len() > self.max_bytes {
             // Blocks queued without a wake-up must be compressed to make room.
             if s.consumers_waiting > 0 {
                 self.not_empty.notify_one();
@@ -134,7 +152,7 @@ impl Queue {
         if s.closed {
             return Err(b);
         }
-        s.bytes += b.bytes.len();
+        s.bytes += b.len();
         s.blocks.push_back(b);
         let (idle, filled) = self.due(&s);
         drop(s);
@@ -156,7 +174,7 @@ impl Queue {
     /// is queued, or at `deadline` whatever is queued (`None` if nothing),
     /// or once the queue is closed. Segments queued meanwhile do not wake
     /// it one by one.
-    fn pop_until(&self, deadline: Instant) -> Option<RawSegment> {
+    fn pop_until(&self, deadline: Instant) -> Option<Queued> {
         let mut s = lock(&self.state);
         loop {
             let now = Instant::now();
@@ -178,7 +196,8 @@ impl Queue {
     /// one lock (a crowd's segments come by the thousand, and taking each
     /// under a lock of its own made the producers wait on it), while the
     /// block's `body` is under `block_size` and the next segment keeps it
-    /// within the reader's limit; that one stays queued for the next block.
+    /// within the reader's limit; that one stays queued for the next block,
+    /// as does a crowd (a block of its own).
     fn drain_into(
         &self,
         segs: &mut Vec<RawSegment>,
@@ -189,14 +208,16 @@ impl Queue {
         let mut took = false;
         let mut drained = Drained::Empty;
         while *body < block_size {
-            let Some(len) = s.blocks.front().map(|b| b.bytes.len()) else {
-                break;
+            let b = match s.blocks.pop_front() {
+                None => break,
+                Some(Queued::Segment(b)) if *body + b.bytes.len() <= MAX_BLOCK_RAW as usize => b,
+                Some(other) => {
+                    s.blocks.push_front(other);
+                    drained = Drained::Full;
+                    break;
+                }
             };
-            if *body + len > MAX_BLOCK_RAW as usize {
-                drained = Drained::Full;
-                break;
-            }
-            let b = s.blocks.pop_front().expect("a front segment");
+            let len = b.bytes.len();
             s.bytes -= len;
             *body += len;
             segs.push(b);
@@ -214,13 +235,13 @@ impl Queue {
     }
 
     /// The next block if one is waiting, without waiting for one.
-    fn try_pop(&self) -> Option<RawSegment> {
+    fn try_pop(&self) -> Option<Queued> {
         let s = lock(&self.state);
         self.take_front(s)
     }
 
     /// The next block, or `None` once the queue is closed and drained.
-    fn pop(&self) -> Option<RawSegment> {
+    fn pop(&self) -> Option<Queued> {
         let mut s = lock(&self.state);
         while s.blocks.is_empty() {
             if s.closed {
@@ -234,9 +255,9 @@ impl Queue {
     }
 
     /// Removes the first block, waking producers waiting for room.
-    fn take_front(&self, mut s: MutexGuard<'_, QueueState>) -> Option<RawSegment> {
+    fn take_front(&self, mut s: MutexGuard<'_, QueueState>) -> Option<Queued> {
         let b = s.blocks.pop_front()?;
-        s.bytes -= b.bytes.len();
+        s.bytes -= b.len();
         let wake = s.producers_waiting > 0;
         drop(s);
         if wake {
@@ -291,38 +312,30 @@ pub(crate) fn compress_loop(
     let mut packer = Packer::new(level);
     let mut batch = Vec::new();
     let mut entries = Vec::new();
-    let mut pending: Option<RawSegment> = None;
+    let mut pending: Option<Queued> = None;
     // Reused: a crowd's block gathers thousands of segments.
     let mut segs = Vec::new();
     while let Some(first) = pending.take().or_else(|| queue.pop()) {
-        segs.clear();
-        segs.push(first);
-        let mut body = segs[0].bytes.len();
-        let deadline = Instant::now() + linger;
-        while body < block_size {
-            match queue.drain_into(&mut segs, &mut body, block_size) {
-                Drained::Some => continue,
-                Drained::Full => break,
-                Drained::Empty => {}
-            }
-            match queue.pop_until(deadline) {
-                Some(s) if body + s.bytes.len() <= MAX_BLOCK_RAW as usize => {
-                    body += s.bytes.len();
-                    segs.push(s);
-                }
-                Some(s) => {
-                    pending = Some(s);
-                    break;
-                }
-                None => break,
-            }
-        }
         let at = batch.len();
-        packer.encode_record(&segs, binding, &mut batch);
+        let (raw_len, counts) = match first {
+            Queued::Crowd(c) => {
+                packer.encode_crowd(&c, binding, &mut batch);
+                let counts = c.rows.iter().map(|r| (r.process, r.events)).collect();
+                (c.bytes.len(), counts)
+            }
+            Queued::Segment(first) => {
+                segs.clear();
+                segs.push(first);
+                let deadline = Instant::now() + linger;
+                let body = gather(queue, &mut segs, &mut pending, block_size, deadline);
+                packer.encode_record(&segs, binding, &mut batch);
+                (body, segs.iter().map(|s| (s.process, s.events)).collect())
+            }
+        };
         entries.push(Batched {
             len: (batch.len() - at) as u32,
-            raw_len: body,
-            counts: segs.iter().map(|s| (s.process, s.events)).collect(),
+            raw_len,
+            counts,
         });
         if pending.is_none() && batch.len() < BATCH_BYTES {
             pending = queue.try_pop();
@@ -332,6 +345,39 @@ pub(crate) fn compress_loop(
             batch.clear();
         }
     }
+}
+
+/// Gathers queued segments after the first in `segs` into a block of about
+/// `block_size` bytes, waiting until `deadline` at most for more; returns
+/// the body's length. What is taken but does not fit (a crowd, a segment
+/// past the reader's limit) is left in `pending`.
+fn gather(
+    queue: &Queue,
+    segs: &mut Vec<RawSegment>,
+    pending: &mut Option<Queued>,
+    block_size: usize,
+    deadline: Instant,
+) -> usize {
+    let mut body = segs[0].bytes.len();
+    while body < block_size {
+        match queue.drain_into(segs, &mut body, block_size) {
+            Drained::Some => continue,
+            Drained::Full => break,
+            Drained::Empty => {}
+        }
+        match queue.pop_until(deadline) {
+            Some(Queued::Segment(s)) if body + s.bytes.len() <= MAX_BLOCK_RAW as usize => {
+                body += s.bytes.len();
+                segs.push(s);
+            }
+            Some(q) => {
+                *pending = Some(q);
+                break;
+            }
+            None => break,
+        }
+    }
+    body
 }
 
 /// A record of a batch, for the footer's index.
@@ -459,16 +505,64 @@ impl Packer {
             });
             self.raw_body.extend_from_slice(&s.bytes);
         }
+        let (rows, body) = (
+            std::mem::take(&mut self.rows),
+            std::mem::take(&mut self.raw_body),
+        );
+        let timestamps = segs.first().is_some_and(|s| s.timestamps);
+        self.write_record(&rows, &body, timestamps, binding, out);
+        (self.rows, self.raw_body) = (rows, body);
+    }
+
+    /// Appends the block record of a crowd: its rows as they are when they
+    /// are in process order already (a thread's crowd mostly is: processes
+    /// are registered in order and run in about that order), else put in
+    /// process order as [`encode_record`](Self::encode_record) puts them.
+    pub fn encode_crowd(&mut self, c: &CrowdBlock, binding: RunBinding, out: &mut Vec<u8>) {
+        let key = |r: &Segment| (r.process, r.first_event);
+        if c.rows.is_sorted_by_key(key) {
+            self.write_record(&c.rows, &c.bytes, c.timestamps, binding, out);
+            return;
+        }
+        self.order.clear();
+        let mut start = 0u32;
+        for r in &c.rows {
+            self.order.push((r.process, r.first_event, start));
+            start += r.raw_len;
+        }
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.clear();
+        rows.extend_from_slice(&c.rows);
+        rows.sort_unstable_by_key(key);
+        self.order.sort_unstable();
+        let mut body = std::mem::take(&mut self.raw_body);
+        body.clear();
+        for (r, &(_, _, at)) in rows.iter().zip(&self.order) {
+            body.extend_from_slice(&c.bytes[at as usize..][..r.raw_len as usize]);
+        }
+        self.write_record(&rows, &body, c.timestamps, binding, out);
+        (self.rows, self.raw_body) = (rows, body);
+    }
+
+    /// Appends the record of `rows` over `body`: header, segment table,
+    /// body, each part zstd-compressed when that makes it smaller.
+    fn write_record(
+        &mut self,
+        rows: &[Segment],
+        body: &[u8],
+        timestamps: bool,
+        binding: RunBinding,
+        out: &mut Vec<u8>,
+    ) {
         self.raw_table.clear();
-        segment::encode(&self.rows, &mut self.raw_table);
+        segment::encode(rows, &mut self.raw_table);
         let start = out.len();
         out.resize(start + BLOCK_HEADER_LEN, 0);
         let table_at = out.len();
         let table = store(self.table.as_mut(), &self.raw_table, &mut self.scratch, out);
         let body_at = out.len();
-        let body = body_compressor(&mut self.body, &mut self.crowd_body, segs.len());
-        let storage = store(body, &self.raw_body, &mut self.scratch, out);
-        let timestamps = segs.first().is_some_and(|s| s.timestamps);
+        let compressor = body_compressor(&mut self.body, &mut self.crowd_body, rows.len());
+        let storage = store(compressor, body, &mut self.scratch, out);
         let mut flags = if timestamps { FLAG_TIMESTAMPS } else { 0 };
         if table == Storage::Zstd {
             flags |= FLAG_TABLE_ZSTD;
@@ -477,10 +571,10 @@ impl Packer {
             storage,
             flags,
             run_tag: binding.tag(),
-            segments: segs.len() as u32,
+            segments: rows.len() as u32,
             table_raw_len: self.raw_table.len() as u32,
             table_stored_len: (body_at - table_at) as u32,
-            raw_len: self.raw_body.len() as u32,
+            raw_len: body.len() as u32,
             stored_len: (out.len() - body_at) as u32,
             table_crc: binding.body_crc(&out[table_at..body_at]),
             body_crc: binding.body_crc(&out[body_at..]),
@@ -581,6 +675,18 @@ mod tests {
         }
     }
 
+    fn queued(process: u32, len: usize) -> Queued {
+        Queued::Segment(segment(process, len))
+    }
+
+    /// The process of a queued segment (`u32::MAX` for a crowd).
+    fn process_of(q: Queued) -> u32 {
+        match q {
+            Queued::Segment(s) => s.process,
+            Queued::Crowd(_) => u32::MAX,
+        }
+    }
+
     /// A lingering consumer takes what is queued at its deadline, and
     /// nothing when nothing is.
     #[test]
@@ -588,10 +694,10 @@ mod tests {
         let q = Queue::new(1 << 20, 100);
         let past = Instant::now();
         assert!(q.pop_until(past).is_none());
-        assert!(q.submit(segment(1, 10), Wake::Now).is_ok());
-        assert!(q.submit(segment(2, 10), Wake::Now).is_ok());
-        assert_eq!(q.pop_until(past).map(|s| s.process), Some(1));
-        assert_eq!(q.try_pop().map(|s| s.process), Some(2));
+        assert!(q.submit(queued(1, 10), Wake::Now).is_ok());
+        assert!(q.submit(queued(2, 10), Wake::Now).is_ok());
+        assert_eq!(q.pop_until(past).map(process_of), Some(1));
+        assert_eq!(q.try_pop().map(process_of), Some(2));
     }
 
     /// A drain takes waiting segments, in order, until the block reaches
@@ -600,7 +706,7 @@ mod tests {
     fn a_drain_takes_segments_up_to_the_block_size() {
         let q = Queue::new(1 << 20, 100);
         for p in 1..=4 {
-            assert!(q.submit(segment(p, 40), Wake::Now).is_ok());
+            assert!(q.submit(queued(p, 40), Wake::Now).is_ok());
         }
         let (mut segs, mut body) = (Vec::new(), 0);
         assert_eq!(q.drain_into(&mut segs, &mut body, 100), Drained::Some);
@@ -625,11 +731,11 @@ mod tests {
     fn a_lingering_pop_returns_once_a_block_is_filled_or_the_queue_closes() {
         let q = Queue::new(1 << 20, 100);
         let later = Instant::now() + Duration::from_secs(3600);
-        assert!(q.submit(segment(1, 60), Wake::Now).is_ok());
-        assert!(q.submit(segment(2, 60), Wake::Now).is_ok());
-        assert_eq!(q.pop_until(later).map(|s| s.process), Some(1));
+        assert!(q.submit(queued(1, 60), Wake::Now).is_ok());
+        assert!(q.submit(queued(2, 60), Wake::Now).is_ok());
+        assert_eq!(q.pop_until(later).map(process_of), Some(1));
         q.close();
-        assert_eq!(q.pop_until(later).map(|s| s.process), Some(2));
+        assert_eq!(q.pop_until(later).map(process_of), Some(2));
         assert!(q.pop_until(later).is_none());
     }
 }
