@@ -366,20 +366,17 @@ pub(crate) fn rebuild<'m, L: Layout<'m>>(
         }
         prefetch_ahead(&prog, &q.ready);
         let start = prog[p as usize].cursor;
+        // A run that reaches the end of a chunk goes on into the next (a
+        // process's first is taken so too: it starts with an empty one).
         let (cur, sent) = loop {
-            let st = &prog[p as usize];
-            if st.more && st.cursor == st.end {
-                let c = layout.next_chunk(p, st)?;
-                prog[p as usize].take(&mut rare[p as usize], c);
-            }
-            let (cur, sent) = run_process(
+            let (cur, sent, chunk_done) = run_process(
                 &*layout, &mut prog, &mut rare, &published, &mut q, p, limited,
             );
-            let st = &prog[p as usize];
-            // A run that reaches the end of a chunk goes on into the next.
-            if !(st.more && cur == st.end) {
+            if !chunk_done {
                 break (cur, sent);
             }
+            let c = layout.next_chunk(p, &prog[p as usize])?;
+            prog[p as usize].take(&mut rare[p as usize], c);
         };
         if cur > start {
             run(p, start, cur);
@@ -410,7 +407,8 @@ pub(crate) fn rebuild<'m, L: Layout<'m>>(
 
 /// Runs process `p` from where it stands until it waits (put among the
 /// waiters) or reaches the end of its chunk; returns where it stopped and
-/// the signals it sent before that, both also kept in its progress.
+/// the signals it sent before that, both also kept in its progress, and
+/// whether it stopped at the end of a chunk that others follow.
 #[inline(always)]
 fn run_process<'m, L: Layout<'m>>(
     layout: &L,
@@ -420,11 +418,12 @@ fn run_process<'m, L: Layout<'m>>(
     q: &mut Queues,
     p: TableRow,
     limited: bool,
-) -> (u32, u32) {
+) -> (u32, u32, bool) {
     let st = &prog[p as usize];
     let recs = st.receipts;
     let end = st.end;
     let mut cur;
+    let mut chunk_done = false;
     let (mut r, mut next_spawn, mut next_dep) = (st.r as usize, st.next_spawn, st.next_dep);
     // Signals sent before `cur`; brought forward only where a receipt
     // needs it (a wait, or a signal to itself), by walking the chunk's
@@ -446,6 +445,7 @@ fn run_process<'m, L: Layout<'m>>(
                 } else {
                     base + sigs.len() as u32
                 };
+                chunk_done = prog[p as usize].more;
                 break;
             }
             // A dependency: the operation of another process it follows.
@@ -486,7 +486,7 @@ fn run_process<'m, L: Layout<'m>>(
     st.sent = sent;
     st.next_spawn = next_spawn;
     st.next_dep = next_dep;
-    (cur, sent)
+    (cur, sent, chunk_done)
 }
 
 /// Starts the children `p` spawned before its event `stop` (those whose
