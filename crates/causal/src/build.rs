@@ -26,10 +26,10 @@ type Active = (u32, &'static str);
 
 /// What one block contributes.
 #[derive(Default)]
-struct BlockFacts {
-    signals: Vec<SignalFact>,
-    receipts: Vec<ReceiptFact>,
-    spawns: Vec<SpawnFact>,
+pub(crate) struct BlockFacts {
+    pub signals: Vec<SignalFact>,
+    pub receipts: Vec<ReceiptFact>,
+    pub spawns: Vec<SpawnFact>,
     shared: Vec<SharedFact>,
     blocked: Option<bool>,
     first_exit: Option<u32>,
@@ -53,8 +53,13 @@ fn clear(mut b: Buffers) -> Buffers {
     b
 }
 
+/// The log's run ended normally and the log has its footer.
+pub(crate) fn is_complete(reader: &LogReader) -> bool {
+    matches!(reader.outcome(), Some((o, _)) if o.end == RunEnd::Completed)
+}
+
 /// Maps process ids to rows (positions in the reader's table).
-struct Slots<'a> {
+pub(crate) struct Slots<'a> {
     table: &'a [ProcessInfo],
     /// Every process's id is its position (a log that lost no process):
     /// the map is then the identity, and every send and receipt of the log
@@ -63,13 +68,13 @@ struct Slots<'a> {
 }
 
 impl<'a> Slots<'a> {
-    fn new(table: &'a [ProcessInfo]) -> Self {
+    pub fn new(table: &'a [ProcessInfo]) -> Self {
         let dense = table.iter().enumerate().all(|(i, p)| p.id.0 as usize == i);
         Slots { table, dense }
     }
 
     #[inline]
-    fn of(&self, id: ProcId) -> TableRow {
+    pub fn of(&self, id: ProcId) -> TableRow {
         if self.dense {
             return if (id.0 as usize) < self.table.len() {
                 id.0
@@ -135,7 +140,10 @@ impl BlockFacts {
         });
     }
 
-    fn collect(
+    // Inlined into its caller, which the decoder is inlined into as well: a
+    // call per event for the decoder's iterator cost 60 instructions an event.
+    #[inline(always)]
+    pub fn collect(
         ev: &mut Events<'_>,
         slots: &Slots<'_>,
         complete: bool,
@@ -307,7 +315,7 @@ impl Model {
     {
         let table = reader.processes();
         let slots = Slots::new(table);
-        let complete = matches!(reader.outcome(), Some((o, _)) if o.end == RunEnd::Completed);
+        let complete = is_complete(reader);
         let both = reader.par_map_each_block(|ev| {
             let mut v = start(ev.info());
             let f = BlockFacts::collect(ev, &slots, complete, &mut v);
@@ -327,6 +335,19 @@ impl Model {
                 }
             })
             .collect();
+        (Model::stitch(reader, per_block), visitors)
+    }
+
+    /// The model of a log from its blocks' facts, in the order of
+    /// [`LogReader::blocks`]: each process's blocks joined in order, up to
+    /// the first that did not decode or does not follow on (a warning).
+    pub(crate) fn stitch(
+        reader: &LogReader,
+        per_block: Vec<Result<BlockFacts, FormatError>>,
+    ) -> Model {
+        let table = reader.processes();
+        let slots = Slots::new(table);
+        let complete = is_complete(reader);
         let infos: Vec<_> = reader.blocks().collect();
 
         let mut per_block = per_block;
@@ -409,7 +430,7 @@ impl Model {
         let mut all_warnings: Vec<Warning> = reader.warnings().to_vec();
         all_warnings.extend(warnings);
         let cauder = reader.header().options.imported_from_cauder();
-        let model = Model {
+        Model {
             procs,
             facts,
             sent,
@@ -431,8 +452,7 @@ impl Model {
             shared,
             deps,
             dependents: Default::default(),
-        };
-        (model, visitors)
+        }
     }
 }
 

@@ -22,6 +22,8 @@
 //!                                                      │    event (parallel, no order)
 //!                                                      └─► query: happened_before, causal
 //!                                                           past / future (vector clocks)
+//! stream: the model built with derive running beside the decoding, on the
+//!         blocks as they come (`build_and_validate`, for trace replay LOG)
 //! steps: a derivation with its events decoded, for printing (render: text, JSON)
 //! stop_points: where a replay can hold each process (never inside a step's events)
 //! ```
@@ -35,7 +37,8 @@
 //! per process), `shared`, `index` and `inconsistency` over them; `model`
 //! composes them; `build` fills a model, and the analyses (`query`,
 //! `pasts`, `derive`, `reach`, `validate`, `cut`, `resolve`, `steps`,
-//! `render`) read it.
+//! `render`) read it; `stream` fills one through `build` with `derive`
+//! beside, and `validate` above it checks what it gives.
 
 mod build;
 mod cut;
@@ -52,6 +55,7 @@ mod resolve;
 mod shared;
 mod steps;
 pub mod stop_points;
+mod stream;
 mod validate;
 mod waiters;
 
@@ -73,4 +77,4 @@ pub use query::{Future, Past};
 pub use resolve::{resolve, resolve_msg, resolve_proc, ResolveError};
 pub use shared::{SameTurn, SharedFact};
 pub use steps::{for_each_step, Step};
-pub use validate::{validate, Arrival, Report, Unreceived};
+pub use validate::{build_and_validate, validate, Arrival, Report, Unreceived};

@@ -23,7 +23,25 @@ fn check_with(procs: &[Proc], deliveries: bool, ending: Ending) -> (Model, Repor
     let r = open_with(&dir, procs, deliveries, ending);
     let m = Model::build(&r);
     let report = trace_causal::validate(&m);
+    assert_streamed_alike(&r, &report);
     (m, report)
+}
+
+/// The check with the rebuild beside the decoding finds what the check of
+/// the model built first finds, on any number of threads.
+fn assert_streamed_alike(r: &trace_format::LogReader, report: &Report) {
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let (_, streamed) = pool.install(|| trace_causal::build_and_validate(r));
+        assert_eq!(
+            format!("{streamed:?}"),
+            format!("{report:?}"),
+            "{threads} threads"
+        );
+    }
 }
 
 /// P spawns P.1; they exchange ping and pong; both exit.
@@ -49,6 +67,28 @@ fn random_consistent_runs_check_clean() {
         let (_, r) = check(&random_run(seed, 300));
         assert!(r.is_consistent(), "seed {seed}: {:?}", r.inconsistencies);
         assert_eq!(r.ordered, r.events, "seed {seed}");
+    }
+}
+
+#[test]
+fn processes_written_in_many_blocks_check_as_in_one() {
+    for seed in 1..10 {
+        let dir = Scratch::new("blocks");
+        let path = dir.path("run.trace");
+        let opts = trace_format::WriterOptions {
+            block_size: 48,
+            ..Default::default()
+        };
+        write_with(&path, &random_run(seed, 300), false, Ending::Complete, opts);
+        let r = trace_format::LogReader::open(&path).unwrap();
+        assert!(r.blocks().len() > r.processes().len(), "seed {seed}");
+        let report = trace_causal::validate(&Model::build(&r));
+        assert!(
+            report.is_consistent(),
+            "seed {seed}: {:?}",
+            report.inconsistencies
+        );
+        assert_streamed_alike(&r, &report);
     }
 }
 
@@ -534,6 +574,7 @@ fn a_damaged_block_cuts_its_process_and_keeps_the_rest() {
         m.warnings()
     );
     let r = trace_causal::validate(&m);
+    assert_streamed_alike(&reader, &r);
     assert_eq!(m.process(ProcId(1)).unwrap().events, 0);
     assert!(r.is_consistent(), "{:?}", r.inconsistencies);
     if shared {

@@ -50,7 +50,7 @@ pub use event::{
 pub use meta::{
     BlockEntry, Footer, Header, ModuleInfo, Outcome, ProcessEntry, RecordingOptions, RunEnd,
 };
-pub use reader::{BlockCursor, BlockInfo, Events, LogReader, ProcessInfo};
+pub use reader::{BlockCursor, BlockInfo, Events, LogReader, ProcessInfo, RecordScratch};
 pub use sniff::is_trace_log;
 pub use view::{EventRef, SignalKindRef};
 pub use writer::{LogWriter, ProcessWriter, Slice, Summary, WriterOptions};

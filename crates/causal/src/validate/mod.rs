@@ -20,7 +20,7 @@ mod tree;
 use crate::derive::DeriveOutcome;
 use crate::inconsistency::{Inconsistency, Overtaken, Unverifiable};
 use crate::model::Model;
-use trace_format::ProcId;
+use trace_format::{LogReader, ProcId};
 
 pub use leftovers::{Arrival, Unreceived};
 
@@ -65,14 +65,46 @@ impl Report {
 /// listing of leftovers run in parallel (rayon's pool), beside the search
 /// for happened-before cycles.
 pub fn validate(model: &Model) -> Report {
-    let (outcome, (checked, (unreceived, to_foreign))) = rayon::join(
-        || cycles(model),
-        || {
-            let checked = receipts::check(model);
-            let left = leftovers::unreceived(model, &checked.marks);
-            (checked, left)
-        },
-    );
+    let (outcome, checked) = rayon::join(|| cycles(model), || checks(model));
+    report(model, outcome, checked)
+}
+
+/// Builds the model of a log and checks it, as [`Model::build`] and
+/// [`validate`] do; with fewer threads than the search without the order
+/// wants, the rebuild of the derivation runs beside the decoding
+/// ([`crate::stream`]), and only where it cannot tell alone (a log
+/// damaged or with a happened-before cycle, ...) on the model after.
+pub fn build_and_validate(reader: &LogReader) -> (Model, Report) {
+    if rayon::current_num_threads() >= REACH_FROM_THREADS {
+        let model = Model::build(reader);
+        let report = validate(&model);
+        return (model, report);
+    }
+    let (model, ordered) = crate::stream::build_deriving(reader);
+    let report = match ordered {
+        Some(ordered) => {
+            let outcome = DeriveOutcome {
+                ordered,
+                ..DeriveOutcome::default()
+            };
+            report(&model, outcome, checks(&model))
+        }
+        None => validate(&model),
+    };
+    (model, report)
+}
+
+type Checked = (receipts::Checked, (Vec<Unreceived>, u64));
+
+/// The checks of receipts, and what was never received.
+fn checks(model: &Model) -> Checked {
+    let checked = receipts::check(model);
+    let left = leftovers::unreceived(model, &checked.marks);
+    (checked, left)
+}
+
+fn report(model: &Model, outcome: DeriveOutcome, checked: Checked) -> Report {
+    let (checked, (unreceived, to_foreign)) = checked;
     let mut inconsistencies = checked.problems;
     let mut unverifiable = checked.unverifiable;
     inconsistencies.extend(model.early.iter().cloned());

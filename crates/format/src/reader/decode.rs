@@ -246,6 +246,16 @@ impl Inflater {
     }
 }
 
+/// What a thread decoding records one at a time keeps from one to the
+/// next (see [`LogReader::map_record_in_file`]).
+pub struct RecordScratch(Scratch);
+
+impl Default for RecordScratch {
+    fn default() -> Self {
+        RecordScratch(Scratch::new())
+    }
+}
+
 /// Per-thread decompression state: the last block body decompressed stays
 /// there, for the next of its segments.
 pub(super) struct Scratch {
@@ -603,6 +613,37 @@ impl LogReader {
         out.into_iter()
             .map(|r| r.expect("the positions are a permutation of the blocks"))
             .collect()
+    }
+
+    /// The block records a whole-log read takes, in file order: what
+    /// [`map_record_in_file`](Self::map_record_in_file) numbers.
+    pub fn records_in_file(&self) -> usize {
+        self.listing().record_spans.len()
+    }
+
+    /// Decodes the `i`-th record in file order, for a reader that takes
+    /// records one at a time as it needs them (the causal model's rebuild
+    /// of a derivation, beside the decoding): `f` sees each of its blocks'
+    /// events, and `sink` each result with the block's position in
+    /// [`blocks`](Self::blocks) order. Nothing for an `i` past the last.
+    pub fn map_record_in_file<T>(
+        &self,
+        i: usize,
+        scratch: &mut RecordScratch,
+        f: impl FnMut(&mut Events<'_>) -> T,
+        mut sink: impl FnMut(usize, Result<T, FormatError>),
+    ) {
+        let listing = self.listing();
+        let Some(span) = listing.record_spans.get(i) else {
+            return;
+        };
+        let ks = &listing.served[span.start as usize..span.end as usize];
+        let mut positions = self.by_process().position[span.start as usize..].iter();
+        self.visit_record(ks, &mut scratch.0, f, |r| {
+            if let Some(&k) = positions.next() {
+                sink(k as usize, r)
+            }
+        });
     }
 
     /// `f` over the segments `ks` (indices into `self.blocks`, of one

@@ -26,7 +26,7 @@ mod locate;
 mod resume;
 mod table;
 
-pub use decode::{BlockInfo, Events};
+pub use decode::{BlockInfo, Events, RecordScratch};
 pub use resume::BlockCursor;
 pub use table::ProcessInfo;
 

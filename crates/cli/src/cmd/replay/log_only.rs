@@ -19,7 +19,7 @@ pub fn run(args: &Args, log: &Path) -> u8 {
             return exit::TROUBLE;
         }
     };
-    let model = Model::build(&reader);
+    let (model, report) = trace_causal::build_and_validate(&reader);
     crate::report::print_warnings("replay", log, model.warnings());
     let past = match &args.until {
         None => None,
@@ -31,7 +31,6 @@ pub fn run(args: &Args, log: &Path) -> u8 {
             }
         },
     };
-    let report = trace_causal::validate(&model);
     let mut out = BufWriter::new(io::stdout().lock());
     match print(args, &reader, &model, past.as_ref(), &report, &mut out).and_then(|_| out.flush()) {
         Ok(()) => {}

@@ -13,15 +13,23 @@
 //! process can move while some still have events, happened-before has a
 //! cycle: each stuck process waits for one event of another, and following
 //! those waits leads round a cycle.
+//!
+//! The facts come through a [`Layout`]: the model's arrays, one chunk a
+//! process, or a log's blocks as they are decoded ([`crate::stream`]),
+//! where a run that reaches the end of a block goes on into the next, so
+//! that the order is the same.
 
-use crate::facts::{EventId, ReceiptFact, SignalFact, TableRow};
-use crate::inconsistency::{Wait, WaitReason};
+mod stuck;
+
+use crate::facts::{ReceiptFact, SignalFact, SpawnFact, TableRow};
+use crate::inconsistency::Wait;
 use crate::model::Model;
+use crate::shared::DepFact;
 use crate::waiters::Waiters;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use trace_format::prefetch::prefetch;
-use trace_format::{MsgId, ProcId};
+use trace_format::ProcId;
 
 /// What a rebuild found besides the order itself.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -36,35 +44,101 @@ pub struct DeriveOutcome {
 }
 
 /// Per-process state of the rebuild, with what a run reads of the process
-/// (its receipts and signals), in one cache line: a run touches little
-/// else. Spawns and dependencies are rare beside receipts: a run compares
-/// with the event of the next of each, and reads their arrays, and where
-/// it stands in them ([`Rare`]), only there.
+/// (the receipts and signals of its chunk), in one cache line: a run
+/// touches little else. Spawns and dependencies are rare beside receipts:
+/// a run compares with the event of the next of each, and reads their
+/// arrays, and where it stands in them ([`Rare`]), only there.
+///
+/// A process's facts come in chunks ([`Layout`]): the model's arrays are
+/// one chunk each; a log's blocks, taken as they are decoded, one a block.
+/// Receipts are counted in the chunk, signals in the whole process log.
 #[repr(align(64))]
-struct Progress<'m> {
+pub(crate) struct Progress<'m> {
     receipts: &'m [ReceiptFact],
     signals: &'m [SignalFact],
     cursor: u32,
+    /// The end of the chunk (or of the limit, within it).
     end: u32,
     /// Receipts taken (an index into `receipts`), the one a process waits
     /// for included: it is at `cursor` then.
     r: u32,
     /// Signals sent so far (those of the whole log are in `published`).
     sent: u32,
+    /// Signals of the process before its chunk's first.
+    sig_base: u32,
     /// The events of the next spawn and dependency (`u32::MAX`: none left).
     next_spawn: u32,
     next_dep: u32,
     started: bool,
+    /// Chunks are to come after this one.
+    more: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Progress<'static>>() == 64);
 
-/// Per process, the spawns done and dependencies met (indices into the
-/// model's arrays): read only at a spawn or a dependency.
+/// Per process, the spawns of its chunk and those done, and the
+/// dependencies met (indices into the model's array): read only at a
+/// spawn or a dependency.
 #[derive(Copy, Clone, Default)]
-struct Rare {
+pub(crate) struct Rare<'m> {
+    spawns: &'m [SpawnFact],
     k: u32,
     d: u32,
+}
+
+/// One chunk of a process's facts: its events up to `end`, after the
+/// chunks before it, which held `sig_base` signals.
+pub(crate) struct Chunk<'m> {
+    pub receipts: &'m [ReceiptFact],
+    pub signals: &'m [SignalFact],
+    pub spawns: &'m [SpawnFact],
+    pub end: u32,
+    pub sig_base: u32,
+    /// More chunks follow.
+    pub more: bool,
+}
+
+impl<'m> Progress<'m> {
+    /// A process before its first chunk: nothing to run until it is taken.
+    pub fn waiting_for_facts(has_facts: bool) -> Self {
+        Progress {
+            receipts: &[],
+            signals: &[],
+            cursor: 0,
+            end: 0,
+            r: 0,
+            sent: 0,
+            sig_base: 0,
+            next_spawn: u32::MAX,
+            next_dep: u32::MAX,
+            started: false,
+            more: has_facts,
+        }
+    }
+
+    /// Goes on into the next chunk (where the last one ended).
+    pub fn take(&mut self, rare: &mut Rare<'m>, c: Chunk<'m>) {
+        self.receipts = c.receipts;
+        self.signals = c.signals;
+        self.end = c.end;
+        self.r = 0;
+        self.sig_base = c.sig_base;
+        self.next_spawn = c.spawns.first().map_or(u32::MAX, |f| f.at);
+        self.more = c.more;
+        rare.spawns = c.spawns;
+        rare.k = 0;
+    }
+
+    /// The end of the chunks taken so far, and the signals they hold.
+    pub fn reached(&self) -> (u32, u32) {
+        (self.end, self.sig_base + self.signals.len() as u32)
+    }
+
+    /// It has events it could not run (a process never started stands at
+    /// 0, or before its first chunk).
+    pub fn unfinished(&self) -> bool {
+        self.more || self.cursor < self.end
+    }
 }
 
 /// How far ahead in the ready queue a process's state, and then its next
@@ -115,6 +189,82 @@ impl Ready {
     }
 }
 
+/// Where a rebuild reads the facts of each process: the model's arrays,
+/// all there from the start, or a log's blocks, each taken when the
+/// rebuild reaches it ([`crate::stream`]).
+pub(crate) trait Layout<'m> {
+    /// The processes.
+    fn len(&self) -> usize;
+    /// Each process's state before the rebuild, and where it stands in its
+    /// rare facts.
+    fn progress(&self, limit: Option<&[u64]>) -> (Vec<Progress<'m>>, Vec<Rare<'m>>);
+    /// No spawn creates `s`: it starts at once.
+    fn is_root(&self, s: TableRow) -> bool;
+    /// The signals `s` sends in all (`u32::MAX`: not known yet, so a
+    /// receipt of any signal of it waits for it).
+    fn sent_in_all(&self, s: TableRow) -> u32;
+    /// The child that `p`'s spawn `f` starts, if it starts one.
+    fn starts_child(&self, p: TableRow, f: &SpawnFact) -> Option<TableRow>;
+    /// The operations of other processes that `s`'s own follow.
+    fn deps_of(&self, s: TableRow) -> &'m [DepFact];
+    /// Process `s`'s next chunk, once there; `None` when it cannot be had
+    /// (the rebuild is then given up).
+    fn next_chunk(&mut self, s: TableRow, st: &Progress<'m>) -> Option<Chunk<'m>>;
+}
+
+impl<'m> Layout<'m> for &'m Model {
+    fn len(&self) -> usize {
+        self.procs.len()
+    }
+
+    fn progress(&self, limit: Option<&[u64]>) -> (Vec<Progress<'m>>, Vec<Rare<'m>>) {
+        let model: &'m Model = self;
+        (0..self.procs.len() as TableRow)
+            .map(|s| {
+                let events = model.procs[s as usize].events;
+                let mut st = Progress::waiting_for_facts(false);
+                let mut rare = Rare::default();
+                st.take(
+                    &mut rare,
+                    Chunk {
+                        receipts: model.receipts_of(s),
+                        signals: model.signals_of(s),
+                        spawns: model.spawns_of(s),
+                        end: limit.map_or(events, |l| l[s as usize].min(events)) as u32,
+                        sig_base: 0,
+                        more: false,
+                    },
+                );
+                st.next_dep = model.deps_of(s).first().map_or(u32::MAX, |f| f.at);
+                (st, rare)
+            })
+            .unzip()
+    }
+
+    fn is_root(&self, s: TableRow) -> bool {
+        self.spawned_by[s as usize].is_none()
+    }
+
+    fn sent_in_all(&self, s: TableRow) -> u32 {
+        self.sent[s as usize]
+    }
+
+    #[inline]
+    fn starts_child(&self, p: TableRow, f: &SpawnFact) -> Option<TableRow> {
+        Model::starts_child(self, p, f)
+    }
+
+    #[inline]
+    fn deps_of(&self, s: TableRow) -> &'m [DepFact] {
+        let model: &'m Model = self;
+        model.deps_of(s)
+    }
+
+    fn next_chunk(&mut self, _: TableRow, _: &Progress<'m>) -> Option<Chunk<'m>> {
+        None
+    }
+}
+
 /// Rebuilds a derivation of the whole log: calls `run(p, from..to)` for
 /// each stretch of consecutive events of one process, in an order
 /// consistent with happened-before. Cost: linear in receipts and spawns
@@ -145,6 +295,24 @@ pub(crate) fn derive_slots(
     derive_slots_unless(model, limit, None, run).unwrap_or_default()
 }
 
+/// As [`derive_slots`], given up (`None`) as soon as `cancel` is set: for
+/// a derivation built beside other work that may find it unneeded.
+pub(crate) fn derive_slots_unless(
+    model: &Model,
+    limit: Option<&[u64]>,
+    cancel: Option<&AtomicBool>,
+    run: impl FnMut(TableRow, u32, u32),
+) -> Option<DeriveOutcome> {
+    let mut layout = model;
+    let (ordered, prog, rare) = rebuild(&mut layout, limit, cancel, run)?;
+    let (cycles, behind) = stuck::stuck(model, &prog, &rare);
+    Some(DeriveOutcome {
+        ordered,
+        cycles,
+        behind,
+    })
+}
+
 /// Who waits for what while a derivation is rebuilt, and who may run.
 struct Queues {
     ready: Ready,
@@ -156,17 +324,17 @@ struct Queues {
     event_waiters: Waiters,
 }
 
-/// As [`derive_slots`], given up (`None`) as soon as `cancel` is set: for
-/// a derivation built beside other work that may find it unneeded.
-pub(crate) fn derive_slots_unless(
-    model: &Model,
+/// The rebuild over any layout: the events placed, and where each process
+/// stands at the end. `None` when `cancel` was set or a chunk could not be
+/// had.
+pub(crate) fn rebuild<'m, L: Layout<'m>>(
+    layout: &mut L,
     limit: Option<&[u64]>,
     cancel: Option<&AtomicBool>,
     mut run: impl FnMut(TableRow, u32, u32),
-) -> Option<DeriveOutcome> {
-    let n = model.procs.len();
-    let mut prog = progress(model, limit);
-    let mut rare = vec![Rare::default(); n];
+) -> Option<(u64, Vec<Progress<'m>>, Vec<Rare<'m>>)> {
+    let n = layout.len();
+    let (mut prog, mut rare) = layout.progress(limit);
     let mut q = Queues {
         ready: Ready::new(n),
         waiters: Waiters::new(n),
@@ -176,11 +344,19 @@ pub(crate) fn derive_slots_unless(
     // log, what a receipt checks of its sender. Kept apart from the rest
     // of the state so that it stays in cache, and side by side so that a
     // receipt reads one line.
-    let mut published: Vec<[u32; 2]> = model.sent.iter().map(|&t| [0, t]).collect();
-    roots(model, &mut prog, &mut q.ready);
+    let mut published: Vec<[u32; 2]> = (0..n as TableRow)
+        .map(|s| [0, layout.sent_in_all(s)])
+        .collect();
+    for (s, st) in prog.iter_mut().enumerate() {
+        if layout.is_root(s as TableRow) {
+            st.started = true;
+            q.ready.push(s as TableRow);
+        }
+    }
     // Only operations on shared state make a process wait for another's
     // event: a log without them has nobody to wake that way.
-    let has_deps = model.deps.iter().any(|d| !d.is_empty());
+    let has_deps = (0..n as TableRow).any(|s| !layout.deps_of(s).is_empty());
+    let limited = limit.is_some();
     let mut ordered = 0u64;
     // First in, first out, with what a process's run reads asked for in
     // advance: the run of a process starts with a cache miss otherwise.
@@ -190,7 +366,18 @@ pub(crate) fn derive_slots_unless(
         }
         prefetch_ahead(&prog, &q.ready);
         let start = prog[p as usize].cursor;
-        let (cur, sent) = run_process(model, &mut prog, &mut rare, &published, &mut q, p);
+        // A run that reaches the end of a chunk goes on into the next (a
+        // process's first is taken so too: it starts with an empty one).
+        let (cur, sent) = loop {
+            let (cur, sent, chunk_done) = run_process(
+                &*layout, &mut prog, &mut rare, &published, &mut q, p, limited,
+            );
+            if !chunk_done {
+                break (cur, sent);
+            }
+            let c = layout.next_chunk(p, &prog[p as usize])?;
+            prog[p as usize].take(&mut rare[p as usize], c);
+        };
         if cur > start {
             run(p, start, cur);
             ordered += (cur - start) as u64;
@@ -201,7 +388,10 @@ pub(crate) fn derive_slots_unless(
         // interleaved are too many streams for the hardware to follow).
         let st = &prog[p as usize];
         let next_receipt = st.receipts.as_ptr().wrapping_add(st.r as usize);
-        let next_signal = st.signals.as_ptr().wrapping_add(sent as usize);
+        let next_signal = st
+            .signals
+            .as_ptr()
+            .wrapping_add(sent.wrapping_sub(st.sig_base) as usize);
         for line in [0, 64] {
             prefetch((next_receipt as *const u8).wrapping_add(line));
             prefetch((next_signal as *const u8).wrapping_add(line));
@@ -212,54 +402,54 @@ pub(crate) fn derive_slots_unless(
             q.event_waiters.wake(p, cur, |w| q.ready.push(w));
         }
     }
-    let (cycles, behind) = stuck(model, &prog, &rare);
-    Some(DeriveOutcome {
-        ordered,
-        cycles,
-        behind,
-    })
+    Some((ordered, prog, rare))
 }
 
 /// Runs process `p` from where it stands until it waits (put among the
-/// waiters) or reaches its end; returns where it stopped and the signals
-/// it sent before that, both also kept in its progress.
+/// waiters) or reaches the end of its chunk; returns where it stopped and
+/// the signals it sent before that, both also kept in its progress, and
+/// whether it stopped at the end of a chunk that others follow.
 #[inline(always)]
-fn run_process(
-    model: &Model,
-    prog: &mut [Progress],
-    rare: &mut [Rare],
+fn run_process<'m, L: Layout<'m>>(
+    layout: &L,
+    prog: &mut [Progress<'m>],
+    rare: &mut [Rare<'m>],
     published: &[[u32; 2]],
     q: &mut Queues,
     p: TableRow,
-) -> (u32, u32) {
+    limited: bool,
+) -> (u32, u32, bool) {
     let st = &prog[p as usize];
     let recs = st.receipts;
     let end = st.end;
     let mut cur;
+    let mut chunk_done = false;
     let (mut r, mut next_spawn, mut next_dep) = (st.r as usize, st.next_spawn, st.next_dep);
     // Signals sent before `cur`; brought forward only where a receipt
-    // needs it (a wait, or a signal to itself), by walking the process's
+    // needs it (a wait, or a signal to itself), by walking the chunk's
     // signals from where the last run left them.
     let mut sent = st.sent;
-    let sigs = st.signals;
-    let sent_before = |from: u32, at: u32| signals_before(sigs, from, at);
+    let (sigs, base) = (st.signals, st.sig_base);
+    let sent_before = |from: u32, at: u32| base + signals_before(sigs, from - base, at);
     loop {
         let (stop, receipt) = next_stop(recs, r, next_dep, end);
         if next_spawn < stop {
-            next_spawn = start_children(model, prog, &mut rare[p as usize], &mut q.ready, p, stop);
+            next_spawn = start_children(layout, prog, &mut rare[p as usize], &mut q.ready, p, stop);
         }
         cur = stop;
         let Some(rc) = receipt else {
             if cur == end {
-                sent = if end as u64 == model.procs[p as usize].events {
-                    published[p as usize][1]
-                } else {
+                // A whole chunk run: every signal of it was sent.
+                sent = if limited {
                     sent_before(sent, end)
+                } else {
+                    base + sigs.len() as u32
                 };
+                chunk_done = prog[p as usize].more;
                 break;
             }
             // A dependency: the operation of another process it follows.
-            let (deps, d) = (model.deps_of(p), rare[p as usize].d as usize);
+            let (deps, d) = (layout.deps_of(p), rare[p as usize].d as usize);
             let dp = deps[d];
             if prog[dp.after as usize].cursor <= dp.after_at {
                 sent = sent_before(sent, cur);
@@ -296,24 +486,24 @@ fn run_process(
     st.sent = sent;
     st.next_spawn = next_spawn;
     st.next_dep = next_dep;
-    (cur, sent)
+    (cur, sent, chunk_done)
 }
 
 /// Starts the children `p` spawned before its event `stop` (those whose
-/// first spawn this is); returns the event of its next spawn.
+/// first spawn this is); returns the event of its next spawn in the chunk.
 #[cold]
-fn start_children(
-    model: &Model,
-    prog: &mut [Progress],
-    rare: &mut Rare,
+fn start_children<'m, L: Layout<'m>>(
+    layout: &L,
+    prog: &mut [Progress<'m>],
+    rare: &mut Rare<'m>,
     ready: &mut Ready,
     p: TableRow,
     stop: u32,
 ) -> u32 {
-    let spawns = model.spawns_of(p);
+    let spawns = rare.spawns;
     let mut k = rare.k as usize;
     while k < spawns.len() && spawns[k].at < stop {
-        if let Some(c) = model.starts_child(p, &spawns[k]) {
+        if let Some(c) = layout.starts_child(p, &spawns[k]) {
             if !prog[c as usize].started {
                 prog[c as usize].started = true;
                 ready.push(c);
@@ -323,40 +513,6 @@ fn start_children(
     }
     rare.k = k as u32;
     spawns.get(k).map_or(u32::MAX, |s| s.at)
-}
-
-/// Each process's progress before the derivation: nothing run, up to its
-/// last event (or `limit`'s).
-fn progress<'m>(model: &'m Model, limit: Option<&[u64]>) -> Vec<Progress<'m>> {
-    model
-        .procs
-        .iter()
-        .enumerate()
-        .map(|(s, p)| {
-            let s = s as TableRow;
-            Progress {
-                receipts: model.receipts_of(s),
-                signals: model.signals_of(s),
-                cursor: 0,
-                end: limit.map_or(p.events, |l| l[s as usize].min(p.events)) as u32,
-                r: 0,
-                sent: 0,
-                next_spawn: model.spawns_of(s).first().map_or(u32::MAX, |f| f.at),
-                next_dep: model.deps_of(s).first().map_or(u32::MAX, |f| f.at),
-                started: false,
-            }
-        })
-        .collect()
-}
-
-/// Processes no spawn created start at once: the entry process first.
-fn roots(model: &Model, prog: &mut [Progress], ready: &mut Ready) {
-    for (s, st) in prog.iter_mut().enumerate() {
-        if model.spawned_by[s].is_none() {
-            st.started = true;
-            ready.push(s as TableRow);
-        }
-    }
 }
 
 /// Asks for what the runs of processes soon to come read: the state of
@@ -370,114 +526,9 @@ fn prefetch_ahead(prog: &[Progress], ready: &Ready) {
     if let Some(q) = ready.get(AHEAD_ARRAYS) {
         let next = &prog[q as usize];
         prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
-        prefetch(next.signals.as_ptr().wrapping_add(next.sent as usize));
+        let sent = next.sent.wrapping_sub(next.sig_base);
+        prefetch(next.signals.as_ptr().wrapping_add(sent as usize));
     }
-}
-
-/// The wait of a process that did not finish, if it has one.
-fn wait_of(model: &Model, s: TableRow, st: &Progress, rare: Rare) -> Option<Wait> {
-    let me = model.id(s);
-    if !st.started {
-        let (parent, at) = model.spawned_by[s as usize]?;
-        return Some(Wait {
-            event: EventId::new(me, 0),
-            needs: EventId::new(model.id(parent), at as u64),
-            why: WaitReason::Spawn,
-        });
-    }
-    if let Some(dp) = model
-        .deps_of(s)
-        .get(rare.d as usize)
-        .filter(|dp| dp.at == st.cursor)
-    {
-        return Some(Wait {
-            event: EventId::new(me, dp.at as u64),
-            needs: EventId::new(model.id(dp.after), dp.after_at as u64),
-            why: WaitReason::Shared,
-        });
-    }
-    // A process waiting for a signal stands at the receipt it has taken
-    // in advance (see `run_process`).
-    let taken = (st.r as usize).checked_sub(1)?;
-    let rc = st.receipts.get(taken).filter(|rc| rc.at == st.cursor)?;
-    let f = model.signal(rc.sender, rc.index)?;
-    let sender = model.id(rc.sender);
-    Some(Wait {
-        event: EventId::new(me, rc.at as u64),
-        needs: EventId::new(sender, f.at as u64),
-        why: WaitReason::Signal(MsgId {
-            sender,
-            index: rc.index as u64,
-        }),
-    })
-}
-
-/// Follows the waits of the processes left unfinished: every one waits
-/// for exactly one other, so the waits form cycles with trees hanging
-/// off them.
-fn stuck(model: &Model, prog: &[Progress], rare: &[Rare]) -> (Vec<Vec<Wait>>, Vec<ProcId>) {
-    let stuck: Vec<TableRow> = (0..prog.len() as TableRow)
-        .filter(|&s| {
-            let st = &prog[s as usize];
-            !st.started && st.end > 0 || st.cursor < st.end
-        })
-        .collect();
-    if stuck.is_empty() {
-        return (Vec::new(), Vec::new());
-    }
-    let waits: Vec<Option<Wait>> = (0..prog.len() as TableRow)
-        .map(|s| {
-            let st = &prog[s as usize];
-            if !st.started && st.end > 0 || st.cursor < st.end {
-                wait_of(model, s, st, rare[s as usize])
-            } else {
-                None
-            }
-        })
-        .collect();
-    const NEW: u8 = 0;
-    const ON_PATH: u8 = 1;
-    const DONE: u8 = 2;
-    let mut state = vec![NEW; prog.len()];
-    let mut cycles = Vec::new();
-    let mut on_cycle = vec![false; prog.len()];
-    for &start in &stuck {
-        let mut path: Vec<TableRow> = Vec::new();
-        let mut at = start;
-        loop {
-            if state[at as usize] == DONE {
-                break;
-            }
-            if state[at as usize] == ON_PATH {
-                // `at` closes a cycle: the part of the path from it.
-                let from = path.iter().position(|&x| x == at).unwrap_or(0);
-                let cycle: Vec<Wait> = path[from..]
-                    .iter()
-                    .filter_map(|&x| waits[x as usize])
-                    .collect();
-                for &x in &path[from..] {
-                    on_cycle[x as usize] = true;
-                }
-                cycles.push(cycle);
-                break;
-            }
-            state[at as usize] = ON_PATH;
-            path.push(at);
-            match waits[at as usize].and_then(|w| model.slot(w.needs.proc)) {
-                Some(next) if waits[next as usize].is_some() => at = next,
-                _ => break,
-            }
-        }
-        for x in path {
-            state[x as usize] = DONE;
-        }
-    }
-    let behind = stuck
-        .into_iter()
-        .filter(|&s| !on_cycle[s as usize])
-        .map(|s| model.id(s))
-        .collect();
-    (cycles, behind)
 }
 
 /// The process's own signals sent before its event `at`, counted on from
