@@ -241,6 +241,34 @@ fn until_says_where_the_event_happened_and_where_the_process_waits() {
     }
 }
 
+/// An operation on a table is a built-in call's event: `--until` names its
+/// own line, not the line of the process's event before it.
+#[test]
+fn until_says_where_a_table_operation_happened() {
+    let dir = Scratch::new("rp-until-table");
+    let src = dir.path("rt.erl");
+    std::fs::write(
+        &src,
+        "-module(rt).\n-export([main/0]).\n\nmain() ->\n    T = ets:new(t, [public]),\n    \
+         Self = self(),\n    spawn(fun() -> Self ! a end),\n    receive _ -> ok end,\n    \
+         ets:insert(T, {k, 1}),\n    io:format(\"~p~n\", [ets:lookup(T, k)]).\n",
+    )
+    .unwrap();
+    let (log, _) = record(&dir, &[s(&src)], &[]);
+    // P#0 creates the table, P#3 inserts into it (after the receive, P#2).
+    for (event, line) in [("P#0", "rt.erl:5,"), ("P#3", "rt.erl:9,")] {
+        let o = trace(&["replay", s(&src), s(&log), "--until", event]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{event}: {err}");
+        let did = format!("did {event} at ");
+        let said = err
+            .lines()
+            .find(|l| l.starts_with("P <0.80.0> "))
+            .unwrap_or("");
+        assert!(said.contains(&did) && said.contains(line), "{event}: {err}");
+    }
+}
+
 #[test]
 fn a_killed_recording_replays_as_far_as_its_log_goes() {
     let dir = Scratch::new("rp-killed");

@@ -29,16 +29,21 @@ pub fn emit(p: &mut Process, rt: &Runtime, ev: Event<'_>) {
                 | Event::Output { .. }
         );
         match d.event(&ev) {
-            Ok(()) => {
-                if let Some(pc) = rt.place(p, in_call) {
-                    p.agreed_at = Some((p.fun, pc as u32));
-                }
-            }
+            Ok(()) => note_agreed(p, rt, in_call),
             Err(div) => {
                 rt.diverged_at(p, div, in_call);
                 p.kill = Some(Term::atom("trace_replay_diverged"));
             }
         }
+    }
+}
+
+/// Notes where `p` last agreed with the log (said when a replay departs,
+/// and where `--until` says the process did its event): within a built-in
+/// call (`in_call`) the call's place, else the current one.
+pub(crate) fn note_agreed(p: &mut Process, rt: &Runtime, in_call: bool) {
+    if let Some(pc) = rt.place(p, in_call) {
+        p.agreed_at = Some((p.fun, pc as u32));
     }
 }
 

@@ -73,9 +73,13 @@ pub fn report(p: &mut Process, rt: &Runtime, op: &SharedOp<'_>) {
         o.shared(op);
     }
     if let Some(d) = p.director.as_mut() {
-        if let Err(div) = d.shared_event(op) {
-            rt.diverged_at(p, div, true);
-            p.kill = Some(Term::atom("trace_replay_diverged"));
+        // An operation on shared state is a built-in call's event.
+        match d.shared_event(op) {
+            Ok(()) => signals::note_agreed(p, rt, true),
+            Err(div) => {
+                rt.diverged_at(p, div, true);
+                p.kill = Some(Term::atom("trace_replay_diverged"));
+            }
         }
     }
 }
