@@ -237,15 +237,6 @@ mod tests {
     use crate::test_logs::*;
     use trace_format::Event;
 
-    /// Runs `f` on a pool of `threads` threads.
-    fn on<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(f)
-    }
-
     /// `random_run(seed)` with some receives moved earlier in their
     /// process: some then wait for what they cause (a cycle), or for a
     /// process stuck on one.
@@ -277,7 +268,7 @@ mod tests {
                 let all = out.ordered == m.event_count();
                 for threads in [1, 2, 4] {
                     assert_eq!(
-                        on(threads, || places_every_event(&m)),
+                        on_threads(threads, || places_every_event(&m)),
                         all,
                         "seed {seed}, {threads} threads"
                     );
@@ -300,9 +291,9 @@ mod tests {
             write(&path, &scrambled(seed), false, Ending::Complete);
             let reader = trace_format::LogReader::open(&path).unwrap();
             let m = Model::build(&reader);
-            let one = format!("{:?}", on(1, || crate::validate(&m)));
+            let one = format!("{:?}", on_threads(1, || crate::validate(&m)));
             for threads in [2, 4] {
-                let many = format!("{:?}", on(threads, || crate::validate(&m)));
+                let many = format!("{:?}", on_threads(threads, || crate::validate(&m)));
                 assert_eq!(one, many, "seed {seed}, {threads} threads");
             }
         }

@@ -276,14 +276,6 @@ mod tests {
     use super::*;
     use crate::test_logs::*;
 
-    fn on<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(f)
-    }
-
     #[test]
     fn the_rebuild_beside_the_decoding_runs_as_the_rebuild_of_the_model() {
         let dir = Scratch::new("stream");
@@ -302,14 +294,17 @@ mod tests {
                 for threads in [1, 2, 3] {
                     let decoded = Decoded::new(&reader);
                     let mut streamed = Vec::new();
-                    let reached = on(threads, || {
+                    let reached = on_threads(threads, || {
                         derive_beside_decoding(&decoded, |s, from, to| streamed.push((s, from, to)))
                     });
                     let (ordered, reached) = reached.expect("every event placed");
                     assert_eq!(streamed, runs, "seed {seed}, {threads} threads");
                     assert_eq!(ordered, out.ordered);
                     assert!(agrees(&m, &reached), "seed {seed}");
-                    assert_eq!(on(threads, || build_deriving(&reader).1), Some(ordered));
+                    assert_eq!(
+                        on_threads(threads, || build_deriving(&reader).1),
+                        Some(ordered)
+                    );
                 }
             }
         }
@@ -325,7 +320,7 @@ mod tests {
         let dir = Scratch::new("stream-cycle");
         let reader = open(&dir, &procs);
         for threads in [1, 2] {
-            assert_eq!(on(threads, || build_deriving(&reader).1), None);
+            assert_eq!(on_threads(threads, || build_deriving(&reader).1), None);
         }
     }
 }

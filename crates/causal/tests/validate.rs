@@ -31,11 +31,7 @@ fn check_with(procs: &[Proc], deliveries: bool, ending: Ending) -> (Model, Repor
 /// the model built first finds, on any number of threads.
 fn assert_streamed_alike(r: &trace_format::LogReader, report: &Report) {
     for threads in [1, 2, 3] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let (_, streamed) = pool.install(|| trace_causal::build_and_validate(r));
+        let (_, streamed) = on_threads(threads, || trace_causal::build_and_validate(r));
         assert_eq!(
             format!("{streamed:?}"),
             format!("{report:?}"),

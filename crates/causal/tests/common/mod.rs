@@ -11,6 +11,15 @@ use trace_format::{
 #[allow(unused_imports)] // not every test file makes one
 pub use trace_fixtures::Scratch;
 
+/// Runs `f` on a pool of `threads` threads.
+pub fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
 /// One process of a hand-built log: dense index `id`, raw pid `80 + id`.
 pub struct Proc {
     pub id: u32,
