@@ -389,18 +389,11 @@ pub(crate) fn run_process(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
 }
 
 /// Puts a process whose slice ran out back in a run queue: this thread's
-/// (the global one, now and then, under chaos).
+/// (the global one, now and then, under chaos). As for any process made
+/// runnable, an idle thread is woken when another waits behind it.
 fn requeue_preempted(rt: &Runtime, w: &Worker, shared: Arc<ProcShared>) {
-    if w.chaos && w.random().is_multiple_of(4) {
-        rt.enqueue(None, shared);
-        return;
-    }
-    w.push(shared);
-    // Another process waits behind it: two share this thread while another
-    // thread may be idle.
-    if w.queued() > 1 {
-        rt.wake_a_sleeper();
-    }
+    let global = w.chaos && w.random().is_multiple_of(4);
+    rt.enqueue((!global).then_some(w), shared);
 }
 
 /// The xorshift state a thread starts from: every bit of the seed and the
