@@ -19,7 +19,7 @@ use trace_format::{
 };
 
 /// Longest process log the model takes (event indices are `u32`).
-const MAX_EVENTS: u64 = u32::MAX as u64 - 1;
+pub(crate) const MAX_EVENTS: u64 = u32::MAX as u64 - 1;
 
 /// An event that may not follow an exit, by index and kind.
 type Active = (u32, &'static str);

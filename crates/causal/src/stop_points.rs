@@ -82,7 +82,7 @@ impl StopPoints {
 /// What the glue rules look at in an event.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// A signal to a process, or to itself (with the signal's index).
+    /// A signal to a process, or to itself.
     Signal {
         to_self: bool,
     },

@@ -19,7 +19,7 @@
 //! and every event was placed ([`build_deriving`]); otherwise the checks
 //! rebuild on the model, as without it, and name the cycles.
 
-use crate::build::{is_complete, BlockFacts, Slots};
+use crate::build::{is_complete, BlockFacts, Slots, MAX_EVENTS};
 use crate::derive::{self, Chunk, Layout, Progress, Rare};
 use crate::facts::{SpawnFact, TableRow, NO_ROW};
 use crate::model::Model;
@@ -28,10 +28,6 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use trace_format::{BlockInfo, EventRef, FormatError, LogReader, RecordScratch};
-
-/// Longest process log the model takes (event indices are `u32`), as in
-/// [`crate::build`].
-const MAX_EVENTS: u64 = u32::MAX as u64 - 1;
 
 /// The log's blocks, decoded into facts by whichever thread takes their
 /// record first.
