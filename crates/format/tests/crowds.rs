@@ -78,6 +78,39 @@ fn short_processes_share_blocks_and_read_back_whole() {
 /// A process that lives on keeps its first slice in the crowd and writes
 /// the rest into a segment of its own; a first slice longer than a block
 /// goes on in a new row of the next crowd.
+/// Processes that take the crowd in another order than they were
+/// registered in: the block's rows are put in process order, each with
+/// its own events.
+#[test]
+fn rows_out_of_process_order_read_back_whole() {
+    let t = TempPath::new("unordered.trace");
+    let w = writer(&t, WriterOptions::default());
+    let parent = w.register(80, None);
+    let mut children: Vec<_> = (1..=50u64)
+        .map(|i| w.register(80 + i, Some(ProcId(0))))
+        .collect();
+    // The last registered first, then the others, odd ones before even.
+    children.reverse();
+    children.sort_by_key(|c| c.id().0 % 2 == 0);
+    for c in &mut children {
+        short_life(c, ProcId(0));
+    }
+    for c in children {
+        c.close();
+    }
+    drop(parent);
+    let s = w.finish(Outcome::default()).unwrap();
+    assert_eq!(s.blocks, 1, "one block: the crowd's");
+    let r = LogReader::open(&t.0).unwrap();
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+    let logs = r.read_all().unwrap();
+    assert_eq!(logs.len(), 51);
+    for l in &logs[1..] {
+        assert_eq!(l.pid, 80 + l.id.0 as u64);
+        assert_eq!(l.events, short_events(ProcId(0)), "process {}", l.id.0);
+    }
+}
+
 #[test]
 fn a_long_lived_process_goes_on_in_its_own_segments() {
     for timestamps in [false, true] {
