@@ -524,21 +524,25 @@ impl Packer {
             self.write_record(&c.rows, &c.bytes, c.timestamps, binding, out);
             return;
         }
+        // Sorted once, by reference (as `encode_record` does), then
+        // gathered: each row's events start where the rows before it end.
+        let mut starts = Vec::with_capacity(c.rows.len());
+        let mut start = 0usize;
         self.order.clear();
-        let mut start = 0u32;
-        for r in &c.rows {
-            self.order.push((r.process, r.first_event, start));
-            start += r.raw_len;
+        for (i, r) in c.rows.iter().enumerate() {
+            self.order.push((r.process, r.first_event, i as u32));
+            starts.push(start);
+            start += r.raw_len as usize;
         }
-        let mut rows = std::mem::take(&mut self.rows);
-        rows.clear();
-        rows.extend_from_slice(&c.rows);
-        rows.sort_unstable_by_key(key);
         self.order.sort_unstable();
+        let mut rows = std::mem::take(&mut self.rows);
         let mut body = std::mem::take(&mut self.raw_body);
+        rows.clear();
         body.clear();
-        for (r, &(_, _, at)) in rows.iter().zip(&self.order) {
-            body.extend_from_slice(&c.bytes[at as usize..][..r.raw_len as usize]);
+        for &(_, _, i) in &self.order {
+            let r = &c.rows[i as usize];
+            body.extend_from_slice(&c.bytes[starts[i as usize]..][..r.raw_len as usize]);
+            rows.push(r.clone());
         }
         self.write_record(&rows, &body, c.timestamps, binding, out);
         (self.rows, self.raw_body) = (rows, body);
