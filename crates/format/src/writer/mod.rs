@@ -108,7 +108,9 @@ pub(crate) struct Inner {
     /// Processes with an open block (each listed once).
     open: open::OpenLists,
     /// The crowds of new processes' first slices, one a shard. Not counted
-    /// in `buffered`: they hold a block's worth each at most.
+    /// in `buffered`: each holds at most a block's body and room for a row
+    /// per `crowd::ROW_BYTES` of it (rows of 56 bytes: about 150 KB for a
+    /// 64 KiB block), a bounded few hundred KB per shard.
     crowds: Box<[crowd::CrowdCell]>,
     /// Bytes reported by open blocks.
     buffered: AtomicUsize,

@@ -321,7 +321,7 @@ pub(super) fn put_pid_utf8(p: Pid, b: &mut [u8; 28]) {
 }
 
 /// `NEWER_REFERENCE_EXT` as minor version 2 writes it: three ids, the
-/// node, creation 0, the ids 0, counter, creator.
+/// node, creation 0, the ids counter, creator, 0.
 #[inline(always)]
 pub(super) fn ref_utf8(r: Ref) -> [u8; 34] {
     let mut b = [0u8; 34];
@@ -330,7 +330,7 @@ pub(super) fn ref_utf8(r: Ref) -> [u8; 34] {
 }
 
 /// [`ref_utf8`] into `b`, which must be zeroed: the creation and the
-/// first id are left as they are.
+/// third id are left as they are.
 #[inline(always)]
 pub(super) fn put_ref_utf8(r: Ref, b: &mut [u8; 34]) {
     b[..3].copy_from_slice(&[NEWER_REFERENCE_EXT, 0, 3]);

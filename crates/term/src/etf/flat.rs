@@ -68,15 +68,15 @@ impl Buf {
     /// a pid or reference is not assembled elsewhere to be copied.
     #[inline(always)]
     fn fill<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N])) -> bool {
-        let end = self.len + N;
-        let Some(room) = self.bytes.get_mut(self.len..end) else {
-            return false;
-        };
-        let Ok(room) = <&mut [u8; N]>::try_from(room) else {
+        let Some(room) = self
+            .bytes
+            .get_mut(self.len..)
+            .and_then(|r| r.first_chunk_mut::<N>())
+        else {
             return false;
         };
         write(room);
-        self.len = end;
+        self.len += N;
         true
     }
 
