@@ -73,9 +73,7 @@ pub fn plan(log: &LogReader, spec: &EventSpec) -> Result<Plan, String> {
     let mut holds = vec![0u64; log.processes().len()];
     let mut labels = HashMap::new();
     let mut pids = HashMap::new();
-    let functions =
-        trace_capture::mapping::SharedFunctions::of_names(&log.header().shared_functions);
-    let (exit_fn, give_fn) = (functions.index("exit"), functions.index("give_away"));
+    let (exit_fn, give_fn) = trace_causal::stop_points::glue_functions(log);
     for (id, n) in past.processes() {
         // The past may end inside a group of events the engine does in one
         // step (the signals a death sends, after the exit; whether a

@@ -5,7 +5,7 @@
 //! Every cut a replay holds processes at must fall on these places: the
 //! debugger's moves and `--until`'s causal past both round to them.
 
-use trace_format::{EventRef, ProcId};
+use trace_format::{EventRef, LogReader, ProcId};
 
 /// Where each process can stop: before any event except one the engine
 /// does together with the event before it, and never after a trailing
@@ -98,6 +98,14 @@ pub enum Kind {
     Deliver,
     Blocked,
     Other,
+}
+
+/// The numbers `log` gives the shared functions [`Kind::of`] tells apart:
+/// `exit` (a table released by its owner's end) and `give_away`.
+pub fn glue_functions(log: &LogReader) -> (u16, u16) {
+    let functions =
+        trace_capture::mapping::SharedFunctions::of_names(&log.header().shared_functions);
+    (functions.index("exit"), functions.index("give_away"))
 }
 
 impl Kind {

@@ -40,9 +40,7 @@ impl trace_causal::EventVisitor for BlockScan {
 
 /// Reads `log` once: its model, where processes can stop, its writes.
 pub(crate) fn scan(log: &LogReader) -> Scanned {
-    let functions =
-        trace_capture::mapping::SharedFunctions::of_names(&log.header().shared_functions);
-    let (exit_fn, give_fn) = (functions.index("exit"), functions.index("give_away"));
+    let (exit_fn, give_fn) = trace_causal::stop_points::glue_functions(log);
     let (model, blocks) = Model::build_visiting(log, |info| BlockScan {
         process: info.process,
         first: None,
