@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 use trace_capture::EventSpec;
-use trace_causal::stop_points::{Kind, StopPoints};
-use trace_causal::{EventId, Model};
-use trace_format::{LogReader, ProcId};
+use trace_causal::stop_points::{self, Kind, Scanned, StopPoints};
+use trace_causal::EventId;
+use trace_format::{EventRef, LogReader, ProcId};
 use trace_runtime::{Blocked, RunOutcome};
 use trace_term::Term;
 
@@ -66,14 +66,15 @@ pub struct UntilReport {
 
 /// Resolves `spec` and computes its causal past.
 pub fn plan(log: &LogReader, spec: &EventSpec) -> Result<Plan, String> {
-    let model = Model::build(log);
+    // One pass: the model, and each event's kind for where a process may
+    // be held.
+    let Scanned { model, kinds, .. } = stop_points::scan(log, |_| |_: u64, _: &EventRef<'_>| {});
     // The error names the event itself.
     let event = trace_causal::resolve(&model, spec).map_err(|e| e.to_string())?;
     let past = model.causal_past(event);
     let mut holds = vec![0u64; log.processes().len()];
     let mut labels = HashMap::new();
     let mut pids = HashMap::new();
-    let (exit_fn, give_fn) = trace_causal::stop_points::glue_functions(log);
     for (id, n) in past.processes() {
         // The past may end inside a group of events the engine does in one
         // step (the signals a death sends, after the exit; whether a
@@ -81,14 +82,14 @@ pub fn plan(log: &LogReader, spec: &EventSpec) -> Result<Plan, String> {
         // after the group.
         // An arrival is taken as it is, not moved past: its send may lie
         // outside the past.
-        let mut kinds = Vec::new();
-        let _ = log.for_each_event_of(id, |_, _, e| {
-            kinds.push(match Kind::of(&e, id, exit_fn, give_fn) {
-                Kind::Deliver => Kind::Other,
-                k => k,
-            });
-        });
-        let n = StopPoints::of_kinds(&[kinds]).at_or_after(0, n).max(n);
+        let slot = id.position_in(model.processes(), |p| p.id);
+        let own: Vec<Kind> = slot
+            .and_then(|s| kinds.get(s))
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(|&k| if k == Kind::Deliver { Kind::Other } else { k })
+            .collect();
+        let n = StopPoints::of_kinds(&[own]).at_or_after(0, n).max(n);
         if let Some(h) = holds.get_mut(id.0 as usize) {
             *h = n;
         }

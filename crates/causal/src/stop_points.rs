@@ -5,7 +5,8 @@
 //! Every cut a replay holds processes at must fall on these places: the
 //! debugger's moves and `--until`'s causal past both round to them.
 
-use trace_format::{EventRef, LogReader, ProcId};
+use crate::{EventVisitor, Model};
+use trace_format::{BlockInfo, EventRef, LogReader, ProcId};
 
 /// Where each process can stop: before any event except one the engine
 /// does together with the event before it, and never after a trailing
@@ -76,6 +77,84 @@ impl StopPoints {
     /// Per slot, the place where the process has done all its steps.
     pub fn ends(&self) -> Vec<u64> {
         self.len.clone()
+    }
+}
+
+/// A log read once for a replay that holds processes: its model, and each
+/// process's events as [`Kind`]s.
+pub struct Scanned<V> {
+    pub model: Model,
+    /// Per slot of the model, its process log's events as kinds (as many
+    /// as the model's log of the process holds).
+    pub kinds: Vec<Vec<Kind>>,
+    /// The visitors `start` made for the blocks that make each process's
+    /// log, with the process's slot, in event order. A visitor may have
+    /// seen events past the model's end of its log.
+    pub blocks: Vec<(usize, V)>,
+}
+
+/// Reads `log` once, in the model's own parallel pass over every block
+/// (`Model::build_visiting`): the model, and each event's [`Kind`] — what
+/// `--until`'s plan and the debugger's stop points are made of. `start`
+/// makes a visitor per block that sees every event as well.
+pub fn scan<V, F>(log: &LogReader, start: F) -> Scanned<V>
+where
+    V: EventVisitor,
+    F: Fn(&BlockInfo) -> V + Sync,
+{
+    let (exit_fn, give_fn) = glue_functions(log);
+    let (model, blocks) = Model::build_visiting(log, |info| BlockKinds {
+        process: info.process,
+        first: None,
+        kinds: Vec::new(),
+        exit_fn,
+        give_fn,
+        inner: start(info),
+    });
+    let mut blocks: Vec<(usize, BlockKinds<V>)> = blocks
+        .into_iter()
+        .flatten()
+        .filter_map(|b| Some((b.process.position_in(model.processes(), |p| p.id)?, b)))
+        .collect();
+    blocks.sort_by_key(|(slot, b)| (*slot, b.first));
+    let mut kinds: Vec<Vec<Kind>> = vec![Vec::new(); model.processes().len()];
+    let mut kept = Vec::with_capacity(blocks.len());
+    for (slot, b) in blocks {
+        let k = &mut kinds[slot];
+        // A block that does not follow on: the model ends the log before it.
+        if b.first.is_some_and(|f| f != k.len() as u64) {
+            continue;
+        }
+        k.extend(b.kinds);
+        kept.push((slot, b.inner));
+    }
+    for (k, p) in kinds.iter_mut().zip(model.processes()) {
+        k.truncate(p.events as usize);
+    }
+    Scanned {
+        model,
+        kinds,
+        blocks: kept,
+    }
+}
+
+/// One block's events as kinds, and what another visitor makes of them.
+struct BlockKinds<V> {
+    process: ProcId,
+    /// Index of the block's first event in its process log.
+    first: Option<u64>,
+    kinds: Vec<Kind>,
+    exit_fn: u16,
+    give_fn: u16,
+    inner: V,
+}
+
+impl<V: EventVisitor> EventVisitor for BlockKinds<V> {
+    fn event(&mut self, index: u64, e: &EventRef<'_>) {
+        self.first.get_or_insert(index);
+        self.kinds
+            .push(Kind::of(e, self.process, self.exit_fn, self.give_fn));
+        self.inner.event(index, e);
     }
 }
 

@@ -9,7 +9,7 @@
 //! engine does some events together, with no place to hold the process in
 //! between ([`StopPoints`]); a cut never falls inside such a group.
 
-pub(crate) use trace_causal::stop_points::{Kind, StopPoints};
+pub(crate) use trace_causal::stop_points::StopPoints;
 use trace_causal::{EventId, Model};
 use trace_format::ProcId;
 

@@ -1,11 +1,11 @@
 //! Reading the log at session start, once: the causal model's own pass
-//! over every block (`Model::build_visiting`) also gathers what the
-//! session needs beside it — what each event is to the rules of where a
-//! process can stop ([`StopPoints`]), and every write to standard output.
+//! over every block (`trace_causal::stop_points::scan`) also gathers what
+//! the session needs beside it — where each process can stop
+//! ([`StopPoints`]), and every write to standard output.
 
-use crate::cut::{slot_of, Kind, StopPoints};
+use crate::cut::StopPoints;
 use trace_causal::Model;
-use trace_format::{EventRef, LogReader, ProcId};
+use trace_format::{EventRef, LogReader};
 
 /// What a session keeps of its log besides the log itself.
 pub(crate) struct Scanned {
@@ -15,66 +15,31 @@ pub(crate) struct Scanned {
     pub writes: Vec<(u64, usize, u64)>,
 }
 
-/// What one block of a process log holds for the session.
-struct BlockScan {
-    process: ProcId,
-    /// Index of the block's first event in its process log.
-    first: Option<u64>,
-    kinds: Vec<Kind>,
-    /// Writes to standard output: `(seq, index)`.
-    writes: Vec<(u64, u64)>,
-    exit_fn: u16,
-    give_fn: u16,
-}
+/// One block's writes to standard output: `(seq, index)`.
+#[derive(Default)]
+struct Writes(Vec<(u64, u64)>);
 
-impl trace_causal::EventVisitor for BlockScan {
+impl trace_causal::EventVisitor for Writes {
     fn event(&mut self, index: u64, e: &EventRef<'_>) {
-        self.first.get_or_insert(index);
-        self.kinds
-            .push(Kind::of(e, self.process, self.exit_fn, self.give_fn));
         if let EventRef::Output { seq, .. } = e {
-            self.writes.push((*seq, index));
+            self.0.push((*seq, index));
         }
     }
 }
 
 /// Reads `log` once: its model, where processes can stop, its writes.
 pub(crate) fn scan(log: &LogReader) -> Scanned {
-    let (exit_fn, give_fn) = trace_causal::stop_points::glue_functions(log);
-    let (model, blocks) = Model::build_visiting(log, |info| BlockScan {
-        process: info.process,
-        first: None,
-        kinds: Vec::new(),
-        writes: Vec::new(),
-        exit_fn,
-        give_fn,
-    });
-    let mut blocks: Vec<(usize, BlockScan)> = blocks
+    let scanned = trace_causal::stop_points::scan(log, |_| Writes::default());
+    let mut writes: Vec<(u64, usize, u64)> = scanned
+        .blocks
         .into_iter()
-        .flatten()
-        .filter_map(|b| Some((slot_of(&model, b.process)?, b)))
+        .flat_map(|(slot, w)| w.0.into_iter().map(move |(seq, i)| (seq, slot, i)))
+        .filter(|&(_, slot, i)| i < scanned.kinds[slot].len() as u64)
         .collect();
-    blocks.sort_by_key(|(slot, b)| (*slot, b.first));
-    let mut kinds: Vec<Vec<Kind>> = vec![Vec::new(); model.processes().len()];
-    let mut writes = Vec::new();
-    for (slot, b) in blocks {
-        let k = &mut kinds[slot];
-        // A block that does not follow on: the model ends the log before it.
-        if b.first.is_some_and(|f| f != k.len() as u64) {
-            continue;
-        }
-        k.extend(b.kinds);
-        writes.extend(b.writes.into_iter().map(|(seq, i)| (seq, slot, i)));
-    }
-    for (k, p) in kinds.iter_mut().zip(model.processes()) {
-        k.truncate(p.events as usize);
-    }
-    writes.retain(|&(_, slot, i)| i < kinds[slot].len() as u64);
     writes.sort_unstable();
-    let stops = StopPoints::of_kinds(&kinds);
     Scanned {
-        model,
-        stops,
+        stops: StopPoints::of_kinds(&scanned.kinds),
+        model: scanned.model,
         writes,
     }
 }
