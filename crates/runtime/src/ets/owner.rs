@@ -53,8 +53,7 @@ pub fn exit_turns(p: &mut Process, rt: &Runtime, wk: &Worker) -> bool {
             Ok(SharedTurn::At { object, seq, .. }) => (object, seq),
             Ok(_) => return true,
             Err(div) => {
-                rt.diverged_at(p, div, false);
-                p.kill = Some(Term::atom("trace_replay_diverged"));
+                rt.diverge(p, div, false);
                 return true;
             }
         };

@@ -30,6 +30,10 @@ pub use worker::Worker;
 /// start around here, so pids look familiar).
 pub const FIRST_PID: u64 = 80;
 
+/// The exit reason of a process a replay stopped where it departed from
+/// the log.
+pub const DIVERGED: &str = "trace_replay_diverged";
+
 /// Scheduling randomisation for `trace record --chaos`.
 #[derive(Clone, Debug)]
 pub struct Chaos {
@@ -399,6 +403,14 @@ impl Runtime {
         self.stop_because(|f| {
             f.internal.get_or_insert(what);
         });
+    }
+
+    /// Stops the run at `p`'s departure from the log (as
+    /// [`diverged_at`](Self::diverged_at)), and has `p` end with
+    /// [`DIVERGED`] at its next check.
+    pub fn diverge(&self, p: &mut crate::process::Process, d: Divergence, in_call: bool) {
+        self.diverged_at(p, d, in_call);
+        p.kill = Some(Term::atom(DIVERGED));
     }
 
     /// Stops the run: process `p` departed from what the Director expected,

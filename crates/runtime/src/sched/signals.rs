@@ -31,8 +31,7 @@ pub fn emit(p: &mut Process, rt: &Runtime, ev: Event<'_>) {
         match d.event(&ev) {
             Ok(()) => note_agreed(p, rt, in_call),
             Err(div) => {
-                rt.diverged_at(p, div, in_call);
-                p.kill = Some(Term::atom("trace_replay_diverged"));
+                rt.diverge(p, div, in_call);
             }
         }
     }

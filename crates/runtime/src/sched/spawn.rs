@@ -150,8 +150,7 @@ pub fn spawn(
         Some(d) => match d.spawn_pid() {
             Ok(x) => x,
             Err(div) => {
-                rt.diverged_at(p, div, true);
-                p.kill = Some(Term::atom("trace_replay_diverged"));
+                rt.diverge(p, div, true);
                 return Err(Fault::Yield(Term::Atom(atom::UNDEFINED)));
             }
         },

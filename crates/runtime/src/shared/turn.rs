@@ -77,8 +77,7 @@ pub fn report(p: &mut Process, rt: &Runtime, op: &SharedOp<'_>) {
         match d.shared_event(op) {
             Ok(()) => signals::note_agreed(p, rt, true),
             Err(div) => {
-                rt.diverged_at(p, div, true);
-                p.kill = Some(Term::atom("trace_replay_diverged"));
+                rt.diverge(p, div, true);
             }
         }
     }
@@ -94,8 +93,7 @@ pub fn decide_alive(p: &mut Process, rt: &Runtime, pid: Pid) -> bool {
         Some(d) => match d.nondet(NondetBif::IsProcessAlive, computed) {
             Ok(v) => v,
             Err(div) => {
-                rt.diverged_at(p, div, true);
-                p.kill = Some(Term::atom("trace_replay_diverged"));
+                rt.diverge(p, div, true);
                 return now;
             }
         },

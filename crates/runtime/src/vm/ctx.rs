@@ -70,8 +70,7 @@ impl<'a> Ctx<'a> {
     }
 
     pub(crate) fn diverged(&mut self, d: crate::hooks::Divergence) -> Fault {
-        self.rt.diverged_at(self.proc, d, true);
-        self.proc.kill = Some(Term::atom("trace_replay_diverged"));
+        self.rt.diverge(self.proc, d, true);
         Fault::Yield(Term::Atom(atom::UNDEFINED))
     }
 

@@ -48,7 +48,7 @@ fn diverged(p: &mut Process, rt: &Runtime, expected: String, happened: String) -
         },
         false,
     );
-    SliceEnd::Exit(ExitInfo::plain(Term::atom("trace_replay_diverged")))
+    SliceEnd::Exit(ExitInfo::plain(Term::atom(crate::sched::DIVERGED)))
 }
 
 /// `RecvStart`: a new receive begins.
@@ -88,7 +88,7 @@ pub fn start(p: &mut Process, rt: &Runtime, wk: &Worker, after: u32) -> Step {
         Some(Err(d)) => {
             rt.diverged_at(p, d, false);
             Step::End(SliceEnd::Exit(ExitInfo::plain(Term::atom(
-                "trace_replay_diverged",
+                crate::sched::DIVERGED,
             ))))
         }
     }
