@@ -48,6 +48,8 @@ const MODULES: &[(&str, &str)] = &[
     ("dict", include_str!("../prelude/dict.erl")),
     ("sets", include_str!("../prelude/sets.erl")),
     ("array", include_str!("../prelude/array.erl")),
+    ("calendar", include_str!("../prelude/calendar.erl")),
+    ("base64", include_str!("../prelude/base64.erl")),
 ];
 
 /// The engine itself calls into `trace_prelude` (spawning on a built-in,
