@@ -25,6 +25,7 @@ pub const OTHER_NONDET: &[&str] = &[
     "time",
     "statistics",
     "store",
+    "system_info",
 ];
 
 /// The log's kind of a nondeterministic built-in.

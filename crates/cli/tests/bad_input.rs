@@ -241,6 +241,11 @@ fn unsupported_calls_made_at_run_time_stop_the_run_naming_them() {
         "main() -> term_to_binary(x, [compressed]).\n",
         "erlang:term_to_binary/2 with option compressed is not implemented by trace",
     );
+    assert_unsupported(
+        "info_item",
+        "main() -> catch erlang:system_info(allocated_areas).\n",
+        "info_item.erl:3: unsupported: erlang:system_info(allocated_areas) is not supported by trace",
+    );
 }
 
 #[test]

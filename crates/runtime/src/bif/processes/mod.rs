@@ -2,8 +2,8 @@
 //! sending, and liveness. The other process built-ins live in the
 //! submodules: registered names ([`registry`]), the process dictionary
 //! ([`dictionary`]), `process_info` and `processes` ([`info`]), timers
-//! ([`timers`]) and the nondeterministic clock, uniqueness and randomness
-//! queries ([`clock`]). Every event and nondeterministic result goes
+//! ([`timers`]), the nondeterministic clock, uniqueness and randomness
+//! queries ([`clock`]) and `erlang:system_info/1` ([`system_info`]). Every event and nondeterministic result goes
 //! through [`Ctx`], so the hooks see it.
 
 mod aliases;
@@ -11,6 +11,7 @@ pub(crate) mod clock;
 mod dictionary;
 mod info;
 mod registry;
+mod system_info;
 mod timers;
 
 use super::{Builder, Ctx, AUTO, GUARD};
@@ -125,6 +126,7 @@ pub fn register(b: &mut Builder) {
     info::register(b);
     timers::register(b);
     clock::register(b);
+    system_info::register(b);
 }
 
 fn mfa(a: &[Term]) -> Result<Target, Fault> {
