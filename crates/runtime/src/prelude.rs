@@ -50,6 +50,7 @@ const MODULES: &[(&str, &str)] = &[
     ("array", include_str!("../prelude/array.erl")),
     ("calendar", include_str!("../prelude/calendar.erl")),
     ("base64", include_str!("../prelude/base64.erl")),
+    ("pg", include_str!("../prelude/pg.erl")),
 ];
 
 /// The engine itself calls into `trace_prelude` (spawning on a built-in,
