@@ -13,6 +13,7 @@
 pub mod atomics;
 pub mod binaries;
 pub mod binary;
+pub mod checksums;
 pub mod code;
 pub mod conversions;
 pub mod erlang;
@@ -100,6 +101,7 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     conversions::register(&mut b);
     binaries::register(&mut b);
     binary::register(&mut b);
+    checksums::register(&mut b);
     processes::register(&mut b);
     code::register(&mut b);
     system::register(&mut b);

@@ -104,6 +104,7 @@ pub fn register(b: &mut Builder) {
         |a| Ok(Term::string(&trace_term::print::write_term(&a[0]))),
         AUTO,
     );
+    b.pure(e, "list_to_pid", 1, list_to_pid, AUTO);
     b.pure(
         e,
         "ref_to_list",
@@ -350,4 +351,32 @@ pub fn pretty(t: &Term) -> String {
 /// io_lib:format with BEAM's directives; bad formats or arguments are `badarg`.
 pub fn io_format(fmt: &Term, args: &[Term]) -> Result<String, Fault> {
     trace_term::format_term(fmt, args).map_err(|_| badarg())
+}
+
+/// `list_to_pid("<0.N.0>")`: the engine's pids are all of one node and
+/// serial 0, so another node or serial names no process it could have.
+fn list_to_pid(a: &[Term]) -> BifResult {
+    let text = list_to_string(&a[0]).ok_or_else(badarg)?;
+    let parts: Vec<&str> = text
+        .strip_prefix('<')
+        .and_then(|t| t.strip_suffix('>'))
+        .ok_or_else(badarg)?
+        .split('.')
+        .collect();
+    let nums: Vec<u64> = parts
+        .iter()
+        .map(|p| {
+            p.parse::<u64>()
+                .ok()
+                .filter(|_| p.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(badarg)?;
+    match nums[..] {
+        [0, n, 0] => Ok(Term::Pid(trace_term::Pid(n))),
+        [_, _, _] => Err(Fault::Unsupported(format!(
+            "erlang:list_to_pid({text:?}) names another node or serial, which trace's pids never have"
+        ))),
+        _ => Err(badarg()),
+    }
 }

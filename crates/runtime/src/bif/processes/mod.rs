@@ -120,6 +120,16 @@ pub fn register(b: &mut Builder) {
     b.proc(e, "group_leader", 2, group_leader2, AUTO);
     b.proc(e, "yield", 0, |_, _| Err(Fault::Yield(Term::TRUE)), 0);
     b.proc(e, "garbage_collect", 0, |_, _| Ok(Term::TRUE), AUTO);
+    b.proc(
+        e,
+        "bump_reductions",
+        1,
+        |_, a| match a[0].as_int() {
+            Some(n) if n >= 0 => Ok(Term::TRUE),
+            _ => Err(badarg()),
+        },
+        0,
+    );
     aliases::register(b);
     registry::register(b);
     dictionary::register(b);
