@@ -26,6 +26,7 @@ pub const OTHER_NONDET: &[&str] = &[
     "statistics",
     "store",
     "system_info",
+    "getenv",
 ];
 
 /// The log's kind of a nondeterministic built-in.

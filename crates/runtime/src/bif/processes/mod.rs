@@ -3,15 +3,16 @@
 //! submodules: registered names ([`registry`]), the process dictionary
 //! ([`dictionary`]), `process_info` and `processes` ([`info`]), timers
 //! ([`timers`]), the nondeterministic clock, uniqueness and randomness
-//! queries ([`clock`]) and `erlang:system_info/1` ([`system_info`]). Every event and nondeterministic result goes
+//! queries ([`clock`]) and what a program reads of the host ([`host`]:
+//! `erlang:system_info/1`, `os:getenv`). Every event and nondeterministic result goes
 //! through [`Ctx`], so the hooks see it.
 
 mod aliases;
 pub(crate) mod clock;
 mod dictionary;
+mod host;
 mod info;
 mod registry;
-mod system_info;
 mod timers;
 
 use super::{Builder, Ctx, AUTO, GUARD};
@@ -136,7 +137,7 @@ pub fn register(b: &mut Builder) {
     info::register(b);
     timers::register(b);
     clock::register(b);
-    system_info::register(b);
+    host::register(b);
 }
 
 fn mfa(a: &[Term]) -> Result<Target, Fault> {

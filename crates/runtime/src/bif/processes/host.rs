@@ -1,7 +1,8 @@
-//! `erlang:system_info/1`: what a program asks of the system it runs on.
-//! The engine answers as an OTP 25 node would where the answer is fixed
-//! (release, word size, limits). What depends on the host or on the moment
-//! (processors, schedulers, how many processes and tables there are) is a
+//! What a program asks of the system it runs on: `erlang:system_info/1`
+//! and the environment (`os:getenv/0,1,2`). The engine answers as an OTP 25
+//! node would where the answer is fixed (release, word size, limits). What
+//! depends on the host or on the moment (processors, schedulers, how many
+//! processes and tables there are, environment variables) is a
 //! nondeterministic result: a recording logs it and a replay forces it.
 
 use crate::bif::{Builder, Ctx};
@@ -17,6 +18,44 @@ const ETS_LIMIT: i64 = 8_192;
 
 pub fn register(b: &mut Builder) {
     b.proc("erlang", "system_info", 1, system_info, 0);
+    b.proc("os", "getenv", 0, |cx, _| environment(cx), 0);
+    b.proc(
+        "os",
+        "getenv",
+        1,
+        |cx, a| getenv(cx, &a[0], Term::Atom(atom::FALSE)),
+        0,
+    );
+    b.proc(
+        "os",
+        "getenv",
+        2,
+        |cx, a| getenv(cx, &a[0], a[1].clone()),
+        0,
+    );
+}
+
+/// `os:getenv/0`: every variable as `"NAME=VALUE"`.
+fn environment(cx: &mut Ctx) -> BifResult {
+    let vars = std::env::vars_os()
+        .map(|(k, v)| {
+            let mut kv = k.to_string_lossy().into_owned();
+            kv.push('=');
+            kv.push_str(&v.to_string_lossy());
+            Term::string(&kv)
+        })
+        .collect();
+    cx.nondet(NondetBif::Other("getenv"), Term::list(vars))
+}
+
+/// `os:getenv(Name)`: the value, or `default` when it is not set.
+fn getenv(cx: &mut Ctx, name: &Term, default: Term) -> BifResult {
+    let name = crate::bif::terms::list_to_string(name).ok_or_else(badarg)?;
+    if name.is_empty() || name.contains(['=', '\0']) {
+        return Err(badarg());
+    }
+    let v = std::env::var_os(&name).map_or(default, |v| Term::string(&v.to_string_lossy()));
+    cx.nondet(NondetBif::Other("getenv"), v)
 }
 
 fn system_info(cx: &mut Ctx, a: &[Term]) -> BifResult {
