@@ -334,3 +334,37 @@ fn an_option_of_the_other_mode_is_refused() {
         );
     }
 }
+
+#[test]
+fn a_replay_sees_the_recorded_environment_not_its_own() {
+    let dir = Scratch::new("replay-env");
+    let prog = dir.write(
+        "env_read.erl",
+        "-module(env_read).\n-export([main/0]).\n\
+         main() -> io:format(\"~p ~p~n\", [os:getenv(\"TRACE_TEST_ENV\"), \
+         erlang:system_info(schedulers)]).\n",
+    );
+    let log = dir.path("env.trace");
+    let out = trace_cmd()
+        .args(["record", "-q", "--schedulers", "3", "-o", s(&log), s(&prog)])
+        .env("TRACE_TEST_ENV", "recorded")
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        "\"recorded\" 3\n",
+        "{}",
+        text(&out.stderr)
+    );
+    let out = trace_cmd()
+        .args(["replay", "--schedulers", "1", s(&prog), s(&log)])
+        .env("TRACE_TEST_ENV", "changed")
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        "\"recorded\" 3\n",
+        "{}",
+        text(&out.stderr)
+    );
+}
