@@ -1,11 +1,11 @@
 //! The parts of `trace replay LOG --summary` one after the other, each
 //! timed, with the peak memory after each: decoding alone, building the
 //! model, checking it; then the build and the checks as `trace replay`
-//! runs them (with fewer than 4 threads, the rebuild of the derivation
-//! beside the decoding). For profiling the log-only rebuild (`cargo run
-//! --release --example summary_parts -- LOG`; `RAYON_NUM_THREADS` sets the
-//! threads). Under callgrind the decoding alone is what this run counts
-//! beyond the same run of `trace replay LOG --summary`.
+//! runs them (the rebuild of the derivation beside the decoding). For
+//! profiling the log-only rebuild (`cargo run --release --example
+//! summary_parts -- LOG`; `RAYON_NUM_THREADS` sets the threads). Under
+//! callgrind the decoding alone is what this run counts beyond the same
+//! run of `trace replay LOG --summary`.
 
 use std::time::Instant;
 use trace_causal::Model;

@@ -287,7 +287,7 @@ mod tests {
                 let m = Model::build(&reader);
                 let mut runs = Vec::new();
                 let out = derive::derive_slots(&m, None, |s, from, to| runs.push((s, from, to)));
-                for threads in [1, 2, 3] {
+                for threads in [1, 2, 3, 4] {
                     let decoded = Decoded::new(&reader);
                     let mut streamed = Vec::new();
                     let reached = on_threads(threads, || {
@@ -315,7 +315,7 @@ mod tests {
         ];
         let dir = Scratch::new("stream-cycle");
         let reader = open(&dir, &procs);
-        for threads in [1, 2] {
+        for threads in [1, 2, 4] {
             assert_eq!(on_threads(threads, || build_deriving(&reader).1), None);
         }
     }

@@ -70,16 +70,15 @@ pub fn validate(model: &Model) -> Report {
 }
 
 /// Builds the model of a log and checks it, as [`Model::build`] and
-/// [`validate`] do; with fewer threads than the search without the order
-/// wants, the rebuild of the derivation runs beside the decoding
-/// ([`crate::stream`]), and only where it cannot tell alone (a log
-/// damaged or with a happened-before cycle, ...) on the model after.
+/// [`validate`] do, with the rebuild of the derivation beside the
+/// decoding ([`crate::stream`]), and only where it cannot tell alone (a
+/// log damaged or with a happened-before cycle, ...) on the model after.
+/// On any number of threads: by the instructions each thread runs, the
+/// rebuild on one thread while the others decode ends sooner than the
+/// decoding followed by the search without the order, whose threads wait
+/// for each other (docs/replay.md: reasoned from 1 and 2 threads and the
+/// 16-core figures of the build before, not timed beyond 2 cores).
 pub fn build_and_validate(reader: &LogReader) -> (Model, Report) {
-    if rayon::current_num_threads() >= REACH_FROM_THREADS {
-        let model = Model::build(reader);
-        let report = validate(&model);
-        return (model, report);
-    }
     let (model, ordered) = crate::stream::build_deriving(reader);
     let report = match ordered {
         Some(ordered) => {
@@ -135,7 +134,9 @@ fn report(model: &Model, outcome: DeriveOutcome, checked: Checked) -> Report {
     }
 }
 
-/// Threads from which the search without the order pays. It parks and
+/// Threads from which the search without the order pays, for a model
+/// already built (`validate`; `build_and_validate` rebuilds beside the
+/// decoding on any number of threads). It parks and
 /// wakes processes across threads, so it spends more CPU time than the
 /// rebuild in order, which already runs beside the receipt checks: on the
 /// 50M-event synthetic log, 2 threads were 8% slower with it (here and on a

@@ -16,7 +16,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 /// Where a block sits and what it holds.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct BlockInfo {
     pub process: ProcId,
     /// The process's raw pid number.
@@ -38,18 +38,29 @@ pub struct BlockInfo {
 }
 
 impl BlockInfo {
+    /// Segment `b` of record `rec`.
     pub(super) fn of(b: &BlockRef, rec: &Record) -> Self {
+        let record = BlockInfo {
+            offset: rec.offset,
+            body_offset: rec.body_at,
+            stored_len: rec.stored_len,
+            body_raw_len: rec.raw_len,
+            ..BlockInfo::default()
+        };
+        record.with_segment(b)
+    }
+
+    /// Another segment `b` of the same record: what differs from segment
+    /// to segment, the record's offsets and lengths kept.
+    fn with_segment(self, b: &BlockRef) -> Self {
         BlockInfo {
             process: ProcId(b.process),
             pid: b.pid,
             first_event: b.first_event,
             events: b.events,
             first_signal: b.first_signal,
-            offset: rec.offset,
-            body_offset: rec.body_at,
-            stored_len: rec.stored_len,
             raw_len: b.raw_len,
-            body_raw_len: rec.raw_len,
+            ..self
         }
     }
 }
@@ -90,13 +101,7 @@ impl<'a> Events<'a> {
         let timestamps = self.dec.time().is_some();
         self.dec
             .restart(raw, ProcId(b.process), b.pid, b.first_signal, timestamps);
-        let info = &mut self.info;
-        info.process = ProcId(b.process);
-        info.pid = b.pid;
-        info.first_event = b.first_event;
-        info.events = b.events;
-        info.first_signal = b.first_signal;
-        info.raw_len = b.raw_len;
+        self.info = self.info.with_segment(b);
         self.seen = 0;
         self.error = None;
     }
