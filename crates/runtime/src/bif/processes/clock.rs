@@ -53,6 +53,9 @@ pub fn register(b: &mut Builder) {
     b.proc("rand", "uniform", 0, |cx, _| uniform(cx, None), 0);
     b.proc("rand", "uniform", 1, |cx, a| uniform(cx, Some(&a[0])), 0);
     b.proc("rand", "uniform_real", 0, |cx, _| uniform(cx, None), 0);
+    b.proc("rand", "normal", 0, |cx, _| normal(cx, 0.0, 1.0), 0);
+    b.proc("rand", "normal", 2, normal2, 0);
+    b.proc("rand", "bytes", 1, bytes, 0);
     b.proc("rand", "seed", 1, |cx, _| seed(cx), 0);
     b.proc("rand", "seed", 2, |cx, _| seed(cx), 0);
 }
@@ -202,9 +205,49 @@ fn uniform(cx: &mut Ctx, n: Option<&Term>) -> BifResult {
     let v = match n {
         None => Term::Float((x >> 11) as f64 / (1u64 << 53) as f64),
         Some(Term::Int(n)) if *n >= 1 => Term::Int(1 + (x % *n as u64) as i64),
-        Some(_) => return Err(badarg()),
+        Some(_) => return Err(crate::exception::error_atom(atom::FUNCTION_CLAUSE)),
     };
     cx.nondet(NondetBif::Random, v)
+}
+
+/// `rand:normal/0,2`: a normally distributed float (Box-Muller on two
+/// draws), as a random result.
+fn normal(cx: &mut Ctx, mean: f64, variance: f64) -> BifResult {
+    let unit = |x: u64| ((x >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    let (u1, u2) = (unit(draw(cx)), unit(draw(cx)));
+    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+    cx.nondet(NondetBif::Random, Term::Float(mean + z * variance.sqrt()))
+}
+
+fn normal2(cx: &mut Ctx, a: &[Term]) -> BifResult {
+    let num = |t: &Term| match t {
+        Term::Int(n) => Some(*n as f64),
+        Term::Float(f) => Some(*f),
+        _ => None,
+    };
+    match (num(&a[0]), num(&a[1])) {
+        (Some(mean), Some(var)) if var >= 0.0 => normal(cx, mean, var),
+        _ => Err(crate::bif::erlang::badarith()),
+    }
+}
+
+/// `rand:bytes(N)`: N random bytes, as a random result.
+fn bytes(cx: &mut Ctx, a: &[Term]) -> BifResult {
+    let n = match a[0] {
+        Term::Int(n) if (0..=1 << 24).contains(&n) => n as usize,
+        Term::Int(n) if n >= 0 => {
+            return Err(Fault::Unsupported(format!(
+                "rand:bytes({n}) is over the 16 MiB trace records as one random result"
+            )))
+        }
+        _ => return Err(crate::exception::error_atom(atom::FUNCTION_CLAUSE)),
+    };
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        out.extend_from_slice(&draw(cx).to_le_bytes());
+    }
+    out.truncate(n);
+    cx.nondet(NondetBif::Random, Term::binary(&out))
 }
 
 fn seed(cx: &mut Ctx) -> BifResult {
