@@ -110,7 +110,8 @@ pub(crate) struct Inner {
     /// The crowds of new processes' first slices, one a shard. Not counted
     /// in `buffered`: each holds at most a block's body and room for a row
     /// per `crowd::ROW_BYTES` of it (rows of 56 bytes: about 150 KB for a
-    /// 64 KiB block), a bounded few hundred KB per shard.
+    /// 64 KiB block), a bounded few hundred KB per shard, and the queue
+    /// keeps as many again for a few spent crowds (`sink::Queue::spare_crowd`).
     crowds: Box<[crowd::CrowdCell]>,
     /// Bytes reported by open blocks.
     buffered: AtomicUsize,
@@ -163,14 +164,15 @@ impl Inner {
     }
 
     fn submit(&self, block: RawSegment, wake: Wake) {
-        let events = block.events as u64;
-        self.submit_queued(Queued::Segment(block), events, wake);
+        self.submit_queued(Queued::Segment(block), wake);
     }
 
-    /// Queues a segment or a crowd of `events` events.
-    fn submit_queued(&self, q: Queued, events: u64, wake: Wake) {
-        if self.queue.submit(q, wake).is_err() {
-            self.lost_after_finish.fetch_add(events, Ordering::Relaxed);
+    /// Queues a segment or a crowd; its events are counted as lost if the
+    /// log was finished.
+    fn submit_queued(&self, q: Queued, wake: Wake) {
+        if let Err(q) = self.queue.submit(q, wake) {
+            self.lost_after_finish
+                .fetch_add(q.events(), Ordering::Relaxed);
         }
     }
 }
