@@ -22,6 +22,7 @@ mod open;
 mod process;
 mod registry;
 pub(crate) mod sink;
+mod spares;
 
 pub use process::{ProcessWriter, Slice};
 
@@ -29,7 +30,7 @@ use crate::container::{self, PREAMBLE_LEN};
 use crate::event::{ProcId, ProcessLog};
 use crate::meta::{Footer, Header, Outcome};
 use crate::sync::lock;
-use process::{cut_and, ProcBuf, ProcState};
+use process::{cut_and, ProcState};
 use sink::{FileState, Queue, Queued, RawSegment, Wake};
 use std::fs::File;
 use std::io::{self, Write};
@@ -294,13 +295,7 @@ impl LogWriter {
     pub fn register(&self, pid: u64, parent: Option<ProcId>) -> ProcessWriter {
         let id = self.inner.processes.register(pid, parent);
         ProcessWriter {
-            state: Arc::new(ProcState {
-                id,
-                pid,
-                parent,
-                buf: cell::BufCell::new(ProcBuf::new()),
-                flush_hint: AtomicBool::new(false),
-            }),
+            state: std::mem::ManuallyDrop::new(ProcState::shared(id, pid, parent)),
             inner: self.inner.clone(),
             closed: false,
             held: false,
