@@ -105,6 +105,8 @@ pub(crate) struct Queue {
     /// Crowds' blocks the compressors are done with, their vectors kept
     /// for the next crowds cut (a block's body and rows, about 200 KB at
     /// the default block size, were allocated afresh for each block).
+    /// Boxed: they go back into the queue as `Queued::Crowd` as they are.
+    #[allow(clippy::vec_box)]
     spare_crowds: Mutex<Vec<Box<CrowdBlock>>>,
 }
 
