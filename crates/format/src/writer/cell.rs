@@ -82,12 +82,6 @@ impl<T> BufCell<T> {
         &mut *self.value.get()
     }
 
-    /// The buffer, reached through the only reference to the cell.
-    #[inline]
-    pub fn get_mut(&mut self) -> &mut T {
-        self.value.get_mut()
-    }
-
     /// Holds the buffer until the guard drops.
     pub fn lock(&self) -> CellGuard<'_, T> {
         self.hold();

@@ -89,7 +89,8 @@ impl ProcState {
         if let Some(mut state) = spare {
             if let Some(s) = Arc::get_mut(&mut state) {
                 (s.id, s.pid, s.parent) = (id, pid, parent);
-                *s.buf.get_mut() = ProcBuf::new();
+                // The cell anew, let go whatever its last holder left.
+                s.buf = BufCell::new(ProcBuf::new());
                 *s.flush_hint.get_mut() = false;
                 return state;
             }
