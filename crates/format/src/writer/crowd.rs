@@ -30,6 +30,7 @@ use std::time::Instant;
 const ROW_BYTES: usize = 24;
 
 /// A crowd's rows and body, cut and waiting for a compressor: one block.
+#[derive(Default)]
 pub(crate) struct CrowdBlock {
     /// One row per segment, in the order they were written.
     pub rows: Vec<Segment>,
@@ -82,7 +83,8 @@ impl Crowd {
             self.opened_at = Some(Instant::now());
             // The block's size and one event past it, and a row for every
             // ROW_BYTES of it: no reallocation for a crowd of short
-            // processes (each new block's vectors start empty).
+            // processes (a no-op when the vectors came back from a
+            // compressor with their room).
             self.bytes.reserve(block_size + 256);
             self.rows.reserve(block_size / ROW_BYTES);
         }
@@ -132,13 +134,13 @@ impl Crowd {
             self.bytes.clear();
             return;
         }
-        let block = CrowdBlock {
-            rows: std::mem::take(&mut self.rows),
-            bytes: std::mem::take(&mut self.bytes),
-            timestamps: inner.opts.timestamps,
-        };
-        let events = block.rows.iter().map(|r| r.events as u64).sum();
-        inner.submit_queued(Queued::Crowd(Box::new(block)), events, wake);
+        // The crowd goes on with a spent block's vectors, emptied, when a
+        // compressor has handed one back.
+        let mut block = inner.queue.spare_crowd().unwrap_or_default();
+        std::mem::swap(&mut block.rows, &mut self.rows);
+        std::mem::swap(&mut block.bytes, &mut self.bytes);
+        block.timestamps = inner.opts.timestamps;
+        inner.submit_queued(Queued::Crowd(block), wake);
     }
 }
 

@@ -22,6 +22,7 @@ mod open;
 mod process;
 mod registry;
 pub(crate) mod sink;
+mod spares;
 
 pub use process::{ProcessWriter, Slice};
 
@@ -29,7 +30,7 @@ use crate::container::{self, PREAMBLE_LEN};
 use crate::event::{ProcId, ProcessLog};
 use crate::meta::{Footer, Header, Outcome};
 use crate::sync::lock;
-use process::{cut_and, ProcBuf, ProcState};
+use process::{cut_and, ProcState};
 use sink::{FileState, Queue, Queued, RawSegment, Wake};
 use std::fs::File;
 use std::io::{self, Write};
@@ -110,7 +111,8 @@ pub(crate) struct Inner {
     /// The crowds of new processes' first slices, one a shard. Not counted
     /// in `buffered`: each holds at most a block's body and room for a row
     /// per `crowd::ROW_BYTES` of it (rows of 56 bytes: about 150 KB for a
-    /// 64 KiB block), a bounded few hundred KB per shard.
+    /// 64 KiB block), a bounded few hundred KB per shard, and the queue
+    /// keeps as many again for a few spent crowds (`sink::Queue::spare_crowd`).
     crowds: Box<[crowd::CrowdCell]>,
     /// Bytes reported by open blocks.
     buffered: AtomicUsize,
@@ -163,14 +165,15 @@ impl Inner {
     }
 
     fn submit(&self, block: RawSegment, wake: Wake) {
-        let events = block.events as u64;
-        self.submit_queued(Queued::Segment(block), events, wake);
+        self.submit_queued(Queued::Segment(block), wake);
     }
 
-    /// Queues a segment or a crowd of `events` events.
-    fn submit_queued(&self, q: Queued, events: u64, wake: Wake) {
-        if self.queue.submit(q, wake).is_err() {
-            self.lost_after_finish.fetch_add(events, Ordering::Relaxed);
+    /// Queues a segment or a crowd; its events are counted as lost if the
+    /// log was finished.
+    fn submit_queued(&self, q: Queued, wake: Wake) {
+        if let Err(q) = self.queue.submit(q, wake) {
+            self.lost_after_finish
+                .fetch_add(q.events(), Ordering::Relaxed);
         }
     }
 }
@@ -292,13 +295,7 @@ impl LogWriter {
     pub fn register(&self, pid: u64, parent: Option<ProcId>) -> ProcessWriter {
         let id = self.inner.processes.register(pid, parent);
         ProcessWriter {
-            state: Arc::new(ProcState {
-                id,
-                pid,
-                parent,
-                buf: cell::BufCell::new(ProcBuf::new()),
-                flush_hint: AtomicBool::new(false),
-            }),
+            state: std::mem::ManuallyDrop::new(ProcState::shared(id, pid, parent)),
             inner: self.inner.clone(),
             closed: false,
             held: false,

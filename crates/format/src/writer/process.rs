@@ -20,6 +20,7 @@ use super::cell::BufCell;
 use super::crowd::{self, Crowd};
 use super::open::my_shard;
 use super::sink::{RawSegment, Wake};
+use super::spares::Depot;
 use super::Inner;
 use crate::codec::{BlockDecoder, BlockEncoder, SharedOp};
 use crate::container;
@@ -27,6 +28,7 @@ use crate::event::{Dest, Event, MsgId, NondetKind, ProcId, SignalEffect, SignalK
 use crate::view::{EventRef, SignalKindRef};
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -76,6 +78,42 @@ pub(crate) struct ProcBuf {
     crowd: Option<u8>,
 }
 
+impl ProcState {
+    /// The state of a newly registered process: a spare one of this
+    /// thread's, written over, or a new allocation.
+    pub fn shared(id: ProcId, pid: u64, parent: Option<ProcId>) -> Arc<ProcState> {
+        let spare = SPARE_STATES
+            .try_with(|s| STATE_DEPOT.take(&mut s.borrow_mut()))
+            .ok()
+            .flatten();
+        if let Some(mut state) = spare {
+            if let Some(s) = Arc::get_mut(&mut state) {
+                (s.id, s.pid, s.parent) = (id, pid, parent);
+                // The cell anew, let go whatever its last holder left.
+                s.buf = BufCell::new(ProcBuf::new());
+                *s.flush_hint.get_mut() = false;
+                return state;
+            }
+        }
+        Arc::new(ProcState {
+            id,
+            pid,
+            parent,
+            buf: BufCell::new(ProcBuf::new()),
+            flush_hint: AtomicBool::new(false),
+        })
+    }
+}
+
+/// Keeps an ended process's state for a registration to come, unless
+/// someone else still holds it (the open lists hold a listed one's).
+fn spare_state(state: Arc<ProcState>) {
+    // No weak references are made: a strong count of one is ours alone.
+    if Arc::strong_count(&state) == 1 {
+        let _ = SPARE_STATES.try_with(|s| STATE_DEPOT.put(&mut s.borrow_mut(), state));
+    }
+}
+
 impl ProcBuf {
     pub fn new() -> Self {
         ProcBuf {
@@ -112,6 +150,17 @@ thread_local! {
 
 /// Spare encoders kept per thread.
 const SPARE_ENCODERS_MAX: usize = 8;
+
+thread_local! {
+    /// States of ended processes at this thread's hand, for the processes
+    /// registered next on it: a short process's state was an allocation
+    /// through the allocator's slow path (its size class) and a free,
+    /// mostly on another thread than the allocation's.
+    static SPARE_STATES: RefCell<Vec<Arc<ProcState>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Where threads pass each other batches of [`SPARE_STATES`].
+static STATE_DEPOT: Depot<Arc<ProcState>> = Depot::new();
 
 fn spare_encoder(enc: Box<BlockEncoder>) {
     SPARE_ENCODERS.with(|s| {
@@ -242,7 +291,8 @@ pub(crate) enum CrowdStage {
 
 /// A process's handle on the log. Owned by the process: `Send`, not `Sync`.
 pub struct ProcessWriter {
-    pub(crate) state: Arc<ProcState>,
+    /// Dropped only by [`spare_state`], in `drop`.
+    pub(crate) state: ManuallyDrop<Arc<ProcState>>,
     pub(crate) inner: Arc<Inner>,
     /// [`ProcessWriter::close`] ran: dropping need not lock to see it.
     pub(crate) closed: bool,
@@ -424,6 +474,8 @@ impl Drop for ProcessWriter {
         if !self.closed {
             self.close_inner();
         }
+        // SAFETY: `state` is not used past here, and taken only here.
+        spare_state(unsafe { ManuallyDrop::take(&mut self.state) });
     }
 }
 

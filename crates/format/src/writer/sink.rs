@@ -37,6 +37,15 @@ pub(crate) enum Queued {
 }
 
 impl Queued {
+    /// Its events (counted only when they are lost: a crowd's are summed
+    /// over its rows).
+    pub fn events(&self) -> u64 {
+        match self {
+            Queued::Segment(s) => u64::from(s.events),
+            Queued::Crowd(c) => c.rows.iter().map(|r| u64::from(r.events)).sum(),
+        }
+    }
+
     /// Its encoded events' bytes.
     fn len(&self) -> usize {
         match self {
@@ -93,7 +102,16 @@ pub(crate) struct Queue {
     max_bytes: usize,
     /// Queued bytes that wake a lingering consumer: a block's worth.
     fill_bytes: usize,
+    /// Crowds' blocks the compressors are done with, their vectors kept
+    /// for the next crowds cut (a block's body and rows, about 200 KB at
+    /// the default block size, were allocated afresh for each block).
+    /// Boxed: they go back into the queue as `Queued::Crowd` as they are.
+    #[allow(clippy::vec_box)]
+    spare_crowds: Mutex<Vec<Box<CrowdBlock>>>,
 }
+
+/// Crowd blocks kept for reuse: one each for a few scheduler threads.
+const SPARE_CROWDS_MAX: usize = 4;
 
 impl Queue {
     /// A queue holding up to `max_bytes` of segments, whose lingering
@@ -113,6 +131,23 @@ impl Queue {
             not_full: Condvar::new(),
             max_bytes,
             fill_bytes,
+            spare_crowds: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A crowd block the compressors are done with (emptied, its vectors'
+    /// room kept), if there is one.
+    pub fn spare_crowd(&self) -> Option<Box<CrowdBlock>> {
+        lock(&self.spare_crowds).pop()
+    }
+
+    /// Keeps a compressed crowd's vectors for a crowd to come.
+    fn give_back(&self, mut c: Box<CrowdBlock>) {
+        c.rows.clear();
+        c.bytes.clear();
+        let mut spares = lock(&self.spare_crowds);
+        if spares.len() < SPARE_CROWDS_MAX {
+            spares.push(c);
         }
     }
 
@@ -321,7 +356,9 @@ pub(crate) fn compress_loop(
             Queued::Crowd(c) => {
                 packer.encode_crowd(&c, binding, &mut batch);
                 let counts = c.rows.iter().map(|r| (r.process, r.events)).collect();
-                (c.bytes.len(), counts)
+                let raw_len = c.bytes.len();
+                queue.give_back(c);
+                (raw_len, counts)
             }
             Queued::Segment(first) => {
                 segs.clear();
