@@ -5,7 +5,10 @@
 //! are resolved to slot numbers at compile time, patterns are compiled into
 //! test-and-branch sequences, and calls name their target directly (a function
 //! id, a built-in id, or an entry of the external-call table resolved at link
-//! time). Control flow uses absolute instruction indices (`Label`).
+//! time). Control flow uses absolute instruction indices (`Label`) in a
+//! function's code (`FunCode::code`); in the arena the loop runs, the
+//! linker makes each label relative to the instruction after its own (see
+//! [`relative`]), so that a jump needs only the instruction pointer.
 //!
 //! Calls pass arguments in consecutive slots at the top of the caller's window;
 //! the callee's window starts there, so arguments are not copied.
@@ -18,6 +21,30 @@ pub type Slot = u16;
 pub type Label = u32;
 /// "No failure label": an instruction that fails raises instead of branching.
 pub const RAISE: Label = u32::MAX;
+
+/// Label `to` of the instruction at `pc`, as the arena holds it: the
+/// distance in bytes from the instruction after `pc` to `to`, as an `i32`
+/// in a `u32`, so that a jump adds it to the instruction pointer as it is.
+/// [`RAISE`] stays itself: no distance is odd. (`code_check` bounds a
+/// function's length so that every distance fits.)
+pub fn relative(to: Label, pc: usize) -> Label {
+    if to == RAISE {
+        return RAISE;
+    }
+    let d = to as i64 - (pc as i64 + 1);
+    (d * std::mem::size_of::<Instr>() as i64) as i32 as u32
+}
+
+/// Where relative label `rel` (see [`relative`]) of an instruction goes,
+/// `next` being the index of the instruction after it.
+#[inline(always)]
+pub fn target(next: usize, rel: Label) -> usize {
+    (next as isize + (rel as i32 / std::mem::size_of::<Instr>() as i32) as isize) as usize
+}
+
+/// The most instructions a function may have: any distance between two
+/// of them, in bytes, fits an `i32` (see [`relative`]).
+pub const MAX_FUN_LEN: usize = (i32::MAX as usize) / std::mem::size_of::<Instr>();
 
 /// Where a called function starts and how many slots its window takes, as
 /// the linker finds them (`link::link_calls`); unlinked code holds
@@ -36,7 +63,8 @@ impl Entry {
     };
 }
 
-/// The first instruction of a function of a linked program.
+/// An address in a linked program's arena (`Program::arena`): a
+/// function's first instruction, or where a caller continues.
 #[derive(Copy, Clone, PartialEq, Eq)]
 pub struct CodePtr(pub *const Instr);
 
@@ -662,31 +690,16 @@ pub enum Instr {
         fail: Label,
     },
     /// Never run: the word just before each function's code in the
-    /// program's arena (`Program::arena`), naming the function, so that a
-    /// code address alone says which function it is (see [`fun_of`]).
+    /// program's arena (`Program::arena`), naming the function: the slot
+    /// before a function's first instruction is its own, so the slot
+    /// before an instruction pointer says which function it is in
+    /// (`Program::locate`).
     FunStart {
         fun: u32,
     },
     /// Never in a function's code: what a process's bottom frame returns
     /// to (`frames::Frames`): its initial call returned, and it ends.
     EndProcess,
-}
-
-/// The function whose code starts at `code`, an address the linker gave
-/// out (a call's [`Entry`], `Program::code_start`): the running code and
-/// the frames keep no function id, only that address.
-///
-/// # Safety
-/// `code` must be the start of a function's code in a linked program's
-/// arena, which puts a [`Instr::FunStart`] just before it.
-#[inline]
-pub unsafe fn fun_of(code: CodePtr) -> u32 {
-    // SAFETY: the caller's promise; the arena is never changed once linked.
-    match unsafe { &*code.0.sub(1) } {
-        Instr::FunStart { fun } => *fun,
-        // SAFETY: as above: the linker put one before every function.
-        _ => unsafe { std::hint::unreachable_unchecked() },
-    }
 }
 
 /// The label operands of an instruction, by reference or by mutable
