@@ -3,8 +3,9 @@
 //! by one pointer.
 //!
 //! The frame is what a body call writes and its return reads, and
-//! nothing more: where the caller continues, its window base and the slot
-//! for the result (16 bytes). Which function a frame is in, and how large
+//! nothing more: where the caller continues and its window base (16
+//! bytes); the slot for the result is the call's own `dst`, read from the
+//! code at the address (`ir::result_slot`). Which function a frame is in, and how large
 //! its window is, only slow paths ask (stack traces, `inspect`, the
 //! debugger, cutting the stack): the program answers from the address
 //! alone ([`crate::code::Program::locate`]), and the function's `nslots`
@@ -27,7 +28,9 @@
 //! stores, a return a load and a store) and labels as byte distances
 //! from the instruction pointer (a taken branch loads nothing; labels
 //! relative in instructions, the code start still kept, measured 108.7:
-//! the sign extension and scaling took the load's place). Tried and
+//! the sign extension and scaling took the load's place); 100.6 with the
+//! result slot read from the call's `dst` rather than written into the
+//! frame. Tried and
 //! dropped: writing the function into the process before every
 //! instruction run out of the loop, not only before a receive, cost
 //! maps_bench 23M instructions (2,314.5M on the 32-byte frame, 2,337.9M;
@@ -38,9 +41,19 @@ use crate::code::{FunId, Program};
 use crate::ir::{CodePtr, Instr};
 use std::mem::MaybeUninit;
 
-/// The code a process's bottom frame returns to, after a `FunStart` as
-/// every function's code is: it only ends the process.
-static END_CODE: [Instr; 2] = [Instr::FunStart { fun: END_FUN }, Instr::EndProcess];
+/// The code a process's bottom frame returns to: a call whose result
+/// slot is the initial window's first ([`crate::ir::result_slot`]), and
+/// after it what only ends the process.
+static END_CODE: [Instr; 2] = [
+    Instr::Call {
+        arity: 0,
+        args: 0,
+        dst: 0,
+        fun: END_FUN,
+        entry: crate::ir::Entry::UNLINKED,
+    },
+    Instr::EndProcess,
+];
 
 /// The function id a bottom frame is in ([`Frame::place`]): no function
 /// of any program.
@@ -51,25 +64,33 @@ pub const END_FUN: FunId = FunId::MAX;
 static BOTTOM: [Frame; 1] = [Frame {
     ip: CodePtr(END_CODE.as_ptr().wrapping_add(1)),
     base: 0,
-    ret: 0,
 }];
 
-/// A caller's saved position: where it continues, its window, and the
-/// slot that receives the result. No function id, code start or window
-/// size: the address says which function it is ([`Frame::place`]), and a
-/// slow path that needs the size looks the function up. A call writes,
-/// and a return reads, just these (see `vm::interp::call`).
+/// A caller's saved position: where it continues and its window. No
+/// function id, code start, window size or result slot: the address says
+/// which function it is ([`Frame::place`]), a slow path that needs the
+/// size looks the function up, and the result slot is the `dst` of the
+/// call just before the address ([`Frame::ret`]). A call writes, and a
+/// return reads, just these (see `vm::interp::call`).
 #[derive(Copy, Clone, Debug)]
 pub struct Frame {
-    /// Where to continue in the caller, in the program's arena, kept as
-    /// an address so that neither the call nor the return converts it.
+    /// Where to continue in the caller, in the program's arena (or the
+    /// bottom frame's code), just after the call: kept as an address so
+    /// that neither the call nor the return converts it.
     pub ip: CodePtr,
     pub base: u32,
-    /// The caller's slot that receives the result.
-    pub ret: u16,
 }
 
 impl Frame {
+    /// The caller's slot that receives the result: the call's `dst`,
+    /// read from the code (a call writes one field less).
+    #[inline(always)]
+    pub fn ret(&self) -> u16 {
+        // SAFETY: a frame continues just after a call with a result slot
+        // (pushed by one, or the bottom frame's, see `END_CODE`).
+        unsafe { crate::ir::result_slot(self.ip.0) }
+    }
+
     /// The caller, and where it continues as an index into its code;
     /// [`END_FUN`] for the bottom frame.
     pub fn place(&self, prog: &Program) -> (FunId, u32) {

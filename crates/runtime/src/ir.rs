@@ -509,6 +509,9 @@ pub enum Instr {
     },
 
     // --- calls
+    // A call with a result slot has `arity`, `args` and `dst` first, in
+    // that order: `dst` is then at the same offset in each (see
+    // `result_slot`).
     /// Call function `fun` of the program with the `arity` arguments at `args..`.
     /// The linker fills in `entry` (the callee's code and window size), so
     /// the call looks nothing up.
@@ -527,10 +530,10 @@ pub enum Instr {
     },
     /// Call through the external table (remote calls resolved at link time).
     CallExt {
-        ext: u32,
-        args: Slot,
         arity: u8,
+        args: Slot,
         dst: Slot,
+        ext: u32,
     },
     TailCallExt {
         ext: u32,
@@ -539,18 +542,18 @@ pub enum Instr {
     },
     /// Call a built-in; on failure raise, or jump to `fail` (guards).
     CallBif {
-        bif: u16,
-        args: Slot,
         arity: u8,
+        args: Slot,
         dst: Slot,
+        bif: u16,
         fail: Label,
     },
     /// Apply the fun in slot `fun`.
     CallFun {
-        fun: Slot,
-        args: Slot,
         arity: u8,
+        args: Slot,
         dst: Slot,
+        fun: Slot,
     },
     TailCallFun {
         fun: Slot,
@@ -559,11 +562,11 @@ pub enum Instr {
     },
     /// `M:F(Args)` where `M` or `F` is computed at run time (slots `module`, `function`).
     CallDyn {
+        arity: u8,
+        args: Slot,
+        dst: Slot,
         module: Slot,
         function: Slot,
-        args: Slot,
-        arity: u8,
-        dst: Slot,
     },
     TailCallDyn {
         module: Slot,
@@ -700,6 +703,28 @@ pub enum Instr {
     /// Never in a function's code: what a process's bottom frame returns
     /// to (`frames::Frames`): its initial call returned, and it ends.
     EndProcess,
+}
+
+/// Where the `dst` of a call with a result slot lies in the instruction:
+/// the same offset in each (`Instr` is `repr(u8)`, so each variant is laid
+/// out as a `repr(C)` struct after the tag: `arity: u8` at 1, `args` at 2,
+/// `dst` at 4).
+const RESULT_AT: usize = 4;
+
+/// The slot a return into a caller continuing at `ip` writes its value
+/// to: the `dst` of the call just before `ip`. A frame keeps no result
+/// slot: it keeps `ip`, and a call with a result slot is the only
+/// instruction a frame continues after (`frames::Frame`).
+///
+/// # Safety
+/// The instruction before `ip` must be a `Call`, `CallExt`, `CallBif`,
+/// `CallFun` or `CallDyn`.
+#[inline(always)]
+pub unsafe fn result_slot(ip: *const Instr) -> Slot {
+    // SAFETY: the caller's promise; `dst` is a `Slot` at `RESULT_AT` in
+    // each of those (checked by the test `the_result_slot_is_each_calls_dst`),
+    // aligned as a `Slot` is (`Instr` is aligned to 8).
+    unsafe { ip.sub(1).cast::<u8>().add(RESULT_AT).cast::<Slot>().read() }
 }
 
 /// The label operands of an instruction, by reference or by mutable
@@ -984,3 +1009,52 @@ pub enum SwitchKind {
 }
 
 const _: () = assert!(std::mem::size_of::<Instr>() <= 32);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_result_slot_is_each_calls_dst() {
+        let calls = [
+            Instr::Call {
+                arity: 3,
+                args: 4,
+                dst: 501,
+                fun: 9,
+                entry: Entry::UNLINKED,
+            },
+            Instr::CallExt {
+                arity: 3,
+                args: 4,
+                dst: 502,
+                ext: 9,
+            },
+            Instr::CallBif {
+                arity: 3,
+                args: 4,
+                dst: 503,
+                bif: 9,
+                fail: RAISE,
+            },
+            Instr::CallFun {
+                arity: 3,
+                args: 4,
+                dst: 504,
+                fun: 9,
+            },
+            Instr::CallDyn {
+                arity: 3,
+                args: 4,
+                dst: 505,
+                module: 8,
+                function: 9,
+            },
+        ];
+        for (i, c) in calls.iter().enumerate() {
+            // SAFETY: the instruction before the address is a call.
+            let got = unsafe { result_slot((c as *const Instr).add(1)) };
+            assert_eq!(got, 501 + i as Slot, "{c:?}");
+        }
+    }
+}

@@ -1,8 +1,9 @@
 //! Calls and returns: local, external, built-in, fun and run-time-resolved
 //! calls, body or tail, and the frames they push and pop. A body call
 //! saves only what its return restores (see [`crate::frames`]): the
-//! caller's position, window base and result slot; the loop then keeps
-//! the callee's base in the process.
+//! caller's position and window base (the result slot is the call's
+//! `dst`, found from the position); the loop then keeps the callee's base
+//! in the process.
 
 use super::callee::{closure_extra, prepare_fun_call, resolve_dyn, stop_unsupported, Callee};
 use super::{bif_call::call_bif, take, Flow, Next, Vm};
@@ -64,7 +65,7 @@ fn pop_frame(vm: &mut Vm<'_>) -> *mut Term {
     vm.p.base = fr.base;
     vm.ip = fr.ip.0;
     vm.refresh();
-    vm.reg_mut(fr.ret)
+    vm.reg_mut(fr.ret())
 }
 
 /// `EndProcess`: the process's initial call returned into the bottom
@@ -123,8 +124,8 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
             let fr = Frame {
                 ip: CodePtr(vm.ip),
                 base: vm.base() as u32,
-                ret: dst,
             };
+            debug_assert_eq!(fr.ret(), dst);
             // SAFETY: there is room for one more (tested above).
             unsafe { vm.p.frames.push_unchecked(fr) };
         }
@@ -270,11 +271,13 @@ pub(super) fn callee_base(
     match ret {
         Ret::Slot(dst) => {
             let code = prog.code_start(fun);
-            p.frames.push(Frame {
+            let fr = Frame {
                 ip: CodePtr(code.0.wrapping_add(pc)),
                 base: base as u32,
-                ret: dst,
-            });
+            };
+            // The return finds `dst` at the call before `pc` (`Frame::ret`).
+            debug_assert_eq!(fr.ret(), dst);
+            p.frames.push(fr);
             base + args
         }
         Ret::Tail => {
@@ -328,7 +331,7 @@ pub(super) fn do_return(
             *pc = at as usize;
             *base = fr.base as usize;
             // The caller's window is whole (see `raise::kept_len`).
-            p.regs[*base + fr.ret as usize].set(v);
+            p.regs[*base + fr.ret() as usize].set(v);
             None
         }
         None => Some(initial_returned(v)),
