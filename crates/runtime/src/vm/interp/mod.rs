@@ -269,13 +269,12 @@ impl<'a> Vm<'a> {
     }
 
     /// Whether `ip` is at a function's first instruction (the slot before
-    /// it a `FunStart`; the bottom frame's code has one too), for the
-    /// reports of a traced process.
+    /// it a `FunStart`), for the reports of a traced process.
     #[inline(always)]
     fn at_start(&self) -> bool {
         // SAFETY: every address `ip` takes has a slot before it: in the
         // arena a `FunStart` starts each function, and the bottom frame's
-        // code starts with one (`frames::Frames`).
+        // address is just after a call (`frames::Frames`).
         matches!(unsafe { &*self.ip.sub(1) }, Instr::FunStart { .. })
     }
 
