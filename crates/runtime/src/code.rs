@@ -185,7 +185,8 @@ impl Program {
     pub fn locate(&self, ip: *const Instr) -> Option<(FunId, usize)> {
         let at = (ip as usize).wrapping_sub(self.arena.as_ptr() as usize);
         let slot = at / std::mem::size_of::<Instr>();
-        if at % std::mem::size_of::<Instr>() != 0 || slot == 0 || slot > self.arena.len() {
+        if !at.is_multiple_of(std::mem::size_of::<Instr>()) || slot == 0 || slot > self.arena.len()
+        {
             return None;
         }
         let fun = self.owners[slot - 1];

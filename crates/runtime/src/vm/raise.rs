@@ -122,6 +122,7 @@ pub fn op2_error(
 }
 
 /// `error:Reason` raised inside built-in `m:f(Args)`.
+#[allow(clippy::too_many_arguments)]
 pub fn bif_error(
     p: &Process,
     prog: &Program,
