@@ -279,6 +279,9 @@ pub struct Process {
     pub fun: FunId,
     pub pc: u32,
     pub base: u32,
+    /// Reductions left in the running slice (kept by the instruction
+    /// loop, as `base` is; meaningless between slices).
+    pub reds: u32,
     pub mailbox: VecDeque<Message>,
     /// Receive scan position in the mailbox.
     pub cursor: usize,
@@ -409,6 +412,7 @@ impl Process {
             fun,
             pc: 0,
             base: 0,
+            reds: 0,
             mailbox: VecDeque::new(),
             cursor: 0,
             loan: None,

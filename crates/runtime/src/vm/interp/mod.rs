@@ -145,8 +145,6 @@ struct Vm<'a> {
     /// keeps beyond the process, position, window and reductions had
     /// pushed one of those out of the registers.
     env: &'a Env<'a>,
-    /// Reductions left in the slice.
-    reds: u32,
     /// The next instruction to run. Invariant: it points into the current
     /// function's code in the program's arena: every label is inside its function (the
     /// arena's labels are relative to `ip`, see [`Vm::goto`]) and no
@@ -335,8 +333,8 @@ impl<'a> Vm<'a> {
     /// ends, at the callee's start, when it was the last.
     #[inline(always)]
     fn count_call(&mut self) -> Flow {
-        self.reds -= 1;
-        if self.reds == 0 {
+        self.p.reds -= 1;
+        if self.p.reds == 0 {
             self.save();
             return self.slow(Next::End(SliceEnd::Yield));
         }
@@ -407,10 +405,10 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
         prog,
         next: std::cell::Cell::new(None),
     };
+    p.reds = budget.max(1);
     let mut vm = Vm {
         p,
         env: &env,
-        reds: budget.max(1),
         ip: code,
         w,
     };
@@ -499,11 +497,11 @@ fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
             },
         }
         // Slow paths come back here; count a reduction so long BIF loops yield.
-        if vm.reds <= 1 {
+        if vm.p.reds <= 1 {
             vm.save();
             return SliceEnd::Yield;
         }
-        vm.reds -= 1;
+        vm.p.reds -= 1;
     }
 }
 
@@ -719,13 +717,11 @@ fn cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     let mut c = Vm {
         p: &mut *vm.p,
         env: vm.env,
-        reds: vm.reds,
         ip: vm.ip,
         w: vm.w,
     };
     let flow = exec_cold(&mut c, ins);
-    let (reds, ip, w) = (c.reds, c.ip, c.w);
-    vm.reds = reds;
+    let (ip, w) = (c.ip, c.w);
     vm.ip = ip;
     vm.w = w;
     flow
