@@ -16,8 +16,8 @@
 //! copy of the state: with them inlined, the loop was too large for LLVM to
 //! keep the instruction pointer and the window in registers.
 //!
-//! The loop's state is the instruction pointer, the window and the
-//! reductions left; the window base lives in the process. A jump adds the
+//! The loop's state is the instruction pointer and the window; the
+//! window base and the reductions left live in the process. A jump adds the
 //! label, a byte distance, to the instruction pointer (the linker makes
 //! the arena's labels relative, `ir::relative`); the function and index
 //! of the position are found from the pointer only on slow paths
@@ -142,7 +142,7 @@ enum Next {
 struct Vm<'a> {
     p: &'a mut Process,
     /// What the slow paths need, behind one pointer: each value the loop
-    /// keeps beyond the process, position, window and reductions had
+    /// keeps beyond the process, position and window had
     /// pushed one of those out of the registers.
     env: &'a Env<'a>,
     /// The next instruction to run. Invariant: it points into the current
