@@ -129,14 +129,23 @@ pub struct Program {
     /// `vm::raise::kept_len`).
     pub max_nslots: u16,
     /// The code the instruction loop runs: every function's code, as in
-    /// `funs`, one after another in one allocation, each preceded by an
-    /// [`Instr::FunStart`] naming it (the linker builds it, last; see
-    /// `link::link_calls`). A running process and its frames keep only
-    /// addresses into it, and [`crate::ir::fun_of`] finds the function of
-    /// one when a slow path asks. Nothing changes it once built.
+    /// `funs` but with labels relative to the instruction after their own
+    /// ([`crate::ir::relative`]), one after another in one allocation,
+    /// each preceded by an [`Instr::FunStart`] naming it (the linker
+    /// builds it, last; see `link::link_calls`). A running process and
+    /// its frames keep only addresses into it, and
+    /// [`Program::locate`] finds the function and index of one when a
+    /// slow path asks. Nothing changes it once built.
     pub arena: Vec<Instr>,
     /// Where each function's code starts in `arena`.
     pub starts: Vec<u32>,
+    /// The function each slot of `arena` belongs to; a `FunStart` belongs
+    /// to the function it starts (see [`Program::locate`]).
+    pub owners: Vec<FunId>,
+    /// The tables of the arena's `Switch`es, one per `Switch`, with
+    /// labels relative to it as the arena's labels are (`switches` keeps
+    /// them as `funs`' code has them).
+    pub arena_switches: Vec<Switch>,
 }
 
 impl Program {
@@ -163,6 +172,45 @@ impl Program {
         unsafe {
             let at = *self.starts.get_unchecked(id as usize) as usize;
             crate::ir::CodePtr(self.arena.as_ptr().add(at))
+        }
+    }
+
+    /// The function whose code the loop is in when its next instruction is
+    /// `ip`, and that instruction's index in the function's code. The
+    /// function is the owner of the slot before `ip` (the instruction just
+    /// run, or the `FunStart` of a function `ip` starts): `ip` may be one
+    /// past its function's last instruction (after an `Error`), never
+    /// before its first. `None` for an address outside the arena (the
+    /// bottom frame's, `frames::Frames`).
+    pub fn locate(&self, ip: *const Instr) -> Option<(FunId, usize)> {
+        let at = (ip as usize).wrapping_sub(self.arena.as_ptr() as usize);
+        let slot = at / std::mem::size_of::<Instr>();
+        if !at.is_multiple_of(std::mem::size_of::<Instr>()) || slot == 0 || slot > self.arena.len()
+        {
+            return None;
+        }
+        let fun = self.owners[slot - 1];
+        Some((fun, slot - self.starts[fun as usize] as usize))
+    }
+
+    /// [`Program::locate`] of an address of the running code, without the
+    /// checks, for the instruction loop's slow paths.
+    ///
+    /// # Safety
+    /// `ip` must be an instruction pointer of a process running this
+    /// program: in a function's code or one past its end.
+    #[inline(always)]
+    pub unsafe fn locate_unchecked(&self, ip: *const Instr) -> (FunId, usize) {
+        // SAFETY: the caller's promise: `ip` is in the arena, after its
+        // first slot (a `FunStart`), at most one past its end.
+        unsafe {
+            let slot = ip.offset_from(self.arena.as_ptr()) as usize;
+            debug_assert!(slot >= 1 && slot <= self.arena.len());
+            let fun = *self.owners.get_unchecked(slot - 1);
+            (
+                fun,
+                slot - *self.starts.get_unchecked(fun as usize) as usize,
+            )
         }
     }
 

@@ -1,5 +1,7 @@
 //! What the interpreter assumes of linked code, checked once per program:
-//! every label names an instruction of its own function, every function id
+//! every label names an instruction of its own function, no function is
+//! longer than the arena's relative labels reach (`ir::MAX_FUN_LEN`),
+//! every function id
 //! a function of the program, no function's last instruction falls through
 //! its end, and each fused instruction is followed by the one it runs
 //! without a dispatch (see `link::fuse`). The instruction loop fetches
@@ -19,6 +21,9 @@ pub fn check(prog: &Program) -> Result<(), String> {
         match f.code.last() {
             Some(last) if !last.falls_through() => {}
             _ => return Err(format!("function {id} ({}) may run off its end", name())),
+        }
+        if len > crate::ir::MAX_FUN_LEN {
+            return Err(format!("{} has {len} instructions, too many", name()));
         }
         for (pc, ins) in f.code.iter().enumerate() {
             let mut bad = None;

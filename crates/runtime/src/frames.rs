@@ -3,18 +3,19 @@
 //! by one pointer.
 //!
 //! The frame is what a body call writes and its return reads, and
-//! nothing more: the caller's code start, where it continues, its window
-//! base and the slot for the result (24 bytes). Which function a frame is
-//! in, and how large its window is, only slow paths ask (stack traces,
-//! `inspect`, the debugger, cutting the stack): the code address answers
-//! through the [`crate::ir::Instr::FunStart`] the linker puts before each
-//! function in the program's arena ([`crate::ir::fun_of`]), and the
-//! function's `nslots` follows from it. The running process keeps no
-//! function id either (`Process::fun` is written only where the loop is
-//! left). Why not a `Vec`: a push or pop through one loads its buffer and
-//! length and scales the length by the frame's size; here the top is an
-//! address, compared with the limit on a call and with the bottom on a
-//! return.
+//! nothing more: where the caller continues and its window base (16
+//! bytes); the slot for the result is the call's own `dst`, read from the
+//! code at the address (`ir::result_slot`). Which function a frame is in, and how large
+//! its window is, only slow paths ask (stack traces, `inspect`, the
+//! debugger, cutting the stack): the program answers from the address
+//! alone ([`crate::code::Program::locate`]), and the function's `nslots`
+//! follows. No code start is kept: the arena's labels are relative to the
+//! instruction pointer (`ir::relative`), so the loop needs none to jump.
+//! The running process keeps no function id or code start either
+//! (`Process::fun` is written only where the loop is left). Why not a
+//! `Vec`: a push or pop through one loads its buffer and length and
+//! scales the length by the frame's size; here the top is an address,
+//! compared with the limit on a call and with the bottom on a return.
 //!
 //! Measured (callgrind, instructions per call of naive fib:
 //! `(Ir(fib 28) - Ir(fib 27)) / 392,836` of `trace run --schedulers 1`):
@@ -22,63 +23,81 @@
 //! size, code and position in a `Vec`, also writing the function into
 //! the process at every call and return; 116.2 without the function and
 //! the window size; 111.2 with this stack; 108.7 with the bottom frame
-//! (a return no longer asks whether there is a caller). Tried and
+//! (a return no longer asks whether there is a caller); 102.6 with no
+//! code start in the frame or the process (a call saves a load and two
+//! stores, a return a load and a store) and labels as byte distances
+//! from the instruction pointer (a taken branch loads nothing; labels
+//! relative in instructions, the code start still kept, measured 108.7:
+//! the sign extension and scaling took the load's place); 100.6 with the
+//! result slot read from the call's `dst` rather than written into the
+//! frame. Tried and
 //! dropped: writing the function into the process before every
 //! instruction run out of the loop, not only before a receive, cost
 //! maps_bench 23M instructions (2,314.5M on the 32-byte frame, 2,337.9M;
 //! 2,323.9M as it is); the code start kept in the loop's state rather
 //! than in the process, 109.2 per fib call (LLVM ran out of registers).
 
-use crate::code::FunId;
+use crate::code::{FunId, Program};
 use crate::ir::{CodePtr, Instr};
 use std::mem::MaybeUninit;
 
-/// The code a process's bottom frame returns to: a function of its own
-/// (for [`crate::ir::fun_of`]) that only ends the process.
-static END_CODE: [Instr; 2] = [Instr::FunStart { fun: END_FUN }, Instr::EndProcess];
+/// The code a process's bottom frame returns to: a call whose result
+/// slot is the initial window's first ([`crate::ir::result_slot`]), and
+/// after it what only ends the process.
+static END_CODE: [Instr; 2] = [
+    Instr::Call {
+        arity: 0,
+        args: 0,
+        dst: 0,
+        fun: END_FUN,
+        entry: crate::ir::Entry::UNLINKED,
+    },
+    Instr::EndProcess,
+];
 
-/// The function id [`END_CODE`] names: no function of any program.
+/// The function id a bottom frame is in ([`Frame::place`]): no function
+/// of any program.
 pub const END_FUN: FunId = FunId::MAX;
 
 /// The frame below every process's frames (see [`Frames`]); an empty
 /// stack's bottom points just past it.
 static BOTTOM: [Frame; 1] = [Frame {
-    code: CodePtr(END_CODE.as_ptr().wrapping_add(1)),
     ip: CodePtr(END_CODE.as_ptr().wrapping_add(1)),
     base: 0,
-    ret: 0,
 }];
 
-/// A caller's saved position: where it continues, its window, and the
-/// slot that receives the result. No function id and no window size: the
-/// code address says which function it is ([`Frame::fun`]), and a slow
-/// path that needs the size looks the function up. A call writes, and a
+/// A caller's saved position: where it continues and its window. No
+/// function id, code start, window size or result slot: the address says
+/// which function it is ([`Frame::place`]), a slow path that needs the
+/// size looks the function up, and the result slot is the `dst` of the
+/// call just before the address ([`Frame::ret`]). A call writes, and a
 /// return reads, just these (see `vm::interp::call`).
 #[derive(Copy, Clone, Debug)]
 pub struct Frame {
-    /// The start of the caller's code, in the program's arena.
-    pub code: CodePtr,
-    /// Where to continue in the caller: an instruction of `code`, kept as
-    /// an address so that neither the call nor the return converts it.
+    /// Where to continue in the caller, in the program's arena (or the
+    /// bottom frame's code), just after the call: kept as an address so
+    /// that neither the call nor the return converts it.
     pub ip: CodePtr,
     pub base: u32,
-    /// The caller's slot that receives the result.
-    pub ret: u16,
 }
 
 impl Frame {
-    /// The caller.
-    pub fn fun(&self) -> FunId {
-        // SAFETY: a frame's `code` is a function's start in the arena of
-        // the program the process runs (set by the call that pushed it).
-        unsafe { crate::ir::fun_of(self.code) }
+    /// The caller's slot that receives the result: the call's `dst`,
+    /// read from the code (a call writes one field less).
+    #[inline(always)]
+    pub fn ret(&self) -> u16 {
+        // SAFETY: a frame continues just after a call with a result slot
+        // (pushed by one, or the bottom frame's, see `END_CODE`).
+        unsafe { crate::ir::result_slot(self.ip.0) }
     }
 
-    /// Where to continue in the caller, as an index into its code.
-    pub fn pc(&self) -> u32 {
-        // SAFETY: `ip` points into the code that starts at `code` (both
-        // come from the same function's code, set by the call).
-        unsafe { self.ip.0.offset_from(self.code.0) as u32 }
+    /// The caller, and where it continues as an index into its code;
+    /// [`END_FUN`] for the bottom frame.
+    pub fn place(&self, prog: &Program) -> (FunId, u32) {
+        match prog.locate(self.ip.0) {
+            Some((fun, pc)) => (fun, pc as u32),
+            None => (END_FUN, 0),
+        }
     }
 }
 

@@ -170,7 +170,8 @@ pub(crate) fn user_frame_of(prog: &Program, p: &Process) -> Option<FrameState> {
 fn frames(prog: &Program, p: &Process) -> Vec<FrameState> {
     let mut out = vec![frame(prog, p, p.fun, p.pc, p.base)];
     for f in p.frames.iter().rev() {
-        out.push(frame(prog, p, f.fun(), f.pc().saturating_sub(1), f.base));
+        let (fun, pc) = f.place(prog);
+        out.push(frame(prog, p, fun, pc.saturating_sub(1), f.base));
     }
     out
 }

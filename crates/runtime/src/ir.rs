@@ -5,7 +5,10 @@
 //! are resolved to slot numbers at compile time, patterns are compiled into
 //! test-and-branch sequences, and calls name their target directly (a function
 //! id, a built-in id, or an entry of the external-call table resolved at link
-//! time). Control flow uses absolute instruction indices (`Label`).
+//! time). Control flow uses absolute instruction indices (`Label`) in a
+//! function's code (`FunCode::code`); in the arena the loop runs, the
+//! linker makes each label relative to the instruction after its own (see
+//! [`relative`]), so that a jump needs only the instruction pointer.
 //!
 //! Calls pass arguments in consecutive slots at the top of the caller's window;
 //! the callee's window starts there, so arguments are not copied.
@@ -18,6 +21,30 @@ pub type Slot = u16;
 pub type Label = u32;
 /// "No failure label": an instruction that fails raises instead of branching.
 pub const RAISE: Label = u32::MAX;
+
+/// Label `to` of the instruction at `pc`, as the arena holds it: the
+/// distance in bytes from the instruction after `pc` to `to`, as an `i32`
+/// in a `u32`, so that a jump adds it to the instruction pointer as it is.
+/// [`RAISE`] stays itself: no distance is odd. (`code_check` bounds a
+/// function's length so that every distance fits.)
+pub fn relative(to: Label, pc: usize) -> Label {
+    if to == RAISE {
+        return RAISE;
+    }
+    let d = to as i64 - (pc as i64 + 1);
+    (d * std::mem::size_of::<Instr>() as i64) as i32 as u32
+}
+
+/// Where relative label `rel` (see [`relative`]) of an instruction goes,
+/// `next` being the index of the instruction after it.
+#[inline(always)]
+pub fn target(next: usize, rel: Label) -> usize {
+    (next as isize + (rel as i32 / std::mem::size_of::<Instr>() as i32) as isize) as usize
+}
+
+/// The most instructions a function may have: any distance between two
+/// of them, in bytes, fits an `i32` (see [`relative`]).
+pub const MAX_FUN_LEN: usize = (i32::MAX as usize) / std::mem::size_of::<Instr>();
 
 /// Where a called function starts and how many slots its window takes, as
 /// the linker finds them (`link::link_calls`); unlinked code holds
@@ -36,7 +63,8 @@ impl Entry {
     };
 }
 
-/// The first instruction of a function of a linked program.
+/// An address in a linked program's arena (`Program::arena`): a
+/// function's first instruction, or where a caller continues.
 #[derive(Copy, Clone, PartialEq, Eq)]
 pub struct CodePtr(pub *const Instr);
 
@@ -481,6 +509,9 @@ pub enum Instr {
     },
 
     // --- calls
+    // A call with a result slot has `arity`, `args` and `dst` first, in
+    // that order: `dst` is then at the same offset in each (see
+    // `result_slot`).
     /// Call function `fun` of the program with the `arity` arguments at `args..`.
     /// The linker fills in `entry` (the callee's code and window size), so
     /// the call looks nothing up.
@@ -499,10 +530,10 @@ pub enum Instr {
     },
     /// Call through the external table (remote calls resolved at link time).
     CallExt {
-        ext: u32,
-        args: Slot,
         arity: u8,
+        args: Slot,
         dst: Slot,
+        ext: u32,
     },
     TailCallExt {
         ext: u32,
@@ -511,18 +542,18 @@ pub enum Instr {
     },
     /// Call a built-in; on failure raise, or jump to `fail` (guards).
     CallBif {
-        bif: u16,
-        args: Slot,
         arity: u8,
+        args: Slot,
         dst: Slot,
+        bif: u16,
         fail: Label,
     },
     /// Apply the fun in slot `fun`.
     CallFun {
-        fun: Slot,
-        args: Slot,
         arity: u8,
+        args: Slot,
         dst: Slot,
+        fun: Slot,
     },
     TailCallFun {
         fun: Slot,
@@ -531,11 +562,11 @@ pub enum Instr {
     },
     /// `M:F(Args)` where `M` or `F` is computed at run time (slots `module`, `function`).
     CallDyn {
+        arity: u8,
+        args: Slot,
+        dst: Slot,
         module: Slot,
         function: Slot,
-        args: Slot,
-        arity: u8,
-        dst: Slot,
     },
     TailCallDyn {
         module: Slot,
@@ -662,8 +693,10 @@ pub enum Instr {
         fail: Label,
     },
     /// Never run: the word just before each function's code in the
-    /// program's arena (`Program::arena`), naming the function, so that a
-    /// code address alone says which function it is (see [`fun_of`]).
+    /// program's arena (`Program::arena`), naming the function: the slot
+    /// before a function's first instruction is its own, so the slot
+    /// before an instruction pointer says which function it is in
+    /// (`Program::locate`).
     FunStart {
         fun: u32,
     },
@@ -672,21 +705,26 @@ pub enum Instr {
     EndProcess,
 }
 
-/// The function whose code starts at `code`, an address the linker gave
-/// out (a call's [`Entry`], `Program::code_start`): the running code and
-/// the frames keep no function id, only that address.
+/// Where the `dst` of a call with a result slot lies in the instruction:
+/// the same offset in each (`Instr` is `repr(u8)`, so each variant is laid
+/// out as a `repr(C)` struct after the tag: `arity: u8` at 1, `args` at 2,
+/// `dst` at 4).
+const RESULT_AT: usize = 4;
+
+/// The slot a return into a caller continuing at `ip` writes its value
+/// to: the `dst` of the call just before `ip`. A frame keeps no result
+/// slot: it keeps `ip`, and a call with a result slot is the only
+/// instruction a frame continues after (`frames::Frame`).
 ///
 /// # Safety
-/// `code` must be the start of a function's code in a linked program's
-/// arena, which puts a [`Instr::FunStart`] just before it.
-#[inline]
-pub unsafe fn fun_of(code: CodePtr) -> u32 {
-    // SAFETY: the caller's promise; the arena is never changed once linked.
-    match unsafe { &*code.0.sub(1) } {
-        Instr::FunStart { fun } => *fun,
-        // SAFETY: as above: the linker put one before every function.
-        _ => unsafe { std::hint::unreachable_unchecked() },
-    }
+/// The instruction before `ip` must be a `Call`, `CallExt`, `CallBif`,
+/// `CallFun` or `CallDyn`.
+#[inline(always)]
+pub unsafe fn result_slot(ip: *const Instr) -> Slot {
+    // SAFETY: the caller's promise; `dst` is a `Slot` at `RESULT_AT` in
+    // each of those (checked by the test `the_result_slot_is_each_calls_dst`),
+    // aligned as a `Slot` is (`Instr` is aligned to 8).
+    unsafe { ip.sub(1).cast::<u8>().add(RESULT_AT).cast::<Slot>().read() }
 }
 
 /// The label operands of an instruction, by reference or by mutable
@@ -971,3 +1009,52 @@ pub enum SwitchKind {
 }
 
 const _: () = assert!(std::mem::size_of::<Instr>() <= 32);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_result_slot_is_each_calls_dst() {
+        let calls = [
+            Instr::Call {
+                arity: 3,
+                args: 4,
+                dst: 501,
+                fun: 9,
+                entry: Entry::UNLINKED,
+            },
+            Instr::CallExt {
+                arity: 3,
+                args: 4,
+                dst: 502,
+                ext: 9,
+            },
+            Instr::CallBif {
+                arity: 3,
+                args: 4,
+                dst: 503,
+                bif: 9,
+                fail: RAISE,
+            },
+            Instr::CallFun {
+                arity: 3,
+                args: 4,
+                dst: 504,
+                fun: 9,
+            },
+            Instr::CallDyn {
+                arity: 3,
+                args: 4,
+                dst: 505,
+                module: 8,
+                function: 9,
+            },
+        ];
+        for (i, c) in calls.iter().enumerate() {
+            // SAFETY: the instruction before the address is a call.
+            let got = unsafe { result_slot((c as *const Instr).add(1)) };
+            assert_eq!(got, 501 + i as Slot, "{c:?}");
+        }
+    }
+}

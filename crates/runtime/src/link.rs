@@ -5,9 +5,9 @@
 //! an OTP function the engine does not implement.
 
 use crate::bif;
-use crate::code::{ExtTarget, FunCode, ModuleInfo, Program};
+use crate::code::{ExtTarget, FunCode, FunId, ModuleInfo, Program};
 use crate::compiler::ModuleCode;
-use crate::ir::{Cmp, CodePtr, Entry, Instr, Op2, RAISE};
+use crate::ir::{relative, Cmp, CodePtr, Entry, Instr, Op2, Switch, RAISE};
 use crate::otp;
 use trace_syntax::ast::Pos;
 use trace_syntax::{DiagKind, Diagnostic};
@@ -183,6 +183,8 @@ fn link_calls(prog: &mut Program) {
             nslots: f.nslots,
         })
         .collect();
+    let mut tables = Vec::new();
+    let mut owners = Vec::with_capacity(len);
     for (id, f) in prog.funs.iter_mut().enumerate() {
         for ins in &mut f.code {
             match ins {
@@ -193,11 +195,38 @@ fn link_calls(prog: &mut Program) {
             }
         }
         arena.push(Instr::FunStart { fun: id as u32 });
-        arena.extend(f.code.iter().cloned());
+        owners.extend(std::iter::repeat_n(id as FunId, f.code.len() + 1));
+        for (pc, ins) in f.code.iter().enumerate() {
+            arena.push(arena_form(ins, pc, &prog.switches, &mut tables));
+        }
     }
     debug_assert!(std::ptr::eq(arena.as_ptr(), base) && arena.len() == len);
     prog.arena = arena;
+    prog.arena_switches = tables;
+    prog.owners = owners;
     prog.starts = starts;
+}
+
+/// Instruction `ins`, at `pc` of its function, as the arena holds it: its
+/// labels relative to the instruction after it ([`crate::ir::relative`]);
+/// a `Switch` gets a table of its own in `tables`, relative in the same
+/// way, since the same labels are at different distances from two
+/// `Switch`es.
+fn arena_form(ins: &Instr, pc: usize, switches: &[Switch], tables: &mut Vec<Switch>) -> Instr {
+    let mut ins = ins.clone();
+    for l in ins.labels_mut().into_iter().flatten() {
+        *l = relative(*l, pc);
+    }
+    if let Instr::Switch { table, .. } = &mut ins {
+        let mut sw = switches[*table as usize].clone();
+        sw.default = relative(sw.default, pc);
+        for c in &mut sw.cases {
+            c.1 = relative(c.1, pc);
+        }
+        *table = tables.len() as u32;
+        tables.push(sw);
+    }
+    ins
 }
 
 fn rebase(ins: &mut Instr, fb: u32, lb: u32, sb: u32, cb: u32, eb: u32) {

@@ -271,18 +271,17 @@ pub struct Process {
     pub regs: Vec<Term>,
     pub frames: Frames,
     pub handlers: Vec<Handler>,
-    /// Current position. While the process runs, `base` and `code` are
-    /// kept current by the instruction loop (they are not in its locals);
-    /// `fun` and `pc` are saved at a slice's end, for built-ins, a
-    /// receive and an exception (a call or return does not write `fun`:
-    /// the loop finds it from `code` when it needs it).
+    /// Current position. While the process runs, `base` is kept current
+    /// by the instruction loop (it is not in its locals); `fun` and `pc`
+    /// are saved at a slice's end, for built-ins, a receive and an
+    /// exception (a call or return does not write them: the loop finds
+    /// them from its instruction pointer when it needs them).
     pub fun: FunId,
     pub pc: u32,
     pub base: u32,
-    /// The start of the current function's code in the program's arena
-    /// while the process runs (set by the instruction loop when a slice
-    /// starts; meaningless between slices).
-    pub code: crate::ir::CodePtr,
+    /// Reductions left in the running slice (kept by the instruction
+    /// loop, as `base` is; meaningless between slices).
+    pub reds: u32,
     pub mailbox: VecDeque<Message>,
     /// Receive scan position in the mailbox.
     pub cursor: usize,
@@ -413,7 +412,7 @@ impl Process {
             fun,
             pc: 0,
             base: 0,
-            code: crate::ir::CodePtr(std::ptr::null()),
+            reds: 0,
             mailbox: VecDeque::new(),
             cursor: 0,
             loan: None,

@@ -76,14 +76,19 @@ pub fn rewrite_last_uses(code: &mut [Instr], switches: &[Switch], arity: u16, ns
                 take,
                 ..
             } if !next_in.has(*src) && src != dst => *take = true,
-            // The same slot read twice can be moved at most once.
+            // The same slot read twice can be moved at most once. An
+            // operand in the slot the cell is written to dies here whatever
+            // comes after (`[X | Acc]` into `Acc`, a comprehension's loop).
             Instr::Cons {
-                head, tail, take, ..
+                dst,
+                head,
+                tail,
+                take,
             } if head != tail => {
-                if !out.has(*head) {
+                if !out.has(*head) || head == dst {
                     *take |= TAKE_HEAD;
                 }
-                if !out.has(*tail) {
+                if !out.has(*tail) || tail == dst {
                     *take |= TAKE_TAIL;
                 }
             }
@@ -390,8 +395,9 @@ mod tests {
             1,
         );
         assert!(matches!(code[0], Instr::Move { .. }));
-        // The head temp is dead after the cons; the accumulator is rewritten by it.
-        assert!(matches!(code[1], Instr::Cons { take, .. } if take & TAKE_HEAD != 0));
+        // The head temp is dead after the cons; the accumulator's old list
+        // is overwritten by it, so it moves into the new cell too.
+        assert!(matches!(code[1], Instr::Cons { take, .. } if take == TAKE_HEAD | TAKE_TAIL));
     }
 
     #[test]

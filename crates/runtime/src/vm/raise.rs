@@ -12,7 +12,7 @@ use trace_term::{atom, Atom, Term};
 /// As BEAM does, a return address equal to the one just before it is
 /// recorded once, so a body recursion shows one frame per call site, not
 /// one per level, and the depth counts only frames recorded.
-fn frames(p: &Process, fun: FunId, pc: usize) -> Vec<RawFrame> {
+fn frames(p: &Process, prog: &Program, fun: FunId, pc: usize) -> Vec<RawFrame> {
     let mut out = Vec::with_capacity(TRACE_DEPTH);
     out.push(RawFrame {
         fun,
@@ -22,9 +22,10 @@ fn frames(p: &Process, fun: FunId, pc: usize) -> Vec<RawFrame> {
         if out.len() >= TRACE_DEPTH {
             break;
         }
+        let (fun, pc) = fr.place(prog);
         let frame = RawFrame {
-            fun: fr.fun(),
-            pc: fr.pc().saturating_sub(1),
+            fun,
+            pc: pc.saturating_sub(1),
         };
         if out.last() != Some(&frame) {
             out.push(frame);
@@ -37,6 +38,7 @@ fn frames(p: &Process, fun: FunId, pc: usize) -> Vec<RawFrame> {
 /// (for `function_clause`).
 pub fn compiled_error(
     p: &Process,
+    prog: &Program,
     fun: FunId,
     pc: usize,
     reason: Term,
@@ -48,21 +50,21 @@ pub fn compiled_error(
         trace: Trace::Raw {
             bif: None,
             args,
-            frames: frames(p, fun, pc),
+            frames: frames(p, prog, fun, pc),
         },
     }
 }
 
 /// An error from a failing instruction (not a call).
-pub fn error(p: &Process, _prog: &Program, fun: FunId, pc: usize, f: Fault) -> Exception {
+pub fn error(p: &Process, prog: &Program, fun: FunId, pc: usize, f: Fault) -> Exception {
     match f {
-        Fault::Error(reason) => compiled_error(p, fun, pc, reason, None),
+        Fault::Error(reason) => compiled_error(p, prog, fun, pc, reason, None),
         Fault::Raise {
             class,
             reason,
             trace,
-        } => explicit(p, fun, pc, class, reason, trace),
-        _ => compiled_error(p, fun, pc, Term::Atom(atom::BADARG), None),
+        } => explicit(p, prog, fun, pc, class, reason, trace),
+        _ => compiled_error(p, prog, fun, pc, Term::Atom(atom::BADARG), None),
     }
 }
 
@@ -120,8 +122,10 @@ pub fn op2_error(
 }
 
 /// `error:Reason` raised inside built-in `m:f(Args)`.
+#[allow(clippy::too_many_arguments)]
 pub fn bif_error(
     p: &Process,
+    prog: &Program,
     fun: FunId,
     pc: usize,
     m: Atom,
@@ -135,7 +139,7 @@ pub fn bif_error(
         trace: Trace::Raw {
             bif: Some((m, f, args)),
             args: None,
-            frames: frames(p, fun, pc),
+            frames: frames(p, prog, fun, pc),
         },
     }
 }
@@ -143,19 +147,20 @@ pub fn bif_error(
 /// Calling `m:f/A` that does not exist.
 pub fn undef(
     p: &Process,
-    _prog: &Program,
+    prog: &Program,
     fun: FunId,
     pc: usize,
     m: Atom,
     f: Atom,
     args: Vec<Term>,
 ) -> Exception {
-    bif_error(p, fun, pc, m, f, args, Term::Atom(atom::UNDEF))
+    bif_error(p, prog, fun, pc, m, f, args, Term::Atom(atom::UNDEF))
 }
 
 /// `error/1`, `throw/1`, `exit/1`, `raise/3`.
 pub fn explicit(
     p: &Process,
+    prog: &Program,
     fun: FunId,
     pc: usize,
     class: Class,
@@ -170,7 +175,7 @@ pub fn explicit(
             None => Trace::Raw {
                 bif: None,
                 args: None,
-                frames: frames(p, fun, pc),
+                frames: frames(p, prog, fun, pc),
             },
         },
     }
@@ -301,7 +306,7 @@ pub fn kept_len(p: &Process, prog: &Program, end: usize) -> usize {
         if base + reach <= keep {
             return keep;
         }
-        keep = keep.max(base + prog.funs[fr.fun() as usize].nslots as usize);
+        keep = keep.max(base + prog.funs[fr.place(prog).0 as usize].nslots as usize);
     }
     if p.frames.len() > KEPT_WALK {
         keep = keep.max(p.regs.len());

@@ -15,7 +15,9 @@ use crate::vm::{raise, SliceEnd};
 use trace_term::Term;
 
 /// Calls built-in `id` with the `arity` arguments at absolute stack index `s`.
-/// Leaves the position to continue from in `p.fun/p.pc/p.base`.
+/// Leaves the position to continue from in `p.fun/p.pc/p.base`. `fail`
+/// is the arena's form of the label, relative to `pc` (see
+/// [`crate::ir::relative`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn call_bif(
     p: &mut Process,
@@ -56,12 +58,12 @@ pub(super) fn call_bif(
         Ok(v) => deliver(p, prog, fun, pc, base, v, ret),
         Err(Fault::Error(reason)) => {
             if fail != RAISE {
-                p.pc = fail;
+                p.pc = crate::ir::target(pc, fail) as u32;
                 return Next::Continue;
             }
             let argv = p.regs[s..s + arity].to_vec();
             Next::Raise(raise::bif_error(
-                p, fun, pc, def.module, def.name, argv, reason,
+                p, prog, fun, pc, def.module, def.name, argv, reason,
             ))
         }
         Err(Fault::Raise {
@@ -70,10 +72,10 @@ pub(super) fn call_bif(
             trace,
         }) => {
             if fail != RAISE {
-                p.pc = fail;
+                p.pc = crate::ir::target(pc, fail) as u32;
                 return Next::Continue;
             }
-            Next::Raise(raise::explicit(p, fun, pc, class, reason, trace))
+            Next::Raise(raise::explicit(p, prog, fun, pc, class, reason, trace))
         }
         Err(Fault::Apply(target, argv)) => apply(p, rt, wk, prog, fun, pc, base, target, argv, ret),
         Err(Fault::Hibernate(m, f, argv)) => {
@@ -138,7 +140,7 @@ fn deliver(
                 crate::vm::calls::returned(p, prog, fun, pc.saturating_sub(1), &v);
             }
             let (mut f, mut npc, mut nb) = (fun, pc, base);
-            match do_return(p, &mut f, &mut npc, &mut nb, v) {
+            match do_return(p, prog, &mut f, &mut npc, &mut nb, v) {
                 Some(end) => Next::End(end),
                 None => {
                     p.fun = f;

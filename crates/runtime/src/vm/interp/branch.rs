@@ -154,10 +154,11 @@ pub(super) fn jump(vm: &mut Vm<'_>, to: u32) -> Flow {
     Flow::Go
 }
 
-/// `Switch`: a multi-way branch on an atom, integer or tuple arity.
+/// `Switch`: a multi-way branch on an atom, integer or tuple arity (its
+/// table in the arena's, labels relative as the instructions' are).
 #[inline(always)]
 pub(super) fn switch(vm: &mut Vm<'_>, a: Slot, table: u32) -> Flow {
-    let sw = &vm.env.prog.switches[table as usize];
+    let sw = &vm.env.prog.arena_switches[table as usize];
     let key = match (sw.kind, vm.reg(a)) {
         (SwitchKind::Atom, Term::Atom(x)) => Some(x.index() as i64),
         (SwitchKind::Int, Term::Int(i)) => Some(*i),

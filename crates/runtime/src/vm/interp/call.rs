@@ -1,8 +1,9 @@
 //! Calls and returns: local, external, built-in, fun and run-time-resolved
 //! calls, body or tail, and the frames they push and pop. A body call
 //! saves only what its return restores (see [`crate::frames`]): the
-//! caller's code start and position, window base and result slot; the
-//! loop then keeps the callee's code start and base in the process.
+//! caller's position and window base (the result slot is the call's
+//! `dst`, found from the position); the loop then keeps the callee's base
+//! in the process.
 
 use super::callee::{closure_extra, prepare_fun_call, resolve_dyn, stop_unsupported, Callee};
 use super::{bif_call::call_bif, take, Flow, Next, Vm};
@@ -56,16 +57,15 @@ pub(super) fn return_int(vm: &mut Vm<'_>, dst: Slot, v: i64) -> Flow {
 fn pop_frame(vm: &mut Vm<'_>) -> *mut Term {
     // SAFETY: `EndProcess` runs next when this was the bottom frame.
     let fr = unsafe { vm.p.frames.pop_to_bottom() };
-    debug_assert!(
-        fr.fun() == crate::frames::END_FUN
-            || vm.p.regs.len()
-                >= fr.base as usize + vm.env.prog.funs[fr.fun() as usize].nslots as usize
-    );
+    debug_assert!({
+        let f = fr.place(vm.env.prog).0;
+        f == crate::frames::END_FUN
+            || vm.p.regs.len() >= fr.base as usize + vm.env.prog.funs[f as usize].nslots as usize
+    });
     vm.p.base = fr.base;
-    vm.set_code(fr.code.0);
     vm.ip = fr.ip.0;
     vm.refresh();
-    vm.reg_mut(fr.ret)
+    vm.reg_mut(fr.ret())
 }
 
 /// `EndProcess`: the process's initial call returned into the bottom
@@ -122,11 +122,10 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
     match ret {
         Ret::Slot(dst) => {
             let fr = Frame {
-                code: CodePtr(vm.code()),
                 ip: CodePtr(vm.ip),
                 base: vm.base() as u32,
-                ret: dst,
             };
+            debug_assert_eq!(fr.ret(), dst);
             // SAFETY: there is room for one more (tested above).
             unsafe { vm.p.frames.push_unchecked(fr) };
         }
@@ -134,7 +133,6 @@ pub(super) fn linked(vm: &mut Vm<'_>, f: FunId, l: Linked, args: Slot, ret: Ret)
     }
     debug_assert!(std::ptr::eq(l.callee.code.0, vm.env.prog.code_start(f).0));
     vm.p.base = nb as u32;
-    vm.set_code(l.callee.code.0);
     vm.ip = l.callee.code.0;
     vm.refresh();
     vm.count_call()
@@ -273,12 +271,13 @@ pub(super) fn callee_base(
     match ret {
         Ret::Slot(dst) => {
             let code = prog.code_start(fun);
-            p.frames.push(Frame {
-                code,
+            let fr = Frame {
                 ip: CodePtr(code.0.wrapping_add(pc)),
                 base: base as u32,
-                ret: dst,
-            });
+            };
+            // The return finds `dst` at the call before `pc` (`Frame::ret`).
+            debug_assert_eq!(fr.ret(), dst);
+            p.frames.push(fr);
             base + args
         }
         Ret::Tail => {
@@ -319,6 +318,7 @@ fn tail_args(p: &mut Process, base: usize, args: usize, n: usize) {
 #[inline(always)]
 pub(super) fn do_return(
     p: &mut Process,
+    prog: &Program,
     fun: &mut FunId,
     pc: &mut usize,
     base: &mut usize,
@@ -326,11 +326,12 @@ pub(super) fn do_return(
 ) -> Option<SliceEnd> {
     match p.frames.pop() {
         Some(fr) => {
-            *fun = fr.fun();
-            *pc = fr.pc() as usize;
+            let (f, at) = fr.place(prog);
+            *fun = f;
+            *pc = at as usize;
             *base = fr.base as usize;
             // The caller's window is whole (see `raise::kept_len`).
-            p.regs[*base + fr.ret as usize].set(v);
+            p.regs[*base + fr.ret() as usize].set(v);
             None
         }
         None => Some(initial_returned(v)),

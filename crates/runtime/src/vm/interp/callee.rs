@@ -53,6 +53,7 @@ pub(super) fn prepare_fun_call(
     let badfun = |p: &mut Process| {
         raise::compiled_error(
             p,
+            prog,
             fun,
             pc,
             Term::tuple(vec![Term::Atom(atom::BADFUN), fv.clone()]),
@@ -67,6 +68,7 @@ pub(super) fn prepare_fun_call(
         let argv = Term::list(p.regs[s..s + arity].to_vec());
         return Err(raise::compiled_error(
             p,
+            prog,
             fun,
             pc,
             Term::tuple(vec![

@@ -12,14 +12,16 @@ use trace_term::{atom, Term};
 /// `Try`: enters a `try` whose handler is at `handler`.
 #[inline(always)]
 pub(super) fn enter_try(vm: &mut Vm<'_>, handler: u32, reg: Slot) -> Flow {
-    push_handler(vm.p, vm.fun(), handler, vm.base(), reg, false);
+    let at = vm.label_pc(handler) as u32;
+    push_handler(vm.p, vm.fun(), at, vm.base(), reg, false);
     Flow::Go
 }
 
 /// `Catch`: enters a `catch` whose handler is at `handler`.
 #[inline(always)]
 pub(super) fn enter_catch(vm: &mut Vm<'_>, handler: u32, dst: Slot) -> Flow {
-    push_handler(vm.p, vm.fun(), handler, vm.base(), dst, true);
+    let at = vm.label_pc(handler) as u32;
+    push_handler(vm.p, vm.fun(), at, vm.base(), dst, true);
     Flow::Go
 }
 
@@ -55,7 +57,7 @@ pub(super) fn error(vm: &mut Vm<'_>, kind: ErrKind, val: Slot) -> Flow {
     } else {
         None
     };
-    let e = raise::compiled_error(vm.p, vm.fun(), vm.pc(), reason, args);
+    let e = raise::compiled_error(vm.p, vm.env.prog, vm.fun(), vm.pc(), reason, args);
     vm.slow(Next::Raise(e))
 }
 

@@ -15,6 +15,23 @@
 //! exceptions, receive) run out of the loop, in `exec_cold`, on a
 //! copy of the state: with them inlined, the loop was too large for LLVM to
 //! keep the instruction pointer and the window in registers.
+//!
+//! The loop's state is the instruction pointer and the window; the
+//! window base and the reductions left live in the process. A jump adds the
+//! label, a byte distance, to the instruction pointer (the linker makes
+//! the arena's labels relative, `ir::relative`); the function and index
+//! of the position are found from the pointer only on slow paths
+//! (`Program::locate`).
+//!
+//! The dispatch is 8 instructions, 4 of them the jump through a table of
+//! 32-bit offsets a position-independent executable needs (`lea` of the
+//! table, load, add, jump). Tried and dropped: building with
+//! `-C relocation-model=static`, whose absolute table makes the jump one
+//! instruction: naive fib 102.6 -> 93.5 instructions per call (callgrind),
+//! but `RUSTFLAGS` also reach the proc-macro crates, which then fail to
+//! link (`serde_derive`: relocation R_X86_64_32 ... recompile with
+//! -fPIC), and building with `--target` to keep them out moves the binary
+//! out of `target/release`.
 
 mod bif_call;
 mod bin;
@@ -125,13 +142,12 @@ enum Next {
 struct Vm<'a> {
     p: &'a mut Process,
     /// What the slow paths need, behind one pointer: each value the loop
-    /// keeps beyond the process, position, window and reductions had
+    /// keeps beyond the process, position and window had
     /// pushed one of those out of the registers.
     env: &'a Env<'a>,
-    /// Reductions left in the slice.
-    reds: u32,
     /// The next instruction to run. Invariant: it points into the current
-    /// function's code, `p.code`: every label is inside its function and no
+    /// function's code in the program's arena: every label is inside its function (the
+    /// arena's labels are relative to `ip`, see [`Vm::goto`]) and no
     /// function's last instruction falls through (`code_check::check`
     /// verifies both for every program), so the loop fetches without a
     /// bounds check.
@@ -156,14 +172,20 @@ struct Env<'a> {
 }
 
 impl<'a> Vm<'a> {
-    /// The current function, found from its code's address: calls and
-    /// returns keep only that address (`p.code`) current, and the slow
-    /// paths that ask for the function are few.
+    /// The current function and the index of the next instruction in its
+    /// code, found from `ip`: calls and returns keep only that address,
+    /// and the slow paths that ask are few.
+    #[inline(always)]
+    fn place(&self) -> (FunId, usize) {
+        // SAFETY: `ip` is in the running function's code or one past it
+        // (see the invariant on `ip`).
+        unsafe { self.env.prog.locate_unchecked(self.ip) }
+    }
+
+    /// The current function (see [`Vm::place`]).
     #[inline(always)]
     fn fun(&self) -> FunId {
-        // SAFETY: `p.code` is a function's start in the program's arena
-        // (set from `Program::code_start`, a call's entry or a frame).
-        unsafe { crate::ir::fun_of(self.p.code) }
+        self.place().0
     }
 
     /// Writes the current function into the process (`p.fun`), for the
@@ -171,20 +193,6 @@ impl<'a> Vm<'a> {
     #[inline(always)]
     fn keep_fun(&mut self) {
         self.p.fun = self.fun();
-    }
-
-    /// The start of the current function's code (`p.code`): in the
-    /// process, like the window base, so that the loop's locals leave a
-    /// register for the process pointer.
-    #[inline(always)]
-    fn code(&self) -> *const Instr {
-        self.p.code.0
-    }
-
-    /// Switches the current function's code to `c`.
-    #[inline(always)]
-    fn set_code(&mut self, c: *const Instr) {
-        self.p.code = crate::ir::CodePtr(c);
     }
 
     /// Where the current window starts in the value stack (`p.base`).
@@ -226,16 +234,25 @@ impl<'a> Vm<'a> {
     /// The index of the next instruction in the current function.
     #[inline(always)]
     fn pc(&self) -> usize {
-        // SAFETY: `ip` and `code` point into the same function's code.
-        unsafe { self.ip.offset_from(self.code()) as usize }
+        self.place().1
     }
 
-    /// Continues at `label` of the current function.
+    /// Continues at `label` of the instruction just fetched (`ip` is just
+    /// past it): the arena's labels are relative to that position (see
+    /// [`crate::ir::relative`]), so a jump reads nothing but `ip`.
     #[inline(always)]
     fn goto(&mut self, label: u32) {
-        debug_assert!((label as usize) < self.env.prog.funs[self.fun() as usize].code.len());
-        // SAFETY: labels are inside their function (see the invariant on `ip`).
-        self.ip = unsafe { self.code().add(label as usize) };
+        debug_assert!(self.label_pc(label) < self.env.prog.funs[self.fun() as usize].code.len());
+        // SAFETY: labels are inside their function (see the invariant on
+        // `ip`); the label is a distance in bytes.
+        self.ip = unsafe { self.ip.byte_offset(label as i32 as isize) };
+    }
+
+    /// Where `label` of the instruction just fetched goes, as an index into
+    /// the current function's code (what handlers and the process keep).
+    #[inline(always)]
+    fn label_pc(&self, label: u32) -> usize {
+        crate::ir::target(self.pc(), label)
     }
 
     /// Switches to the code of function `fun`, at `pc`.
@@ -245,9 +262,18 @@ impl<'a> Vm<'a> {
         // a handler's, the process's) is one the linker checked.
         let code = unsafe { self.env.prog.code_start_unchecked(fun).0 };
         debug_assert!(pc < self.env.prog.funs[fun as usize].code.len());
-        self.set_code(code);
         // SAFETY: `pc` is a label or a saved position inside the function.
         self.ip = unsafe { code.add(pc) };
+    }
+
+    /// Whether `ip` is at a function's first instruction (the slot before
+    /// it a `FunStart`), for the reports of a traced process.
+    #[inline(always)]
+    fn at_start(&self) -> bool {
+        // SAFETY: every address `ip` takes has a slot before it: in the
+        // arena a `FunStart` starts each function, and the bottom frame's
+        // address is just after a call (`frames::Frames`).
+        matches!(unsafe { &*self.ip.sub(1) }, Instr::FunStart { .. })
     }
 
     /// The instruction at `ip` (the next one to run).
@@ -282,8 +308,9 @@ impl<'a> Vm<'a> {
     /// Keeps the position in the process, for the next slice or a built-in.
     #[inline(always)]
     fn save(&mut self) {
-        self.keep_fun();
-        self.p.pc = self.pc() as u32;
+        let (fun, pc) = self.place();
+        self.p.fun = fun;
+        self.p.pc = pc as u32;
     }
 
     /// Goes to the start of function `f`, its window at `nb`, counting a
@@ -306,8 +333,8 @@ impl<'a> Vm<'a> {
     /// ends, at the callee's start, when it was the last.
     #[inline(always)]
     fn count_call(&mut self) -> Flow {
-        self.reds -= 1;
-        if self.reds == 0 {
+        self.p.reds -= 1;
+        if self.p.reds == 0 {
             self.save();
             return self.slow(Next::End(SliceEnd::Yield));
         }
@@ -372,17 +399,16 @@ pub fn run_slice(p: &mut Process, rt: &Runtime, wk: &Worker, budget: u32) -> Sli
     let (fun, pc, base) = (p.fun, p.pc as usize, p.base as usize);
     let w = p.regs.as_mut_ptr().wrapping_add(base);
     let code = prog.code_start(fun).0;
-    p.code = crate::ir::CodePtr(code);
     let env = Env {
         rt,
         wk,
         prog,
         next: std::cell::Cell::new(None),
     };
+    p.reds = budget.max(1);
     let mut vm = Vm {
         p,
         env: &env,
-        reds: budget.max(1),
         ip: code,
         w,
     };
@@ -435,7 +461,7 @@ fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
             Flow::Go => {
                 // A call that grew a stack runs again (`Vm::retry`): it has
                 // not entered its callee yet, even at its function's start.
-                if TRACE && vm.pc() == 0 && !std::ptr::eq(vm.current(), ins) {
+                if TRACE && vm.at_start() && !std::ptr::eq(vm.current(), ins) {
                     report_call(vm, ins);
                 }
                 continue;
@@ -445,7 +471,7 @@ fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
         match next {
             Next::Continue => {
                 vm.resume();
-                if TRACE && vm.pc() == 0 {
+                if TRACE && vm.at_start() {
                     report_call(vm, ins);
                 }
                 if let Some(reason) = vm.p.kill.take() {
@@ -471,11 +497,11 @@ fn instruction_loop<const TRACE: bool>(vm: &mut Vm<'_>) -> SliceEnd {
             },
         }
         // Slow paths come back here; count a reduction so long BIF loops yield.
-        if vm.reds <= 1 {
+        if vm.p.reds <= 1 {
             vm.save();
             return SliceEnd::Yield;
         }
-        vm.reds -= 1;
+        vm.p.reds -= 1;
     }
 }
 
@@ -691,13 +717,11 @@ fn cold(vm: &mut Vm<'_>, ins: &Instr) -> Flow {
     let mut c = Vm {
         p: &mut *vm.p,
         env: vm.env,
-        reds: vm.reds,
         ip: vm.ip,
         w: vm.w,
     };
     let flow = exec_cold(&mut c, ins);
-    let (reds, ip, w) = (c.reds, c.ip, c.w);
-    vm.reds = reds;
+    let (ip, w) = (c.ip, c.w);
     vm.ip = ip;
     vm.w = w;
     flow

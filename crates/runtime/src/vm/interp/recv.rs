@@ -176,7 +176,7 @@ pub(super) fn wait_timeout(vm: &mut Vm<'_>, timeout: Slot, lp: u32, after: u32) 
         Term::Int(i) if (0..=u32::MAX as i64).contains(i) => Some(*i as u64),
         _ => {
             let reason = Term::Atom(atom::TIMEOUT_VALUE);
-            let e = raise::compiled_error(vm.p, vm.fun(), vm.pc(), reason, None);
+            let e = raise::compiled_error(vm.p, vm.env.prog, vm.fun(), vm.pc(), reason, None);
             return vm.slow(Next::Throw(e));
         }
     };
