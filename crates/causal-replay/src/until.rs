@@ -68,7 +68,17 @@ pub struct UntilReport {
 pub fn plan(log: &LogReader, spec: &EventSpec) -> Result<Plan, String> {
     // One pass: the model, and each event's kind for where a process may
     // be held.
-    let Scanned { model, kinds, .. } = stop_points::scan(log, |_| |_: u64, _: &EventRef<'_>| {});
+    let Scanned {
+        model, mut kinds, ..
+    } = stop_points::scan(log, |_| |_: u64, _: &EventRef<'_>| {});
+    // An arrival is taken as it is, not moved past: its send may lie
+    // outside the past.
+    for k in kinds.iter_mut().flatten() {
+        if *k == Kind::Deliver {
+            *k = Kind::Other;
+        }
+    }
+    let stops = StopPoints::of_kinds(&kinds);
     // The error names the event itself.
     let event = trace_causal::resolve(&model, spec).map_err(|e| e.to_string())?;
     let past = model.causal_past(event);
@@ -80,16 +90,10 @@ pub fn plan(log: &LogReader, spec: &EventSpec) -> Result<Plan, String> {
         // step (the signals a death sends, after the exit; whether a
         // monitor's target lives, after its signal): the process is held
         // after the group.
-        // An arrival is taken as it is, not moved past: its send may lie
-        // outside the past.
-        let slot = id.position_in(model.processes(), |p| p.id);
-        let own: Vec<Kind> = slot
-            .and_then(|s| kinds.get(s))
-            .map_or(&[][..], Vec::as_slice)
-            .iter()
-            .map(|&k| if k == Kind::Deliver { Kind::Other } else { k })
-            .collect();
-        let n = StopPoints::of_kinds(&[own]).at_or_after(0, n).max(n);
+        let n = match id.position_in(model.processes(), |p| p.id) {
+            Some(slot) => stops.at_or_after(slot, n).max(n),
+            None => n,
+        };
         if let Some(h) = holds.get_mut(id.0 as usize) {
             *h = n;
         }

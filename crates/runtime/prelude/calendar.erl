@@ -4,9 +4,11 @@
 %% (erlang:localtime/0 is erlang:universaltime/0), so conversions between
 %% local and universal time only check their argument.
 %%
-%% Bad arguments raise what OTP raises: function_clause for a wrong type, a
-%% negative year or day, a month outside 1..12; if_clause for a day past the
-%% month's end; badarg from the conversions of local time.
+%% Bad arguments raise what OTP raises in the cases fixtures/seq/calendar_lib
+%% checks: function_clause for a wrong type, a negative year or day, a month
+%% outside 1..12; if_clause for a day past the month's end; badarg from the
+%% conversions of local time and for a time RFC 3339 cannot write (past
+%% year 9999).
 -module(calendar).
 -export([date_to_gregorian_days/1, date_to_gregorian_days/3,
          datetime_to_gregorian_seconds/1, day_of_the_week/1,
@@ -26,6 +28,8 @@
 -define(SECONDS_PER_DAY, 86400).
 %% Gregorian seconds at the Unix epoch, 1970-01-01T00:00:00.
 -define(UNIX_EPOCH, 62167219200).
+%% Gregorian seconds at 9999-12-31T23:59:59, the last time RFC 3339 writes.
+-define(MAX_RFC3339, 315569519999).
 
 %% Days
 
@@ -193,12 +197,19 @@ system_time_to_rfc3339(Time, Options) when is_integer(Time) ->
                 end,
     PerSecond = per_second(Unit),
     OffsetSecs = offset_seconds(Offset0, PerSecond),
-    Secs = T div PerSecond,
-    Frac = abs(T rem PerSecond),
-    {{Y, Mo, D}, {H, Mi, S}} = gregorian_seconds_to_datetime(Secs + OffsetSecs + ?UNIX_EPOCH),
+    %% The offset moves the time before it is cut into seconds and a
+    %% fraction (the fraction of a time before 1970 counts up, as OTP's).
+    Shifted = T + OffsetSecs * PerSecond,
+    Gregorian = Shifted div PerSecond + ?UNIX_EPOCH,
+    if
+        Gregorian > ?MAX_RFC3339 -> erlang:error({badarg, [Time, Options]});
+        Gregorian =:= 0 -> erlang:error(badarg);
+        true -> ok
+    end,
+    {{Y, Mo, D}, {H, Mi, S}} = gregorian_seconds_to_datetime(Gregorian),
     lists:flatten([pad(4, Y), $-, pad(2, Mo), $-, pad(2, D), Designator,
                    pad(2, H), $:, pad(2, Mi), $:, pad(2, S),
-                   fraction(Unit, Frac), offset_text(Offset0, OffsetSecs)]);
+                   fraction(Unit, abs(Shifted rem PerSecond)), offset_text(Offset0, OffsetSecs)]);
 system_time_to_rfc3339(Time, Options) ->
     erlang:error(badarg, [Time, Options]).
 
@@ -236,8 +247,10 @@ offset_text(Secs) ->
     A = abs(Secs),
     [Sign, pad(2, A div 3600), $:, pad(2, A rem 3600 div 60)].
 
+%% N in at least Width digits, zeros before.
 pad(Width, N) ->
-    string:right(integer_to_list(N), Width, $0).
+    Digits = integer_to_list(N),
+    lists:duplicate(Width - length(Digits), $0) ++ Digits.
 
 rfc3339_to_system_time(Text) -> rfc3339_to_system_time(Text, []).
 
@@ -255,7 +268,7 @@ rfc3339_to_system_time(Text, Options) ->
     OffsetSecs = parsed_offset(OffsetText),
     Secs = datetime_to_gregorian_seconds({Date, Time}) - ?UNIX_EPOCH - OffsetSecs,
     PerSecond = per_second(Unit),
-    Secs * PerSecond + fraction_value(FracDigits, PerSecond).
+    Secs * PerSecond + fraction_value(FracDigits, PerSecond, Secs).
 
 fraction_digits([$. | Digits]) -> Digits;
 fraction_digits(Rest) -> Rest.
@@ -263,10 +276,13 @@ fraction_digits(Rest) -> Rest.
 parsed_offset([Z]) when Z =:= $Z; Z =:= $z -> 0;
 parsed_offset([_, _, _, $:, _, _] = Offset) -> offset_seconds(Offset, 1).
 
-%% The fraction's digits in the unit: cut past its precision, padded to it.
-fraction_value(Digits, PerSecond) ->
-    Width = length(integer_to_list(PerSecond)) - 1,
-    case Width of
-        0 -> 0;
-        _ -> list_to_integer(lists:sublist(Digits ++ lists:duplicate(Width, $0), Width))
+%% The fraction's digits in the unit, rounded, with the sign of the
+%% seconds (a time before 1970 goes further back); none in seconds.
+fraction_value(_, 1, _) -> 0;
+fraction_value([], _, _) -> 0;
+fraction_value(Digits, PerSecond, Secs) ->
+    F = round(PerSecond * list_to_float("0." ++ Digits)),
+    if
+        Secs < 0 -> -F;
+        true -> F
     end.

@@ -6,6 +6,8 @@
 %% The server monitors every member and drops it from all its groups when it
 %% dies.
 %%
+%% Not provided: monitor_scope/0,1 and monitor/1,2 (OTP 25.1 on).
+%%
 %% A process may join a group several times and is then listed as often.
 %% join/3 puts the joining processes first, in the order given; leave/3
 %% removes one listing of each process given, the first (its latest join),
@@ -14,7 +16,7 @@
 -behaviour(gen_server).
 -export([start_link/0, start_link/1, start/1, join/2, join/3, leave/2, leave/3,
          get_members/1, get_members/2, get_local_members/1, get_local_members/2,
-         which_groups/0, which_groups/1]).
+         which_groups/0, which_groups/1, which_local_groups/0, which_local_groups/1]).
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2]).
 
 -define(DEFAULT_SCOPE, pg).
@@ -52,6 +54,11 @@ which_groups() -> which_groups(?DEFAULT_SCOPE).
 which_groups(Scope) when is_atom(Scope) ->
     [Group || [Group] <- ets:match(Scope, {'$1', '_', '_'})].
 
+%% On one node, the groups with local members are all the groups.
+which_local_groups() -> which_groups(?DEFAULT_SCOPE).
+
+which_local_groups(Scope) -> which_groups(Scope).
+
 %% A column of a group's row; a scope that is not running has no groups.
 column(Scope, Group, Column) ->
     try ets:lookup_element(Scope, Group, Column)
@@ -85,8 +92,8 @@ handle_call({leave_local, Group, PidOrPids}, _From, {Scope, Members}) ->
             store(Scope, Group, Left),
             {reply, ok, {Scope, Members1}}
     end;
-handle_call(_Request, _From, State) ->
-    {reply, {error, bad_request}, State}.
+handle_call(Request, _From, _State) ->
+    erlang:error(badarg, [Request]).
 
 handle_cast(_Message, State) -> {noreply, State}.
 

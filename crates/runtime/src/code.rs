@@ -204,7 +204,10 @@ impl Program {
         // SAFETY: the caller's promise: `ip` is in the arena, after its
         // first slot (a `FunStart`), at most one past its end.
         unsafe {
-            let slot = ip.offset_from(self.arena.as_ptr()) as usize;
+            // Computed on addresses (as `locate` does), so the assertion
+            // below checks the promise instead of following it.
+            let at = (ip as usize).wrapping_sub(self.arena.as_ptr() as usize);
+            let slot = at / std::mem::size_of::<Instr>();
             debug_assert!(slot >= 1 && slot <= self.arena.len());
             let fun = *self.owners.get_unchecked(slot - 1);
             (

@@ -51,7 +51,7 @@ fn environment(cx: &mut Ctx) -> BifResult {
 /// `os:getenv(Name)`: the value, or `default` when it is not set.
 fn getenv(cx: &mut Ctx, name: &Term, default: Term) -> BifResult {
     let name = crate::bif::terms::list_to_string(name).ok_or_else(badarg)?;
-    if name.is_empty() || name.contains(['=', '\0']) {
+    if name.contains(['=', '\0']) {
         return Err(badarg());
     }
     let v = std::env::var_os(&name).map_or(default, |v| Term::string(&v.to_string_lossy()));
@@ -80,6 +80,7 @@ fn system_info(cx: &mut Ctx, a: &[Term]) -> BifResult {
             Term::Int(cx.rt.table.all().iter().filter(|s| !s.is_exited()).count() as i64)
         }
         "ets_count" => Term::Int(cx.rt.ets.all().len() as i64),
+        "system_architecture" => Term::string(&architecture()),
         other => {
             return Err(Fault::Unsupported(format!(
                 "erlang:system_info({other}) is not supported by trace"
@@ -87,6 +88,14 @@ fn system_info(cx: &mut Ctx, a: &[Term]) -> BifResult {
         }
     };
     cx.nondet(NondetBif::Other("system_info"), v)
+}
+
+/// The host's triple as OTP names it (`x86_64-pc-linux-gnu`,
+/// `aarch64-unknown-linux-gnu`).
+fn architecture() -> String {
+    let arch = std::env::consts::ARCH;
+    let vendor = if arch == "x86_64" { "pc" } else { "unknown" };
+    format!("{arch}-{vendor}-{}-gnu", std::env::consts::OS)
 }
 
 /// The answers that are the same on every host and at every moment.
@@ -97,7 +106,6 @@ fn fixed(item: &Term) -> Option<Term> {
             "otp_release" => s("25"),
             "version" => s("13.1"),
             "system_version" => s("Erlang/OTP 25 [erts-13.1] [trace] [64-bit] [smp]\n"),
-            "system_architecture" => s(&format!("{}-pc-linux-gnu", std::env::consts::ARCH)),
             "machine" => s("BEAM"),
             "wordsize" => Term::Int(8),
             "process_limit" => Term::Int(PROCESS_LIMIT),

@@ -146,7 +146,9 @@ struct Vm<'a> {
     /// pushed one of those out of the registers.
     env: &'a Env<'a>,
     /// The next instruction to run. Invariant: it points into the current
-    /// function's code in the program's arena: every label is inside its function (the
+    /// function's code in the program's arena (except between a return to
+    /// the bottom frame and the `EndProcess` it returns to, where nothing
+    /// asks [`Vm::place`]): every label is inside its function (the
     /// arena's labels are relative to `ip`, see [`Vm::goto`]) and no
     /// function's last instruction falls through (`code_check::check`
     /// verifies both for every program), so the loop fetches without a
