@@ -152,23 +152,36 @@ const AHEAD_ARRAYS: usize = 3;
 /// at most once: when it starts, or when what it waits for happens).
 struct Ready {
     ring: Vec<TableRow>,
+    /// `ring.len() - 1`: every index into the ring is masked with it.
+    mask: usize,
     head: usize,
     len: usize,
 }
 
 impl Ready {
     fn new(n: usize) -> Ready {
+        let size = n.max(1).next_power_of_two();
         Ready {
-            ring: vec![0; n.max(1).next_power_of_two()],
+            ring: vec![0; size],
+            mask: size - 1,
             head: 0,
             len: 0,
         }
     }
 
+    /// The slot `i` places after the head: masked, so always in the ring
+    /// (the accesses below skip the bounds check on that ground).
+    #[inline(always)]
+    fn slot(&self, i: usize) -> usize {
+        (self.head + i) & self.mask
+    }
+
     #[inline]
     fn push(&mut self, p: TableRow) {
-        let mask = self.ring.len() - 1;
-        self.ring[(self.head + self.len) & mask] = p;
+        let at = self.slot(self.len);
+        // SAFETY: `at` is masked with `mask`, `ring.len() - 1` for a length
+        // that is a power of two, so `at < ring.len()`.
+        unsafe { *self.ring.get_unchecked_mut(at) = p };
         self.len += 1;
     }
 
@@ -177,15 +190,18 @@ impl Ready {
         if self.len == 0 {
             return None;
         }
-        let p = self.ring[self.head];
-        self.head = (self.head + 1) & (self.ring.len() - 1);
+        // SAFETY: `head` is always masked (here and in `new`), so it is
+        // below `ring.len()`, as in `push`.
+        let p = unsafe { *self.ring.get_unchecked(self.head) };
+        self.head = self.slot(1);
         self.len -= 1;
         Some(p)
     }
 
     #[inline]
     fn get(&self, i: usize) -> Option<TableRow> {
-        (i < self.len).then(|| self.ring[(self.head + i) & (self.ring.len() - 1)])
+        // SAFETY: a masked index, as in `push`.
+        (i < self.len).then(|| unsafe { *self.ring.get_unchecked(self.slot(i)) })
     }
 }
 
