@@ -537,10 +537,10 @@ fn start_children<'m, L: Layout<'m>>(
 #[inline(always)]
 fn prefetch_ahead(prog: &[Progress], ready: &Ready) {
     if let Some(q) = ready.get(AHEAD_STATE) {
-        prefetch(&prog[q as usize]);
+        // Only a hint, which never faults: the address needs no check.
+        prefetch(prog.as_ptr().wrapping_add(q as usize));
     }
-    if let Some(q) = ready.get(AHEAD_ARRAYS) {
-        let next = &prog[q as usize];
+    if let Some(next) = ready.get(AHEAD_ARRAYS).and_then(|q| prog.get(q as usize)) {
         prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
         let sent = next.sent.wrapping_sub(next.sig_base);
         prefetch(next.signals.as_ptr().wrapping_add(sent as usize));
@@ -568,9 +568,10 @@ pub(crate) fn next_stop(
     next_dep: u32,
     end: u32,
 ) -> (u32, Option<&ReceiptFact>) {
+    let limit = end.min(next_dep);
     match recs.get(r) {
         // A receipt and an operation on shared state are never one event.
-        Some(rc) if rc.at < end && rc.at < next_dep => (rc.at, Some(rc)),
-        _ => (end.min(next_dep), None),
+        Some(rc) if rc.at < limit => (rc.at, Some(rc)),
+        _ => (limit, None),
     }
 }
