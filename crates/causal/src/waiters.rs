@@ -39,12 +39,29 @@ impl Waiters {
         }
     }
 
+    /// The slot of a process a list links to (a `head`, `tail` or `next`
+    /// other than `NONE`).
+    #[inline(always)]
+    fn linked(&self, at: u32) -> &Slot {
+        debug_assert!((at as usize) < self.slots.len());
+        // SAFETY: lists link only waiters `w` that `link` has indexed with
+        // a bounds check (`self.slots[w]`), and `slots` never shrinks.
+        unsafe { self.slots.get_unchecked(at as usize) }
+    }
+
+    #[inline(always)]
+    fn linked_mut(&mut self, at: u32) -> &mut Slot {
+        debug_assert!((at as usize) < self.slots.len());
+        // SAFETY: as in `linked`.
+        unsafe { self.slots.get_unchecked_mut(at as usize) }
+    }
+
     /// `w` waits until `sender` has sent more than `need` signals.
     #[inline]
     pub fn add(&mut self, sender: TableRow, need: u32, w: TableRow) {
         let tail = self.slots[sender as usize].tail;
         // Waiters usually need later and later signals: append in O(1).
-        if tail != NONE && self.slots[tail as usize].need > need {
+        if tail != NONE && self.linked(tail).need > need {
             return self.insert(sender, need, w);
         }
         self.link(sender, tail, w, need, NONE);
@@ -57,9 +74,9 @@ impl Waiters {
     fn insert(&mut self, sender: TableRow, need: u32, w: TableRow) {
         let mut prev = NONE;
         let mut at = self.slots[sender as usize].head;
-        while at != NONE && self.slots[at as usize].need <= need {
+        while at != NONE && self.linked(at).need <= need {
             prev = at;
-            at = self.slots[at as usize].next;
+            at = self.linked(at).next;
         }
         self.link(sender, prev, w, need, at);
     }
@@ -74,7 +91,7 @@ impl Waiters {
         if prev == NONE {
             self.slots[sender as usize].head = w;
         } else {
-            self.slots[prev as usize].next = w;
+            self.linked_mut(prev).next = w;
         }
     }
 
@@ -84,18 +101,19 @@ impl Waiters {
     pub fn wake(&mut self, sender: TableRow, sent: u32, mut f: impl FnMut(TableRow)) {
         let s = sender as usize;
         let head = self.slots[s].head;
-        if head == NONE || self.slots[head as usize].need >= sent {
+        if head == NONE || self.linked(head).need >= sent {
             return;
         }
         let mut at = head;
-        while at != NONE && self.slots[at as usize].need < sent {
-            let next = self.slots[at as usize].next;
+        while at != NONE && self.linked(at).need < sent {
+            let next = self.linked(at).next;
             f(at);
             at = next;
         }
-        self.slots[s].head = at;
+        let list = &mut self.slots[s];
+        list.head = at;
         if at == NONE {
-            self.slots[s].tail = NONE;
+            list.tail = NONE;
         }
     }
 }

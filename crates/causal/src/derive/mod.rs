@@ -152,23 +152,36 @@ const AHEAD_ARRAYS: usize = 3;
 /// at most once: when it starts, or when what it waits for happens).
 struct Ready {
     ring: Vec<TableRow>,
+    /// `ring.len() - 1`: every index into the ring is masked with it.
+    mask: usize,
     head: usize,
     len: usize,
 }
 
 impl Ready {
     fn new(n: usize) -> Ready {
+        let size = n.max(1).next_power_of_two();
         Ready {
-            ring: vec![0; n.max(1).next_power_of_two()],
+            ring: vec![0; size],
+            mask: size - 1,
             head: 0,
             len: 0,
         }
     }
 
+    /// The slot `i` places after the head: masked, so always in the ring
+    /// (the accesses below skip the bounds check on that ground).
+    #[inline(always)]
+    fn slot(&self, i: usize) -> usize {
+        (self.head + i) & self.mask
+    }
+
     #[inline]
     fn push(&mut self, p: TableRow) {
-        let mask = self.ring.len() - 1;
-        self.ring[(self.head + self.len) & mask] = p;
+        let at = self.slot(self.len);
+        // SAFETY: `at` is masked with `mask`, `ring.len() - 1` for a length
+        // that is a power of two, so `at < ring.len()`.
+        unsafe { *self.ring.get_unchecked_mut(at) = p };
         self.len += 1;
     }
 
@@ -177,15 +190,18 @@ impl Ready {
         if self.len == 0 {
             return None;
         }
-        let p = self.ring[self.head];
-        self.head = (self.head + 1) & (self.ring.len() - 1);
+        // SAFETY: `head` is always masked (here and in `new`), so it is
+        // below `ring.len()`, as in `push`.
+        let p = unsafe { *self.ring.get_unchecked(self.head) };
+        self.head = self.slot(1);
         self.len -= 1;
         Some(p)
     }
 
     #[inline]
     fn get(&self, i: usize) -> Option<TableRow> {
-        (i < self.len).then(|| self.ring[(self.head + i) & (self.ring.len() - 1)])
+        // SAFETY: a masked index, as in `push`.
+        (i < self.len).then(|| unsafe { *self.ring.get_unchecked(self.slot(i)) })
     }
 }
 
@@ -521,10 +537,10 @@ fn start_children<'m, L: Layout<'m>>(
 #[inline(always)]
 fn prefetch_ahead(prog: &[Progress], ready: &Ready) {
     if let Some(q) = ready.get(AHEAD_STATE) {
-        prefetch(&prog[q as usize]);
+        // Only a hint, which never faults: the address needs no check.
+        prefetch(prog.as_ptr().wrapping_add(q as usize));
     }
-    if let Some(q) = ready.get(AHEAD_ARRAYS) {
-        let next = &prog[q as usize];
+    if let Some(next) = ready.get(AHEAD_ARRAYS).and_then(|q| prog.get(q as usize)) {
         prefetch(next.receipts.as_ptr().wrapping_add(next.r as usize));
         let sent = next.sent.wrapping_sub(next.sig_base);
         prefetch(next.signals.as_ptr().wrapping_add(sent as usize));
@@ -552,9 +568,10 @@ pub(crate) fn next_stop(
     next_dep: u32,
     end: u32,
 ) -> (u32, Option<&ReceiptFact>) {
+    let limit = end.min(next_dep);
     match recs.get(r) {
         // A receipt and an operation on shared state are never one event.
-        Some(rc) if rc.at < end && rc.at < next_dep => (rc.at, Some(rc)),
-        _ => (end.min(next_dep), None),
+        Some(rc) if rc.at < limit => (rc.at, Some(rc)),
+        _ => (limit, None),
     }
 }
