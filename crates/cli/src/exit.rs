@@ -48,6 +48,13 @@ pub fn of_verdict(v: Verdict) -> u8 {
     }
 }
 
+/// The exit status of a run: the one `erlang:halt/1` asked for (its low 8
+/// bits, what the system keeps of it), else [`of_verdict`]'s.
+pub fn of_outcome(o: &trace_runtime::RunOutcome) -> u8 {
+    o.halted_with()
+        .map_or_else(|| of_verdict(o.verdict()), |s| (s & 0xff) as u8)
+}
+
 /// [`of_verdict`] as the log's footer stores it.
 pub fn footer_status(v: Verdict) -> i32 {
     of_verdict(v) as i32

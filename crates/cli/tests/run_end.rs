@@ -142,11 +142,11 @@ fn halt_ends_the_run_with_the_entry_and_its_log_replays() {
     let rec = trace(&["record", "--halt", "-q", "-o", s(&log), s(&prog)]);
     assert_eq!(rec.status.code(), Some(0), "{}", text(&rec.stderr));
     let stats = trace(&["stats", s(&log)]);
-    assert!(text(&stats.stdout).contains("run ended with its entry (--halt)"));
+    assert!(text(&stats.stdout).contains("its entry ended under --halt"));
     let rep = trace(&["replay", s(&prog), s(&log)]);
     assert_eq!(rep.status.code(), Some(0), "{}", text(&rep.stderr));
     assert_eq!(text(&rep.stdout), "done\n");
-    assert!(text(&rep.stderr).contains("ended with its entry"));
+    assert!(text(&rep.stderr).contains("its entry ended under --halt"));
     let alone = trace(&["replay", s(&log)]);
     assert!(alone.status.success(), "{}", text(&alone.stdout));
     // An entry that crashes still says so, and the run ends there too.
@@ -158,4 +158,49 @@ fn halt_ends_the_run_with_the_entry_and_its_log_replays() {
     let out = trace(&["run", "--halt", s(&crash)]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("boom"));
+}
+
+/// A program that prints, halts with status 3 while a helper still waits,
+/// and would print again if it went on.
+const HALTS: &str = "-module(halts).\n-export([main/0]).\n\
+main() ->\n\
+    spawn(fun() -> receive never -> ok end end),\n\
+    Self = self(),\n\
+    spawn(fun() -> io:format(\"helper~n\"), Self ! go end),\n\
+    receive go -> ok end,\n\
+    io:format(\"before~n\"),\n\
+    halt(3),\n\
+    io:format(\"after~n\").\n";
+
+#[test]
+fn erlang_halt_ends_the_run_with_its_status_and_the_replay_too() {
+    let dir = Scratch::new("run-end-erlang-halt");
+    let prog = dir.write("halts.erl", HALTS);
+    let out = trace(&["run", s(&prog)]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "helper\nbefore\n");
+    assert_eq!(text(&out.stderr), "");
+    let log = dir.path("halts.trace");
+    let rec = trace(&["record", "-o", s(&log), s(&prog)]);
+    assert_eq!(rec.status.code(), Some(3), "{}", text(&rec.stderr));
+    assert!(
+        text(&rec.stderr).contains("halted with status 3"),
+        "{}",
+        text(&rec.stderr)
+    );
+    let stats = trace(&["stats", s(&log)]);
+    assert!(text(&stats.stdout).contains("halted (erlang:halt"));
+    let rep = trace(&["replay", s(&prog), s(&log)]);
+    assert_eq!(rep.status.code(), Some(3), "{}", text(&rep.stderr));
+    assert_eq!(text(&rep.stdout), "helper\nbefore\n");
+    let alone = trace(&["replay", s(&log), "--summary"]);
+    assert!(alone.status.success(), "{}", text(&alone.stdout));
+    // A slogan (which on BEAM writes a crash dump) is not supported.
+    let slogan = dir.write(
+        "slogan.erl",
+        "-module(slogan).\n-export([main/0]).\nmain() -> halt(\"bye\").\n",
+    );
+    let out = trace(&["run", s(&slogan)]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("erlang:halt/1 with a slogan"));
 }

@@ -264,7 +264,7 @@ fn footer_outcome(o: &RunOutcome, status: fn(Verdict) -> i32) -> Outcome {
         } else {
             RunEnd::Completed
         },
-        exit_status: Some(status(o.verdict())),
+        exit_status: Some(o.halted_with().unwrap_or_else(|| status(o.verdict()))),
         entry_result: match &o.entry {
             EntryOutcome::Returned(v) => Some(trace_term::pretty(v, &Default::default())),
             _ => None,

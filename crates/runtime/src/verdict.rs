@@ -26,6 +26,16 @@ pub enum Verdict {
 }
 
 impl RunOutcome {
+    /// The status `erlang:halt/0,1,2` ended the run with, where it decides
+    /// how the run ended (not after the engine failed, a replay departed,
+    /// Ctrl-C, a limit or something unsupported stopped it).
+    pub fn halted_with(&self) -> Option<i32> {
+        match self.verdict() {
+            Verdict::Ok | Verdict::EntryCrashed | Verdict::Deadlock => self.halt_status,
+            _ => None,
+        }
+    }
+
     /// This run's verdict: a divergence or an interruption first, then
     /// something unsupported, then an entry crash, then a deadlock.
     pub fn verdict(&self) -> Verdict {

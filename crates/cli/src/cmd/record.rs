@@ -228,9 +228,13 @@ pub fn run(args: Args) -> u8 {
         b.finish_and_clear();
     }
     if !args.quiet {
-        eprintln!("{}", summary_line(&rec, outcome_word(rec.verdict())));
+        let word = match rec.outcome.halted_with() {
+            Some(s) => format!("halted with status {s}"),
+            None => outcome_word(rec.verdict()).to_string(),
+        };
+        eprintln!("{}", summary_line(&rec, &word));
     }
-    exit::of_verdict(rec.verdict())
+    exit::of_outcome(&rec.outcome)
 }
 
 fn outcome_word(v: Verdict) -> &'static str {

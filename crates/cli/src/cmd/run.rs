@@ -146,7 +146,7 @@ pub fn run(args: Args) -> u8 {
         Box::new(std::io::stdout()),
     );
     let outcome = trace_runtime::run(rt, entry);
-    exit::of_verdict(outcome.verdict())
+    exit::of_outcome(&outcome)
 }
 
 /// The end rule `--strict` asks for.

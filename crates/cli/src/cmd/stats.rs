@@ -48,7 +48,7 @@ pub fn run(args: Args) -> u8 {
             RunEnd::Interrupted => "interrupted",
             RunEnd::RecorderCrashed => "recorder crashed",
             RunEnd::Limited => "cut at a limit (--time-limit, --max-events)",
-            RunEnd::Halted => "ended with its entry (--halt)",
+            RunEnd::Halted => "halted (erlang:halt, or its entry ended under --halt)",
         },
         None => "not finished (recovered by scanning)",
     };

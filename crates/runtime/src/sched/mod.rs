@@ -216,8 +216,11 @@ pub struct RunOutcome {
     pub end_rule: EndRule,
     /// The run was cut at a limit of its options.
     pub limit: Option<Limit>,
-    /// The run stopped when the entry ended ([`RunOptions::halt`]).
+    /// The run stopped when the entry ended ([`RunOptions::halt`]) or a
+    /// process called `erlang:halt/0,1,2`.
     pub halted: bool,
+    /// The status `erlang:halt/0,1,2` asked for.
+    pub halt_status: Option<i32>,
 }
 
 impl RunOutcome {
@@ -253,6 +256,7 @@ struct Finish {
     unsupported: Option<String>,
     limit: Option<Limit>,
     halted: bool,
+    halt_status: Option<i32>,
 }
 
 /// State shared by every scheduler thread for one run.
@@ -377,6 +381,15 @@ impl Runtime {
     /// Stops the run because the entry ended under `--halt`.
     pub(crate) fn halt(&self) {
         self.stop_because(|f| f.halted = true);
+    }
+
+    /// Stops the run as `erlang:halt(Status)` does: at once, the other
+    /// processes left where they are. The first halt's status counts.
+    pub(crate) fn halt_with(&self, status: i32) {
+        self.stop_because(|f| {
+            f.halted = true;
+            f.halt_status.get_or_insert(status);
+        });
     }
 
     /// Counts the events of a slice against `--max-events`, and the time
@@ -715,6 +728,7 @@ fn conclude(rt: &Runtime, entry_pid: Pid) -> RunOutcome {
         end_rule: rt.opts.end_rule,
         limit: fin.limit,
         halted: fin.halted,
+        halt_status: fin.halt_status,
     };
     if rt.opts.reports && rt.opts.report_blocked {
         exit::print_blocked(rt, &outcome);

@@ -9,7 +9,7 @@ use trace_capture::Names;
 use trace_causal_replay::{Config, Outcome, UntilReport};
 use trace_format::text::pid_text;
 use trace_format::LogReader;
-use trace_runtime::RunOptions;
+use trace_runtime::{RunOptions, Verdict};
 
 pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
     let reader = match LogReader::open(log) {
@@ -51,7 +51,14 @@ pub fn run(args: &Args, sources: &[PathBuf], log: &Path) -> u8 {
         }
     };
     report(&reader, &result);
-    let status = exit::of_verdict(result.verdict());
+    let status = match (result.verdict(), reader.outcome()) {
+        // A halted run (erlang:halt/1, or --halt) replayed as far as its log
+        // goes ends with the status it was recorded with.
+        (Verdict::Ok, Some((o, _))) if o.end == trace_format::RunEnd::Halted => {
+            o.exit_status.map_or(exit::OK, |s| (s & 0xff) as u8)
+        }
+        (v, _) => exit::of_verdict(v),
+    };
     crate::report::unless_damaged("replay", log, reader.warnings(), status)
 }
 
@@ -130,7 +137,7 @@ fn report(reader: &LogReader, o: &Outcome) {
         eprintln!(
             "trace replay: {}; every process was replayed to where its log ends{}",
             if halted {
-                "the recording ended with its entry (--halt)"
+                "the recording halted (erlang:halt, or its entry ended under --halt)"
             } else {
                 "the recording was cut short"
             },

@@ -121,6 +121,18 @@ pub fn register(b: &mut Builder) {
     b.proc(e, "group_leader", 2, group_leader2, AUTO);
     b.proc(e, "yield", 0, |_, _| Err(Fault::Yield(Term::TRUE)), 0);
     b.proc(e, "garbage_collect", 0, |_, _| Ok(Term::TRUE), AUTO);
+    b.proc(e, "halt", 0, |cx, _| halt(cx, &Term::Int(0)), AUTO);
+    b.proc(e, "halt", 1, |cx, a| halt(cx, &a[0]), AUTO);
+    b.proc(
+        e,
+        "halt",
+        2,
+        |cx, a| match a[1].is_list() {
+            true => halt(cx, &a[0]),
+            false => Err(badarg()),
+        },
+        AUTO,
+    );
     b.proc(
         e,
         "bump_reductions",
@@ -138,6 +150,33 @@ pub fn register(b: &mut Builder) {
     timers::register(b);
     clock::register(b);
     host::register(b);
+}
+
+/// `erlang:halt(Status)`: the run ends at once with exit status `Status`,
+/// the other processes left where they are, as the VM leaves them (what
+/// was written is flushed; `halt/2`'s options change nothing here). A
+/// replay holds the halting process instead, so that the others still go
+/// on to where their logs end; the log says the run halted and with what
+/// status.
+fn halt(cx: &mut Ctx, status: &Term) -> Result<Term, Fault> {
+    let status = match status {
+        Term::Int(n) if *n >= 0 => (*n).min(i32::MAX as i64) as i32,
+        Term::Atom(a) if a.name() == "abort" => {
+            return Err(Fault::Unsupported(
+                "erlang:halt(abort) is not supported by trace".into(),
+            ))
+        }
+        t if t.is_list() => {
+            return Err(Fault::Unsupported(
+                "erlang:halt/1 with a slogan (a crash dump) is not supported by trace".into(),
+            ))
+        }
+        _ => return Err(badarg()),
+    };
+    if cx.proc.director.is_none() {
+        cx.rt.halt_with(status);
+    }
+    Err(Fault::Block)
 }
 
 fn mfa(a: &[Term]) -> Result<Target, Fault> {
