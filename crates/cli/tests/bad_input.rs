@@ -58,6 +58,28 @@ fn assert_unsupported(name: &str, body: &str, message: &str) -> String {
 }
 
 #[test]
+fn a_record_test_without_a_record_name_is_an_illegal_guard_not_a_crash() {
+    // Each of these once sent the guard compiler round in a circle until
+    // the stack overflowed.
+    for (name, guard, col) in [
+        ("guard_rec_int", "is_record(T, 3)", "14"),
+        ("guard_rec_var", "is_record(T, R)", "14"),
+        ("guard_rec_one", "is_record(T)", "14"),
+        ("guard_fun_three", "is_function(T, 1, 2)", "14"),
+    ] {
+        assert_compile_error(
+            name,
+            &module(
+                name,
+                &format!("main() -> f(x, y).\nf(T, R) when {guard} -> R;\nf(_, _) -> no.\n"),
+            ),
+            &format!("4:{col}"),
+            "illegal guard expression",
+        );
+    }
+}
+
+#[test]
 fn syntax_errors_say_where_and_what_was_expected() {
     assert_compile_error(
         "syn_operand",

@@ -458,6 +458,15 @@ fn guard_call(
         });
     }
     if matches!(name, "is_record" | "is_function") {
+        // Only the forms `test` compiles (a record named by an atom, a
+        // fun's arity): any other would come back here through `is_true`.
+        let compiled = match name {
+            "is_record" => matches!(args.len(), 2 | 3) && matches!(args[1].kind, ExprKind::Atom(_)),
+            _ => args.len() == 2,
+        };
+        if !compiled {
+            return cx.err(e.pos, "illegal guard expression");
+        }
         return test_value(b, |b, no| test(cx, b, e, no));
     }
     let reg = bif::registry();
