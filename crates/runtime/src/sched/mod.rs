@@ -84,7 +84,7 @@ pub struct RunOptions {
 /// The processors this process may use, asked of the system once (it
 /// reads cgroup files: `trace explore` makes options for thousands of
 /// runs a second).
-fn processors() -> usize {
+pub(crate) fn processors() -> usize {
     static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *N.get_or_init(|| {
         std::thread::available_parallelism()

@@ -161,6 +161,19 @@ impl ProcTable {
         }
         out
     }
+
+    /// The pids of the processes alive now, in order (`erlang:processes/0`,
+    /// `system_info(process_count)`).
+    pub fn live_pids(&self) -> Vec<Pid> {
+        let mut pids: Vec<Pid> = self
+            .all()
+            .iter()
+            .filter(|s| !s.is_exited())
+            .map(|s| s.pid)
+            .collect();
+        pids.sort();
+        pids
+    }
 }
 
 #[cfg(test)]

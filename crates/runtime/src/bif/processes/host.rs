@@ -66,19 +66,15 @@ fn system_info(cx: &mut Ctx, a: &[Term]) -> BifResult {
         Term::Atom(item) => item.name(),
         _ => return Err(badarg()),
     };
-    let processors =
-        || Term::Int(std::thread::available_parallelism().map_or(1, |n| n.get()) as i64);
     let v = match item {
         "schedulers"
         | "schedulers_online"
         | "dirty_cpu_schedulers"
         | "dirty_cpu_schedulers_online" => Term::Int(cx.rt.opts.schedulers as i64),
         "logical_processors" | "logical_processors_available" | "logical_processors_online" => {
-            processors()
+            Term::Int(crate::sched::processors() as i64)
         }
-        "process_count" => {
-            Term::Int(cx.rt.table.all().iter().filter(|s| !s.is_exited()).count() as i64)
-        }
+        "process_count" => Term::Int(cx.rt.table.live_pids().len() as i64),
         "ets_count" => Term::Int(cx.rt.ets.all().len() as i64),
         "system_architecture" => Term::string(&architecture()),
         other => {

@@ -16,15 +16,7 @@ pub fn register(b: &mut Builder) {
 
 fn processes(cx: &mut Ctx, _: &[Term]) -> BifResult {
     cx.before_event()?;
-    let mut pids: Vec<Pid> = cx
-        .rt
-        .table
-        .all()
-        .iter()
-        .filter(|s| !s.is_exited())
-        .map(|s| s.pid)
-        .collect();
-    pids.sort();
+    let pids = cx.rt.table.live_pids();
     cx.decide(
         NondetBif::Processes,
         Term::list(pids.into_iter().map(Term::Pid).collect()),
