@@ -284,8 +284,7 @@ collect(N, Sum) -> receive {I, K} -> collect(N - 1, Sum + I * K) end.\n";
 #[test]
 fn a_log_from_several_compressors_replays_to_the_recorded_output() {
     let dir = Scratch::new("rec-compressors");
-    let src = dir.path("crowd.erl");
-    std::fs::write(&src, CROWD).unwrap();
+    let src = dir.write("crowd.erl", CROWD);
     let log = dir.path("crowd.trace");
     let rec = trace(&[
         "record",

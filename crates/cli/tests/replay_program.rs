@@ -248,14 +248,12 @@ fn until_says_where_the_event_happened_and_where_the_process_waits() {
 #[test]
 fn until_says_where_a_table_operation_happened() {
     let dir = Scratch::new("rp-until-table");
-    let src = dir.path("rt.erl");
-    std::fs::write(
-        &src,
+    let src = dir.write(
+        "rt.erl",
         "-module(rt).\n-export([main/0]).\n\nmain() ->\n    T = ets:new(t, [public]),\n    \
          Self = self(),\n    spawn(fun() -> Self ! a end),\n    receive _ -> ok end,\n    \
          ets:insert(T, {k, 1}),\n    io:format(\"~p~n\", [ets:lookup(T, k)]).\n",
-    )
-    .unwrap();
+    );
     let (log, _) = record(&dir, &[s(&src)], &[]);
     // P#0 creates the table, P#3 inserts into it (after the receive, P#2).
     for (event, line) in [("P#0", "rt.erl:5,"), ("P#3", "rt.erl:9,")] {
